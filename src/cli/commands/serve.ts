@@ -1,0 +1,103 @@
+import { parseArgs } from 'node:util';
+import { UsageError } from '../../errors.js';
+import { buildApp } from '../../http/app.js';
+import { Storage, type OpenProgress } from '../../storage/storage.js';
+import type { CommandIo } from '../io.js';
+
+const HELP = `Usage: storage-inspector serve <storage-dir> [options]
+
+Serves a MicroStream 4.x storage directory read-only over the Storage REST API
+(answers byte for byte like the Java 4.1 service).
+
+Options:
+  --port <n>         port to listen on (default 4567)
+  --host <address>   interface to listen on (default 127.0.0.1)
+  --instance <name>  instance name, the first path segment (default microstream)
+  --quiet            no request log
+  -h, --help         this text
+`;
+
+export interface ServeOptions {
+  readonly directory: string;
+  readonly port: number;
+  readonly host: string;
+  readonly instance: string;
+  readonly quiet: boolean;
+}
+
+export function parseServeArgs(args: string[]): ServeOptions | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        port: { type: 'string', default: '4567' },
+        host: { type: 'string', default: '127.0.0.1' },
+        instance: { type: 'string', default: 'microstream' },
+        quiet: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
+  if (positionals.length !== 1) throw new UsageError('expected exactly one storage directory');
+  const port = Number(values.port);
+  if (!/^\d+$/.test(values.port) || port > 65535) throw new UsageError(`invalid --port "${values.port}"`);
+  if (!/^[^/\s?#;]+$/.test(values.instance)) throw new UsageError(`invalid --instance "${values.instance}"`);
+  return { directory: positionals[0] as string, port, host: values.host, instance: values.instance, quiet: values.quiet };
+}
+
+export async function run(args: string[], io: CommandIo): Promise<void> {
+  const options = parseServeArgs(args);
+  if (options === 'help') {
+    io.stdout.write(HELP);
+    return;
+  }
+  const started = Date.now();
+  const progress = progressPrinter(io, started);
+  const storage = await Storage.open(options.directory, { onProgress: progress });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  const files = storage.channels.reduce((n, c) => n + c.files.length, 0);
+  io.stderr.write(
+    `storage-inspector: indexed ${storage.entityCount} entities in ${files} data files of ${storage.channels.length} channel(s) in ${seconds} s\n`,
+  );
+  for (const warning of storage.warnings) io.stderr.write(`storage-inspector: warning: ${warning}\n`);
+
+  const app = buildApp(storage, {
+    instance: options.instance,
+    logger: options.quiet ? false : { level: 'info' },
+  });
+  const close = async (): Promise<void> => {
+    await app.close();
+    await storage.close();
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      void close().then(() => process.exit(0));
+    });
+  }
+  await app.listen({ host: options.host, port: options.port });
+  io.stderr.write(`storage-inspector: serving ${options.directory} at http://${hostForUrl(options.host)}:${options.port}/${options.instance}/root\n`);
+}
+
+function hostForUrl(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** Progress on stderr while indexing takes longer than a second, at most once a second. */
+function progressPrinter(io: CommandIo, started: number): (p: OpenProgress) => void {
+  let last = started;
+  return (p) => {
+    const now = Date.now();
+    if (now - last < 1000) return;
+    last = now;
+    const percent = p.bytesTotal === 0 ? 100 : Math.floor((100 * p.bytesDone) / p.bytesTotal);
+    io.stderr.write(
+      `storage-inspector: indexing ${percent}% (${p.filesDone}/${p.filesTotal} files, ${p.entities} entities so far)\n`,
+    );
+  };
+}

@@ -1,0 +1,293 @@
+import { FormatError } from '../errors.js';
+import { javaDoubleBitsToString, javaFloatBitsToString } from './java-float-text.js';
+import {
+  isVariableLength,
+  PRIMITIVE_SIZES,
+  type FieldDescriptor,
+  type ListField,
+  type PrimitiveName,
+  type TypeEntry,
+} from './type-dictionary.js';
+
+/**
+ * Locating and decoding the members of one entity's content (storage-format.md §8), lazily:
+ * variable-length members are located by their list headers, and their elements are decoded only
+ * for the window a request asks for, so a 10-million element list costs what its page costs.
+ */
+
+/** A decoded value: Java text of a primitive (string), a reference (bigint id), or an array. */
+export type MemberValue = string | bigint | readonly MemberValue[];
+
+/** Where one top-level member sits in the entity content. */
+export type MemberSlot = FixedSlot | VariableSlot;
+
+export interface FixedSlot {
+  readonly field: FieldDescriptor;
+  readonly variable: false;
+  readonly offset: number;
+}
+
+export interface VariableSlot {
+  readonly field: FieldDescriptor;
+  readonly variable: true;
+  /** Offset of the binary list header. */
+  readonly offset: number;
+  /** Element count from the list header. */
+  readonly count: number;
+  /** Offset of the first element. */
+  readonly elementsOffset: number;
+  /** Offset just past the list. */
+  readonly end: number;
+  /** Size of one element when all elements have the same size, else undefined. */
+  readonly elementSize: number | undefined;
+}
+
+/** The content bytes of one entity together with the locations of its members. */
+export interface EntityLayout {
+  readonly entry: TypeEntry;
+  readonly view: DataView;
+  readonly slots: readonly MemberSlot[];
+}
+
+export interface ContentLocation {
+  /** For messages: file name and the absolute offset of the content's first byte. */
+  readonly file?: string;
+  readonly offset?: number;
+}
+
+const LIST_HEADER = 16;
+
+/** Fixed byte size of a member, or undefined when it is variable-length. */
+export function fixedSizeOf(field: FieldDescriptor): number | undefined {
+  switch (field.kind) {
+    case 'primitive':
+      return PRIMITIVE_SIZES[field.typeName];
+    case 'reference':
+      return 8;
+    default:
+      return undefined;
+  }
+}
+
+/** Size of one element of a list whose nested members are all fixed-size, else undefined. */
+export function listElementSize(field: ListField): number | undefined {
+  let size = 0;
+  for (const nested of field.elements) {
+    const s = fixedSizeOf(nested);
+    if (s === undefined) return undefined;
+    size += s;
+  }
+  return size;
+}
+
+/**
+ * Walks the content of an entity with the member list of its type and checks that every member,
+ * and the content as a whole, has exactly the length the dictionary implies.
+ */
+export function layoutEntity(entry: TypeEntry, content: Uint8Array, where: ContentLocation = {}): EntityLayout {
+  const view = new DataView(content.buffer, content.byteOffset, content.byteLength);
+  const slots: MemberSlot[] = [];
+  let pos = 0;
+  const fail = (message: string, at: number): never => {
+    throw new FormatError('FORMAT_BAD_RECORD', `${entry.typeName} (type id ${entry.typeId}): ${message}`, {
+      file: where.file,
+      offset: where.offset === undefined ? undefined : where.offset + at,
+    });
+  };
+  for (const field of entry.fields) {
+    const size = fixedSizeOf(field);
+    if (size !== undefined) {
+      if (pos + size > content.length) fail(`content ends inside member ${field.name}`, pos);
+      slots.push({ field, variable: false, offset: pos });
+      pos += size;
+      continue;
+    }
+    const slot = locateList(field, view, pos, fail);
+    slots.push(slot);
+    pos = slot.end;
+  }
+  if (pos !== content.length) {
+    fail(`content is ${content.length} bytes but the members take ${pos}`, pos);
+  }
+  return { entry, view, slots };
+}
+
+function locateList(
+  field: FieldDescriptor,
+  view: DataView,
+  pos: number,
+  fail: (message: string, at: number) => never,
+): VariableSlot {
+  if (pos + LIST_HEADER > view.byteLength) fail(`content ends inside the list header of ${field.name}`, pos);
+  const total = readLength(view, pos, fail, `list length of ${field.name}`);
+  const count = readLength(view, pos + 8, fail, `element count of ${field.name}`);
+  if (total < LIST_HEADER || pos + total > view.byteLength) {
+    fail(`list ${field.name} claims ${total} bytes, ${view.byteLength - pos} available`, pos);
+  }
+  let elementSize: number | undefined;
+  if (field.kind === 'chars') elementSize = 2;
+  else if (field.kind === 'bytes') elementSize = 1;
+  else if (field.kind === 'list') elementSize = listElementSize(field);
+  if (elementSize !== undefined && total !== LIST_HEADER + count * elementSize) {
+    fail(`list ${field.name} has ${count} elements of ${elementSize} bytes but ${total - LIST_HEADER} bytes`, pos);
+  }
+  return {
+    field,
+    variable: true,
+    offset: pos,
+    count,
+    elementsOffset: pos + LIST_HEADER,
+    end: pos + total,
+    elementSize,
+  };
+}
+
+function readLength(view: DataView, pos: number, fail: (m: string, at: number) => never, what: string): number {
+  const value = view.getBigInt64(pos, true);
+  if (value < 0n || value > BigInt(Number.MAX_SAFE_INTEGER)) fail(`invalid ${what}: ${value}`, pos);
+  return Number(value);
+}
+
+/** Java `toString` of a primitive stored at `pos`. */
+export function primitiveText(type: PrimitiveName, view: DataView, pos: number): string {
+  switch (type) {
+    case 'byte':
+      return String(view.getInt8(pos));
+    case 'boolean':
+      return view.getUint8(pos) !== 0 ? 'true' : 'false';
+    case 'short':
+      return String(view.getInt16(pos, true));
+    case 'char':
+      return String.fromCharCode(view.getUint16(pos, true));
+    case 'int':
+      return String(view.getInt32(pos, true));
+    case 'float':
+      return javaFloatBitsToString(view.getUint32(pos, true));
+    case 'long':
+      return view.getBigInt64(pos, true).toString();
+    case 'double':
+      return javaDoubleBitsToString(view.getBigUint64(pos, true));
+  }
+}
+
+/** The value of a fixed-size member: primitive text or reference id. */
+export function fixedValue(field: FieldDescriptor, view: DataView, pos: number): string | bigint {
+  if (field.kind === 'primitive') return primitiveText(field.typeName, view, pos);
+  return view.getBigInt64(pos, true);
+}
+
+/** Decodes the UTF-16 code units of a char list (unpaired surrogates kept as they are). */
+export function charsText(view: DataView, start: number, count: number): string {
+  const parts: string[] = [];
+  const CHUNK = 8192;
+  for (let i = 0; i < count; i += CHUNK) {
+    const n = Math.min(CHUNK, count - i);
+    const units = new Array<number>(n);
+    for (let k = 0; k < n; k++) units[k] = view.getUint16(start + 2 * (i + k), true);
+    parts.push(String.fromCharCode(...units));
+  }
+  return parts.join('');
+}
+
+/**
+ * Elements `[from, to)` of a top-level variable-length member, as the REST adapter sees them:
+ * `[char]` → one-character strings, `[byte]` → byte texts, `[list]` → per element either the
+ * single nested value (reference, primitive, or the string of a nested `[char]`) or an array of
+ * the nested values.
+ */
+export function variableElements(view: DataView, slot: VariableSlot, from: number, to: number): MemberValue[] {
+  const field = slot.field;
+  const out: MemberValue[] = [];
+  if (from >= to) return out;
+  if (field.kind === 'chars') {
+    for (let i = from; i < to; i++) out.push(String.fromCharCode(view.getUint16(slot.elementsOffset + 2 * i, true)));
+    return out;
+  }
+  if (field.kind === 'bytes') {
+    for (let i = from; i < to; i++) out.push(String(view.getInt8(slot.elementsOffset + i)));
+    return out;
+  }
+  if (field.kind !== 'list') return out;
+  const single = field.elements.length === 1 ? field.elements[0] : undefined;
+  if (single !== undefined && single.kind === 'bytes') {
+    // 4.1 quirk (rest-rendering.md §10.6): a list of byte lists is read as if its elements were bytes.
+    for (let i = from; i < to; i++) out.push(String(view.getInt8(slot.elementsOffset + i)));
+    return out;
+  }
+  let pos: number;
+  if (slot.elementSize !== undefined) {
+    pos = slot.elementsOffset + from * slot.elementSize;
+  } else {
+    pos = slot.elementsOffset;
+    for (let i = 0; i < from; i++) pos = skipElement(field, view, pos);
+  }
+  for (let i = from; i < to; i++) {
+    if (single !== undefined) {
+      const [value, next] = nestedValue(single, view, pos, true);
+      out.push(value);
+      pos = next;
+    } else {
+      const entry: MemberValue[] = [];
+      for (const nested of field.elements) {
+        const [value, next] = nestedValue(nested, view, pos, false);
+        entry.push(value);
+        pos = next;
+      }
+      out.push(entry);
+    }
+  }
+  return out;
+}
+
+/** Decodes one nested member at `pos`; returns the value and the position after it. */
+function nestedValue(field: FieldDescriptor, view: DataView, pos: number, alone: boolean): [MemberValue, number] {
+  const size = fixedSizeOf(field);
+  if (size !== undefined) return [fixedValue(field, view, pos), pos + size];
+  const total = Number(view.getBigInt64(pos, true));
+  const count = Number(view.getBigInt64(pos + 8, true));
+  const end = pos + total;
+  if (total < LIST_HEADER || end > view.byteLength) {
+    throw new FormatError('FORMAT_BAD_LIST', `nested list ${field.name} claims ${total} bytes`, { offset: pos });
+  }
+  if (field.kind === 'chars') {
+    if (alone) return [charsText(view, pos + LIST_HEADER, count), end];
+    const chars: string[] = [];
+    for (let i = 0; i < count; i++) chars.push(String.fromCharCode(view.getUint16(pos + LIST_HEADER + 2 * i, true)));
+    return [chars, end];
+  }
+  if (field.kind === 'bytes') {
+    const bytes: string[] = [];
+    for (let i = 0; i < count; i++) bytes.push(String(view.getInt8(pos + LIST_HEADER + i)));
+    return [bytes, end];
+  }
+  if (field.kind !== 'list') return ['', end];
+  const elementSize = listElementSize(field);
+  const slot: VariableSlot = { field, variable: true, offset: pos, count, elementsOffset: pos + LIST_HEADER, end, elementSize };
+  return [variableElements(view, slot, 0, count), end];
+}
+
+/** Position after one element of a list with variable-size elements. */
+function skipElement(field: ListField, view: DataView, pos: number): number {
+  for (const nested of field.elements) {
+    const size = fixedSizeOf(nested);
+    if (size !== undefined) {
+      pos += size;
+    } else {
+      const total = Number(view.getBigInt64(pos, true));
+      if (total < LIST_HEADER || pos + total > view.byteLength) {
+        throw new FormatError('FORMAT_BAD_LIST', `nested list ${nested.name} claims ${total} bytes`, { offset: pos });
+      }
+      pos += total;
+    }
+  }
+  return pos;
+}
+
+/** Every value of the entity, one per member, with variable members fully decoded. */
+export function allMemberValues(layout: EntityLayout): MemberValue[] {
+  return layout.slots.map((slot) =>
+    slot.variable ? variableElements(layout.view, slot, 0, slot.count) : fixedValue(slot.field, layout.view, slot.offset),
+  );
+}
+
+export { isVariableLength };

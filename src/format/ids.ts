@@ -1,0 +1,62 @@
+/**
+ * Object, type and constant ids: signed 64-bit values, always `bigint` (many exceed 2^53).
+ * Ranges and the classification quirk follow MicroStream's `Persistence.IdType`.
+ */
+export type ObjectId = bigint;
+export type TypeId = bigint;
+
+export const NULL_ID = 0n;
+const OID_START = 1_000_000_000_000_000_001n;
+const CID_START = 9_000_000_000_000_000_001n;
+const CID_END_EXCLUSIVE = 9_100_000_000_000_000_000n;
+
+export type IdKind = 'null' | 'type' | 'object' | 'constant' | 'undefined';
+
+/** Java's classification; note `1e18` is a type id and `9e18` an object id (boundary quirk). */
+export function classifyId(id: bigint): IdKind {
+  if (id >= OID_START) {
+    if (id >= CID_START) return id >= CID_END_EXCLUSIVE ? 'undefined' : 'constant';
+    return 'object';
+  }
+  if (id >= 1n) return 'type';
+  return id === 0n ? 'null' : 'undefined';
+}
+
+/** A JVM-cached wrapper instance that Java references by a fixed constant id instead of storing it. */
+export interface JdkConstant {
+  /** Dictionary type name of the wrapper class. */
+  readonly typeName: string;
+  /** Java `toString()` of the value. */
+  readonly text: string;
+}
+
+const CID_BASE = 9_000_000_000_000_000_000n;
+
+/** The constant table of MicroStream 4.1 (`PersistenceObjectIdResolving` / JDK value caches). */
+export function resolveJdkConstant(id: bigint): JdkConstant | undefined {
+  const offset = id - CID_BASE;
+  if (offset < 1000n || offset >= 7000n) return undefined;
+  const group = Number(offset / 1000n);
+  const index = Number(offset % 1000n);
+  switch (group) {
+    case 1:
+      return index < 256 ? { typeName: 'java.lang.Byte', text: String(index - 128) } : undefined;
+    case 2:
+      return index < 2 ? { typeName: 'java.lang.Boolean', text: index === 1 ? 'true' : 'false' } : undefined;
+    case 3:
+      return index < 256 ? { typeName: 'java.lang.Short', text: String(index - 128) } : undefined;
+    case 4:
+      return index < 128 ? { typeName: 'java.lang.Character', text: String.fromCharCode(index) } : undefined;
+    case 5:
+      return index < 256 ? { typeName: 'java.lang.Integer', text: String(index - 128) } : undefined;
+    case 6:
+      return index < 256 ? { typeName: 'java.lang.Long', text: String(index - 128) } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** The channel that holds an object: `oid & (channelCount - 1)`. */
+export function channelOf(id: bigint, channelCount: number): number {
+  return Number(id & BigInt(channelCount - 1));
+}

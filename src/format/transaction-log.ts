@@ -1,0 +1,157 @@
+import { FormatError } from '../errors.js';
+
+/**
+ * The per-channel transaction log (`transactions_N.sft`, storage-format.md §6): entries of a
+ * 1-byte length, a 1-byte type, a timestamp, a file length and (by type) a file number and an
+ * offset. Java derives from it which files exist and how many bytes of the head file are committed.
+ */
+
+export type LogEntryType = 'creation' | 'store' | 'transfer' | 'truncation' | 'deletion';
+
+export interface LogEntry {
+  readonly type: LogEntryType;
+  /** Offset of the entry in the log file. */
+  readonly offset: number;
+  readonly timestamp: bigint;
+  readonly fileLength: number;
+  /** Present for creation, transfer, truncation and deletion entries. */
+  readonly fileNumber?: bigint;
+  /** Present for transfer (source offset) and truncation (old length) entries. */
+  readonly specialOffset?: number;
+}
+
+export interface ParsedLog {
+  readonly entries: readonly LogEntry[];
+  /** Offset of an entry cut short by the end of the file (a crash tail); Java 4.1 would hang on it. */
+  readonly incompleteTailOffset: number | undefined;
+}
+
+const ENTRY_TYPES: ReadonlyArray<readonly [LogEntryType, number]> = [
+  ['creation', 26],
+  ['store', 18],
+  ['transfer', 34],
+  ['truncation', 34],
+  ['deletion', 26],
+];
+
+/** Splits log bytes into entries; a truncated last entry is reported, not an error. */
+export function parseTransactionLog(bytes: Uint8Array, file?: string): ParsedLog {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const entries: LogEntry[] = [];
+  let pos = 0;
+  while (pos < bytes.length) {
+    if (pos + 2 > bytes.length) return { entries, incompleteTailOffset: pos };
+    const length = view.getInt8(pos);
+    const typeCode = view.getUint8(pos + 1);
+    if (length <= 0) {
+      throw new FormatError('FORMAT_BAD_LOG', length === 0 ? 'zero length transactions entry' : `gap entry of ${-length} bytes (4.1 never writes gaps)`, { file, offset: pos });
+    }
+    const known = ENTRY_TYPES[typeCode];
+    if (known === undefined) {
+      throw new FormatError('FORMAT_BAD_LOG', `unknown transactions entry type ${typeCode}`, { file, offset: pos });
+    }
+    const [type, expected] = known;
+    if (length !== expected) {
+      throw new FormatError('FORMAT_BAD_LOG', `${type} entry has length ${length}, expected ${expected}`, { file, offset: pos });
+    }
+    if (pos + length > bytes.length) return { entries, incompleteTailOffset: pos };
+    const timestamp = view.getBigInt64(pos + 2, true);
+    const fileLength = toSafeLength(view.getBigInt64(pos + 10, true), file, pos + 10);
+    const entry: LogEntry =
+      length === 18
+        ? { type, offset: pos, timestamp, fileLength }
+        : length === 26
+          ? { type, offset: pos, timestamp, fileLength, fileNumber: view.getBigInt64(pos + 18, true) }
+          : {
+              type,
+              offset: pos,
+              timestamp,
+              fileLength,
+              fileNumber: view.getBigInt64(pos + 18, true),
+              specialOffset: toSafeLength(view.getBigInt64(pos + 26, true), file, pos + 26),
+            };
+    entries.push(entry);
+    pos += length;
+  }
+  return { entries, incompleteTailOffset: undefined };
+}
+
+function toSafeLength(value: bigint, file: string | undefined, offset: number): number {
+  if (value < 0n || value > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new FormatError('FORMAT_BAD_LOG', `invalid file length ${value}`, { file, offset });
+  }
+  return Number(value);
+}
+
+export interface LoggedFile {
+  readonly fileNumber: bigint;
+  /** Length of the file when the next file was created; for the head file its latest length. */
+  readonly length: number;
+  readonly deleted: boolean;
+}
+
+export interface LogAggregate {
+  readonly files: ReadonlyMap<bigint, LoggedFile>;
+  readonly headFileNumber: bigint | undefined;
+  readonly headLatestLength: number;
+  readonly headLatestTimestamp: bigint;
+  readonly headLastConsistentLength: number;
+  readonly headLastConsistentTimestamp: bigint;
+}
+
+/** Java's aggregation of a channel log (storage-format.md §6.4), with its consistency checks. */
+export function aggregateTransactionLog(entries: readonly LogEntry[], file?: string): LogAggregate {
+  const files = new Map<bigint, LoggedFile>();
+  let current = -1n;
+  let curLen = 0;
+  let curTs = 0n;
+  let lastLen = 0;
+  let lastTs = 0n;
+  const fail = (entry: LogEntry, message: string): never => {
+    throw new FormatError('FORMAT_BAD_LOG', message, { file, offset: entry.offset });
+  };
+  for (const entry of entries) {
+    const n = entry.fileNumber ?? -1n;
+    switch (entry.type) {
+      case 'creation':
+        if (n <= current) fail(entry, `inconsistent file number order of new file ${n} after ${current}`);
+        if (current >= 0n) files.set(current, { fileNumber: current, length: curLen, deleted: false });
+        lastTs = curTs;
+        lastLen = curLen = entry.fileLength;
+        current = n;
+        break;
+      case 'store':
+        if (entry.fileLength < curLen) fail(entry, `inconsistent file length ${entry.fileLength} of file ${current} (was ${curLen})`);
+        if (entry.timestamp <= curTs) fail(entry, `inconsistent timestamp of file ${current}`);
+        lastTs = curTs;
+        lastLen = curLen;
+        curTs = entry.timestamp;
+        curLen = entry.fileLength;
+        break;
+      case 'transfer':
+        if (entry.fileLength < curLen) fail(entry, `inconsistent file length ${entry.fileLength} of file ${current} (was ${curLen})`);
+        lastLen = curLen = entry.fileLength;
+        break;
+      case 'truncation':
+        if (n !== current) fail(entry, `truncation of file ${n}, which is not the head file ${current}`);
+        if (entry.fileLength > curLen) fail(entry, `truncation of file ${n} to ${entry.fileLength} bytes beyond its length ${curLen}`);
+        lastLen = curLen = entry.fileLength;
+        break;
+      case 'deletion': {
+        const logged = files.get(n);
+        if (logged === undefined) fail(entry, `no file found in entries with number ${n}`);
+        else files.set(n, { ...logged, deleted: true });
+        break;
+      }
+    }
+  }
+  if (current >= 0n) files.set(current, { fileNumber: current, length: curLen, deleted: false });
+  return {
+    files,
+    headFileNumber: current >= 0n ? current : undefined,
+    headLatestLength: curLen,
+    headLatestTimestamp: curTs,
+    headLastConsistentLength: lastLen,
+    headLastConsistentTimestamp: lastTs,
+  };
+}

@@ -1,0 +1,316 @@
+import { FormatError } from '../errors.js';
+import type { TypeId } from './ids.js';
+
+/**
+ * The type dictionary (`PersistenceTypeDictionary.ptd`): one entry per type id, each with the
+ * member list that fixes the binary layout of that type's entities (storage-format.md §7, §8).
+ */
+
+export type PrimitiveName = 'byte' | 'boolean' | 'short' | 'char' | 'int' | 'float' | 'long' | 'double';
+
+export const PRIMITIVE_SIZES: Readonly<Record<PrimitiveName, number>> = {
+  byte: 1,
+  boolean: 1,
+  short: 2,
+  char: 2,
+  int: 4,
+  float: 4,
+  long: 8,
+  double: 8,
+};
+
+export function isPrimitiveName(name: string): name is PrimitiveName {
+  return Object.hasOwn(PRIMITIVE_SIZES, name);
+}
+
+/** An instance member: something that occupies bytes in every entity of the type. */
+export type FieldDescriptor =
+  | PrimitiveField
+  | ReferenceField
+  | CharsField
+  | BytesField
+  | ListField;
+
+interface FieldBase {
+  /** Field name as written in the dictionary. */
+  readonly name: string;
+  /** Declaring class for reflective fields (`qualifier#name`), absent for handler-defined ones. */
+  readonly qualifier?: string;
+}
+
+export interface PrimitiveField extends FieldBase {
+  readonly kind: 'primitive';
+  readonly typeName: PrimitiveName;
+}
+
+/** Any non-primitive type name: stored as an 8-byte object id. */
+export interface ReferenceField extends FieldBase {
+  readonly kind: 'reference';
+  readonly typeName: string;
+}
+
+/** `[char] name`: a binary list of UTF-16 code units. */
+export interface CharsField extends FieldBase {
+  readonly kind: 'chars';
+  readonly typeName: '[char]';
+}
+
+/** `[byte] name`: a binary list of bytes. */
+export interface BytesField extends FieldBase {
+  readonly kind: 'bytes';
+  readonly typeName: '[byte]';
+}
+
+/** `[list] name(members…)`: a binary list whose elements are the nested members in order. */
+export interface ListField extends FieldBase {
+  readonly kind: 'list';
+  readonly typeName: '[list]';
+  readonly elements: readonly FieldDescriptor[];
+}
+
+/** Everything listed in an entry: instance fields plus the two pseudo-member kinds. */
+export type MemberDescriptor =
+  | FieldDescriptor
+  | { readonly kind: 'enumConstant'; readonly name: string }
+  | { readonly kind: 'primitiveDefinition'; readonly definition: string };
+
+export interface TypeEntry {
+  readonly typeId: TypeId;
+  readonly typeName: string;
+  readonly members: readonly MemberDescriptor[];
+  /** The members stored in entities, in storage order (pseudo-members removed). */
+  readonly fields: readonly FieldDescriptor[];
+  readonly enumConstants: readonly string[];
+}
+
+export interface TypeDictionary {
+  /** Entries in file order (ascending type id in a Java-written file). */
+  readonly entries: readonly TypeEntry[];
+  readonly byId: ReadonlyMap<TypeId, TypeEntry>;
+  /** For each type name, the entry with the highest type id: the one Java's runtime binds to. */
+  readonly currentByName: ReadonlyMap<string, TypeEntry>;
+}
+
+export function isVariableLength(field: FieldDescriptor): field is CharsField | BytesField | ListField {
+  return field.kind === 'chars' || field.kind === 'bytes' || field.kind === 'list';
+}
+
+/** Builds the lookup maps over parsed entries; later entries with the same id replace earlier ones. */
+export function createTypeDictionary(entries: readonly TypeEntry[]): TypeDictionary {
+  const byId = new Map<TypeId, TypeEntry>();
+  const currentByName = new Map<string, TypeEntry>();
+  for (const entry of entries) {
+    byId.set(entry.typeId, entry);
+    const current = currentByName.get(entry.typeName);
+    if (current === undefined || current.typeId < entry.typeId) currentByName.set(entry.typeName, entry);
+  }
+  return { entries, byId, currentByName };
+}
+
+const WHITESPACE_MAX = 0x20;
+const LONG_MAX = 9223372036854775807n;
+
+/**
+ * Parses the dictionary text with the grammar of Java's `PersistenceTypeDictionaryParser`
+ * (storage-format.md §7.2), including its quirks: keywords recognised by prefix, any character
+ * up to U+0020 is whitespace, type ids parsed like `Long.parseLong`.
+ */
+export function parseTypeDictionary(text: string, file?: string): TypeDictionary {
+  return createTypeDictionary(new DictionaryParser(text, file).parseEntries());
+}
+
+class DictionaryParser {
+  private pos = 0;
+
+  constructor(
+    private readonly text: string,
+    private readonly file: string | undefined,
+  ) {}
+
+  parseEntries(): TypeEntry[] {
+    const entries: TypeEntry[] = [];
+    this.skipWhitespace();
+    while (this.pos < this.text.length) {
+      entries.push(this.parseEntry());
+      this.skipWhitespace();
+    }
+    return entries;
+  }
+
+  private parseEntry(): TypeEntry {
+    const idStart = this.pos;
+    const idText = this.token('{');
+    const typeId = parseJavaLong(idText);
+    if (typeId === undefined) this.fail(`invalid type id "${idText}"`, idStart);
+    this.skipWhitespace();
+    const typeName = this.token('{');
+    if (typeName === '') this.fail('missing type name', this.pos);
+    this.skipWhitespace();
+    this.expect('{', `"{" after type name ${typeName}`);
+    const members: MemberDescriptor[] = [];
+    for (;;) {
+      this.skipWhitespace();
+      if (this.pos >= this.text.length) this.fail(`missing "}" closing type ${typeName}`, this.pos);
+      if (this.text[this.pos] === '}') break;
+      members.push(this.parseMember());
+    }
+    this.pos++;
+    const fields = members.filter((m): m is FieldDescriptor => m.kind !== 'enumConstant' && m.kind !== 'primitiveDefinition');
+    const enumConstants = members.flatMap((m) => (m.kind === 'enumConstant' ? [m.name] : []));
+    return { typeId, typeName, members, fields, enumConstants };
+  }
+
+  private parseMember(): MemberDescriptor {
+    if (this.text.startsWith('primitive', this.pos)) {
+      this.pos += 'primitive'.length;
+      const start = this.pos;
+      while (this.pos < this.text.length && this.text[this.pos] !== ',' && this.text[this.pos] !== '}') this.pos++;
+      const definition = this.text.slice(start, this.pos).trim();
+      this.expectTerminator();
+      return { kind: 'primitiveDefinition', definition };
+    }
+    if (this.text.startsWith('enum', this.pos)) {
+      this.pos += 'enum'.length;
+      this.skipWhitespace();
+      const name = this.token(',', '}', '#');
+      this.skipWhitespace();
+      this.expectTerminator();
+      return { kind: 'enumConstant', name };
+    }
+    return this.parseField(false);
+  }
+
+  private parseField(nested: boolean): FieldDescriptor {
+    if (this.text.startsWith('[list]', this.pos)) {
+      this.pos += '[list]'.length;
+      this.skipWhitespace();
+      const name = this.token(',', '}', '(');
+      this.skipWhitespace();
+      this.expect('(', `"(" after [list] ${name}`);
+      const elements: FieldDescriptor[] = [];
+      for (;;) {
+        this.skipWhitespace();
+        if (this.pos >= this.text.length) this.fail(`missing ")" closing [list] ${name}`, this.pos);
+        if (this.text[this.pos] === ')') break;
+        elements.push(this.parseField(true));
+      }
+      this.pos++;
+      this.skipWhitespace();
+      this.expectTerminator();
+      return { kind: 'list', typeName: '[list]', name, elements };
+    }
+    let typeName: string;
+    if (this.text.startsWith('[char]', this.pos) || this.text.startsWith('[byte]', this.pos)) {
+      typeName = this.text.slice(this.pos, this.pos + 6);
+      this.pos += 6;
+    } else {
+      typeName = this.token(',', '}', '#');
+      if (typeName === '') this.fail('missing member type', this.pos);
+    }
+    this.skipWhitespace();
+    let qualifier: string | undefined;
+    let name: string;
+    if (nested) {
+      name = this.token(',', '}', ')');
+    } else {
+      const first = this.token(',', '}', '#');
+      this.skipWhitespace();
+      if (this.text[this.pos] === '#') {
+        qualifier = first;
+        this.pos++;
+        this.skipWhitespace();
+        name = this.token(',', '}', ')');
+      } else {
+        name = first;
+      }
+    }
+    if (name === '') this.fail(`missing name of member of type ${typeName}`, this.pos);
+    this.skipWhitespace();
+    this.expectTerminator();
+    const base = qualifier === undefined ? { name } : { name, qualifier };
+    if (typeName === '[char]') return { kind: 'chars', typeName, ...base };
+    if (typeName === '[byte]') return { kind: 'bytes', typeName, ...base };
+    if (isPrimitiveName(typeName)) return { kind: 'primitive', typeName, ...base };
+    return { kind: 'reference', typeName, ...base };
+  }
+
+  /** One or more characters that are neither whitespace nor a stop character. */
+  private token(...stops: string[]): string {
+    const start = this.pos;
+    while (this.pos < this.text.length) {
+      const ch = this.text[this.pos] as string;
+      if (ch.charCodeAt(0) <= WHITESPACE_MAX || stops.includes(ch)) break;
+      this.pos++;
+    }
+    return this.text.slice(start, this.pos);
+  }
+
+  private skipWhitespace(): void {
+    while (this.pos < this.text.length && this.text.charCodeAt(this.pos) <= WHITESPACE_MAX) this.pos++;
+  }
+
+  private expect(ch: string, what: string): void {
+    if (this.text[this.pos] !== ch) this.fail(`expected ${what}`, this.pos);
+    this.pos++;
+  }
+
+  private expectTerminator(): void {
+    if (this.text[this.pos] !== ',') this.fail('missing member terminator ","', this.pos);
+    this.pos++;
+  }
+
+  private fail(message: string, pos: number): never {
+    const before = this.text.slice(0, pos);
+    const line = before.split('\n').length;
+    throw new FormatError('FORMAT_DICTIONARY_SYNTAX', `type dictionary line ${line}: ${message}`, {
+      file: this.file,
+      offset: Buffer.byteLength(before, 'utf8'),
+    });
+  }
+}
+
+/**
+ * Java `Long.parseLong`: optional sign, one or more decimal digits of any Unicode script, 64-bit
+ * range. Returns `undefined` where Java throws `NumberFormatException`.
+ */
+export function parseJavaLong(text: string): bigint | undefined {
+  if (text.length === 0) return undefined;
+  let i = 0;
+  let negative = false;
+  const first = text[0];
+  if (first === '-' || first === '+') {
+    negative = first === '-';
+    i = 1;
+    if (text.length === 1) return undefined;
+  }
+  let digits = '';
+  for (; i < text.length; i++) {
+    const digit = unicodeDigitValue(text.charCodeAt(i));
+    if (digit < 0) return undefined;
+    digits += String.fromCharCode(48 + digit);
+  }
+  const magnitude = BigInt(digits);
+  const value = negative ? -magnitude : magnitude;
+  if (value > LONG_MAX || value < -LONG_MAX - 1n) return undefined;
+  return value;
+}
+
+/**
+ * Decimal value of a UTF-16 code unit per `Character.digit(ch, 10)` for BMP decimal digits
+ * (Unicode category Nd), else -1. Nd digits come in aligned runs of ten starting at a zero.
+ */
+function unicodeDigitValue(code: number): number {
+  if (code >= 0x30 && code <= 0x39) return code - 0x30;
+  if (code < 0x80 || !isDecimalDigit(code)) return -1;
+  // Decimal digit runs are whole multiples of ten starting at a zero, so the distance from
+  // the start of the contiguous run, modulo ten, is the digit value.
+  let start = code;
+  while (isDecimalDigit(start - 1)) start--;
+  return (code - start) % 10;
+}
+
+function isDecimalDigit(code: number): boolean {
+  return ND_PATTERN.test(String.fromCharCode(code));
+}
+
+const ND_PATTERN = /^\p{Nd}$/u;

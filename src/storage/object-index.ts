@@ -1,0 +1,133 @@
+/**
+ * Object id → location of its latest record, for one channel, with no JS object per entity:
+ * an open-addressing hash table over one Uint32Array of 5-word slots
+ * (id low, id high, file slot, offset, record length). Ids are split into two 32-bit halves so
+ * that neither hashing nor probing allocates a bigint.
+ *
+ * Inserting the records in file order (ascending file number, ascending offset) and letting
+ * later records overwrite earlier ones yields Java's "latest version" rule (storage-format.md §5.4).
+ */
+
+const WORDS = 5;
+const MAX_LOAD = 0.7;
+const EMPTY_HIGH = 0xffffffff; // no valid object id has all high bits set (ids are < 2^63)
+
+export interface EntityLocation {
+  /** Index into the channel's file table. */
+  readonly fileSlot: number;
+  readonly offset: number;
+  readonly length: number;
+}
+
+export class ObjectIndex {
+  private table: Uint32Array;
+  private mask: number;
+  private count = 0;
+
+  constructor(expectedEntities = 1024) {
+    let capacity = 1024;
+    while (capacity * MAX_LOAD < expectedEntities) capacity *= 2;
+    this.table = ObjectIndex.emptyTable(capacity);
+    this.mask = capacity - 1;
+  }
+
+  /** Number of distinct object ids. */
+  get size(): number {
+    return this.count;
+  }
+
+  /** Bytes held by the table. */
+  get byteSize(): number {
+    return this.table.byteLength;
+  }
+
+  /** Records (or replaces) the location of an object id given as two 32-bit halves. */
+  set(low: number, high: number, fileSlot: number, offset: number, length: number): void {
+    if ((this.count + 1) > (this.mask + 1) * MAX_LOAD) this.grow();
+    const table = this.table;
+    let slot = hash(low, high) & this.mask;
+    for (;;) {
+      const base = slot * WORDS;
+      const h = table[base + 1] as number;
+      if (h === EMPTY_HIGH) {
+        table[base] = low;
+        table[base + 1] = high;
+        this.count++;
+        table[base + 2] = fileSlot;
+        table[base + 3] = offset;
+        table[base + 4] = length;
+        return;
+      }
+      if (h === high && table[base] === low) {
+        table[base + 2] = fileSlot;
+        table[base + 3] = offset;
+        table[base + 4] = length;
+        return;
+      }
+      slot = (slot + 1) & this.mask;
+    }
+  }
+
+  /** Location of the latest record of an object id, if any. */
+  get(id: bigint): EntityLocation | undefined {
+    if (id < 0n || id >= 1n << 63n) return undefined;
+    const low = Number(id & 0xffffffffn);
+    const high = Number(id >> 32n);
+    const table = this.table;
+    let slot = hash(low, high) & this.mask;
+    for (;;) {
+      const base = slot * WORDS;
+      const h = table[base + 1] as number;
+      if (h === EMPTY_HIGH) return undefined;
+      if (h === high && table[base] === low) {
+        return { fileSlot: table[base + 2] as number, offset: table[base + 3] as number, length: table[base + 4] as number };
+      }
+      slot = (slot + 1) & this.mask;
+    }
+  }
+
+  /** Calls `visit` for every indexed object with its location (order unspecified). */
+  forEach(visit: (low: number, high: number, fileSlot: number, offset: number, length: number) => void): void {
+    const table = this.table;
+    for (let base = 0; base < table.length; base += WORDS) {
+      if (table[base + 1] === EMPTY_HIGH) continue;
+      visit(table[base] as number, table[base + 1] as number, table[base + 2] as number, table[base + 3] as number, table[base + 4] as number);
+    }
+  }
+
+  private grow(): void {
+    const old = this.table;
+    const capacity = (this.mask + 1) * 2;
+    this.table = ObjectIndex.emptyTable(capacity);
+    this.mask = capacity - 1;
+    this.count = 0;
+    for (let base = 0; base < old.length; base += WORDS) {
+      if (old[base + 1] === EMPTY_HIGH) continue;
+      this.set(old[base] as number, old[base + 1] as number, old[base + 2] as number, old[base + 3] as number, old[base + 4] as number);
+    }
+  }
+
+  private static emptyTable(capacity: number): Uint32Array {
+    const table = new Uint32Array(capacity * WORDS);
+    for (let base = 1; base < table.length; base += WORDS) table[base] = EMPTY_HIGH;
+    return table;
+  }
+}
+
+/** Mixes both halves; object ids are mostly sequential, so the low half carries the entropy. */
+function hash(low: number, high: number): number {
+  let h = Math.imul(low ^ Math.imul(high, 0x9e3779b1), 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** Splits an object id into the two 32-bit halves the index uses. */
+export function splitId(id: bigint): [low: number, high: number] {
+  return [Number(id & 0xffffffffn), Number((id >> 32n) & 0xffffffffn)];
+}
+
+/** Joins two 32-bit halves into an id. */
+export function joinId(low: number, high: number): bigint {
+  return (BigInt(high) << 32n) | BigInt(low);
+}

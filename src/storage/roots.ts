@@ -1,0 +1,70 @@
+import { layoutEntity, variableElements, type VariableSlot } from '../format/entity-layout.js';
+import type { StoredEntity } from './storage.js';
+import type { TypeDictionary } from '../format/type-dictionary.js';
+
+/**
+ * Finding the application root (storage-format.md §9.2): the roots entity lists identifiers and
+ * references; `ROOT` points at a root reference entity whose single field is the root. Storages
+ * from before the `ROOT` concept use `root` (the root itself) or `defaultRoot` (a holder).
+ */
+
+export const ROOTS_TYPE_NAME = 'one.microstream.persistence.types.PersistenceRoots$Default';
+
+interface EntitySource {
+  readonly dictionary: TypeDictionary;
+  readEntity(objectId: bigint): Promise<StoredEntity | undefined>;
+}
+
+/** The root object id, or 0 when no root is set or the storage has no roots entity. */
+export async function findRootObjectId(
+  source: EntitySource,
+  candidates: readonly bigint[],
+  warnings: string[],
+): Promise<bigint> {
+  const rootsType = source.dictionary.currentByName.get(ROOTS_TYPE_NAME);
+  if (rootsType === undefined) return 0n;
+  const live: StoredEntity[] = [];
+  for (const id of new Set(candidates)) {
+    const entity = await source.readEntity(id);
+    if (entity !== undefined && entity.typeId === rootsType.typeId) live.push(entity);
+  }
+  if (live.length === 0) return 0n;
+  live.sort((a, b) => (a.objectId < b.objectId ? 1 : -1));
+  if (live.length > 1) {
+    warnings.push(`${live.length} roots entities found; using the one with the highest object id ${live[0]!.objectId}`);
+  }
+  const roots = live[0]!;
+  const layout = layoutEntity(rootsType, roots.content, { file: roots.file, offset: roots.offset + 24 });
+  const lists = layout.slots.filter((s): s is VariableSlot => s.variable);
+  const [instancesSlot, identifiersSlot] = lists;
+  if (instancesSlot === undefined || identifiersSlot === undefined) return 0n;
+  const instances = variableElements(layout.view, instancesSlot, 0, instancesSlot.count);
+  const identifiers = variableElements(layout.view, identifiersSlot, 0, identifiersSlot.count);
+  const referenceOf = (identifier: string): bigint | undefined => {
+    const index = identifiers.indexOf(identifier);
+    const value = index < 0 ? undefined : instances[index];
+    return typeof value === 'bigint' ? value : undefined;
+  };
+
+  const rootReference = referenceOf('ROOT');
+  if (rootReference !== undefined) return firstReferenceOf(source, rootReference);
+  const legacyRoot = referenceOf('root');
+  if (legacyRoot !== undefined) return legacyRoot;
+  const holder = referenceOf('defaultRoot');
+  if (holder !== undefined) return firstReferenceOf(source, holder);
+  return 0n;
+}
+
+/** The first reference field of an entity (the `root` of a root reference, a holder's referent). */
+async function firstReferenceOf(source: EntitySource, objectId: bigint): Promise<bigint> {
+  if (objectId === 0n) return 0n;
+  const entity = await source.readEntity(objectId);
+  if (entity === undefined) return 0n;
+  const type = source.dictionary.byId.get(entity.typeId);
+  if (type === undefined) return 0n;
+  const layout = layoutEntity(type, entity.content, { file: entity.file, offset: entity.offset + 24 });
+  for (const slot of layout.slots) {
+    if (slot.field.kind === 'reference') return layout.view.getBigInt64(slot.offset, true);
+  }
+  return 0n;
+}

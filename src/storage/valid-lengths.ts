@@ -1,0 +1,136 @@
+import { readFile } from 'node:fs/promises';
+import { StorageError } from '../errors.js';
+import { aggregateTransactionLog, parseTransactionLog, type LogAggregate } from '../format/transaction-log.js';
+import type { ChannelLayout, DataFileRef, StorageLayout } from './storage-dir.js';
+
+/**
+ * Which bytes of which data files belong to committed stores, decided like Java's startup
+ * (storage-format.md §6.5) but without modifying anything: uncommitted head tails and stores
+ * that reached only some channels are left out instead of being truncated.
+ */
+
+export interface ValidDataFile extends DataFileRef {
+  /** Bytes of the file that hold committed records. */
+  readonly validLength: number;
+  /** The log marks the file as deleted, yet it is still on disk (Java loads and counts it). */
+  readonly loggedAsDeleted: boolean;
+}
+
+export interface ValidChannel {
+  readonly layout: ChannelLayout;
+  readonly files: readonly ValidDataFile[];
+}
+
+export interface ValidStorage {
+  readonly channels: readonly ValidChannel[];
+  readonly warnings: readonly string[];
+}
+
+interface ChannelLog {
+  readonly aggregate: LogAggregate | undefined;
+  readonly hasEntries: boolean;
+}
+
+export async function resolveValidLengths(layout: StorageLayout): Promise<ValidStorage> {
+  const warnings: string[] = [];
+  const logs: ChannelLog[] = [];
+  for (const channel of layout.channels) logs.push(await readChannelLog(channel, warnings));
+
+  const withLog = layout.channels.filter((c) => c.logPath !== undefined).length;
+  if (withLog !== 0 && withLog !== layout.channels.length) {
+    throw new StorageError(
+      'STORAGE_INCONSISTENT',
+      `${layout.directory}: mixed (inconsistent) transactions file existences: ${withLog} of ${layout.channels.length} channels have a log`,
+    );
+  }
+  const consistentTimestamp = findConsistentTimestamp(logs, layout.directory);
+
+  const channels = layout.channels.map((channel, i) => {
+    const log = logs[i] as ChannelLog;
+    return { layout: channel, files: validateChannelFiles(channel, log, consistentTimestamp, warnings) };
+  });
+  return { channels, warnings };
+}
+
+async function readChannelLog(channel: ChannelLayout, warnings: string[]): Promise<ChannelLog> {
+  if (channel.logPath === undefined) return { aggregate: undefined, hasEntries: false };
+  const bytes = await readFile(channel.logPath);
+  const parsed = parseTransactionLog(bytes, channel.logPath);
+  if (parsed.incompleteTailOffset !== undefined) {
+    warnings.push(
+      `${channel.logPath}: incomplete entry at offset ${parsed.incompleteTailOffset} ignored (a crash tail; Java 4.1 would hang on it)`,
+    );
+  }
+  if (parsed.entries.length === 0) return { aggregate: undefined, hasEntries: false };
+  return { aggregate: aggregateTransactionLog(parsed.entries, channel.logPath), hasEntries: true };
+}
+
+/** The store timestamp that every channel has reached (§6.5 step 3); 0 when there are no logs. */
+function findConsistentTimestamp(logs: readonly ChannelLog[], directory: string): bigint {
+  const aggregates = logs.map((l) => l.aggregate);
+  const first = aggregates[0];
+  if (first === undefined || aggregates.some((a) => a === undefined)) return 0n;
+  const fits = (ts: bigint): boolean =>
+    aggregates.every((a) => a !== undefined && (a.headLatestTimestamp === ts || a.headLastConsistentTimestamp === ts));
+  if (fits(first.headLatestTimestamp)) return first.headLatestTimestamp;
+  if (fits(first.headLastConsistentTimestamp)) return first.headLastConsistentTimestamp;
+  throw new StorageError('STORAGE_INCONSISTENT', `${directory}: inconsistent store timestamps between channels`);
+}
+
+function validateChannelFiles(
+  channel: ChannelLayout,
+  log: ChannelLog,
+  consistentTimestamp: bigint,
+  warnings: string[],
+): ValidDataFile[] {
+  const files = channel.dataFiles;
+  const head = files[files.length - 1];
+  const aggregate = log.aggregate;
+  if (aggregate === undefined) {
+    return files.map((f) => ({ ...f, validLength: f.size, loggedAsDeleted: false }));
+  }
+  for (const [number, logged] of aggregate.files) {
+    if (!logged.deleted && logged.length > 0 && !files.some((f) => f.fileNumber === number)) {
+      throw new StorageError(
+        'STORAGE_INCONSISTENT',
+        `${channel.directory}: non-deleted non-empty data file not found: channel ${channel.index}, file ${number} (${logged.length} bytes logged)`,
+      );
+    }
+  }
+  return files.map((file) => {
+    const logged = aggregate.files.get(file.fileNumber);
+    const isHead = file === head;
+    if (logged === undefined) {
+      if (!(isHead && file.size === 0)) {
+        warnings.push(`${file.path}: not in the transaction log (Java refuses to start); read at its full size`);
+      }
+      return { ...file, validLength: file.size, loggedAsDeleted: false };
+    }
+    if (!isHead) {
+      if (logged.length !== file.size) {
+        warnings.push(`${file.path}: ${file.size} bytes on disk but ${logged.length} logged (Java refuses to start)`);
+      }
+      return { ...file, validLength: Math.min(file.size, logged.length), loggedAsDeleted: logged.deleted };
+    }
+    let validLength: number;
+    if (aggregate.headLatestTimestamp === consistentTimestamp) validLength = aggregate.headLatestLength;
+    else if (aggregate.headLastConsistentTimestamp === consistentTimestamp) validLength = aggregate.headLastConsistentLength;
+    else {
+      throw new StorageError(
+        'STORAGE_INCONSISTENT',
+        `${channel.directory}: inconsistent last timestamps in last file of channel ${channel.index}`,
+      );
+    }
+    if (file.fileNumber !== aggregate.headFileNumber) {
+      // The head on disk is not the head of the log: the log's head length belongs to another file.
+      validLength = logged.length;
+    }
+    if (validLength > file.size) {
+      warnings.push(
+        `${file.path}: ${file.size} bytes on disk but the transaction log commits ${validLength}; the missing tail is lost`,
+      );
+      validLength = file.size;
+    }
+    return { ...file, validLength, loggedAsDeleted: logged.deleted };
+  });
+}

@@ -1,0 +1,50 @@
+import { Agent } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/http/app.js';
+import { Storage } from '../src/storage/storage.js';
+import { compareWithCase, CONFORMANCE_DIR, loadCases, STORAGE_NAMES, type RecordedCase } from './helpers/conformance.js';
+import { rawRequest } from './helpers/raw-http.js';
+
+/**
+ * Replays every recorded request of the Java 4.1 service against our HTTP server, over a real
+ * socket, and compares status, content type and body bytes.
+ */
+describe.each(STORAGE_NAMES)('conformance: %s', (name) => {
+  const { header, cases } = loadCases(join(CONFORMANCE_DIR, 'cases', `${name}.jsonl`));
+  const storageDir = join(CONFORMANCE_DIR, 'storages', name);
+  let storage: Storage;
+  let app: ReturnType<typeof buildApp>;
+  let port: number;
+  const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+
+  beforeAll(async () => {
+    storage = await Storage.open(storageDir);
+    app = buildApp(storage, { instance: header.instance });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    port = (app.server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    agent.destroy();
+    await app.close();
+    await storage.close();
+  });
+
+  const kinds = [...new Set(cases.map((c) => c.kind))];
+  it.each(kinds)('%s', async (kind) => {
+    const failures: string[] = [];
+    const selected = cases.filter((c) => c.kind === kind);
+    const results = await Promise.all(selected.map((c) => replay(c)));
+    results.forEach((problem, i) => {
+      if (problem !== undefined) failures.push(`${selected[i]!.method} ${selected[i]!.request}: ${problem}`);
+    });
+    expect(failures.slice(0, 10), `${failures.length} of ${selected.length} cases fail`).toEqual([]);
+  });
+
+  async function replay(c: RecordedCase): Promise<string | undefined> {
+    const headers: Record<string, string> = { Host: header.host, ...(c.headers ?? {}) };
+    const response = await rawRequest(agent, port, c.method, c.request, headers);
+    return compareWithCase(c, header.storageDir, storageDir, response);
+  }
+});
