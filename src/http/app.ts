@@ -1,4 +1,5 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { answerRequest, serverErrorPage, type Answer, type JavaServiceOptions, type RawRequest, type ServiceState } from './java-service.js';
 
 /**
@@ -20,7 +21,8 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
   const current: StateProvider = typeof state === 'function' ? state : () => state;
   const app = Fastify({
     logger: options.logger ?? false,
-    disableRequestLogging: true,
+    // One line per request, written by the onResponse hook below.
+    logController: new LogController({ disableRequestLogging: true }),
     exposeHeadRoutes: false,
     // Bodies are never read; this only bounds what a client can make us buffer.
     bodyLimit: 1024 * 1024,

@@ -81,7 +81,9 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     });
   }
   await app.listen({ host: options.host, port: options.port });
-  io.stderr.write(`storage-inspector: serving ${options.directory} at http://${hostForUrl(options.host)}:${options.port}/${options.instance}/root\n`);
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : options.port;
+  io.stderr.write(`storage-inspector: serving ${options.directory} at http://${hostForUrl(options.host)}:${port}/${options.instance}/root\n`);
 }
 
 function hostForUrl(host: string): string {

@@ -1,0 +1,41 @@
+import { isAppError, UsageError } from '../errors.js';
+import type { CommandIo } from './io.js';
+
+/**
+ * `storage-inspector <command> ...`: parses the command word, loads the command lazily and maps
+ * errors to exit codes (0 ok, 1 failure, 2 usage). Only this file knows exit codes.
+ */
+
+const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{ run(args: string[], io: CommandIo): Promise<void> }> }>> = {
+  serve: { summary: 'serve a storage directory over the Storage REST API', load: () => import('./commands/serve.js') },
+};
+
+function usage(): string {
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);
+  return ['Usage: storage-inspector <command> [options]', '', 'Commands:', ...lines, '', "Run 'storage-inspector <command> --help' for its options."].join('\n');
+}
+
+export async function runCli(argv: string[], io: CommandIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(`${usage()}\n`);
+    return name === undefined ? 2 : 0;
+  }
+  const command = COMMANDS[name];
+  if (command === undefined) {
+    io.stderr.write(`storage-inspector: unknown command "${name}"\n\n${usage()}\n`);
+    return 2;
+  }
+  try {
+    await (await command.load()).run(rest, io);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr.write(`storage-inspector ${name}: ${error.message}\n`);
+      return 2;
+    }
+    const message = isAppError(error) || error instanceof Error ? error.message : String(error);
+    io.stderr.write(`storage-inspector ${name}: ${message}\n`);
+    return 1;
+  }
+}

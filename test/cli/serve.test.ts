@@ -1,0 +1,60 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parseServeArgs } from '../../src/cli/commands/serve.js';
+import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
+
+function runCli(args: string[], untilStderr?: RegExp): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      if (untilStderr !== undefined && untilStderr.test(stderr)) child.kill('SIGTERM');
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('serve command line', () => {
+  it('parses options with the Java service defaults', () => {
+    expect(parseServeArgs(['dir'])).toEqual({ directory: 'dir', port: 4567, host: '127.0.0.1', instance: 'microstream', quiet: false });
+    expect(parseServeArgs(['dir', '--port', '0', '--host', '::1', '--instance', 'store', '--quiet'])).toMatchObject({ port: 0, host: '::1', instance: 'store', quiet: true });
+    expect(() => parseServeArgs([])).toThrow('expected exactly one storage directory');
+    expect(() => parseServeArgs(['dir', '--port', 'x'])).toThrow('invalid --port');
+    expect(() => parseServeArgs(['dir', '--bogus'])).toThrow(/bogus/);
+  });
+
+  it('refuses a directory that is not a storage, naming what is missing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'si-empty-'));
+    try {
+      mkdirSync(join(dir, 'other'));
+      const result = await runCli(['serve', dir, '--port', '0']);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('is not a MicroStream storage directory: missing the type dictionary PersistenceTypeDictionary.ptd and a channel directory channel_0');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('exits with 2 on usage errors', async () => {
+    const result = await runCli(['serve']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('expected exactly one storage directory');
+  });
+
+  it('serves a storage and stops on SIGTERM', async () => {
+    const result = await runCli(['serve', join(CONFORMANCE_DIR, 'storages', 'graph'), '--port', '0', '--quiet'], /serving .* at http:\/\/127\.0\.0\.1:\d+\/microstream\/root/);
+    expect(result.stderr).toMatch(/indexed 1263 entities in 21 data files of 2 channel\(s\)/);
+    expect(result.code).toBe(0);
+  });
+});
