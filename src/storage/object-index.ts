@@ -1,7 +1,8 @@
 /**
  * Object id → location of its latest record, for one channel, with no JS object per entity:
- * an open-addressing hash table over one Uint32Array of 5-word slots
- * (id low, id high, file slot, offset, record length). Ids are split into two 32-bit halves so
+ * an open-addressing hash table (linear probing) over one Uint32Array of 5-word slots
+ * (id low, id high, file slot, offset, record length): 20 bytes a slot, at most ~27 bytes an
+ * entity after `compact()`. Ids are split into two 32-bit halves so
  * that neither hashing nor probing allocates a bigint.
  *
  * Inserting the records in file order (ascending file number, ascending offset) and letting
@@ -9,7 +10,10 @@
  */
 
 const WORDS = 5;
-const MAX_LOAD = 0.7;
+/** Load while indexing; `compact()` then shrinks the table to TARGET_LOAD. */
+const MAX_LOAD = 0.85;
+const TARGET_LOAD = 0.75;
+const MIN_CAPACITY = 64;
 const EMPTY_HIGH = 0xffffffff; // no valid object id has all high bits set (ids are < 2^63)
 
 export interface EntityLocation {
@@ -21,14 +25,12 @@ export interface EntityLocation {
 
 export class ObjectIndex {
   private table: Uint32Array;
-  private mask: number;
+  private capacity: number;
   private count = 0;
 
-  constructor(expectedEntities = 1024) {
-    let capacity = 1024;
-    while (capacity * MAX_LOAD < expectedEntities) capacity *= 2;
-    this.table = ObjectIndex.emptyTable(capacity);
-    this.mask = capacity - 1;
+  constructor(expectedEntities = 0) {
+    this.capacity = Math.max(MIN_CAPACITY, Math.ceil(expectedEntities / TARGET_LOAD));
+    this.table = ObjectIndex.emptyTable(this.capacity);
   }
 
   /** Number of distinct object ids. */
@@ -43,9 +45,9 @@ export class ObjectIndex {
 
   /** Records (or replaces) the location of an object id given as two 32-bit halves. */
   set(low: number, high: number, fileSlot: number, offset: number, length: number): void {
-    if ((this.count + 1) > (this.mask + 1) * MAX_LOAD) this.grow();
+    if (this.count + 1 > this.capacity * MAX_LOAD) this.resize(this.capacity * 2);
     const table = this.table;
-    let slot = hash(low, high) & this.mask;
+    let slot = this.home(low, high);
     for (;;) {
       const base = slot * WORDS;
       const h = table[base + 1] as number;
@@ -64,7 +66,7 @@ export class ObjectIndex {
         table[base + 4] = length;
         return;
       }
-      slot = (slot + 1) & this.mask;
+      slot = slot + 1 === this.capacity ? 0 : slot + 1;
     }
   }
 
@@ -74,7 +76,7 @@ export class ObjectIndex {
     const low = Number(id & 0xffffffffn);
     const high = Number(id >> 32n);
     const table = this.table;
-    let slot = hash(low, high) & this.mask;
+    let slot = this.home(low, high);
     for (;;) {
       const base = slot * WORDS;
       const h = table[base + 1] as number;
@@ -82,7 +84,7 @@ export class ObjectIndex {
       if (h === high && table[base] === low) {
         return { fileSlot: table[base + 2] as number, offset: table[base + 3] as number, length: table[base + 4] as number };
       }
-      slot = (slot + 1) & this.mask;
+      slot = slot + 1 === this.capacity ? 0 : slot + 1;
     }
   }
 
@@ -95,11 +97,21 @@ export class ObjectIndex {
     }
   }
 
-  private grow(): void {
+  /** Shrinks the table to what its entries need (call after bulk loading). */
+  compact(): void {
+    const capacity = Math.max(MIN_CAPACITY, Math.ceil(this.count / TARGET_LOAD));
+    if (capacity < this.capacity) this.resize(capacity);
+  }
+
+  /** Slot where probing for an id starts: the hash scaled onto [0, capacity). */
+  private home(low: number, high: number): number {
+    return Math.floor((hash(low, high) * this.capacity) / 4294967296);
+  }
+
+  private resize(capacity: number): void {
     const old = this.table;
-    const capacity = (this.mask + 1) * 2;
     this.table = ObjectIndex.emptyTable(capacity);
-    this.mask = capacity - 1;
+    this.capacity = capacity;
     this.count = 0;
     for (let base = 0; base < old.length; base += WORDS) {
       if (old[base + 1] === EMPTY_HIGH) continue;

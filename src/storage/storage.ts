@@ -16,6 +16,8 @@ import { resolveValidLengths } from './valid-lengths.js';
  * are read when asked for. Nothing in the directory is ever written, locked or truncated.
  */
 
+const MAX_INDEXED_FILE_SIZE = 0xffffffff;
+
 export interface StorageFile {
   readonly channel: number;
   readonly fileNumber: bigint;
@@ -97,6 +99,10 @@ export class Storage {
       const problems: (string | undefined)[] = [];
       for (let slot = 0; slot < channel.files.length; slot++) {
         const file = channel.files[slot]!;
+        if (file.validLength > MAX_INDEXED_FILE_SIZE) {
+          // The index keeps offsets and lengths in 32 bits (Java's default file size limit is 8 MiB).
+          throw new StorageError('STORAGE_INCONSISTENT', `${file.path}: data files over 4 GiB are not supported`);
+        }
         const result = await scanRecords(file.path, 0, file.validLength, (offset, length, tidLow, tidHigh, idLow, idHigh) => {
           objects.set(idLow, idHigh, slot, offset, length);
           if (rootsType !== undefined && tidHigh === Number(rootsType >> 32n) && tidLow === Number(rootsType & 0xffffffffn)) {
@@ -113,6 +119,7 @@ export class Storage {
         bytesDone += file.validLength;
         options.onProgress?.({ filesDone, filesTotal, bytesDone, bytesTotal, entities: entities + objects.size });
       }
+      objects.compact();
       entities += objects.size;
       const live = new Float64Array(channel.files.length);
       objects.forEach((_low, _high, fileSlot, _offset, length) => {
