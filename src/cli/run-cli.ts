@@ -8,6 +8,7 @@ import type { CommandIo } from './io.js';
 
 const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{ run(args: string[], io: CommandIo): Promise<void> }> }>> = {
   serve: { summary: 'serve a storage directory over the Storage REST API', load: () => import('./commands/serve.js') },
+  generate: { summary: 'write a new storage with generated data (tests, benchmarks)', load: () => import('./commands/generate.js') },
 };
 
 function usage(): string {

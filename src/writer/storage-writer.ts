@@ -1,0 +1,372 @@
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, writeFileSync, writeSync } from 'node:fs';
+import { StorageError } from '../errors.js';
+import type { TypeEntry } from '../format/type-dictionary.js';
+import { builtinObjects, FIRST_OBJECT_ID } from './builtins.js';
+import type { FieldValue } from './entity-encoder.js';
+import { readExistingStorage, type ReadExistingOptions } from './existing-storage.js';
+import { creationEntry, storeEntry } from './log-entries.js';
+import { channelDirectory, dataFilePath, dictionaryPath, logFilePath } from './paths.js';
+import {
+  enumRootIdentifier,
+  OBJECT_ARRAY_TYPE_NAME,
+  ROOT_IDENTIFIER,
+  ROOT_REFERENCE_TYPE_NAME,
+  ROOTS_TYPE_NAME,
+  type RootsRegistry,
+} from './roots.js';
+import { StoreBuilder } from './store-builder.js';
+import { StoreClock } from './store-clock.js';
+import type { ChannelHead, PlannedWrite, StoreCut, StorePlan } from './store-plan.js';
+import { WriterDictionary } from './writer-dictionary.js';
+
+/**
+ * Writes MicroStream 4.1 storages the way Java does (storage-format.md §11): every store is one
+ * transaction appended to each channel's head file, with one store log entry per channel carrying
+ * the same timestamp and the new head length; full head files are rolled over to number + 1 with
+ * a creation entry first; the dictionary is rewritten canonically whenever types are added; the
+ * roots entity and the root reference are kept consistent.
+ *
+ * Not thread-safe, one writer per directory, and nothing else may write the directory meanwhile.
+ */
+
+export const DEFAULT_FILE_MAXIMUM_SIZE = 8 * 1024 * 1024;
+
+export interface StorageWriterOptions {
+  /** Channels of a new storage (a power of two, 1..1024); for an existing one it must match if given. */
+  readonly channelCount?: number;
+  /** A head file at or above this size is rolled over before the next store (Java default 8 MiB). */
+  readonly fileMaximumSize?: number;
+  /** Epoch milliseconds for log timestamps (default `Date.now`). */
+  readonly now?: () => number;
+}
+
+export interface StoreResult {
+  readonly timestamp: bigint;
+  readonly records: number;
+  readonly dataBytes: number;
+  readonly createdFiles: number;
+  /** False when the store was cut short (see `StoreCut`); the writer is then unusable. */
+  readonly complete: boolean;
+}
+
+interface WriterState {
+  dictionary: WriterDictionary;
+  writtenDictionaryRevision: number;
+  channels: ChannelHead[];
+  nextObjectId: bigint;
+  roots: RootsRegistry;
+  rootReferenceId: bigint;
+  rootObjectId: bigint;
+  enumConstants: Map<bigint, readonly bigint[]>;
+}
+
+export class StorageWriter {
+  private readonly clock: StoreClock;
+  private readonly fileMaximumSize: number;
+  private readonly handles = new Map<string, number>();
+  private rootReferenceDirty = false;
+  private rootsDirty = false;
+  private broken: string | undefined;
+  private closed = false;
+  private repairList: readonly string[] = [];
+
+  private constructor(
+    readonly directory: string,
+    readonly channelCount: number,
+    private readonly state: WriterState,
+    options: StorageWriterOptions,
+    latestTimestamp: bigint,
+  ) {
+    this.fileMaximumSize = options.fileMaximumSize ?? DEFAULT_FILE_MAXIMUM_SIZE;
+    if (!(this.fileMaximumSize > 0)) throw new RangeError(`invalid file maximum size ${this.fileMaximumSize}`);
+    this.clock = new StoreClock(options.now, latestTimestamp);
+  }
+
+  /**
+   * Creates a new storage in a missing or empty directory and writes what Java's first start
+   * writes: the dictionary, data file 1 and the log of every channel, and one store with the 27
+   * built-in objects.
+   */
+  static create(directory: string, options: StorageWriterOptions = {}): StorageWriter {
+    const channelCount = options.channelCount ?? 1;
+    if (!Number.isInteger(channelCount) || channelCount < 1 || channelCount > 1024 || (channelCount & (channelCount - 1)) !== 0) {
+      throw new RangeError(`channel count ${channelCount} is not a power of two between 1 and 1024`);
+    }
+    if (existsSync(directory) && readdirSync(directory).length > 0) {
+      throw new StorageError('STORAGE_IO', `${directory} exists and is not empty`);
+    }
+    mkdirSync(directory, { recursive: true });
+    for (let c = 0; c < channelCount; c++) {
+      mkdirSync(channelDirectory(directory, c));
+      writeFileSync(logFilePath(directory, c), new Uint8Array(0));
+    }
+    const dictionary = WriterDictionary.base();
+    const builtins = builtinObjects(dictionary);
+    const state: WriterState = {
+      dictionary,
+      writtenDictionaryRevision: -1,
+      channels: Array.from({ length: channelCount }, () => ({ headNumber: 0n, headLength: 0, logLength: 0 })),
+      nextObjectId: builtins.nextObjectId,
+      roots: builtins.roots,
+      rootReferenceId: builtins.rootReferenceId,
+      rootObjectId: 0n,
+      enumConstants: new Map(builtins.enumConstants),
+    };
+    const writer = new StorageWriter(directory, channelCount, state, options, 0n);
+    const store = writer.beginStore();
+    for (const entity of builtins.entities) store.add(entity.entry, entity.objectId, entity.values);
+    writer.store(store);
+    return writer;
+  }
+
+  /**
+   * Opens an existing storage (written by this writer or by Java) to append stores: continues
+   * file numbers, object ids, type ids, timestamps and the roots. With `repairTails`, crash tails
+   * are cut first (see `readExistingStorage`); otherwise a storage with uncommitted bytes is refused.
+   */
+  static async open(directory: string, options: StorageWriterOptions & ReadExistingOptions = {}): Promise<StorageWriter> {
+    const existing = await readExistingStorage(directory, options);
+    if (options.channelCount !== undefined && options.channelCount !== existing.channelCount) {
+      throw new StorageError('STORAGE_INCONSISTENT', `${directory} has ${existing.channelCount} channels, not ${options.channelCount}`);
+    }
+    if (existing.roots === undefined || existing.rootReferenceId === undefined) {
+      throw new StorageError('STORAGE_INCONSISTENT', `${directory}: no roots entity with a ${ROOT_IDENTIFIER} entry (legacy or empty storage)`);
+    }
+    const state: WriterState = {
+      dictionary: existing.dictionary,
+      writtenDictionaryRevision: existing.dictionary.revision,
+      channels: existing.channels.map((c) => ({ ...c })),
+      nextObjectId: existing.nextObjectId,
+      roots: existing.roots,
+      rootReferenceId: existing.rootReferenceId,
+      rootObjectId: existing.rootObjectId,
+      enumConstants: new Map(existing.enumConstants),
+    };
+    const writer = new StorageWriter(directory, existing.channelCount, state, options, existing.latestTimestamp);
+    writer.repairList = existing.repairs;
+    return writer;
+  }
+
+  /** What `open` with `repairTails` (or Java-like startup fixes) changed on disk. */
+  get repairs(): readonly string[] {
+    return this.repairList;
+  }
+
+  get dictionary(): WriterDictionary {
+    return this.state.dictionary;
+  }
+
+  /** The application root as it will be after the next store. */
+  get rootObjectId(): bigint {
+    return this.state.rootObjectId;
+  }
+
+  /** The next object id `newObjectId` hands out. */
+  get nextObjectId(): bigint {
+    return this.state.nextObjectId;
+  }
+
+  /** Channel states (head file number and length, log length) after the last store. */
+  get channels(): readonly ChannelHead[] {
+    return this.state.channels;
+  }
+
+  newObjectId(): bigint {
+    return this.state.nextObjectId++;
+  }
+
+  /** A type entry for this layout: an existing one, or a new type id (dictionary rewritten at the next store). */
+  defineType(...args: Parameters<WriterDictionary['define']>): TypeEntry {
+    return this.state.dictionary.define(...args);
+  }
+
+  beginStore(): StoreBuilder {
+    return new StoreBuilder(this.channelCount);
+  }
+
+  /** Sets the application root; the root reference entity is stored again with the next store. */
+  setRoot(objectId: bigint): void {
+    if (objectId !== this.state.rootObjectId) {
+      this.state.rootObjectId = objectId;
+      this.rootReferenceDirty = true;
+    }
+  }
+
+  /** Object ids of the constants of an enum type already registered in the roots, in ordinal order. */
+  enumConstants(entry: TypeEntry): readonly bigint[] | undefined {
+    return this.state.enumConstants.get(entry.typeId);
+  }
+
+  /**
+   * Stores the constants of an enum type with this store (a name String and the constant per
+   * ordinal, then the `Object[]` of all constants) and registers it as `enum <tid>` in the roots
+   * (storage-format.md §8.2, §9.1). Returns the constants' object ids; an enum type registered
+   * before is not stored again. `values` gives a constant's field values when the enum has more
+   * fields than `name` and `ordinal`.
+   */
+  storeEnum(
+    store: StoreBuilder,
+    entry: TypeEntry,
+    values?: (ordinal: number, nameId: bigint) => readonly FieldValue[],
+  ): readonly bigint[] {
+    const known = this.state.enumConstants.get(entry.typeId);
+    if (known !== undefined) return known;
+    if (values === undefined && entry.fields.length !== 2) {
+      throw new RangeError(`enum ${entry.typeName} has own fields; pass their values`);
+    }
+    const string = this.state.dictionary.require('java.lang.String');
+    const constants: bigint[] = [];
+    entry.enumConstants.forEach((name, ordinal) => {
+      const nameId = this.newObjectId();
+      const constantId = this.newObjectId();
+      store.add(string, nameId, [name]);
+      store.add(entry, constantId, values === undefined ? [nameId, ordinal] : values(ordinal, nameId));
+      constants.push(constantId);
+    });
+    const arrayId = this.newObjectId();
+    store.add(this.state.dictionary.require(OBJECT_ARRAY_TYPE_NAME), arrayId, [BigInt64Array.from(constants)]);
+    this.state.roots.add(enumRootIdentifier(entry.typeId), arrayId);
+    this.state.enumConstants.set(entry.typeId, constants);
+    this.rootsDirty = true;
+    return constants;
+  }
+
+  /**
+   * Plans and writes a store. `fault` may look at the plan and return where to stop (see
+   * `cutAfterBytes`, `cutInside`) to leave a crash tail instead of a complete store.
+   */
+  store(builder: StoreBuilder, fault?: (plan: StorePlan) => StoreCut | undefined): StoreResult {
+    const plan = this.planStore(builder);
+    return this.applyStore(plan, fault?.(plan));
+  }
+
+  /**
+   * The writes of a store, without doing them (see store-plan.ts for their order). Adds the root
+   * reference and roots entity records if they changed. Plan one store at a time and apply it
+   * before planning the next; the builder must not change until the plan is applied.
+   */
+  planStore(builder: StoreBuilder): StorePlan {
+    this.checkUsable();
+    if (builder.channelCount !== this.channelCount) throw new RangeError('the store was built for another channel count');
+    if (builder.sealed) throw new Error('this store has been planned already');
+    const dictionary = this.state.dictionary;
+    if (this.rootReferenceDirty) {
+      builder.add(dictionary.require(ROOT_REFERENCE_TYPE_NAME), this.state.rootReferenceId, [this.state.rootObjectId]);
+    }
+    if (this.rootsDirty) {
+      builder.add(dictionary.require(ROOTS_TYPE_NAME), this.state.roots.rootsObjectId, this.state.roots.values());
+    }
+    builder.sealed = true;
+
+    const timestamp = this.clock.next();
+    const writes: PlannedWrite[] = [];
+    if (dictionary.revision !== this.state.writtenDictionaryRevision) {
+      writes.push({ kind: 'dictionary', channel: -1, path: dictionaryPath(this.directory), position: 0, bytes: Buffer.from(dictionary.text(), 'utf8') });
+    }
+    const after = this.state.channels.map((c) => ({ ...c }));
+    let createdFiles = 0;
+    after.forEach((channel, c) => {
+      if (channel.headNumber !== 0n && channel.headLength < this.fileMaximumSize) return;
+      const headNumber = channel.headNumber + 1n;
+      const entry = creationEntry(this.clock.next(), 0, headNumber);
+      writes.push({ kind: 'log', channel: c, path: logFilePath(this.directory, c), position: channel.logLength, bytes: entry });
+      writes.push({ kind: 'create', channel: c, path: dataFilePath(this.directory, c, headNumber), position: 0, bytes: new Uint8Array(0) });
+      after[c] = { headNumber, headLength: 0, logLength: channel.logLength + entry.length };
+      createdFiles++;
+    });
+    let dataBytes = 0;
+    after.forEach((channel, c) => {
+      const bytes = builder.sinks[c]!.bytes();
+      if (bytes.length === 0) return;
+      writes.push({ kind: 'data', channel: c, path: dataFilePath(this.directory, c, channel.headNumber), position: channel.headLength, bytes });
+      after[c] = { ...channel, headLength: channel.headLength + bytes.length };
+      dataBytes += bytes.length;
+    });
+    after.forEach((channel, c) => {
+      const entry = storeEntry(timestamp, channel.headLength);
+      writes.push({ kind: 'log', channel: c, path: logFilePath(this.directory, c), position: channel.logLength, bytes: entry });
+      after[c] = { ...channel, logLength: channel.logLength + entry.length };
+    });
+    return { timestamp, writes, records: builder.records, dataBytes, createdFiles, channelsAfter: after, dictionaryRevision: dictionary.revision };
+  }
+
+  /**
+   * Does the writes of a plan, all of them or up to a cut. After a cut the files hold exactly
+   * what a crash at that byte leaves, and the writer refuses further stores (reopen the directory
+   * with `StorageWriter.open` and `repairTails` to continue).
+   */
+  applyStore(plan: StorePlan, cut?: StoreCut): StoreResult {
+    this.checkUsable();
+    const last = cut === undefined ? plan.writes.length : cut.write;
+    for (let i = 0; i < plan.writes.length && i <= last; i++) {
+      const write = plan.writes[i]!;
+      const length = i === last && cut !== undefined ? Math.min(cut.bytes, write.bytes.length) : write.bytes.length;
+      this.perform(write, length);
+    }
+    if (cut !== undefined && cut.write < plan.writes.length) {
+      this.broken = `a store was cut at write ${cut.write} after ${cut.bytes} bytes`;
+      this.releaseHandles();
+      return { timestamp: plan.timestamp, records: plan.records, dataBytes: plan.dataBytes, createdFiles: plan.createdFiles, complete: false };
+    }
+    this.state.channels = plan.channelsAfter.map((c) => ({ ...c }));
+    this.state.writtenDictionaryRevision = plan.dictionaryRevision;
+    this.rootReferenceDirty = false;
+    this.rootsDirty = false;
+    return { timestamp: plan.timestamp, records: plan.records, dataBytes: plan.dataBytes, createdFiles: plan.createdFiles, complete: true };
+  }
+
+  /** Closes the files. The storage on disk is complete after every store; closing writes nothing. */
+  close(): void {
+    this.releaseHandles();
+    this.closed = true;
+  }
+
+  private perform(write: PlannedWrite, length: number): void {
+    switch (write.kind) {
+      case 'dictionary':
+        writeFileSync(write.path, write.bytes.subarray(0, length));
+        return;
+      case 'create': {
+        closeSync(openSync(write.path, 'wx'));
+        // The previous head file of the channel is complete now.
+        const previous = dataFilePath(this.directory, write.channel, this.state.channels[write.channel]!.headNumber);
+        this.release(previous);
+        return;
+      }
+      default: {
+        const fd = this.handle(write.path);
+        let done = 0;
+        while (done < length) done += writeSync(fd, write.bytes, done, length - done, write.position + done);
+      }
+    }
+  }
+
+  private handle(path: string): number {
+    let fd = this.handles.get(path);
+    if (fd === undefined) {
+      fd = openSync(path, 'r+');
+      this.handles.set(path, fd);
+    }
+    return fd;
+  }
+
+  private release(path: string): void {
+    const fd = this.handles.get(path);
+    if (fd !== undefined) {
+      closeSync(fd);
+      this.handles.delete(path);
+    }
+  }
+
+  private releaseHandles(): void {
+    for (const fd of this.handles.values()) closeSync(fd);
+    this.handles.clear();
+  }
+
+  private checkUsable(): void {
+    if (this.closed) throw new Error('the storage writer is closed');
+    if (this.broken !== undefined) throw new Error(`the storage writer is unusable: ${this.broken}`);
+  }
+}
+
+export { FIRST_OBJECT_ID };

@@ -1,0 +1,101 @@
+import { assembleTypeDictionary, assembleTypeEntry } from '../format/dictionary-text.js';
+import { parseTypeDictionary, type MemberDescriptor, type TypeEntry } from '../format/type-dictionary.js';
+import { BASE_DICTIONARY_TEXT } from './base-dictionary.js';
+import { makeTypeEntry } from './type-definitions.js';
+
+/**
+ * The type dictionary of a storage being written: the entries read or inherited, plus types
+ * defined by the writer. New types get ids above every id present (at least 1 000 001,
+ * storage-format.md §3.5); a changed layout of an existing type name gets a new id and the old
+ * entry stays (§7.4). The text is always the canonical one, sorted by type id (§7.3).
+ */
+export class WriterDictionary {
+  private readonly byId = new Map<bigint, TypeEntry>();
+  private readonly byName = new Map<string, TypeEntry[]>();
+  private maxTypeId = 0n;
+  /** Bumped whenever an entry is added; the writer rewrites the file when it changes. */
+  private revisionCount = 0;
+
+  constructor(entries: readonly TypeEntry[]) {
+    for (const entry of entries) this.insert(entry);
+    this.revisionCount = 0;
+  }
+
+  /** The dictionary of a fresh 4.1 storage. */
+  static base(): WriterDictionary {
+    return WriterDictionary.parse(BASE_DICTIONARY_TEXT);
+  }
+
+  static parse(text: string, file?: string): WriterDictionary {
+    return new WriterDictionary(parseTypeDictionary(text, file).entries);
+  }
+
+  get revision(): number {
+    return this.revisionCount;
+  }
+
+  /** All entries sorted by type id. */
+  get entries(): TypeEntry[] {
+    return [...this.byId.values()].sort((a, b) => (a.typeId < b.typeId ? -1 : a.typeId > b.typeId ? 1 : 0));
+  }
+
+  byTypeId(typeId: bigint): TypeEntry | undefined {
+    return this.byId.get(typeId);
+  }
+
+  /** The entry with the highest type id for a name (the current version), if any. */
+  current(typeName: string): TypeEntry | undefined {
+    const versions = this.byName.get(typeName);
+    return versions?.[versions.length - 1];
+  }
+
+  /** Like `current`, but the type must exist. */
+  require(typeName: string): TypeEntry {
+    const entry = this.current(typeName);
+    if (entry === undefined) throw new RangeError(`type ${typeName} is not in the dictionary`);
+    return entry;
+  }
+
+  /** Every entry of a name, oldest (lowest type id) first. */
+  versions(typeName: string): readonly TypeEntry[] {
+    return this.byName.get(typeName) ?? [];
+  }
+
+  /**
+   * The entry for a type name with exactly these members: an existing one with the same layout
+   * (the newest such), else a new entry with the next type id.
+   */
+  define(typeName: string, members: readonly MemberDescriptor[]): TypeEntry {
+    const probe = makeTypeEntry(0n, typeName, members);
+    const layout = memberText(probe);
+    const versions = this.byName.get(typeName) ?? [];
+    for (let i = versions.length - 1; i >= 0; i--) {
+      if (memberText(versions[i]!) === layout) return versions[i]!;
+    }
+    const typeId = this.maxTypeId >= 1_000_000n ? this.maxTypeId + 1n : 1_000_001n;
+    const entry = makeTypeEntry(typeId, typeName, members);
+    this.insert(entry);
+    return entry;
+  }
+
+  /** The canonical file text. */
+  text(): string {
+    return assembleTypeDictionary(this.entries);
+  }
+
+  private insert(entry: TypeEntry): void {
+    if (this.byId.has(entry.typeId)) throw new RangeError(`type id ${entry.typeId} is defined twice`);
+    this.byId.set(entry.typeId, entry);
+    const versions = this.byName.get(entry.typeName) ?? [];
+    versions.push(entry);
+    versions.sort((a, b) => (a.typeId < b.typeId ? -1 : 1));
+    this.byName.set(entry.typeName, versions);
+    if (entry.typeId > this.maxTypeId) this.maxTypeId = entry.typeId;
+    this.revisionCount++;
+  }
+}
+
+function memberText(entry: TypeEntry): string {
+  const text = assembleTypeEntry(entry);
+  return text.slice(text.indexOf('{'));
+}
