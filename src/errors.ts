@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'STORAGE_NOT_A_STORAGE'
   | 'STORAGE_INCONSISTENT'
   | 'STORAGE_IO'
+  | 'STORAGE_FILE_GONE'
   | 'STORAGE_NOT_OPEN'
   | 'OBJECT_NOT_FOUND'
   | 'USAGE';

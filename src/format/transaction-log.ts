@@ -34,41 +34,44 @@ const ENTRY_TYPES: ReadonlyArray<readonly [LogEntryType, number]> = [
   ['deletion', 26],
 ];
 
-/** Splits log bytes into entries; a truncated last entry is reported, not an error. */
-export function parseTransactionLog(bytes: Uint8Array, file?: string): ParsedLog {
+/**
+ * Splits log bytes into entries; a truncated last entry is reported, not an error. `baseOffset`
+ * is the file offset of `bytes[0]` when only the tail of a log is parsed.
+ */
+export function parseTransactionLog(bytes: Uint8Array, file?: string, baseOffset = 0): ParsedLog {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const entries: LogEntry[] = [];
   let pos = 0;
   while (pos < bytes.length) {
-    if (pos + 2 > bytes.length) return { entries, incompleteTailOffset: pos };
+    if (pos + 2 > bytes.length) return { entries, incompleteTailOffset: baseOffset + pos };
     const length = view.getInt8(pos);
     const typeCode = view.getUint8(pos + 1);
     if (length <= 0) {
-      throw new FormatError('FORMAT_BAD_LOG', length === 0 ? 'zero length transactions entry' : `gap entry of ${-length} bytes (4.1 never writes gaps)`, { file, offset: pos });
+      throw new FormatError('FORMAT_BAD_LOG', length === 0 ? 'zero length transactions entry' : `gap entry of ${-length} bytes (4.1 never writes gaps)`, { file, offset: baseOffset + pos });
     }
     const known = ENTRY_TYPES[typeCode];
     if (known === undefined) {
-      throw new FormatError('FORMAT_BAD_LOG', `unknown transactions entry type ${typeCode}`, { file, offset: pos });
+      throw new FormatError('FORMAT_BAD_LOG', `unknown transactions entry type ${typeCode}`, { file, offset: baseOffset + pos });
     }
     const [type, expected] = known;
     if (length !== expected) {
-      throw new FormatError('FORMAT_BAD_LOG', `${type} entry has length ${length}, expected ${expected}`, { file, offset: pos });
+      throw new FormatError('FORMAT_BAD_LOG', `${type} entry has length ${length}, expected ${expected}`, { file, offset: baseOffset + pos });
     }
-    if (pos + length > bytes.length) return { entries, incompleteTailOffset: pos };
+    if (pos + length > bytes.length) return { entries, incompleteTailOffset: baseOffset + pos };
     const timestamp = view.getBigInt64(pos + 2, true);
-    const fileLength = toSafeLength(view.getBigInt64(pos + 10, true), file, pos + 10);
+    const fileLength = toSafeLength(view.getBigInt64(pos + 10, true), file, baseOffset + pos + 10);
     const entry: LogEntry =
       length === 18
-        ? { type, offset: pos, timestamp, fileLength }
+        ? { type, offset: baseOffset + pos, timestamp, fileLength }
         : length === 26
-          ? { type, offset: pos, timestamp, fileLength, fileNumber: view.getBigInt64(pos + 18, true) }
+          ? { type, offset: baseOffset + pos, timestamp, fileLength, fileNumber: view.getBigInt64(pos + 18, true) }
           : {
               type,
-              offset: pos,
+              offset: baseOffset + pos,
               timestamp,
               fileLength,
               fileNumber: view.getBigInt64(pos + 18, true),
-              specialOffset: toSafeLength(view.getBigInt64(pos + 26, true), file, pos + 26),
+              specialOffset: toSafeLength(view.getBigInt64(pos + 26, true), file, baseOffset + pos + 26),
             };
     entries.push(entry);
     pos += length;
@@ -101,57 +104,88 @@ export interface LogAggregate {
 
 /** Java's aggregation of a channel log (storage-format.md §6.4), with its consistency checks. */
 export function aggregateTransactionLog(entries: readonly LogEntry[], file?: string): LogAggregate {
-  const files = new Map<bigint, LoggedFile>();
-  let current = -1n;
-  let curLen = 0;
-  let curTs = 0n;
-  let lastLen = 0;
-  let lastTs = 0n;
-  const fail = (entry: LogEntry, message: string): never => {
-    throw new FormatError('FORMAT_BAD_LOG', message, { file, offset: entry.offset });
-  };
-  for (const entry of entries) {
+  const aggregator = new LogAggregator(file);
+  for (const entry of entries) aggregator.apply(entry);
+  return aggregator.snapshot();
+}
+
+/**
+ * The same aggregation, fed entry by entry, so that a follower can read only a log's new
+ * entries and keep the state of the ones it has seen.
+ */
+export class LogAggregator {
+  private readonly files = new Map<bigint, LoggedFile>();
+  private current = -1n;
+  private curLen = 0;
+  private curTs = 0n;
+  private lastLen = 0;
+  private lastTs = 0n;
+  private count = 0;
+
+  constructor(private readonly file?: string) {}
+
+  /** Number of entries applied. */
+  get entryCount(): number {
+    return this.count;
+  }
+
+  apply(entry: LogEntry): void {
     const n = entry.fileNumber ?? -1n;
     switch (entry.type) {
       case 'creation':
-        if (n <= current) fail(entry, `inconsistent file number order of new file ${n} after ${current}`);
-        if (current >= 0n) files.set(current, { fileNumber: current, length: curLen, deleted: false });
-        lastTs = curTs;
-        lastLen = curLen = entry.fileLength;
-        current = n;
+        if (n <= this.current) this.fail(entry, `inconsistent file number order of new file ${n} after ${this.current}`);
+        if (this.current >= 0n) this.files.set(this.current, { fileNumber: this.current, length: this.curLen, deleted: false });
+        this.lastTs = this.curTs;
+        this.lastLen = this.curLen = entry.fileLength;
+        this.current = n;
         break;
       case 'store':
-        if (entry.fileLength < curLen) fail(entry, `inconsistent file length ${entry.fileLength} of file ${current} (was ${curLen})`);
-        if (entry.timestamp <= curTs) fail(entry, `inconsistent timestamp of file ${current}`);
-        lastTs = curTs;
-        lastLen = curLen;
-        curTs = entry.timestamp;
-        curLen = entry.fileLength;
+        if (entry.fileLength < this.curLen) {
+          this.fail(entry, `inconsistent file length ${entry.fileLength} of file ${this.current} (was ${this.curLen})`);
+        }
+        if (entry.timestamp <= this.curTs) this.fail(entry, `inconsistent timestamp of file ${this.current}`);
+        this.lastTs = this.curTs;
+        this.lastLen = this.curLen;
+        this.curTs = entry.timestamp;
+        this.curLen = entry.fileLength;
         break;
       case 'transfer':
-        if (entry.fileLength < curLen) fail(entry, `inconsistent file length ${entry.fileLength} of file ${current} (was ${curLen})`);
-        lastLen = curLen = entry.fileLength;
+        if (entry.fileLength < this.curLen) {
+          this.fail(entry, `inconsistent file length ${entry.fileLength} of file ${this.current} (was ${this.curLen})`);
+        }
+        this.lastLen = this.curLen = entry.fileLength;
         break;
       case 'truncation':
-        if (n !== current) fail(entry, `truncation of file ${n}, which is not the head file ${current}`);
-        if (entry.fileLength > curLen) fail(entry, `truncation of file ${n} to ${entry.fileLength} bytes beyond its length ${curLen}`);
-        lastLen = curLen = entry.fileLength;
+        if (n !== this.current) this.fail(entry, `truncation of file ${n}, which is not the head file ${this.current}`);
+        if (entry.fileLength > this.curLen) {
+          this.fail(entry, `truncation of file ${n} to ${entry.fileLength} bytes beyond its length ${this.curLen}`);
+        }
+        this.lastLen = this.curLen = entry.fileLength;
         break;
       case 'deletion': {
-        const logged = files.get(n);
-        if (logged === undefined) fail(entry, `no file found in entries with number ${n}`);
-        else files.set(n, { ...logged, deleted: true });
+        const logged = this.files.get(n);
+        if (logged === undefined) this.fail(entry, `no file found in entries with number ${n}`);
+        else this.files.set(n, { ...logged, deleted: true });
         break;
       }
     }
+    this.count++;
   }
-  if (current >= 0n) files.set(current, { fileNumber: current, length: curLen, deleted: false });
-  return {
-    files,
-    headFileNumber: current >= 0n ? current : undefined,
-    headLatestLength: curLen,
-    headLatestTimestamp: curTs,
-    headLastConsistentLength: lastLen,
-    headLastConsistentTimestamp: lastTs,
-  };
+
+  snapshot(): LogAggregate {
+    const files = new Map(this.files);
+    if (this.current >= 0n) files.set(this.current, { fileNumber: this.current, length: this.curLen, deleted: false });
+    return {
+      files,
+      headFileNumber: this.current >= 0n ? this.current : undefined,
+      headLatestLength: this.curLen,
+      headLatestTimestamp: this.curTs,
+      headLastConsistentLength: this.lastLen,
+      headLastConsistentTimestamp: this.lastTs,
+    };
+  }
+
+  private fail(entry: LogEntry, message: string): never {
+    throw new FormatError('FORMAT_BAD_LOG', message, { file: this.file, offset: entry.offset });
+  }
 }

@@ -1,5 +1,6 @@
 import { FormatError } from '../errors.js';
 import type { TypeId } from './ids.js';
+import { javaDecimalDigit } from './java-digits.js';
 
 /**
  * The type dictionary (`PersistenceTypeDictionary.ptd`): one entry per type id, each with the
@@ -285,7 +286,7 @@ export function parseJavaLong(text: string): bigint | undefined {
   }
   let digits = '';
   for (; i < text.length; i++) {
-    const digit = unicodeDigitValue(text.charCodeAt(i));
+    const digit = javaDecimalDigit(text.charCodeAt(i));
     if (digit < 0) return undefined;
     digits += String.fromCharCode(48 + digit);
   }
@@ -294,23 +295,3 @@ export function parseJavaLong(text: string): bigint | undefined {
   if (value > LONG_MAX || value < -LONG_MAX - 1n) return undefined;
   return value;
 }
-
-/**
- * Decimal value of a UTF-16 code unit per `Character.digit(ch, 10)` for BMP decimal digits
- * (Unicode category Nd), else -1. Nd digits come in aligned runs of ten starting at a zero.
- */
-function unicodeDigitValue(code: number): number {
-  if (code >= 0x30 && code <= 0x39) return code - 0x30;
-  if (code < 0x80 || !isDecimalDigit(code)) return -1;
-  // Decimal digit runs are whole multiples of ten starting at a zero, so the distance from
-  // the start of the contiguous run, modulo ten, is the digit value.
-  let start = code;
-  while (isDecimalDigit(start - 1)) start--;
-  return (code - start) % 10;
-}
-
-function isDecimalDigit(code: number): boolean {
-  return ND_PATTERN.test(String.fromCharCode(code));
-}
-
-const ND_PATTERN = /^\p{Nd}$/u;

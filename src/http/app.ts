@@ -1,5 +1,6 @@
 import Fastify, {
   LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { isAppError } from '../errors.js';
 import { answerRequest, serverErrorPage, type Answer, type JavaServiceOptions, type RawRequest, type ServiceState } from './java-service.js';
 
 /**
@@ -12,10 +13,19 @@ import { answerRequest, serverErrorPage, type Answer, type JavaServiceOptions, t
 export interface AppOptions extends JavaServiceOptions {
   /** fastify's logger option (pino); false for none. */
   readonly logger?: FastifyServerOptions['logger'];
+  /**
+   * Called when a request read a data file that was deleted meanwhile (housekeeping of a running
+   * Java storage); resolves once the state is current again, and the request is answered anew.
+   */
+  readonly catchUp?: () => Promise<void>;
 }
 
 /** The current consistent state to answer from (a following reader swaps it between requests). */
 export type StateProvider = () => ServiceState;
+
+function isFileGone(error: unknown): boolean {
+  return isAppError(error) && error.code === 'STORAGE_FILE_GONE';
+}
 
 export function buildApp(state: StateProvider | ServiceState, options: AppOptions): FastifyInstance {
   const current: StateProvider = typeof state === 'function' ? state : () => state;
@@ -35,9 +45,17 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
     },
   });
 
+  const answerOnce = (method: string, url: string, headers: RawRequest['headers']): Promise<Answer> => {
+    const state = current();
+    const run = (): Promise<Answer> => answerRequest(state, options, { method, url, headers });
+    return state.consistent === undefined ? run() : state.consistent(run);
+  };
   const dispatch = async (method: string, url: string, headers: RawRequest['headers']): Promise<Answer> => {
     try {
-      return await answerRequest(current(), options, { method, url, headers });
+      const answer = await answerOnce(method, url, headers);
+      if (options.catchUp === undefined || !isFileGone(answer.error)) return answer;
+      await options.catchUp();
+      return await answerOnce(method, url, headers);
     } catch (error) {
       return serverErrorPage(error);
     }

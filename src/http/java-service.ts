@@ -1,5 +1,5 @@
 import { isAppError, NotFoundError } from '../errors.js';
-import { UTC, type JavaTimeZone } from '../format/java-value-text.js';
+import { UTC, type JavaTimeZone } from '../format/java-time-zones.js';
 import { parseJavaLong } from '../format/type-dictionary.js';
 import { describeObject, objectDescriptionJson, type EntitySource } from '../inspect/describe-object.js';
 import { javaUtf8 } from '../inspect/gson-json.js';
@@ -35,6 +35,8 @@ export interface Answer {
 export interface ServiceState extends EntitySource, StatisticsSource {
   readonly dictionaryBytes: Buffer;
   readonly rootObjectId: bigint;
+  /** Runs one request against one consistent state (a following storage applies updates between requests). */
+  consistent?<T>(fn: () => Promise<T>): Promise<T>;
 }
 
 export interface JavaServiceOptions {

@@ -1,19 +1,17 @@
 import { AppError } from '../errors.js';
 import { charsText, type EntityLayout, type MemberSlot, type VariableSlot } from '../format/entity-layout.js';
-import { javaDoubleBitsToString, javaFloatBitsToString } from '../format/java-float-text.js';
+import { javaBigDecimalToString, javaBigIntegerFromBytes } from '../format/java-big-number-text.js';
 import {
-  javaBigDecimalToString,
-  javaBigIntegerFromBytes,
   javaDateToString,
-  javaLocaleToString,
-  javaOptionalText,
-  javaPathFromUri,
   javaSqlDateToString,
   javaSqlTimestampToString,
   javaSqlTimeToString,
-  UTC,
-  type JavaTimeZone,
-} from '../format/java-value-text.js';
+} from '../format/java-date-text.js';
+import { javaDoubleBitsToString, javaFloatBitsToString } from '../format/java-float-text.js';
+import { javaLocaleToString } from '../format/java-locale-text.js';
+import { javaOptionalText } from '../format/java-optional-text.js';
+import { javaPathFromUri } from '../format/java-path-text.js';
+import { UTC, type JavaTimeZone } from '../format/java-time-zones.js';
 import { isPrimitiveName, type TypeDictionary, type TypeEntry } from '../format/type-dictionary.js';
 
 /**

@@ -43,8 +43,14 @@ export class ObjectIndex {
     return this.table.byteLength;
   }
 
-  /** Records (or replaces) the location of an object id given as two 32-bit halves. */
-  set(low: number, high: number, fileSlot: number, offset: number, length: number): void {
+  /** Record length of the entry the last `set` replaced (valid when it returned a slot). */
+  replacedLength = 0;
+
+  /**
+   * Records (or replaces) the location of an object id given as two 32-bit halves. Returns the
+   * file slot of the location it replaced, or -1 for a new id.
+   */
+  set(low: number, high: number, fileSlot: number, offset: number, length: number): number {
     if (this.count + 1 > this.capacity * MAX_LOAD) this.resize(this.capacity * 2);
     const table = this.table;
     let slot = this.home(low, high);
@@ -58,13 +64,15 @@ export class ObjectIndex {
         table[base + 2] = fileSlot;
         table[base + 3] = offset;
         table[base + 4] = length;
-        return;
+        return -1;
       }
       if (h === high && table[base] === low) {
+        const previous = table[base + 2] as number;
+        this.replacedLength = table[base + 4] as number;
         table[base + 2] = fileSlot;
         table[base + 3] = offset;
         table[base + 4] = length;
-        return;
+        return previous;
       }
       slot = slot + 1 === this.capacity ? 0 : slot + 1;
     }
@@ -95,6 +103,19 @@ export class ObjectIndex {
       if (table[base + 1] === EMPTY_HIGH) continue;
       visit(table[base] as number, table[base + 1] as number, table[base + 2] as number, table[base + 3] as number, table[base + 4] as number);
     }
+  }
+
+  /** Removes every entry whose file slot `drop` accepts (rebuilds the table; for rare events). */
+  removeWhere(drop: (fileSlot: number) => boolean): number {
+    const old = this.table;
+    const before = this.count;
+    this.table = ObjectIndex.emptyTable(this.capacity);
+    this.count = 0;
+    for (let base = 0; base < old.length; base += WORDS) {
+      if (old[base + 1] === EMPTY_HIGH || drop(old[base + 2] as number)) continue;
+      this.set(old[base] as number, old[base + 1] as number, old[base + 2] as number, old[base + 3] as number, old[base + 4] as number);
+    }
+    return before - this.count;
   }
 
   /** Shrinks the table to what its entries need (call after bulk loading). */

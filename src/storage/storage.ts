@@ -1,21 +1,30 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { FormatError, StorageError } from '../errors.js';
 import { RECORD_HEADER_SIZE } from '../format/entity-record.js';
 import { channelOf, classifyId } from '../format/ids.js';
 import { parseTypeDictionary, type TypeDictionary } from '../format/type-dictionary.js';
+import type { LogAggregate } from '../format/transaction-log.js';
+import { ConsistencyGate } from './consistency-gate.js';
 import { FileReader } from './file-reader.js';
+import { ChannelLogReader } from './log-reader.js';
 import { joinId, ObjectIndex } from './object-index.js';
 import { scanRecords } from './record-scan.js';
-import { scanStorageDirectory } from './storage-dir.js';
 import { findRootObjectId, ROOTS_TYPE_NAME } from './roots.js';
-import { resolveValidLengths } from './valid-lengths.js';
+import { scanStorageDirectory, type StorageLayout } from './storage-dir.js';
+import { resolveValidLengths, type ValidDataFile } from './valid-lengths.js';
 
 /**
  * An opened storage: the parsed type dictionary, every channel's data files with their committed
  * lengths, and a compact index from object id to the latest record. Entity bytes stay on disk and
  * are read when asked for. Nothing in the directory is ever written, locked or truncated.
+ *
+ * `refresh()` brings the state up to the directory's last complete commit by reading only what
+ * was appended (new log entries, new record bytes, new files) and dropping deleted files; opening
+ * is simply the first refresh. Updates are applied through a gate, so a request that runs inside
+ * `consistent()` sees one state from start to end.
  */
 
+/** Offsets and lengths live in 32 bits in the index (Java's default file size limit is 8 MiB). */
 const MAX_INDEXED_FILE_SIZE = 0xffffffff;
 
 export interface StorageFile {
@@ -59,97 +68,126 @@ export interface OpenProgress {
 }
 
 export interface OpenOptions {
-  /** Called after each data file has been indexed. */
+  /** Called after each data file has been indexed during the first load. */
   readonly onProgress?: (progress: OpenProgress) => void;
 }
 
+/** What one refresh did. */
+export interface RefreshResult {
+  /** The visible state changed (new commit, new dictionary, files added or removed). */
+  readonly changed: boolean;
+  /** Why the directory could not be taken over yet (e.g. a dictionary being rewritten). */
+  readonly deferred?: string;
+}
+
+interface FileState {
+  readonly slot: number;
+  readonly channel: number;
+  readonly fileNumber: bigint;
+  readonly name: string;
+  readonly path: string;
+  totalLength: number;
+  liveLength: number;
+  problem: string | undefined;
+  removed: boolean;
+}
+
+class ChannelState implements StorageChannel {
+  readonly slots: FileState[] = [];
+  objects = new ObjectIndex();
+  private sorted: StorageFile[] | undefined;
+
+  constructor(
+    readonly index: number,
+    readonly directoryName: string,
+  ) {}
+
+  get files(): readonly StorageFile[] {
+    this.sorted ??= this.slots
+      .filter((f) => !f.removed)
+      .sort((a, b) => (a.fileNumber < b.fileNumber ? -1 : a.fileNumber > b.fileNumber ? 1 : 0))
+      .map((f) => ({ ...f }));
+    return this.sorted;
+  }
+
+  fileByNumber(fileNumber: bigint): FileState | undefined {
+    return this.slots.find((f) => !f.removed && f.fileNumber === fileNumber);
+  }
+
+  invalidate(): void {
+    this.sorted = undefined;
+  }
+}
+
+/** Records found in one file range, waiting to be applied. */
+interface ScanJob {
+  readonly channel: ChannelState;
+  /** An existing file state, or the description of a new file. */
+  readonly target: FileState | ValidDataFile;
+  readonly from: number;
+  readonly to: number;
+  records: Uint32Array;
+  count: number;
+  problem: string | undefined;
+}
+
 export class Storage {
+  dictionary: TypeDictionary = parseTypeDictionary('');
+  /** The dictionary file's bytes: what `/dictionary` serves. */
+  dictionaryBytes: Buffer = Buffer.alloc(0);
+  rootObjectId = 0n;
+  /** Problems tolerated so far (damaged records, files Java would refuse), for the operator. */
+  readonly warnings: string[] = [];
+  /** Incremented whenever the visible state changes. */
+  generation = 0;
+
+  private channelStates: ChannelState[] = [];
+  private logReaders: (ChannelLogReader | undefined)[] = [];
+  private dictionaryStamp = '';
+  private rootsCandidates = new Set<bigint>();
+  private readonly gate = new ConsistencyGate();
+  private readonly reader = new FileReader();
   private status: 'open' | 'closed' = 'open';
+  private refreshing: Promise<RefreshResult> | undefined;
+  private readonly seenWarnings = new Set<string>();
 
   private constructor(
     /** The directory as given by the user (statistics print file paths below it). */
     readonly directory: string,
-    readonly dictionary: TypeDictionary,
-    /** The dictionary file's bytes: what `/dictionary` serves. */
-    readonly dictionaryBytes: Buffer,
-    readonly channels: readonly StorageChannel[],
-    readonly rootObjectId: bigint,
-    readonly warnings: readonly string[],
-    private readonly reader: FileReader,
   ) {}
 
   static async open(directory: string, options: OpenOptions = {}): Promise<Storage> {
-    const layout = await scanStorageDirectory(directory);
-    const dictionaryBytes = await readFile(layout.dictionaryPath);
-    const dictionary = parseTypeDictionary(dictionaryBytes.toString('utf8'), layout.dictionaryPath);
-    const valid = await resolveValidLengths(layout);
-    const warnings = [...layout.warnings, ...valid.warnings];
+    const storage = new Storage(directory);
+    await storage.load(options);
+    return storage;
+  }
 
-    const rootsType = dictionary.currentByName.get(ROOTS_TYPE_NAME)?.typeId;
-    const rootsCandidates: bigint[] = [];
-    const filesTotal = valid.channels.reduce((n, c) => n + c.files.length, 0);
-    const bytesTotal = valid.channels.reduce((n, c) => c.files.reduce((m, f) => m + f.validLength, n), 0);
-    let filesDone = 0;
-    let bytesDone = 0;
-    let entities = 0;
-
-    const channels: StorageChannel[] = [];
-    for (const channel of valid.channels) {
-      const objects = new ObjectIndex();
-      const problems: (string | undefined)[] = [];
-      for (let slot = 0; slot < channel.files.length; slot++) {
-        const file = channel.files[slot]!;
-        if (file.validLength > MAX_INDEXED_FILE_SIZE) {
-          // The index keeps offsets and lengths in 32 bits (Java's default file size limit is 8 MiB).
-          throw new StorageError('STORAGE_INCONSISTENT', `${file.path}: data files over 4 GiB are not supported`);
-        }
-        const result = await scanRecords(file.path, 0, file.validLength, (offset, length, tidLow, tidHigh, idLow, idHigh) => {
-          objects.set(idLow, idHigh, slot, offset, length);
-          if (rootsType !== undefined && tidHigh === Number(rootsType >> 32n) && tidLow === Number(rootsType & 0xffffffffn)) {
-            rootsCandidates.push(joinId(idLow, idHigh));
-          }
-        });
-        let problem: string | undefined;
-        if (result.problem !== undefined) {
-          problem = `offset ${result.problem.offset}: ${result.problem.message}`;
-          warnings.push(`${file.path}: ${problem}; the rest of this file is not indexed`);
-        }
-        problems.push(problem);
-        filesDone++;
-        bytesDone += file.validLength;
-        options.onProgress?.({ filesDone, filesTotal, bytesDone, bytesTotal, entities: entities + objects.size });
-      }
-      objects.compact();
-      entities += objects.size;
-      const live = new Float64Array(channel.files.length);
-      objects.forEach((_low, _high, fileSlot, _offset, length) => {
-        live[fileSlot] = (live[fileSlot] as number) + length;
-      });
-      channels.push({
-        index: channel.layout.index,
-        directoryName: channel.layout.directoryName,
-        objects,
-        files: channel.files.map((f, slot) => ({
-          channel: f.channel,
-          fileNumber: f.fileNumber,
-          name: f.name,
-          path: f.path,
-          totalLength: f.validLength,
-          liveLength: live[slot] as number,
-          problem: problems[slot],
-        })),
-      });
-    }
-
-    const reader = new FileReader();
-    const partial = new Storage(directory, dictionary, dictionaryBytes, channels, 0n, warnings, reader);
-    const rootObjectId = await findRootObjectId(partial, rootsCandidates, warnings);
-    return new Storage(directory, dictionary, dictionaryBytes, channels, rootObjectId, warnings, reader);
+  get channels(): readonly StorageChannel[] {
+    return this.channelStates;
   }
 
   /** Number of distinct object ids across all channels. */
   get entityCount(): number {
-    return this.channels.reduce((n, c) => n + c.objects.size, 0);
+    return this.channelStates.reduce((n, c) => n + c.objects.size, 0);
+  }
+
+  /** Runs a request against one consistent state (no update is applied while it runs). */
+  consistent<T>(fn: () => Promise<T>): Promise<T> {
+    return this.gate.read(fn);
+  }
+
+  /**
+   * Takes over what was committed since the last refresh. Concurrent calls share one run; a call
+   * made while a run is under way waits for it and then runs again (it may have missed changes).
+   */
+  async refresh(): Promise<RefreshResult> {
+    while (this.refreshing !== undefined) await this.refreshing.catch(() => undefined);
+    this.refreshing = this.update(false, {});
+    try {
+      return await this.refreshing;
+    } finally {
+      this.refreshing = undefined;
+    }
   }
 
   /**
@@ -159,15 +197,23 @@ export class Storage {
   async readEntity(objectId: bigint): Promise<StoredEntity | undefined> {
     if (this.status !== 'open') throw new StorageError('STORAGE_NOT_OPEN', 'the storage is closed');
     const kind = classifyId(objectId);
-    if (kind === 'null' || kind === 'undefined' || objectId < 0n) return undefined;
-    const channel = this.channels[channelOf(objectId, this.channels.length)];
+    if (kind === 'null' || kind === 'undefined') return undefined;
+    const channel = this.channelStates[channelOf(objectId, this.channelStates.length)];
     const location = channel?.objects.get(objectId);
     if (channel === undefined || location === undefined) return undefined;
-    const file = channel.files[location.fileSlot]!;
-    const bytes = await this.reader.read(file.path, location.offset, location.length);
+    const file = channel.slots[location.fileSlot];
+    if (file === undefined || file.removed) return undefined;
+    let bytes: Buffer;
+    try {
+      bytes = await this.reader.read(file.path, location.offset, location.length);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        throw new StorageError('STORAGE_FILE_GONE', `${file.path} was deleted while being read`, { cause: error });
+      }
+      throw error;
+    }
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const storedId = view.getBigInt64(16, true);
-    if (storedId !== objectId || view.getBigInt64(0, true) !== BigInt(location.length)) {
+    if (view.getBigInt64(16, true) !== objectId || view.getBigInt64(0, true) !== BigInt(location.length)) {
       throw new FormatError('FORMAT_BAD_RECORD', `record of object ${objectId} changed since it was indexed`, {
         file: file.path,
         offset: location.offset,
@@ -186,4 +232,307 @@ export class Storage {
     this.status = 'closed';
     await this.reader.close();
   }
+
+  private async load(options: OpenOptions): Promise<void> {
+    const result = await this.update(true, options);
+    if (result.deferred !== undefined) throw new StorageError('STORAGE_INCONSISTENT', result.deferred);
+  }
+
+  private warn(message: string): void {
+    if (this.seenWarnings.has(message)) return;
+    this.seenWarnings.add(message);
+    this.warnings.push(message);
+  }
+
+  private async update(initial: boolean, options: OpenOptions): Promise<RefreshResult> {
+    const layout = await scanStorageDirectory(this.directory);
+    for (const w of layout.warnings) this.warn(w);
+
+    const dictionary = await this.readDictionary(layout, initial);
+    if (typeof dictionary === 'string') return { changed: false, deferred: dictionary };
+
+    const aggregates = await this.readLogs(layout);
+    const valid = resolveValidLengths(layout, aggregates);
+    for (const w of valid.warnings) this.warn(w);
+
+    const channels = this.channelStates.length === layout.channels.length ? this.channelStates : undefined;
+    const rebuild = channels === undefined || valid.channels.some((c, i) => needsRebuild(channels[i]!, c.files));
+    const targets = rebuild
+      ? layout.channels.map((c) => new ChannelState(c.index, c.directoryName))
+      : (channels as ChannelState[]);
+
+    const jobs = this.planScans(targets, valid.channels.map((c) => c.files));
+    const removed = rebuild ? [] : this.removedFiles(targets, valid.channels.map((c) => c.files));
+    if (!rebuild && jobs.length === 0 && removed.length === 0 && dictionary === undefined) {
+      return { changed: false };
+    }
+
+    const rootsTypeId = (dictionary?.parsed ?? this.dictionary).currentByName.get(ROOTS_TYPE_NAME)?.typeId;
+    if (rebuild) this.rootsCandidates = new Set<bigint>();
+    const apply = async (): Promise<void> => {
+      if (dictionary !== undefined) {
+        this.dictionary = dictionary.parsed;
+        this.dictionaryBytes = dictionary.bytes;
+        this.dictionaryStamp = dictionary.stamp;
+      }
+      // Records first: housekeeping copies live records to the head file before deleting a file.
+      for (const job of jobs) this.applyJob(job, rootsTypeId);
+      for (const file of removed) this.removeFile(targets[file.channel]!, file);
+      if (rebuild) {
+        for (const channel of targets) channel.objects.compact();
+        this.channelStates = targets;
+      }
+      for (const channel of targets) channel.invalidate();
+      const rootWarnings: string[] = [];
+      this.rootObjectId = await findRootObjectId(this, [...this.rootsCandidates], rootWarnings);
+      rootWarnings.forEach((w) => this.warn(w));
+      this.generation++;
+    };
+
+    if (initial) {
+      // Nobody can read yet: index straight into the tables, without holding records back.
+      await this.scanAll(jobs, targets, options, { rootsTypeId });
+      await apply();
+    } else {
+      await this.scanAll(jobs, targets, options, undefined);
+      await this.gate.write(apply);
+    }
+    return { changed: true };
+  }
+
+  /** The new dictionary if the file changed; a reason string if it is being rewritten right now. */
+  private async readDictionary(
+    layout: StorageLayout,
+    initial: boolean,
+  ): Promise<{ parsed: TypeDictionary; bytes: Buffer; stamp: string } | string | undefined> {
+    const info = await stat(layout.dictionaryPath, { bigint: true });
+    const stamp = `${info.size}:${info.mtimeNs}:${info.ino}`;
+    if (!initial && stamp === this.dictionaryStamp) return undefined;
+    const bytes = await readFile(layout.dictionaryPath);
+    let parsed: TypeDictionary;
+    try {
+      parsed = parseTypeDictionary(bytes.toString('utf8'), layout.dictionaryPath);
+    } catch (error) {
+      if (initial) throw error;
+      return `type dictionary is being rewritten (${error instanceof Error ? error.message : String(error)})`;
+    }
+    if (!initial) {
+      // Java rewrites the file in place (truncate, then write): a text missing known types is unfinished.
+      for (const id of this.dictionary.byId.keys()) {
+        if (!parsed.byId.has(id)) return `type dictionary is being rewritten (type id ${id} missing)`;
+      }
+    }
+    if (bytes.equals(this.dictionaryBytes) && !initial) {
+      this.dictionaryStamp = stamp;
+      return undefined;
+    }
+    return { parsed, bytes, stamp };
+  }
+
+  private async readLogs(layout: StorageLayout): Promise<(LogAggregate | undefined)[]> {
+    const aggregates: (LogAggregate | undefined)[] = [];
+    const readers: (ChannelLogReader | undefined)[] = [];
+    for (const channel of layout.channels) {
+      if (channel.logPath === undefined) {
+        readers.push(undefined);
+        aggregates.push(undefined);
+        continue;
+      }
+      let reader = this.logReaders[channel.index];
+      if (reader === undefined || reader.path !== channel.logPath || !(await reader.readNew(channel.logSize))) {
+        reader = new ChannelLogReader(channel.logPath);
+        await reader.readNew(channel.logSize);
+      }
+      if (reader.incompleteTailOffset !== undefined) {
+        this.warn(`${channel.logPath}: incomplete entry at offset ${reader.incompleteTailOffset} ignored (being written, or a crash tail)`);
+      }
+      readers.push(reader);
+      aggregates.push(reader.aggregate());
+    }
+    this.logReaders = readers;
+    return aggregates;
+  }
+
+  /** One scan job per file range that became valid since the last refresh, in file order. */
+  private planScans(channels: readonly ChannelState[], validFiles: readonly (readonly ValidDataFile[])[]): ScanJob[] {
+    const jobs: ScanJob[] = [];
+    channels.forEach((channel, i) => {
+      for (const file of validFiles[i] ?? []) {
+        if (file.validLength > MAX_INDEXED_FILE_SIZE) {
+          throw new StorageError('STORAGE_INCONSISTENT', `${file.path}: data files over 4 GiB are not supported`);
+        }
+        const existing = channel.fileByNumber(file.fileNumber);
+        const from = existing?.totalLength ?? 0;
+        if (existing !== undefined && file.validLength <= from) continue;
+        if (existing?.problem !== undefined) continue; // the walk of this file already stopped at damage
+        jobs.push({
+          channel,
+          target: existing ?? file,
+          from,
+          to: file.validLength,
+          records: new Uint32Array(0),
+          count: 0,
+          problem: undefined,
+        });
+      }
+    });
+    return jobs;
+  }
+
+  private removedFiles(channels: readonly ChannelState[], validFiles: readonly (readonly ValidDataFile[])[]): FileState[] {
+    const removed: FileState[] = [];
+    channels.forEach((channel, i) => {
+      const present = new Set((validFiles[i] ?? []).map((f) => f.fileNumber));
+      for (const file of channel.slots) if (!file.removed && !present.has(file.fileNumber)) removed.push(file);
+    });
+    return removed;
+  }
+
+  /**
+   * Reads the record headers of every job: straight into the index when `direct` is given (first
+   * load, nobody reads yet), else into per-job buffers that `applyJob` applies later.
+   */
+  private async scanAll(
+    jobs: ScanJob[],
+    channels: readonly ChannelState[],
+    options: OpenOptions,
+    direct: { readonly rootsTypeId: bigint | undefined } | undefined,
+  ): Promise<void> {
+    const bytesTotal = jobs.reduce((n, j) => n + (j.to - j.from), 0);
+    let bytesDone = 0;
+    let filesDone = 0;
+    for (const job of jobs) {
+      const path = job.target.path;
+      if (direct !== undefined) {
+        const fileState = this.fileStateFor(job);
+        const channel = job.channel;
+        const rootsTypeId = direct.rootsTypeId;
+        const result = await scanRecords(path, job.from, job.to, (offset, length, tidLow, tidHigh, idLow, idHigh) => {
+          this.indexRecord(channel, fileState, offset, length, tidLow, tidHigh, idLow, idHigh, rootsTypeId);
+        });
+        this.noteScanProblem(fileState, result.problem);
+        fileState.totalLength = job.to;
+        job.count = -1; // applied
+      } else {
+        let records = new Uint32Array(1024 * 6);
+        let count = 0;
+        const result = await scanRecords(path, job.from, job.to, (offset, length, tidLow, tidHigh, idLow, idHigh) => {
+          if ((count + 1) * 6 > records.length) {
+            const bigger = new Uint32Array(records.length * 2);
+            bigger.set(records);
+            records = bigger;
+          }
+          const b = count * 6;
+          records[b] = offset;
+          records[b + 1] = length;
+          records[b + 2] = tidLow;
+          records[b + 3] = tidHigh;
+          records[b + 4] = idLow;
+          records[b + 5] = idHigh;
+          count++;
+        });
+        job.records = records;
+        job.count = count;
+        job.problem = result.problem === undefined ? undefined : `offset ${result.problem.offset}: ${result.problem.message}`;
+      }
+      bytesDone += job.to - job.from;
+      filesDone++;
+      options.onProgress?.({
+        filesDone,
+        filesTotal: jobs.length,
+        bytesDone,
+        bytesTotal,
+        entities: channels.reduce((n, c) => n + c.objects.size, 0),
+      });
+    }
+  }
+
+  private applyJob(job: ScanJob, rootsTypeId: bigint | undefined): void {
+    if (job.count < 0) return; // indexed while scanning
+    const fileState = this.fileStateFor(job);
+    const records = job.records;
+    for (let i = 0; i < job.count; i++) {
+      const b = i * 6;
+      this.indexRecord(
+        job.channel,
+        fileState,
+        records[b] as number,
+        records[b + 1] as number,
+        records[b + 2] as number,
+        records[b + 3] as number,
+        records[b + 4] as number,
+        records[b + 5] as number,
+        rootsTypeId,
+      );
+    }
+    fileState.totalLength = job.to;
+    if (job.problem !== undefined) this.noteScanProblem(fileState, { offset: 0, message: job.problem }, true);
+    job.count = -1;
+  }
+
+  private fileStateFor(job: ScanJob): FileState {
+    if ('slot' in job.target) return job.target;
+    const file = job.target;
+    const state: FileState = {
+      slot: job.channel.slots.length,
+      channel: job.channel.index,
+      fileNumber: file.fileNumber,
+      name: file.name,
+      path: file.path,
+      totalLength: 0,
+      liveLength: 0,
+      problem: undefined,
+      removed: false,
+    };
+    job.channel.slots.push(state);
+    (job as { target: FileState | ValidDataFile }).target = state;
+    return state;
+  }
+
+  private indexRecord(
+    channel: ChannelState,
+    file: FileState,
+    offset: number,
+    length: number,
+    tidLow: number,
+    tidHigh: number,
+    idLow: number,
+    idHigh: number,
+    rootsTypeId: bigint | undefined,
+  ): void {
+    const previous = channel.objects.set(idLow, idHigh, file.slot, offset, length);
+    if (previous >= 0) {
+      const old = channel.slots[previous];
+      if (old !== undefined) old.liveLength -= channel.objects.replacedLength;
+    }
+    file.liveLength += length;
+    if (rootsTypeId !== undefined && tidHigh === Number(rootsTypeId >> 32n) && tidLow === Number(rootsTypeId & 0xffffffffn)) {
+      this.rootsCandidates.add(joinId(idLow, idHigh));
+    }
+  }
+
+  private noteScanProblem(file: FileState, problem: { offset: number; message: string } | undefined, preformatted = false): void {
+    if (problem === undefined) return;
+    file.problem = preformatted ? problem.message : `offset ${problem.offset}: ${problem.message}`;
+    this.warn(`${file.path}: ${file.problem}; the rest of this file is not indexed`);
+  }
+
+  private removeFile(channel: ChannelState, file: FileState): void {
+    file.removed = true;
+    if (file.liveLength > 0) {
+      // Objects whose latest record was in a deleted file were not copied elsewhere first.
+      const lost = channel.objects.removeWhere((slot) => slot === file.slot);
+      this.warn(`${file.path} was deleted while ${lost} objects had their latest record in it; they are gone`);
+    }
+    void this.reader.forget(file.path);
+  }
+}
+
+/** A committed range shrank or the log was replaced: start the channel over. */
+function needsRebuild(channel: ChannelState, files: readonly ValidDataFile[]): boolean {
+  for (const file of files) {
+    const existing = channel.fileByNumber(file.fileNumber);
+    if (existing !== undefined && file.validLength < existing.totalLength) return true;
+  }
+  return false;
 }

@@ -1,6 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { StorageError } from '../errors.js';
-import { aggregateTransactionLog, parseTransactionLog, type LogAggregate } from '../format/transaction-log.js';
+import type { LogAggregate } from '../format/transaction-log.js';
 import type { ChannelLayout, DataFileRef, StorageLayout } from './storage-dir.js';
 
 /**
@@ -26,16 +25,12 @@ export interface ValidStorage {
   readonly warnings: readonly string[];
 }
 
-interface ChannelLog {
-  readonly aggregate: LogAggregate | undefined;
-  readonly hasEntries: boolean;
-}
-
-export async function resolveValidLengths(layout: StorageLayout): Promise<ValidStorage> {
+/**
+ * @param logs per channel: the aggregate of its log, or undefined when the channel has no log
+ *   or an empty one.
+ */
+export function resolveValidLengths(layout: StorageLayout, logs: readonly (LogAggregate | undefined)[]): ValidStorage {
   const warnings: string[] = [];
-  const logs: ChannelLog[] = [];
-  for (const channel of layout.channels) logs.push(await readChannelLog(channel, warnings));
-
   const withLog = layout.channels.filter((c) => c.logPath !== undefined).length;
   if (withLog !== 0 && withLog !== layout.channels.length) {
     throw new StorageError(
@@ -44,30 +39,15 @@ export async function resolveValidLengths(layout: StorageLayout): Promise<ValidS
     );
   }
   const consistentTimestamp = findConsistentTimestamp(logs, layout.directory);
-
-  const channels = layout.channels.map((channel, i) => {
-    const log = logs[i] as ChannelLog;
-    return { layout: channel, files: validateChannelFiles(channel, log, consistentTimestamp, warnings) };
-  });
+  const channels = layout.channels.map((channel, i) => ({
+    layout: channel,
+    files: validateChannelFiles(channel, logs[i], consistentTimestamp, warnings),
+  }));
   return { channels, warnings };
 }
 
-async function readChannelLog(channel: ChannelLayout, warnings: string[]): Promise<ChannelLog> {
-  if (channel.logPath === undefined) return { aggregate: undefined, hasEntries: false };
-  const bytes = await readFile(channel.logPath);
-  const parsed = parseTransactionLog(bytes, channel.logPath);
-  if (parsed.incompleteTailOffset !== undefined) {
-    warnings.push(
-      `${channel.logPath}: incomplete entry at offset ${parsed.incompleteTailOffset} ignored (a crash tail; Java 4.1 would hang on it)`,
-    );
-  }
-  if (parsed.entries.length === 0) return { aggregate: undefined, hasEntries: false };
-  return { aggregate: aggregateTransactionLog(parsed.entries, channel.logPath), hasEntries: true };
-}
-
 /** The store timestamp that every channel has reached (§6.5 step 3); 0 when there are no logs. */
-function findConsistentTimestamp(logs: readonly ChannelLog[], directory: string): bigint {
-  const aggregates = logs.map((l) => l.aggregate);
+function findConsistentTimestamp(aggregates: readonly (LogAggregate | undefined)[], directory: string): bigint {
   const first = aggregates[0];
   if (first === undefined || aggregates.some((a) => a === undefined)) return 0n;
   const fits = (ts: bigint): boolean =>
@@ -79,13 +59,12 @@ function findConsistentTimestamp(logs: readonly ChannelLog[], directory: string)
 
 function validateChannelFiles(
   channel: ChannelLayout,
-  log: ChannelLog,
+  aggregate: LogAggregate | undefined,
   consistentTimestamp: bigint,
   warnings: string[],
 ): ValidDataFile[] {
   const files = channel.dataFiles;
   const head = files[files.length - 1];
-  const aggregate = log.aggregate;
   if (aggregate === undefined) {
     return files.map((f) => ({ ...f, validLength: f.size, loggedAsDeleted: false }));
   }
@@ -101,17 +80,20 @@ function validateChannelFiles(
     const logged = aggregate.files.get(file.fileNumber);
     const isHead = file === head;
     if (logged === undefined) {
+      // An empty highest file that the log does not know yet is normal (Java logs it at startup);
+      // a file being created right now looks the same to a follower.
       if (!(isHead && file.size === 0)) {
         warnings.push(`${file.path}: not in the transaction log (Java refuses to start); read at its full size`);
       }
-      return { ...file, validLength: file.size, loggedAsDeleted: false };
+      return { ...file, validLength: isHead ? 0 : file.size, loggedAsDeleted: false };
     }
-    if (!isHead) {
+    if (file.fileNumber !== aggregate.headFileNumber) {
       if (logged.length !== file.size) {
         warnings.push(`${file.path}: ${file.size} bytes on disk but ${logged.length} logged (Java refuses to start)`);
       }
       return { ...file, validLength: Math.min(file.size, logged.length), loggedAsDeleted: logged.deleted };
     }
+    // The log's head file: its committed length depends on the store all channels have reached.
     let validLength: number;
     if (aggregate.headLatestTimestamp === consistentTimestamp) validLength = aggregate.headLatestLength;
     else if (aggregate.headLastConsistentTimestamp === consistentTimestamp) validLength = aggregate.headLastConsistentLength;
@@ -121,14 +103,8 @@ function validateChannelFiles(
         `${channel.directory}: inconsistent last timestamps in last file of channel ${channel.index}`,
       );
     }
-    if (file.fileNumber !== aggregate.headFileNumber) {
-      // The head on disk is not the head of the log: the log's head length belongs to another file.
-      validLength = logged.length;
-    }
     if (validLength > file.size) {
-      warnings.push(
-        `${file.path}: ${file.size} bytes on disk but the transaction log commits ${validLength}; the missing tail is lost`,
-      );
+      warnings.push(`${file.path}: ${file.size} bytes on disk but the transaction log commits ${validLength}; the missing tail is lost`);
       validLength = file.size;
     }
     return { ...file, validLength, loggedAsDeleted: logged.deleted };

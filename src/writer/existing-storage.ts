@@ -6,6 +6,7 @@ import { scanRecords } from '../storage/record-scan.js';
 import { scanStorageDirectory, type StorageLayout } from '../storage/storage-dir.js';
 import { Storage, type StoredEntity } from '../storage/storage.js';
 import { joinId } from '../storage/object-index.js';
+import { readLogAggregates } from '../storage/log-reader.js';
 import { resolveValidLengths } from '../storage/valid-lengths.js';
 import { FIRST_OBJECT_ID } from './builtins.js';
 import { creationEntry, truncationEntry } from './log-entries.js';
@@ -110,7 +111,7 @@ export async function readExistingStorage(directory: string, options: ReadExisti
  * the log does not know gets its creation entry, as Java's startup does.
  */
 async function resolveHeads(layout: StorageLayout, repair: boolean, clock: StoreClock, repairs: string[]): Promise<ChannelHead[]> {
-  const valid = await resolveValidLengths(layout);
+  const valid = resolveValidLengths(layout, await readLogAggregates(layout));
   if (valid.warnings.length > 0) throw refuse(layout.directory, valid.warnings);
   return valid.channels.map((channel) => {
     const logPath = channel.layout.logPath!;

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { UsageError } from '../../errors.js';
 import { buildApp } from '../../http/app.js';
+import { DEFAULT_POLL_INTERVAL_MS, StorageFollower } from '../../storage/follow.js';
 import { Storage, type OpenProgress } from '../../storage/storage.js';
 import type { CommandIo } from '../io.js';
 
@@ -13,6 +14,8 @@ Options:
   --port <n>         port to listen on (default 4567)
   --host <address>   interface to listen on (default 127.0.0.1)
   --instance <name>  instance name, the first path segment (default microstream)
+  --no-follow        serve the state at startup; do not follow later commits
+  --poll-interval <ms>  how often to look for changes besides file system events (default 500)
   --quiet            no request log
   -h, --help         this text
 `;
@@ -23,6 +26,8 @@ export interface ServeOptions {
   readonly host: string;
   readonly instance: string;
   readonly quiet: boolean;
+  readonly follow: boolean;
+  readonly pollIntervalMs: number;
 }
 
 export function parseServeArgs(args: string[]): ServeOptions | 'help' {
@@ -36,6 +41,8 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
         host: { type: 'string', default: '127.0.0.1' },
         instance: { type: 'string', default: 'microstream' },
         quiet: { type: 'boolean', default: false },
+        'no-follow': { type: 'boolean', default: false },
+        'poll-interval': { type: 'string', default: String(DEFAULT_POLL_INTERVAL_MS) },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -48,7 +55,19 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
   const port = Number(values.port);
   if (!/^\d+$/.test(values.port) || port > 65535) throw new UsageError(`invalid --port "${values.port}"`);
   if (!/^[^/\s?#;]+$/.test(values.instance)) throw new UsageError(`invalid --instance "${values.instance}"`);
-  return { directory: positionals[0] as string, port, host: values.host, instance: values.instance, quiet: values.quiet };
+  const pollIntervalMs = Number(values['poll-interval']);
+  if (!/^\d+$/.test(values['poll-interval']) || pollIntervalMs < 10) {
+    throw new UsageError(`invalid --poll-interval "${values['poll-interval']}" (milliseconds, at least 10)`);
+  }
+  return {
+    directory: positionals[0] as string,
+    port,
+    host: values.host,
+    instance: values.instance,
+    quiet: values.quiet,
+    follow: !values['no-follow'],
+    pollIntervalMs,
+  };
 }
 
 export async function run(args: string[], io: CommandIo): Promise<void> {
@@ -67,11 +86,22 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
   );
   for (const warning of storage.warnings) io.stderr.write(`storage-inspector: warning: ${warning}\n`);
 
+  const follower = options.follow
+    ? new StorageFollower(storage, {
+        pollIntervalMs: options.pollIntervalMs,
+        onRefresh: (event) => {
+          if (event.kind === 'changed') app.log.info({ generation: event.generation, ms: event.ms }, 'storage changed');
+          else if (event.kind === 'failed') app.log.warn({ err: event.error }, 'refresh failed; serving the previous state');
+        },
+      })
+    : undefined;
   const app = buildApp(storage, {
     instance: options.instance,
     logger: options.quiet ? false : { level: 'info' },
+    ...(follower === undefined ? {} : { catchUp: () => follower.refreshNow() }),
   });
   const close = async (): Promise<void> => {
+    await follower?.stop();
     await app.close();
     await storage.close();
   };
@@ -81,6 +111,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     });
   }
   await app.listen({ host: options.host, port: options.port });
+  follower?.start();
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : options.port;
   io.stderr.write(`storage-inspector: serving ${options.directory} at http://${hostForUrl(options.host)}:${port}/${options.instance}/root\n`);

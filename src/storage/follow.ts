@@ -1,0 +1,117 @@
+import { watch, type FSWatcher } from 'node:fs';
+import { join } from 'node:path';
+import type { RefreshResult, Storage } from './storage.js';
+
+/**
+ * Keeps a Storage up to date with a directory that a running Java application writes: file
+ * system events trigger a refresh at once, and a polling timer catches whatever events miss
+ * (network file systems, new channel directories, editors that replace files).
+ */
+
+export interface FollowOptions {
+  /** Polling interval in milliseconds (also the upper bound of the reaction time). */
+  readonly pollIntervalMs?: number;
+  /** Reports each refresh that changed something, or failed. */
+  readonly onRefresh?: (event: FollowEvent) => void;
+}
+
+export type FollowEvent =
+  | { readonly kind: 'changed'; readonly generation: number; readonly ms: number }
+  | { readonly kind: 'deferred'; readonly reason: string }
+  | { readonly kind: 'failed'; readonly error: unknown };
+
+export const DEFAULT_POLL_INTERVAL_MS = 500;
+const EVENT_DEBOUNCE_MS = 15;
+
+export class StorageFollower {
+  private readonly watchers = new Map<string, FSWatcher>();
+  private timer: NodeJS.Timeout | undefined;
+  private debounce: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly options: FollowOptions = {},
+  ) {}
+
+  start(): void {
+    this.watchDirectories();
+    this.schedulePoll();
+  }
+
+  /**
+   * Refreshes now and resolves when done; the refresh starts after any one under way, so it sees
+   * every change made before the call.
+   */
+  async refreshNow(): Promise<void> {
+    if (this.stopped) return;
+    const run = this.runOnce();
+    this.running = run;
+    await run;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    if (this.debounce !== undefined) clearTimeout(this.debounce);
+    for (const w of this.watchers.values()) w.close();
+    this.watchers.clear();
+    await this.running;
+  }
+
+  private async runOnce(): Promise<void> {
+    const started = Date.now();
+    let result: RefreshResult;
+    try {
+      result = await this.storage.refresh();
+    } catch (error) {
+      this.options.onRefresh?.({ kind: 'failed', error });
+      return;
+    }
+    if (result.deferred !== undefined) {
+      this.options.onRefresh?.({ kind: 'deferred', reason: result.deferred });
+      // Something is being written right now: look again soon.
+      this.trigger(EVENT_DEBOUNCE_MS * 4);
+    } else if (result.changed) {
+      this.options.onRefresh?.({ kind: 'changed', generation: this.storage.generation, ms: Date.now() - started });
+      this.watchDirectories();
+    }
+  }
+
+  private trigger(delay = EVENT_DEBOUNCE_MS): void {
+    if (this.stopped || this.debounce !== undefined) return;
+    this.debounce = setTimeout(() => {
+      this.debounce = undefined;
+      void this.refreshNow();
+    }, delay);
+    this.debounce.unref();
+  }
+
+  private schedulePoll(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      void this.refreshNow().finally(() => this.schedulePoll());
+    }, this.options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  /** Watches the storage directory and every channel directory (idempotent). */
+  private watchDirectories(): void {
+    if (this.stopped) return;
+    const wanted = [this.storage.directory, ...this.storage.channels.map((c) => join(this.storage.directory, c.directoryName))];
+    for (const dir of wanted) {
+      if (this.watchers.has(dir)) continue;
+      try {
+        const watcher = watch(dir, { persistent: false }, () => this.trigger());
+        watcher.on('error', () => {
+          watcher.close();
+          this.watchers.delete(dir);
+        });
+        this.watchers.set(dir, watcher);
+      } catch {
+        // No events for this directory (e.g. inotify limits): polling still covers it.
+      }
+    }
+  }
+}

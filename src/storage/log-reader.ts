@@ -1,0 +1,82 @@
+import { open } from 'node:fs/promises';
+import { LogAggregator, parseTransactionLog, type LogAggregate } from '../format/transaction-log.js';
+import type { StorageLayout } from './storage-dir.js';
+
+/**
+ * Reads a channel's transaction log incrementally: each call parses only the bytes appended
+ * since the last one and feeds the entries to an aggregator. An entry cut short by the end of
+ * the file (being written, or a crash tail) is left for the next call.
+ */
+export class ChannelLogReader {
+  private readonly aggregator: LogAggregator;
+  private consumed = 0;
+  private tail: number | undefined;
+
+  constructor(readonly path: string) {
+    this.aggregator = new LogAggregator(path);
+  }
+
+  /** Offset of an incomplete last entry, if the log currently ends with one. */
+  get incompleteTailOffset(): number | undefined {
+    return this.tail;
+  }
+
+  /** Bytes of the log that have been parsed. */
+  get offset(): number {
+    return this.consumed;
+  }
+
+  /** The aggregate of all entries read so far; undefined while the log has no entries. */
+  aggregate(): LogAggregate | undefined {
+    return this.aggregator.entryCount === 0 ? undefined : this.aggregator.snapshot();
+  }
+
+  /**
+   * Reads entries appended since the last call. Returns false if the log is now shorter than what
+   * was already read (replaced or truncated): the caller must start over with a new reader.
+   */
+  async readNew(size: number): Promise<boolean> {
+    if (size < this.consumed) return false;
+    if (size === this.consumed) {
+      this.tail = undefined;
+      return true;
+    }
+    const handle = await open(this.path, 'r');
+    let bytes: Buffer;
+    try {
+      bytes = Buffer.allocUnsafe(size - this.consumed);
+      let done = 0;
+      while (done < bytes.length) {
+        const { bytesRead } = await handle.read(bytes, done, bytes.length - done, this.consumed + done);
+        if (bytesRead === 0) break;
+        done += bytesRead;
+      }
+      bytes = bytes.subarray(0, done);
+    } finally {
+      await handle.close();
+    }
+    const parsed = parseTransactionLog(bytes, this.path, this.consumed);
+    for (const entry of parsed.entries) this.aggregator.apply(entry);
+    const last = parsed.entries[parsed.entries.length - 1];
+    if (last !== undefined) this.consumed = last.offset + ENTRY_LENGTHS[last.type];
+    this.tail = parsed.incompleteTailOffset;
+    return true;
+  }
+}
+
+const ENTRY_LENGTHS = { creation: 26, store: 18, transfer: 34, truncation: 34, deletion: 26 } as const;
+
+/** Reads every channel's whole log once (channels without a log, or with an empty one, give undefined). */
+export async function readLogAggregates(layout: StorageLayout): Promise<(LogAggregate | undefined)[]> {
+  const aggregates: (LogAggregate | undefined)[] = [];
+  for (const channel of layout.channels) {
+    if (channel.logPath === undefined) {
+      aggregates.push(undefined);
+      continue;
+    }
+    const reader = new ChannelLogReader(channel.logPath);
+    await reader.readNew(channel.logSize);
+    aggregates.push(reader.aggregate());
+  }
+  return aggregates;
+}
