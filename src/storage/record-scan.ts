@@ -1,12 +1,16 @@
 import { open } from 'node:fs/promises';
-import { RECORD_HEADER_SIZE, recordStep } from '../format/entity-record.js';
 
 /**
  * Streams one data file with large sequential reads and reports every entity record header up to
- * the file's valid length. Only headers are looked at; record bodies are skipped.
+ * the file's valid length (storage-format.md §5.3). Only headers are looked at; record bodies are
+ * skipped. The walk over a chunk is a synchronous loop without allocations: this is the hot path
+ * of opening a storage with tens of millions of records.
  */
 
-/** Receives one record header; ids come as 32-bit halves so that no bigint is allocated per record. */
+/**
+ * Receives one record header; ids come as signed 32-bit halves so that no bigint (or heap number)
+ * is allocated per record.
+ */
 export type RecordVisitor = (
   offset: number,
   length: number,
@@ -27,63 +31,96 @@ export interface ScanResult {
   readonly problem: ScanProblem | undefined;
 }
 
-const CHUNK_SIZE = 4 * 1024 * 1024;
+const HEADER = 24;
+const CHUNK = 8 * 1024 * 1024;
+const TWO_32 = 4294967296;
 
-export async function scanRecords(
-  path: string,
-  startOffset: number,
-  validLength: number,
-  onRecord: RecordVisitor,
-): Promise<ScanResult> {
+let sharedChunks: [Buffer, Buffer] | undefined;
+
+/** Two read buffers for all scans (scans run one after another): one is read while the other is walked. */
+function chunkBuffers(): [Buffer, Buffer] {
+  sharedChunks ??= [Buffer.allocUnsafeSlow(CHUNK), Buffer.allocUnsafeSlow(CHUNK)];
+  return sharedChunks;
+}
+
+/**
+ * Walks the records of `[startOffset, validLength)`. Chunks are read ahead while the previous one
+ * is walked, and consecutive chunks overlap by one header so that every header a chunk owns lies
+ * completely inside it.
+ */
+export async function scanRecords(path: string, startOffset: number, validLength: number, onRecord: RecordVisitor): Promise<ScanResult> {
   const handle = await open(path, 'r');
+  const readChunk = async (buffer: Buffer, from: number): Promise<number> => {
+    const want = Math.min(buffer.length, validLength - from);
+    let fill = 0;
+    while (fill < want) {
+      const { bytesRead } = await handle.read(buffer, fill, want - fill, from + fill);
+      if (bytesRead === 0) break;
+      fill += bytesRead;
+    }
+    return fill;
+  };
   try {
-    const chunk = Buffer.allocUnsafe(Math.min(CHUNK_SIZE, Math.max(validLength - startOffset, RECORD_HEADER_SIZE)));
-    let chunkStart = 0; // file offset of chunk[0]
-    let chunkFill = 0;
-    let pos = startOffset;
+    const buffers = chunkBuffers();
+    const views = buffers.map((b) => new DataView(b.buffer, b.byteOffset, b.byteLength));
     let records = 0;
-    const view = new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    const ensure = async (need: number): Promise<boolean> => {
-      // Make [pos, pos + need) available in the chunk.
-      if (pos >= chunkStart && pos + need <= chunkStart + chunkFill) return true;
-      chunkStart = pos;
-      const want = Math.min(chunk.length, validLength - pos);
-      chunkFill = 0;
-      while (chunkFill < want) {
-        const { bytesRead } = await handle.read(chunk, chunkFill, want - chunkFill, chunkStart + chunkFill);
-        if (bytesRead === 0) break;
-        chunkFill += bytesRead;
-      }
-      return chunkFill >= need;
-    };
+    let pos = startOffset;
+    let chunkStart = startOffset;
+    let which = 0;
+    let pending = startOffset < validLength ? readChunk(buffers[0], startOffset) : Promise.resolve(0);
     while (pos < validLength) {
-      if (validLength - pos < 8 || !(await ensure(8))) {
-        return { records, problem: { offset: pos, message: `${validLength - pos} trailing bytes are too short for a record length` } };
+      const fill = await pending;
+      const chunkEnd = chunkStart + fill;
+      if (chunkEnd < validLength && fill < Math.min(CHUNK, validLength - chunkStart)) {
+        return { records, problem: { offset: chunkEnd, message: `file ends at ${chunkEnd}, before its committed length ${validLength}` } };
       }
-      const step = recordStep(view, pos - chunkStart);
-      if (step.kind === 'invalid') return { records, problem: { offset: pos, message: step.reason } };
-      if (pos + step.length > validLength) {
-        return {
-          records,
-          problem: { offset: pos, message: `${step.kind} of ${step.length} bytes runs past the valid length ${validLength}` },
-        };
-      }
-      if (step.kind === 'record') {
-        if (!(await ensure(RECORD_HEADER_SIZE))) {
-          return { records, problem: { offset: pos, message: 'file ends inside a record header' } };
+      const last = chunkEnd >= validLength;
+      // Headers starting before `owned` are walked here; the next chunk starts one header earlier.
+      const owned = last ? validLength : chunkEnd - HEADER;
+      const nextStart = owned;
+      if (!last) pending = readChunk(buffers[1 - which]!, nextStart);
+      const view = views[which]!;
+      while (pos < owned) {
+        if (validLength - pos < 8) {
+          return { records, problem: { offset: pos, message: `${validLength - pos} trailing bytes are too short for a record length` } };
         }
         const at = pos - chunkStart;
-        onRecord(
-          pos,
-          step.length,
-          view.getUint32(at + 8, true),
-          view.getUint32(at + 12, true),
-          view.getUint32(at + 16, true),
-          view.getUint32(at + 20, true),
-        );
-        records++;
+        const low = view.getUint32(at, true);
+        const high = view.getInt32(at + 4, true);
+        if (high === 0 && low >= HEADER) {
+          if (pos + low > validLength) {
+            return { records, problem: { offset: pos, message: `record of ${low} bytes runs past the valid length ${validLength}` } };
+          }
+          // Signed reads: small integers stay unboxed on their way through the callback.
+          onRecord(pos, low, view.getInt32(at + 8, true), view.getInt32(at + 12, true), view.getInt32(at + 16, true), view.getInt32(at + 20, true));
+          records++;
+          pos += low;
+        } else if (high < 0) {
+          const gap = -(high * TWO_32 + low);
+          if (gap < 8) return { records, problem: { offset: pos, message: `gap length ${gap} is shorter than its length field` } };
+          if (pos + gap > validLength) {
+            return { records, problem: { offset: pos, message: `gap of ${gap} bytes runs past the valid length ${validLength}` } };
+          }
+          pos += gap;
+        } else if (high === 0 && low === 0) {
+          return { records, problem: { offset: pos, message: 'zero length data item' } };
+        } else if (high === 0) {
+          return { records, problem: { offset: pos, message: `record length ${low} is shorter than its header` } };
+        } else {
+          return { records, problem: { offset: pos, message: `record length ${high * TWO_32 + low} is implausible` } };
+        }
       }
-      pos += step.length;
+      if (last) break;
+      // A record body may span several chunks: skip reading what lies wholly before `pos`.
+      if (pos >= nextStart + CHUNK) {
+        await pending;
+        chunkStart = pos;
+        which = 0;
+        pending = readChunk(buffers[0], pos);
+      } else {
+        chunkStart = nextStart;
+        which = 1 - which;
+      }
     }
     return { records, problem: undefined };
   } finally {

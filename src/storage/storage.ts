@@ -26,6 +26,8 @@ import { resolveValidLengths, type ValidDataFile } from './valid-lengths.js';
 
 /** Offsets and lengths live in 32 bits in the index (Java's default file size limit is 8 MiB). */
 const MAX_INDEXED_FILE_SIZE = 0xffffffff;
+/** How much of a channel's first file is walked to estimate how many records the channel holds. */
+const DENSITY_SAMPLE_BYTES = 1024 * 1024;
 
 export interface StorageFile {
   readonly channel: number;
@@ -46,6 +48,8 @@ export interface StorageChannel {
   /** Oldest to head file. */
   readonly files: readonly StorageFile[];
   readonly objects: ObjectIndex;
+  /** The file behind a file slot of the object index (undefined once deleted). */
+  fileAt(slot: number): StorageFile | undefined;
 }
 
 /** The latest stored record of one object. */
@@ -94,13 +98,16 @@ interface FileState {
 
 class ChannelState implements StorageChannel {
   readonly slots: FileState[] = [];
-  objects = new ObjectIndex();
+  readonly objects: ObjectIndex;
   private sorted: StorageFile[] | undefined;
 
   constructor(
     readonly index: number,
     readonly directoryName: string,
-  ) {}
+    channelCount: number,
+  ) {
+    this.objects = new ObjectIndex(Math.log2(channelCount));
+  }
 
   get files(): readonly StorageFile[] {
     this.sorted ??= this.slots
@@ -108,6 +115,11 @@ class ChannelState implements StorageChannel {
       .sort((a, b) => (a.fileNumber < b.fileNumber ? -1 : a.fileNumber > b.fileNumber ? 1 : 0))
       .map((f) => ({ ...f }));
     return this.sorted;
+  }
+
+  fileAt(slot: number): StorageFile | undefined {
+    const file = this.slots[slot];
+    return file === undefined || file.removed ? undefined : { ...file };
   }
 
   fileByNumber(fileNumber: bigint): FileState | undefined {
@@ -258,7 +270,7 @@ export class Storage {
     const channels = this.channelStates.length === layout.channels.length ? this.channelStates : undefined;
     const rebuild = channels === undefined || valid.channels.some((c, i) => needsRebuild(channels[i]!, c.files));
     const targets = rebuild
-      ? layout.channels.map((c) => new ChannelState(c.index, c.directoryName))
+      ? layout.channels.map((c) => new ChannelState(c.index, c.directoryName, layout.channels.length))
       : (channels as ChannelState[]);
 
     const jobs = this.planScans(targets, valid.channels.map((c) => c.files));
@@ -267,7 +279,7 @@ export class Storage {
       return { changed: false };
     }
 
-    const rootsTypeId = (dictionary?.parsed ?? this.dictionary).currentByName.get(ROOTS_TYPE_NAME)?.typeId;
+    const rootsTypeId = splitTypeId((dictionary?.parsed ?? this.dictionary).currentByName.get(ROOTS_TYPE_NAME)?.typeId);
     if (rebuild) this.rootsCandidates = new Set<bigint>();
     const apply = async (): Promise<void> => {
       if (dictionary !== undefined) {
@@ -396,11 +408,25 @@ export class Storage {
     jobs: ScanJob[],
     channels: readonly ChannelState[],
     options: OpenOptions,
-    direct: { readonly rootsTypeId: bigint | undefined } | undefined,
+    direct: { readonly rootsTypeId: SplitId } | undefined,
   ): Promise<void> {
     const bytesTotal = jobs.reduce((n, j) => n + (j.to - j.from), 0);
     let bytesDone = 0;
     let filesDone = 0;
+    // Bytes to index per channel, to size each channel's index from its first file's record density.
+    const pendingBytes = new Map<ChannelState, number>();
+    for (const job of jobs) pendingBytes.set(job.channel, (pendingBytes.get(job.channel) ?? 0) + (job.to - job.from));
+    if (direct !== undefined) {
+      // Size each index once, from the record density of the start of the channel's first file,
+      // instead of growing it table by table (each growth rehashes everything).
+      for (const [channel, bytes] of pendingBytes) {
+        const first = jobs.find((j) => j.channel === channel && j.to > j.from);
+        if (first === undefined) continue;
+        const sample = Math.min(first.to - first.from, DENSITY_SAMPLE_BYTES);
+        const { records } = await scanRecords(first.target.path, first.from, first.from + sample, () => undefined);
+        channel.objects.reserve(Math.ceil(((records + 1) / sample) * bytes * 1.02));
+      }
+    }
     for (const job of jobs) {
       const path = job.target.path;
       if (direct !== undefined) {
@@ -447,7 +473,7 @@ export class Storage {
     }
   }
 
-  private applyJob(job: ScanJob, rootsTypeId: bigint | undefined): void {
+  private applyJob(job: ScanJob, rootsTypeId: SplitId): void {
     if (job.count < 0) return; // indexed while scanning
     const fileState = this.fileStateFor(job);
     const records = job.records;
@@ -498,7 +524,7 @@ export class Storage {
     tidHigh: number,
     idLow: number,
     idHigh: number,
-    rootsTypeId: bigint | undefined,
+    rootsType: SplitId,
   ): void {
     const previous = channel.objects.set(idLow, idHigh, file.slot, offset, length);
     if (previous >= 0) {
@@ -506,9 +532,7 @@ export class Storage {
       if (old !== undefined) old.liveLength -= channel.objects.replacedLength;
     }
     file.liveLength += length;
-    if (rootsTypeId !== undefined && tidHigh === Number(rootsTypeId >> 32n) && tidLow === Number(rootsTypeId & 0xffffffffn)) {
-      this.rootsCandidates.add(joinId(idLow, idHigh));
-    }
+    if (tidLow === rootsType.low && tidHigh === rootsType.high) this.rootsCandidates.add(joinId(idLow, idHigh));
   }
 
   private noteScanProblem(file: FileState, problem: { offset: number; message: string } | undefined, preformatted = false): void {
@@ -526,6 +550,17 @@ export class Storage {
     }
     void this.reader.forget(file.path);
   }
+}
+
+/** A type id as the two 32-bit halves record headers are compared with (never matches when absent). */
+interface SplitId {
+  readonly low: number;
+  readonly high: number;
+}
+
+function splitTypeId(typeId: bigint | undefined): SplitId {
+  if (typeId === undefined) return { low: -1, high: -1 };
+  return { low: Number(typeId & 0xffffffffn) | 0, high: Number(typeId >> 32n) | 0 };
 }
 
 /** A committed range shrank or the log was replaced: start the channel over. */
