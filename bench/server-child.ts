@@ -70,3 +70,5 @@ if (flags.includes('--ceiling')) {
     })}\n`,
   );
 }
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(0));
