@@ -22,6 +22,14 @@ const MIN_COMPACT_LOAD = 0.625;
  */
 const EMPTY = 0;
 
+/** The raw table of an index, to move it between threads without copying. */
+export interface IndexTable {
+  readonly words: Int32Array;
+  readonly capacity: number;
+  readonly count: number;
+  readonly idShift: number;
+}
+
 export interface EntityLocation {
   /** Index into the channel's file table. */
   readonly fileSlot: number;
@@ -144,6 +152,20 @@ export class ObjectIndex {
       this.set(old[base] as number, (old[base + 1] as number) - 1, old[base + 2] as number, old[base + 3] as number, old[base + 4] as number);
     }
     return before - this.count;
+  }
+
+  /** The table as it is (for transfer to another thread); the index must not be used afterwards. */
+  export(): IndexTable {
+    return { words: this.table, capacity: this.capacity, count: this.count, idShift: this.idShift };
+  }
+
+  /** An index over a table exported by `export()`. */
+  static fromTable(table: IndexTable): ObjectIndex {
+    const index = new ObjectIndex(table.idShift);
+    index.table = table.words;
+    index.capacity = table.capacity;
+    index.count = table.count;
+    return index;
   }
 
   /** Makes room for `expectedEntities` in one step instead of growing table by table. */

@@ -4,7 +4,9 @@ import { RECORD_HEADER_SIZE } from '../format/entity-record.js';
 import { channelOf, classifyId } from '../format/ids.js';
 import { parseTypeDictionary, type TypeDictionary } from '../format/type-dictionary.js';
 import type { LogAggregate } from '../format/transaction-log.js';
+import { indexChannel, type ChannelIndexJob, type ChannelIndexResult } from './channel-indexer.js';
 import { ConsistencyGate } from './consistency-gate.js';
+import { IndexWorker } from './index-worker-client.js';
 import { FileReader } from './file-reader.js';
 import { ChannelLogReader } from './log-reader.js';
 import { joinId, ObjectIndex } from './object-index.js';
@@ -26,8 +28,8 @@ import { resolveValidLengths, type ValidDataFile } from './valid-lengths.js';
 
 /** Offsets and lengths live in 32 bits in the index (Java's default file size limit is 8 MiB). */
 const MAX_INDEXED_FILE_SIZE = 0xffffffff;
-/** How much of a channel's first file is walked to estimate how many records the channel holds. */
-const DENSITY_SAMPLE_BYTES = 1024 * 1024;
+/** Storages from this size on are indexed with a worker thread at startup. */
+const PARALLEL_THRESHOLD_BYTES = 64 * 1024 * 1024;
 
 export interface StorageFile {
   readonly channel: number;
@@ -72,8 +74,13 @@ export interface OpenProgress {
 }
 
 export interface OpenOptions {
-  /** Called after each data file has been indexed during the first load. */
+  /** Called after each channel (or data file) has been indexed during the first load. */
   readonly onProgress?: (progress: OpenProgress) => void;
+  /**
+   * From this many bytes on, the first load indexes channels in a worker thread in parallel with
+   * the main thread (default 64 MiB; 0 always, Infinity never).
+   */
+  readonly parallelThresholdBytes?: number;
 }
 
 /** What one refresh did. */
@@ -98,7 +105,7 @@ interface FileState {
 
 class ChannelState implements StorageChannel {
   readonly slots: FileState[] = [];
-  readonly objects: ObjectIndex;
+  objects: ObjectIndex;
   private sorted: StorageFile[] | undefined;
 
   constructor(
@@ -302,11 +309,11 @@ export class Storage {
     };
 
     if (initial) {
-      // Nobody can read yet: index straight into the tables, without holding records back.
-      await this.scanAll(jobs, targets, options, { rootsTypeId });
+      // Nobody can read yet: build every channel's table in one go, in parallel when it pays.
+      await this.indexInitially(jobs, targets, rootsTypeId, options);
       await apply();
     } else {
-      await this.scanAll(jobs, targets, options, undefined);
+      await this.scanAll(jobs, options);
       await this.gate.write(apply);
     }
     return { changed: true };
@@ -400,76 +407,82 @@ export class Storage {
     return removed;
   }
 
-  /**
-   * Reads the record headers of every job: straight into the index when `direct` is given (first
-   * load, nobody reads yet), else into per-job buffers that `applyJob` applies later.
-   */
-  private async scanAll(
-    jobs: ScanJob[],
-    channels: readonly ChannelState[],
-    options: OpenOptions,
-    direct: { readonly rootsTypeId: SplitId } | undefined,
-  ): Promise<void> {
+  /** Reads the record headers of every job into its buffer; `applyJob` applies them later. */
+  private async scanAll(jobs: ScanJob[], options: OpenOptions): Promise<void> {
     const bytesTotal = jobs.reduce((n, j) => n + (j.to - j.from), 0);
     let bytesDone = 0;
     let filesDone = 0;
-    // Bytes to index per channel, to size each channel's index from its first file's record density.
-    const pendingBytes = new Map<ChannelState, number>();
-    for (const job of jobs) pendingBytes.set(job.channel, (pendingBytes.get(job.channel) ?? 0) + (job.to - job.from));
-    if (direct !== undefined) {
-      // Size each index once, from the record density of the start of the channel's first file,
-      // instead of growing it table by table (each growth rehashes everything).
-      for (const [channel, bytes] of pendingBytes) {
-        const first = jobs.find((j) => j.channel === channel && j.to > j.from);
-        if (first === undefined) continue;
-        const sample = Math.min(first.to - first.from, DENSITY_SAMPLE_BYTES);
-        const { records } = await scanRecords(first.target.path, first.from, first.from + sample, () => undefined);
-        channel.objects.reserve(Math.ceil(((records + 1) / sample) * bytes * 1.02));
-      }
-    }
     for (const job of jobs) {
-      const path = job.target.path;
-      if (direct !== undefined) {
-        const fileState = this.fileStateFor(job);
-        const channel = job.channel;
-        const rootsTypeId = direct.rootsTypeId;
-        const result = await scanRecords(path, job.from, job.to, (offset, length, tidLow, tidHigh, idLow, idHigh) => {
-          this.indexRecord(channel, fileState, offset, length, tidLow, tidHigh, idLow, idHigh, rootsTypeId);
-        });
-        this.noteScanProblem(fileState, result.problem);
-        fileState.totalLength = job.to;
-        job.count = -1; // applied
-      } else {
-        let records = new Uint32Array(1024 * 6);
-        let count = 0;
-        const result = await scanRecords(path, job.from, job.to, (offset, length, tidLow, tidHigh, idLow, idHigh) => {
-          if ((count + 1) * 6 > records.length) {
-            const bigger = new Uint32Array(records.length * 2);
-            bigger.set(records);
-            records = bigger;
-          }
-          const b = count * 6;
-          records[b] = offset;
-          records[b + 1] = length;
-          records[b + 2] = tidLow;
-          records[b + 3] = tidHigh;
-          records[b + 4] = idLow;
-          records[b + 5] = idHigh;
-          count++;
-        });
-        job.records = records;
-        job.count = count;
-        job.problem = result.problem === undefined ? undefined : `offset ${result.problem.offset}: ${result.problem.message}`;
-      }
+      let records = new Uint32Array(1024 * 6);
+      let count = 0;
+      const result = await scanRecords(job.target.path, job.from, job.to, (offset, length, tidLow, tidHigh, idLow, idHigh) => {
+        if ((count + 1) * 6 > records.length) {
+          const bigger = new Uint32Array(records.length * 2);
+          bigger.set(records);
+          records = bigger;
+        }
+        const b = count * 6;
+        records[b] = offset;
+        records[b + 1] = length;
+        records[b + 2] = tidLow;
+        records[b + 3] = tidHigh;
+        records[b + 4] = idLow;
+        records[b + 5] = idHigh;
+        count++;
+      });
+      job.records = records;
+      job.count = count;
+      job.problem = result.problem === undefined ? undefined : `offset ${result.problem.offset}: ${result.problem.message}`;
       bytesDone += job.to - job.from;
       filesDone++;
-      options.onProgress?.({
-        filesDone,
-        filesTotal: jobs.length,
-        bytesDone,
-        bytesTotal,
-        entities: channels.reduce((n, c) => n + c.objects.size, 0),
+      options.onProgress?.({ filesDone, filesTotal: jobs.length, bytesDone, bytesTotal, entities: this.entityCount });
+    }
+  }
+
+  /** First load: every channel's index built by `indexChannel`, half of the channels in a worker. */
+  private async indexInitially(jobs: ScanJob[], channels: ChannelState[], rootsType: SplitId, options: OpenOptions): Promise<void> {
+    const perChannel = channels.map((channel) => jobs.filter((j) => j.channel === channel));
+    const bytesOf = (list: ScanJob[]): number => list.reduce((n, j) => n + (j.to - j.from), 0);
+    const bytesTotal = bytesOf(jobs);
+    const parallel = channels.length > 1 && bytesTotal >= (options.parallelThresholdBytes ?? PARALLEL_THRESHOLD_BYTES);
+    const worker = parallel ? new IndexWorker() : undefined;
+    let filesDone = 0;
+    let bytesDone = 0;
+    let entities = 0;
+    const finish = (channel: ChannelState, list: ScanJob[], result: ChannelIndexResult): void => {
+      channel.objects = ObjectIndex.fromTable(result.table);
+      list.forEach((job, i) => {
+        const file = this.fileStateFor(job);
+        file.totalLength = job.to;
+        file.liveLength = result.live[i] ?? 0;
+        this.noteScanProblem(file, result.problems[i]);
+        job.count = -1;
       });
+      for (const id of result.rootsCandidates) this.rootsCandidates.add(BigInt(id));
+      filesDone += list.length;
+      bytesDone += bytesOf(list);
+      entities += channel.objects.size;
+      options.onProgress?.({ filesDone, filesTotal: jobs.length, bytesDone, bytesTotal, entities });
+    };
+    const jobFor = (i: number): ChannelIndexJob => ({
+      files: (perChannel[i] ?? []).map((j) => ({ path: j.target.path, from: j.from, to: j.to })),
+      idShift: Math.log2(channels.length),
+      rootsType,
+    });
+    // Odd channels go to the worker; the main thread takes the even ones meanwhile. Scans on one
+    // thread run one after another (they share their read buffers).
+    const onWorker = channels.map((_c, i) => worker !== undefined && i % 2 === 1);
+    const run = async (mine: boolean): Promise<void> => {
+      for (let i = 0; i < channels.length; i++) {
+        if (onWorker[i] !== mine) continue;
+        const result = mine ? await worker!.index(jobFor(i)) : await indexChannel(jobFor(i));
+        finish(channels[i]!, perChannel[i] ?? [], result);
+      }
+    };
+    try {
+      await Promise.all([run(false), run(true)]);
+    } finally {
+      await worker?.terminate();
     }
   }
 
