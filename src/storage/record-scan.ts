@@ -35,12 +35,16 @@ const HEADER = 24;
 const CHUNK = 8 * 1024 * 1024;
 const TWO_32 = 4294967296;
 
-let sharedChunks: [Buffer, Buffer] | undefined;
+/** Read buffer pairs (one is read while the other is walked), reused by scans that follow each other. */
+const idleBuffers: [Buffer, Buffer][] = [];
+const MAX_IDLE_PAIRS = 2;
 
-/** Two read buffers for all scans (scans run one after another): one is read while the other is walked. */
-function chunkBuffers(): [Buffer, Buffer] {
-  sharedChunks ??= [Buffer.allocUnsafeSlow(CHUNK), Buffer.allocUnsafeSlow(CHUNK)];
-  return sharedChunks;
+function acquireBuffers(): [Buffer, Buffer] {
+  return idleBuffers.pop() ?? [Buffer.allocUnsafeSlow(CHUNK), Buffer.allocUnsafeSlow(CHUNK)];
+}
+
+function releaseBuffers(pair: [Buffer, Buffer]): void {
+  if (idleBuffers.length < MAX_IDLE_PAIRS) idleBuffers.push(pair);
 }
 
 /**
@@ -60,14 +64,15 @@ export async function scanRecords(path: string, startOffset: number, validLength
     }
     return fill;
   };
+  const buffers = acquireBuffers();
+  let pending: Promise<number> = Promise.resolve(0);
   try {
-    const buffers = chunkBuffers();
     const views = buffers.map((b) => new DataView(b.buffer, b.byteOffset, b.byteLength));
     let records = 0;
     let pos = startOffset;
     let chunkStart = startOffset;
     let which = 0;
-    let pending = startOffset < validLength ? readChunk(buffers[0], startOffset) : Promise.resolve(0);
+    if (startOffset < validLength) pending = readChunk(buffers[0], startOffset);
     while (pos < validLength) {
       const fill = await pending;
       const chunkEnd = chunkStart + fill;
@@ -124,6 +129,9 @@ export async function scanRecords(path: string, startOffset: number, validLength
     }
     return { records, problem: undefined };
   } finally {
+    // A read ahead may still be filling a buffer: let it land before closing and reusing.
+    await pending.catch(() => undefined);
     await handle.close();
+    releaseBuffers(buffers);
   }
 }

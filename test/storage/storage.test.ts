@@ -121,4 +121,17 @@ describe('Storage.open', () => {
       await storage.close();
     }
   });
+
+  it('opens several storages at the same time without mixing up their reads', async () => {
+    const expected: Record<string, number> = { graph: 1263, collections: 356, evolution: 55, arrays: 120, primitives: 88, noroot: 27 };
+    for (let round = 0; round < 3; round++) {
+      const opened = await Promise.all(Object.keys(expected).map((name) => Storage.open(join(CONFORMANCE_DIR, 'storages', name))));
+      try {
+        expect(opened.map((s) => s.entityCount)).toEqual(Object.values(expected));
+        expect(opened.flatMap((s) => s.warnings)).toEqual([]);
+      } finally {
+        await Promise.all(opened.map((s) => s.close()));
+      }
+    }
+  });
 });
