@@ -131,6 +131,16 @@ function locateList(
   if (elementSize !== undefined && total !== LIST_HEADER + count * elementSize) {
     fail(`list ${field.name} has ${count} elements of ${elementSize} bytes but ${total - LIST_HEADER} bytes`, pos);
   }
+  if (elementSize === undefined && field.kind === 'list') {
+    // Elements of different sizes: every nested list header must fit, and together exactly fill the list.
+    try {
+      const end = walkElements(field, view, pos + LIST_HEADER, count, pos + total);
+      if (end !== pos + total) fail(`the ${count} elements of list ${field.name} take ${end - pos - LIST_HEADER} of its ${total - LIST_HEADER} bytes`, pos);
+    } catch (error) {
+      if (error instanceof ListError) fail(error.message, error.offset);
+      throw error;
+    }
+  }
   return {
     field,
     variable: true,
@@ -243,12 +253,8 @@ export function variableElements(view: DataView, slot: VariableSlot, from: numbe
 function nestedValue(field: FieldDescriptor, view: DataView, pos: number, alone: boolean): [MemberValue, number] {
   const size = fixedSizeOf(field);
   if (size !== undefined) return [fixedValue(field, view, pos), pos + size];
-  const total = Number(view.getBigInt64(pos, true));
+  const end = checked(() => checkNestedList(field, view, pos, view.byteLength));
   const count = Number(view.getBigInt64(pos + 8, true));
-  const end = pos + total;
-  if (total < LIST_HEADER || end > view.byteLength) {
-    throw new FormatError('FORMAT_BAD_LIST', `nested list ${field.name} claims ${total} bytes`, { offset: pos });
-  }
   if (field.kind === 'chars') {
     if (alone) return [charsText(view, pos + LIST_HEADER, count), end];
     const chars: string[] = [];
@@ -270,17 +276,65 @@ function nestedValue(field: FieldDescriptor, view: DataView, pos: number, alone:
 function skipElement(field: ListField, view: DataView, pos: number): number {
   for (const nested of field.elements) {
     const size = fixedSizeOf(nested);
-    if (size !== undefined) {
-      pos += size;
-    } else {
-      const total = Number(view.getBigInt64(pos, true));
-      if (total < LIST_HEADER || pos + total > view.byteLength) {
-        throw new FormatError('FORMAT_BAD_LIST', `nested list ${nested.name} claims ${total} bytes`, { offset: pos });
-      }
-      pos += total;
+    const at = pos;
+    pos = size !== undefined ? pos + size : checked(() => checkNestedList(nested, view, at, view.byteLength));
+  }
+  return pos;
+}
+
+/** A damaged nested list found while walking; callers turn it into a FormatError with their location. */
+class ListError extends Error {
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
+    super(message);
+  }
+}
+
+function checked<T>(walk: () => T): T {
+  try {
+    return walk();
+  } catch (error) {
+    if (error instanceof ListError) throw new FormatError('FORMAT_BAD_LIST', error.message, { offset: error.offset });
+    throw error;
+  }
+}
+
+/** Position after `count` elements starting at `pos`, each checked to lie before `limit`. */
+function walkElements(field: ListField, view: DataView, pos: number, count: number, limit: number): number {
+  for (let i = 0; i < count; i++) {
+    for (const nested of field.elements) {
+      const size = fixedSizeOf(nested);
+      pos = size !== undefined ? pos + size : checkNestedList(nested, view, pos, limit);
+      if (pos > limit) throw new ListError(`element ${i} of list ${field.name} runs past its end`, pos);
     }
   }
   return pos;
+}
+
+/**
+ * Checks the binary list header of a nested `[char]`, `[byte]` or `[list]` at `pos` (and,
+ * recursively, its elements) against the bytes up to `limit`; returns the position after it.
+ */
+function checkNestedList(field: FieldDescriptor, view: DataView, pos: number, limit: number): number {
+  const bad = (message: string): never => {
+    throw new ListError(`nested list ${field.name} ${message}`, pos);
+  };
+  if (pos + LIST_HEADER > limit) bad('header runs past the end of its container');
+  const total = view.getBigInt64(pos, true);
+  const count = view.getBigInt64(pos + 8, true);
+  if (total < BigInt(LIST_HEADER) || total > BigInt(limit - pos)) bad(`claims ${total} bytes, ${limit - pos} available`);
+  if (count < 0n || count > total) bad(`claims ${count} elements in ${total} bytes`);
+  const end = pos + Number(total);
+  const n = Number(count);
+  const elementSize = field.kind === 'chars' ? 2 : field.kind === 'bytes' ? 1 : field.kind === 'list' ? listElementSize(field) : undefined;
+  if (elementSize !== undefined) {
+    if (end - pos !== LIST_HEADER + n * elementSize) bad(`has ${n} elements of ${elementSize} bytes but ${end - pos - LIST_HEADER} bytes`);
+  } else if (field.kind === 'list' && walkElements(field, view, pos + LIST_HEADER, n, end) !== end) {
+    bad(`elements do not fill its ${end - pos - LIST_HEADER} bytes`);
+  }
+  return end;
 }
 
 /** Every value of the entity, one per member, with variable members fully decoded. */

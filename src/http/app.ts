@@ -1,7 +1,21 @@
 import Fastify, {
   LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { isAppError } from '../errors.js';
-import { answerRequest, serverErrorPage, type Answer, type JavaServiceOptions, type RawRequest, type ServiceState } from './java-service.js';
+import { challenges, checkAuthorization, UNAUTHORIZED_BODY, type AuthConfig } from './auth.js';
+import { allowedOrigin, isPreflight, preflightHeaders, responseHeaders, type CorsConfig } from './cors.js';
+import {
+  answerRequest,
+  errorCode,
+  limitAnswer,
+  serverErrorPage,
+  type Answer,
+  type JavaServiceOptions,
+  type RawRequest,
+  type ServiceState,
+} from './java-service.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, requestTimedOut } from './limits.js';
+import type { TlsConfig } from './tls.js';
+import { registerViewerRoutes } from './viewer-routes.js';
 
 /**
  * The HTTP application: fastify carries the bytes, logs one line per request and shuts down
@@ -18,6 +32,45 @@ export interface AppOptions extends JavaServiceOptions {
    * Java storage); resolves once the state is current again, and the request is answered anew.
    */
   readonly catchUp?: () => Promise<void>;
+  /** Credentials every request must carry (all routes); none when undefined. */
+  readonly auth?: AuthConfig | undefined;
+  /** Origins whose pages may read answers; no CORS headers when undefined (like Java). */
+  readonly cors?: CorsConfig | undefined;
+  /** Serve HTTPS with this certificate and key. */
+  readonly tls?: TlsConfig | undefined;
+}
+
+/** What the access checks decided for one request: headers to add, or the whole answer. */
+interface Admission {
+  readonly headers: Readonly<Record<string, string | string[]>>;
+  readonly answer?: { readonly status: number; readonly contentType?: string; readonly body: string };
+}
+
+const ALLOW_ALL: Admission = { headers: {} };
+
+/** CORS and authentication, before any routing (so they cover every route, present and future). */
+function admit(options: AppOptions, method: string, headers: RawRequest['headers']): Admission {
+  if (options.auth === undefined && options.cors === undefined) return ALLOW_ALL;
+  const out: Record<string, string | string[]> = {};
+  if (options.cors !== undefined) {
+    if (!options.cors.any) out['vary'] = 'Origin';
+    const origin = allowedOrigin(options.cors, headers);
+    if (origin !== undefined) {
+      // A preflight carries no credentials: answer it here, before authentication.
+      if (isPreflight(method, headers)) return { headers: preflightHeaders(options.cors, origin), answer: { status: 204, body: '' } };
+      Object.assign(out, responseHeaders(options.cors, origin));
+    }
+  }
+  if (options.auth !== undefined) {
+    const authorization = headers['authorization'];
+    const result = checkAuthorization(options.auth, Array.isArray(authorization) ? authorization[0] : authorization);
+    if (!result.ok) {
+      out['www-authenticate'] = challenges(options.auth, result.invalid);
+      out['cache-control'] = 'no-store';
+      return { headers: out, answer: { status: 401, contentType: 'text/plain;charset=utf-8', body: UNAUTHORIZED_BODY } };
+    }
+  }
+  return { headers: out };
 }
 
 /** The current consistent state to answer from (a following reader swaps it between requests). */
@@ -29,14 +82,25 @@ function isFileGone(error: unknown): boolean {
 
 export function buildApp(state: StateProvider | ServiceState, options: AppOptions): FastifyInstance {
   const current: StateProvider = typeof state === 'function' ? state : () => state;
+  const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const app = Fastify({
     logger: options.logger ?? false,
+    ...(options.tls === undefined ? {} : { https: { cert: options.tls.cert, key: options.tls.key } }),
+    // Receiving a request and idle sockets are bounded; handlers are bounded in `handler` below.
+    ...(timeoutMs > 0 ? { requestTimeout: timeoutMs, connectionTimeout: timeoutMs + 5000 } : {}),
     // One line per request, written by the onResponse hook below.
     logController: new LogController({ disableRequestLogging: true }),
     exposeHeadRoutes: false,
     // Bodies are never read; this only bounds what a client can make us buffer.
     bodyLimit: 1024 * 1024,
     frameworkErrors: (error, request, reply) => {
+      // onRequest hooks do not run for these: check access here.
+      const admission = admit(options, request.raw.method ?? 'GET', request.headers);
+      reply.headers(admission.headers);
+      if (admission.answer !== undefined) {
+        sendAdmission(reply, admission);
+        return;
+      }
       // Requests fastify cannot route (e.g. a malformed percent escape) still get Java's answer.
       void dispatch(request.raw.method ?? 'GET', request.raw.url ?? '/', request.headers).then(
         (answer) => send(reply, answer),
@@ -63,11 +127,49 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
   const send = (reply: FastifyReply, answer: Answer): void => {
     reply.code(answer.status);
     reply.header('content-type', answer.contentType);
+    if (answer.headers !== undefined) reply.headers(answer.headers);
     reply.send(answer.body);
   };
+  const sendAdmission = (reply: FastifyReply, admission: Admission): void => {
+    const answer = admission.answer;
+    if (answer === undefined) return;
+    reply.code(answer.status);
+    if (answer.contentType !== undefined) reply.header('content-type', answer.contentType);
+    reply.send(answer.body);
+  };
+  /** The answer, or a 503 once the request timeout has passed (the work stops at its next check). */
+  const withinTimeout = (pending: Promise<Answer>): Promise<Answer> => {
+    if (timeoutMs <= 0) return pending;
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<Answer>((resolve) => {
+      timer = setTimeout(() => resolve(limitAnswer(requestTimedOut(timeoutMs))), timeoutMs);
+    });
+    return Promise.race([pending, expired]).finally(() => clearTimeout(timer));
+  };
+
+  app.addHook('onRequest', async (request, reply) => {
+    const admission = admit(options, request.raw.method ?? 'GET', request.headers);
+    reply.headers(admission.headers);
+    if (admission.answer !== undefined) {
+      sendAdmission(reply, admission);
+      return reply;
+    }
+    return undefined;
+  });
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null, undefined));
+
+  // While shutting down, answers to requests in flight close their connection, so that closing
+  // waits for them and not for idle keep-alive connections.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) reply.header('connection', 'close');
+    return payload;
+  });
 
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
@@ -77,11 +179,23 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
   });
 
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const answer = await dispatch(request.raw.method ?? 'GET', request.raw.url ?? '/', request.headers);
-    if (answer.status === 500 && answer.error !== undefined) app.log.error({ err: answer.error, url: request.raw.url }, 'request failed');
+    const answer = await withinTimeout(dispatch(request.raw.method ?? 'GET', request.raw.url ?? '/', request.headers));
+    if (answer.error !== undefined) {
+      const code = errorCode(answer.error);
+      const entry = { err: answer.error, code, status: answer.status, url: request.raw.url };
+      // A malformed query is the client's doing (Java answers 500 for it too): not an error of ours.
+      if (answer.status >= 500 && code !== 'QUERY_DECODE') app.log.error(entry, 'request failed');
+      else app.log.warn(entry, 'request refused');
+    }
     send(reply, answer);
   };
+  // The web viewer's static files under /viewer/ (find-my-way prefers them to the catch-all).
+  registerViewerRoutes(app, { instance: options.instance });
   app.route({ method: app.supportedMethods, url: '*', handler });
   app.setNotFoundHandler(handler);
+  // Node closes CONNECT requests without a word when nobody listens; this is not a proxy: say so.
+  app.server.on('connect', (_request: unknown, socket: import('node:net').Socket) => {
+    socket.end('HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD, OPTIONS\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+  });
   return app;
 }

@@ -1,12 +1,22 @@
-import { isAppError, NotFoundError } from '../errors.js';
+import { FormatError, isAppError, NotFoundError } from '../errors.js';
+import { JavaValueError } from '../format/java-value-error.js';
 import { UTC, type JavaTimeZone } from '../format/java-time-zones.js';
 import { parseJavaLong } from '../format/type-dictionary.js';
-import { describeObject, objectDescriptionJson, type EntitySource } from '../inspect/describe-object.js';
+import { describeObject, type EntitySource } from '../inspect/describe-object.js';
 import { javaUtf8 } from '../inspect/gson-json.js';
 import { rootJson } from '../inspect/root.js';
 import { filesStatisticsJson, type StatisticsSource } from '../inspect/statistics.js';
 import { documentationFor, routeListingJson } from './documentation.js';
+import { checkedSource, damageReport, RequestWarnings } from './integrity.js';
 import { booleanParameter, checkFormat, clampToInt, longParameter, ParameterError } from './java-params.js';
+import {
+  budgetedSource,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  objectDescriptionBytes,
+  RequestBudget,
+  RequestLimitError,
+} from './limits.js';
 import { parseServletQuery, QueryDecodeError, type QueryParameters } from './servlet-query.js';
 import { acceptAllowsRoutes, matchRoute, type RouteMatch } from './spark-routing.js';
 
@@ -27,6 +37,8 @@ export interface Answer {
   readonly status: number;
   readonly contentType: string;
   readonly body: Buffer;
+  /** Extra response headers (`X-Storage-Inspector-Error` on failures). */
+  readonly headers?: Readonly<Record<string, string>>;
   /** For the log: why a 500 was answered. */
   readonly error?: unknown;
 }
@@ -35,6 +47,8 @@ export interface Answer {
 export interface ServiceState extends EntitySource, StatisticsSource {
   readonly dictionaryBytes: Buffer;
   readonly rootObjectId: bigint;
+  /** Changes whenever the visible state changes (a following storage); cached checks depend on it. */
+  readonly generation?: number;
   /** Runs one request against one consistent state (a following storage applies updates between requests). */
   consistent?<T>(fn: () => Promise<T>): Promise<T>;
 }
@@ -42,7 +56,19 @@ export interface ServiceState extends EntitySource, StatisticsSource {
 export interface JavaServiceOptions {
   readonly instance: string;
   readonly timeZone?: JavaTimeZone;
+  /** Object answers above this many bytes are refused with 413 (default 256 MiB). */
+  readonly maxResponseBytes?: number;
+  /** Requests still running after this many milliseconds are answered 503 (default 30 s; 0 = none). */
+  readonly requestTimeoutMs?: number;
 }
+
+/** Header naming why an answer failed: `<code>: <message>` (see docs/errors.md). */
+export const ERROR_HEADER = 'x-storage-inspector-error';
+/** Header saying that a damaged part of the storage may contradict an answer (see integrity.ts). */
+export const WARNING_HEADER = 'x-storage-inspector-warning';
+const ROOTS_TYPE_NAME = 'one.microstream.persistence.types.PersistenceRoots$Default';
+const FIRST_OBJECT_ID = 1000000000000000001n;
+const MAX_ERROR_HEADER_LENGTH = 500;
 
 const HTML = 'text/html;charset=utf-8';
 const JSON_TYPE = 'application/json';
@@ -55,11 +81,53 @@ export function notFoundPage(): Answer {
   return { status: 404, contentType: HTML, body: NOT_FOUND_PAGE };
 }
 
+/** Java's 500 page; the cause goes into the X-Storage-Inspector-Error header and the log. */
 export function serverErrorPage(error: unknown): Answer {
-  return { status: 500, contentType: HTML, body: SERVER_ERROR_PAGE, error };
+  return { status: 500, contentType: HTML, body: SERVER_ERROR_PAGE, headers: { [ERROR_HEADER]: errorHeaderValue(error) }, error };
+}
+
+/** A failure of our own (a limit), not one of Java's answers: plain text saying what to do. */
+export function limitAnswer(error: RequestLimitError): Answer {
+  return {
+    status: error.status,
+    contentType: 'text/plain;charset=utf-8',
+    body: Buffer.from(`${error.message}\n`),
+    headers: { [ERROR_HEADER]: errorHeaderValue(error) },
+    error,
+  };
+}
+
+/** Stable code of an error: the AppError code, or a name for the few others. */
+export function errorCode(error: unknown): string {
+  if (isAppError(error)) return error.code;
+  if (error instanceof JavaValueError) return error.code;
+  if (error instanceof RequestLimitError) return error.code;
+  if (error instanceof QueryDecodeError) return 'QUERY_DECODE';
+  const errno = (error as { code?: unknown } | null)?.code;
+  if (typeof errno === 'string' && /^E[A-Z]+$/.test(errno)) return 'STORAGE_IO';
+  return 'INTERNAL';
+}
+
+/** `<code>: <message>` as one line of printable ASCII of at most 500 characters. */
+export function errorHeaderValue(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return headerText(`${errorCode(error)}: ${message}`);
+}
+
+/** One line of printable ASCII of at most 500 characters. */
+function headerText(text: string): string {
+  const clean = text.replace(/[\r\n\t]+/g, ' ').replace(/[^\x20-\x7e]/g, '?');
+  return clean.length <= MAX_ERROR_HEADER_LENGTH ? clean : `${clean.slice(0, MAX_ERROR_HEADER_LENGTH - 3)}...`;
 }
 
 export async function answerRequest(state: ServiceState, options: JavaServiceOptions, request: RawRequest): Promise<Answer> {
+  const warnings = new RequestWarnings();
+  const answer = await answerJava(state, options, request, warnings);
+  const warning = warnings.header();
+  return warning === undefined ? answer : { ...answer, headers: { ...answer.headers, [WARNING_HEADER]: headerText(warning) } };
+}
+
+async function answerJava(state: ServiceState, options: JavaServiceOptions, request: RawRequest, warnings: RequestWarnings): Promise<Answer> {
   const override = header(request, 'x-http-method-override');
   const method = (override ?? request.method).toUpperCase();
   const queryStart = request.url.indexOf('?');
@@ -75,19 +143,23 @@ export async function answerRequest(state: ServiceState, options: JavaServiceOpt
 
   // Jetty parses the query on the first parameter lookup; routes that read none are unaffected.
   const query = (): QueryParameters => parseServletQuery(rawQuery);
+  const budget = new RequestBudget(options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
   try {
     if (method === 'OPTIONS') {
       const doc = documentationFor(options.instance, rawPath, query().get('method'));
       if (doc === undefined) return { status: 404, contentType: JSON_TYPE, body: Buffer.from('No documentation found') };
       return { status: 200, contentType: JSON_TYPE, body: Buffer.from(doc) };
     }
-    return await answerGet(state, options, route, query, request);
+    return await answerGet(state, options, route, query, request, budget, warnings);
   } catch (error) {
     if (error instanceof ParameterError || error instanceof NotFoundError) {
       return { status: 404, contentType: HTML, body: javaUtf8(error.message) };
     }
+    if (error instanceof RequestLimitError) return limitAnswer(error);
     if (error instanceof QueryDecodeError || isAppError(error) || error instanceof Error) return serverErrorPage(error);
     return serverErrorPage(new Error(String(error)));
+  } finally {
+    budget.finish();
   }
 }
 
@@ -97,6 +169,8 @@ async function answerGet(
   route: RouteMatch,
   query: () => QueryParameters,
   request: RawRequest,
+  budget: RequestBudget,
+  warnings: RequestWarnings,
 ): Promise<Answer> {
   switch (route.name) {
     case 'routes':
@@ -104,6 +178,7 @@ async function answerGet(
     case 'dictionary':
       return { status: 200, contentType: 'application/text', body: state.dictionaryBytes };
     case 'root': {
+      await checkRoot(state, warnings);
       const body = rootJson(state.rootObjectId);
       checkFormat(query());
       return json(body);
@@ -114,11 +189,18 @@ async function answerGet(
       return json(body);
     }
     case 'object':
-      return answerObject(state, options, route.oid ?? '', query());
+      return answerObject(state, options, route.oid ?? '', query(), budget, warnings);
   }
 }
 
-async function answerObject(state: ServiceState, options: JavaServiceOptions, oidText: string, query: QueryParameters): Promise<Answer> {
+async function answerObject(
+  state: ServiceState,
+  options: JavaServiceOptions,
+  oidText: string,
+  query: QueryParameters,
+  budget: RequestBudget,
+  warnings: RequestWarnings,
+): Promise<Answer> {
   const fixedOffset = longParameter(query, 'fixedOffset', 0n);
   const fixedLength = longParameter(query, 'fixedLength', LONG_MAX);
   const variableOffset = longParameter(query, 'variableOffset', 0n);
@@ -131,7 +213,7 @@ async function answerObject(state: ServiceState, options: JavaServiceOptions, oi
   for (const [name, value] of Object.entries(paging)) {
     if (value < 0n) throw new ParameterError(`invalid parameter ${name}`);
   }
-  const description = await describeObject(state, objectId, {
+  const describeOptions = {
     fixedOffset: clampToInt(fixedOffset),
     fixedLength: clampToInt(fixedLength),
     variableOffset: clampToInt(variableOffset),
@@ -139,10 +221,40 @@ async function answerObject(state: ServiceState, options: JavaServiceOptions, oi
     valueLength: clampToInt(valueLength),
     references,
     timeZone: options.timeZone ?? UTC,
-  });
-  const body = objectDescriptionJson(description);
+  };
+  // Damage is checked for every record read (integrity.ts); sizes while describing and while
+  // writing the JSON (limits.ts).
+  const checked = checkedSource(state, await damageReport(state), warnings);
+  const description = await describeObject(budgetedSource(checked, budget, describeOptions), objectId, describeOptions);
+  const body = objectDescriptionBytes(description, budget);
   checkFormat(query);
-  return json(body);
+  return { status: 200, contentType: JSON_TYPE, body };
+}
+
+/**
+ * The root comes from the roots entity: without its type in the dictionary it cannot be known
+ * (every 4.x storage has it), and a damaged data file may hide a newer roots entity.
+ */
+async function checkRoot(state: ServiceState, warnings: RequestWarnings): Promise<void> {
+  const entities = state.channels.reduce((n, c) => n + c.objects.size, 0);
+  const rootsType = state.dictionary.currentByName.get(ROOTS_TYPE_NAME);
+  if (entities > 0 && rootsType === undefined) {
+    throw new FormatError('FORMAT_UNKNOWN_TYPE_ID', `the type dictionary lacks ${ROOTS_TYPE_NAME}: the root cannot be determined`);
+  }
+  if (state.rootObjectId === 0n && rootsType !== undefined) {
+    // 4.x writes the roots entity first, as object 1000000000000000001: if that record has
+    // another type now, "no root" would be a guess.
+    const first = await state.readEntity(FIRST_OBJECT_ID);
+    if (first !== undefined && first.typeId !== rootsType.typeId) {
+      const name = state.dictionary.byId.get(first.typeId)?.typeName ?? 'unknown to the dictionary';
+      throw new FormatError(
+        'FORMAT_BAD_RECORD',
+        `object ${FIRST_OBJECT_ID}, the roots entity, has type id ${first.typeId} (${name}) instead of ${rootsType.typeId}: the root cannot be determined`,
+        { file: first.file, offset: first.offset + 8 },
+      );
+    }
+  }
+  for (const region of (await damageReport(state)).regions) warnings.noteRoot(region);
 }
 
 function json(body: string): Answer {

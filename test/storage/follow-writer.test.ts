@@ -92,6 +92,8 @@ describe('following a storage while a writer process commits', () => {
       for (const id of targets) urls.push(`/microstream/object/${id}?references=true`);
       const responses = await Promise.all(urls.map((url) => app.inject({ url })));
       requests += responses.length;
+      // Reads are synchronous: let the event loop see the writer's output and exit.
+      await new Promise((r) => setImmediate(r));
       responses.forEach((r, i) => {
         const id = i >= 2 ? targets[i - 2] : undefined;
         if (r.statusCode === 200) {

@@ -1,0 +1,65 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { chromiumAvailable, CHROMIUM_PATH, launchBrowser, REPO_ROOT, startServer, viewerBuilt } from '../test/viewer/browser.js';
+import { toPalettePng } from './png-palette.js';
+
+/**
+ * Regenerates the README's pictures of the web viewer (docs/screenshots/*.png) from corpus
+ * storages: `npm run build && npx tsx scripts/screenshots.ts`.
+ */
+
+const OUT = path.join(REPO_ROOT, 'docs/screenshots');
+
+if (!chromiumAvailable()) {
+  console.error(`${CHROMIUM_PATH} is missing (apt-get install chromium).`);
+  process.exit(1);
+}
+if (!viewerBuilt()) {
+  console.error('The viewer is not built: run "npm run build" first.');
+  process.exit(1);
+}
+
+mkdirSync(OUT, { recursive: true });
+const graph = await startServer('graph');
+const collections = await startServer('collections');
+const browser = await launchBrowser({ width: 1280, height: 760 });
+
+async function save(page: Page, name: string): Promise<void> {
+  await page.mouse.move(0, 0);
+  await page.waitForTimeout(300);
+  const png = toPalettePng(await page.screenshot());
+  const file = path.join(OUT, `${name}.png`);
+  writeFileSync(file, png);
+  console.log(`${path.relative(REPO_ROOT, file)}  ${(png.length / 1024).toFixed(0)} KiB`);
+}
+
+try {
+  const page = await browser.context.newPage();
+
+  await page.goto(`${graph.url}/viewer/#/microstream?path=books/[1]/author`);
+  const author = '.row[data-key="root/books/[1]/author"]';
+  await page.locator(`${author}[aria-selected="true"]`).waitFor();
+  await page.locator(`${author} .twisty`).click();
+  await page.locator('.row[data-key="root/books/[1]/author/name"]').waitFor();
+  await page.locator('.row[data-key="root/books/[1]/author/name"]').click();
+  await page.locator(author).click();
+  await page.waitForTimeout(500);
+  await save(page, 'data');
+
+  await page.goto(`${collections.url}/viewer/#/microstream/object/1000000000000000071?path=[49999]`);
+  await page.locator('.row[data-key="root/[40000..49999]/[49900..49999]/[49999]"][aria-selected="true"]').waitFor();
+  await save(page, 'big-list');
+
+  await page.goto(`${graph.url}/viewer/#/microstream/dictionary/1000073?q=bookstore`);
+  await page.locator('.members').waitFor();
+  await save(page, 'dictionary');
+
+  await page.goto(`${graph.url}/viewer/#/microstream/statistics`);
+  await page.locator('.card').first().waitFor();
+  await save(page, 'statistics');
+} finally {
+  await browser.close();
+  await graph.close();
+  await collections.close();
+}

@@ -1,0 +1,287 @@
+import { open } from 'node:fs/promises';
+import { FormatError, StorageError } from '../errors.js';
+import { fixedSizeOf, listElementSize } from '../format/entity-layout.js';
+import { channelOf, classifyId } from '../format/ids.js';
+import type { FieldDescriptor, TypeDictionary, TypeEntry } from '../format/type-dictionary.js';
+import type { EntitySource } from '../inspect/describe-object.js';
+import type { StatisticsSource } from '../inspect/statistics.js';
+import type { StoredEntity } from '../storage/storage.js';
+
+/**
+ * What the service knows about damage in the storage it serves, so that no answer built from a
+ * damaged storage is presented as right:
+ *
+ * - A data file whose walk stopped early (a cut-off or malformed record; the storage warns about
+ *   it at startup) hides everything after that point. An object whose latest readable record lies
+ *   before the damage may have a newer version in the hidden part, and an object that was not
+ *   found may be stored there: such answers carry `X-Storage-Inspector-Warning`.
+ * - When the damaged record's header is still complete (a file cut inside a record), its object
+ *   id is known: that object answers 500 with `X-Storage-Inspector-Error` instead of an older
+ *   version or a 404.
+ * - Every record is checked, down to nested lists, before it is rendered: list lengths and
+ *   element counts that disagree answer 500 with the file and offset, never a shorter list.
+ *
+ * MicroStream 4 has no checksums: a changed byte inside a value (a digit of a number, a character,
+ * a reference id) that still decodes cannot be told from valid data.
+ */
+
+/** An unread part of a data file: from `offset` to the file's committed end. */
+export interface DamagedRegion {
+  readonly channel: number;
+  readonly fileNumber: bigint;
+  readonly path: string;
+  readonly offset: number;
+  readonly reason: string;
+}
+
+/** The latest record of an object is cut off (its header was still readable). */
+export interface CutRecord {
+  readonly objectId: bigint;
+  readonly path: string;
+  readonly fileNumber: bigint;
+  readonly offset: number;
+  readonly length: number;
+  readonly available: number;
+}
+
+export interface DamageReport {
+  readonly regions: readonly DamagedRegion[];
+  readonly cutRecords: ReadonlyMap<bigint, CutRecord>;
+}
+
+const NO_DAMAGE: DamageReport = { regions: [], cutRecords: new Map() };
+
+/**
+ * What the report is computed from: the channels (with their files' problems) of a storage state
+ * and the storage's warnings (files shorter than their logged length).
+ */
+export type DamageSource = StatisticsSource & { readonly generation?: number; readonly warnings?: readonly string[] };
+
+const reports = new WeakMap<object, { generation: number | undefined; report: Promise<DamageReport> }>();
+
+/** The damage report of a state, computed once per state generation. */
+export function damageReport(source: DamageSource): Promise<DamageReport> {
+  const cached = reports.get(source);
+  if (cached !== undefined && cached.generation === source.generation) return cached.report;
+  const report = computeReport(source);
+  reports.set(source, { generation: source.generation, report });
+  return report;
+}
+
+async function computeReport(source: DamageSource): Promise<DamageReport> {
+  const regions: DamagedRegion[] = [];
+  const cutRecords = new Map<bigint, CutRecord>();
+  for (const channel of source.channels) {
+    for (const file of channel.files) {
+      if (file.problem === undefined) continue;
+      const match = /^offset (\d+): (.*)$/s.exec(file.problem);
+      const offset = match === null ? 0 : Number(match[1]);
+      const reason = match === null ? file.problem : (match[2] as string);
+      regions.push({ channel: channel.index, fileNumber: file.fileNumber, path: file.path, offset, reason });
+      const length = /^record of (\d+) bytes runs past/.exec(reason);
+      if (length === null) continue;
+      const header = await readHeader(file.path, offset);
+      if (header === undefined) continue;
+      const objectId = header.readBigInt64LE(16);
+      if (classifyId(objectId) !== 'object' || channelOf(objectId, source.channels.length) !== channel.index) continue;
+      cutRecords.set(objectId, {
+        objectId,
+        path: file.path,
+        fileNumber: file.fileNumber,
+        offset,
+        length: Number(length[1]),
+        available: file.totalLength - offset,
+      });
+    }
+  }
+  // A file that ends before its logged length lost its tail; the walk itself found nothing wrong.
+  for (const warning of source.warnings ?? []) {
+    const short = /^(.*): (\d+) bytes on disk but (?:the transaction log commits )?(\d+)(?: logged)?\b/.exec(warning);
+    if (short === null || Number(short[2]) >= Number(short[3])) continue;
+    const path = short[1] as string;
+    for (const channel of source.channels) {
+      const file = channel.files.find((f) => f.path === path);
+      if (file === undefined || regions.some((r) => r.path === path)) continue;
+      regions.push({
+        channel: channel.index,
+        fileNumber: file.fileNumber,
+        path,
+        offset: Number(short[2]),
+        reason: `the file ends there, the transaction log commits ${short[3]} bytes`,
+      });
+    }
+  }
+  return regions.length === 0 ? NO_DAMAGE : { regions, cutRecords };
+}
+
+/** The 24-byte record header at `offset`, if the file still holds it. */
+async function readHeader(path: string, offset: number): Promise<Buffer | undefined> {
+  try {
+    const handle = await open(path, 'r');
+    try {
+      const buffer = Buffer.alloc(24);
+      const { bytesRead } = await handle.read(buffer, 0, 24, offset);
+      return bytesRead === 24 ? buffer : undefined;
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+/** Refuses to serve a storage whose dictionary cannot describe anything although records exist. */
+export function checkServable(source: DamageSource & { readonly dictionary: TypeDictionary; readonly dictionaryPath?: string }): void {
+  const entities = source.channels.reduce((n, c) => n + c.objects.size, 0);
+  if (entities > 0 && source.dictionary.byId.size === 0) {
+    throw new StorageError(
+      'STORAGE_INCONSISTENT',
+      `${source.directory}: the type dictionary PersistenceTypeDictionary.ptd defines no types, but ${entities} objects are stored (the dictionary is damaged)`,
+    );
+  }
+}
+
+/** Collects the warnings of one request. */
+export class RequestWarnings {
+  private readonly stale = new Map<string, bigint[]>();
+  private readonly missing = new Map<string, bigint[]>();
+  private readonly root = new Set<string>();
+
+  noteStale(region: DamagedRegion, objectId: bigint): void {
+    add(this.stale, regionText(region), objectId);
+  }
+
+  noteMissing(region: DamagedRegion, objectId: bigint): void {
+    add(this.missing, regionText(region), objectId);
+  }
+
+  noteRoot(region: DamagedRegion): void {
+    this.root.add(regionText(region));
+  }
+
+  /** The header value, or undefined when nothing needs saying. */
+  header(): string | undefined {
+    const parts: string[] = [];
+    for (const [region, ids] of this.stale) parts.push(`POSSIBLY_STALE: ${region}; a newer version of ${idList(ids)} may be stored there`);
+    for (const [region, ids] of this.missing) parts.push(`POSSIBLY_MISSING: ${region}; ${idList(ids)} may be stored there`);
+    for (const region of this.root) parts.push(`POSSIBLY_STALE: ${region}; a newer roots entity may be stored there`);
+    return parts.length === 0 ? undefined : parts.join('; ');
+  }
+}
+
+function add(map: Map<string, bigint[]>, key: string, id: bigint): void {
+  const ids = map.get(key) ?? [];
+  if (!ids.includes(id)) ids.push(id);
+  map.set(key, ids);
+}
+
+function idList(ids: readonly bigint[]): string {
+  const shown = ids.slice(0, 3).map(String).join(', ');
+  return ids.length > 3 ? `objects ${shown} and ${ids.length - 3} more` : `object${ids.length > 1 ? 's' : ''} ${shown}`;
+}
+
+function regionText(region: DamagedRegion): string {
+  return `${region.path} is unreadable from offset ${region.offset} (${region.reason})`;
+}
+
+/**
+ * Wraps an entity source: cut-off latest records fail with their file and offset, answers that a
+ * damaged region may contradict are noted in `warnings`, and every record's structure is checked.
+ */
+export function checkedSource(
+  source: EntitySource & DamageSource,
+  report: DamageReport,
+  warnings: RequestWarnings,
+): EntitySource {
+  const fileNumbers = new Map<string, bigint>();
+  if (report.regions.length > 0) {
+    for (const channel of source.channels) for (const f of channel.files) fileNumbers.set(f.path, f.fileNumber);
+  }
+  return {
+    get dictionary() {
+      return source.dictionary;
+    },
+    readEntity: async (objectId: bigint) => {
+      const entity = await source.readEntity(objectId);
+      if (report.regions.length > 0) {
+        const channel = channelOf(objectId, source.channels.length);
+        const at = entity === undefined ? undefined : { fileNumber: fileNumbers.get(entity.file) ?? -1n, offset: entity.offset };
+        const cut = report.cutRecords.get(objectId);
+        if (cut !== undefined && (at === undefined || before(at, cut))) {
+          throw new FormatError(
+            'FORMAT_TRUNCATED',
+            `the latest record of object ${objectId} (${cut.length} bytes) is cut off after ${cut.available} bytes`,
+            { file: cut.path, offset: cut.offset },
+          );
+        }
+        for (const region of report.regions) {
+          if (region.channel !== channel) continue;
+          if (at === undefined) warnings.noteMissing(region, objectId);
+          else if (before(at, region)) warnings.noteStale(region, objectId);
+        }
+      }
+      if (entity !== undefined) checkStructure(source.dictionary, entity);
+      return entity;
+    },
+  };
+}
+
+function before(at: { fileNumber: bigint; offset: number }, region: { fileNumber: bigint; offset: number }): boolean {
+  return at.fileNumber < region.fileNumber || (at.fileNumber === region.fileNumber && at.offset < region.offset);
+}
+
+const LIST_HEADER = 16;
+
+/**
+ * Checks that the content of a record has exactly the shape its type's members describe, nested
+ * lists included; throws FormatError (FORMAT_BAD_LIST) at the first disagreement. Records of types
+ * the dictionary lacks are left to the caller (which reports FORMAT_UNKNOWN_TYPE_ID).
+ */
+export function checkStructure(dictionary: TypeDictionary, entity: StoredEntity): void {
+  const entry = dictionary.byId.get(entity.typeId);
+  if (entry === undefined) return;
+  checkContent(entry, entity.content, entity.file, entity.offset + 24);
+}
+
+export function checkContent(entry: TypeEntry, content: Uint8Array, file: string, base: number): void {
+  const view = new DataView(content.buffer, content.byteOffset, content.byteLength);
+  const fail = (message: string, at: number): never => {
+    throw new FormatError('FORMAT_BAD_LIST', `${entry.typeName} (type id ${entry.typeId}): ${message}`, { file, offset: base + at });
+  };
+  let pos = 0;
+  for (const field of entry.fields) pos = checkMember(field, view, pos, view.byteLength, fail);
+  if (pos !== view.byteLength) fail(`content is ${view.byteLength} bytes but the members take ${pos}`, pos);
+}
+
+/** Checks one member at `pos` (not past `end`); returns the position after it. */
+function checkMember(field: FieldDescriptor, view: DataView, pos: number, end: number, fail: (m: string, at: number) => never): number {
+  const size = fixedSizeOf(field);
+  if (size !== undefined) {
+    if (pos + size > end) fail(`member ${field.name} runs past its container`, pos);
+    return pos + size;
+  }
+  if (pos + LIST_HEADER > end) fail(`the list header of ${field.name} runs past its container`, pos);
+  const total = view.getBigInt64(pos, true);
+  const count = view.getBigInt64(pos + 8, true);
+  if (total < BigInt(LIST_HEADER) || total > BigInt(end - pos)) fail(`list ${field.name} claims ${total} bytes, ${end - pos} available`, pos);
+  if (count < 0n || count > total) fail(`list ${field.name} claims ${count} elements in ${total} bytes`, pos + 8);
+  const listEnd = pos + Number(total);
+  const n = Number(count);
+  let elementSize: number | undefined;
+  if (field.kind === 'chars') elementSize = 2;
+  else if (field.kind === 'bytes') elementSize = 1;
+  else if (field.kind === 'list') elementSize = listElementSize(field);
+  if (elementSize !== undefined) {
+    if (listEnd - pos - LIST_HEADER !== n * elementSize) {
+      fail(`list ${field.name} has ${n} elements of ${elementSize} bytes but ${listEnd - pos - LIST_HEADER} bytes`, pos);
+    }
+    return listEnd;
+  }
+  if (field.kind !== 'list') return listEnd;
+  let at = pos + LIST_HEADER;
+  for (let i = 0; i < n; i++) {
+    for (const nested of field.elements) at = checkMember(nested, view, at, listEnd, fail);
+  }
+  if (at !== listEnd) fail(`the ${n} elements of list ${field.name} take ${at - pos - LIST_HEADER} bytes, its header says ${listEnd - pos - LIST_HEADER}`, pos);
+  return listEnd;
+}

@@ -1,0 +1,266 @@
+import { layoutEntity, type VariableSlot } from '../format/entity-layout.js';
+import { pageEnd, type DescribeOptions, type EntitySource, type ObjectDescription } from '../inspect/describe-object.js';
+import { gsonString, javaUtf8 } from '../inspect/gson-json.js';
+import { simplifiedRenderer } from '../inspect/simplified-value.js';
+
+/**
+ * Per-request limits that the Java service does not have: a response size limit and a deadline.
+ * Both only trigger above their limits, which are far above anything a Java-compatible answer of
+ * the corpus needs; below them every answer is unchanged.
+ *
+ * The size of an object answer is known only while it is being built (`references=true` with an
+ * unbounded window describes every referenced object). So the budget is charged twice: before an
+ * object is described, with a lower bound of its JSON computed from its record (member and list
+ * counts inside the window), so that a request that cannot fit is refused before its descriptions
+ * pile up; and while the JSON is written, with the exact byte count, chunk by chunk, so that no
+ * string larger than the limit is ever built.
+ */
+
+export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+/** A limit was exceeded; `code` goes into the X-Storage-Inspector-Error header. */
+export class RequestLimitError extends Error {
+  constructor(
+    readonly code: 'RESPONSE_TOO_LARGE' | 'REQUEST_TIMEOUT',
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RequestLimitError';
+  }
+}
+
+export function responseTooLarge(limit: number): RequestLimitError {
+  return new RequestLimitError(
+    'RESPONSE_TOO_LARGE',
+    413,
+    `the answer would be larger than the response size limit of ${limit} bytes (--max-response-bytes); ask for less with fixedLength, variableLength, valueLength or without references=true`,
+  );
+}
+
+export function requestTimedOut(timeoutMs: number): RequestLimitError {
+  return new RequestLimitError('REQUEST_TIMEOUT', 503, `the request took longer than the request timeout of ${timeoutMs} ms (--request-timeout)`);
+}
+
+/**
+ * Requests with big answers (over BIG_ANSWER_BYTES by the lower bound, or describing more than
+ * BIG_ANSWER_READS objects) take one of a few slots, so that many concurrent huge answers queue
+ * instead of piling up in memory together; small requests never wait for them.
+ */
+const BIG_ANSWER_BYTES = 1024 * 1024;
+const BIG_ANSWER_READS = 1000;
+const BIG_ANSWER_SLOTS = 2;
+
+class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(count: number) {
+    this.free = count;
+  }
+
+  async acquire(): Promise<() => void> {
+    if (this.free > 0) this.free--;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.waiting.shift();
+      if (next !== undefined) next();
+      else this.free++;
+    };
+  }
+}
+
+const bigAnswers = new Slots(BIG_ANSWER_SLOTS);
+
+/** Bytes and time one request may still use. */
+export class RequestBudget {
+  private charged = 0;
+  private release: (() => void) | undefined;
+
+  constructor(
+    readonly maxBytes: number,
+    readonly timeoutMs: number,
+    private readonly deadline: number = timeoutMs > 0 ? Date.now() + timeoutMs : Number.POSITIVE_INFINITY,
+  ) {}
+
+  /** Adds bytes that the answer will certainly contain; throws once they exceed the limit. */
+  charge(bytes: number): void {
+    this.charged += bytes;
+    if (this.charged > this.maxBytes) throw responseTooLarge(this.maxBytes);
+  }
+
+  /** Throws once the deadline has passed. */
+  checkTime(): void {
+    if (Date.now() > this.deadline) throw requestTimedOut(this.timeoutMs);
+  }
+
+  get chargedBytes(): number {
+    return this.charged;
+  }
+
+  /** Waits for a big-answer slot once this request is known to be big (kept until `finish`). */
+  async admitBig(lowerBound: number, reads: number): Promise<void> {
+    if (this.release !== undefined || (lowerBound < BIG_ANSWER_BYTES && reads < BIG_ANSWER_READS)) return;
+    this.release = await bigAnswers.acquire();
+    this.checkTime();
+  }
+
+  /** Ends the request: frees its big-answer slot. */
+  finish(): void {
+    this.release?.();
+  }
+}
+
+/** Entity reads after which a long description yields to other requests. */
+const YIELD_EVERY_READS = 256;
+
+/**
+ * Wraps an entity source so that every entity read for a description first charges a lower bound
+ * of the JSON that describing it will produce (with the request's windows), and checks the deadline.
+ */
+export function budgetedSource(source: EntitySource, budget: RequestBudget, options: DescribeOptions): EntitySource {
+  const lowerBound = new RequestBudget(budget.maxBytes, 0);
+  let reads = 0;
+  return {
+    get dictionary() {
+      return source.dictionary;
+    },
+    readEntity: async (objectId: bigint) => {
+      // A request describing thousands of objects lets the others in now and then.
+      if (++reads % YIELD_EVERY_READS === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      budget.checkTime();
+      const entity = await source.readEntity(objectId);
+      if (entity === undefined) return entity;
+      lowerBound.charge(descriptionLowerBound(source, entity.objectId, entity.typeId, entity.content, options));
+      await budget.admitBig(lowerBound.chargedBytes, reads);
+      return entity;
+    },
+  };
+}
+
+/** The frame of a description without its values. */
+const SKELETON_BYTES = '{"objectId":"","typeId":"","length":"","variableLength":,"simplified":,"data":[],"references":}'.length;
+/** Smallest values: a one-digit length, `null` variable lengths, `true`, `[]` references. */
+const SKELETON_MIN_VALUES = 1 + 4 + 4 + 2;
+
+/**
+ * A number of bytes that the JSON description of this entity certainly reaches: the fixed frame
+ * with its ids, plus at least two bytes (`""`, `"0"`, `[]`) for every value in the windows
+ * (separators not even counted). Damaged content contributes only the frame; describing it fails anyway.
+ */
+export function descriptionLowerBound(
+  source: EntitySource,
+  objectId: bigint,
+  typeId: bigint,
+  content: Uint8Array,
+  options: DescribeOptions,
+): number {
+  const frame = SKELETON_BYTES + SKELETON_MIN_VALUES + String(objectId).length + String(typeId).length;
+  const entry = source.dictionary.byId.get(typeId);
+  if (entry === undefined || simplifiedRenderer(entry, source.dictionary) !== undefined) return frame;
+  let layout;
+  try {
+    layout = layoutEntity(entry, content);
+  } catch {
+    return frame;
+  }
+  let values = 0;
+  let fixedCount = 0;
+  for (const slot of layout.slots) if (!slot.variable) fixedCount++;
+  values += Math.max(0, pageEnd(fixedCount, options.fixedOffset, options.fixedLength) - options.fixedOffset);
+  for (const slot of layout.slots) {
+    if (!slot.variable) continue;
+    const count = (slot as VariableSlot).count;
+    values += 1 + Math.max(0, pageEnd(count, options.variableOffset, options.variableLength) - options.variableOffset);
+  }
+  return frame + 2 * values;
+}
+
+/** Characters collected before they are encoded and counted. */
+const CHUNK_CHARS = 64 * 1024;
+
+/**
+ * Writes JSON text into UTF-8 chunks (Java's encoding: a lone surrogate becomes `?`), counting
+ * bytes as it goes and failing as soon as they exceed the limit. Text is only cut between
+ * complete tokens, so a surrogate pair is never split.
+ */
+export class BoundedJsonWriter {
+  private readonly chunks: Buffer[] = [];
+  private pending: string[] = [];
+  private pendingChars = 0;
+  private bytes = 0;
+
+  constructor(private readonly budget: RequestBudget) {}
+
+  write(text: string): void {
+    this.pending.push(text);
+    this.pendingChars += text.length;
+    if (this.pendingChars >= CHUNK_CHARS) this.flush();
+  }
+
+  /** All bytes written, once; throws if they exceed the limit. */
+  finish(): Buffer {
+    this.flush();
+    return this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks, this.bytes);
+  }
+
+  private flush(): void {
+    if (this.pending.length === 0) return;
+    const chunk = javaUtf8(this.pending.join(''));
+    this.pending = [];
+    this.pendingChars = 0;
+    this.bytes += chunk.length;
+    if (this.bytes > this.budget.maxBytes) throw responseTooLarge(this.budget.maxBytes);
+    this.budget.checkTime();
+    this.chunks.push(chunk);
+  }
+}
+
+/**
+ * The bytes of `objectDescriptionJson(d)` (Gson's compact form), written through a bounded writer.
+ * Kept identical to `objectDescriptionJson`; test/security/limits.test.ts compares the two on every
+ * object of the corpus.
+ */
+export function objectDescriptionBytes(d: ObjectDescription, budget: RequestBudget): Buffer {
+  const out = new BoundedJsonWriter(budget);
+  writeDescription(out, d);
+  return out.finish();
+}
+
+type DataValue = ObjectDescription['data'][number];
+
+function writeDescription(out: BoundedJsonWriter, d: ObjectDescription): void {
+  const variableLength = d.variableLength === null ? 'null' : `[${d.variableLength.map((n) => `"${n}"`).join(',')}]`;
+  out.write(
+    `{"objectId":"${d.objectId}","typeId":"${d.typeId}","length":"${d.length}","variableLength":${variableLength},"simplified":${d.simplified},"data":`,
+  );
+  writeData(out, d.data);
+  out.write(',"references":');
+  if (d.references === null) {
+    out.write('null}');
+    return;
+  }
+  out.write('[');
+  d.references.forEach((r, i) => {
+    if (i > 0) out.write(',');
+    if (r === null) out.write('null');
+    else writeDescription(out, r);
+  });
+  out.write(']}');
+}
+
+function writeData(out: BoundedJsonWriter, values: readonly DataValue[]): void {
+  out.write('[');
+  for (let i = 0; i < values.length; i++) {
+    if (i > 0) out.write(',');
+    const v = values[i] as DataValue;
+    if (typeof v === 'bigint') out.write(`"${v}"`);
+    else if (typeof v === 'string') out.write(gsonString(v));
+    else writeData(out, v);
+  }
+  out.write(']');
+}

@@ -1,0 +1,24 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { diffSnapshots, snapshotTree } from './snapshot.js';
+
+/**
+ * Vitest global setup: fingerprints the vendored storages (test/fixtures/conformance and demo)
+ * before the whole suite and fails the run if anything in them changed afterwards, whoever did it
+ * (every test that opens them, including the golden replay, runs in between). Tests that need to
+ * write must work on copies.
+ */
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const GUARDED = [join(ROOT, 'test', 'fixtures', 'conformance'), join(ROOT, 'demo')];
+
+export default function setup(): () => void {
+  const before = GUARDED.map((dir) => snapshotTree(dir));
+  return () => {
+    const changes = GUARDED.flatMap((dir, i) => diffSnapshots(before[i]!, snapshotTree(dir)).map((c) => `${dir}: ${c}`));
+    if (changes.length > 0) {
+      // A throw here is only printed by vitest ("error during close"); the exit code makes it fail.
+      process.exitCode = 1;
+      throw new Error(`the test suite modified read-only fixtures (${changes.length} changes):\n${changes.slice(0, 20).join('\n')}`);
+    }
+  };
+}

@@ -1,0 +1,380 @@
+import { Api, ApiError, errorMessage, type FilesStatistics } from './api.js';
+import { TypeDictionary, type TypeEntry } from './dictionary.js';
+import { clear, h } from './dom.js';
+import { formatTime } from './format.js';
+import { LiveWatcher } from './live.js';
+import { TreeLoader, type DictionarySource } from './model.js';
+import { formatRoute, parseHash, parseObjectIdInput, type Route } from './router.js';
+import { DataView } from './views/data-view.js';
+import { DictionaryView } from './views/dictionary-view.js';
+import { StatisticsView } from './views/statistics-view.js';
+
+/** The type dictionary, fetched once and again when an unknown type id shows up. */
+export class DictionaryHolder implements DictionarySource {
+  private dictionary = new TypeDictionary([]);
+  private pending: Promise<void> | undefined;
+  private loadedAt = 0;
+  loaded = false;
+
+  constructor(
+    private readonly api: Api,
+    private readonly onReload: () => void,
+  ) {}
+
+  current(): TypeDictionary {
+    return this.dictionary;
+  }
+
+  load(): Promise<void> {
+    this.pending ??= this.api
+      .dictionary()
+      .then((text) => {
+        const before = this.dictionary.entries.length;
+        this.dictionary = TypeDictionary.parse(text);
+        this.loaded = true;
+        this.loadedAt = Date.now();
+        if (before > 0) this.onReload();
+      })
+      .finally(() => {
+        this.pending = undefined;
+      });
+    return this.pending;
+  }
+
+  async resolve(typeId: string): Promise<TypeEntry | undefined> {
+    const known = this.dictionary.get(typeId);
+    if (known !== undefined) return known;
+    if (Date.now() - this.loadedAt > 1000) await this.load().catch(() => undefined);
+    return this.dictionary.get(typeId);
+  }
+}
+
+type ViewName = Route['view'];
+
+export class App {
+  readonly api: Api;
+  readonly types: DictionaryHolder;
+  readonly loader: TreeLoader;
+  private readonly main: HTMLElement;
+  private readonly banner: HTMLElement;
+  private readonly toast: HTMLElement;
+  private readonly liveStatus: HTMLElement;
+  private readonly instanceLabel: HTMLElement;
+  private readonly tabs: Record<ViewName, HTMLAnchorElement>;
+  private readonly jumpInput: HTMLInputElement;
+  private readonly jumpError: HTMLElement;
+  private data: DataView | undefined;
+  private dictionaryView: DictionaryView | undefined;
+  private statisticsView: StatisticsView | undefined;
+  private current: ViewName | undefined;
+  private lastDataRoute: Route = { view: 'data', instance: undefined, oid: undefined, path: [] };
+  private readonly live: LiveWatcher;
+  private toastTimer: number | undefined;
+  private started = false;
+  private bootRetry: number | undefined;
+  private offline = false;
+
+  constructor(
+    host: HTMLElement,
+    base: string,
+    instance: string,
+  ) {
+    this.api = new Api(base, instance);
+    this.types = new DictionaryHolder(this.api, () => this.onDictionaryReloaded());
+    this.loader = new TreeLoader(this.api, this.types);
+    this.main = h('main', { class: 'main', id: 'main' });
+    this.banner = h('div', { class: 'banner', role: 'alert', hidden: true });
+    this.toast = h('div', { class: 'toast', role: 'status', 'aria-live': 'polite' });
+    this.liveStatus = h('span', { class: 'live-status', title: '' });
+    this.instanceLabel = h('span', { class: 'instance' });
+    const tab = (view: ViewName, label: string): HTMLAnchorElement => h('a', { class: 'tab', href: '#', 'data-view': view }, label);
+    this.tabs = { data: tab('data', 'Data'), dictionary: tab('dictionary', 'Dictionary'), statistics: tab('statistics', 'Statistics') };
+    this.jumpInput = h('input', {
+      type: 'search',
+      class: 'jump-input',
+      placeholder: 'Go to object id…  ( / )',
+      'aria-label': 'Go to object id',
+      spellcheck: 'false',
+      autocomplete: 'off',
+      inputmode: 'numeric',
+    });
+    this.jumpError = h('span', { class: 'jump-error', role: 'alert' });
+    const jump = h('form', { class: 'jump', role: 'search' }, this.jumpInput, h('button', { type: 'submit', class: 'button' }, 'Go'), this.jumpError);
+    jump.addEventListener('submit', (event) => {
+      event.preventDefault();
+      this.jumpTo(this.jumpInput.value);
+    });
+    this.jumpInput.addEventListener('input', () => this.setJumpError(''));
+    const bar = h(
+      'header',
+      { class: 'topbar' },
+      h('span', { class: 'brand' }, h('span', { class: 'logo', 'aria-hidden': 'true' }, '◆'), 'storage-inspector'),
+      this.instanceLabel,
+      h('nav', { class: 'tabs', 'aria-label': 'Views' }, this.tabs.data, this.tabs.dictionary, this.tabs.statistics),
+      jump,
+      this.liveStatus,
+    );
+    clear(host, h('div', { class: 'app' }, bar, this.banner, this.main, this.toast));
+    this.live = new LiveWatcher(this.api, {
+      changed: () => void this.storageChanged(),
+      down: (message) => this.setOffline(message),
+      up: () => this.setOnline(),
+      checked: () => this.updateLiveStatus(),
+    });
+    this.updateInstanceLabel();
+  }
+
+  async start(): Promise<void> {
+    window.addEventListener('hashchange', () => void this.onRoute());
+    document.addEventListener('visibilitychange', () => this.updateLiveStatus());
+    document.addEventListener('keydown', (event) => {
+      const target = event.target;
+      const typing = target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement;
+      if (event.key === '/' && !typing && !event.ctrlKey && !event.metaKey) {
+        event.preventDefault();
+        (this.current === 'dictionary' ? this.dictionaryView?.searchInput ?? this.jumpInput : this.jumpInput).focus();
+      }
+    });
+    await this.boot();
+  }
+
+  /** Find the instance, load the dictionary, show the route; explain what is wrong otherwise. */
+  private async boot(): Promise<void> {
+    const route = parseHash(location.hash);
+    try {
+      if (route.instance === undefined) {
+        const discovered = await this.api.discoverInstance().catch((error: unknown) => {
+          if (error instanceof ApiError && (error.kind === 'unreachable' || error.kind === 'unauthorized')) throw error;
+          return undefined;
+        });
+        if (discovered !== undefined) this.api.instance = discovered;
+      } else {
+        this.api.instance = route.instance;
+      }
+      this.updateInstanceLabel();
+      await this.types.load();
+    } catch (error) {
+      this.showStartProblem(error);
+      return;
+    }
+    if (!this.started) {
+      this.started = true;
+      let initial: FilesStatistics | undefined;
+      try {
+        initial = await this.api.statistics();
+      } catch {
+        initial = undefined;
+      }
+      this.live.start(initial);
+      this.updateLiveStatus();
+    }
+    if (route.instance === undefined) history.replaceState(null, '', formatRoute(route, this.api.instance));
+    await this.onRoute();
+  }
+
+  private showStartProblem(error: unknown): void {
+    const unauthorized = error instanceof ApiError && error.kind === 'unauthorized';
+    const retry = h('button', { type: 'button', class: 'button primary', onclick: () => void this.boot() }, 'Try again');
+    const parts: (HTMLElement | string)[] = [h('h2', null, unauthorized ? 'Credentials needed' : 'Cannot open the storage'), h('p', null, errorMessage(error))];
+    if (unauthorized) {
+      const input = h('input', { type: 'password', class: 'token-input', 'aria-label': 'Access token', placeholder: 'access token', autocomplete: 'off' });
+      const form = h('form', { class: 'token-form' }, input, h('button', { type: 'submit', class: 'button primary' }, 'Use token'));
+      form.addEventListener('submit', (event) => {
+        event.preventDefault();
+        this.api.setToken(input.value.trim() === '' ? undefined : input.value.trim());
+        void this.boot();
+      });
+      parts.push(form, h('p', { class: 'hint' }, 'The token is sent as "Authorization: Bearer …" and kept for this tab only. For HTTP Basic, reload the page and let the browser ask.'));
+    } else {
+      const unreachable = error instanceof ApiError && error.kind === 'unreachable';
+      parts.push(
+        h('p', { class: 'hint' }, `The viewer reads the REST API at ${this.api.base}/${this.api.instance}/. Start the server with "storage-inspector serve <storage-dir>"${unreachable ? '; this page retries by itself every 3 seconds.' : ' and try again.'}`),
+        retry,
+      );
+      if (unreachable && this.bootRetry === undefined) {
+        this.bootRetry = window.setTimeout(() => {
+          this.bootRetry = undefined;
+          if (!this.types.loaded) void this.boot();
+        }, 3000);
+      }
+    }
+    clear(this.main, h('div', { class: 'start-problem', role: 'alert' }, parts));
+    this.current = undefined;
+  }
+
+  private updateInstanceLabel(): void {
+    this.instanceLabel.textContent = `${this.api.instance} @ ${this.api.serverLabel}`;
+    this.instanceLabel.title = `REST API: ${this.api.base}/${this.api.instance}/`;
+    for (const [view, anchor] of Object.entries(this.tabs) as [ViewName, HTMLAnchorElement][]) {
+      anchor.href = view === 'data' ? this.href(this.lastDataRoute) : this.href({ view, instance: undefined, typeId: undefined, query: '' } as Route);
+    }
+  }
+
+  href(route: Route): string {
+    return formatRoute(route, this.api.instance);
+  }
+
+  navigate(route: Route): void {
+    const hash = this.href(route);
+    if (location.hash === hash) void this.onRoute();
+    else location.hash = hash;
+  }
+
+  /** Record the current state in the URL without a new history entry. */
+  replaceRoute(route: Route): void {
+    if (route.view === 'data') {
+      this.lastDataRoute = route;
+      this.tabs.data.href = this.href(route);
+    }
+    const hash = this.href(route);
+    if (location.hash !== hash) history.replaceState(null, '', hash);
+  }
+
+  private async onRoute(): Promise<void> {
+    if (!this.types.loaded) return;
+    const route = parseHash(location.hash);
+    if (route.instance !== undefined && route.instance !== this.api.instance) {
+      // Another instance name: everything known so far belongs to the other one.
+      this.api.instance = route.instance;
+      this.data = undefined;
+      this.dictionaryView = undefined;
+      this.statisticsView = undefined;
+      this.loader.clear();
+      this.updateInstanceLabel();
+      try {
+        await this.types.load();
+      } catch (error) {
+        this.showStartProblem(error);
+        return;
+      }
+    }
+    this.setView(route.view);
+    switch (route.view) {
+      case 'data': {
+        this.lastDataRoute = route;
+        this.tabs.data.href = this.href(route);
+        this.data ??= new DataView(this);
+        this.mount(this.data.element);
+        document.title = `${route.oid === undefined ? 'Data' : `Object ${route.oid}`} · ${this.api.instance} · storage-inspector`;
+        await this.data.show(route.oid, route.path);
+        break;
+      }
+      case 'dictionary':
+        this.dictionaryView ??= new DictionaryView(this);
+        this.mount(this.dictionaryView.element);
+        document.title = `Dictionary · ${this.api.instance} · storage-inspector`;
+        this.dictionaryView.show(route.typeId, route.query);
+        break;
+      case 'statistics':
+        this.statisticsView ??= new StatisticsView(this);
+        this.mount(this.statisticsView.element);
+        document.title = `Statistics · ${this.api.instance} · storage-inspector`;
+        await this.statisticsView.show();
+        break;
+    }
+  }
+
+  private mount(element: HTMLElement): void {
+    if (this.main.firstElementChild !== element || this.main.childElementCount !== 1) clear(this.main, element);
+  }
+
+  private setView(view: ViewName): void {
+    this.current = view;
+    for (const [name, anchor] of Object.entries(this.tabs)) {
+      if (name === view) anchor.setAttribute('aria-current', 'page');
+      else anchor.removeAttribute('aria-current');
+    }
+  }
+
+  private jumpTo(text: string): void {
+    const oid = parseObjectIdInput(text);
+    if (oid === undefined) {
+      this.setJumpError('An object id is a whole number such as 1000000000000000028.');
+      return;
+    }
+    this.setJumpError('');
+    this.jumpInput.value = '';
+    this.navigate({ view: 'data', instance: undefined, oid, path: [] });
+    this.data?.focus();
+  }
+
+  private setJumpError(message: string): void {
+    this.jumpError.textContent = message;
+    this.jumpInput.setAttribute('aria-invalid', message === '' ? 'false' : 'true');
+  }
+
+  private async storageChanged(): Promise<void> {
+    this.loader.clear();
+    try {
+      await this.types.load();
+    } catch {
+      // keep the old dictionary; unknown type ids are fetched again on demand
+    }
+    await Promise.all([
+      this.data?.refresh().catch((error: unknown) => this.notify(errorMessage(error), 'error')),
+      this.statisticsView?.refresh(),
+    ]);
+    this.dictionaryView?.refresh();
+    this.notify(`Storage changed — view refreshed at ${formatTime(new Date())}`, 'change');
+  }
+
+  private onDictionaryReloaded(): void {
+    this.data?.redraw();
+    this.dictionaryView?.refresh();
+  }
+
+  private setOffline(message: string): void {
+    this.updateLiveStatus();
+    if (this.offline) return;
+    this.offline = true;
+    clear(this.banner, h('strong', null, 'Connection lost. '), message, ' Retrying every 2 seconds…');
+    this.banner.hidden = false;
+  }
+
+  private setOnline(): void {
+    this.offline = false;
+    this.banner.hidden = true;
+    this.notify('The server answers again.', 'info');
+    if (!this.types.loaded) void this.boot();
+  }
+
+  private updateLiveStatus(): void {
+    const last = this.live.lastCheck;
+    let state: string;
+    let text: string;
+    if (this.offline) {
+      state = 'offline';
+      text = 'offline';
+    } else if (this.live.paused) {
+      state = 'paused';
+      text = 'paused';
+    } else {
+      state = 'live';
+      text = 'live';
+    }
+    this.liveStatus.className = `live-status ${state}`;
+    this.liveStatus.textContent = text;
+    this.liveStatus.title =
+      state === 'offline'
+        ? 'The server does not answer; checking again every 2 seconds.'
+        : `Watching the storage for changes every 2 seconds while this tab is visible.${last === undefined ? '' : ` Last check ${formatTime(last)}.`}`;
+  }
+
+  notify(message: string, kind: 'info' | 'change' | 'error'): void {
+    clear(this.toast, h('div', { class: `toast-item ${kind}` }, message));
+    this.toast.classList.add('visible');
+    if (this.toastTimer !== undefined) window.clearTimeout(this.toastTimer);
+    this.toastTimer = window.setTimeout(() => this.toast.classList.remove('visible'), kind === 'error' ? 12000 : 8000);
+  }
+
+  /** Errors the viewer did not expect: shown, never a blank page. */
+  showUnexpected(error: unknown): void {
+    this.notify(errorMessage(error), 'error');
+  }
+}
+
+export function hostElement(): HTMLElement {
+  const el = document.getElementById('app');
+  if (el === null) throw new Error('missing #app element');
+  return el;
+}

@@ -1,0 +1,730 @@
+import { ApiError, errorMessage, type Api, type Json, type ObjectDescription, type ObjectQuery } from './api.js';
+import { enumOrdinalIndex, isReferenceMember, PRIMITIVE_TYPES, readableTypeName, shortTypeName, type Member, type TypeDictionary, type TypeEntry } from './dictionary.js';
+import { escapeControls, groupDigits, quote } from './format.js';
+
+/**
+ * The object tree shown in the data view: nodes for objects, their members, list elements and
+ * ranges of big lists, loaded lazily from the REST API with its paging parameters.
+ */
+
+/** Elements per level: lists longer than this are split into nested ranges. */
+export const PAGE = 100;
+/** Texts are cut to this many UTF-16 units in the tree; the detail panel loads them in full. */
+export const VALUE_LENGTH = 200;
+/** Elements of referenced lists fetched for inline previews (`[1, 2, 3, …]`). */
+const PREVIEW = 12;
+const CONSTANT_ID_MIN = 9000000000000000001n;
+
+export type NodeKind = 'object' | 'null' | 'value' | 'member' | 'range' | 'entry' | 'message';
+
+/** A variable-length member of one object: where its elements come from. */
+export interface VarSlot {
+  readonly oid: string;
+  readonly type: TypeEntry;
+  /** Position among the type's variable-length members. */
+  readonly index: number;
+  readonly member: Member;
+  readonly count: number;
+  /** Elements [0, n) that came with the object's own description, if any. */
+  readonly firstPage: readonly Json[] | undefined;
+  /** Descriptions of the objects referenced by `firstPage` (from the same answer). */
+  readonly firstRefs?: ReadonlyMap<string, ObjectDescription> | undefined;
+}
+
+/** Where a value node's text lives, to load it again without truncation. */
+export interface ValueSource {
+  readonly oid: string;
+  readonly fixedIndex?: number;
+  readonly varIndex?: number;
+  readonly element?: number;
+  /** Indices into nested arrays below the element. */
+  readonly path?: readonly number[];
+}
+
+export interface TreeNode {
+  readonly key: string;
+  readonly segment: string;
+  readonly parent: TreeNode | undefined;
+  readonly depth: number;
+  readonly kind: NodeKind;
+  label: string;
+  /** The field this node is the value of. */
+  readonly member?: Member | undefined;
+  /** The type declaring `member`. */
+  readonly ownerType?: TypeEntry | undefined;
+  oid?: string;
+  /** Description of the object (from the parent's `references=true` answer or its own load). */
+  desc?: ObjectDescription | undefined;
+  /** The request whose answer is `desc`. */
+  descUrl?: string | undefined;
+  /** Text of a primitive / string value. */
+  value?: string;
+  valueKind?: 'string' | 'number' | 'boolean' | 'char' | 'chars' | 'bytes' | 'other';
+  /** Declared type for value and null nodes. */
+  declaredType?: string;
+  /** The value may have been cut to VALUE_LENGTH units. */
+  truncated?: boolean;
+  source?: ValueSource;
+  slot?: VarSlot;
+  /** Element range [from, to] of a range or member node. */
+  from?: number;
+  to?: number;
+  /** Elements of nested (unpaged) arrays. */
+  inline?: readonly Json[];
+  children?: TreeNode[] | undefined;
+  expandable: boolean;
+  expanded: boolean;
+  loading: boolean;
+  error?: string | undefined;
+  /** A few `name: value` texts of a plain object's fields, fetched for the value column. */
+  peek?: readonly string[] | undefined;
+  /** Bumped whenever the row needs to be drawn again. */
+  version: number;
+}
+
+export interface DictionarySource {
+  current(): TypeDictionary;
+  /** The entry for a type id, reloading the dictionary once if the id is unknown. */
+  resolve(typeId: string): Promise<TypeEntry | undefined>;
+}
+
+export function isConstantId(oid: string): boolean {
+  try {
+    return BigInt(oid) >= CONSTANT_ID_MIN;
+  } catch {
+    return false;
+  }
+}
+
+function int(text: string | undefined): number {
+  const n = Number(text ?? '0');
+  return Number.isFinite(n) ? n : 0;
+}
+
+let keyCounter = 0;
+
+function makeNode(parent: TreeNode | undefined, segment: string, kind: NodeKind, label: string, extra: Partial<TreeNode> = {}): TreeNode {
+  const key = parent === undefined ? segment : `${parent.key}/${segment}`;
+  return {
+    key,
+    segment,
+    parent,
+    depth: parent === undefined ? 0 : parent.depth + 1,
+    kind,
+    label,
+    expandable: false,
+    expanded: false,
+    loading: false,
+    version: ++keyCounter,
+    ...extra,
+  };
+}
+
+/** Plain objects per expanded node whose fields are fetched for the value column. */
+const PEEK_LIMIT = PAGE;
+
+export class TreeLoader {
+  private readonly cache = new Map<string, Promise<ObjectDescription>>();
+  private updateScheduled = false;
+  /** Called (at most once per frame) when rows got better values in the background. */
+  onUpdate: (() => void) | undefined;
+
+  constructor(
+    private readonly api: Api,
+    private readonly types: DictionarySource,
+  ) {}
+
+  /** Forget every loaded answer (the storage changed). */
+  clear(): void {
+    this.cache.clear();
+  }
+
+  /** An object description, shared between identical requests until the storage changes. */
+  fetch(oid: string, query: ObjectQuery): Promise<ObjectDescription> {
+    const url = this.api.objectUrl(oid, query);
+    let pending = this.cache.get(url);
+    if (pending === undefined) {
+      pending = this.api.object(oid, query);
+      this.cache.set(url, pending);
+      pending.catch(() => this.cache.delete(url));
+    }
+    return pending;
+  }
+
+  rootNode(oid: string, label: string): TreeNode {
+    return makeNode(undefined, 'root', oid === '0' ? 'null' : 'object', label, { oid, expandable: oid !== '0' });
+  }
+
+  /** Children of a node: loads whatever is missing. Sets `children`, or `error`. */
+  async loadChildren(node: TreeNode): Promise<void> {
+    if (node.children !== undefined) return;
+    node.loading = true;
+    node.error = undefined;
+    try {
+      if (node.kind === 'object' && node.oid !== undefined) await this.loadObject(node);
+      else if ((node.kind === 'member' || node.kind === 'range') && node.slot !== undefined) await this.loadRange(node, node.slot);
+      else node.children = node.children ?? [];
+    } catch (error) {
+      node.error = errorMessage(error);
+      node.children = undefined;
+    } finally {
+      node.loading = false;
+      node.version++;
+    }
+  }
+
+  /** Makes sure an object node has a description (for the detail panel and the value column). */
+  async describe(node: TreeNode): Promise<void> {
+    if (node.kind !== 'object' || node.oid === undefined || node.desc !== undefined) return;
+    try {
+      const query: ObjectQuery = { valueLength: VALUE_LENGTH, variableLength: PREVIEW };
+      node.desc = await this.fetch(node.oid, query);
+      node.descUrl = this.api.objectUrl(node.oid, query);
+      await this.settle(node);
+    } catch (error) {
+      node.error = errorMessage(error);
+      node.expandable = false;
+    }
+    node.version++;
+    // The parent's summary may be made of this one (map entries, plain objects).
+    if (node.parent !== undefined) node.parent.version++;
+  }
+
+  /** After a description arrived: expandable or not, label of a deep-linked root. */
+  private async settle(node: TreeNode): Promise<void> {
+    const desc = node.desc;
+    if (desc === undefined) return;
+    const type = await this.types.resolve(desc.typeId);
+    node.expandable = !desc.simplified && (int(desc.length) > 0 || (desc.variableLength ?? []).some((c) => c !== '0') || type === undefined);
+  }
+
+  private async loadObject(node: TreeNode): Promise<void> {
+    const oid = node.oid ?? '0';
+    const known = node.desc;
+    const big = known !== undefined && (known.variableLength ?? []).some((c) => int(c) > PAGE);
+    const query: ObjectQuery = { valueLength: VALUE_LENGTH, variableLength: big ? 0 : PAGE, references: true };
+    let desc: ObjectDescription;
+    try {
+      desc = await this.fetch(oid, query);
+      node.descUrl = this.api.objectUrl(oid, query);
+    } catch (error) {
+      if (error instanceof ApiError && error.kind === 'unreachable') throw error;
+      // Often a referenced object fails (missing, or unreadable for the service): load this one
+      // alone and its references one by one.
+      const plain = { ...query, references: false };
+      desc = await this.fetch(oid, plain);
+      node.descUrl = this.api.objectUrl(oid, plain);
+    }
+    node.desc = desc;
+    const type = await this.types.resolve(desc.typeId);
+    if (type === undefined) throw new Error(`type id ${desc.typeId} of object ${oid} is not in the type dictionary`);
+    const refs = referenceMap(desc);
+    node.children = desc.simplified ? [] : this.objectChildren(node, desc, type, refs);
+    const counts = desc.variableLength ?? [];
+    const flat = type.instanceMembers.length === 1 && counts.length === 1;
+    const count = int(counts[0]);
+    if (flat && node.children.length === 0 && count > 0) {
+      // A collection whose first elements did not come with the answer: load them now.
+      node.children = undefined;
+      const slot: VarSlot = { oid, type, index: 0, member: type.instanceMembers[0] ?? type.variable[0]!, count, firstPage: undefined };
+      node.slot = slot;
+      await this.loadRange(node, slot);
+    }
+    node.children = node.children ?? [];
+    node.expandable = node.children.length > 0;
+    await this.resolveReferences(node.children);
+    void this.peekAll(node.children);
+  }
+
+  private objectChildren(node: TreeNode, desc: ObjectDescription, type: TypeEntry, refs: ReadonlyMap<string, ObjectDescription>): TreeNode[] {
+    const oid = desc.objectId;
+    const fixedCount = int(desc.length);
+    const counts = desc.variableLength ?? [];
+    const namedFixed = type.fixed.length === fixedCount;
+    const namedVariable = type.variable.length === counts.length;
+    const children: TreeNode[] = [];
+    for (let i = 0; i < fixedCount; i++) {
+      const member = namedFixed ? type.fixed[i] : undefined;
+      const label = member?.name ?? `#${i}`;
+      const raw = desc.data[i];
+      children.push(this.valueNode(node, label, label, member, type, raw, refs, { oid, fixedIndex: i }));
+    }
+    for (let k = 0; k < counts.length; k++) {
+      const member: Member = (namedVariable ? type.variable[k] : undefined) ?? { kind: 'list', typeName: '[list]', qualifier: undefined, name: `#${fixedCount + k}`, nested: [] };
+      const window = desc.data[fixedCount + k];
+      const count = int(counts[k]);
+      const slot: VarSlot = {
+        oid,
+        type,
+        index: k,
+        member,
+        count,
+        firstPage: Array.isArray(window) && window.length >= Math.min(count, PAGE) ? window : undefined,
+        firstRefs: refs,
+      };
+      if (type.instanceMembers.length === 1 && counts.length === 1) {
+        // A plain collection or array: its elements are the object's children.
+        return this.rangeChildren(node, slot, 0, count - 1, refs);
+      }
+      children.push(
+        makeNode(node, member.name, 'member', member.name, { member, ownerType: type, slot, from: 0, to: count - 1, expandable: count > 0 }),
+      );
+    }
+    return children;
+  }
+
+  /** Children for elements [from, to] of a slot: ranges when too many, else the elements. */
+  private rangeChildren(parent: TreeNode, slot: VarSlot, from: number, to: number, refs?: ReadonlyMap<string, ObjectDescription>): TreeNode[] {
+    const n = to - from + 1;
+    if (n <= 0) return [];
+    if (n > PAGE) {
+      let chunk = PAGE;
+      while (Math.ceil(n / chunk) > PAGE) chunk *= PAGE;
+      const ranges: TreeNode[] = [];
+      for (let start = from; start <= to; start += chunk) {
+        const end = Math.min(to, start + chunk - 1);
+        const label = `[${start}..${end}]`;
+        ranges.push(makeNode(parent, label, 'range', label, { slot, from: start, to: end, expandable: true }));
+      }
+      return ranges;
+    }
+    if (from === 0 && slot.firstPage !== undefined && refs !== undefined) {
+      return this.elementNodes(parent, slot, slot.firstPage, 0, refs);
+    }
+    return [];
+  }
+
+  private async loadRange(node: TreeNode, slot: VarSlot): Promise<void> {
+    const from = node.from ?? 0;
+    const to = node.to ?? slot.count - 1;
+    const n = to - from + 1;
+    if (n > PAGE) {
+      node.children = this.rangeChildren(node, slot, from, to);
+      return;
+    }
+    let window: readonly Json[] = [];
+    let refs: ReadonlyMap<string, ObjectDescription> = new Map();
+    if (from === 0 && slot.firstPage !== undefined && slot.firstPage.length >= n) {
+      window = slot.firstPage.slice(0, n);
+      refs = slot.firstRefs ?? refs;
+    } else {
+      const query: ObjectQuery = { variableOffset: from, variableLength: n, valueLength: VALUE_LENGTH, references: slot.index === 0 };
+      let desc: ObjectDescription;
+      try {
+        desc = await this.fetch(slot.oid, query);
+      } catch (error) {
+        if (!query.references || (error instanceof ApiError && error.kind === 'unreachable')) throw error;
+        desc = await this.fetch(slot.oid, { ...query, references: false });
+      }
+      const found = desc.data[int(desc.length) + slot.index];
+      window = Array.isArray(found) ? found : [];
+      refs = referenceMap(desc);
+    }
+    node.children = this.elementNodes(node, slot, window, from, refs);
+    await this.resolveReferences(node.children);
+    void this.peekAll(node.children);
+  }
+
+  private elementNodes(parent: TreeNode, slot: VarSlot, window: readonly Json[], from: number, refs: ReadonlyMap<string, ObjectDescription>): TreeNode[] {
+    const nodes: TreeNode[] = [];
+    const member = slot.member;
+    window.forEach((raw, i) => {
+      const index = from + i;
+      const label = `[${index}]`;
+      const source: ValueSource = { oid: slot.oid, varIndex: slot.index, element: index };
+      if (member.kind === 'char' || member.kind === 'byte') {
+        nodes.push(this.primitiveNode(parent, label, member.kind, raw, source));
+        return;
+      }
+      const nested = member.nested;
+      if (nested.length === 1) {
+        nodes.push(this.valueNode(parent, label, label, nested[0], slot.type, raw, refs, source));
+        return;
+      }
+      nodes.push(this.entryNode(parent, label, nested, slot.type, raw, refs, source));
+    });
+    return nodes;
+  }
+
+  private entryNode(parent: TreeNode, label: string, nested: readonly Member[], type: TypeEntry, raw: Json | undefined, refs: ReadonlyMap<string, ObjectDescription>, source: ValueSource): TreeNode {
+    const entry = makeNode(parent, label, 'entry', label, { expandable: true, ownerType: type });
+    const values = Array.isArray(raw) ? raw : [];
+    entry.children = nested.map((m, j) =>
+      this.valueNode(entry, m.name, m.name, m, type, values[j], refs, { ...source, path: [...(source.path ?? []), j] }),
+    );
+    return entry;
+  }
+
+  /** The node for one stored value of a member: a reference, a primitive, or a nested array. */
+  private valueNode(
+    parent: TreeNode,
+    segment: string,
+    label: string,
+    member: Member | undefined,
+    ownerType: TypeEntry,
+    raw: Json | undefined,
+    refs: ReadonlyMap<string, ObjectDescription>,
+    source: ValueSource,
+  ): TreeNode {
+    if (member !== undefined && isReferenceMember(member) && typeof raw === 'string') {
+      if (raw === '0') return makeNode(parent, segment, 'null', label, { member, ownerType, declaredType: member.typeName, oid: '0' });
+      const desc = refs.get(raw);
+      const node = makeNode(parent, segment, 'object', label, { member, ownerType, oid: raw, desc, declaredType: member.typeName, expandable: true });
+      if (desc !== undefined) node.expandable = isExpandable(desc);
+      return node;
+    }
+    if (member === undefined) {
+      // An unnamed value (dictionary and description disagree): show it as it came.
+      return this.primitiveNode(parent, label, 'unknown', raw, source, segment);
+    }
+    if (member.kind === 'list' && Array.isArray(raw)) {
+      const node = makeNode(parent, segment, 'member', label, { member, ownerType, inline: raw, from: 0, to: raw.length - 1, expandable: raw.length > 0 });
+      node.children = raw.map((item, i) => {
+        const itemSource: ValueSource = { ...source, path: [...(source.path ?? []), i] };
+        const itemLabel = `[${i}]`;
+        if (member.nested.length === 1) return this.valueNode(node, itemLabel, itemLabel, member.nested[0], ownerType, item, refs, itemSource);
+        return this.entryNode(node, itemLabel, member.nested, ownerType, item, refs, itemSource);
+      });
+      return node;
+    }
+    const node = this.primitiveNode(parent, label, member.kind === 'field' ? member.typeName : member.kind, raw, source, segment);
+    return Object.assign(node, { member, ownerType });
+  }
+
+  private primitiveNode(parent: TreeNode, label: string, typeName: string, raw: Json | undefined, source: ValueSource, segment = label): TreeNode {
+    let value: string;
+    let valueKind: TreeNode['valueKind'];
+    if (Array.isArray(raw)) {
+      // A nested [char] or [byte] inside an entry: an array of single values.
+      const parts = raw.map((p) => (typeof p === 'string' ? p : JSON.stringify(p)));
+      value = typeName === 'char' ? parts.join('') : `[${parts.join(', ')}]`;
+      valueKind = typeName === 'char' ? 'chars' : 'bytes';
+    } else {
+      value = raw ?? '';
+      valueKind =
+        typeName === 'char' ? (typeof raw === 'string' && raw.length > 1 ? 'string' : 'char')
+        : typeName === 'boolean' ? 'boolean'
+        : PRIMITIVE_TYPES.has(typeName) || typeName === 'byte' ? 'number'
+        : typeName === 'unknown' ? 'other'
+        : 'string';
+    }
+    const declaredType = typeName === 'char' && valueKind === 'string' ? 'java.lang.String' : typeName === 'unknown' ? '' : typeName;
+    return makeNode(parent, segment, 'value', label, {
+      value,
+      valueKind,
+      declaredType,
+      source,
+      truncated: (valueKind === 'string' || valueKind === 'chars') && value.length >= VALUE_LENGTH,
+    });
+  }
+
+  /** Fetches the descriptions that the references answer did not include, a few at a time. */
+  private async resolveReferences(nodes: readonly TreeNode[]): Promise<void> {
+    const missing: TreeNode[] = [];
+    const walk = (list: readonly TreeNode[]): void => {
+      for (const n of list) {
+        if (n.kind === 'object' && n.desc === undefined && n.error === undefined) missing.push(n);
+        if (n.kind === 'entry' && n.children !== undefined) walk(n.children);
+      }
+    };
+    walk(nodes);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < missing.length) {
+        const node = missing[next++];
+        if (node !== undefined) await this.describe(node);
+      }
+    };
+    await Promise.all([worker(), worker(), worker(), worker()]);
+  }
+
+  /**
+   * Fetches, in the background, the fields of plain objects among `nodes` (one request each, with
+   * `references=true`), so that their rows read `{title: "Dune", genre: FICTION, …}`.
+   */
+  private async peekAll(nodes: readonly TreeNode[]): Promise<void> {
+    const candidates: { node: TreeNode; type: TypeEntry }[] = [];
+    const walk = (list: readonly TreeNode[]): void => {
+      for (const n of list) {
+        if (candidates.length >= PEEK_LIMIT) return;
+        if (n.kind === 'entry' && n.children !== undefined) walk(n.children);
+        if (n.kind !== 'object' || n.desc === undefined || n.desc.simplified || n.peek !== undefined) continue;
+        const type = this.types.current().get(n.desc.typeId);
+        if (type === undefined || !isPlainObjectType(type)) continue;
+        candidates.push({ node: n, type });
+      }
+    };
+    walk(nodes);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < candidates.length) {
+        const candidate = candidates[next++];
+        if (candidate === undefined) continue;
+        const { node, type } = candidate;
+        try {
+          const desc = await this.fetch(node.oid ?? '0', { references: true, variableLength: 0, valueLength: 80 });
+          node.peek = peekTexts(desc, type, this.types.current());
+          node.version++;
+          if (node.parent?.kind === 'entry') node.parent.version++;
+          this.scheduleUpdate();
+        } catch {
+          // the plain summary stays
+        }
+      }
+    };
+    await Promise.all([worker(), worker(), worker(), worker()]);
+  }
+
+  private scheduleUpdate(): void {
+    if (this.updateScheduled) return;
+    this.updateScheduled = true;
+    requestAnimationFrame(() => {
+      this.updateScheduled = false;
+      this.onUpdate?.();
+    });
+  }
+
+  /** The complete text of a (possibly truncated) value. */
+  async fullValue(node: TreeNode): Promise<string> {
+    if (node.kind === 'object' && node.oid !== undefined) {
+      const desc = await this.api.object(node.oid);
+      const first = desc.data[0];
+      return typeof first === 'string' ? first : JSON.stringify(desc.data);
+    }
+    const source = node.source;
+    if (source === undefined) return node.value ?? '';
+    const query: ObjectQuery =
+      source.varIndex !== undefined
+        ? { fixedLength: 0, variableOffset: source.element ?? 0, variableLength: 1 }
+        : { fixedOffset: source.fixedIndex ?? 0, fixedLength: 1, variableLength: 0 };
+    const desc = await this.api.object(source.oid, query);
+    let value: Json | undefined = source.varIndex !== undefined ? desc.data[source.varIndex] : desc.data[0];
+    if (source.varIndex !== undefined) value = Array.isArray(value) ? value[0] : undefined;
+    for (const i of source.path ?? []) value = Array.isArray(value) ? value[i] : undefined;
+    if (Array.isArray(value)) return value.map((p) => (typeof p === 'string' ? p : JSON.stringify(p))).join('');
+    return value ?? '';
+  }
+}
+
+function referenceMap(desc: ObjectDescription): Map<string, ObjectDescription> {
+  const map = new Map<string, ObjectDescription>();
+  for (const ref of desc.references ?? []) if (ref !== null) map.set(ref.objectId, ref);
+  return map;
+}
+
+/** A class with fields (not a collection, enum, value type or Lazy). */
+function isPlainObjectType(type: TypeEntry): boolean {
+  return type.variable.length === 0 && type.enumConstants.length === 0 && type.fixed.length > 0 && type.name !== 'one.microstream.reference.Lazy$Default';
+}
+
+/** `title: "Dune"` texts for the first fields with a simple value (strings, numbers, enums). */
+function peekTexts(desc: ObjectDescription, type: TypeEntry, types: TypeDictionary): string[] {
+  const refs = referenceMap(desc);
+  const texts: string[] = [];
+  const nulls: string[] = [];
+  // Fields that usually name the object come first.
+  const order = type.fixed.map((m, i) => ({ m, i })).sort((a, b) => labelRank(a.m.name) - labelRank(b.m.name) || a.i - b.i);
+  order.forEach(({ m, i }) => {
+    if (texts.length >= 3) return;
+    const raw = desc.data[i];
+    if (typeof raw !== 'string') return;
+    if (raw === '0' && isReferenceMember(m)) {
+      nulls.push(`${m.name}: null`);
+      return;
+    }
+    if (!isReferenceMember(m)) {
+      texts.push(`${m.name}: ${m.typeName === 'char' ? `'${raw}'` : raw}`);
+      return;
+    }
+    const target = refs.get(raw);
+    if (target === undefined) return;
+    const targetType = types.get(target.typeId);
+    if (target.simplified) {
+      const text = typeof target.data[0] === 'string' ? target.data[0] : '';
+      texts.push(`${m.name}: ${targetType !== undefined && STRING_TYPES.has(targetType.name) ? quote(text, 40) : text.length > 40 ? `${text.slice(0, 40)}…` : text}`);
+      return;
+    }
+    const constant = enumConstantName(target, targetType);
+    if (constant !== undefined) texts.push(`${m.name}: ${constant}`);
+  });
+  return [...texts, ...nulls].slice(0, 3);
+}
+
+const LABEL_FIELDS = ['name', 'title', 'label', 'displayname', 'code', 'key', 'firstname', 'lastname', 'number', 'id'];
+
+function labelRank(name: string): number {
+  const i = LABEL_FIELDS.indexOf(name.toLowerCase());
+  return i < 0 ? LABEL_FIELDS.length : i;
+}
+
+export function isExpandable(desc: ObjectDescription): boolean {
+  return !desc.simplified && (int(desc.length) > 0 || (desc.variableLength ?? []).some((c) => c !== '0'));
+}
+
+export interface Summary {
+  readonly text: string;
+  readonly cls: string;
+  readonly title?: string | undefined;
+}
+
+/** What the value column shows for a node. */
+export function summarize(node: TreeNode, types: TypeDictionary): Summary {
+  if (node.error !== undefined && node.kind === 'object') return { text: `⚠ ${node.error}`, cls: 'v-error', title: node.error };
+  switch (node.kind) {
+    case 'null':
+      return { text: 'null', cls: 'v-null' };
+    case 'value':
+      return primitiveSummary(node);
+    case 'range': {
+      const count = (node.to ?? 0) - (node.from ?? 0) + 1;
+      return { text: `${groupDigits(count)} elements`, cls: 'v-meta' };
+    }
+    case 'entry':
+      return entrySummary(node, types);
+    case 'member': {
+      const count = (node.to ?? -1) + 1;
+      const member = node.member;
+      if (member?.kind === 'char' && node.inline === undefined) return { text: `${groupDigits(count)} chars`, cls: 'v-meta' };
+      return { text: count === 0 ? 'empty' : `${groupDigits(count)} ${count === 1 ? 'element' : 'elements'}`, cls: 'v-meta' };
+    }
+    case 'message':
+      return { text: node.label, cls: 'v-meta' };
+    case 'object':
+      return objectSummary(node, types);
+  }
+}
+
+function primitiveSummary(node: TreeNode): Summary {
+  const value = node.value ?? '';
+  switch (node.valueKind) {
+    case 'string':
+    case 'chars':
+      return { text: quote(value, 120), cls: 'v-string', title: node.truncated ? `cut to the first ${VALUE_LENGTH} characters; select it to load it all` : undefined };
+    case 'char':
+      return { text: `'${value === "'" ? "\\'" : quote(value).slice(1, -1)}'`, cls: 'v-string' };
+    case 'boolean':
+      return { text: value, cls: 'v-keyword' };
+    case 'number':
+      return { text: value, cls: 'v-number' };
+    default:
+      return { text: value, cls: 'v-other' };
+  }
+}
+
+function entrySummary(node: TreeNode, types: TypeDictionary): Summary {
+  const parts = (node.children ?? []).map((c) => summarize(c, types).text);
+  return { text: parts.join(' → '), cls: 'v-entry' };
+}
+
+const STRING_TYPES = new Set(['java.lang.String', 'java.lang.StringBuilder', 'java.lang.StringBuffer']);
+
+/** Summary of an object from its description (referenced or own). */
+export function objectSummary(node: TreeNode, types: TypeDictionary): Summary {
+  const desc = node.desc;
+  if (desc === undefined) return { text: node.loading ? 'loading…' : '', cls: 'v-meta' };
+  const type = types.get(desc.typeId);
+  const cycle = cycleOf(node);
+  const suffix = cycle === undefined ? '' : `  ↻ same object as ${cycle}`;
+  const done = (s: Summary): Summary => (suffix === '' ? s : { ...s, text: s.text + suffix });
+  if (desc.simplified) {
+    const text = typeof desc.data[0] === 'string' ? desc.data[0] : '';
+    if (type !== undefined && STRING_TYPES.has(type.name)) return { text: quote(text, 120), cls: 'v-string' };
+    if (type?.name === 'java.lang.Character') return { text: `'${quote(text).slice(1, -1)}'`, cls: 'v-string' };
+    const numeric = /^-?[\d.]+(E-?\d+)?$|^(NaN|-?Infinity)$/.test(text);
+    const keyword = type?.name === 'java.lang.Boolean';
+    return { text: text.length > 120 ? `${text.slice(0, 120)}…` : text, cls: numeric ? 'v-number' : keyword ? 'v-keyword' : 'v-other' };
+  }
+  if (type === undefined) return { text: `type ${desc.typeId}`, cls: 'v-meta' };
+  const constant = enumConstantName(desc, type);
+  if (constant !== undefined) return done({ text: constant, cls: 'v-enum', title: `enum constant ${readableTypeName(type.name)}.${constant}` });
+  const counts = desc.variableLength ?? [];
+  if (type.name === 'one.microstream.reference.Lazy$Default') {
+    const subject = desc.data[0];
+    return done({ text: subject === '0' || subject === undefined ? 'Lazy (empty)' : `Lazy → ${String(subject)}`, cls: 'v-meta' });
+  }
+  if (counts.length === 1 && type.variable.length === 1) {
+    const count = int(counts[0]);
+    const member = type.variable[0];
+    const window = desc.data[int(desc.length)];
+    const primitiveElements = member !== undefined && member.kind === 'list' && member.nested.length === 1 && member.nested[0] !== undefined && PRIMITIVE_TYPES.has(member.nested[0].typeName);
+    if (count === 0) return done({ text: 'empty', cls: 'v-meta' });
+    if (primitiveElements && Array.isArray(window) && window.length > 0 && desc.data.length > 0) {
+      const isChar = member.nested[0]?.typeName === 'char';
+      const shown = window.slice(0, 8).map((v) => (typeof v !== 'string' ? '…' : isChar ? `'${escapeControls(v)}'` : v));
+      const text = `[${shown.join(', ')}${count > shown.length ? ', …' : ''}]  (${groupDigits(count)})`;
+      return done({ text, cls: 'v-number' });
+    }
+    const entries = member?.kind === 'list' && member.nested.length === 2;
+    return done({ text: `${groupDigits(count)} ${entries ? (count === 1 ? 'entry' : 'entries') : count === 1 ? 'element' : 'elements'}`, cls: 'v-meta' });
+  }
+  if (counts.length > 1) {
+    const parts = type.variable.map((m, k) => `${m.name}: ${groupDigits(counts[k] ?? '0')}`);
+    return done({ text: `{${parts.join(', ')}}`, cls: 'v-meta' });
+  }
+  // A plain object: a few field values, from its loaded children or its own primitives.
+  const parts: string[] = [];
+  if (node.children !== undefined) {
+    const ordered = [...node.children].sort((a, b) => labelRank(a.label) - labelRank(b.label));
+    for (const child of ordered) {
+      if (parts.length >= 3) break;
+      if (child.kind === 'value' || (child.kind === 'object' && child.desc !== undefined && (child.desc.simplified || enumConstantName(child.desc, types.get(child.desc.typeId)) !== undefined))) {
+        parts.push(`${child.label}: ${summarize(child, types).text}`);
+      }
+    }
+  } else if (node.peek !== undefined) {
+    parts.push(...node.peek);
+  } else {
+    type.fixed.forEach((m, i) => {
+      if (parts.length < 3 && PRIMITIVE_TYPES.has(m.typeName)) parts.push(`${m.name}: ${String(desc.data[i] ?? '')}`);
+    });
+  }
+  if (type.instanceMembers.length === 0) return done({ text: type.enumConstants.length === 1 ? (type.enumConstants[0] ?? '') : '{}', cls: 'v-meta' });
+  const more = parts.length < type.instanceMembers.length ? ', …' : '';
+  return done({ text: parts.length === 0 ? '{…}' : `{${parts.join(', ')}${more}}`, cls: 'v-meta' });
+}
+
+export function enumConstantName(desc: ObjectDescription, type: TypeEntry | undefined): string | undefined {
+  if (type === undefined || type.enumConstants.length === 0 || desc.simplified) return undefined;
+  const index = enumOrdinalIndex(type);
+  if (index < 0) return type.enumConstants.length === 1 && type.instanceMembers.length === 0 ? type.enumConstants[0] : undefined;
+  const ordinal = Number(desc.data[index]);
+  return Number.isInteger(ordinal) ? type.enumConstants[ordinal] : undefined;
+}
+
+function cycleOf(node: TreeNode): string | undefined {
+  for (let p = node.parent; p !== undefined; p = p.parent) {
+    if (p.kind === 'object' && p.oid === node.oid) return p.parent === undefined ? p.label : pathLabel(p);
+  }
+  return undefined;
+}
+
+/** `books › [3] › author` for a node (without the root). */
+export function pathLabel(node: TreeNode): string {
+  const parts: string[] = [];
+  for (let n: TreeNode | undefined = node; n?.parent !== undefined; n = n.parent) parts.unshift(n.label);
+  return parts.join(' › ');
+}
+
+/** The type to show for a node: the actual type when known, else the declared one. */
+export function nodeType(node: TreeNode, types: TypeDictionary): { short: string; full: string; typeId?: string } {
+  if (node.kind === 'object' && node.desc !== undefined) {
+    const type = types.get(node.desc.typeId);
+    if (type !== undefined) return { short: shortTypeName(type.name), full: `${readableTypeName(type.name)} (type id ${type.id})`, typeId: type.id };
+    return { short: `#${node.desc.typeId}`, full: `type id ${node.desc.typeId} (not in the dictionary)` };
+  }
+  if (node.kind === 'member') {
+    const m = node.member;
+    if (m?.kind === 'list') {
+      const inner = m.nested.map((n) => shortTypeName(n.kind === 'field' ? n.typeName : n.typeName)).join(', ');
+      return { short: `list of ${inner}`, full: `variable-length member: list of (${m.nested.map((n) => `${n.typeName} ${n.name}`).join(', ')})` };
+    }
+    if (m?.kind === 'char') return { short: 'char list', full: 'variable-length member: characters' };
+    if (m?.kind === 'byte') return { short: 'byte list', full: 'variable-length member: bytes' };
+  }
+  if (node.kind === 'entry') {
+    const names = (node.children ?? []).map((c) => c.label).join(', ');
+    return { short: 'entry', full: `entry (${names})` };
+  }
+  const declared = node.declaredType ?? node.member?.typeName ?? '';
+  return { short: shortTypeName(declared), full: readableTypeName(declared) };
+}

@@ -1,0 +1,67 @@
+/**
+ * Hash routes (the page itself is always `/viewer/`):
+ *
+ *   #/<instance>                        data, from the storage root
+ *   #/<instance>/object/<oid>           data, from that object
+ *   #/<instance>/dictionary[/<typeId>]  the type dictionary
+ *   #/<instance>/statistics             file statistics
+ *
+ * Data routes take `?path=a/[3]/b` (the selected node, ranges left out); the dictionary takes
+ * `?q=` (the search text).
+ */
+
+export type Route =
+  | { readonly view: 'data'; readonly instance: string | undefined; readonly oid: string | undefined; readonly path: readonly string[] }
+  | { readonly view: 'dictionary'; readonly instance: string | undefined; readonly typeId: string | undefined; readonly query: string }
+  | { readonly view: 'statistics'; readonly instance: string | undefined };
+
+export function parseHash(hash: string): Route {
+  const text = hash.startsWith('#') ? hash.slice(1) : hash;
+  const q = text.indexOf('?');
+  const pathPart = q < 0 ? text : text.slice(0, q);
+  const params = new URLSearchParams(q < 0 ? '' : text.slice(q + 1));
+  const segments = pathPart.split('/').filter((s) => s !== '').map(safeDecode);
+  const instance = segments[0];
+  const view = segments[1];
+  if (view === 'dictionary') return { view: 'dictionary', instance, typeId: segments[2], query: params.get('q') ?? '' };
+  if (view === 'statistics') return { view: 'statistics', instance };
+  const path = (params.get('path') ?? '').split('/').filter((s) => s !== '');
+  if (view === 'object' && segments[2] !== undefined) return { view: 'data', instance, oid: segments[2], path };
+  return { view: 'data', instance, oid: undefined, path };
+}
+
+export function formatRoute(route: Route, instance: string): string {
+  const base = `#/${encodeURIComponent(instance)}`;
+  switch (route.view) {
+    case 'statistics':
+      return `${base}/statistics`;
+    case 'dictionary': {
+      const q = route.query === '' ? '' : `?q=${encodeURIComponent(route.query)}`;
+      return `${base}/dictionary${route.typeId === undefined ? '' : `/${route.typeId}`}${q}`;
+    }
+    case 'data': {
+      const path = route.path.length === 0 ? '' : `?path=${route.path.map(encodePathSegment).join('/')}`;
+      return `${route.oid === undefined ? base : `${base}/object/${route.oid}`}${path}`;
+    }
+  }
+}
+
+function encodePathSegment(segment: string): string {
+  return encodeURIComponent(segment).replace(/%5B/g, '[').replace(/%5D/g, ']');
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** An object id typed or pasted by the user (`1000000000000000028`, a URL or deep link with one). */
+export function parseObjectIdInput(text: string): string | undefined {
+  const trimmed = text.trim().replace(/[\s,_']/g, '');
+  if (/^\d{1,19}$/.test(trimmed)) return BigInt(trimmed).toString();
+  const match = /object\/(\d{1,19})(?:\D|$)/.exec(text.trim());
+  return match?.[1] === undefined ? undefined : BigInt(match[1]).toString();
+}

@@ -1,0 +1,480 @@
+import { errorMessage, type ObjectDescription } from '../api.js';
+import type { App } from '../app.js';
+import { readableTypeName, shortTypeName } from '../dictionary.js';
+import { clear, h } from '../dom.js';
+import { groupDigits } from '../format.js';
+import { isConstantId, nodeType, pathLabel, summarize, VALUE_LENGTH, type TreeNode } from '../model.js';
+import { TreeGrid } from '../tree.js';
+
+/** A tree for one starting object, kept while the user looks elsewhere (back/forward). */
+interface TreeState {
+  readonly rootKey: string;
+  root: TreeNode;
+  selected: TreeNode | undefined;
+}
+
+const KEEP_TREES = 12;
+
+export class DataView {
+  readonly element: HTMLElement;
+  private readonly crumbs: HTMLElement;
+  private readonly detail: HTMLElement;
+  private readonly grid: TreeGrid;
+  private readonly trees = new Map<string, TreeState>();
+  private state: TreeState | undefined;
+  /** Incremented per navigation so that late answers of an earlier one are ignored. */
+  private generation = 0;
+  private fullValues = new Map<string, string>();
+  /** Version of the node the detail panel was drawn for. */
+  private detailVersion = -1;
+
+  constructor(private readonly app: App) {
+    this.grid = new TreeGrid({
+      types: () => app.types.current(),
+      select: (node) => this.select(node),
+      toggle: (node) => void this.toggle(node),
+      open: (node) => this.openObject(node),
+      retry: (node) => void this.retry(node),
+    });
+    app.loader.onUpdate = () => {
+      this.grid.render();
+      const selected = this.state?.selected;
+      if (selected !== undefined && selected.version !== this.detailVersion) this.renderDetail();
+    };
+    this.crumbs = h('nav', { class: 'crumbs', 'aria-label': 'Path of the selected node' });
+    this.detail = h('aside', { class: 'detail', 'aria-label': 'Selected node' });
+    this.element = h(
+      'section',
+      { class: 'view data-view', 'aria-label': 'Data' },
+      this.crumbs,
+      h(
+        'div',
+        { class: 'split' },
+        h(
+          'div',
+          { class: 'tree-pane' },
+          this.grid.element,
+          h('div', { class: 'tree-foot' }, '↑ ↓ move · → ← open / close · Enter or double-click: show an object on its own · / go to an object id'),
+        ),
+        this.detail,
+      ),
+    );
+  }
+
+  /** Show the tree for `oid` (undefined: the storage root) and select `path` in it. */
+  async show(oid: string | undefined, path: readonly string[]): Promise<void> {
+    const generation = ++this.generation;
+    const rootKey = oid ?? 'ROOT';
+    let state = this.trees.get(rootKey);
+    if (state === undefined) {
+      let root: TreeNode;
+      if (oid === undefined) {
+        try {
+          const info = await this.app.api.root();
+          if (generation !== this.generation) return;
+          root = this.app.loader.rootNode(info.objectId, info.name);
+        } catch (error) {
+          if (generation !== this.generation) return;
+          this.showProblem(errorMessage(error));
+          return;
+        }
+      } else {
+        root = this.app.loader.rootNode(oid, 'object');
+      }
+      state = { rootKey, root, selected: undefined };
+      this.remember(state);
+    }
+    if (this.state !== state) {
+      this.state = state;
+      this.grid.setRoot(state.root);
+      if (state.root.oid === '0') {
+        this.setSelected(state.root, false);
+        this.renderDetail();
+        return;
+      }
+    }
+    if (!state.root.expanded) await this.expand(state.root);
+    if (generation !== this.generation) return;
+    const target = path.length === 0 ? (state.selected ?? state.root) : await this.reveal(state.root, path, generation);
+    if (generation !== this.generation) return;
+    this.setSelected(target ?? state.root, false);
+  }
+
+  /** Forget all trees: the storage changed. The current tree is reloaded keeping its open nodes. */
+  async refresh(): Promise<void> {
+    const state = this.state;
+    this.trees.clear();
+    this.fullValues.clear();
+    if (state === undefined) return;
+    const generation = ++this.generation;
+    const expanded = new Set<string>();
+    const collect = (node: TreeNode): void => {
+      if (node.expanded) expanded.add(node.key);
+      for (const child of node.children ?? []) collect(child);
+    };
+    collect(state.root);
+    const selectedKey = state.selected?.key;
+    let root: TreeNode;
+    if (state.rootKey === 'ROOT') {
+      const info = await this.app.api.root();
+      root = this.app.loader.rootNode(info.objectId, info.name);
+    } else {
+      root = this.app.loader.rootNode(state.rootKey, state.root.label);
+    }
+    const fresh: TreeState = { rootKey: state.rootKey, root, selected: undefined };
+    let found: TreeNode | undefined;
+    const restore = async (node: TreeNode): Promise<void> => {
+      if (node.key === selectedKey) found = node;
+      if (!expanded.has(node.key) || !node.expandable) return;
+      await this.app.loader.loadChildren(node);
+      node.expanded = true;
+      await Promise.all((node.children ?? []).map(restore));
+    };
+    await restore(root);
+    if (generation !== this.generation) return;
+    this.remember(fresh);
+    this.state = fresh;
+    this.grid.setRoot(root);
+    this.setSelected(found ?? root, true);
+  }
+
+  focus(): void {
+    this.grid.focus();
+  }
+
+  /** The type dictionary was reloaded: draw type names again. */
+  redraw(): void {
+    this.grid.render(true);
+    this.renderDetail();
+  }
+
+  private remember(state: TreeState): void {
+    this.trees.delete(state.rootKey);
+    this.trees.set(state.rootKey, state);
+    while (this.trees.size > KEEP_TREES) {
+      const oldest = this.trees.keys().next().value;
+      if (oldest === undefined || oldest === this.state?.rootKey) break;
+      this.trees.delete(oldest);
+    }
+  }
+
+  private showProblem(message: string): void {
+    this.state = undefined;
+    this.grid.setRoot(this.app.loader.rootNode('0', 'ROOT'));
+    clear(this.crumbs);
+    clear(this.detail, h('div', { class: 'problem', role: 'alert' }, h('strong', null, 'Cannot show the data. '), message));
+  }
+
+  /** Expands along `path` (segments without ranges); returns the last node found. */
+  private async reveal(root: TreeNode, path: readonly string[], generation: number): Promise<TreeNode | undefined> {
+    let node = root;
+    for (const segment of path) {
+      let next = await this.findChild(node, segment);
+      while (next !== undefined && next.kind === 'range') {
+        // Elements of big lists sit below ranges: descend into the one holding the index.
+        const inner = await this.findChild(next, segment);
+        if (inner === undefined) break;
+        next = inner;
+      }
+      if (generation !== this.generation || next === undefined) return node;
+      node = next;
+    }
+    return node;
+  }
+
+  private async findChild(node: TreeNode, segment: string): Promise<TreeNode | undefined> {
+    if (!node.expanded) await this.expand(node);
+    const children = node.children ?? [];
+    const exact = children.find((c) => c.segment === segment);
+    if (exact !== undefined) return exact;
+    const index = /^\[(\d+)\]$/.exec(segment);
+    if (index?.[1] === undefined) return undefined;
+    const i = Number(index[1]);
+    return children.find((c) => c.kind === 'range' && (c.from ?? 0) <= i && i <= (c.to ?? -1));
+  }
+
+  private async expand(node: TreeNode): Promise<void> {
+    if (!node.expandable && node.children === undefined && node.kind !== 'object') return;
+    node.expanded = true;
+    node.version++;
+    if (node.children === undefined) {
+      const pending = this.app.loader.loadChildren(node);
+      this.grid.render();
+      await pending;
+    }
+    if (node.parent === undefined) this.labelRoot(node);
+    this.grid.render();
+    if (node === this.state?.selected) this.renderDetail();
+  }
+
+  private labelRoot(node: TreeNode): void {
+    if (node.label === 'object' && node.desc !== undefined) {
+      const type = this.app.types.current().get(node.desc.typeId);
+      if (type !== undefined) {
+        node.label = shortTypeName(type.name);
+        node.version++;
+      }
+    }
+  }
+
+  private async toggle(node: TreeNode): Promise<void> {
+    if (node.expanded) {
+      node.expanded = false;
+      node.version++;
+      if (this.state?.selected !== undefined && isBelow(this.state.selected, node)) this.setSelected(node, true);
+      this.grid.render();
+      return;
+    }
+    await this.expand(node);
+  }
+
+  private async retry(node: TreeNode): Promise<void> {
+    node.error = undefined;
+    node.children = undefined;
+    node.version++;
+    await this.expand(node);
+  }
+
+  private select(node: TreeNode): void {
+    this.setSelected(node, true);
+  }
+
+  private setSelected(node: TreeNode, updateUrl: boolean): void {
+    if (this.state === undefined) return;
+    this.state.selected = node;
+    this.grid.setSelected(node);
+    this.renderCrumbs();
+    this.renderDetail();
+    if (updateUrl) this.app.replaceRoute({ view: 'data', instance: undefined, oid: this.rootOid(), path: pathSegments(node) });
+    if (node.kind === 'object' && node.desc === undefined && node.error === undefined) {
+      void this.app.loader.describe(node).then(() => {
+        this.grid.render();
+        if (this.state?.selected === node) this.renderDetail();
+      });
+    }
+  }
+
+  private rootOid(): string | undefined {
+    return this.state === undefined || this.state.rootKey === 'ROOT' ? undefined : this.state.rootKey;
+  }
+
+  private openObject(node: TreeNode): void {
+    if (node.oid === undefined || node.oid === '0') return;
+    if (node.parent === undefined) {
+      void this.toggle(node);
+      return;
+    }
+    this.app.navigate({ view: 'data', instance: undefined, oid: node.oid, path: [] });
+  }
+
+  private renderCrumbs(): void {
+    const state = this.state;
+    if (state === undefined) return;
+    const chain: TreeNode[] = [];
+    for (let n = state.selected; n !== undefined; n = n.parent) chain.unshift(n);
+    const items: (HTMLElement | string)[] = [];
+    if (state.rootKey !== 'ROOT') {
+      items.push(h('a', { class: 'crumb home', href: this.app.href({ view: 'data', instance: undefined, oid: undefined, path: [] }), title: 'Start again from the storage root' }, '⌂ storage root'));
+      items.push(h('span', { class: 'sep', 'aria-hidden': 'true' }, '›'));
+    }
+    chain.forEach((node, i) => {
+      if (i > 0) items.push(h('span', { class: 'sep', 'aria-hidden': 'true' }, '›'));
+      const label = i === 0 && state.rootKey !== 'ROOT' ? `${node.label} ${node.oid ?? ''}` : node.label;
+      const isLast = i === chain.length - 1;
+      items.push(
+        h('button', { type: 'button', class: `crumb${isLast ? ' current' : ''}`, 'aria-current': isLast ? 'location' : undefined, onclick: () => this.select(node) }, label),
+      );
+    });
+    clear(this.crumbs, items);
+  }
+
+  private renderDetail(): void {
+    const node = this.state?.selected;
+    this.detailVersion = node?.version ?? -1;
+    if (node === undefined) {
+      clear(this.detail, h('p', { class: 'hint' }, 'Select a row to see its details.'));
+      return;
+    }
+    const types = this.app.types.current();
+    const summary = summarize(node, types);
+    const type = nodeType(node, types);
+    const title = qualifiedLabel(node, types);
+    const showValue = node.kind !== 'range' && node.kind !== 'member' && node.error === undefined;
+    const parts: (HTMLElement | null)[] = [];
+    parts.push(
+      h(
+        'header',
+        { class: 'detail-head' },
+        h('h2', { class: 'detail-title' }, h('span', { class: 'qname' }, title), showValue ? h('span', { class: 'eq' }, ' = ') : null, showValue ? h('span', { class: summary.cls }, summary.text) : null),
+      ),
+    );
+    const rows: [string, Node | string][] = [];
+    rows.push(['Path', pathLabel(node) === '' ? node.label : `${this.state?.root.label ?? ''} › ${pathLabel(node)}`]);
+    const m = node.member;
+    if (m !== undefined && m.kind === 'field') {
+      rows.push(['Declared', h('code', null, `${readableTypeName(m.typeName)} ${m.qualifier === undefined ? '' : `${shortTypeName(m.qualifier)}.`}${m.name}`)]);
+    }
+    if (node.kind === 'object' && node.desc !== undefined) {
+      const link = type.typeId === undefined ? type.full : h('a', { href: this.app.href({ view: 'dictionary', instance: undefined, typeId: type.typeId, query: '' }) }, type.full);
+      rows.push(['Type', link]);
+    } else if (type.full !== '') {
+      rows.push(['Type', type.full]);
+    }
+    if (node.kind === 'object' && node.oid !== undefined) {
+      const oid = node.oid;
+      rows.push([
+        'Object id',
+        h(
+          'span',
+          { class: 'oid-line' },
+          h('a', { class: 'oid-link', href: this.app.href({ view: 'data', instance: undefined, oid, path: [] }), title: 'Open this object on its own (deep link)' }, oid),
+          ' ',
+          h('button', { type: 'button', class: 'link small', onclick: () => void copy(oid) }, 'copy'),
+          isConstantId(oid) ? h('span', { class: 'hint' }, ' JDK constant') : null,
+        ),
+      ]);
+    }
+    const desc = node.desc;
+    if (desc !== undefined && !desc.simplified) {
+      const counts = desc.variableLength ?? [];
+      const text = `${desc.length} fixed member${desc.length === '1' ? '' : 's'}${counts.length > 0 ? `, ${counts.map((c) => groupDigits(c)).join(' + ')} element${counts.length === 1 && counts[0] === '1' ? '' : 's'}` : ''}`;
+      rows.push(['Size', text]);
+    }
+    if (node.kind === 'range' || node.kind === 'member') {
+      rows.push(['Elements', `${groupDigits((node.to ?? -1) - (node.from ?? 0) + 1)}${node.kind === 'range' ? ` (indices ${groupDigits(node.from ?? 0)} to ${groupDigits(node.to ?? 0)})` : ''}`]);
+    }
+    parts.push(h('table', { class: 'props' }, h('tbody', null, rows.map(([k, v]) => h('tr', null, h('th', { scope: 'row' }, k), h('td', null, v))))));
+
+    // The full value of texts and other simple values.
+    const fullText = this.valueText(node);
+    if (fullText !== undefined) {
+      const full = this.fullValues.get(node.key);
+      const shown = full ?? fullText.text;
+      const section = h('section', { class: 'value-section' }, h('h3', null, 'Value'), h('pre', { class: 'value-box' }, shown));
+      if (full === undefined && fullText.maybeCut) {
+        const button = h('button', { type: 'button', class: 'button' }, 'Load full value');
+        button.addEventListener('click', () => {
+          button.disabled = true;
+          button.textContent = 'Loading…';
+          this.app.loader.fullValue(node).then(
+            (value) => {
+              this.fullValues.set(node.key, value);
+              if (this.state?.selected === node) this.renderDetail();
+            },
+            (error: unknown) => {
+              button.replaceWith(h('p', { class: 'v-error' }, errorMessage(error)));
+            },
+          );
+        });
+        section.append(h('p', { class: 'hint' }, `The tree shows the first ${VALUE_LENGTH} characters. `, button));
+      } else if (full !== undefined) {
+        section.append(h('p', { class: 'hint' }, `${groupDigits(full.length)} characters (UTF-16 units).`));
+      }
+      parts.push(section);
+    }
+
+    if (node.kind === 'object' && node.error !== undefined) parts.push(h('p', { class: 'problem', role: 'alert' }, node.error));
+
+    const raw = rawJson(node);
+    if (raw !== undefined) {
+      parts.push(
+        h(
+          'section',
+          { class: 'json-section' },
+          h('h3', null, 'JSON', raw.url === undefined ? null : h('a', { class: 'small request', href: raw.url, target: '_blank', rel: 'noopener' }, 'GET ' + shortUrl(raw.url))),
+          h('pre', { class: 'json-box' }, raw.text),
+        ),
+      );
+    }
+    clear(this.detail, parts);
+  }
+
+  private valueText(node: TreeNode): { text: string; maybeCut: boolean } | undefined {
+    if (node.kind === 'value') return { text: node.value ?? '', maybeCut: node.truncated === true };
+    if (node.kind === 'object' && node.desc?.simplified === true) {
+      const first = node.desc.data[0];
+      const text = typeof first === 'string' ? first : '';
+      return { text, maybeCut: text.length >= VALUE_LENGTH };
+    }
+    return undefined;
+  }
+}
+
+function isBelow(node: TreeNode, ancestor: TreeNode): boolean {
+  for (let n = node.parent; n !== undefined; n = n.parent) if (n === ancestor) return true;
+  return false;
+}
+
+/** Path segments for the URL: member names and element indices, ranges left out. */
+function pathSegments(node: TreeNode): string[] {
+  const segments: string[] = [];
+  for (let n: TreeNode | undefined = node; n?.parent !== undefined; n = n.parent) {
+    if (n.kind !== 'range') segments.unshift(n.segment);
+  }
+  return segments;
+}
+
+/** `Book.title`, `ArrayList[49999]`, `HashMap[2].key`: owner type and member. */
+function qualifiedLabel(node: TreeNode, types: ReturnType<App['types']['current']>): string {
+  if (node.parent === undefined) return node.label;
+  if (node.kind === 'range') return `${ownerName(node, types)}${node.label}`;
+  const parent = node.parent;
+  if (node.label.startsWith('[')) return `${ownerName(node, types)}${node.label}`;
+  if (parent.kind === 'entry') return `${qualifiedLabel(parent, types)}.${node.label}`;
+  const owner = node.ownerType !== undefined ? shortTypeName(node.ownerType.name) : ownerName(node, types);
+  return `${owner}.${node.label}`;
+}
+
+function ownerName(node: TreeNode, types: ReturnType<App['types']['current']>): string {
+  for (let p = node.parent; p !== undefined; p = p.parent) {
+    if (p.kind === 'object' && p.desc !== undefined) {
+      const type = types.get(p.desc.typeId);
+      return type === undefined ? p.label : shortTypeName(type.name);
+    }
+    if (p.kind === 'member') return `${ownerName(p, types)}.${p.label}`;
+  }
+  return '';
+}
+
+function rawJson(node: TreeNode): { text: string; url?: string } | undefined {
+  if (node.kind === 'object' && node.desc !== undefined) {
+    const desc = stripReferences(node.desc);
+    return { text: prettyJson(desc), ...(node.descUrl === undefined ? {} : { url: node.descUrl }) };
+  }
+  if (node.kind === 'null') return { text: '"0"' };
+  if (node.kind === 'value') return { text: JSON.stringify(node.value ?? '') };
+  return undefined;
+}
+
+/** The description without the (long) descriptions of its references, which the request link shows. */
+function stripReferences(desc: ObjectDescription): unknown {
+  if (desc.references === null || desc.references.length === 0) return desc;
+  const n = desc.references.length;
+  return { ...desc, references: `‹${n} referenced object${n === 1 ? '' : 's'} described, see the request›` };
+}
+
+/** JSON with nested arrays of short values kept on one line, like a compact pretty printer. */
+function prettyJson(value: unknown): string {
+  const lines = JSON.stringify(value, null, 2);
+  return lines.replace(/\[\s+("(?:[^"\\]|\\.)*"(?:,\s+"(?:[^"\\]|\\.)*")*)\s+\]/g, (_match, inner: string) => {
+    const compact = `[${inner.split(/,\s+/).join(', ')}]`;
+    return compact.length <= 100 ? compact : _match;
+  });
+}
+
+function shortUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return u.pathname + u.search;
+  } catch {
+    return url;
+  }
+}
+
+async function copy(text: string): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    // not allowed here (insecure origin): nothing to do
+  }
+}
