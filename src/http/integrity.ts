@@ -1,11 +1,9 @@
 import { open } from 'node:fs/promises';
 import { FormatError, StorageError } from '../errors.js';
-import { fixedSizeOf, listElementSize } from '../format/entity-layout.js';
 import { channelOf, classifyId } from '../format/ids.js';
-import type { FieldDescriptor, TypeDictionary, TypeEntry } from '../format/type-dictionary.js';
+import type { TypeDictionary } from '../format/type-dictionary.js';
 import type { EntitySource } from '../inspect/describe-object.js';
 import type { StatisticsSource } from '../inspect/statistics.js';
-import type { StoredEntity } from '../storage/storage.js';
 
 /**
  * What the service knows about damage in the storage it serves, so that no answer built from a
@@ -186,7 +184,7 @@ function regionText(region: DamagedRegion): string {
 
 /**
  * Wraps an entity source: cut-off latest records fail with their file and offset, answers that a
- * damaged region may contradict are noted in `warnings`, and every record's structure is checked.
+ * damaged region may contradict are noted in `warnings` (the structure of every record is checked when it is laid out, `layoutEntity`).
  */
 export function checkedSource(
   source: EntitySource & DamageSource,
@@ -220,7 +218,6 @@ export function checkedSource(
           else if (before(at, region)) warnings.noteStale(region, objectId);
         }
       }
-      if (entity !== undefined) checkStructure(source.dictionary, entity);
       return entity;
     },
   };
@@ -230,58 +227,3 @@ function before(at: { fileNumber: bigint; offset: number }, region: { fileNumber
   return at.fileNumber < region.fileNumber || (at.fileNumber === region.fileNumber && at.offset < region.offset);
 }
 
-const LIST_HEADER = 16;
-
-/**
- * Checks that the content of a record has exactly the shape its type's members describe, nested
- * lists included; throws FormatError (FORMAT_BAD_LIST) at the first disagreement. Records of types
- * the dictionary lacks are left to the caller (which reports FORMAT_UNKNOWN_TYPE_ID).
- */
-export function checkStructure(dictionary: TypeDictionary, entity: StoredEntity): void {
-  const entry = dictionary.byId.get(entity.typeId);
-  if (entry === undefined) return;
-  checkContent(entry, entity.content, entity.file, entity.offset + 24);
-}
-
-export function checkContent(entry: TypeEntry, content: Uint8Array, file: string, base: number): void {
-  const view = new DataView(content.buffer, content.byteOffset, content.byteLength);
-  const fail = (message: string, at: number): never => {
-    throw new FormatError('FORMAT_BAD_LIST', `${entry.typeName} (type id ${entry.typeId}): ${message}`, { file, offset: base + at });
-  };
-  let pos = 0;
-  for (const field of entry.fields) pos = checkMember(field, view, pos, view.byteLength, fail);
-  if (pos !== view.byteLength) fail(`content is ${view.byteLength} bytes but the members take ${pos}`, pos);
-}
-
-/** Checks one member at `pos` (not past `end`); returns the position after it. */
-function checkMember(field: FieldDescriptor, view: DataView, pos: number, end: number, fail: (m: string, at: number) => never): number {
-  const size = fixedSizeOf(field);
-  if (size !== undefined) {
-    if (pos + size > end) fail(`member ${field.name} runs past its container`, pos);
-    return pos + size;
-  }
-  if (pos + LIST_HEADER > end) fail(`the list header of ${field.name} runs past its container`, pos);
-  const total = view.getBigInt64(pos, true);
-  const count = view.getBigInt64(pos + 8, true);
-  if (total < BigInt(LIST_HEADER) || total > BigInt(end - pos)) fail(`list ${field.name} claims ${total} bytes, ${end - pos} available`, pos);
-  if (count < 0n || count > total) fail(`list ${field.name} claims ${count} elements in ${total} bytes`, pos + 8);
-  const listEnd = pos + Number(total);
-  const n = Number(count);
-  let elementSize: number | undefined;
-  if (field.kind === 'chars') elementSize = 2;
-  else if (field.kind === 'bytes') elementSize = 1;
-  else if (field.kind === 'list') elementSize = listElementSize(field);
-  if (elementSize !== undefined) {
-    if (listEnd - pos - LIST_HEADER !== n * elementSize) {
-      fail(`list ${field.name} has ${n} elements of ${elementSize} bytes but ${listEnd - pos - LIST_HEADER} bytes`, pos);
-    }
-    return listEnd;
-  }
-  if (field.kind !== 'list') return listEnd;
-  let at = pos + LIST_HEADER;
-  for (let i = 0; i < n; i++) {
-    for (const nested of field.elements) at = checkMember(nested, view, at, listEnd, fail);
-  }
-  if (at !== listEnd) fail(`the ${n} elements of list ${field.name} take ${at - pos - LIST_HEADER} bytes, its header says ${listEnd - pos - LIST_HEADER}`, pos);
-  return listEnd;
-}
