@@ -222,10 +222,11 @@ async function answerObject(
     references,
     timeZone: options.timeZone ?? UTC,
   };
-  // Damage is checked for every record read (integrity.ts); sizes while describing and while
-  // writing the JSON (limits.ts).
+  // Damage is checked for every record read (integrity.ts); sizes while writing the JSON and, when
+  // many objects are described (references=true), before each of them (limits.ts).
   const checked = checkedSource(state, await damageReport(state), warnings);
-  const description = await describeObject(budgetedSource(checked, budget, describeOptions), objectId, describeOptions);
+  const source = references ? budgetedSource(checked, budget, describeOptions) : checked;
+  const description = await describeObject(source, objectId, describeOptions);
   const body = objectDescriptionBytes(description, budget);
   checkFormat(query);
   return { status: 200, contentType: JSON_TYPE, body };
