@@ -4,7 +4,8 @@
  * throughput/latency of `/object` and `/root` at 64 connections against a plain node:http
  * ceiling; then commit-to-visible latency of following and its cost on throughput.
  *
- * Environment: BENCH_SIZES=100000,1000000 to choose sizes; BENCH_SECONDS (default 5) per load run.
+ * Environment: BENCH_SIZES=100000,1000000 to choose sizes; BENCH_SECONDS (default 5) per load run;
+ * BENCH_SOURCE=1 serves from the TypeScript sources instead of the build.
  * Storages are kept under bench/.storages (git-ignored) and reused.
  */
 import { spawn, type ChildProcess } from 'node:child_process';

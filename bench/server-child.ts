@@ -5,9 +5,13 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildApp } from '../src/http/app.js';
-import { StorageFollower } from '../src/storage/follow.js';
-import { Storage } from '../src/storage/storage.js';
+
+// The built code (dist/, as `npm start` and `npx storage-inspector` run it) unless BENCH_SOURCE=1:
+// under tsx the worker thread that indexes channels would compile TypeScript first.
+const from = process.env.BENCH_SOURCE === '1' ? '../src' : '../dist';
+const { buildApp } = (await import(`${from}/http/app.js`)) as typeof import('../src/http/app.js');
+const { StorageFollower } = (await import(`${from}/storage/follow.js`)) as typeof import('../src/storage/follow.js');
+const { Storage } = (await import(`${from}/storage/storage.js`)) as typeof import('../src/storage/storage.js');
 
 const [dir = '', ...flags] = process.argv.slice(2);
 const gc = (globalThis as { gc?: () => void }).gc;
