@@ -3,8 +3,7 @@ import { scanRecords, type ScanProblem } from './record-scan.js';
 
 /**
  * Builds one channel's object index from its data files in one go: the first load of a storage.
- * Pure of any Storage state so that it can run in a worker thread, one channel per thread, and
- * hand back the finished table without copying it.
+ * Independent of any Storage state (it returns the finished table and per-file figures).
  */
 
 export interface ChannelIndexJob {
@@ -20,7 +19,7 @@ export interface ChannelIndexResult {
   readonly live: number[];
   readonly records: number[];
   readonly problems: (ScanProblem | undefined)[];
-  /** Object ids (as decimal strings, for structured cloning) of records of the roots type. */
+  /** Object ids (as decimal strings) of records of the roots type. */
   readonly rootsCandidates: string[];
 }
 

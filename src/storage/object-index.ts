@@ -22,7 +22,7 @@ const MIN_COMPACT_LOAD = 0.625;
  */
 const EMPTY = 0;
 
-/** The raw table of an index, to move it between threads without copying. */
+/** The raw table of an index, to hand it over without copying. */
 export interface IndexTable {
   readonly words: Int32Array;
   readonly capacity: number;
@@ -154,7 +154,7 @@ export class ObjectIndex {
     return before - this.count;
   }
 
-  /** The table as it is (for transfer to another thread); the index must not be used afterwards. */
+  /** The table as it is; the index must not be used afterwards. */
   export(): IndexTable {
     return { words: this.table, capacity: this.capacity, count: this.count, idShift: this.idShift };
   }

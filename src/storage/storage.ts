@@ -4,9 +4,8 @@ import { RECORD_HEADER_SIZE } from '../format/entity-record.js';
 import { channelOf, classifyId } from '../format/ids.js';
 import { parseTypeDictionary, type TypeDictionary } from '../format/type-dictionary.js';
 import type { LogAggregate } from '../format/transaction-log.js';
-import { indexChannel, type ChannelIndexJob, type ChannelIndexResult } from './channel-indexer.js';
+import { indexChannel } from './channel-indexer.js';
 import { ConsistencyGate } from './consistency-gate.js';
-import { IndexWorker } from './index-worker-client.js';
 import { FileReader } from './file-reader.js';
 import { ChannelLogReader } from './log-reader.js';
 import { joinId, ObjectIndex } from './object-index.js';
@@ -28,8 +27,6 @@ import { resolveValidLengths, type ValidDataFile } from './valid-lengths.js';
 
 /** Offsets and lengths live in 32 bits in the index (Java's default file size limit is 8 MiB). */
 const MAX_INDEXED_FILE_SIZE = 0xffffffff;
-/** Storages from this size on are indexed with a worker thread at startup. */
-const PARALLEL_THRESHOLD_BYTES = 64 * 1024 * 1024;
 
 export interface StorageFile {
   readonly channel: number;
@@ -76,11 +73,6 @@ export interface OpenProgress {
 export interface OpenOptions {
   /** Called after each channel (or data file) has been indexed during the first load. */
   readonly onProgress?: (progress: OpenProgress) => void;
-  /**
-   * From this many bytes on, the first load indexes channels in a worker thread in parallel with
-   * the main thread (default 64 MiB; 0 always, Infinity never).
-   */
-  readonly parallelThresholdBytes?: number;
 }
 
 /** What one refresh did. */
@@ -309,7 +301,7 @@ export class Storage {
     };
 
     if (initial) {
-      // Nobody can read yet: build every channel's table in one go, in parallel when it pays.
+      // Nobody can read yet: build every channel's table in one go (see indexInitially).
       await this.indexInitially(jobs, targets, rootsTypeId, options);
       await apply();
     } else {
@@ -439,17 +431,23 @@ export class Storage {
     }
   }
 
-  /** First load: every channel's index built by `indexChannel`, half of the channels in a worker. */
+  /**
+   * First load: every channel's index built in one go by `indexChannel`. (Indexing channels in a
+   * worker thread in parallel was measured on 2 cores and gained nothing: the walk is bound by
+   * memory, and the worker's start-up ate the rest.)
+   */
   private async indexInitially(jobs: ScanJob[], channels: ChannelState[], rootsType: SplitId, options: OpenOptions): Promise<void> {
-    const perChannel = channels.map((channel) => jobs.filter((j) => j.channel === channel));
-    const bytesOf = (list: ScanJob[]): number => list.reduce((n, j) => n + (j.to - j.from), 0);
-    const bytesTotal = bytesOf(jobs);
-    const parallel = channels.length > 1 && bytesTotal >= (options.parallelThresholdBytes ?? PARALLEL_THRESHOLD_BYTES);
-    const worker = parallel ? new IndexWorker() : undefined;
+    const bytesTotal = jobs.reduce((n, j) => n + (j.to - j.from), 0);
     let filesDone = 0;
     let bytesDone = 0;
     let entities = 0;
-    const finish = (channel: ChannelState, list: ScanJob[], result: ChannelIndexResult): void => {
+    for (const channel of channels) {
+      const list = jobs.filter((j) => j.channel === channel);
+      const result = await indexChannel({
+        files: list.map((j) => ({ path: j.target.path, from: j.from, to: j.to })),
+        idShift: Math.log2(channels.length),
+        rootsType,
+      });
       channel.objects = ObjectIndex.fromTable(result.table);
       list.forEach((job, i) => {
         const file = this.fileStateFor(job);
@@ -457,32 +455,12 @@ export class Storage {
         file.liveLength = result.live[i] ?? 0;
         this.noteScanProblem(file, result.problems[i]);
         job.count = -1;
+        bytesDone += job.to - job.from;
       });
       for (const id of result.rootsCandidates) this.rootsCandidates.add(BigInt(id));
       filesDone += list.length;
-      bytesDone += bytesOf(list);
       entities += channel.objects.size;
       options.onProgress?.({ filesDone, filesTotal: jobs.length, bytesDone, bytesTotal, entities });
-    };
-    const jobFor = (i: number): ChannelIndexJob => ({
-      files: (perChannel[i] ?? []).map((j) => ({ path: j.target.path, from: j.from, to: j.to })),
-      idShift: Math.log2(channels.length),
-      rootsType,
-    });
-    // Odd channels go to the worker; the main thread takes the even ones meanwhile. Scans on one
-    // thread run one after another (they share their read buffers).
-    const onWorker = channels.map((_c, i) => worker !== undefined && i % 2 === 1);
-    const run = async (mine: boolean): Promise<void> => {
-      for (let i = 0; i < channels.length; i++) {
-        if (onWorker[i] !== mine) continue;
-        const result = mine ? await worker!.index(jobFor(i)) : await indexChannel(jobFor(i));
-        finish(channels[i]!, perChannel[i] ?? [], result);
-      }
-    };
-    try {
-      await Promise.all([run(false), run(true)]);
-    } finally {
-      await worker?.terminate();
     }
   }
 
