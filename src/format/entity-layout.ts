@@ -1,7 +1,6 @@
 import { FormatError } from '../errors.js';
 import { javaDoubleBitsToString, javaFloatBitsToString } from './java-float-text.js';
 import {
-  isVariableLength,
   PRIMITIVE_SIZES,
   type FieldDescriptor,
   type ListField,
@@ -344,4 +343,3 @@ export function allMemberValues(layout: EntityLayout): MemberValue[] {
   );
 }
 
-export { isVariableLength };

@@ -92,10 +92,6 @@ export interface TypeDictionary {
   readonly currentByName: ReadonlyMap<string, TypeEntry>;
 }
 
-export function isVariableLength(field: FieldDescriptor): field is CharsField | BytesField | ListField {
-  return field.kind === 'chars' || field.kind === 'bytes' || field.kind === 'list';
-}
-
 /** Builds the lookup maps over parsed entries; later entries with the same id replace earlier ones. */
 export function createTypeDictionary(entries: readonly TypeEntry[]): TypeDictionary {
   const byId = new Map<TypeId, TypeEntry>();

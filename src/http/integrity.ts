@@ -72,9 +72,7 @@ async function computeReport(source: DamageSource): Promise<DamageReport> {
   for (const channel of source.channels) {
     for (const file of channel.files) {
       if (file.problem === undefined) continue;
-      const match = /^offset (\d+): (.*)$/s.exec(file.problem);
-      const offset = match === null ? 0 : Number(match[1]);
-      const reason = match === null ? file.problem : (match[2] as string);
+      const { offset, message: reason } = file.problem;
       regions.push({ channel: channel.index, fileNumber: file.fileNumber, path: file.path, offset, reason });
       const length = /^record of (\d+) bytes runs past/.exec(reason);
       if (length === null) continue;

@@ -11,7 +11,7 @@ import { javaDoubleBitsToString, javaFloatBitsToString } from '../format/java-fl
 import { javaLocaleToString } from '../format/java-locale-text.js';
 import { javaOptionalText } from '../format/java-optional-text.js';
 import { javaPathFromUri } from '../format/java-path-text.js';
-import { UTC, type JavaTimeZone } from '../format/java-time-zones.js';
+import type { JavaTimeZone } from '../format/java-time-zones.js';
 import { isPrimitiveName, type TypeDictionary, type TypeEntry } from '../format/type-dictionary.js';
 
 /**
@@ -85,8 +85,6 @@ export function simplifiedRenderer(entry: TypeEntry, dictionary: TypeDictionary)
   if (renderer === undefined) return undefined;
   return dictionary.currentByName.get(entry.typeName) === entry ? renderer : undefined;
 }
-
-export const DEFAULT_VALUE_CONTEXT_ZONE = UTC;
 
 function slotAt(layout: EntityLayout, index: number): MemberSlot {
   const slot = layout.slots[index];

@@ -1,4 +1,5 @@
 import { open } from 'node:fs/promises';
+import { RECORD_HEADER_SIZE as HEADER } from '../format/entity-record.js';
 
 /**
  * Streams one data file with large sequential reads and reports every entity record header up to
@@ -31,7 +32,6 @@ export interface ScanResult {
   readonly problem: ScanProblem | undefined;
 }
 
-const HEADER = 24;
 const CHUNK = 8 * 1024 * 1024;
 const TWO_32 = 4294967296;
 

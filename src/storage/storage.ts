@@ -9,7 +9,7 @@ import { ConsistencyGate } from './consistency-gate.js';
 import { FileReader } from './file-reader.js';
 import { ChannelLogReader } from './log-reader.js';
 import { joinId, ObjectIndex } from './object-index.js';
-import { scanRecords } from './record-scan.js';
+import { scanRecords, type ScanProblem } from './record-scan.js';
 import { findRootObjectId, ROOTS_TYPE_NAME } from './roots.js';
 import { scanStorageDirectory, type StorageLayout } from './storage-dir.js';
 import { resolveValidLengths, type ValidDataFile } from './valid-lengths.js';
@@ -37,8 +37,8 @@ export interface StorageFile {
   readonly totalLength: number;
   /** Sum of the lengths of the latest records of the objects whose latest record is here. */
   readonly liveLength: number;
-  /** Why the walk of this file stopped before its end, if it did. */
-  readonly problem: string | undefined;
+  /** Where and why the walk of this file stopped before its end, if it did. */
+  readonly problem: ScanProblem | undefined;
 }
 
 export interface StorageChannel {
@@ -91,7 +91,7 @@ interface FileState {
   readonly path: string;
   totalLength: number;
   liveLength: number;
-  problem: string | undefined;
+  problem: ScanProblem | undefined;
   removed: boolean;
 }
 
@@ -139,7 +139,7 @@ interface ScanJob {
   readonly to: number;
   records: Uint32Array;
   count: number;
-  problem: string | undefined;
+  problem: ScanProblem | undefined;
 }
 
 export class Storage {
@@ -424,7 +424,7 @@ export class Storage {
       });
       job.records = records;
       job.count = count;
-      job.problem = result.problem === undefined ? undefined : `offset ${result.problem.offset}: ${result.problem.message}`;
+      job.problem = result.problem;
       bytesDone += job.to - job.from;
       filesDone++;
       options.onProgress?.({ filesDone, filesTotal: jobs.length, bytesDone, bytesTotal, entities: this.entityCount });
@@ -483,7 +483,7 @@ export class Storage {
       );
     }
     fileState.totalLength = job.to;
-    if (job.problem !== undefined) this.noteScanProblem(fileState, { offset: 0, message: job.problem }, true);
+    this.noteScanProblem(fileState, job.problem);
     job.count = -1;
   }
 
@@ -526,10 +526,10 @@ export class Storage {
     if (tidLow === rootsType.low && tidHigh === rootsType.high) this.rootsCandidates.add(joinId(idLow, idHigh));
   }
 
-  private noteScanProblem(file: FileState, problem: { offset: number; message: string } | undefined, preformatted = false): void {
+  private noteScanProblem(file: FileState, problem: ScanProblem | undefined): void {
     if (problem === undefined) return;
-    file.problem = preformatted ? problem.message : `offset ${problem.offset}: ${problem.message}`;
-    this.warn(`${file.path}: ${file.problem}; the rest of this file is not indexed`);
+    file.problem = problem;
+    this.warn(`${file.path}: offset ${problem.offset}: ${problem.message}; the rest of this file is not indexed`);
   }
 
   private removeFile(channel: ChannelState, file: FileState): void {
