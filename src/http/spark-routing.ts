@@ -12,12 +12,31 @@ export interface RouteMatch {
   readonly oid?: string;
 }
 
+interface CompiledRoute {
+  readonly name: RouteName;
+  readonly trailingSlash: boolean;
+  readonly segments: readonly string[];
+}
+
+/** Routes split into segments once per instance name (matching runs on every request). */
+const compiled = new Map<string, readonly CompiledRoute[]>();
+
+function compiledRoutes(instance: string): readonly CompiledRoute[] {
+  let routes = compiled.get(instance);
+  if (routes === undefined) {
+    routes = routePaths(instance).map((r) => ({ name: r.name, trailingSlash: r.path.endsWith('/'), segments: segments(r.path) }));
+    compiled.set(instance, routes);
+  }
+  return routes;
+}
+
 export function matchRoute(instance: string, rawPath: string): RouteMatch | undefined {
   const requestSegments = segments(rawPath);
-  for (const route of routePaths(instance)) {
+  const trailingSlash = rawPath.endsWith('/');
+  for (const route of compiledRoutes(instance)) {
     // A trailing slash must be present on both or on neither.
-    if (route.path.endsWith('/') !== rawPath.endsWith('/')) continue;
-    const routeSegments = segments(route.path);
+    if (route.trailingSlash !== trailingSlash) continue;
+    const routeSegments = route.segments;
     if (routeSegments.length !== requestSegments.length) continue;
     let oid: string | undefined;
     let matched = true;
