@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { isAppError, UsageError } from '../errors.js';
 import type { CommandIo } from './io.js';
 
@@ -11,9 +12,14 @@ const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{
   generate: { summary: 'write a new storage with generated data (tests, benchmarks)', load: () => import('./commands/generate.js') },
 };
 
+/** The version in package.json (two levels up from both src/cli and dist/cli). */
+export function toolVersion(): string {
+  return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+}
+
 function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);
-  return ['Usage: storage-inspector <command> [options]', '', 'Commands:', ...lines, '', "Run 'storage-inspector <command> --help' for its options."].join('\n');
+  return ['Usage: storage-inspector <command> [options]', '', 'Commands:', ...lines, '', "Run 'storage-inspector <command> --help' for its options; --version prints the version."].join('\n');
 }
 
 export async function runCli(argv: string[], io: CommandIo): Promise<number> {
@@ -21,6 +27,10 @@ export async function runCli(argv: string[], io: CommandIo): Promise<number> {
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(`${usage()}\n`);
     return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-V' || name === 'version') {
+    io.stdout.write(`${toolVersion()}\n`);
+    return 0;
   }
   const command = COMMANDS[name];
   if (command === undefined) {

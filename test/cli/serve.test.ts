@@ -56,6 +56,7 @@ describe('serve command line', () => {
   it('serves a storage and stops on SIGTERM', async () => {
     const result = await runCli(['serve', join(CONFORMANCE_DIR, 'storages', 'graph'), '--port', '0', '--quiet'], /serving .* at http:\/\/127\.0\.0\.1:\d+\/microstream\/root/);
     expect(result.stderr).toMatch(/indexed 1263 entities in 21 data files of 2 channel\(s\)/);
+    expect(result.stderr).toMatch(/web viewer at http:\/\/127\.0\.0\.1:\d+\/viewer\//);
     expect(result.code).toBe(0);
   });
 });

@@ -1,22 +1,12 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { type Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import { DEFAULT_FILE_MAXIMUM_SIZE } from '../../writer/storage-writer.js';
 import { generateStorage, MIN_GENERATED_ENTITIES } from '../../writer/generator/generate-storage.js';
+import { integerOption, parseCommand, toolCommand } from '../option-values.js';
 
-const HELP = `Usage: storage-inspector generate --entities <n> --out <dir> [options]
-
-Writes a new MicroStream 4.1 storage with generated data (a library of persons,
-books in two type versions, shelves, collections, arrays), deterministic for a seed.
-
-Options:
-  --entities <n>       number of entities, the 27 built-in objects included (at least ${MIN_GENERATED_ENTITIES})
-  --out <dir>          storage directory to create (must not exist or be empty)
-  --channels <c>       channel count, a power of two 1..1024 (default 1)
-  --seed <s>           random seed, 0..4294967295 (default 1)
-  --file-size <bytes>  data file maximum size (default ${DEFAULT_FILE_MAXIMUM_SIZE})
-  -h, --help           this text
-`;
+const DESCRIPTION =
+  'Writes a new MicroStream 4.1 storage with generated data (a library of persons, books in two type versions, shelves, collections, arrays), deterministic for a seed.';
 
 export interface GenerateArgs {
   readonly entities: number;
@@ -26,48 +16,33 @@ export interface GenerateArgs {
   readonly fileSize: number;
 }
 
-export function parseGenerateArgs(args: string[]): GenerateArgs | 'help' {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: false,
-      options: {
-        entities: { type: 'string' },
-        out: { type: 'string' },
-        channels: { type: 'string', default: '1' },
-        seed: { type: 'string', default: '1' },
-        'file-size': { type: 'string', default: String(DEFAULT_FILE_MAXIMUM_SIZE) },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-  const { values } = parsed;
-  if (values.help) return 'help';
-  if (values.entities === undefined) throw new UsageError('missing --entities');
-  if (values.out === undefined || values.out === '') throw new UsageError('missing --out');
-  const entities = integer('--entities', values.entities, MIN_GENERATED_ENTITIES, Number.MAX_SAFE_INTEGER);
-  const channels = integer('--channels', values.channels, 1, 1024);
-  if ((channels & (channels - 1)) !== 0) throw new UsageError(`--channels must be a power of two, got ${channels}`);
-  const seed = integer('--seed', values.seed, 0, 0xffffffff);
-  const fileSize = integer('--file-size', values['file-size'], 1, Number.MAX_SAFE_INTEGER);
-  return { entities, out: values.out, channels, seed, fileSize };
+export function generateCommand(): Command {
+  return toolCommand('generate')
+    .description(DESCRIPTION)
+    .addOption(
+      integerOption('--entities', 'n', `number of entities, the 27 built-in objects included`, MIN_GENERATED_ENTITIES, Number.MAX_SAFE_INTEGER, 'entities'),
+    )
+    .addOption(new Option('--out <dir>', 'storage directory to create (must not exist or be empty)'))
+    .addOption(integerOption('--channels', 'c', 'channel count, a power of two', 1, 1024, 'channels').default(1))
+    .addOption(integerOption('--seed', 's', 'random seed', 0, 0xffffffff, 'a seed').default(1))
+    .addOption(integerOption('--file-size', 'bytes', 'data file maximum size', 1, Number.MAX_SAFE_INTEGER, 'bytes').default(DEFAULT_FILE_MAXIMUM_SIZE));
 }
 
-function integer(name: string, text: string, min: number, max: number): number {
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw new UsageError(`invalid ${name} "${text}" (an integer from ${min} to ${max})`);
-  }
-  return value;
+export function parseGenerateArgs(args: string[]): GenerateArgs | 'help' {
+  const command = generateCommand();
+  if (parseCommand(command, args) === 'help') return 'help';
+  if (command.args.length > 0) throw new UsageError(`unexpected argument "${command.args[0]}"; see 'storage-inspector generate --help'`);
+  const values = command.opts<{ entities?: number; out?: string; channels: number; seed: number; fileSize: number }>();
+  if (values.entities === undefined) throw new UsageError('missing --entities');
+  if (values.out === undefined || values.out === '') throw new UsageError('missing --out');
+  if ((values.channels & (values.channels - 1)) !== 0) throw new UsageError(`--channels must be a power of two, got ${values.channels}`);
+  return { entities: values.entities, out: values.out, channels: values.channels, seed: values.seed, fileSize: values.fileSize };
 }
 
 export async function run(args: string[], io: { stdout: { write(t: string): unknown }; stderr: { write(t: string): unknown } }): Promise<void> {
   const options = parseGenerateArgs(args);
   if (options === 'help') {
-    io.stdout.write(HELP);
+    io.stdout.write(generateCommand().helpInformation());
     return;
   }
   if (existsSync(options.out)) {

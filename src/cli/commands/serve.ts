@@ -1,4 +1,5 @@
-import { parseArgs } from 'node:util';
+import { isIP } from 'node:net';
+import { type Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import { buildApp } from '../../http/app.js';
 import { BASIC_AUTH_ENV, loadAuthConfig, refuseSecretFlags, TOKEN_ENV } from '../../http/auth.js';
@@ -9,37 +10,20 @@ import { loadTlsConfig } from '../../http/tls.js';
 import { DEFAULT_POLL_INTERVAL_MS, StorageFollower } from '../../storage/follow.js';
 import { Storage, type OpenProgress } from '../../storage/storage.js';
 import type { CommandIo } from '../io.js';
+import { fromEnv, integerOption, parseCommand, toolCommand } from '../option-values.js';
 
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 
-const HELP = `Usage: storage-inspector serve <storage-dir> [options]
+const DESCRIPTION = [
+  'Serves a MicroStream 4.x storage directory read-only over the Storage REST API (answers byte for byte like the Java 4.1 service), with a web viewer at /viewer/.',
+  'Every option can also be given by the environment variable shown as env; a flag wins. Secrets are never taken from command line values (other users can see those): the token and Basic credentials come from files or from ' +
+    `${TOKEN_ENV} / ${BASIC_AUTH_ENV}.`,
+].join('\n\n');
 
-Serves a MicroStream 4.x storage directory read-only over the Storage REST API
-(answers byte for byte like the Java 4.1 service).
-
-Options:
-  --port <n>         port to listen on (default 4567)
-  --host <address>   interface to listen on (default 127.0.0.1)
-  --instance <name>  instance name, the first path segment (default microstream)
-  --no-follow        serve the state at startup; do not follow later commits
-  --poll-interval <ms>  how often to look for changes besides file system events (default 500)
-  --quiet            no request log (failures are still logged)
-  -h, --help         this text
-
-Security (all off by default, which keeps the Java service's behaviour):
-  --auth-token-file <file>   require "Authorization: Bearer <token>" with the token in this
-                             file (or in the environment variable ${TOKEN_ENV})
-  --basic-auth-file <file>   accept HTTP Basic credentials, user:password lines in this file
-                             (or one pair in the environment variable ${BASIC_AUTH_ENV})
-  --cors <origins>           comma separated origins (https://host[:port]) whose pages may
-                             read answers, or * for any; no CORS headers without it
-  --tls-cert <file>          serve HTTPS with this PEM certificate (chain) ...
-  --tls-key <file>           ... and this PEM private key
-  --max-response-bytes <n>   refuse (413) object answers larger than this (default ${DEFAULT_MAX_RESPONSE_BYTES})
-  --request-timeout <ms>     answer 503 to requests still running after this (default ${DEFAULT_REQUEST_TIMEOUT_MS}; 0: none)
-  --shutdown-timeout <ms>    on SIGINT/SIGTERM, wait this long for requests in flight (default ${DEFAULT_SHUTDOWN_TIMEOUT_MS})
-Secrets are never taken from command line values (other users can see those).
-`;
+/** Upper bounds of the time options: beyond them Node's timers overflow (and fire after 1 ms). */
+const MAX_POLL_INTERVAL_MS = 3_600_000;
+const MAX_TIMEOUT_MS = 86_400_000;
+const MAX_RESPONSE_BYTES = 2 ** 32;
 
 export interface ServeOptions {
   readonly directory: string;
@@ -60,80 +44,116 @@ export interface ServeOptions {
   readonly shutdownTimeoutMs?: number | undefined;
 }
 
+/** The `serve` command line: options, their ranges and environment variables (for parsing and --help). */
+export function serveCommand(): Command {
+  return toolCommand('serve')
+    .description(DESCRIPTION)
+    .argument('[storage-dir]', 'the storage directory (holding PersistenceTypeDictionary.ptd and channel_0/ ...)')
+    .addOption(fromEnv(integerOption('--port', 'n', 'port to listen on; 0 picks a free one', 0, 65535, 'a TCP port').default(4567)))
+    .addOption(fromEnv(new Option('--host <address>', 'interface to listen on').default('127.0.0.1')))
+    .addOption(fromEnv(new Option('--instance <name>', 'instance name, the first path segment').default('microstream')))
+    .addOption(fromEnv(new Option('--no-follow', 'serve the state at startup; do not follow later commits')))
+    .addOption(
+      fromEnv(
+        integerOption('--poll-interval', 'ms', 'how often to look for changes besides file system events', 10, MAX_POLL_INTERVAL_MS, 'milliseconds').default(
+          DEFAULT_POLL_INTERVAL_MS,
+        ),
+      ),
+    )
+    .addOption(fromEnv(new Option('--quiet', 'no request log (failures are still logged)')))
+    .addOption(fromEnv(new Option('--auth-token-file <file>', `require "Authorization: Bearer <token>" with the token in this file (or ${TOKEN_ENV})`)))
+    .addOption(fromEnv(new Option('--basic-auth-file <file>', `accept HTTP Basic credentials, user:password lines in this file (or one pair in ${BASIC_AUTH_ENV})`)))
+    .addOption(fromEnv(new Option('--cors <origins>', 'comma separated origins (https://host[:port]) whose pages may read answers, or * for any')))
+    .addOption(fromEnv(new Option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (chain) ...')))
+    .addOption(fromEnv(new Option('--tls-key <file>', '... and this PEM private key')))
+    .addOption(
+      fromEnv(
+        integerOption('--max-response-bytes', 'n', `refuse (413) object answers larger than this (default ${DEFAULT_MAX_RESPONSE_BYTES})`, 1024, MAX_RESPONSE_BYTES, 'bytes'),
+      ),
+    )
+    .addOption(
+      fromEnv(
+        integerOption('--request-timeout', 'ms', `answer 503 to requests still running after this; 0: none (default ${DEFAULT_REQUEST_TIMEOUT_MS})`, 0, MAX_TIMEOUT_MS, 'milliseconds'),
+      ),
+    )
+    .addOption(
+      fromEnv(
+        integerOption(
+          '--shutdown-timeout',
+          'ms',
+          `on SIGINT/SIGTERM, wait this long for requests in flight (default ${DEFAULT_SHUTDOWN_TIMEOUT_MS})`,
+          0,
+          MAX_TIMEOUT_MS,
+          'milliseconds',
+        ),
+      ),
+    );
+}
+
+interface ServeFlags {
+  port: number;
+  host: string;
+  instance: string;
+  follow: boolean;
+  pollInterval: number;
+  quiet?: true;
+  authTokenFile?: string;
+  basicAuthFile?: string;
+  cors?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  maxResponseBytes?: number;
+  requestTimeout?: number;
+  shutdownTimeout?: number;
+}
+
 export function parseServeArgs(args: string[]): ServeOptions | 'help' {
   refuseSecretFlags(args);
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        port: { type: 'string', default: '4567' },
-        host: { type: 'string', default: '127.0.0.1' },
-        instance: { type: 'string', default: 'microstream' },
-        quiet: { type: 'boolean', default: false },
-        'no-follow': { type: 'boolean', default: false },
-        'poll-interval': { type: 'string', default: String(DEFAULT_POLL_INTERVAL_MS) },
-        'auth-token-file': { type: 'string' },
-        'basic-auth-file': { type: 'string' },
-        cors: { type: 'string' },
-        'tls-cert': { type: 'string' },
-        'tls-key': { type: 'string' },
-        'max-response-bytes': { type: 'string' },
-        'request-timeout': { type: 'string' },
-        'shutdown-timeout': { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+  const command = serveCommand();
+  if (parseCommand(command, args) === 'help') return 'help';
+  const values = command.opts<ServeFlags>();
+  const positionals = command.args;
+  if (positionals.length !== 1 || positionals[0] === '') {
+    throw new UsageError(`expected exactly one storage directory; see 'storage-inspector serve --help'`);
   }
-  const { values, positionals } = parsed;
-  if (values.help) return 'help';
-  if (positionals.length !== 1) throw new UsageError('expected exactly one storage directory');
-  const port = Number(values.port);
-  if (!/^\d+$/.test(values.port) || port > 65535) throw new UsageError(`invalid --port "${values.port}"`);
+  if (values.host.trim() === '') throw new UsageError('invalid --host "": give an interface address such as 127.0.0.1, ::1 or 0.0.0.0');
+  if (isIP(values.host) === 0 && !HOST_NAME.test(values.host)) {
+    throw new UsageError(`invalid --host "${values.host}": not an IP address or host name`);
+  }
   if (!/^[^/\s?#;]+$/.test(values.instance)) throw new UsageError(`invalid --instance "${values.instance}"`);
-  const pollIntervalMs = Number(values['poll-interval']);
-  if (!/^\d+$/.test(values['poll-interval']) || pollIntervalMs < 10) {
-    throw new UsageError(`invalid --poll-interval "${values['poll-interval']}" (milliseconds, at least 10)`);
+  if (values.instance === 'viewer') {
+    throw new UsageError('invalid --instance "viewer": /viewer/ is where the web viewer is served; choose another name');
   }
   if (values.cors !== undefined) parseCorsOrigins(values.cors); // fail early on a bad list
-  if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
+  if ((values.tlsCert === undefined) !== (values.tlsKey === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
   return {
     directory: positionals[0] as string,
-    port,
+    port: values.port,
     host: values.host,
     instance: values.instance,
-    quiet: values.quiet,
-    follow: !values['no-follow'],
-    pollIntervalMs,
-    authTokenFile: values['auth-token-file'],
-    basicAuthFile: values['basic-auth-file'],
+    quiet: values.quiet === true,
+    follow: values.follow,
+    pollIntervalMs: values.pollInterval,
+    authTokenFile: values.authTokenFile,
+    basicAuthFile: values.basicAuthFile,
     cors: values.cors,
-    tlsCert: values['tls-cert'],
-    tlsKey: values['tls-key'],
-    maxResponseBytes: integerOption(values['max-response-bytes'], '--max-response-bytes', 1024, 'bytes'),
-    requestTimeoutMs: integerOption(values['request-timeout'], '--request-timeout', 0, 'milliseconds, 0 for none'),
-    shutdownTimeoutMs: integerOption(values['shutdown-timeout'], '--shutdown-timeout', 0, 'milliseconds'),
+    tlsCert: values.tlsCert,
+    tlsKey: values.tlsKey,
+    maxResponseBytes: values.maxResponseBytes,
+    requestTimeoutMs: values.requestTimeout,
+    shutdownTimeoutMs: values.shutdownTimeout,
   };
 }
 
-function integerOption(text: string | undefined, name: string, min: number, unit: string): number | undefined {
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < min || (unit.startsWith('milli') && value > 2 ** 31 - 1)) {
-    throw new UsageError(`invalid ${name} "${text}" (${unit}, at least ${min})`);
-  }
-  return value;
-}
+/** A DNS name (RFC 1123 labels); anything else is neither an address nor a name to listen on. */
+const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
 export async function run(args: string[], io: CommandIo): Promise<void> {
   const options = parseServeArgs(args);
   if (options === 'help') {
-    io.stdout.write(HELP);
+    io.stdout.write(serveCommand().helpInformation());
     return;
   }
   // Secrets and certificates are read (and checked) before the storage is opened.
@@ -219,8 +239,10 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
   const port = typeof address === 'object' && address !== null ? address.port : options.port;
   const scheme = tls === undefined ? 'http' : 'https';
   const guarded = [auth === undefined ? undefined : 'authentication required', cors === undefined ? undefined : 'CORS allow-list'].filter((x) => x !== undefined);
+  const base = `${scheme}://${hostForUrl(options.host)}:${port}`;
   io.stderr.write(
-    `storage-inspector: serving ${options.directory} at ${scheme}://${hostForUrl(options.host)}:${port}/${options.instance}/root${guarded.length > 0 ? ` (${guarded.join(', ')})` : ''}\n`,
+    `storage-inspector: serving ${options.directory} at ${base}/${options.instance}/root${guarded.length > 0 ? ` (${guarded.join(', ')})` : ''}\n` +
+      `storage-inspector: web viewer at ${base}/viewer/\n`,
   );
 }
 

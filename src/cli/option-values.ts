@@ -1,0 +1,103 @@
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { UsageError } from '../errors.js';
+
+/**
+ * What every command shares on top of commander: typed integer options that name their range,
+ * options that can also come from `STORAGE_INSPECTOR_*` environment variables (a flag wins), and
+ * parsing without exiting the process (errors become UsageError, exit code 2 in run-cli.ts).
+ */
+
+/** Prefix of the environment variables that stand in for options (`--poll-interval` → `..._POLL_INTERVAL`). */
+export const ENV_PREFIX = 'STORAGE_INSPECTOR_';
+
+/** The environment variable that can give an option's value. */
+export function envName(flag: string): string {
+  return ENV_PREFIX + flag.replace(/^--/, '').replace(/-/g, '_').toUpperCase();
+}
+
+/** A command of `storage-inspector` (so that its help says `Usage: storage-inspector <name> ...`). */
+export function toolCommand(name: string): Command {
+  return new Command('storage-inspector').command(name);
+}
+
+/** An integer option in `[min, max]`; out-of-range or malformed values are refused naming the range. */
+export function integerOption(flag: string, valueName: string, description: string, min: number, max: number, unit: string): Option {
+  return new Option(`${flag} <${valueName}>`, description).argParser((text: string) => parseInteger(text, min, max, unit));
+}
+
+export function parseInteger(text: string, min: number, max: number, unit: string): number {
+  const value = Number(text);
+  if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new InvalidArgumentError(`an integer from ${min} to ${max} (${unit}) is expected`);
+  }
+  return value;
+}
+
+/**
+ * Marks an option as also settable by its environment variable (shown in --help). Flags (no
+ * value) take `true`/`false` (also 1/0, yes/no) there, not "any value means on" as commander would.
+ */
+export function fromEnv(option: Option): Option {
+  const long = option.long;
+  if (long === undefined) return option;
+  if (option.required || option.optional) return option.env(envName(long));
+  const name = envName(long.replace(/^--no-/, '--'));
+  option.description = `${option.description} (env: ${name}=true|false)`;
+  BOOLEAN_ENV.set(option, name);
+  return option;
+}
+
+const BOOLEAN_ENV = new WeakMap<Option, string>();
+const TRUE_WORDS = new Set(['1', 'true', 'yes', 'on']);
+const FALSE_WORDS = new Set(['0', 'false', 'no', 'off']);
+
+/** Applies the environment to the flags the command line left alone. */
+function applyBooleanEnv(command: Command, env: NodeJS.ProcessEnv): void {
+  for (const option of command.options) {
+    const name = BOOLEAN_ENV.get(option);
+    const text = name === undefined ? undefined : env[name];
+    if (name === undefined || text === undefined) continue;
+    const key = option.attributeName();
+    const source = command.getOptionValueSource(key);
+    if (source !== undefined && source !== 'default') continue;
+    const word = text.trim().toLowerCase();
+    if (!TRUE_WORDS.has(word) && !FALSE_WORDS.has(word)) {
+      throw new UsageError(`invalid ${name} "${text}": true or false`);
+    }
+    // A --no-x flag stores `x`; the variable says whether the positive form is on.
+    command.setOptionValueWithSource(key, TRUE_WORDS.has(word), 'env');
+  }
+}
+
+/**
+ * Parses `args` with a command definition without side effects: no process exit, no output.
+ * Returns 'help' when help was asked for (the caller prints `command.helpInformation()`).
+ */
+export function parseCommand(command: Command, args: readonly string[]): 'help' | 'parsed' {
+  command
+    .exitOverride()
+    .configureOutput({ writeOut: () => undefined, writeErr: () => undefined, outputError: () => undefined })
+    .helpOption('-h, --help', 'this text');
+  // Help wins over every other problem of the line (as in most tools).
+  if (args.includes('-h') || args.includes('--help')) return 'help';
+  try {
+    command.parse([...args], { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed') return 'help';
+      throw new UsageError(`${usageText(error.message)}; see 'storage-inspector ${command.name()} --help'`);
+    }
+    throw error;
+  }
+  applyBooleanEnv(command, process.env);
+  return 'parsed';
+}
+
+/** Commander's messages in this tool's form: `invalid --port "x" (...)`, naming the variable for env values. */
+function usageText(message: string): string {
+  const text = message.replace(/^error: /, '');
+  const invalid = /^option '(--[\w-]+)[^']*' (?:argument '(.*)'|value '(.*)' from env '(\w+)') is invalid\. (.*)$/s.exec(text);
+  if (invalid === null) return text.replace(/\.$/, '');
+  const [, flag, argument, envValue, env, why] = invalid;
+  return env === undefined ? `invalid ${flag} "${argument}": ${why}` : `invalid ${env} "${envValue}" (for ${flag}): ${why}`;
+}

@@ -1,0 +1,75 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { parseServeArgs } from '../../src/cli/commands/serve.js';
+import { runCli, toolVersion } from '../../src/cli/run-cli.js';
+import { UsageError } from '../../src/errors.js';
+
+/** Option ranges, environment variables and the tool-level flags of the command line. */
+
+function capture(): { io: { stdout: { write(t: string): void }; stderr: { write(t: string): void } }; out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  return {
+    io: { stdout: { write: (t: string) => void (out += t) }, stderr: { write: (t: string) => void (err += t) } },
+    out: () => out,
+    err: () => err,
+  };
+}
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+describe('command line options', () => {
+  it('refuses numbers outside their range, naming the range', () => {
+    expect(() => parseServeArgs(['dir', '--poll-interval', '99999999999'])).toThrow(/invalid --poll-interval "99999999999": an integer from 10 to 3600000 \(milliseconds\)/);
+    expect(() => parseServeArgs(['dir', '--poll-interval', '5'])).toThrow(/from 10 to 3600000/);
+    expect(() => parseServeArgs(['dir', '--request-timeout', '-1'])).toThrow(/invalid --request-timeout "-1": an integer from 0 to 86400000/);
+    expect(() => parseServeArgs(['dir', '--request-timeout', '99999999999'])).toThrow(/invalid --request-timeout "99999999999": an integer from 0 to 86400000/);
+    expect(() => parseServeArgs(['dir', '--shutdown-timeout', '1e3'])).toThrow(/invalid --shutdown-timeout "1e3"/);
+    expect(() => parseServeArgs(['dir', '--port', '65536'])).toThrow(/invalid --port "65536": an integer from 0 to 65535/);
+    expect(parseServeArgs(['dir', '--request-timeout', '0', '--poll-interval', '3600000'])).toMatchObject({ requestTimeoutMs: 0, pollIntervalMs: 3600000 });
+  });
+
+  it('refuses an empty or malformed host and the instance name of the viewer', () => {
+    expect(() => parseServeArgs(['dir', '--host='])).toThrow(UsageError);
+    expect(() => parseServeArgs(['dir', '--host', ' '])).toThrow(/invalid --host/);
+    expect(() => parseServeArgs(['dir', '--host', 'a b'])).toThrow(/invalid --host "a b"/);
+    expect(() => parseServeArgs(['dir', '--instance', 'viewer'])).toThrow(/--instance "viewer"/);
+    expect(parseServeArgs(['dir', '--host', '0.0.0.0'])).toMatchObject({ host: '0.0.0.0' });
+    expect(parseServeArgs(['dir', '--host', 'localhost'])).toMatchObject({ host: 'localhost' });
+  });
+
+  it('points to --help when the storage directory is missing', () => {
+    expect(() => parseServeArgs([])).toThrow("expected exactly one storage directory; see 'storage-inspector serve --help'");
+  });
+
+  it('takes options from STORAGE_INSPECTOR_* variables; a flag wins', () => {
+    vi.stubEnv('STORAGE_INSPECTOR_PORT', '8080');
+    vi.stubEnv('STORAGE_INSPECTOR_INSTANCE', 'store');
+    vi.stubEnv('STORAGE_INSPECTOR_FOLLOW', 'false');
+    vi.stubEnv('STORAGE_INSPECTOR_QUIET', 'yes');
+    expect(parseServeArgs(['dir'])).toMatchObject({ port: 8080, instance: 'store', follow: false, quiet: true });
+    expect(parseServeArgs(['dir', '--port', '9090'])).toMatchObject({ port: 9090, instance: 'store' });
+    vi.stubEnv('STORAGE_INSPECTOR_FOLLOW', 'true');
+    expect(parseServeArgs(['dir', '--no-follow'])).toMatchObject({ follow: false });
+    vi.stubEnv('STORAGE_INSPECTOR_PORT', 'x');
+    expect(() => parseServeArgs(['dir'])).toThrow(/invalid STORAGE_INSPECTOR_PORT "x" \(for --port\)/);
+    vi.stubEnv('STORAGE_INSPECTOR_PORT', '1');
+    vi.stubEnv('STORAGE_INSPECTOR_QUIET', 'maybe');
+    expect(() => parseServeArgs(['dir'])).toThrow(/invalid STORAGE_INSPECTOR_QUIET "maybe": true or false/);
+  });
+
+  it('prints the version and help, and exits 2 on unknown commands', async () => {
+    const version = capture();
+    expect(await runCli(['--version'], version.io)).toBe(0);
+    expect(version.out()).toBe(`${toolVersion()}\n`);
+    expect(toolVersion()).toMatch(/^\d+\.\d+\.\d+/);
+    const help = capture();
+    expect(await runCli(['serve', '--help'], help.io)).toBe(0);
+    expect(help.out()).toContain('Usage: storage-inspector serve [options] [storage-dir]');
+    expect(help.out()).toContain('env: STORAGE_INSPECTOR_PORT');
+    const unknown = capture();
+    expect(await runCli(['bogus'], unknown.io)).toBe(2);
+    expect(unknown.err()).toContain('unknown command "bogus"');
+  });
+});
