@@ -4,16 +4,19 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/http/app.js';
 import { Storage } from '../src/storage/storage.js';
-import { compareWithCase, CONFORMANCE_DIR, loadCases, STORAGE_NAMES, type RecordedCase } from './helpers/conformance.js';
+import { compareWithCase, CORPORA, loadCases, type RecordedCase } from './helpers/conformance.js';
 import { rawRequest } from './helpers/raw-http.js';
 
 /**
- * Replays every recorded request of the Java 4.1 service against our HTTP server, over a real
- * socket, and compares status, content type and body bytes.
+ * Replays every recorded request of each Java generation's REST service against our HTTP server,
+ * over a real socket, and compares status, content type and body bytes. The instance is not
+ * given: the storage's family decides it, as `serve` does without `--instance`.
  */
-describe.each(STORAGE_NAMES)('conformance: %s', (name) => {
-  const { header, cases } = loadCases(join(CONFORMANCE_DIR, 'cases', `${name}.jsonl`));
-  const storageDir = join(CONFORMANCE_DIR, 'storages', name);
+const STORAGES = CORPORA.flatMap((corpus) => corpus.storages.map((name) => ({ corpus, name, label: `${corpus.generation} ${name}` })));
+
+describe.each(STORAGES)('conformance: $label', ({ corpus, name }) => {
+  const { header, cases } = loadCases(join(corpus.dir, 'cases', `${name}.jsonl`));
+  const storageDir = join(corpus.dir, 'storages', name);
   let storage: Storage;
   let app: ReturnType<typeof buildApp>;
   let port: number;
@@ -21,7 +24,7 @@ describe.each(STORAGE_NAMES)('conformance: %s', (name) => {
 
   beforeAll(async () => {
     storage = await Storage.open(storageDir);
-    app = buildApp(storage, { instance: header.instance });
+    app = buildApp(storage, { instance: storage.family.defaultInstance });
     await app.listen({ host: '127.0.0.1', port: 0 });
     port = (app.server.address() as AddressInfo).port;
   });
@@ -29,6 +32,10 @@ describe.each(STORAGE_NAMES)('conformance: %s', (name) => {
     agent.destroy();
     await app.close();
     await storage.close();
+  });
+
+  it('is served under the default instance of its family', () => {
+    expect(storage.family.defaultInstance).toBe(header.instance);
   });
 
   const kinds = [...new Set(cases.map((c) => c.kind))];

@@ -1,14 +1,16 @@
+import type { FamilyName } from '../format/storage-family.js';
 import { gsonString } from '../inspect/gson-json.js';
 
 /**
  * The route listing (`GET /`) and the OPTIONS documentation of the Java service
- * (rest-rendering.md §5, §6). The documentation texts are the resource bundled with 4.1,
- * verbatim (including "informations").
+ * (rest-rendering.md §5, §6). The documentation texts are the resource bundled with the
+ * adapter, verbatim (including "informations"); EclipseStore's names two result types in a
+ * package that does not exist (`org.eclipse.storage.restadapter.types`), as its answers show.
  */
 
 const OPTIONS_DOC = '{"description":"get detailed informations"}';
 
-const GET_DOCS = {
+const MICROSTREAM_GET_DOCS = {
   routes:
     '{"description":"get a list of all available routes","parameter":{},"responses":{"200":{"description":"OK","content":{"application/json":{"type":"object","description":"Json listing all available routes"}}}}}',
   root: '{"description":"get the user defined root","parameter":{},"responses":{"200":{"description":"OK","content":{"application/json":{"type":"object","properties":{"name":{"type":"string","description":"root name"},"objectId":{"type":"integer","format":"int64","description":"the root object id"}}}}}}}',
@@ -20,7 +22,24 @@ const GET_DOCS = {
     '{"description":"get an object by its id","parameters":[{"name":"objectId","in":"path","description":"object id of the requested object","required":true,"schema":{"type":"integer","format":"int64"}},{"name":"valueLength","description":"limit size of returned value elements to this value","in":"query","required":false,"schema":{"type":"integer","format":"int64"}},{"name":"fixedOffset","description":"index of the first fix sized element to fetch","in":"query","required":false,"schema":{"type":"integer","format":"int64"}},{"name":"fixedLength","description":"number of fix sized elements to be fetched","in":"query","required":false,"schema":{"type":"integer","format":"int64"}},{"name":"variableOffset","description":"index of the first element in variable sized collections to be fetched","in":"query","required":false,"schema":{"type":"integer","format":"int64"}},{"name":"variableLength","description":"number of elements to be fetched from variable sized collections","in":"query","required":false,"schema":{"type":"integer","format":"int64"}},{"name":"format","description":"requested response format","in":"query","required":false,"schema":{"type":"string","enum":["json"]}},{"name":"references","description":"resolve top level references and return them with this request","in":"query","required":false,"schema":{"type":"boolean"}}],"responses":{"200":{"description":"OK","content":{"application/json":{"type":"object","description":"one.microstream.storage.restadapter.ViewerRootDescription as Json"}}}}}',
 } as const;
 
-export type RouteName = keyof typeof GET_DOCS;
+export type RouteName = keyof typeof MICROSTREAM_GET_DOCS;
+
+const ECLIPSESTORE_GET_DOCS: Readonly<Record<RouteName, string>> = {
+  ...MICROSTREAM_GET_DOCS,
+  statistics: MICROSTREAM_GET_DOCS.statistics.replace(
+    'one.microstream.storage.restadapter.ViewerStorageFileStatistics',
+    'org.eclipse.storage.restadapter.types.ViewerStorageFileStatistics',
+  ),
+  object: MICROSTREAM_GET_DOCS.object.replace(
+    'one.microstream.storage.restadapter.ViewerRootDescription',
+    'org.eclipse.storage.restadapter.types.ViewerRootDescription',
+  ),
+};
+
+const GET_DOCS: Readonly<Record<FamilyName, Readonly<Record<RouteName, string>>>> = {
+  microstream: MICROSTREAM_GET_DOCS,
+  eclipsestore: ECLIPSESTORE_GET_DOCS,
+};
 
 export interface RoutePath {
   readonly name: RouteName;
@@ -40,10 +59,15 @@ export function routePaths(instance: string): RoutePath[] {
 }
 
 /** Documentation for OPTIONS on a raw path; undefined → `No documentation found`. */
-export function documentationFor(instance: string, rawPath: string, method: string | undefined): string | undefined {
+export function documentationFor(
+  family: FamilyName,
+  instance: string,
+  rawPath: string,
+  method: string | undefined,
+): string | undefined {
   const route = routePaths(instance).find((r) => r.path === rawPath);
   if (route === undefined) return undefined;
-  const get = GET_DOCS[route.name];
+  const get = GET_DOCS[family][route.name];
   if (method === undefined) return `{"options":${OPTIONS_DOC},"get":${get}}`;
   if (method === 'get') return get;
   if (method === 'options') return OPTIONS_DOC;

@@ -1,6 +1,7 @@
 import { FormatError, isAppError, NotFoundError } from '../errors.js';
 import { JavaValueError } from '../format/java-value-error.js';
 import { UTC, type JavaTimeZone } from '../format/java-time-zones.js';
+import type { StorageFamily } from '../format/storage-family.js';
 import { parseJavaLong } from '../format/type-dictionary.js';
 import { describeObject, type EntitySource } from '../inspect/describe-object.js';
 import { javaUtf8 } from '../inspect/gson-json.js';
@@ -46,6 +47,8 @@ export interface Answer {
 /** What the service reads from: one consistent state of the storage. */
 export interface ServiceState extends EntitySource, StatisticsSource {
   readonly dictionaryBytes: Buffer;
+  /** MicroStream or EclipseStore: whose roots type and texts apply. */
+  readonly family: StorageFamily;
   readonly rootObjectId: bigint;
   /** Changes whenever the visible state changes (a following storage); cached checks depend on it. */
   readonly generation?: number;
@@ -66,7 +69,6 @@ export interface JavaServiceOptions {
 export const ERROR_HEADER = 'x-storage-inspector-error';
 /** Header saying that a damaged part of the storage may contradict an answer (see integrity.ts). */
 export const WARNING_HEADER = 'x-storage-inspector-warning';
-const ROOTS_TYPE_NAME = 'one.microstream.persistence.types.PersistenceRoots$Default';
 const FIRST_OBJECT_ID = 1000000000000000001n;
 const MAX_ERROR_HEADER_LENGTH = 500;
 
@@ -146,7 +148,7 @@ async function answerJava(state: ServiceState, options: JavaServiceOptions, requ
   const budget = new RequestBudget(options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
   try {
     if (method === 'OPTIONS') {
-      const doc = documentationFor(options.instance, rawPath, query().get('method'));
+      const doc = documentationFor(state.family.name, options.instance, rawPath, query().get('method'));
       if (doc === undefined) return { status: 404, contentType: JSON_TYPE, body: Buffer.from('No documentation found') };
       return { status: 200, contentType: JSON_TYPE, body: Buffer.from(doc) };
     }
@@ -238,9 +240,10 @@ async function answerObject(
  */
 async function checkRoot(state: ServiceState, warnings: RequestWarnings): Promise<void> {
   const entities = state.channels.reduce((n, c) => n + c.objects.size, 0);
-  const rootsType = state.dictionary.currentByName.get(ROOTS_TYPE_NAME);
+  const rootsTypeName = state.family.rootsTypeName;
+  const rootsType = state.dictionary.currentByName.get(rootsTypeName);
   if (entities > 0 && rootsType === undefined) {
-    throw new FormatError('FORMAT_UNKNOWN_TYPE_ID', `the type dictionary lacks ${ROOTS_TYPE_NAME}: the root cannot be determined`);
+    throw new FormatError('FORMAT_UNKNOWN_TYPE_ID', `the type dictionary lacks ${rootsTypeName}: the root cannot be determined`);
   }
   if (state.rootObjectId === 0n && rootsType !== undefined) {
     // 4.x writes the roots entity first, as object 1000000000000000001: if that record has

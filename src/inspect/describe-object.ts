@@ -11,7 +11,7 @@ import { classifyId, resolveJdkConstant } from '../format/ids.js';
 import type { JavaTimeZone } from '../format/java-time-zones.js';
 import type { Storage } from '../storage/storage.js';
 import { gsonString } from './gson-json.js';
-import { simplifiedRenderer, UnloadableValueError } from './simplified-value.js';
+import { simplifiedRenderer, unloadableReason, UnloadableValueError } from './simplified-value.js';
 
 /**
  * The object description of the REST API (rest-rendering.md §10): one entity (or JDK constant)
@@ -77,6 +77,8 @@ async function describeOne(source: EntitySource, objectId: bigint, options: Desc
       offset: entity.offset + 8,
     });
   }
+  const unloadable = unloadableReason(entry);
+  if (unloadable !== undefined) throw new UnloadableValueError(`object ${objectId}: ${unloadable}`);
   const layout = layoutEntity(entry, entity.content, { file: entity.file, offset: entity.offset + 24 });
   const renderer = simplifiedRenderer(entry, source.dictionary);
   if (renderer !== undefined) {

@@ -11,8 +11,15 @@ import { javaDoubleBitsToString, javaFloatBitsToString } from '../format/java-fl
 import { javaLocaleToString } from '../format/java-locale-text.js';
 import { javaOptionalText } from '../format/java-optional-text.js';
 import { javaPathFromUri } from '../format/java-path-text.js';
+import {
+  javaLocalDateText,
+  javaMonthDayText,
+  javaPeriodText,
+  javaYearMonthText,
+  javaZoneOffsetText,
+} from '../format/java-time-text.js';
 import type { JavaTimeZone } from '../format/java-time-zones.js';
-import { isPrimitiveName, type TypeDictionary, type TypeEntry } from '../format/type-dictionary.js';
+import { isPrimitiveName, type PrimitiveName, type TypeDictionary, type TypeEntry } from '../format/type-dictionary.js';
 
 /**
  * The JDK value types that the Java REST adapter shows as one string (`simplified: true`), and
@@ -73,17 +80,68 @@ const RENDERERS: ReadonlyMap<string, Renderer> = new Map<string, Renderer>([
   ['java.net.URL', (l) => chars(l, 0)],
   ['java.util.OptionalInt', (l) => javaOptionalText('OptionalInt', primitiveAt(l, 0) === 'true', primitiveAt(l, 1))],
   ['java.util.OptionalLong', (l) => javaOptionalText('OptionalLong', primitiveAt(l, 0) === 'true', primitiveAt(l, 1))],
-  ['java.util.OptionalDouble', (l) => javaOptionalText('OptionalDouble', primitiveAt(l, 0) === 'true', primitiveAt(l, 1))],
+  // Like the NaN Double entity, a present NaN cannot be loaded (the handler's value check rejects it).
+  ['java.util.OptionalDouble', (l) => javaOptionalText('OptionalDouble', primitiveAt(l, 0) === 'true', notNaN(l, 'java.util.OptionalDouble', primitiveAt(l, 1)))],
   ['java.util.Collections$UnmodifiableNavigableSet$EmptyNavigableSet', () => '[]'],
   ['java.util.Collections$UnmodifiableNavigableMap$EmptyNavigableMap', () => '{}'],
   ['java.util.Collections$ReverseComparator', (_l, c) => `java.util.Collections$ReverseComparator@${identityHash(c.objectId)}`],
 ]);
 
+/** The members a built-in handler declares: exactly these, in this order, without declaring class. */
+type HandlerShape = readonly (readonly [PrimitiveName | '[list]', string])[];
+
+/**
+ * JDK types that later generations store through a built-in handler (`ZoneOffset` from
+ * MicroStream 5, the others from EclipseStore 3 and 4) and whose adapter then shows them
+ * simplified. An older runtime stores the same class reflectively (`int java.time.ZoneOffset#totalSeconds`),
+ * and that entry renders generically: the entry's shape decides, not the version.
+ */
+const HANDLER_RENDERERS: ReadonlyMap<string, { readonly shape: HandlerShape; readonly render: Renderer }> = new Map([
+  ['java.time.ZoneOffset', { shape: [['int', 'totalSeconds']], render: (l: EntityLayout) => javaZoneOffsetText(intAt(l, 0)) }],
+  [
+    'java.time.LocalDate',
+    { shape: [['int', 'year'], ['short', 'month'], ['short', 'day']], render: (l: EntityLayout) => javaLocalDateText(intAt(l, 0), intAt(l, 1), intAt(l, 2)) },
+  ],
+  ['java.time.YearMonth', { shape: [['int', 'year'], ['int', 'month']], render: (l: EntityLayout) => javaYearMonthText(intAt(l, 0), intAt(l, 1)) }],
+  ['java.time.MonthDay', { shape: [['int', 'month'], ['int', 'day']], render: (l: EntityLayout) => javaMonthDayText(intAt(l, 0), intAt(l, 1)) }],
+  [
+    'java.time.Period',
+    { shape: [['int', 'years'], ['int', 'months'], ['int', 'days']], render: (l: EntityLayout) => javaPeriodText(intAt(l, 0), intAt(l, 1), intAt(l, 2)) },
+  ],
+] as const);
+
 /** The renderer for a type, if entities of exactly this type id are shown simplified. */
 export function simplifiedRenderer(entry: TypeEntry, dictionary: TypeDictionary): Renderer | undefined {
+  if (dictionary.currentByName.get(entry.typeName) !== entry) return undefined;
   const renderer = RENDERERS.get(entry.typeName);
-  if (renderer === undefined) return undefined;
-  return dictionary.currentByName.get(entry.typeName) === entry ? renderer : undefined;
+  if (renderer !== undefined) return renderer;
+  const handler = HANDLER_RENDERERS.get(entry.typeName);
+  return handler !== undefined && hasShape(entry, handler.shape) ? handler.render : undefined;
+}
+
+/**
+ * EclipseStore's `BitSet` handler (ES 3+) declares `int wordsInUse, boolean sizeIsSticky,
+ * [list] words(long word)` but writes only `sizeIsSticky` and the words: the declared layout does
+ * not describe the stored bytes, and EclipseStore's own adapter fails on every such entity.
+ */
+const BITSET_HANDLER_SHAPE: HandlerShape = [['int', 'wordsInUse'], ['boolean', 'sizeIsSticky'], ['[list]', 'words']];
+
+/**
+ * Why the Java adapter cannot load any entity of this entry (it answers 500), checked before the
+ * bytes are laid out; undefined for loadable types.
+ */
+export function unloadableReason(entry: TypeEntry): string | undefined {
+  if (entry.typeName === 'java.util.BitSet' && hasShape(entry, BITSET_HANDLER_SHAPE)) {
+    return `java.util.BitSet (type id ${entry.typeId}): the handler stores sizeIsSticky and words, not the declared wordsInUse, sizeIsSticky, words; Java cannot load it either`;
+  }
+  return undefined;
+}
+
+function hasShape(entry: TypeEntry, shape: HandlerShape): boolean {
+  return (
+    entry.fields.length === shape.length &&
+    entry.fields.every((f, i) => (f.kind === 'primitive' || f.kind === 'list') && f.qualifier === undefined && f.typeName === shape[i]![0] && f.name === shape[i]![1])
+  );
 }
 
 function slotAt(layout: EntityLayout, index: number): MemberSlot {
@@ -129,6 +187,12 @@ function primitiveAt(layout: EntityLayout, index: number): string {
     case 'double':
       return javaDoubleBitsToString(view.getBigUint64(slot.offset, true));
   }
+}
+
+/** An `int` or `short` member as a number. */
+function intAt(layout: EntityLayout, index: number): number {
+  const slot = fixed(layout, index);
+  return slot.field.typeName === 'short' ? layout.view.getInt16(slot.offset, true) : layout.view.getInt32(slot.offset, true);
 }
 
 function longAt(layout: EntityLayout, index: number): bigint {

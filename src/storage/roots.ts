@@ -1,4 +1,5 @@
 import { layoutEntity, variableElements, type VariableSlot } from '../format/entity-layout.js';
+import type { StorageFamily } from '../format/storage-family.js';
 import type { StoredEntity } from './storage.js';
 import type { TypeDictionary } from '../format/type-dictionary.js';
 
@@ -8,10 +9,10 @@ import type { TypeDictionary } from '../format/type-dictionary.js';
  * from before the `ROOT` concept use `root` (the root itself) or `defaultRoot` (a holder).
  */
 
-export const ROOTS_TYPE_NAME = 'one.microstream.persistence.types.PersistenceRoots$Default';
-
 interface EntitySource {
   readonly dictionary: TypeDictionary;
+  /** Whose roots type to look for. */
+  readonly family: StorageFamily;
   readEntity(objectId: bigint): Promise<StoredEntity | undefined>;
 }
 
@@ -21,7 +22,7 @@ export async function findRootObjectId(
   candidates: readonly bigint[],
   warnings: string[],
 ): Promise<bigint> {
-  const rootsType = source.dictionary.currentByName.get(ROOTS_TYPE_NAME);
+  const rootsType = source.dictionary.currentByName.get(source.family.rootsTypeName);
   if (rootsType === undefined) return 0n;
   const live: StoredEntity[] = [];
   for (const id of new Set(candidates)) {

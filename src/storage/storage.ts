@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { FormatError, StorageError } from '../errors.js';
 import { RECORD_HEADER_SIZE } from '../format/entity-record.js';
 import { channelOf, classifyId } from '../format/ids.js';
+import { detectFamily, MICROSTREAM, type StorageFamily } from '../format/storage-family.js';
 import { parseTypeDictionary, type TypeDictionary } from '../format/type-dictionary.js';
 import type { LogAggregate } from '../format/transaction-log.js';
 import { indexChannel } from './channel-indexer.js';
@@ -10,7 +11,7 @@ import { FileReader } from './file-reader.js';
 import { ChannelLogReader } from './log-reader.js';
 import { joinId, ObjectIndex } from './object-index.js';
 import { scanRecords, type ScanProblem } from './record-scan.js';
-import { findRootObjectId, ROOTS_TYPE_NAME } from './roots.js';
+import { findRootObjectId } from './roots.js';
 import { scanStorageDirectory, type StorageLayout } from './storage-dir.js';
 import { resolveValidLengths, type ValidDataFile } from './valid-lengths.js';
 
@@ -146,6 +147,8 @@ export class Storage {
   dictionary: TypeDictionary = parseTypeDictionary('');
   /** The dictionary file's bytes: what `/dictionary` serves. */
   dictionaryBytes: Buffer = Buffer.alloc(0);
+  /** MicroStream or EclipseStore, read from the dictionary (follows it when it is rewritten). */
+  family: StorageFamily = MICROSTREAM;
   rootObjectId = 0n;
   /** Problems tolerated so far (damaged records, files Java would refuse), for the operator. */
   readonly warnings: string[] = [];
@@ -278,11 +281,14 @@ export class Storage {
       return { changed: false };
     }
 
-    const rootsTypeId = splitTypeId((dictionary?.parsed ?? this.dictionary).currentByName.get(ROOTS_TYPE_NAME)?.typeId);
+    const nextDictionary = dictionary?.parsed ?? this.dictionary;
+    const family = detectFamily(nextDictionary);
+    const rootsTypeId = splitTypeId(nextDictionary.currentByName.get(family.rootsTypeName)?.typeId);
     if (rebuild) this.rootsCandidates = new Set<bigint>();
     const apply = async (): Promise<void> => {
       if (dictionary !== undefined) {
         this.dictionary = dictionary.parsed;
+        this.family = family;
         this.dictionaryBytes = dictionary.bytes;
         this.dictionaryStamp = dictionary.stamp;
       }

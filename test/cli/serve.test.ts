@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseServeArgs } from '../../src/cli/commands/serve.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { CONFORMANCE_DIR, CORPORA } from '../helpers/conformance.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
@@ -27,7 +27,7 @@ function runCli(args: string[], untilStderr?: RegExp): Promise<{ code: number | 
 
 describe('serve command line', () => {
   it('parses options with the Java service defaults', () => {
-    expect(parseServeArgs(['dir'])).toEqual({ directory: 'dir', port: 4567, host: '127.0.0.1', instance: 'microstream', quiet: false, follow: true, pollIntervalMs: 500 });
+    expect(parseServeArgs(['dir'])).toEqual({ directory: 'dir', port: 4567, host: '127.0.0.1', quiet: false, follow: true, pollIntervalMs: 500 });
     expect(parseServeArgs(['dir', '--no-follow', '--poll-interval', '100'])).toMatchObject({ follow: false, pollIntervalMs: 100 });
     expect(parseServeArgs(['dir', '--port', '0', '--host', '::1', '--instance', 'store', '--quiet'])).toMatchObject({ port: 0, host: '::1', instance: 'store', quiet: true });
     expect(() => parseServeArgs([])).toThrow('expected exactly one storage directory');
@@ -58,5 +58,13 @@ describe('serve command line', () => {
     expect(result.stderr).toMatch(/indexed 1263 entities in 21 data files of 2 channel\(s\)/);
     expect(result.stderr).toMatch(/web viewer at http:\/\/127\.0\.0\.1:\d+\/viewer\//);
     expect(result.code).toBe(0);
+  });
+
+  it('serves an EclipseStore storage under store-data unless --instance says otherwise', async () => {
+    const storage = join(CORPORA.find((c) => c.generation.startsWith('EclipseStore'))!.dir, 'storages', 'noroot');
+    const result = await runCli(['serve', storage, '--port', '0', '--quiet'], /serving .* \(EclipseStore\) at http:\/\/127\.0\.0\.1:\d+\/store-data\/root/);
+    expect(result.code).toBe(0);
+    const renamed = await runCli(['serve', storage, '--port', '0', '--quiet', '--instance', 'shop'], /serving .* \(EclipseStore\) at http:\/\/127\.0\.0\.1:\d+\/shop\/root/);
+    expect(renamed.code).toBe(0);
   });
 });

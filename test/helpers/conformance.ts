@@ -2,8 +2,10 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
+
 /** The vendored conformance corpus: MicroStream 4.1 storages and the Java service's recorded answers. */
-export const CONFORMANCE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'conformance');
+export const CONFORMANCE_DIR = join(FIXTURES, 'conformance');
 
 export interface CaseHeader {
   readonly storage: string;
@@ -32,6 +34,21 @@ export function loadCases(file: string): { header: CaseHeader; cases: RecordedCa
 }
 
 export const STORAGE_NAMES = ['primitives', 'arrays', 'collections', 'graph', 'evolution', 'noroot'] as const;
+
+/** One vendored corpus: storages written by one Java generation and its REST adapter's answers. */
+export interface Corpus {
+  /** The generation that wrote it, for test names. */
+  readonly generation: string;
+  readonly dir: string;
+  readonly storages: readonly string[];
+}
+
+/** Every vendored corpus: MicroStream 4.1, MicroStream 8.1 and EclipseStore 4.1.0. */
+export const CORPORA: readonly Corpus[] = [
+  { generation: 'MicroStream 4.1', dir: CONFORMANCE_DIR, storages: STORAGE_NAMES },
+  { generation: 'MicroStream 8.1', dir: join(FIXTURES, 'conformance-ms8'), storages: [...STORAGE_NAMES, 'modernjdk'] },
+  { generation: 'EclipseStore 4.1', dir: join(FIXTURES, 'conformance-es'), storages: [...STORAGE_NAMES, 'modernjdk'] },
+];
 
 const IDENTITY_HASH = /("(?:[A-Za-z_$][A-Za-z0-9_$]*\.)+[A-Za-z_$][A-Za-z0-9_$]*)@[0-9a-f]{1,8}"/g;
 const CREATION_TIME = /"creationTime":"([^"]*)"/g;

@@ -64,8 +64,20 @@ describe('route listing and documentation', () => {
   });
 
   it('finds documentation by the literal route path only', () => {
-    expect(documentationFor('microstream', '/microstream/object/:oid', 'options')).toBe('{"description":"get detailed informations"}');
-    expect(documentationFor('microstream', '/microstream/object/1', undefined)).toBeUndefined();
-    expect(documentationFor('microstream', '/microstream/root', 'GET')).toBeUndefined();
+    expect(documentationFor('microstream', 'microstream', '/microstream/object/:oid', 'options')).toBe('{"description":"get detailed informations"}');
+    expect(documentationFor('microstream', 'microstream', '/microstream/object/1', undefined)).toBeUndefined();
+    expect(documentationFor('microstream', 'microstream', '/microstream/root', 'GET')).toBeUndefined();
+  });
+
+  it('names the result types of the family that wrote the storage', () => {
+    const microstream = documentationFor('microstream', 'store', '/store/object/:oid', 'get') ?? '';
+    const eclipsestore = documentationFor('eclipsestore', 'store', '/store/object/:oid', 'get') ?? '';
+    expect(microstream).toContain('"one.microstream.storage.restadapter.ViewerRootDescription as Json"');
+    expect(eclipsestore).toContain('"org.eclipse.storage.restadapter.types.ViewerRootDescription as Json"');
+    expect(eclipsestore.replace('org.eclipse.storage.restadapter.types.', 'one.microstream.storage.restadapter.')).toBe(microstream);
+    expect(documentationFor('eclipsestore', 'store', '/store/maintenance/filesStatistics', 'get')).toContain(
+      '"org.eclipse.storage.restadapter.types.ViewerStorageFileStatistics as Json"',
+    );
+    expect(documentationFor('eclipsestore', 'store', '/store/root', 'get')).toBe(documentationFor('microstream', 'store', '/store/root', 'get'));
   });
 });

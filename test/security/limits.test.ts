@@ -93,6 +93,7 @@ describe('response size limit', () => {
           return storage.dictionary;
         },
         dictionaryBytes: storage.dictionaryBytes,
+        family: storage.family,
         rootObjectId: storage.rootObjectId,
         directory: storage.directory,
         channels: storage.channels,
@@ -154,6 +155,7 @@ describe('request timeout', () => {
         return storage.dictionary;
       },
       dictionaryBytes: storage.dictionaryBytes,
+      family: storage.family,
       rootObjectId: storage.rootObjectId,
       directory: storage.directory,
       channels: storage.channels,

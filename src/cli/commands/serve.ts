@@ -15,7 +15,7 @@ import { fromEnv, integerOption, parseCommand, toolCommand } from '../option-val
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 
 const DESCRIPTION = [
-  'Serves a MicroStream 4.x storage directory read-only over the Storage REST API (answers byte for byte like the Java 4.1 service), with a web viewer at /viewer/.',
+  'Serves a MicroStream (4 to 8) or EclipseStore (1 to 4) storage directory read-only over the Storage REST API (answers byte for byte like the Java service of its generation), with a web viewer at /viewer/.',
   'Every option can also be given by the environment variable shown as env; a flag wins. Secrets are never taken from command line values (other users can see those): the token and Basic credentials come from files or from ' +
     `${TOKEN_ENV} / ${BASIC_AUTH_ENV}.`,
 ].join('\n\n');
@@ -29,7 +29,8 @@ export interface ServeOptions {
   readonly directory: string;
   readonly port: number;
   readonly host: string;
-  readonly instance: string;
+  /** Undefined: the Java default of the storage's family (`microstream`, `store-data`). */
+  readonly instance?: string | undefined;
   readonly quiet: boolean;
   readonly follow: boolean;
   readonly pollIntervalMs: number;
@@ -51,7 +52,9 @@ export function serveCommand(): Command {
     .argument('[storage-dir]', 'the storage directory (holding PersistenceTypeDictionary.ptd and channel_0/ ...)')
     .addOption(fromEnv(integerOption('--port', 'n', 'port to listen on; 0 picks a free one', 0, 65535, 'a TCP port').default(4567)))
     .addOption(fromEnv(new Option('--host <address>', 'interface to listen on').default('127.0.0.1')))
-    .addOption(fromEnv(new Option('--instance <name>', 'instance name, the first path segment').default('microstream')))
+    .addOption(
+      fromEnv(new Option('--instance <name>', 'instance name, the first path segment (default: microstream for a MicroStream storage, store-data for an EclipseStore storage)')),
+    )
     .addOption(fromEnv(new Option('--no-follow', 'serve the state at startup; do not follow later commits')))
     .addOption(
       fromEnv(
@@ -93,7 +96,7 @@ export function serveCommand(): Command {
 interface ServeFlags {
   port: number;
   host: string;
-  instance: string;
+  instance?: string;
   follow: boolean;
   pollInterval: number;
   quiet?: true;
@@ -120,7 +123,7 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
   if (isIP(values.host) === 0 && !HOST_NAME.test(values.host)) {
     throw new UsageError(`invalid --host "${values.host}": not an IP address or host name`);
   }
-  if (!/^[^/\s?#;]+$/.test(values.instance)) throw new UsageError(`invalid --instance "${values.instance}"`);
+  if (values.instance !== undefined && !/^[^/\s?#;]+$/.test(values.instance)) throw new UsageError(`invalid --instance "${values.instance}"`);
   if (values.instance === 'viewer') {
     throw new UsageError('invalid --instance "viewer": /viewer/ is where the web viewer is served; choose another name');
   }
@@ -193,8 +196,9 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
         },
       })
     : undefined;
+  const instance = options.instance ?? storage.family.defaultInstance;
   const app = buildApp(storage, {
-    instance: options.instance,
+    instance,
     // --quiet drops the request log (info), not the failures (warn, error).
     logger: { level: options.quiet ? 'warn' : 'info' },
     auth,
@@ -241,7 +245,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
   const guarded = [auth === undefined ? undefined : 'authentication required', cors === undefined ? undefined : 'CORS allow-list'].filter((x) => x !== undefined);
   const base = `${scheme}://${hostForUrl(options.host)}:${port}`;
   io.stderr.write(
-    `storage-inspector: serving ${options.directory} at ${base}/${options.instance}/root${guarded.length > 0 ? ` (${guarded.join(', ')})` : ''}\n` +
+    `storage-inspector: serving ${options.directory} (${storage.family.label}) at ${base}/${instance}/root${guarded.length > 0 ? ` (${guarded.join(', ')})` : ''}\n` +
       `storage-inspector: web viewer at ${base}/viewer/\n`,
   );
 }
