@@ -3,13 +3,16 @@ import { fileURLToPath } from 'node:url';
 import { diffSnapshots, snapshotTree } from './snapshot.js';
 
 /**
- * Vitest global setup: fingerprints the vendored storages (test/fixtures/conformance and demo)
+ * Vitest global setup: fingerprints the vendored storages (test/fixtures/conformance*, demo)
  * before the whole suite and fails the run if anything in them changed afterwards, whoever did it
  * (every test that opens them, including the golden replay, runs in between). Tests that need to
  * write must work on copies.
  */
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const GUARDED = [join(ROOT, 'test', 'fixtures', 'conformance'), join(ROOT, 'demo')];
+const GUARDED = [
+  ...['conformance', 'conformance-ms8', 'conformance-es'].map((corpus) => join(ROOT, 'test', 'fixtures', corpus)),
+  join(ROOT, 'demo'),
+];
 
 export default function setup(): () => void {
   const before = GUARDED.map((dir) => snapshotTree(dir));
