@@ -114,8 +114,10 @@ describe('following a storage written by a running Java process', () => {
           if (transition.kind === 'housekeeping') expect(await liveDataLength()).toBe(liveOf(from));
         }
       }
-      // The follower alone (file system events or polling) must show the new state within a second.
-      expect((await eventually(to, ALL, 1000)).slice(0, 5)).toEqual([]);
+      // The follower alone (file system events or polling) must show the new state. The deadline
+      // only ends the wait (one comparison pass over every case may itself take seconds on a busy
+      // machine); how fast a commit becomes visible is measured by the benchmark, not asserted here.
+      expect((await eventually(to, ALL, 10_000)).slice(0, 5)).toEqual([]);
     });
   }
 
