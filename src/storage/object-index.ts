@@ -66,6 +66,8 @@ export class ObjectIndex {
 
   /** Record length of the entry the last `set` replaced (valid when it returned a slot). */
   replacedLength = 0;
+  /** Record offset of the entry the last `set` replaced (valid when it returned a slot). */
+  replacedOffset = 0;
 
   /**
    * Records (or replaces) the location of an object id given as two 32-bit halves. Returns the
@@ -94,6 +96,7 @@ export class ObjectIndex {
       if (h === tag && table[base] === low) {
         const previous = table[base + 2] as number;
         this.replacedLength = (table[base + 4] as number) >>> 0;
+        this.replacedOffset = (table[base + 3] as number) >>> 0;
         table[base + 2] = fileSlot;
         table[base + 3] = offset | 0;
         table[base + 4] = length | 0;
@@ -126,6 +129,26 @@ export class ObjectIndex {
     }
   }
 
+  /**
+   * Whether the latest record of an id (given as two 32-bit halves) is the one at `fileSlot` and
+   * `offset`: tells a walk over data files which records are current, without allocating.
+   */
+  isLatest(low: number, high: number, fileSlot: number, offset: number): boolean {
+    low |= 0;
+    high |= 0;
+    const tag = (high + 1) | 0;
+    if (tag === EMPTY) return false;
+    const table = this.table;
+    let slot = this.home(low, high);
+    for (;;) {
+      const base = slot * WORDS;
+      const h = table[base + 1] as number;
+      if (h === EMPTY) return false;
+      if (h === tag && table[base] === low) return table[base + 2] === fileSlot && table[base + 3] === (offset | 0);
+      slot = slot + 1 === this.capacity ? 0 : slot + 1;
+    }
+  }
+
   /** Calls `visit` for every indexed object with its location (order unspecified). */
   forEach(visit: (low: number, high: number, fileSlot: number, offset: number, length: number) => void): void {
     const table = this.table;
@@ -141,14 +164,21 @@ export class ObjectIndex {
     }
   }
 
-  /** Removes every entry whose file slot `drop` accepts (rebuilds the table; for rare events). */
-  removeWhere(drop: (fileSlot: number) => boolean): number {
+  /**
+   * Removes every entry whose file slot `drop` accepts (rebuilds the table; for rare events);
+   * `removed` hears the id halves of each entry removed.
+   */
+  removeWhere(drop: (fileSlot: number) => boolean, removed?: (low: number, high: number) => void): number {
     const old = this.table;
     const before = this.count;
     this.table = ObjectIndex.emptyTable(this.capacity);
     this.count = 0;
     for (let base = 0; base < old.length; base += WORDS) {
-      if (old[base + 1] === EMPTY || drop(old[base + 2] as number)) continue;
+      if (old[base + 1] === EMPTY) continue;
+      if (drop(old[base + 2] as number)) {
+        removed?.((old[base] as number) >>> 0, ((old[base + 1] as number) - 1) | 0);
+        continue;
+      }
       this.set(old[base] as number, (old[base + 1] as number) - 1, old[base + 2] as number, old[base + 3] as number, old[base + 4] as number);
     }
     return before - this.count;

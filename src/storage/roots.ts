@@ -1,7 +1,7 @@
 import { layoutEntity, variableElements, type VariableSlot } from '../format/entity-layout.js';
 import type { StorageFamily } from '../format/storage-family.js';
 import type { StoredEntity } from './storage.js';
-import type { TypeDictionary } from '../format/type-dictionary.js';
+import type { TypeDictionary, TypeEntry } from '../format/type-dictionary.js';
 
 /**
  * Finding the application root (storage-format.md §9.2): the roots entity lists identifiers and
@@ -16,25 +16,31 @@ interface EntitySource {
   readEntity(objectId: bigint): Promise<StoredEntity | undefined>;
 }
 
-/** The root object id, or 0 when no root is set or the storage has no roots entity. */
-export async function findRootObjectId(
-  source: EntitySource,
-  candidates: readonly bigint[],
-  warnings: string[],
-): Promise<bigint> {
+/** The roots entity and the application root it names (0 when absent). */
+export interface FoundRoots {
+  /** Object id of the roots entity (`PersistenceRoots$Default`), where reachability starts. */
+  readonly rootsObjectId: bigint;
+  readonly rootObjectId: bigint;
+}
+
+/** The roots entity and the root object id, 0 each when absent. */
+export async function findRoots(source: EntitySource, candidates: readonly bigint[], warnings: string[]): Promise<FoundRoots> {
   const rootsType = source.dictionary.currentByName.get(source.family.rootsTypeName);
-  if (rootsType === undefined) return 0n;
+  if (rootsType === undefined) return { rootsObjectId: 0n, rootObjectId: 0n };
   const live: StoredEntity[] = [];
   for (const id of new Set(candidates)) {
     const entity = await source.readEntity(id);
     if (entity !== undefined && entity.typeId === rootsType.typeId) live.push(entity);
   }
-  if (live.length === 0) return 0n;
+  if (live.length === 0) return { rootsObjectId: 0n, rootObjectId: 0n };
   live.sort((a, b) => (a.objectId < b.objectId ? 1 : -1));
   if (live.length > 1) {
     warnings.push(`${live.length} roots entities found; using the one with the highest object id ${live[0]!.objectId}`);
   }
-  const roots = live[0]!;
+  return { rootsObjectId: live[0]!.objectId, rootObjectId: await rootOf(source, live[0]!, rootsType) };
+}
+
+async function rootOf(source: EntitySource, roots: StoredEntity, rootsType: TypeEntry): Promise<bigint> {
   const layout = layoutEntity(rootsType, roots.content, { file: roots.file, offset: roots.offset + 24 });
   const lists = layout.slots.filter((s): s is VariableSlot => s.variable);
   const [instancesSlot, identifiersSlot] = lists;

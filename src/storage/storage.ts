@@ -11,7 +11,7 @@ import { FileReader } from './file-reader.js';
 import { ChannelLogReader } from './log-reader.js';
 import { joinId, ObjectIndex } from './object-index.js';
 import { scanRecords, type ScanProblem } from './record-scan.js';
-import { findRootObjectId } from './roots.js';
+import { findRoots } from './roots.js';
 import { scanStorageDirectory, type StorageLayout } from './storage-dir.js';
 import { resolveValidLengths, type ValidDataFile } from './valid-lengths.js';
 
@@ -31,6 +31,8 @@ const MAX_INDEXED_FILE_SIZE = 0xffffffff;
 
 export interface StorageFile {
   readonly channel: number;
+  /** The file's slot in its channel: what the object index stores (see `StorageChannel.fileAt`). */
+  readonly slot: number;
   readonly fileNumber: bigint;
   readonly name: string;
   readonly path: string;
@@ -75,6 +77,33 @@ export interface OpenOptions {
   /** Called after each channel (or data file) has been indexed during the first load. */
   readonly onProgress?: (progress: OpenProgress) => void;
 }
+
+/**
+ * What one refresh changed, for those who keep state derived from the records (the graph index):
+ * told inside the same consistent step that applies the change, so requests see both or neither.
+ */
+export interface StorageChange {
+  /** The index was built anew (a log was replaced, a committed range shrank): anything may differ. */
+  readonly rebuilt: boolean;
+  readonly dictionaryChanged: boolean;
+  /** Records that became the latest of their object, in the order applied (none when rebuilt). */
+  readonly stored: StoredRecordList;
+  /** Objects whose latest record went away with a deleted file, as (id low, id high) pairs. */
+  readonly lost: Int32Array;
+}
+
+/**
+ * Records as `RECORD_WORDS` words each: id low, id high, channel, file slot, offset, and the
+ * previous latest record's file slot (-1 for a new object) and offset.
+ */
+export interface StoredRecordList {
+  readonly count: number;
+  readonly words: Int32Array;
+}
+
+export const RECORD_WORDS = 7;
+
+export type StorageChangeListener = (change: StorageChange) => void | Promise<void>;
 
 /** What one refresh did. */
 export interface RefreshResult {
@@ -150,6 +179,8 @@ export class Storage {
   /** MicroStream or EclipseStore, read from the dictionary (follows it when it is rewritten). */
   family: StorageFamily = MICROSTREAM;
   rootObjectId = 0n;
+  /** The roots entity (`PersistenceRoots`), 0 when there is none: where reachability starts. */
+  rootsObjectId = 0n;
   /** Problems tolerated so far (damaged records, files Java would refuse), for the operator. */
   readonly warnings: string[] = [];
   /** Incremented whenever the visible state changes. */
@@ -164,6 +195,9 @@ export class Storage {
   private status: 'open' | 'closed' = 'open';
   private refreshing: Promise<RefreshResult> | undefined;
   private readonly seenWarnings = new Set<string>();
+  private readonly changeListeners: StorageChangeListener[] = [];
+  /** Collects what the refresh being applied changes, while someone listens. */
+  private changes: ChangeCollector | undefined;
 
   private constructor(
     /** The directory as given by the user (statistics print file paths below it). */
@@ -242,6 +276,18 @@ export class Storage {
     };
   }
 
+  /**
+   * Hears every later change of the visible state, inside the consistent step that applies it
+   * (no request runs meanwhile). Returns a function that stops listening.
+   */
+  onChange(listener: StorageChangeListener): () => void {
+    this.changeListeners.push(listener);
+    return () => {
+      const index = this.changeListeners.indexOf(listener);
+      if (index >= 0) this.changeListeners.splice(index, 1);
+    };
+  }
+
   async close(): Promise<void> {
     this.status = 'closed';
     await this.reader.close();
@@ -286,6 +332,7 @@ export class Storage {
     const rootsTypeId = splitTypeId(nextDictionary.currentByName.get(family.rootsTypeName)?.typeId);
     if (rebuild) this.rootsCandidates = new Set<bigint>();
     const apply = async (): Promise<void> => {
+      this.changes = this.changeListeners.length > 0 && !rebuild ? new ChangeCollector() : undefined;
       if (dictionary !== undefined) {
         this.dictionary = dictionary.parsed;
         this.family = family;
@@ -301,9 +348,14 @@ export class Storage {
       }
       for (const channel of targets) channel.invalidate();
       const rootWarnings: string[] = [];
-      this.rootObjectId = await findRootObjectId(this, [...this.rootsCandidates], rootWarnings);
+      const roots = await findRoots(this, [...this.rootsCandidates], rootWarnings);
+      this.rootObjectId = roots.rootObjectId;
+      this.rootsObjectId = roots.rootsObjectId;
       rootWarnings.forEach((w) => this.warn(w));
       this.generation++;
+      const collected = this.changes;
+      this.changes = undefined;
+      if (!initial) await this.tellChange(rebuild, dictionary !== undefined, collected);
     };
 
     if (initial) {
@@ -315,6 +367,23 @@ export class Storage {
       await this.gate.write(apply);
     }
     return { changed: true };
+  }
+
+  private async tellChange(rebuilt: boolean, dictionaryChanged: boolean, collected: ChangeCollector | undefined): Promise<void> {
+    if (this.changeListeners.length === 0) return;
+    const change: StorageChange = {
+      rebuilt,
+      dictionaryChanged,
+      stored: { count: collected?.count ?? 0, words: collected?.records() ?? new Int32Array(0) },
+      lost: collected?.lostIds() ?? new Int32Array(0),
+    };
+    for (const listener of [...this.changeListeners]) {
+      try {
+        await listener(change);
+      } catch (error) {
+        this.warn(`a listener failed to take over a change: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
   }
 
   /** The new dictionary if the file changed; a reason string if it is being rewritten right now. */
@@ -528,6 +597,7 @@ export class Storage {
       const old = channel.slots[previous];
       if (old !== undefined) old.liveLength -= channel.objects.replacedLength;
     }
+    this.changes?.stored(idLow, idHigh, channel.index, file.slot, offset, previous, channel.objects.replacedOffset);
     file.liveLength += length;
     if (tidLow === rootsType.low && tidHigh === rootsType.high) this.rootsCandidates.add(joinId(idLow, idHigh));
   }
@@ -542,10 +612,50 @@ export class Storage {
     file.removed = true;
     if (file.liveLength > 0) {
       // Objects whose latest record was in a deleted file were not copied elsewhere first.
-      const lost = channel.objects.removeWhere((slot) => slot === file.slot);
+      const changes = this.changes;
+      const lost = channel.objects.removeWhere(
+        (slot) => slot === file.slot,
+        changes === undefined ? undefined : (low, high) => changes.lost(low, high),
+      );
       this.warn(`${file.path} was deleted while ${lost} objects had their latest record in it; they are gone`);
     }
     void this.reader.forget(file.path);
+  }
+}
+
+/** Grows while a refresh is applied: the records it made latest and the objects it lost. */
+class ChangeCollector {
+  count = 0;
+  private words = new Int32Array(RECORD_WORDS * 256);
+  private lostWords: number[] = [];
+
+  stored(idLow: number, idHigh: number, channel: number, fileSlot: number, offset: number, previousSlot: number, previousOffset: number): void {
+    if ((this.count + 1) * RECORD_WORDS > this.words.length) {
+      const bigger = new Int32Array(this.words.length * 2);
+      bigger.set(this.words);
+      this.words = bigger;
+    }
+    const b = this.count * RECORD_WORDS;
+    this.words[b] = idLow;
+    this.words[b + 1] = idHigh;
+    this.words[b + 2] = channel;
+    this.words[b + 3] = fileSlot;
+    this.words[b + 4] = offset;
+    this.words[b + 5] = previousSlot;
+    this.words[b + 6] = previousSlot < 0 ? 0 : previousOffset;
+    this.count++;
+  }
+
+  lost(low: number, high: number): void {
+    this.lostWords.push(low | 0, high | 0);
+  }
+
+  records(): Int32Array {
+    return this.words.subarray(0, this.count * RECORD_WORDS);
+  }
+
+  lostIds(): Int32Array {
+    return Int32Array.from(this.lostWords);
   }
 }
 

@@ -1,0 +1,127 @@
+import type { Storage, StorageChange } from '../storage/storage.js';
+import { buildGraph, type BuildProblem, type BuildProgress } from './graph-build.js';
+import { applyStorageChange } from './graph-follow.js';
+import type { GraphIndex } from './graph-index.js';
+
+/**
+ * The graph index of one storage over time: built in the background after the storage opened
+ * (requests keep being served meanwhile; the build yields between chunks), then kept current
+ * with every change the storage takes over. Changes that arrive while building are queued and
+ * applied before the index is declared ready; a storage rebuilt from scratch starts the build
+ * over.
+ */
+
+export type GraphState =
+  | { readonly kind: 'building'; readonly progress: BuildProgress | undefined; readonly startedAt: number }
+  | { readonly kind: 'ready'; readonly graph: GraphIndex; readonly buildMs: number; readonly problems: readonly BuildProblem[]; readonly problemCount: number }
+  | { readonly kind: 'failed'; readonly error: unknown };
+
+export interface GraphServiceOptions {
+  /** Progress of a build (at most once per file). */
+  readonly onProgress?: (progress: BuildProgress, elapsedMs: number) => void;
+  /** A build finished (first or repeated). */
+  readonly onReady?: (graph: GraphIndex, buildMs: number) => void;
+  readonly onFailed?: (error: unknown) => void;
+}
+
+const yieldToOthers = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+export class GraphService {
+  private current: GraphState = { kind: 'building', progress: undefined, startedAt: Date.now() };
+  private pending: StorageChange[] = [];
+  private restart = false;
+  private running: Promise<void> | undefined;
+  private readonly stopListening: () => void;
+  private closed = false;
+
+  constructor(
+    readonly storage: Storage,
+    private readonly options: GraphServiceOptions = {},
+  ) {
+    this.stopListening = storage.onChange((change) => this.take(change));
+  }
+
+  get state(): GraphState {
+    return this.current;
+  }
+
+  /** Starts building (once); later calls return the same run. */
+  start(): Promise<void> {
+    this.running ??= this.buildLoop();
+    return this.running;
+  }
+
+  /** The index once it is ready (starts the build if needed); rejects if the build failed. */
+  async ready(): Promise<GraphIndex> {
+    await this.start();
+    const state = this.current;
+    if (state.kind === 'ready') return state.graph;
+    if (state.kind === 'failed') throw state.error;
+    throw new Error('the graph index is not ready');
+  }
+
+  close(): void {
+    this.closed = true;
+    this.stopListening();
+  }
+
+  private async take(change: StorageChange): Promise<void> {
+    const state = this.current;
+    if (state.kind !== 'ready') {
+      if (change.rebuilt) this.restart = true;
+      else this.pending.push(change);
+      return;
+    }
+    if (change.rebuilt) {
+      this.current = { kind: 'building', progress: undefined, startedAt: Date.now() };
+      this.restart = true;
+      this.running = this.running?.then(() => this.buildLoop()) ?? this.buildLoop();
+      return;
+    }
+    try {
+      await applyStorageChange(state.graph, this.storage, change);
+    } catch (error) {
+      // The index can no longer be trusted: build it again from the files.
+      this.current = { kind: 'building', progress: undefined, startedAt: Date.now() };
+      this.options.onFailed?.(error);
+      this.running = (this.running ?? Promise.resolve()).then(() => this.buildLoop());
+    }
+  }
+
+  private async buildLoop(): Promise<void> {
+    for (;;) {
+      if (this.closed) return;
+      const startedAt = Date.now();
+      const generation = this.storage.generation;
+      this.pending = [];
+      this.restart = false;
+      this.current = { kind: 'building', progress: undefined, startedAt };
+      try {
+        const result = await buildGraph(this.storage, {
+          pause: yieldToOthers,
+          onProgress: (progress) => {
+            this.current = { kind: 'building', progress, startedAt };
+            this.options.onProgress?.(progress, Date.now() - startedAt);
+          },
+        });
+        if (this.restart) continue;
+        // No change can be taken over while the queued ones are applied (a refresh waits for readers).
+        const again = await this.storage.consistent(async () => {
+          for (const change of this.pending.splice(0)) await applyStorageChange(result.graph, this.storage, change);
+          if (this.restart) return true;
+          const buildMs = Date.now() - startedAt;
+          this.current = { kind: 'ready', graph: result.graph, buildMs, problems: result.problems, problemCount: result.problemCount };
+          this.options.onReady?.(result.graph, buildMs);
+          return false;
+        });
+        if (!again) return;
+      } catch (error) {
+        // A file deleted by housekeeping meanwhile: the storage moved on, so try its new state.
+        if (this.storage.generation !== generation && !this.closed) continue;
+        this.current = { kind: 'failed', error };
+        this.options.onFailed?.(error);
+        return;
+      }
+    }
+  }
+}

@@ -1,0 +1,176 @@
+import { describe, expect, it } from 'vitest';
+import { assembleRows, FORWARD_FLAG } from '../../src/graph/adjacency.js';
+import { GraphIndex } from '../../src/graph/graph-index.js';
+import { MissingReferences } from '../../src/graph/missing-references.js';
+import { NodeIds } from '../../src/graph/node-ids.js';
+import { computeReachability, updateReachability, type EdgeChanges } from '../../src/graph/reachability.js';
+import { shortestPaths } from '../../src/graph/shortest-paths.js';
+import { SupersededRecords } from '../../src/graph/superseded-records.js';
+import { TypeTable } from '../../src/graph/type-table.js';
+import { parseTypeDictionary } from '../../src/format/type-dictionary.js';
+import { ObjectIndex } from '../../src/storage/object-index.js';
+import type { StorageChannel } from '../../src/storage/storage.js';
+
+/** Random graphs changed edge by edge: the incremental answers must equal a recomputation. */
+
+function prng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x9e3779b9) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+function graphOf(forward: number[][]): GraphIndex {
+  const n = forward.length;
+  const index = new ObjectIndex();
+  for (let v = 0; v < n; v++) index.set(v + 1, 0, 0, v, 24);
+  const nodes = NodeIds.fromChannels([{ objects: index } as unknown as StorageChannel]);
+  const degrees = new Uint32Array(n + 1);
+  for (let v = 0; v < n; v++) {
+    degrees[v] = degrees[v]! + forward[v]!.length;
+    for (const u of forward[v]!) degrees[u] = degrees[u]! + 1;
+  }
+  const adjacency = assembleRows(
+    n,
+    degrees,
+    (v, rows, at) => {
+      for (const u of forward[v]!) rows[at++] = (u | FORWARD_FLAG) >>> 0;
+      return at;
+    },
+    new Uint32Array(n),
+  );
+  const graph = new GraphIndex(nodes, new TypeTable(parseTypeDictionary('')), new Uint16Array(n), adjacency, new Uint8Array(Math.ceil(n / 8)), new MissingReferences(), new SupersededRecords(), 0);
+  computeReachability(graph);
+  return graph;
+}
+
+function randomTargets(random: () => number, n: number, max: number): Uint32Array {
+  const set = new Set<number>();
+  const k = Math.floor(random() * max);
+  for (let i = 0; i < k; i++) set.add(Math.floor(random() * n));
+  return Uint32Array.from([...set].sort((a, b) => a - b));
+}
+
+function bfsDistances(forward: (v: number) => Uint32Array, n: number, from: number): Int32Array {
+  const distance = new Int32Array(n).fill(-1);
+  distance[from] = 0;
+  const queue = [from];
+  while (queue.length > 0) {
+    const v = queue.shift()!;
+    for (const u of forward(v)) {
+      if (distance[u] !== -1) continue;
+      distance[u] = distance[v]! + 1;
+      queue.push(u);
+    }
+  }
+  return distance;
+}
+
+describe('incremental reachability', () => {
+  for (const seed of [1, 2, 3, 4, 5, 6]) {
+    it(`equals a recomputation after random edge changes (seed ${seed})`, () => {
+      const random = prng(seed);
+      const n = 300;
+      const forward = Array.from({ length: n }, () => [...randomTargets(random, n, seed % 2 === 0 ? 3 : 2)]);
+      const graph = graphOf(forward);
+      for (let round = 0; round < 40; round++) {
+        const changes: EdgeChanges = { addedFrom: [], addedTo: [], removedFrom: [], removedTo: [], unstored: [] };
+        const changedNodes = 1 + Math.floor(random() * 6);
+        for (let i = 0; i < changedNodes; i++) {
+          const v = Math.floor(random() * n);
+          graph.adjacency.replaceForward(
+            v,
+            randomTargets(random, n, 4),
+            (u) => {
+              changes.addedFrom.push(v);
+              changes.addedTo.push(u);
+            },
+            (u) => {
+              changes.removedFrom.push(v);
+              changes.removedTo.push(u);
+            },
+          );
+        }
+        updateReachability(graph, changes);
+        const incremental = graph.reach.slice();
+        computeReachability(graph);
+        expect(incremental, `round ${round}`).toEqual(graph.reach);
+        if (round % 10 === 9) graph.adjacency.compact(n);
+
+        // Shortest paths agree with a forward BFS from the roots entity.
+        const distance = bfsDistances((v) => graph.adjacency.forward(v), n, 0);
+        for (let v = 0; v < n; v += 7) {
+          const result = shortestPaths(graph, v, 2);
+          expect(result.reachable).toBe(distance[v]! >= 0);
+          for (const path of result.paths) {
+            expect(path.length - 1).toBe(distance[v]);
+            for (let i = 1; i < path.length; i++) expect([...graph.adjacency.forward(path[i - 1]!)]).toContain(path[i]);
+          }
+        }
+        // Referrers are the reversed forward lists.
+        for (let v = 0; v < n; v += 11) {
+          const want: number[] = [];
+          for (let w = 0; w < n; w++) if (graph.adjacency.forward(w).includes(v)) want.push(w);
+          expect([...graph.adjacency.referrers(v, 0, n)]).toEqual(want);
+          expect(graph.adjacency.referrerCount(v)).toBe(want.length);
+        }
+      }
+    });
+  }
+});
+
+describe('node numbering', () => {
+  function channelWith(ids: readonly bigint[]): StorageChannel {
+    const index = new ObjectIndex();
+    for (const id of ids) index.set(Number(id & 0xffffffffn) | 0, Number(id >> 32n), 0, 0, 24);
+    return { objects: index } as unknown as StorageChannel;
+  }
+  const base = 1_000_000_000_000_000_001n;
+
+  it('numbers consecutive ids as one run in id order, across channels', () => {
+    const even = Array.from({ length: 500 }, (_, i) => base + 2n * BigInt(i));
+    const odd = Array.from({ length: 500 }, (_, i) => base + 2n * BigInt(i) + 1n);
+    const nodes = NodeIds.fromChannels([channelWith(even), channelWith(odd)]);
+    expect(nodes.count).toBe(1000);
+    expect(nodes.runCount).toBe(1);
+    for (let k = 0; k < 1000; k++) {
+      expect(nodes.nodeOfId(base + BigInt(k))).toBe(k);
+      expect(nodes.idOf(k)).toBe(base + BigInt(k));
+    }
+    expect(nodes.nodeOfId(base - 1n)).toBe(-1);
+    expect(nodes.nodeOfId(base + 1000n)).toBe(-1);
+  });
+
+  it('keeps gaps out of the numbering, dense or sparse', () => {
+    const dense = [base, base + 1n, base + 5n, base + 6n, base + 7n, base + 40n];
+    const sparse = [base, base + 3n, base + (1n << 40n), 8_000_000_000_000_000_000n];
+    for (const ids of [dense, sparse]) {
+      const nodes = NodeIds.fromChannels([channelWith(ids)]);
+      expect(nodes.count).toBe(ids.length);
+      ids.forEach((id, k) => {
+        expect(nodes.nodeOfId(id)).toBe(k);
+        expect(nodes.idOf(k)).toBe(id);
+      });
+      expect(nodes.nodeOfId(base + 2n)).toBe(-1);
+    }
+  });
+
+  it('numbers added ids after the existing ones, extending the last run or not', () => {
+    const nodes = NodeIds.fromChannels([channelWith([base, base + 1n, base + 10n])]);
+    nodes.addSorted([base + 11n, base + 12n]);
+    expect(nodes.runCount).toBe(2);
+    nodes.addSorted([base + 5n, base + 20n]);
+    const all = [base, base + 1n, base + 10n, base + 11n, base + 12n, base + 5n, base + 20n];
+    all.forEach((id, k) => {
+      expect(nodes.nodeOfId(id)).toBe(k);
+      expect(nodes.idOf(k)).toBe(id);
+    });
+    const order: bigint[] = [];
+    nodes.forEachRun((low, high, first, length) => {
+      for (let i = 0; i < length; i++) order.push(nodes.idOf(first + i));
+      expect(nodes.idOf(first)).toBe((BigInt(high) << 32n) | BigInt(low));
+    });
+    expect(order).toEqual([...all].sort((a, b) => (a < b ? -1 : 1)));
+  });
+});
