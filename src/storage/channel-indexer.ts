@@ -18,6 +18,8 @@ export interface ChannelIndexResult {
   /** Per file of the job: live bytes, records and why the walk stopped early (if it did). */
   readonly live: number[];
   readonly records: number[];
+  /** Per file of the job: bytes of EclipseStore 4.2 meta records. */
+  readonly meta: number[];
   readonly problems: (ScanProblem | undefined)[];
   /** Object ids (as decimal strings) of records of the roots type. */
   readonly rootsCandidates: string[];
@@ -30,6 +32,7 @@ export async function indexChannel(job: ChannelIndexJob): Promise<ChannelIndexRe
   const objects = new ObjectIndex(job.idShift);
   const live = job.files.map(() => 0);
   const records = job.files.map(() => 0);
+  const meta = job.files.map(() => 0);
   const problems: (ScanProblem | undefined)[] = job.files.map(() => undefined);
   const roots = new Set<string>();
   const { low: rootsLow, high: rootsHigh } = job.rootsType;
@@ -53,8 +56,9 @@ export async function indexChannel(job: ChannelIndexJob): Promise<ChannelIndexRe
       if (tidLow === rootsLow && tidHigh === rootsHigh) roots.add(String((BigInt(idHigh) << 32n) | BigInt(idLow >>> 0)));
     });
     records[slot] = result.records;
+    meta[slot] = result.metaBytes;
     problems[slot] = result.problem;
   }
   objects.compact();
-  return { table: objects.export(), live, records, problems, rootsCandidates: [...roots] };
+  return { table: objects.export(), live, records, meta, problems, rootsCandidates: [...roots] };
 }

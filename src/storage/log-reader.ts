@@ -1,6 +1,7 @@
-import { open } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
+import { completeSwapContent } from '../format/compaction-swap.js';
 import { LogAggregator, parseTransactionLog, type LogAggregate } from '../format/transaction-log.js';
-import type { StorageLayout } from './storage-dir.js';
+import type { ChannelLayout, StorageLayout } from './storage-dir.js';
 
 /**
  * Reads a channel's transaction log incrementally: each call parses only the bytes appended
@@ -74,9 +75,35 @@ export async function readLogAggregates(layout: StorageLayout): Promise<(LogAggr
       aggregates.push(undefined);
       continue;
     }
+    const swapped = await pendingCompaction(channel);
+    if (swapped !== undefined) {
+      aggregates.push(aggregateLogBytes(swapped, channel.compactionSwapPath ?? channel.logPath));
+      continue;
+    }
     const reader = new ChannelLogReader(channel.logPath);
     await reader.readNew(channel.logSize);
     aggregates.push(reader.aggregate());
   }
   return aggregates;
+}
+
+/**
+ * The log content EclipseStore would restore from a compaction swap file (an interrupted or
+ * running log rewrite): the swap's content when it is complete and differs from the log, else
+ * undefined (no swap file, an incomplete one, or one the log already equals). Touches nothing.
+ */
+export async function pendingCompaction(channel: ChannelLayout): Promise<Uint8Array | undefined> {
+  if (channel.compactionSwapPath === undefined) return undefined;
+  const swap = await readFile(channel.compactionSwapPath).catch(() => undefined);
+  const content = swap === undefined ? undefined : completeSwapContent(swap);
+  if (content === undefined) return undefined;
+  const log = channel.logPath === undefined ? undefined : await readFile(channel.logPath).catch(() => undefined);
+  return log !== undefined && Buffer.from(content.buffer, content.byteOffset, content.byteLength).equals(log) ? undefined : content;
+}
+
+/** The aggregate of a whole log's bytes (a swap file's content); an incomplete last entry is ignored. */
+export function aggregateLogBytes(bytes: Uint8Array, path: string): LogAggregate | undefined {
+  const aggregator = new LogAggregator(path);
+  for (const entry of parseTransactionLog(bytes, path).entries) aggregator.apply(entry);
+  return aggregator.entryCount === 0 ? undefined : aggregator.snapshot();
 }

@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
 import { RECORD_HEADER_SIZE as HEADER } from '../format/entity-record.js';
+import { isMetaRecord, metaRecordProblem } from '../format/meta-record.js';
 
 /**
  * Streams one data file with large sequential reads and reports every entity record header up to
@@ -28,6 +29,8 @@ export interface ScanProblem {
 
 export interface ScanResult {
   readonly records: number;
+  /** Bytes of EclipseStore 4.2 meta records (file header, chunk checksums) walked over. */
+  readonly metaBytes: number;
   /** Where and why the walk stopped early; records after that point are not indexed. */
   readonly problem: ScanProblem | undefined;
 }
@@ -69,6 +72,7 @@ export async function scanRecords(path: string, startOffset: number, validLength
   try {
     const views = buffers.map((b) => new DataView(b.buffer, b.byteOffset, b.byteLength));
     let records = 0;
+    let metaBytes = 0;
     let pos = startOffset;
     let chunkStart = startOffset;
     let which = 0;
@@ -77,7 +81,7 @@ export async function scanRecords(path: string, startOffset: number, validLength
       const fill = await pending;
       const chunkEnd = chunkStart + fill;
       if (chunkEnd < validLength && fill < Math.min(CHUNK, validLength - chunkStart)) {
-        return { records, problem: { offset: chunkEnd, message: `file ends at ${chunkEnd}, before its committed length ${validLength}` } };
+        return { records, metaBytes, problem: { offset: chunkEnd, message: `file ends at ${chunkEnd}, before its committed length ${validLength}` } };
       }
       const last = chunkEnd >= validLength;
       // Headers starting before `owned` are walked here; the next chunk starts one header earlier.
@@ -87,14 +91,14 @@ export async function scanRecords(path: string, startOffset: number, validLength
       const view = views[which]!;
       while (pos < owned) {
         if (validLength - pos < 8) {
-          return { records, problem: { offset: pos, message: `${validLength - pos} trailing bytes are too short for a record length` } };
+          return { records, metaBytes, problem: { offset: pos, message: `${validLength - pos} trailing bytes are too short for a record length` } };
         }
         const at = pos - chunkStart;
         const low = view.getUint32(at, true);
         const high = view.getInt32(at + 4, true);
         if (high === 0 && low >= HEADER) {
           if (pos + low > validLength) {
-            return { records, problem: { offset: pos, message: `record of ${low} bytes runs past the valid length ${validLength}` } };
+            return { records, metaBytes, problem: { offset: pos, message: `record of ${low} bytes runs past the valid length ${validLength}` } };
           }
           // Signed reads: small integers stay unboxed on their way through the callback.
           onRecord(pos, low, view.getInt32(at + 8, true), view.getInt32(at + 12, true), view.getInt32(at + 16, true), view.getInt32(at + 20, true));
@@ -102,17 +106,23 @@ export async function scanRecords(path: string, startOffset: number, validLength
           pos += low;
         } else if (high < 0) {
           const gap = -(high * TWO_32 + low);
-          if (gap < 8) return { records, problem: { offset: pos, message: `gap length ${gap} is shorter than its length field` } };
+          if (gap < 8) return { records, metaBytes, problem: { offset: pos, message: `gap length ${gap} is shorter than its length field` } };
           if (pos + gap > validLength) {
-            return { records, problem: { offset: pos, message: `gap of ${gap} bytes runs past the valid length ${validLength}` } };
+            return { records, metaBytes, problem: { offset: pos, message: `gap of ${gap} bytes runs past the valid length ${validLength}` } };
+          }
+          // EclipseStore 4.2's file header and chunk checksums are negative-length entries too.
+          if (isMetaRecord(view, at, gap)) {
+            const problem = metaRecordProblem(view, at, gap, pos);
+            if (problem !== undefined) return { records, metaBytes, problem: { offset: pos, message: problem } };
+            metaBytes += gap;
           }
           pos += gap;
         } else if (high === 0 && low === 0) {
-          return { records, problem: { offset: pos, message: 'zero length data item' } };
+          return { records, metaBytes, problem: { offset: pos, message: 'zero length data item' } };
         } else if (high === 0) {
-          return { records, problem: { offset: pos, message: `record length ${low} is shorter than its header` } };
+          return { records, metaBytes, problem: { offset: pos, message: `record length ${low} is shorter than its header` } };
         } else {
-          return { records, problem: { offset: pos, message: `record length ${high * TWO_32 + low} is implausible` } };
+          return { records, metaBytes, problem: { offset: pos, message: `record length ${high * TWO_32 + low} is implausible` } };
         }
       }
       if (last) break;
@@ -127,7 +137,7 @@ export async function scanRecords(path: string, startOffset: number, validLength
         which = 1 - which;
       }
     }
-    return { records, problem: undefined };
+    return { records, metaBytes, problem: undefined };
   } finally {
     // A read ahead may still be filling a buffer: let it land before closing and reusing.
     await pending.catch(() => undefined);

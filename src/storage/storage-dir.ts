@@ -15,6 +15,7 @@ const DATA_FILE_PREFIX = 'channel_';
 const DATA_FILE_SUFFIX = 'dat';
 const LOG_PREFIX = 'transactions_';
 const LOG_SUFFIX = 'sft';
+const COMPACTION_SWAP_SUFFIX = '_compaction.swp';
 const MAX_CHANNELS = 1024;
 
 export interface DataFileRef {
@@ -36,6 +37,8 @@ export interface ChannelLayout {
   /** The transaction log path, or undefined if the channel has none. */
   readonly logPath: string | undefined;
   readonly logSize: number;
+  /** EclipseStore's `transactions_<i>_compaction.swp`, if a log compaction left one (see format/compaction-swap.ts). */
+  readonly compactionSwapPath: string | undefined;
 }
 
 export interface StorageLayout {
@@ -94,6 +97,7 @@ async function scanChannel(directory: string, index: number, warnings: string[])
   const names = await readdir(channelDir);
   const byNumber = new Map<bigint, DataFileRef>();
   const logName = `${LOG_PREFIX}${index}.${LOG_SUFFIX}`;
+  const swapName = `${LOG_PREFIX}${index}${COMPACTION_SWAP_SUFFIX}`;
   for (const name of names.sort()) {
     const dot = name.lastIndexOf('.');
     if (dot < 0 || name.slice(dot + 1) !== DATA_FILE_SUFFIX || !name.startsWith(DATA_FILE_PREFIX)) continue;
@@ -125,7 +129,8 @@ async function scanChannel(directory: string, index: number, warnings: string[])
     logPath = join(channelDir, logName);
     logSize = (await stat(logPath)).size;
   }
-  return { index, directoryName, directory: channelDir, dataFiles, logPath, logSize };
+  const compactionSwapPath = names.includes(swapName) ? join(channelDir, swapName) : undefined;
+  return { index, directoryName, directory: channelDir, dataFiles, logPath, logSize, compactionSwapPath };
 }
 
 function errorText(cause: unknown): string {

@@ -8,7 +8,8 @@ import type { LogAggregate } from '../format/transaction-log.js';
 import { indexChannel } from './channel-indexer.js';
 import { ConsistencyGate } from './consistency-gate.js';
 import { FileReader } from './file-reader.js';
-import { ChannelLogReader } from './log-reader.js';
+import { readStorageLock, type StorageLockInfo } from './lock-file.js';
+import { aggregateLogBytes, ChannelLogReader, pendingCompaction } from './log-reader.js';
 import { joinId, ObjectIndex } from './object-index.js';
 import { scanRecords, type ScanProblem } from './record-scan.js';
 import { findRoots } from './roots.js';
@@ -40,6 +41,11 @@ export interface StorageFile {
   readonly totalLength: number;
   /** Sum of the lengths of the latest records of the objects whose latest record is here. */
   readonly liveLength: number;
+  /**
+   * Bytes of EclipseStore 4.2 meta records (file header, chunk checksums): part of the total
+   * length, never live; 0 for files written without chunk checksums.
+   */
+  readonly metaLength: number;
   /** Where and why the walk of this file stopped before its end, if it did. */
   readonly problem: ScanProblem | undefined;
 }
@@ -121,6 +127,7 @@ interface FileState {
   readonly path: string;
   totalLength: number;
   liveLength: number;
+  metaLength: number;
   problem: ScanProblem | undefined;
   removed: boolean;
 }
@@ -169,6 +176,7 @@ interface ScanJob {
   readonly to: number;
   records: Uint32Array;
   count: number;
+  metaBytes: number;
   problem: ScanProblem | undefined;
 }
 
@@ -286,6 +294,15 @@ export class Storage {
       const index = this.changeListeners.indexOf(listener);
       if (index >= 0) this.changeListeners.splice(index, 1);
     };
+  }
+
+  /**
+   * The storage's `used.lock` as it is now: whether a process (a running Java application)
+   * claims the storage, since when and until when. Read on every call; never created, changed
+   * or honoured.
+   */
+  readLockFile(nowMillis: number = Date.now()): Promise<StorageLockInfo> {
+    return readStorageLock(this.directory, nowMillis);
   }
 
   async close(): Promise<void> {
@@ -424,6 +441,14 @@ export class Storage {
         aggregates.push(undefined);
         continue;
       }
+      const swapped = await pendingCompaction(channel);
+      if (swapped !== undefined) {
+        // EclipseStore restores the log from this at its next start: it is the log now.
+        this.warn(`${channel.logPath}: being compacted, or a compaction was interrupted; read from ${channel.compactionSwapPath} as EclipseStore would restore it`);
+        readers.push(undefined);
+        aggregates.push(aggregateLogBytes(swapped, channel.compactionSwapPath ?? channel.logPath));
+        continue;
+      }
       let reader = this.logReaders[channel.index];
       if (reader === undefined || reader.path !== channel.logPath || !(await reader.readNew(channel.logSize))) {
         reader = new ChannelLogReader(channel.logPath);
@@ -458,6 +483,7 @@ export class Storage {
           to: file.validLength,
           records: new Uint32Array(0),
           count: 0,
+          metaBytes: 0,
           problem: undefined,
         });
       }
@@ -499,6 +525,7 @@ export class Storage {
       });
       job.records = records;
       job.count = count;
+      job.metaBytes = result.metaBytes;
       job.problem = result.problem;
       bytesDone += job.to - job.from;
       filesDone++;
@@ -528,6 +555,7 @@ export class Storage {
         const file = this.fileStateFor(job);
         file.totalLength = job.to;
         file.liveLength = result.live[i] ?? 0;
+        file.metaLength = result.meta[i] ?? 0;
         this.noteScanProblem(file, result.problems[i]);
         job.count = -1;
         bytesDone += job.to - job.from;
@@ -558,6 +586,7 @@ export class Storage {
       );
     }
     fileState.totalLength = job.to;
+    fileState.metaLength += job.metaBytes;
     this.noteScanProblem(fileState, job.problem);
     job.count = -1;
   }
@@ -573,6 +602,7 @@ export class Storage {
       path: file.path,
       totalLength: 0,
       liveLength: 0,
+      metaLength: 0,
       problem: undefined,
       removed: false,
     };

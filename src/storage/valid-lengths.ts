@@ -1,4 +1,5 @@
 import { StorageError } from '../errors.js';
+import { FILE_HEADER_LENGTH } from '../format/meta-record.js';
 import type { LogAggregate } from '../format/transaction-log.js';
 import type { ChannelLayout, DataFileRef, StorageLayout } from './storage-dir.js';
 
@@ -81,8 +82,9 @@ function validateChannelFiles(
     const isHead = file === head;
     if (logged === undefined) {
       // An empty highest file that the log does not know yet is normal (Java logs it at startup);
-      // a file being created right now looks the same to a follower.
-      if (!(isHead && file.size === 0)) {
+      // a file being created right now looks the same to a follower (with EclipseStore 4.2's chunk
+      // checksums a new file holds its 46-byte header record before the log names it).
+      if (!(isHead && (file.size === 0 || file.size === FILE_HEADER_LENGTH))) {
         warnings.push(`${file.path}: not in the transaction log (Java refuses to start); read at its full size`);
       }
       return { ...file, validLength: isHead ? 0 : file.size, loggedAsDeleted: false };
