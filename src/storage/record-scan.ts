@@ -1,12 +1,13 @@
-import { open } from 'node:fs/promises';
 import { RECORD_HEADER_SIZE as HEADER } from '../format/entity-record.js';
 import { isMetaRecord, metaRecordProblem } from '../format/meta-record.js';
+import { LOCAL_FILES } from './directory-source.js';
 
 /**
- * Streams one data file with large sequential reads and reports every entity record header up to
- * the file's valid length (storage-format.md §5.3). Only headers are looked at; record bodies are
+ * Walks a data file's bytes as they stream in and reports every entity record header up to the
+ * file's valid length (storage-format.md §5.3). Only headers are looked at; record bodies are
  * skipped. The walk over a chunk is a synchronous loop without allocations: this is the hot path
- * of opening a storage with tens of millions of records.
+ * of opening a storage with tens of millions of records. Chunks may have any size (8 MiB reads of
+ * a file, rows of a table): a header cut by a chunk boundary is stitched from both sides.
  */
 
 /**
@@ -35,113 +36,135 @@ export interface ScanResult {
   readonly problem: ScanProblem | undefined;
 }
 
-const CHUNK = 8 * 1024 * 1024;
 const TWO_32 = 4294967296;
 
-/** Read buffer pairs (one is read while the other is walked), reused by scans that follow each other. */
-const idleBuffers: [Buffer, Buffer][] = [];
-const MAX_IDLE_PAIRS = 2;
-
-function acquireBuffers(): [Buffer, Buffer] {
-  return idleBuffers.pop() ?? [Buffer.allocUnsafeSlow(CHUNK), Buffer.allocUnsafeSlow(CHUNK)];
-}
-
-function releaseBuffers(pair: [Buffer, Buffer]): void {
-  if (idleBuffers.length < MAX_IDLE_PAIRS) idleBuffers.push(pair);
+/** Walks `[startOffset, validLength)` of a local file. */
+export function scanRecords(path: string, startOffset: number, validLength: number, onRecord: RecordVisitor): Promise<ScanResult> {
+  return scanRecordChunks(LOCAL_FILES.chunks(path, startOffset, validLength), startOffset, validLength, onRecord);
 }
 
 /**
- * Walks the records of `[startOffset, validLength)`. Chunks are read ahead while the previous one
- * is walked, and consecutive chunks overlap by one header so that every header a chunk owns lies
- * completely inside it.
+ * Walks the records of `[startOffset, validLength)`, given as consecutive chunks starting at
+ * `startOffset` (a chunk is not used after the next one is asked for).
  */
-export async function scanRecords(path: string, startOffset: number, validLength: number, onRecord: RecordVisitor): Promise<ScanResult> {
-  const handle = await open(path, 'r');
-  const readChunk = async (buffer: Buffer, from: number): Promise<number> => {
-    const want = Math.min(buffer.length, validLength - from);
-    let fill = 0;
-    while (fill < want) {
-      const { bytesRead } = await handle.read(buffer, fill, want - fill, from + fill);
-      if (bytesRead === 0) break;
-      fill += bytesRead;
+export async function scanRecordChunks(
+  chunks: AsyncIterable<Uint8Array>,
+  startOffset: number,
+  validLength: number,
+  onRecord: RecordVisitor,
+): Promise<ScanResult> {
+  let records = 0;
+  let metaBytes = 0;
+  /** Absolute offset of the next item (record or gap). */
+  let pos = startOffset;
+  /** Absolute offset of the current chunk's first byte. */
+  let chunkStart = startOffset;
+  // A header cut by a chunk boundary is gathered here.
+  const stitch = new Uint8Array(HEADER);
+  const stitchView = new DataView(stitch.buffer);
+  let stitched = 0;
+
+  for await (const chunk of chunks) {
+    if (pos >= validLength) break;
+    const length = Math.min(chunk.length, validLength - chunkStart);
+    const chunkEnd = chunkStart + length;
+    let at = pos - chunkStart;
+    if (stitched > 0) {
+      // The header at `pos` began in an earlier chunk.
+      const need = Math.min(HEADER, validLength - pos);
+      const take = Math.min(need - stitched, length);
+      stitch.set(chunk.subarray(0, take), stitched);
+      stitched += take;
+      if (stitched < need) {
+        chunkStart = chunkEnd;
+        continue;
+      }
+      stitched = 0;
+      const item = walkItem(stitchView, 0, pos, validLength, onRecord);
+      if (item === 0) return { records, metaBytes, problem: itemProblem(stitchView, 0, pos, validLength) };
+      if (item > 0) records++;
+      else {
+        const meta = metaLength(stitchView, 0, -item, pos);
+        if (typeof meta === 'string') return { records, metaBytes, problem: { offset: pos, message: meta } };
+        metaBytes += meta;
+      }
+      pos += item > 0 ? item : -item;
+      at = pos - chunkStart;
     }
-    return fill;
-  };
-  const buffers = acquireBuffers();
-  let pending: Promise<number> = Promise.resolve(0);
-  try {
-    const views = buffers.map((b) => new DataView(b.buffer, b.byteOffset, b.byteLength));
-    let records = 0;
-    let metaBytes = 0;
-    let pos = startOffset;
-    let chunkStart = startOffset;
-    let which = 0;
-    if (startOffset < validLength) pending = readChunk(buffers[0], startOffset);
-    while (pos < validLength) {
-      const fill = await pending;
-      const chunkEnd = chunkStart + fill;
-      if (chunkEnd < validLength && fill < Math.min(CHUNK, validLength - chunkStart)) {
-        return { records, metaBytes, problem: { offset: chunkEnd, message: `file ends at ${chunkEnd}, before its committed length ${validLength}` } };
-      }
-      const last = chunkEnd >= validLength;
-      // Headers starting before `owned` are walked here; the next chunk starts one header earlier.
-      const owned = last ? validLength : chunkEnd - HEADER;
-      const nextStart = owned;
-      if (!last) pending = readChunk(buffers[1 - which]!, nextStart);
-      const view = views[which]!;
-      while (pos < owned) {
-        if (validLength - pos < 8) {
-          return { records, metaBytes, problem: { offset: pos, message: `${validLength - pos} trailing bytes are too short for a record length` } };
+    if (at < length) {
+      const view = new DataView(chunk.buffer, chunk.byteOffset, length);
+      while (at < length) {
+        const remaining = validLength - pos;
+        if (remaining < 8) {
+          return { records, metaBytes, problem: { offset: pos, message: `${remaining} trailing bytes are too short for a record length` } };
         }
-        const at = pos - chunkStart;
-        const low = view.getUint32(at, true);
-        const high = view.getInt32(at + 4, true);
-        if (high === 0 && low >= HEADER) {
-          if (pos + low > validLength) {
-            return { records, metaBytes, problem: { offset: pos, message: `record of ${low} bytes runs past the valid length ${validLength}` } };
-          }
-          // Signed reads: small integers stay unboxed on their way through the callback.
-          onRecord(pos, low, view.getInt32(at + 8, true), view.getInt32(at + 12, true), view.getInt32(at + 16, true), view.getInt32(at + 20, true));
-          records++;
-          pos += low;
-        } else if (high < 0) {
-          const gap = -(high * TWO_32 + low);
-          if (gap < 8) return { records, metaBytes, problem: { offset: pos, message: `gap length ${gap} is shorter than its length field` } };
-          if (pos + gap > validLength) {
-            return { records, metaBytes, problem: { offset: pos, message: `gap of ${gap} bytes runs past the valid length ${validLength}` } };
-          }
-          // EclipseStore 4.2's file header and chunk checksums are negative-length entries too.
-          if (isMetaRecord(view, at, gap)) {
-            const problem = metaRecordProblem(view, at, gap, pos);
-            if (problem !== undefined) return { records, metaBytes, problem: { offset: pos, message: problem } };
-            metaBytes += gap;
-          }
-          pos += gap;
-        } else if (high === 0 && low === 0) {
-          return { records, metaBytes, problem: { offset: pos, message: 'zero length data item' } };
-        } else if (high === 0) {
-          return { records, metaBytes, problem: { offset: pos, message: `record length ${low} is shorter than its header` } };
-        } else {
-          return { records, metaBytes, problem: { offset: pos, message: `record length ${high * TWO_32 + low} is implausible` } };
+        if (at + (remaining < HEADER ? remaining : HEADER) > length) {
+          stitch.set(chunk.subarray(at, length), 0);
+          stitched = length - at;
+          break;
         }
-      }
-      if (last) break;
-      // A record body may span several chunks: skip reading what lies wholly before `pos`.
-      if (pos >= nextStart + CHUNK) {
-        await pending;
-        chunkStart = pos;
-        which = 0;
-        pending = readChunk(buffers[0], pos);
-      } else {
-        chunkStart = nextStart;
-        which = 1 - which;
+        const item = walkItem(view, at, pos, validLength, onRecord);
+        if (item === 0) return { records, metaBytes, problem: itemProblem(view, at, pos, validLength) };
+        const advance = item > 0 ? item : -item;
+        if (item > 0) records++;
+        else {
+          const meta = metaLength(view, at, advance, pos);
+          if (typeof meta === 'string') return { records, metaBytes, problem: { offset: pos, message: meta } };
+          metaBytes += meta;
+        }
+        pos += advance;
+        at += advance;
       }
     }
-    return { records, metaBytes, problem: undefined };
-  } finally {
-    // A read ahead may still be filling a buffer: let it land before closing and reusing.
-    await pending.catch(() => undefined);
-    await handle.close();
-    releaseBuffers(buffers);
+    chunkStart = chunkEnd;
   }
+  if (pos < validLength && chunkStart < validLength) {
+    return { records, metaBytes, problem: { offset: chunkStart, message: `file ends at ${chunkStart}, before its committed length ${validLength}` } };
+  }
+  return { records, metaBytes, problem: undefined };
+}
+
+/**
+ * The item at `pos`, whose first `min(24, validLength - pos)` bytes are in `view` at `at`: a
+ * record (reported, its length returned), a gap (its length negated), or 0 when it is malformed.
+ */
+function walkItem(view: DataView, at: number, pos: number, validLength: number, onRecord: RecordVisitor): number {
+  const low = view.getUint32(at, true);
+  const high = view.getInt32(at + 4, true);
+  if (high === 0 && low >= HEADER) {
+    if (pos + low > validLength) return 0;
+    // Signed reads: small integers stay unboxed on their way through the callback.
+    onRecord(pos, low, view.getInt32(at + 8, true), view.getInt32(at + 12, true), view.getInt32(at + 16, true), view.getInt32(at + 20, true));
+    return low;
+  }
+  if (high < 0) {
+    const gap = -(high * TWO_32 + low);
+    return gap < 8 || pos + gap > validLength ? 0 : -gap;
+  }
+  return 0;
+}
+
+/**
+ * A negative-length entry of `length` bytes at `pos` (its first 12 bytes, if it has that many, in
+ * `view` at `at`): EclipseStore 4.2's file header and chunk checksums are such entries too. Their
+ * length when they are meta records, 0 for plain gaps, what is wrong with a malformed one.
+ */
+function metaLength(view: DataView, at: number, length: number, pos: number): number | string {
+  if (!isMetaRecord(view, at, length)) return 0;
+  return metaRecordProblem(view, at, length, pos) ?? length;
+}
+
+/** Why `walkItem` refused the item at `pos`. */
+function itemProblem(view: DataView, at: number, pos: number, validLength: number): ScanProblem {
+  const low = view.getUint32(at, true);
+  const high = view.getInt32(at + 4, true);
+  let message: string;
+  if (high === 0 && low >= HEADER) message = `record of ${low} bytes runs past the valid length ${validLength}`;
+  else if (high < 0) {
+    const gap = -(high * TWO_32 + low);
+    message = gap < 8 ? `gap length ${gap} is shorter than its length field` : `gap of ${gap} bytes runs past the valid length ${validLength}`;
+  } else if (high === 0 && low === 0) message = 'zero length data item';
+  else if (high === 0) message = `record length ${low} is shorter than its header`;
+  else message = `record length ${high * TWO_32 + low} is implausible`;
+  return { offset: pos, message };
 }

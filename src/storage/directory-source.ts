@@ -1,0 +1,195 @@
+import { watch, type FSWatcher } from 'node:fs';
+import { open, readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { StorageError } from '../errors.js';
+import { FileReader } from './file-reader.js';
+import type { RootListing, SourceFile, SourceFolder, SourceReader, SourceReads, SourceWatch, StorageSource } from './source.js';
+
+/**
+ * A storage kept in a directory, read through node:fs: files are opened read-only and never
+ * written, locked or truncated. Paths are the directory as given joined with the names.
+ */
+export class DirectorySource implements StorageSource, SourceReader {
+  readonly kind = 'directory';
+  private readonly reader = new FileReader();
+
+  constructor(
+    /** The directory as given by the user (statistics print file paths below it). */
+    readonly location: string,
+  ) {}
+
+  snapshot<T>(fn: (reader: SourceReader) => Promise<T>): Promise<T> {
+    return fn(this);
+  }
+
+  async listRoot(): Promise<RootListing> {
+    const directory = this.location;
+    const dirStat = await stat(directory).catch((cause: unknown) => {
+      throw new StorageError('STORAGE_NOT_A_STORAGE', `${directory}: cannot read the storage directory (${errorText(cause)})`, { cause });
+    });
+    if (!dirStat.isDirectory()) {
+      throw new StorageError('STORAGE_NOT_A_STORAGE', `${directory} is not a directory`);
+    }
+    const files: SourceFile[] = [];
+    const folders: SourceFolder[] = [];
+    for (const name of await readdir(directory)) {
+      const path = join(directory, name);
+      const info = await stat(path, { bigint: true }).catch(() => undefined);
+      if (info?.isDirectory()) folders.push({ name, path });
+      else if (info?.isFile()) files.push(fileOf(name, path, info));
+    }
+    return { files, folders };
+  }
+
+  async listFolder(folder: SourceFolder): Promise<readonly SourceFile[]> {
+    const files: SourceFile[] = [];
+    for (const name of await readdir(folder.path)) {
+      const path = join(folder.path, name);
+      const info = await stat(path, { bigint: true }).catch(() => undefined);
+      if (info?.isFile()) files.push(fileOf(name, path, info));
+    }
+    return files;
+  }
+
+  async read(path: string, position: number, length: number): Promise<Buffer> {
+    try {
+      return await this.reader.read(path, position, length);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        throw new StorageError('STORAGE_FILE_GONE', `${path} was deleted while being read`, { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  chunks(path: string, from: number, to: number): AsyncIterable<Uint8Array> {
+    return readFileChunks(path, from, to);
+  }
+
+  readWhole(path: string): Promise<Buffer> {
+    return readFile(path);
+  }
+
+  javaFilePath(folder: string, name: string): string {
+    return `${javaDirectoryText(this.location)}/${folder}/${name}`;
+  }
+
+  watch(onChange: () => void): SourceWatch {
+    return new DirectoryWatch(this.location, onChange);
+  }
+
+  forget(path: string): void {
+    void this.reader.forget(path);
+  }
+
+  async close(): Promise<void> {
+    await this.reader.close();
+  }
+}
+
+/** Reading local files by path, without a storage around them (the writer's look at existing files). */
+export const LOCAL_FILES: SourceReads = new DirectorySource('.');
+
+function fileOf(name: string, path: string, info: { size: bigint; mtimeNs: bigint; ino: bigint }): SourceFile {
+  return { name, path, size: Number(info.size), stamp: `${info.size}:${info.mtimeNs}:${info.ino}` };
+}
+
+/** Java's `File` drops trailing separators; the root stays `/`. */
+export function javaDirectoryText(directory: string): string {
+  const trimmed = directory.replace(/\/+$/, '');
+  return trimmed === '' ? (directory.startsWith('/') ? '' : '.') : trimmed;
+}
+
+const CHUNK = 8 * 1024 * 1024;
+
+/** Read buffer pairs (one is read while the other is walked), reused by passes that follow each other. */
+const idleBuffers: [Buffer, Buffer][] = [];
+const MAX_IDLE_PAIRS = 2;
+
+function acquireBuffers(): [Buffer, Buffer] {
+  return idleBuffers.pop() ?? [Buffer.allocUnsafeSlow(CHUNK), Buffer.allocUnsafeSlow(CHUNK)];
+}
+
+function releaseBuffers(pair: [Buffer, Buffer]): void {
+  if (idleBuffers.length < MAX_IDLE_PAIRS) idleBuffers.push(pair);
+}
+
+/**
+ * `[from, to)` of a file in large sequential reads: the next chunk is read ahead into the other
+ * buffer of a pair while the caller walks the current one. Ends early where the file ends.
+ */
+async function* readFileChunks(path: string, from: number, to: number): AsyncGenerator<Uint8Array> {
+  if (from >= to) return;
+  const handle = await open(path, 'r');
+  const readChunk = async (buffer: Buffer, at: number): Promise<number> => {
+    const want = Math.min(buffer.length, to - at);
+    let fill = 0;
+    while (fill < want) {
+      const { bytesRead } = await handle.read(buffer, fill, want - fill, at + fill);
+      if (bytesRead === 0) break;
+      fill += bytesRead;
+    }
+    return fill;
+  };
+  const buffers = acquireBuffers();
+  let pending: Promise<number> | undefined = readChunk(buffers[0], from);
+  try {
+    let which = 0;
+    let position = from;
+    while (pending !== undefined) {
+      const fill = await pending;
+      pending = undefined;
+      const want = Math.min(CHUNK, to - position);
+      const next = position + fill;
+      if (fill === want && next < to) pending = readChunk(buffers[1 - which]!, next);
+      if (fill > 0) yield buffers[which]!.subarray(0, fill);
+      position = next;
+      which = 1 - which;
+    }
+  } finally {
+    // A read ahead may still be filling a buffer: let it land before closing and reusing.
+    await pending?.catch(() => undefined);
+    await handle.close();
+    releaseBuffers(buffers);
+  }
+}
+
+/** Watches the storage directory and its channel directories for changes. */
+class DirectoryWatch implements SourceWatch {
+  private readonly watchers = new Map<string, FSWatcher>();
+  private closed = false;
+
+  constructor(
+    private readonly directory: string,
+    private readonly onChange: () => void,
+  ) {
+    this.watchFolders([]);
+  }
+
+  watchFolders(folders: readonly string[]): void {
+    if (this.closed) return;
+    for (const dir of [this.directory, ...folders.map((f) => join(this.directory, f))]) {
+      if (this.watchers.has(dir)) continue;
+      try {
+        const watcher = watch(dir, { persistent: false }, () => this.onChange());
+        watcher.on('error', () => {
+          watcher.close();
+          this.watchers.delete(dir);
+        });
+        this.watchers.set(dir, watcher);
+      } catch {
+        // No events for this directory (e.g. inotify limits): polling still covers it.
+      }
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const w of this.watchers.values()) w.close();
+    this.watchers.clear();
+  }
+}
+
+function errorText(cause: unknown): string {
+  return cause instanceof Error ? cause.message : String(cause);
+}
