@@ -1,4 +1,3 @@
-import { open } from 'node:fs/promises';
 import { FormatError, StorageError } from '../errors.js';
 import { channelOf, classifyId } from '../format/ids.js';
 import type { TypeDictionary } from '../format/type-dictionary.js';
@@ -53,7 +52,12 @@ const NO_DAMAGE: DamageReport = { regions: [], cutRecords: new Map() };
  * What the report is computed from: the channels (with their files' problems) of a storage state
  * and the storage's warnings (files shorter than their logged length).
  */
-export type DamageSource = StatisticsSource & { readonly generation?: number; readonly warnings?: readonly string[] };
+export type DamageSource = StatisticsSource & {
+  readonly generation?: number;
+  readonly warnings?: readonly string[];
+  /** Exactly `length` bytes of a file of the storage (where a damaged record's header is read from). */
+  readFileRange?(path: string, position: number, length: number): Promise<Buffer>;
+};
 
 const reports = new WeakMap<object, { generation: number | undefined; report: Promise<DamageReport> }>();
 
@@ -76,7 +80,7 @@ async function computeReport(source: DamageSource): Promise<DamageReport> {
       regions.push({ channel: channel.index, fileNumber: file.fileNumber, path: file.path, offset, reason });
       const length = /^record of (\d+) bytes runs past/.exec(reason);
       if (length === null) continue;
-      const header = await readHeader(file.path, offset);
+      const header = await readHeader(source, file.path, offset);
       if (header === undefined) continue;
       const objectId = header.readBigInt64LE(16);
       if (classifyId(objectId) !== 'object' || channelOf(objectId, source.channels.length) !== channel.index) continue;
@@ -111,16 +115,9 @@ async function computeReport(source: DamageSource): Promise<DamageReport> {
 }
 
 /** The 24-byte record header at `offset`, if the file still holds it. */
-async function readHeader(path: string, offset: number): Promise<Buffer | undefined> {
+async function readHeader(source: DamageSource, path: string, offset: number): Promise<Buffer | undefined> {
   try {
-    const handle = await open(path, 'r');
-    try {
-      const buffer = Buffer.alloc(24);
-      const { bytesRead } = await handle.read(buffer, 0, 24, offset);
-      return bytesRead === 24 ? buffer : undefined;
-    } finally {
-      await handle.close();
-    }
+    return await source.readFileRange?.(path, offset, 24);
   } catch {
     return undefined;
   }

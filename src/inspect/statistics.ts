@@ -1,3 +1,4 @@
+import { javaDirectoryText } from '../storage/directory-source.js';
 import type { StorageChannel } from '../storage/storage.js';
 import { gsonString } from './gson-json.js';
 
@@ -11,10 +12,12 @@ export interface StatisticsSource {
   /** The storage directory exactly as the user gave it; file paths are printed below it. */
   readonly directory: string;
   readonly channels: readonly StorageChannel[];
+  /** How Java prints a data file's path where the storage is not a directory (a SQL file system). */
+  javaFilePath?(channelDirectoryName: string, fileName: string): string;
 }
 
 export function filesStatisticsJson(source: StatisticsSource, now: Date = new Date()): string {
-  const base = displayDirectory(source.directory);
+  const base = javaDirectoryText(source.directory);
   let fileCount = 0;
   let live = 0;
   let total = 0;
@@ -25,7 +28,7 @@ export function filesStatisticsJson(source: StatisticsSource, now: Date = new Da
     const files = channel.files.map((f) => {
       channelLive += f.liveLength;
       channelTotal += f.totalLength;
-      const path = `${base}/${channel.directoryName}/${f.name}`;
+      const path = source.javaFilePath?.(channel.directoryName, f.name) ?? `${base}/${channel.directoryName}/${f.name}`;
       return (
         `{"fileNumber":"${f.fileNumber}","file":${gsonString(path)},"fileCount":"1",` +
         `"liveDataLength":"${f.liveLength}","totalDataLength":"${f.totalLength}"}`
@@ -43,12 +46,6 @@ export function filesStatisticsJson(source: StatisticsSource, now: Date = new Da
     `{"creationTime":"${javaInstantText(now)}","channelStatistics":{${channelParts.join(',')}},` +
     `"fileCount":"${fileCount}","liveDataLength":"${live}","totalDataLength":"${total}"}`
   );
-}
-
-/** Java's `File` drops trailing separators; the root stays `/`. */
-function displayDirectory(directory: string): string {
-  const trimmed = directory.replace(/\/+$/, '');
-  return trimmed === '' ? (directory.startsWith('/') ? '' : '.') : trimmed;
 }
 
 /**

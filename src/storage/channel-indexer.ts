@@ -1,5 +1,6 @@
 import { ObjectIndex, type IndexTable } from './object-index.js';
-import { scanRecords, type ScanProblem } from './record-scan.js';
+import { scanRecordChunks, type ScanProblem } from './record-scan.js';
+import type { SourceReads } from './source.js';
 
 /**
  * Builds one channel's object index from its data files in one go: the first load of a storage.
@@ -7,6 +8,8 @@ import { scanRecords, type ScanProblem } from './record-scan.js';
  */
 
 export interface ChannelIndexJob {
+  /** Where the files are read from. */
+  readonly reads: SourceReads;
   readonly files: readonly { readonly path: string; readonly from: number; readonly to: number }[];
   readonly idShift: number;
   /** Type id halves of the roots entity type, whose object ids are collected. */
@@ -43,13 +46,13 @@ export async function indexChannel(job: ChannelIndexJob): Promise<ChannelIndexRe
   const first = job.files.find((f) => f.to > f.from);
   if (first !== undefined) {
     const sample = Math.min(first.to - first.from, DENSITY_SAMPLE_BYTES);
-    const { records: sampled } = await scanRecords(first.path, first.from, first.from + sample, () => undefined);
+    const { records: sampled } = await scanRecordChunks(job.reads.chunks(first.path, first.from, first.from + sample), first.from, first.from + sample, () => undefined);
     objects.reserve(Math.ceil(((sampled + 1) / sample) * totalBytes * 1.02));
   }
 
   for (let slot = 0; slot < job.files.length; slot++) {
     const file = job.files[slot]!;
-    const result = await scanRecords(file.path, file.from, file.to, (offset, length, tidLow, tidHigh, idLow, idHigh) => {
+    const result = await scanRecordChunks(job.reads.chunks(file.path, file.from, file.to), file.from, file.to, (offset, length, tidLow, tidHigh, idLow, idHigh) => {
       const previous = objects.set(idLow, idHigh, slot, offset, length);
       if (previous >= 0) live[previous] = (live[previous] as number) - objects.replacedLength;
       live[slot] = (live[slot] as number) + length;

@@ -1,11 +1,11 @@
-import { watch, type FSWatcher } from 'node:fs';
-import { join } from 'node:path';
+import type { SourceWatch } from './source.js';
 import type { RefreshResult, Storage } from './storage.js';
 
 /**
- * Keeps a Storage up to date with a directory that a running Java application writes: file
- * system events trigger a refresh at once, and a polling timer catches whatever events miss
- * (network file systems, new channel directories, editors that replace files).
+ * Keeps a Storage up to date with a storage that a running Java application writes: file system
+ * events (where the source has them) trigger a refresh at once, and a polling timer catches
+ * whatever events miss (network file systems, new channel directories, editors that replace
+ * files, sources without events such as database tables).
  */
 
 export interface FollowOptions {
@@ -24,7 +24,7 @@ export const DEFAULT_POLL_INTERVAL_MS = 500;
 const EVENT_DEBOUNCE_MS = 15;
 
 export class StorageFollower {
-  private readonly watchers = new Map<string, FSWatcher>();
+  private watcher: SourceWatch | undefined;
   private timer: NodeJS.Timeout | undefined;
   private debounce: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -55,8 +55,8 @@ export class StorageFollower {
     this.stopped = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     if (this.debounce !== undefined) clearTimeout(this.debounce);
-    for (const w of this.watchers.values()) w.close();
-    this.watchers.clear();
+    this.watcher?.close();
+    this.watcher = undefined;
     await this.running;
   }
 
@@ -96,22 +96,10 @@ export class StorageFollower {
     this.timer.unref();
   }
 
-  /** Watches the storage directory and every channel directory (idempotent). */
+  /** Watches the storage root and every channel folder, where the source has events (idempotent). */
   private watchDirectories(): void {
     if (this.stopped) return;
-    const wanted = [this.storage.directory, ...this.storage.channels.map((c) => join(this.storage.directory, c.directoryName))];
-    for (const dir of wanted) {
-      if (this.watchers.has(dir)) continue;
-      try {
-        const watcher = watch(dir, { persistent: false }, () => this.trigger());
-        watcher.on('error', () => {
-          watcher.close();
-          this.watchers.delete(dir);
-        });
-        this.watchers.set(dir, watcher);
-      } catch {
-        // No events for this directory (e.g. inotify limits): polling still covers it.
-      }
-    }
+    this.watcher ??= this.storage.source.watch?.(() => this.trigger());
+    this.watcher?.watchFolders(this.storage.channels.map((c) => c.directoryName));
   }
 }

@@ -1,6 +1,7 @@
-import { open, readFile } from 'node:fs/promises';
 import { completeSwapContent } from '../format/compaction-swap.js';
 import { LogAggregator, parseTransactionLog, type LogAggregate } from '../format/transaction-log.js';
+import { LOCAL_FILES } from './directory-source.js';
+import type { SourceReads } from './source.js';
 import type { ChannelLayout, StorageLayout } from './storage-dir.js';
 
 /**
@@ -33,30 +34,23 @@ export class ChannelLogReader {
   }
 
   /**
-   * Reads entries appended since the last call. Returns false if the log is now shorter than what
-   * was already read (replaced or truncated): the caller must start over with a new reader.
+   * Reads entries appended since the last call (`size`: the log's size now). Returns false if the
+   * log is now shorter than what was already read (replaced or truncated): the caller must start
+   * over with a new reader.
    */
-  async readNew(size: number): Promise<boolean> {
+  async readNew(size: number, files: SourceReads = LOCAL_FILES): Promise<boolean> {
     if (size < this.consumed) return false;
     if (size === this.consumed) {
       this.tail = undefined;
       return true;
     }
-    const handle = await open(this.path, 'r');
-    let bytes: Buffer;
-    try {
-      bytes = Buffer.allocUnsafe(size - this.consumed);
-      let done = 0;
-      while (done < bytes.length) {
-        const { bytesRead } = await handle.read(bytes, done, bytes.length - done, this.consumed + done);
-        if (bytesRead === 0) break;
-        done += bytesRead;
-      }
-      bytes = bytes.subarray(0, done);
-    } finally {
-      await handle.close();
+    const bytes = Buffer.allocUnsafe(size - this.consumed);
+    let done = 0;
+    for await (const chunk of files.chunks(this.path, this.consumed, size)) {
+      bytes.set(chunk, done);
+      done += chunk.length;
     }
-    const parsed = parseTransactionLog(bytes, this.path, this.consumed);
+    const parsed = parseTransactionLog(bytes.subarray(0, done), this.path, this.consumed);
     for (const entry of parsed.entries) this.aggregator.apply(entry);
     const last = parsed.entries[parsed.entries.length - 1];
     if (last !== undefined) this.consumed = last.offset + ENTRY_LENGTHS[last.type];
@@ -68,20 +62,20 @@ export class ChannelLogReader {
 const ENTRY_LENGTHS = { creation: 26, store: 18, transfer: 34, truncation: 34, deletion: 26 } as const;
 
 /** Reads every channel's whole log once (channels without a log, or with an empty one, give undefined). */
-export async function readLogAggregates(layout: StorageLayout): Promise<(LogAggregate | undefined)[]> {
+export async function readLogAggregates(layout: StorageLayout, files: SourceReads = LOCAL_FILES): Promise<(LogAggregate | undefined)[]> {
   const aggregates: (LogAggregate | undefined)[] = [];
   for (const channel of layout.channels) {
     if (channel.logPath === undefined) {
       aggregates.push(undefined);
       continue;
     }
-    const swapped = await pendingCompaction(channel);
+    const swapped = await pendingCompaction(channel, files);
     if (swapped !== undefined) {
       aggregates.push(aggregateLogBytes(swapped, channel.compactionSwapPath ?? channel.logPath));
       continue;
     }
     const reader = new ChannelLogReader(channel.logPath);
-    await reader.readNew(channel.logSize);
+    await reader.readNew(channel.logSize, files);
     aggregates.push(reader.aggregate());
   }
   return aggregates;
@@ -92,12 +86,12 @@ export async function readLogAggregates(layout: StorageLayout): Promise<(LogAggr
  * running log rewrite): the swap's content when it is complete and differs from the log, else
  * undefined (no swap file, an incomplete one, or one the log already equals). Touches nothing.
  */
-export async function pendingCompaction(channel: ChannelLayout): Promise<Uint8Array | undefined> {
+export async function pendingCompaction(channel: ChannelLayout, files: SourceReads = LOCAL_FILES): Promise<Uint8Array | undefined> {
   if (channel.compactionSwapPath === undefined) return undefined;
-  const swap = await readFile(channel.compactionSwapPath).catch(() => undefined);
+  const swap = await files.readWhole(channel.compactionSwapPath).catch(() => undefined);
   const content = swap === undefined ? undefined : completeSwapContent(swap);
   if (content === undefined) return undefined;
-  const log = channel.logPath === undefined ? undefined : await readFile(channel.logPath).catch(() => undefined);
+  const log = channel.logPath === undefined ? undefined : await files.readWhole(channel.logPath).catch(() => undefined);
   return log !== undefined && Buffer.from(content.buffer, content.byteOffset, content.byteLength).equals(log) ? undefined : content;
 }
 

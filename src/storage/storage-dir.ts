@@ -1,12 +1,12 @@
-import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { StorageError } from '../errors.js';
 import { parseJavaLong } from '../format/type-dictionary.js';
+import { DirectorySource } from './directory-source.js';
+import type { SourceFile, SourceFolder, SourceReader } from './source.js';
 
 /**
- * Finding the parts of a storage directory with MicroStream's default names
- * (storage-format.md §1): the type dictionary, `channel_<i>/` directories for i = 0..C-1,
- * `channel_<i>_<n>.dat` data files and `transactions_<i>.sft` logs.
+ * Finding the parts of a storage with MicroStream's default names (storage-format.md §1): the
+ * type dictionary, `channel_<i>/` folders for i = 0..C-1, `channel_<i>_<n>.dat` data files and
+ * `transactions_<i>.sft` logs, in whatever source keeps them (a directory, database tables).
  */
 
 export const DICTIONARY_FILE_NAME = 'PersistenceTypeDictionary.ptd';
@@ -23,7 +23,7 @@ export interface DataFileRef {
   readonly fileNumber: bigint;
   /** File name inside the channel directory. */
   readonly name: string;
-  /** Path for reading (directory as given + channel directory + name). */
+  /** Path for reading (directory as given + channel directory + name; see the source). */
   readonly path: string;
   readonly size: number;
 }
@@ -44,32 +44,41 @@ export interface ChannelLayout {
 export interface StorageLayout {
   readonly directory: string;
   readonly dictionaryPath: string;
+  /** The dictionary file as listed (size and change stamp). */
+  readonly dictionaryFile: SourceFile;
   readonly channels: readonly ChannelLayout[];
   /** Things Java would reject or ignore that the reader tolerated, for the operator to see. */
   readonly warnings: readonly string[];
 }
 
 /** Inventories a storage directory; throws a StorageError naming what is missing. */
-export async function scanStorageDirectory(directory: string): Promise<StorageLayout> {
-  const dirStat = await stat(directory).catch((cause: unknown) => {
-    throw new StorageError('STORAGE_NOT_A_STORAGE', `${directory}: cannot read the storage directory (${errorText(cause)})`, { cause });
-  });
-  if (!dirStat.isDirectory()) {
-    throw new StorageError('STORAGE_NOT_A_STORAGE', `${directory} is not a directory`);
-  }
-  const names = await readdir(directory);
-  const dictionaryPath = join(directory, DICTIONARY_FILE_NAME);
-  const missing: string[] = [];
-  if (!names.includes(DICTIONARY_FILE_NAME)) missing.push(`the type dictionary ${DICTIONARY_FILE_NAME}`);
+export function scanStorageDirectory(directory: string): Promise<StorageLayout> {
+  return scanStorageLayout(new DirectorySource(directory), directory);
+}
 
-  const channelIndexes = names
-    .filter((name) => name.startsWith(CHANNEL_PREFIX) && /^\d+$/.test(name.slice(CHANNEL_PREFIX.length)))
-    .map((name) => Number(name.slice(CHANNEL_PREFIX.length)))
-    .sort((a, b) => a - b);
+/**
+ * Inventories a storage through a source's reader; `location` names the storage in messages.
+ * Throws a StorageError naming what is missing.
+ */
+export async function scanStorageLayout(reader: SourceReader, location: string): Promise<StorageLayout> {
+  const directory = location;
+  const root = await reader.listRoot();
+  const dictionaryFile = root.files.find((f) => f.name === DICTIONARY_FILE_NAME);
+  const missing: string[] = [];
+  if (dictionaryFile === undefined) missing.push(`the type dictionary ${DICTIONARY_FILE_NAME}`);
+
+  const folders = new Map<number, SourceFolder>();
+  for (const folder of root.folders) {
+    const name = folder.name;
+    if (name.startsWith(CHANNEL_PREFIX) && /^\d+$/.test(name.slice(CHANNEL_PREFIX.length))) {
+      folders.set(Number(name.slice(CHANNEL_PREFIX.length)), folder);
+    }
+  }
+  const channelIndexes = [...folders.keys()].sort((a, b) => a - b);
   let channelCount = 0;
   while (channelIndexes[channelCount] === channelCount) channelCount++;
   if (channelCount === 0) missing.push(`a channel directory ${CHANNEL_PREFIX}0`);
-  if (missing.length > 0) {
+  if (dictionaryFile === undefined || missing.length > 0) {
     throw new StorageError(
       'STORAGE_NOT_A_STORAGE',
       `${directory} is not a MicroStream storage directory: missing ${missing.join(' and ')}`,
@@ -86,19 +95,24 @@ export async function scanStorageDirectory(directory: string): Promise<StorageLa
   }
   const channels: ChannelLayout[] = [];
   for (let index = 0; index < powerOfTwo; index++) {
-    channels.push(await scanChannel(directory, index, warnings));
+    const folder = folders.get(index) as SourceFolder;
+    channels.push(scanChannel(folder, await reader.listFolder(folder), index, warnings));
   }
-  return { directory, dictionaryPath, channels, warnings };
+  return { directory, dictionaryPath: dictionaryFile.path, dictionaryFile, channels, warnings };
 }
 
-async function scanChannel(directory: string, index: number, warnings: string[]): Promise<ChannelLayout> {
-  const directoryName = `${CHANNEL_PREFIX}${index}`;
-  const channelDir = join(directory, directoryName);
-  const names = await readdir(channelDir);
+function scanChannel(folder: SourceFolder, listed: readonly SourceFile[], index: number, warnings: string[]): ChannelLayout {
+  const directoryName = folder.name;
+  const channelDir = folder.path;
   const byNumber = new Map<bigint, DataFileRef>();
   const logName = `${LOG_PREFIX}${index}.${LOG_SUFFIX}`;
   const swapName = `${LOG_PREFIX}${index}${COMPACTION_SWAP_SUFFIX}`;
-  for (const name of names.sort()) {
+  let swap: SourceFile | undefined;
+  let log: SourceFile | undefined;
+  for (const file of [...listed].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const name = file.name;
+    if (name === logName) log = file;
+    if (name === swapName) swap = file;
     const dot = name.lastIndexOf('.');
     if (dot < 0 || name.slice(dot + 1) !== DATA_FILE_SUFFIX || !name.startsWith(DATA_FILE_PREFIX)) continue;
     const middle = name.slice(DATA_FILE_PREFIX.length, dot);
@@ -117,22 +131,8 @@ async function scanChannel(directory: string, index: number, warnings: string[])
       warnings.push(`${directoryName}/${name}: second file with number ${fileNumber}; ignored`);
       continue;
     }
-    const path = join(channelDir, name);
-    const info = await stat(path);
-    if (!info.isFile()) continue;
-    byNumber.set(fileNumber, { channel: index, fileNumber, name, path, size: info.size });
+    byNumber.set(fileNumber, { channel: index, fileNumber, name, path: file.path, size: file.size });
   }
   const dataFiles = [...byNumber.values()].sort((a, b) => (a.fileNumber < b.fileNumber ? -1 : a.fileNumber > b.fileNumber ? 1 : 0));
-  let logPath: string | undefined;
-  let logSize = 0;
-  if (names.includes(logName)) {
-    logPath = join(channelDir, logName);
-    logSize = (await stat(logPath)).size;
-  }
-  const compactionSwapPath = names.includes(swapName) ? join(channelDir, swapName) : undefined;
-  return { index, directoryName, directory: channelDir, dataFiles, logPath, logSize, compactionSwapPath };
-}
-
-function errorText(cause: unknown): string {
-  return cause instanceof Error ? cause.message : String(cause);
+  return { index, directoryName, directory: channelDir, dataFiles, logPath: log?.path, logSize: log?.size ?? 0, compactionSwapPath: swap?.path };
 }

@@ -1,4 +1,3 @@
-import { readFile, stat } from 'node:fs/promises';
 import { FormatError, StorageError } from '../errors.js';
 import { RECORD_HEADER_SIZE } from '../format/entity-record.js';
 import { channelOf, classifyId } from '../format/ids.js';
@@ -7,24 +6,27 @@ import { parseTypeDictionary, type TypeDictionary } from '../format/type-diction
 import type { LogAggregate } from '../format/transaction-log.js';
 import { indexChannel } from './channel-indexer.js';
 import { ConsistencyGate } from './consistency-gate.js';
-import { FileReader } from './file-reader.js';
+import { DirectorySource } from './directory-source.js';
 import { readStorageLock, type StorageLockInfo } from './lock-file.js';
 import { aggregateLogBytes, ChannelLogReader, pendingCompaction } from './log-reader.js';
 import { joinId, ObjectIndex } from './object-index.js';
-import { scanRecords, type ScanProblem } from './record-scan.js';
+import { scanRecordChunks, type ScanProblem } from './record-scan.js';
 import { findRoots } from './roots.js';
-import { scanStorageDirectory, type StorageLayout } from './storage-dir.js';
+import type { SourceReader, StorageSource } from './source.js';
+import { scanStorageLayout, type StorageLayout } from './storage-dir.js';
 import { resolveValidLengths, type ValidDataFile } from './valid-lengths.js';
 
 /**
  * An opened storage: the parsed type dictionary, every channel's data files with their committed
- * lengths, and a compact index from object id to the latest record. Entity bytes stay on disk and
- * are read when asked for. Nothing in the directory is ever written, locked or truncated.
+ * lengths, and a compact index from object id to the latest record. Entity bytes stay in the
+ * source (a directory, database tables) and are read when asked for. Nothing in the source is ever
+ * written, locked or truncated.
  *
  * `refresh()` brings the state up to the directory's last complete commit by reading only what
  * was appended (new log entries, new record bytes, new files) and dropping deleted files; opening
- * is simply the first refresh. Updates are applied through a gate, so a request that runs inside
- * `consistent()` sees one state from start to end.
+ * is simply the first refresh. Each refresh reads one snapshot of the source (`StorageSource.
+ * snapshot`). Updates are applied through a gate, so a request that runs inside `consistent()`
+ * sees one state from start to end.
  */
 
 /** Offsets and lengths live in 32 bits in the index (Java's default file size limit is 8 MiB). */
@@ -199,7 +201,8 @@ export class Storage {
   private dictionaryStamp = '';
   private rootsCandidates = new Set<bigint>();
   private readonly gate = new ConsistencyGate();
-  private readonly reader = new FileReader();
+  /** What the refresh under way reads through (one snapshot of the source). */
+  private reads: SourceReader | undefined;
   private status: 'open' | 'closed' = 'open';
   private refreshing: Promise<RefreshResult> | undefined;
   private readonly seenWarnings = new Set<string>();
@@ -207,14 +210,25 @@ export class Storage {
   /** Collects what the refresh being applied changes, while someone listens. */
   private changes: ChangeCollector | undefined;
 
-  private constructor(
-    /** The directory as given by the user (statistics print file paths below it). */
-    readonly directory: string,
-  ) {}
+  /** The storage as the user named it: the directory as given, or the source's location. */
+  readonly directory: string;
 
-  static async open(directory: string, options: OpenOptions = {}): Promise<Storage> {
-    const storage = new Storage(directory);
-    await storage.load(options);
+  private constructor(
+    /** Where the files are kept. */
+    readonly source: StorageSource,
+  ) {
+    this.directory = source.location;
+  }
+
+  /** Opens a storage directory (a path) or a storage kept elsewhere; the storage owns the source from here on. */
+  static async open(location: string | StorageSource, options: OpenOptions = {}): Promise<Storage> {
+    const storage = new Storage(typeof location === 'string' ? new DirectorySource(location) : location);
+    try {
+      await storage.load(options);
+    } catch (error) {
+      await storage.source.close();
+      throw error;
+    }
     return storage;
   }
 
@@ -238,7 +252,7 @@ export class Storage {
    */
   async refresh(): Promise<RefreshResult> {
     while (this.refreshing !== undefined) await this.refreshing.catch(() => undefined);
-    this.refreshing = this.update(false, {});
+    this.refreshing = this.updateFromSnapshot(false, {});
     try {
       return await this.refreshing;
     } finally {
@@ -259,15 +273,7 @@ export class Storage {
     if (channel === undefined || location === undefined) return undefined;
     const file = channel.slots[location.fileSlot];
     if (file === undefined || file.removed) return undefined;
-    let bytes: Buffer;
-    try {
-      bytes = await this.reader.read(file.path, location.offset, location.length);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-        throw new StorageError('STORAGE_FILE_GONE', `${file.path} was deleted while being read`, { cause: error });
-      }
-      throw error;
-    }
+    const bytes = await this.source.read(file.path, location.offset, location.length);
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     if (view.getBigInt64(16, true) !== objectId || view.getBigInt64(0, true) !== BigInt(location.length)) {
       throw new FormatError('FORMAT_BAD_RECORD', `record of object ${objectId} changed since it was indexed`, {
@@ -305,13 +311,23 @@ export class Storage {
     return readStorageLock(this.directory, nowMillis);
   }
 
+  /** Exactly `length` bytes of a storage file (as named by `StorageFile.path`) at `position`. */
+  readFileRange(path: string, position: number, length: number): Promise<Buffer> {
+    return this.source.read(path, position, length);
+  }
+
+  /** How Java's storage prints the path of a data file (file statistics). */
+  javaFilePath(channelDirectoryName: string, fileName: string): string {
+    return this.source.javaFilePath(channelDirectoryName, fileName);
+  }
+
   async close(): Promise<void> {
     this.status = 'closed';
-    await this.reader.close();
+    await this.source.close();
   }
 
   private async load(options: OpenOptions): Promise<void> {
-    const result = await this.update(true, options);
+    const result = await this.updateFromSnapshot(true, options);
     if (result.deferred !== undefined) throw new StorageError('STORAGE_INCONSISTENT', result.deferred);
   }
 
@@ -321,8 +337,26 @@ export class Storage {
     this.warnings.push(message);
   }
 
+  /** One refresh, reading one snapshot of the source. */
+  private updateFromSnapshot(initial: boolean, options: OpenOptions): Promise<RefreshResult> {
+    return this.source.snapshot(async (reader) => {
+      this.reads = reader;
+      try {
+        return await this.update(initial, options);
+      } finally {
+        this.reads = undefined;
+      }
+    });
+  }
+
+  /** The source reader of the refresh under way. */
+  private get reader(): SourceReader {
+    if (this.reads === undefined) throw new Error('storage files read outside of a refresh');
+    return this.reads;
+  }
+
   private async update(initial: boolean, options: OpenOptions): Promise<RefreshResult> {
-    const layout = await scanStorageDirectory(this.directory);
+    const layout = await scanStorageLayout(this.reader, this.directory);
     for (const w of layout.warnings) this.warn(w);
 
     const dictionary = await this.readDictionary(layout, initial);
@@ -408,10 +442,9 @@ export class Storage {
     layout: StorageLayout,
     initial: boolean,
   ): Promise<{ parsed: TypeDictionary; bytes: Buffer; stamp: string } | string | undefined> {
-    const info = await stat(layout.dictionaryPath, { bigint: true });
-    const stamp = `${info.size}:${info.mtimeNs}:${info.ino}`;
+    const stamp = layout.dictionaryFile.stamp;
     if (!initial && stamp === this.dictionaryStamp) return undefined;
-    const bytes = await readFile(layout.dictionaryPath);
+    const bytes = await this.reader.readWhole(layout.dictionaryPath);
     let parsed: TypeDictionary;
     try {
       parsed = parseTypeDictionary(bytes.toString('utf8'), layout.dictionaryPath);
@@ -441,7 +474,7 @@ export class Storage {
         aggregates.push(undefined);
         continue;
       }
-      const swapped = await pendingCompaction(channel);
+      const swapped = await pendingCompaction(channel, this.reader);
       if (swapped !== undefined) {
         // EclipseStore restores the log from this at its next start: it is the log now.
         this.warn(`${channel.logPath}: being compacted, or a compaction was interrupted; read from ${channel.compactionSwapPath} as EclipseStore would restore it`);
@@ -450,9 +483,9 @@ export class Storage {
         continue;
       }
       let reader = this.logReaders[channel.index];
-      if (reader === undefined || reader.path !== channel.logPath || !(await reader.readNew(channel.logSize))) {
+      if (reader === undefined || reader.path !== channel.logPath || !(await reader.readNew(channel.logSize, this.reader))) {
         reader = new ChannelLogReader(channel.logPath);
-        await reader.readNew(channel.logSize);
+        await reader.readNew(channel.logSize, this.reader);
       }
       if (reader.incompleteTailOffset !== undefined) {
         this.warn(`${channel.logPath}: incomplete entry at offset ${reader.incompleteTailOffset} ignored (being written, or a crash tail)`);
@@ -508,7 +541,8 @@ export class Storage {
     for (const job of jobs) {
       let records = new Uint32Array(1024 * 6);
       let count = 0;
-      const result = await scanRecords(job.target.path, job.from, job.to, (offset, length, tidLow, tidHigh, idLow, idHigh) => {
+      const chunks = this.reader.chunks(job.target.path, job.from, job.to);
+      const result = await scanRecordChunks(chunks, job.from, job.to, (offset, length, tidLow, tidHigh, idLow, idHigh) => {
         if ((count + 1) * 6 > records.length) {
           const bigger = new Uint32Array(records.length * 2);
           bigger.set(records);
@@ -546,6 +580,7 @@ export class Storage {
     for (const channel of channels) {
       const list = jobs.filter((j) => j.channel === channel);
       const result = await indexChannel({
+        reads: this.reader,
         files: list.map((j) => ({ path: j.target.path, from: j.from, to: j.to })),
         idShift: Math.log2(channels.length),
         rootsType,
@@ -649,7 +684,7 @@ export class Storage {
       );
       this.warn(`${file.path} was deleted while ${lost} objects had their latest record in it; they are gone`);
     }
-    void this.reader.forget(file.path);
+    this.source.forget(file.path);
   }
 }
 
