@@ -1,281 +1,234 @@
 /**
- * `npm run bench`: generates (or reuses) storages of 100k, 1M and 10M entities and measures, per
- * storage and in one run: the read-once floor, open + index time, memory per entity, and HTTP
- * throughput/latency of `/object` and `/root` at 64 connections against a plain node:http
- * ceiling; then commit-to-visible latency of following and its cost on throughput.
+ * `npm run bench`: for storages of 1M, 10M and 100M entities (generated once under
+ * bench/.storages, reused), measured side by side in one run:
+ * - the read-once floor and open + index time, warm and cold (page cache dropped; needs root);
+ * - index bytes per entity and RSS after opening;
+ * - `/object` (random existing ids) and `/root` throughput and latency at 64 connections against
+ *   the Node ceiling (a plain node:http server answering a constant).
+ * Every figure is the median of BENCH_ROUNDS runs with its spread (min–max). Servers and the
+ * load generator (autocannon) run in processes of their own; ceiling and server runs alternate
+ * round by round, and each ratio is taken within a round. Each load run also records how much
+ * CPU other processes took meanwhile: the machine's noise.
  *
- * Environment: BENCH_SIZES=100000,1000000 to choose sizes; BENCH_SECONDS (default 5) per load run;
- * BENCH_SOURCE=1 serves from the TypeScript sources instead of the build.
- * Storages are kept under bench/.storages (git-ignored) and reused.
+ * Environment: BENCH_SIZES=1000000,10000000 (sizes), BENCH_SECONDS (default 5 per load run),
+ * BENCH_ROUNDS (default 3), BENCH_FOLLOW=0 (skip the following benchmark), BENCH_CPU_PROF=<dir>
+ * (CPU profiles of the server processes), BENCH_SOURCE=1 (serve the TypeScript sources).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { freemem, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
-import { generateStorage } from '../src/writer/generator/generate-storage.js';
-import { StorageWriter } from '../src/writer/storage-writer.js';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { benchFollow } from './follow-bench.js';
+import type { LoadResult } from './load-child.js';
+import { measureOpen, runLoad, startServer, stopChild, type ServerChild } from './processes.js';
+import { fmt, fmtSpread, relativeSpread, spread, type Spread } from './stats.js';
+import { cannotRun, dropCaches, readOnceFloor, storageBytes, storageFor } from './storages.js';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const STORAGES = join(HERE, '.storages');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const CONNECTIONS = 64;
-const CHANNELS = 4;
+const WARMUP_SECONDS = 1;
+const DEFAULT_SIZES = [1_000_000, 10_000_000, 100_000_000];
 
-interface ChildInfo {
-  port: number;
-  openMs?: number;
-  entities?: number;
-  files?: number;
-  rssPerEntity?: number;
-  heapPerEntity?: number;
-  indexBytesPerEntity?: number;
-  rootObjectId?: string;
-  sample?: string[];
-}
-
-interface Load {
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
+interface SizeResult {
+  readonly entities: number;
+  readonly bytes: number;
+  readonly files: number;
+  readonly warmFloor: Spread;
+  readonly warmOpen: Spread;
+  readonly warmRatio: Spread;
+  readonly coldFloor?: Spread;
+  readonly coldOpen?: Spread;
+  readonly coldRatio?: Spread;
+  readonly indexBytesPerEntity: number;
+  readonly rssAfterOpen: Spread;
+  readonly ceiling: Spread;
+  readonly object: Spread;
+  readonly objectRatio: Spread;
+  readonly objectP50: Spread;
+  readonly objectP99: Spread;
+  readonly root: Spread;
+  readonly rootRatio: Spread;
+  readonly rootP99: Spread;
+  readonly errors: number;
+  /** Cores other processes used during the load runs; cores the load generator used at the ceiling. */
+  readonly others: Spread;
+  readonly loadAtCeiling: Spread;
 }
 
 function sizes(): number[] {
-  if (process.env.BENCH_SIZES !== undefined) return process.env.BENCH_SIZES.split(',').map(Number);
-  // 10M entities take ~0.8 GB on disk and ~0.5 GB of memory while generating and serving.
-  const big = totalmem() >= 8 * 1024 ** 3 && freemem() >= 3 * 1024 ** 3;
-  if (!big) console.log('note: skipping 10M entities (needs 8 GB of memory and 3 GB free)');
-  return big ? [100_000, 1_000_000, 10_000_000] : [100_000, 1_000_000];
+  const asked = process.env.BENCH_SIZES?.split(',').map(Number) ?? DEFAULT_SIZES;
+  return asked.filter((entities) => {
+    const reason = cannotRun(entities);
+    if (reason !== undefined) console.log(`skipping ${entities.toLocaleString('en')} entities: ${reason}`);
+    return reason === undefined;
+  });
 }
 
-function storageFor(entities: number): string {
-  const dir = join(STORAGES, `gen-${entities}-c${CHANNELS}-s1`);
-  if (existsSync(join(dir, 'PersistenceTypeDictionary.ptd'))) return dir;
-  rmSync(dir, { recursive: true, force: true });
-  const started = Date.now();
-  process.stdout.write(`generating ${entities} entities ... `);
-  generateStorage({ directory: dir, entities, channelCount: CHANNELS, seed: 1 });
-  console.log(`${((Date.now() - started) / 1000).toFixed(1)} s`);
-  return dir;
-}
-
-function filesOf(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...filesOf(path));
-    else out.push(path);
+async function openRounds(dir: string, cold: boolean): Promise<{ floors: number[]; opens: number[]; infos: Awaited<ReturnType<typeof measureOpen>>[] }> {
+  const floors: number[] = [];
+  const opens: number[] = [];
+  const infos = [];
+  if (!cold) await readOnceFloor(dir); // bring everything into the page cache
+  for (let round = 0; round < ROUNDS; round++) {
+    if (cold) dropCaches();
+    floors.push(await readOnceFloor(dir));
+    if (cold) dropCaches();
+    const info = await measureOpen(dir);
+    infos.push(info);
+    opens.push(info.openMs ?? Number.NaN);
   }
-  return out;
+  return { floors, opens, infos };
 }
 
-/** Time to read every byte of the storage files once, sequentially, 8 MiB at a time. */
-async function readOnceFloor(dir: string): Promise<{ ms: number; bytes: number }> {
-  const buffer = Buffer.allocUnsafeSlow(8 * 1024 * 1024);
-  const started = performance.now();
-  let bytes = 0;
-  for (const path of filesOf(dir)) {
-    const handle = await open(path, 'r');
-    try {
-      for (;;) {
-        const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
-        if (bytesRead === 0) break;
-        bytes += bytesRead;
-      }
-    } finally {
-      await handle.close();
-    }
-  }
-  return { ms: performance.now() - started, bytes };
-}
+async function benchSize(entities: number, ceiling: ServerChild): Promise<SizeResult> {
+  const dir = storageFor(entities);
+  const bytes = storageBytes(dir);
+  console.log(`${entities.toLocaleString('en')} entities (${(bytes / 1e6).toFixed(0)} MB): opening ${ROUNDS}× warm ...`);
+  const warm = await openRounds(dir, false);
 
-/** Drops the page cache when allowed (root on Linux), so floor and open can also be measured cold. */
-function dropCaches(): boolean {
+  console.log(`  load: ${ROUNDS} rounds of ceiling, /object, /root (${SECONDS} s each) ...`);
+  const server = await startServer([dir, '--no-follow']);
+  const objectPaths = (server.info.sample ?? []).map((id) => `/microstream/object/${id}`);
+  const runs: { ceiling: LoadResult; object: LoadResult; root: LoadResult }[] = [];
   try {
-    writeFileSync('/proc/sys/vm/drop_caches', '3');
-    return true;
-  } catch {
-    return false;
+    for (let round = 0; round < ROUNDS; round++) {
+      const kinds = (['ceiling', 'object', 'root'] as const).map((_, i, all) => all[(i + round) % all.length]!);
+      const results: Partial<Record<(typeof kinds)[number], LoadResult>> = {};
+      for (const kind of kinds) {
+        const target = kind === 'ceiling' ? ceiling : server;
+        const paths = kind === 'object' ? objectPaths : kind === 'root' ? ['/microstream/root'] : ['/'];
+        results[kind] = await runLoad({
+          port: target.info.port,
+          serverPid: target.info.pid,
+          paths,
+          connections: CONNECTIONS,
+          seconds: SECONDS,
+          warmupSeconds: WARMUP_SECONDS,
+        });
+      }
+      runs.push(results as { ceiling: LoadResult; object: LoadResult; root: LoadResult });
+    }
+  } finally {
+    await stopChild(server.child);
   }
-}
 
-async function startChild(args: string[]): Promise<{ child: ChildProcess; info: ChildInfo }> {
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', join(HERE, 'server-child.ts'), ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const lines = createInterface({ input: child.stdout! });
-  const info = await new Promise<ChildInfo>((resolve, reject) => {
-    lines.once('line', (line) => resolve(JSON.parse(line) as ChildInfo));
-    child.once('exit', (code) => reject(new Error(`benchmark server exited with ${code}`)));
-  });
-  return { child, info };
-}
+  let cold: Awaited<ReturnType<typeof openRounds>> | undefined;
+  if (dropCaches()) {
+    console.log(`  opening ${ROUNDS}× cold ...`);
+    cold = await openRounds(dir, true);
+  }
 
-async function stopChild(child: ChildProcess): Promise<void> {
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-async function load(port: number, paths: readonly string[]): Promise<Load> {
-  let next = 0;
-  const result = await autocannon({
-    url: `http://127.0.0.1:${port}`,
-    connections: CONNECTIONS,
-    duration: SECONDS,
-    requests: [
-      {
-        setupRequest: (request) => {
-          request.path = paths[next++ % paths.length] as string;
-          return request;
-        },
-      },
-    ],
-  });
+  const all = runs.flatMap((r) => [r.ceiling, r.object, r.root]);
+  const first = warm.infos[0];
   return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.errors + result.non2xx + result.timeouts,
+    entities,
+    bytes,
+    files: first?.files ?? 0,
+    warmFloor: spread(warm.floors),
+    warmOpen: spread(warm.opens),
+    warmRatio: spread(warm.opens.map((o, i) => o / (warm.floors[i] as number))),
+    ...(cold === undefined
+      ? {}
+      : {
+          coldFloor: spread(cold.floors),
+          coldOpen: spread(cold.opens),
+          coldRatio: spread(cold.opens.map((o, i) => o / (cold.floors[i] as number))),
+        }),
+    indexBytesPerEntity: first?.indexBytesPerEntity ?? Number.NaN,
+    rssAfterOpen: spread(warm.infos.map((i) => (i.rssAfterOpen ?? Number.NaN) / 1024 ** 2)),
+    ceiling: spread(runs.map((r) => r.ceiling.rps)),
+    object: spread(runs.map((r) => r.object.rps)),
+    objectRatio: spread(runs.map((r) => (100 * r.object.rps) / r.ceiling.rps)),
+    objectP50: spread(runs.map((r) => r.object.p50)),
+    objectP99: spread(runs.map((r) => r.object.p99)),
+    root: spread(runs.map((r) => r.root.rps)),
+    rootRatio: spread(runs.map((r) => (100 * r.root.rps) / r.ceiling.rps)),
+    rootP99: spread(runs.map((r) => r.root.p99)),
+    errors: all.reduce((n, r) => n + r.errors, 0),
+    others: spread(all.map((r) => r.otherCores ?? Number.NaN)),
+    loadAtCeiling: spread(runs.map((r) => r.ceiling.loadCores ?? Number.NaN)),
   };
 }
 
-function row(cells: readonly (string | number)[]): string {
-  return `| ${cells.join(' | ')} |`;
-}
+const row = (cells: readonly (string | number)[]): string => `| ${cells.join(' | ')} |`;
 
-const fmt = (n: number | undefined, digits = 1): string => (n === undefined ? '-' : n.toFixed(digits));
+const TABLE_HEADER = [
+  'entities',
+  'storage',
+  'open warm ms: floor / open (× floor)',
+  'open cold ms: floor / open (× floor)',
+  'index B/entity',
+  'RSS after open MB',
+  'Node ceiling req/s',
+  '/object req/s (% of ceiling)',
+  '/object p50 / p99 ms',
+  '/root req/s (% of ceiling)',
+  '/root p99 ms',
+  'errors',
+];
 
-async function benchStorage(entities: number, ceilingRps: number): Promise<string> {
-  const dir = storageFor(entities);
-  const bytes = filesOf(dir).reduce((n, p) => n + statSync(p).size, 0);
-  await readOnceFloor(dir); // warm the page cache
-  const warmFloor = await readOnceFloor(dir);
-  const { child, info } = await startChild([dir]);
-  let objectLoad: Load;
-  let rootLoad: Load;
-  try {
-    const objectPaths = (info.sample ?? []).map((id) => `/microstream/object/${id}`);
-    objectLoad = await load(info.port, objectPaths);
-    rootLoad = await load(info.port, ['/microstream/root']);
-  } finally {
-    await stopChild(child);
-  }
-  let cold = '-';
-  if (dropCaches()) {
-    const coldFloor = await readOnceFloor(dir);
-    dropCaches();
-    const coldChild = await startChild([dir]);
-    await stopChild(coldChild.child);
-    cold = `${fmt(coldFloor.ms, 0)} / ${fmt(coldChild.info.openMs, 0)} (${fmt((coldChild.info.openMs ?? 0) / coldFloor.ms, 2)}×)`;
-  }
+function tableRow(r: SizeResult): string {
   return row([
-    entities.toLocaleString('en'),
-    `${(bytes / 1e6).toFixed(0)} MB, ${info.files} files`,
-    `${fmt(warmFloor.ms, 0)} / ${fmt(info.openMs, 0)} (${fmt((info.openMs ?? 0) / warmFloor.ms, 2)}×)`,
-    cold,
-    `${fmt(info.indexBytesPerEntity)} / ${fmt(info.rssPerEntity)} / ${fmt(info.heapPerEntity, 2)}`,
-    `${fmt(objectLoad.rps, 0)} (${fmt((100 * objectLoad.rps) / ceilingRps, 0)}%)`,
-    `${fmt(objectLoad.p50, 0)} / ${fmt(objectLoad.p99, 0)}`,
-    `${fmt(rootLoad.rps, 0)} (${fmt((100 * rootLoad.rps) / ceilingRps, 0)}%)`,
-    `${fmt(rootLoad.p50, 0)} / ${fmt(rootLoad.p99, 0)}`,
-    objectLoad.errors + rootLoad.errors,
+    r.entities.toLocaleString('en'),
+    `${(r.bytes / 1e6).toFixed(0)} MB, ${r.files} files`,
+    `${fmt(r.warmFloor.median, 0)} / ${fmt(r.warmOpen.median, 0)} (${fmtSpread(r.warmRatio, 2, '×')})`,
+    r.coldRatio === undefined ? '-' : `${fmt(r.coldFloor?.median, 0)} / ${fmt(r.coldOpen?.median, 0)} (${fmtSpread(r.coldRatio, 2, '×')})`,
+    fmt(r.indexBytesPerEntity),
+    fmt(r.rssAfterOpen.median, 0),
+    fmtSpread(r.ceiling, 0),
+    `${fmt(r.object.median, 0)} (${fmtSpread(r.objectRatio, 0, '%')})`,
+    `${fmt(r.objectP50.median, 0)} / ${fmtSpread(r.objectP99, 0)}`,
+    `${fmt(r.root.median, 0)} (${fmtSpread(r.rootRatio, 0, '%')})`,
+    fmtSpread(r.rootP99, 0),
+    r.errors,
   ]);
 }
 
-/** Commits to a copy of the 100k storage while a following server answers; measures visibility. */
-async function benchFollow(ceilingRps: number): Promise<string[]> {
-  const source = storageFor(100_000);
-  const dir = join(STORAGES, 'follow-work');
-  rmSync(dir, { recursive: true, force: true });
-  cpSync(source, dir, { recursive: true });
+/** The issue's targets, checked against the medians. */
+function targetLines(results: readonly SizeResult[]): string[] {
   const lines: string[] = [];
-  try {
-    const still = await startChild([dir, '--no-follow']);
-    const paths = (still.info.sample ?? []).map((id) => `/microstream/object/${id}`);
-    const frozen = await load(still.info.port, paths);
-    await stopChild(still.child);
-
-    const { child, info } = await startChild([dir, '--follow']);
-    try {
-      const idle = await load(info.port, paths);
-      // Steady write load: a commit every 20 ms, each adding one String entity; measure how long
-      // until the server answers 200 for it.
-      const writer = await StorageWriter.open(dir);
-      const latencies: number[] = [];
-      let commits = 0;
-      let writing = true;
-      const loadDuringWrites = load(info.port, paths).finally(() => {
-        writing = false;
-      });
-      const stringType = writer.dictionary.require('java.lang.String');
-      while (writing && commits < 400) {
-        const store = writer.beginStore();
-        const id = writer.newObjectId();
-        store.add(stringType, id, [`commit ${commits}`]);
-        writer.store(store);
-        const committed = performance.now();
-        commits++;
-        for (;;) {
-          const response = await fetch(`http://127.0.0.1:${info.port}/microstream/object/${id}`);
-          await response.arrayBuffer();
-          if (response.status === 200) break;
-          await new Promise((r) => setTimeout(r, 1));
-        }
-        latencies.push(performance.now() - committed);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      const busy = await loadDuringWrites;
-      writer.close();
-      latencies.sort((a, b) => a - b);
-      const pct = (p: number): number => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
-      lines.push(
-        `Following (100k storage, ${commits} commits at one per ~20 ms while loaded with /object at ${CONNECTIONS} connections):`,
-        `- commit-to-visible latency: p50 ${fmt(pct(50))} ms, p99 ${fmt(pct(99))} ms, max ${fmt(latencies.at(-1))} ms`,
-        `- /object throughput: frozen (--no-follow) ${fmt(frozen.rps, 0)} req/s, following idle ${fmt(idle.rps, 0)} req/s ` +
-          `(${fmt((100 * idle.rps) / frozen.rps, 0)}%), following under writes ${fmt(busy.rps, 0)} req/s (${fmt((100 * busy.rps) / frozen.rps, 0)}%); ` +
-          `p99 ${fmt(frozen.p99, 0)} / ${fmt(idle.p99, 0)} / ${fmt(busy.p99, 0)} ms; node ceiling ${fmt(ceilingRps, 0)} req/s`,
-      );
-    } finally {
-      await stopChild(child);
+  const check = (ok: boolean | undefined, text: string): void => void lines.push(`- ${ok === undefined ? '?' : ok ? 'met' : 'MISSED'}: ${text}`);
+  for (const r of results) {
+    const n = r.entities.toLocaleString('en');
+    if (r.entities >= 10_000_000) {
+      check(r.coldRatio === undefined ? undefined : r.coldRatio.median <= 2, `${n}: open cold ≤ 2× floor (${fmt(r.coldRatio?.median, 2)}×)`);
+      check(r.warmRatio.median <= 3, `${n}: open warm ≤ 3× floor (${fmt(r.warmRatio.median, 2)}×)`);
+      check(r.objectRatio.median >= 60, `${n}: /object ≥ 60% of the ceiling (${fmt(r.objectRatio.median, 0)}%)`);
     }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+    check(r.indexBytesPerEntity <= 32, `${n}: index ≤ 32 B/entity (${fmt(r.indexBytesPerEntity)})`);
+    check(r.objectP99.median < 10, `${n}: /object p99 < 10 ms (${fmt(r.objectP99.median, 0)} ms)`);
+    if (r.entities >= 100_000_000) check(r.rssAfterOpen.median < 4096, `${n}: RSS after opening < 4 GB (${fmt(r.rssAfterOpen.median, 0)} MB)`);
   }
   return lines;
 }
 
-async function main(): Promise<void> {
-  console.log(`storage-inspector benchmark: ${CONNECTIONS} connections, ${SECONDS} s per load run, node ${process.version}`);
-  const ceilingChild = await startChild(['', '--ceiling']);
-  const ceiling = await load(ceilingChild.info.port, ['/']);
-  await stopChild(ceilingChild.child);
-  console.log(`node ceiling (plain node:http, fixed JSON): ${fmt(ceiling.rps, 0)} req/s, p50 ${ceiling.p50} ms, p99 ${ceiling.p99} ms`);
+function noiseLines(results: readonly SizeResult[]): string[] {
+  return results.map(
+    (r) =>
+      `- ${r.entities.toLocaleString('en')}: ceiling spread ${fmt(100 * relativeSpread(r.ceiling), 0)}%, /object spread ${fmt(100 * relativeSpread(r.object), 0)}%; ` +
+      `other processes used ${fmtSpread(r.others, 2)} cores during the load runs; the load generator used ${fmtSpread(r.loadAtCeiling, 2)} cores at the ceiling`,
+  );
+}
 
-  const header = row([
-    'entities',
-    'storage',
-    'warm: floor / open ms (ratio)',
-    'cold: floor / open ms (ratio)',
-    'B/entity: index / RSS / heap',
-    '/object req/s (% ceiling)',
-    '/object p50 / p99 ms',
-    '/root req/s (% ceiling)',
-    '/root p50 / p99 ms',
-    'errors',
-  ]);
-  const rows = [header, row(Array.from({ length: 10 }, () => '---'))];
-  for (const entities of sizes()) {
-    rows.push(await benchStorage(entities, ceiling.rps));
-    console.log(rows.at(-1));
+async function main(): Promise<void> {
+  console.log(
+    `storage-inspector benchmark: node ${process.version}, ${cpus().length} cores, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, ` +
+      `${CONNECTIONS} connections, ${SECONDS} s per load run, ${ROUNDS} rounds; load average at start ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+  );
+  const results: SizeResult[] = [];
+  const ceiling = await startServer(['', '--ceiling']);
+  try {
+    for (const entities of sizes()) {
+      results.push(await benchSize(entities, ceiling));
+      console.log(tableRow(results.at(-1)!));
+    }
+  } finally {
+    await stopChild(ceiling.child);
   }
-  const follow = await benchFollow(ceiling.rps);
-  console.log(`\n${rows.join('\n')}\n`);
-  console.log(follow.join('\n'));
+  const follow = process.env.BENCH_FOLLOW === '0' ? [] : await benchFollow({ connections: CONNECTIONS, seconds: SECONDS });
+  console.log(`\nMedians of ${ROUNDS} rounds, [min–max] where they differ:\n`);
+  console.log([row(TABLE_HEADER), row(TABLE_HEADER.map(() => '---')), ...results.map(tableRow)].join('\n'));
+  console.log(`\nTargets:\n${targetLines(results).join('\n')}`);
+  console.log(`\nNoise (load average at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}):\n${noiseLines(results).join('\n')}`);
+  if (follow.length > 0) console.log(`\n${follow.join('\n')}`);
 }
 
 await main();

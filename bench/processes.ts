@@ -1,0 +1,63 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { LoadJob, LoadResult } from './load-child.js';
+import type { ChildInfo } from './server-child.js';
+
+/**
+ * The benchmark's processes: servers (the storage server, the Node ceiling) and the load
+ * generator each run in a process of their own; the orchestrator only starts them and reads
+ * their one-line JSON reports.
+ */
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+/** `BENCH_CPU_PROF=<dir>`: write a CPU profile of every server child there (node --cpu-prof). */
+function profileFlags(): string[] {
+  const dir = process.env.BENCH_CPU_PROF;
+  return dir === undefined || dir === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+}
+
+async function firstLine<T>(child: ChildProcess, what: string): Promise<T> {
+  const lines = createInterface({ input: child.stdout! });
+  return new Promise<T>((resolve, reject) => {
+    lines.once('line', (line) => resolve(JSON.parse(line) as T));
+    child.once('close', (code) => reject(new Error(`${what} exited with ${code} before reporting`)));
+  });
+}
+
+export interface ServerChild {
+  readonly child: ChildProcess;
+  readonly info: ChildInfo;
+}
+
+/** Starts `server-child.ts` with the given arguments and waits for its report. */
+export async function startServer(args: readonly string[]): Promise<ServerChild> {
+  const child = spawn(process.execPath, [...profileFlags(), '--expose-gc', '--import', 'tsx', join(HERE, 'server-child.ts'), ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const info = await firstLine<ChildInfo>(child, 'benchmark server');
+  return { child, info };
+}
+
+/** Opens a storage in a fresh process and returns what it reported (the process exits by itself). */
+export async function measureOpen(dir: string): Promise<ChildInfo> {
+  const { child, info } = await startServer([dir, '--open-only']);
+  if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
+  return info;
+}
+
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** One load run by a separate load-generator process (see load-child.ts). */
+export async function runLoad(job: LoadJob): Promise<LoadResult> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'load-child.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  child.stdin!.end(`${JSON.stringify(job)}\n`);
+  return firstLine<LoadResult>(child, 'load generator');
+}
