@@ -14,6 +14,9 @@ import {
   type ServiceState,
 } from './java-service.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, requestTimedOut } from './limits.js';
+import { createMetrics } from './metrics.js';
+import { METRICS_PATH, registerOperationsRoutes, routeLabeller } from './operations-routes.js';
+import type { FollowStatus } from '../storage/follow-status.js';
 import type { TlsConfig } from './tls.js';
 import { registerViewerRoutes } from './viewer-routes.js';
 
@@ -38,6 +41,12 @@ export interface AppOptions extends JavaServiceOptions {
   readonly cors?: CorsConfig | undefined;
   /** Serve HTTPS with this certificate and key. */
   readonly tls?: TlsConfig | undefined;
+  /** Following's status for /ready and /metrics; undefined when not following. */
+  readonly follow?: FollowStatus | undefined;
+  /** Serve /metrics (default true). */
+  readonly metrics?: boolean;
+  /** A token that opens /metrics (and nothing else), besides the credentials of `auth`. */
+  readonly metricsToken?: AuthConfig | undefined;
 }
 
 /** What the access checks decided for one request: headers to add, or the whole answer. */
@@ -48,9 +57,13 @@ interface Admission {
 
 const ALLOW_ALL: Admission = { headers: {} };
 
+function isMetricsRequest(method: string, url: string): boolean {
+  return method === 'GET' && (url === METRICS_PATH || url.startsWith(`${METRICS_PATH}?`));
+}
+
 /** CORS and authentication, before any routing (so they cover every route, present and future). */
-function admit(options: AppOptions, method: string, headers: RawRequest['headers']): Admission {
-  if (options.auth === undefined && options.cors === undefined) return ALLOW_ALL;
+function admit(options: AppOptions, method: string, url: string, headers: RawRequest['headers']): Admission {
+  if (options.auth === undefined && options.cors === undefined && options.metricsToken === undefined) return ALLOW_ALL;
   const out: Record<string, string | string[]> = {};
   if (options.cors !== undefined) {
     if (!options.cors.any) out['vary'] = 'Origin';
@@ -61,11 +74,16 @@ function admit(options: AppOptions, method: string, headers: RawRequest['headers
       Object.assign(out, responseHeaders(options.cors, origin));
     }
   }
-  if (options.auth !== undefined) {
-    const authorization = headers['authorization'];
-    const result = checkAuthorization(options.auth, Array.isArray(authorization) ? authorization[0] : authorization);
+  const authorization = headers['authorization'];
+  const presented = Array.isArray(authorization) ? authorization[0] : authorization;
+  // The metrics token opens /metrics only; without it /metrics needs what every route needs.
+  const metricsGuard = options.metricsToken !== undefined && isMetricsRequest(method, url) ? options.metricsToken : undefined;
+  if (metricsGuard !== undefined && checkAuthorization(metricsGuard, presented).ok) return { headers: out };
+  const guard = options.auth ?? metricsGuard;
+  if (guard !== undefined) {
+    const result = checkAuthorization(guard, presented);
     if (!result.ok) {
-      out['www-authenticate'] = challenges(options.auth, result.invalid);
+      out['www-authenticate'] = challenges(guard, result.invalid);
       out['cache-control'] = 'no-store';
       return { headers: out, answer: { status: 401, contentType: 'text/plain;charset=utf-8', body: UNAUTHORIZED_BODY } };
     }
@@ -95,7 +113,7 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
     bodyLimit: 1024 * 1024,
     frameworkErrors: (error, request, reply) => {
       // onRequest hooks do not run for these: check access here.
-      const admission = admit(options, request.raw.method ?? 'GET', request.headers);
+      const admission = admit(options, request.raw.method ?? 'GET', request.raw.url ?? '/', request.headers);
       reply.headers(admission.headers);
       if (admission.answer !== undefined) {
         sendAdmission(reply, admission);
@@ -148,7 +166,7 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
   };
 
   app.addHook('onRequest', async (request, reply) => {
-    const admission = admit(options, request.raw.method ?? 'GET', request.headers);
+    const admission = admit(options, request.raw.method ?? 'GET', request.raw.url ?? '/', request.headers);
     reply.headers(admission.headers);
     if (admission.answer !== undefined) {
       sendAdmission(reply, admission);
@@ -171,7 +189,13 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
     return payload;
   });
 
+  const metrics = options.metrics === false ? undefined : createMetrics(current, options.follow);
+  const routeLabel = routeLabeller(options.instance);
   app.addHook('onResponse', async (request, reply) => {
+    if (metrics !== undefined) {
+      const length = Number(reply.getHeader('content-length') ?? 0);
+      metrics.observe(routeLabel(request), request.method, reply.statusCode, reply.elapsedTime / 1000, Number.isFinite(length) ? length : 0);
+    }
     request.log.info(
       { method: request.method, url: request.raw.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request',
@@ -189,8 +213,10 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
     }
     send(reply, answer);
   };
-  // The web viewer's static files under /viewer/ (find-my-way prefers them to the catch-all).
+  // The web viewer's static files under /viewer/ and the operators' routes (find-my-way prefers
+  // them to the catch-all).
   registerViewerRoutes(app, { instance: options.instance });
+  registerOperationsRoutes(app, { state: current, follow: options.follow, metrics });
   app.route({ method: app.supportedMethods, url: '*', handler });
   app.setNotFoundHandler(handler);
   // Node closes CONNECT requests without a word when nobody listens; this is not a proxy: say so.

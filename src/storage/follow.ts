@@ -11,12 +11,14 @@ import type { RefreshResult, Storage } from './storage.js';
 export interface FollowOptions {
   /** Polling interval in milliseconds (also the upper bound of the reaction time). */
   readonly pollIntervalMs?: number;
-  /** Reports each refresh that changed something, or failed. */
+  /** Reports the outcome of each refresh. */
   readonly onRefresh?: (event: FollowEvent) => void;
 }
 
 export type FollowEvent =
   | { readonly kind: 'changed'; readonly generation: number; readonly ms: number }
+  /** A look found nothing new: the state was current when it began (`ms` ago). */
+  | { readonly kind: 'unchanged'; readonly ms: number }
   | { readonly kind: 'deferred'; readonly reason: string }
   | { readonly kind: 'failed'; readonly error: unknown };
 
@@ -76,6 +78,8 @@ export class StorageFollower {
     } else if (result.changed) {
       this.options.onRefresh?.({ kind: 'changed', generation: this.storage.generation, ms: Date.now() - started });
       this.watchDirectories();
+    } else {
+      this.options.onRefresh?.({ kind: 'unchanged', ms: Date.now() - started });
     }
   }
 

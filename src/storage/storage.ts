@@ -195,6 +195,8 @@ export class Storage {
   readonly warnings: string[] = [];
   /** Incremented whenever the visible state changes. */
   generation = 0;
+  /** Timestamp of the last complete commit (epoch nanoseconds, as in the logs); 0 when unknown. */
+  lastCommitTimestamp = 0n;
 
   private channelStates: ChannelState[] = [];
   private logReaders: (ChannelLogReader | undefined)[] = [];
@@ -397,6 +399,7 @@ export class Storage {
         for (const channel of targets) channel.objects.compact();
         this.channelStates = targets;
       }
+      this.lastCommitTimestamp = valid.commitTimestamp;
       for (const channel of targets) channel.invalidate();
       const rootWarnings: string[] = [];
       const roots = await findRoots(this, [...this.rootsCandidates], rootWarnings);

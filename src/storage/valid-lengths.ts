@@ -24,6 +24,8 @@ export interface ValidChannel {
 export interface ValidStorage {
   readonly channels: readonly ValidChannel[];
   readonly warnings: readonly string[];
+  /** The store timestamp every channel has reached (epoch nanoseconds, §6.2); 0 without logs. */
+  readonly commitTimestamp: bigint;
 }
 
 /**
@@ -44,7 +46,7 @@ export function resolveValidLengths(layout: StorageLayout, logs: readonly (LogAg
     layout: channel,
     files: validateChannelFiles(channel, logs[i], consistentTimestamp, warnings),
   }));
-  return { channels, warnings };
+  return { channels, warnings, commitTimestamp: consistentTimestamp };
 }
 
 /** The store timestamp that every channel has reached (§6.5 step 3); 0 when there are no logs. */

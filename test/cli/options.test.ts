@@ -59,6 +59,16 @@ describe('command line options', () => {
     expect(() => parseServeArgs(['dir'])).toThrow(/invalid STORAGE_INSPECTOR_QUIET "maybe": true or false/);
   });
 
+  it('takes the log format and the metrics token file from flags or variables', () => {
+    expect(parseServeArgs(['dir'])).toMatchObject({ logFormat: 'json', metricsTokenFile: undefined });
+    expect(parseServeArgs(['dir', '--log-format', 'pretty', '--metrics-token-file', 'm.token'])).toMatchObject({ logFormat: 'pretty', metricsTokenFile: 'm.token' });
+    expect(() => parseServeArgs(['dir', '--log-format', 'text'])).toThrow(/invalid --log-format "text": Allowed choices are json, pretty/);
+    vi.stubEnv('STORAGE_INSPECTOR_LOG_FORMAT', 'pretty');
+    vi.stubEnv('STORAGE_INSPECTOR_METRICS_TOKEN_FILE', '/run/secrets/metrics');
+    expect(parseServeArgs(['dir'])).toMatchObject({ logFormat: 'pretty', metricsTokenFile: '/run/secrets/metrics' });
+    expect(parseServeArgs(['dir', '--log-format', 'json'])).toMatchObject({ logFormat: 'json' });
+  });
+
   it('prints the version and help, and exits 2 on unknown commands', async () => {
     const version = capture();
     expect(await runCli(['--version'], version.io)).toBe(0);

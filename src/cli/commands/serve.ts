@@ -6,11 +6,14 @@ import { BASIC_AUTH_ENV, loadAuthConfig, refuseSecretFlags, TOKEN_ENV } from '..
 import { parseCorsOrigins } from '../../http/cors.js';
 import { checkServable } from '../../http/integrity.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from '../../http/limits.js';
+import { loadMetricsToken } from '../../http/metrics-token.js';
 import { loadTlsConfig } from '../../http/tls.js';
+import { FollowStatus } from '../../storage/follow-status.js';
 import { DEFAULT_POLL_INTERVAL_MS, StorageFollower } from '../../storage/follow.js';
 import { Storage, type OpenProgress } from '../../storage/storage.js';
 import type { CommandIo } from '../io.js';
 import { fromEnv, integerOption, parseCommand, toolCommand } from '../option-values.js';
+import { serverLogger, LOG_FORMATS, type LogFormat } from '../server-logger.js';
 
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 
@@ -32,6 +35,7 @@ export interface ServeOptions {
   /** Undefined: the Java default of the storage's family (`microstream`, `store-data`). */
   readonly instance?: string | undefined;
   readonly quiet: boolean;
+  readonly logFormat: LogFormat;
   readonly follow: boolean;
   readonly pollIntervalMs: number;
   /** Security and limits; undefined = not given (defaults apply in `run`). */
@@ -43,6 +47,7 @@ export interface ServeOptions {
   readonly maxResponseBytes?: number | undefined;
   readonly requestTimeoutMs?: number | undefined;
   readonly shutdownTimeoutMs?: number | undefined;
+  readonly metricsTokenFile?: string | undefined;
 }
 
 /** The `serve` command line: options, their ranges and environment variables (for parsing and --help). */
@@ -64,8 +69,10 @@ export function serveCommand(): Command {
       ),
     )
     .addOption(fromEnv(new Option('--quiet', 'no request log (failures are still logged)')))
+    .addOption(fromEnv(new Option('--log-format <format>', 'log lines: json (one JSON object per line, for machines) or pretty (for people)').choices(LOG_FORMATS).default('json')))
     .addOption(fromEnv(new Option('--auth-token-file <file>', `require "Authorization: Bearer <token>" with the token in this file (or ${TOKEN_ENV})`)))
     .addOption(fromEnv(new Option('--basic-auth-file <file>', `accept HTTP Basic credentials, user:password lines in this file (or one pair in ${BASIC_AUTH_ENV})`)))
+    .addOption(fromEnv(new Option('--metrics-token-file <file>', 'a Bearer token in this file also opens GET /metrics (and nothing else)')))
     .addOption(fromEnv(new Option('--cors <origins>', 'comma separated origins (https://host[:port]) whose pages may read answers, or * for any')))
     .addOption(fromEnv(new Option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (chain) ...')))
     .addOption(fromEnv(new Option('--tls-key <file>', '... and this PEM private key')))
@@ -100,6 +107,8 @@ interface ServeFlags {
   follow: boolean;
   pollInterval: number;
   quiet?: true;
+  logFormat: LogFormat;
+  metricsTokenFile?: string;
   authTokenFile?: string;
   basicAuthFile?: string;
   cors?: string;
@@ -135,6 +144,7 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
     host: values.host,
     instance: values.instance,
     quiet: values.quiet === true,
+    logFormat: values.logFormat,
     follow: values.follow,
     pollIntervalMs: values.pollInterval,
     authTokenFile: values.authTokenFile,
@@ -145,6 +155,7 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
     maxResponseBytes: values.maxResponseBytes,
     requestTimeoutMs: values.requestTimeout,
     shutdownTimeoutMs: values.shutdownTimeout,
+    metricsTokenFile: values.metricsTokenFile,
   };
 }
 
@@ -163,6 +174,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
   const warn = (message: string): void => void io.stderr.write(`storage-inspector: warning: ${message}\n`);
   const auth = loadAuthConfig({ tokenFile: options.authTokenFile, basicAuthFile: options.basicAuthFile, env: process.env, warn });
   const tls = loadTlsConfig(options.tlsCert, options.tlsKey, warn);
+  const metricsToken = loadMetricsToken(options.metricsTokenFile, warn);
   const cors = options.cors === undefined ? undefined : parseCorsOrigins(options.cors);
   if (!LOOPBACK.test(options.host) && auth === undefined) {
     warn(`listening on ${options.host} without authentication: anyone who can reach this port can read the whole storage (see --auth-token-file)`);
@@ -187,10 +199,13 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
   );
   for (const warning of storage.warnings) io.stderr.write(`storage-inspector: warning: ${warning}\n`);
 
+  // Not ready once the state has not been confirmed current for ten looks (at least 10 s).
+  const followStatus = options.follow ? new FollowStatus({ following: true, staleAfterMs: Math.max(10_000, 10 * options.pollIntervalMs) }) : undefined;
   const follower = options.follow
     ? new StorageFollower(storage, {
         pollIntervalMs: options.pollIntervalMs,
         onRefresh: (event) => {
+          followStatus?.record(event);
           if (event.kind === 'changed') app.log.info({ generation: event.generation, ms: event.ms }, 'storage changed');
           else if (event.kind === 'failed') app.log.warn({ err: event.error }, 'refresh failed; serving the previous state');
         },
@@ -200,8 +215,10 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
   const app = buildApp(storage, {
     instance,
     // --quiet drops the request log (info), not the failures (warn, error).
-    logger: { level: options.quiet ? 'warn' : 'info' },
+    logger: serverLogger(options.logFormat, options.quiet ? 'warn' : 'info'),
     auth,
+    metricsToken,
+    follow: followStatus,
     cors,
     tls,
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,

@@ -1,0 +1,131 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { StorageChannel } from '../storage/storage.js';
+import type { FollowStatus, RefreshOutcome } from '../storage/follow-status.js';
+
+/**
+ * Prometheus metrics (prom-client): requests by route, method and status, latency histograms and
+ * bytes sent, fed by the app's onResponse hook; storage and following gauges computed when
+ * scraped from the state being served; the process's own (memory, CPU, event loop) metrics.
+ * One registry per app, so that several apps in one process (tests) do not share counters.
+ */
+
+export const METRICS_PREFIX = 'storage_inspector_';
+
+/** What the storage gauges read: the state being served (a Storage, or one of its snapshots). */
+export interface MetricsSource {
+  readonly channels: readonly Pick<StorageChannel, 'files' | 'objects'>[];
+  /** Epoch nanoseconds of the last complete commit; 0 or absent when unknown. */
+  readonly lastCommitTimestamp?: bigint;
+  readonly generation?: number;
+  readonly warnings?: readonly string[];
+}
+
+export interface ServiceMetrics {
+  readonly registry: Registry;
+  /** Records one answered request. */
+  observe(route: string, method: string, status: number, seconds: number, bytes: number): void;
+}
+
+/** Latency buckets from half a millisecond (a cached answer) to the default request timeout. */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export function createMetrics(source: () => MetricsSource, follow: FollowStatus | undefined): ServiceMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: METRICS_PREFIX });
+
+  const requests = new Counter({
+    name: `${METRICS_PREFIX}http_requests_total`,
+    help: 'HTTP requests answered, by route (the route pattern, not the path), method and status code',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: `${METRICS_PREFIX}http_request_duration_seconds`,
+    help: 'Time from receiving a request to having sent its answer, by route and method',
+    labelNames: ['route', 'method'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const sent = new Counter({
+    name: `${METRICS_PREFIX}http_response_bytes_total`,
+    help: 'Body bytes of the answers sent (answers of known length), by route',
+    labelNames: ['route'] as const,
+    registers: [registry],
+  });
+
+  storageGauges(registry, source);
+  followMetrics(registry, follow);
+
+  return {
+    registry,
+    observe(route, method, status, seconds, bytes) {
+      requests.inc({ route, method, status });
+      latency.observe({ route, method }, seconds);
+      if (bytes > 0) sent.inc({ route }, bytes);
+    },
+  };
+}
+
+function storageGauges(registry: Registry, source: () => MetricsSource): void {
+  const gauge = (name: string, help: string, value: (s: MetricsSource) => number | undefined): void => {
+    new Gauge({
+      name: `${METRICS_PREFIX}${name}`,
+      help,
+      registers: [registry],
+      collect() {
+        const v = value(source());
+        if (v !== undefined) this.set(v);
+      },
+    });
+  };
+  const sum = (s: MetricsSource, of: (c: MetricsSource['channels'][number]) => number): number => s.channels.reduce((n, c) => n + of(c), 0);
+  gauge('storage_entities', 'Objects in the storage (distinct object ids with a latest record)', (s) => sum(s, (c) => c.objects.size));
+  gauge('storage_channels', 'Channels of the storage', (s) => s.channels.length);
+  gauge('storage_data_files', 'Data files of the storage', (s) => sum(s, (c) => c.files.length));
+  gauge('storage_live_bytes', 'Bytes of the latest record of every object (liveDataLength of the statistics)', (s) =>
+    sum(s, (c) => c.files.reduce((n, f) => n + f.liveLength, 0)),
+  );
+  gauge('storage_total_bytes', 'Committed bytes of all data files (totalDataLength of the statistics)', (s) =>
+    sum(s, (c) => c.files.reduce((n, f) => n + f.totalLength, 0)),
+  );
+  gauge('storage_index_bytes', 'Memory held by the object index (object id to file, offset, length)', (s) => sum(s, (c) => c.objects.byteSize));
+  gauge('storage_last_commit_timestamp_seconds', 'Time of the last complete commit, from the transaction logs (Unix seconds)', (s) =>
+    s.lastCommitTimestamp === undefined || s.lastCommitTimestamp === 0n ? undefined : Number(s.lastCommitTimestamp / 1000n) / 1e6,
+  );
+  gauge('storage_generation', 'Changes of the served state since startup (+1 per commit taken over)', (s) => s.generation);
+  gauge('storage_warnings', 'Problems tolerated so far (damaged records, files Java would refuse); see the log', (s) => s.warnings?.length);
+}
+
+function followMetrics(registry: Registry, follow: FollowStatus | undefined): void {
+  new Gauge({
+    name: `${METRICS_PREFIX}ready`,
+    help: '1 when /ready answers 200 (indexed, and following without errors), else 0',
+    registers: [registry],
+    collect() {
+      this.set(follow?.problem() === undefined ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: `${METRICS_PREFIX}follow_lag_seconds`,
+    help: 'Seconds since the served state was last confirmed to be the latest complete commit (0 with --no-follow)',
+    registers: [registry],
+    collect() {
+      this.set(follow?.lagSeconds() ?? 0);
+    },
+  });
+  if (follow === undefined) return;
+  const reported: Record<RefreshOutcome, number> = { changed: 0, unchanged: 0, deferred: 0, failed: 0 };
+  new Counter({
+    name: `${METRICS_PREFIX}follow_refreshes_total`,
+    help: 'Looks for new commits by outcome: changed, unchanged, deferred (a file being rewritten), failed (refresh errors)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+    collect() {
+      for (const outcome of Object.keys(reported) as RefreshOutcome[]) {
+        const delta = follow.refreshes[outcome] - reported[outcome];
+        this.inc({ outcome }, delta);
+        reported[outcome] += delta;
+      }
+    },
+  });
+}
