@@ -10,6 +10,8 @@ interface ProfileNode {
   readonly id: number;
   readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
   readonly children?: readonly number[];
+  /** Samples per source line (1-based) of this node's own code. */
+  readonly positionTicks?: readonly { readonly line: number; readonly ticks: number }[];
 }
 
 interface CpuProfile {
@@ -32,6 +34,15 @@ function summarize(path: string, top: number): void {
   const total = [...selfMicros.values()].reduce((a, b) => a + b, 0);
   const byFunction = new Map<string, number>();
   const byFile = new Map<string, number>();
+  const lineTicks = new Map<string, number>();
+  for (const node of profile.nodes) {
+    if (node.callFrame.url === '' || node.callFrame.url.startsWith('node:')) continue;
+    for (const { line, ticks } of node.positionTicks ?? []) {
+      const key = `${shortUrl(node.callFrame.url)}:${line} (${node.callFrame.functionName || '(anonymous)'})`;
+      lineTicks.set(key, (lineTicks.get(key) ?? 0) + ticks);
+    }
+  }
+  const allTicks = profile.samples.length;
   for (const [id, micros] of selfMicros) {
     const frame = byId.get(id)?.callFrame;
     if (frame === undefined) continue;
@@ -50,6 +61,10 @@ function summarize(path: string, top: number): void {
   console.log(`${path}: ${(total / 1000).toFixed(0)} ms sampled`);
   print('self time by function', byFunction);
   print('self time by file or package', byFile);
+  console.log('  hottest lines (share of all samples):');
+  for (const [line, ticks] of [...lineTicks].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+    console.log(`    ${((100 * ticks) / allTicks).toFixed(1).padStart(5)}%  ${line}`);
+  }
 }
 
 const [target = '', topText = '25'] = process.argv.slice(2);
