@@ -1,4 +1,4 @@
-import { closeSync, constants, openSync, readSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync, readSync } from 'node:fs';
 import { FormatError } from '../errors.js';
 
 /**
@@ -13,7 +13,7 @@ import { FormatError } from '../errors.js';
 export class FileReader {
   private readonly descriptors = new Map<string, number>();
 
-  constructor(private readonly maxOpen = 64) {}
+  constructor(private readonly maxOpen = descriptorBudget()) {}
 
   async read(path: string, position: number, length: number): Promise<Buffer> {
     return this.readNow(path, position, length);
@@ -66,4 +66,26 @@ export class FileReader {
     }
     return fd;
   }
+}
+
+/** Most descriptors kept open, whatever the system allows (a storage of 1 TB in 8 MiB files has 125,000). */
+const MAX_CACHED_DESCRIPTORS = 4096;
+const MIN_CACHED_DESCRIPTORS = 64;
+
+/**
+ * How many data files to keep open: every file of a storage up to 4096 files (30 GB in Java's
+ * default 8 MiB files), so that a random read never pays an open and a close. With fewer cached
+ * descriptors than files a request's cost grew with the storage: with 92 files and 64 cached
+ * descriptors 30 % of random reads paid an open and a close, with 938 files 93 %. At most a
+ * quarter of the process's descriptor limit (Node raises the soft limit to the hard one).
+ */
+function descriptorBudget(): number {
+  let limit = 1024;
+  try {
+    const line = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync('/proc/self/limits', 'latin1'));
+    if (line !== null) limit = line[1] === 'unlimited' ? Number.POSITIVE_INFINITY : Number(line[1]);
+  } catch {
+    // Not Linux: assume a common default.
+  }
+  return Math.max(MIN_CACHED_DESCRIPTORS, Math.min(MAX_CACHED_DESCRIPTORS, Math.floor(limit / 4)));
 }
