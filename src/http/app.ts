@@ -3,8 +3,8 @@ import Fastify, {
 import { isAppError } from '../errors.js';
 import { challenges, checkAuthorization, UNAUTHORIZED_BODY, type AuthConfig } from './auth.js';
 import { allowedOrigin, isPreflight, preflightHeaders, responseHeaders, type CorsConfig } from './cors.js';
+import { answerInDialect } from './dialects.js';
 import {
-  answerRequest,
   errorCode,
   limitAnswer,
   serverErrorPage,
@@ -129,7 +129,7 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
 
   const answerOnce = (method: string, url: string, headers: RawRequest['headers']): Promise<Answer> => {
     const state = current();
-    const run = (): Promise<Answer> => answerRequest(state, options, { method, url, headers });
+    const run = (): Promise<Answer> => answerInDialect(state, options, { method, url, headers });
     return state.consistent === undefined ? run() : state.consistent(run);
   };
   const dispatch = async (method: string, url: string, headers: RawRequest['headers']): Promise<Answer> => {
@@ -214,8 +214,9 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
     send(reply, answer);
   };
   // The web viewer's static files under /viewer/ and the operators' routes (find-my-way prefers
-  // them to the catch-all).
-  registerViewerRoutes(app, { instance: options.instance });
+  // them to the catch-all). The viewer speaks the SparkJava dialect (route list, string ids); other
+  // dialects go without it.
+  if ((options.dialect ?? 'spark') === 'spark') registerViewerRoutes(app, { instance: options.instance });
   registerOperationsRoutes(app, { state: current, follow: options.follow, metrics });
   app.route({ method: app.supportedMethods, url: '*', handler });
   app.setNotFoundHandler(handler);

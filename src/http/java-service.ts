@@ -1,17 +1,16 @@
-import { FormatError, isAppError, NotFoundError } from '../errors.js';
+import { isAppError, NotFoundError } from '../errors.js';
+import type { Dialect } from './dialects.js';
 import { JavaValueError } from '../format/java-value-error.js';
-import { UTC, type JavaTimeZone } from '../format/java-time-zones.js';
+import type { JavaTimeZone } from '../format/java-time-zones.js';
 import type { StorageFamily } from '../format/storage-family.js';
-import { parseJavaLong } from '../format/type-dictionary.js';
-import { describeObject, type EntitySource } from '../inspect/describe-object.js';
+import type { EntitySource } from '../inspect/describe-object.js';
 import { javaUtf8 } from '../inspect/gson-json.js';
 import { rootJson } from '../inspect/root.js';
 import { filesStatisticsJson, type StatisticsSource } from '../inspect/statistics.js';
 import { documentationFor, routeListingJson } from './documentation.js';
-import { checkedSource, damageReport, RequestWarnings } from './integrity.js';
-import { booleanParameter, checkFormat, clampToInt, longParameter, ParameterError } from './java-params.js';
+import { RequestWarnings } from './integrity.js';
+import { checkFormat, objectRequest, ParameterError } from './java-params.js';
 import {
-  budgetedSource,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_REQUEST_TIMEOUT_MS,
   objectDescriptionBytes,
@@ -19,6 +18,7 @@ import {
   RequestLimitError,
 } from './limits.js';
 import { parseServletQuery, QueryDecodeError, type QueryParameters } from './servlet-query.js';
+import { adapterObject, checkRoot } from './rest-adapter.js';
 import { acceptAllowsRoutes, matchRoute, type RouteMatch } from './spark-routing.js';
 
 /**
@@ -58,6 +58,8 @@ export interface ServiceState extends EntitySource, StatisticsSource {
 
 export interface JavaServiceOptions {
   readonly instance: string;
+  /** Which Java service to answer like (dialects.ts); `spark` when absent. */
+  readonly dialect?: Dialect;
   readonly timeZone?: JavaTimeZone;
   /** Object answers above this many bytes are refused with 413 (default 256 MiB). */
   readonly maxResponseBytes?: number;
@@ -69,7 +71,6 @@ export interface JavaServiceOptions {
 export const ERROR_HEADER = 'x-storage-inspector-error';
 /** Header saying that a damaged part of the storage may contradict an answer (see integrity.ts). */
 export const WARNING_HEADER = 'x-storage-inspector-warning';
-const FIRST_OBJECT_ID = 1000000000000000001n;
 const MAX_ERROR_HEADER_LENGTH = 500;
 
 const HTML = 'text/html;charset=utf-8';
@@ -77,7 +78,6 @@ const JSON_TYPE = 'application/json';
 const NOT_FOUND_PAGE = Buffer.from('<html><body><h2>404 Not found</h2></body></html>');
 const SERVER_ERROR_PAGE = Buffer.from('<html><body><h2>500 Internal Server Error</h2></body></html>');
 const EMPTY = Buffer.alloc(0);
-const LONG_MAX = 9223372036854775807n;
 
 export function notFoundPage(): Answer {
   return { status: 404, contentType: HTML, body: NOT_FOUND_PAGE };
@@ -203,62 +203,10 @@ async function answerObject(
   budget: RequestBudget,
   warnings: RequestWarnings,
 ): Promise<Answer> {
-  const fixedOffset = longParameter(query, 'fixedOffset', 0n);
-  const fixedLength = longParameter(query, 'fixedLength', LONG_MAX);
-  const variableOffset = longParameter(query, 'variableOffset', 0n);
-  const variableLength = longParameter(query, 'variableLength', LONG_MAX);
-  const valueLength = longParameter(query, 'valueLength', LONG_MAX);
-  const references = booleanParameter(query, 'references', false);
-  const objectId = parseJavaLong(oidText);
-  if (objectId === undefined) throw new ParameterError('invalid url parameter ObjectId');
-  const paging = { fixedOffset, fixedLength, variableOffset, variableLength, valueLength };
-  for (const [name, value] of Object.entries(paging)) {
-    if (value < 0n) throw new ParameterError(`invalid parameter ${name}`);
-  }
-  const describeOptions = {
-    fixedOffset: clampToInt(fixedOffset),
-    fixedLength: clampToInt(fixedLength),
-    variableOffset: clampToInt(variableOffset),
-    variableLength: clampToInt(variableLength),
-    valueLength: clampToInt(valueLength),
-    references,
-    timeZone: options.timeZone ?? UTC,
-  };
-  // Damage is checked for every record read (integrity.ts); sizes while writing the JSON and, when
-  // many objects are described (references=true), before each of them (limits.ts).
-  const checked = checkedSource(state, await damageReport(state), warnings);
-  const source = references ? budgetedSource(checked, budget, describeOptions) : checked;
-  const description = await describeObject(source, objectId, describeOptions);
+  const description = await adapterObject(state, options, objectRequest(query, oidText), budget, warnings);
   const body = objectDescriptionBytes(description, budget);
   checkFormat(query);
   return { status: 200, contentType: JSON_TYPE, body };
-}
-
-/**
- * The root comes from the roots entity: without its type in the dictionary it cannot be known
- * (every 4.x storage has it), and a damaged data file may hide a newer roots entity.
- */
-async function checkRoot(state: ServiceState, warnings: RequestWarnings): Promise<void> {
-  const entities = state.channels.reduce((n, c) => n + c.objects.size, 0);
-  const rootsTypeName = state.family.rootsTypeName;
-  const rootsType = state.dictionary.currentByName.get(rootsTypeName);
-  if (entities > 0 && rootsType === undefined) {
-    throw new FormatError('FORMAT_UNKNOWN_TYPE_ID', `the type dictionary lacks ${rootsTypeName}: the root cannot be determined`);
-  }
-  if (state.rootObjectId === 0n && rootsType !== undefined) {
-    // 4.x writes the roots entity first, as object 1000000000000000001: if that record has
-    // another type now, "no root" would be a guess.
-    const first = await state.readEntity(FIRST_OBJECT_ID);
-    if (first !== undefined && first.typeId !== rootsType.typeId) {
-      const name = state.dictionary.byId.get(first.typeId)?.typeName ?? 'unknown to the dictionary';
-      throw new FormatError(
-        'FORMAT_BAD_RECORD',
-        `object ${FIRST_OBJECT_ID}, the roots entity, has type id ${first.typeId} (${name}) instead of ${rootsType.typeId}: the root cannot be determined`,
-        { file: first.file, offset: first.offset + 8 },
-      );
-    }
-  }
-  for (const region of (await damageReport(state)).regions) warnings.noteRoot(region);
 }
 
 function json(body: string): Answer {

@@ -225,20 +225,20 @@ export class BoundedJsonWriter {
  * Kept identical to `objectDescriptionJson`; test/security/limits.test.ts compares the two on every
  * object of the corpus.
  */
-export function objectDescriptionBytes(d: ObjectDescription, budget: RequestBudget): Buffer {
+export function objectDescriptionBytes(d: ObjectDescription, budget: RequestBudget, stringLiteral: (text: string) => string = gsonString): Buffer {
   const out = new BoundedJsonWriter(budget);
-  writeDescription(out, d);
+  writeDescription(out, d, stringLiteral);
   return out.finish();
 }
 
 type DataValue = ObjectDescription['data'][number];
 
-function writeDescription(out: BoundedJsonWriter, d: ObjectDescription): void {
+function writeDescription(out: BoundedJsonWriter, d: ObjectDescription, stringLiteral: (text: string) => string): void {
   const variableLength = d.variableLength === null ? 'null' : `[${d.variableLength.map((n) => `"${n}"`).join(',')}]`;
   out.write(
     `{"objectId":"${d.objectId}","typeId":"${d.typeId}","length":"${d.length}","variableLength":${variableLength},"simplified":${d.simplified},"data":`,
   );
-  writeData(out, d.data);
+  writeData(out, d.data, stringLiteral);
   out.write(',"references":');
   if (d.references === null) {
     out.write('null}');
@@ -248,19 +248,19 @@ function writeDescription(out: BoundedJsonWriter, d: ObjectDescription): void {
   d.references.forEach((r, i) => {
     if (i > 0) out.write(',');
     if (r === null) out.write('null');
-    else writeDescription(out, r);
+    else writeDescription(out, r, stringLiteral);
   });
   out.write(']}');
 }
 
-function writeData(out: BoundedJsonWriter, values: readonly DataValue[]): void {
+function writeData(out: BoundedJsonWriter, values: readonly DataValue[], stringLiteral: (text: string) => string): void {
   out.write('[');
   for (let i = 0; i < values.length; i++) {
     if (i > 0) out.write(',');
     const v = values[i] as DataValue;
     if (typeof v === 'bigint') out.write(`"${v}"`);
-    else if (typeof v === 'string') out.write(gsonString(v));
-    else writeData(out, v);
+    else if (typeof v === 'string') out.write(stringLiteral(v));
+    else writeData(out, v, stringLiteral);
   }
   out.write(']');
 }

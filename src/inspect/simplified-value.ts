@@ -262,7 +262,7 @@ const JDK_INTERFACES = new Set([
  * Stand-in for Java's identity hash code, which differs on every run (clients must not rely on
  * it): a stable 31-bit mix of the object id, printed like `Integer.toHexString`.
  */
-function identityHash(objectId: bigint): string {
+export function identityHash(objectId: bigint): string {
   let h = Number(objectId & 0x7fffffffn) ^ Number((objectId >> 31n) & 0x7fffffffn);
   h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
   h = Math.imul(h ^ (h >>> 12), 0x297a2d39);

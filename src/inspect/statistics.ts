@@ -1,6 +1,7 @@
 import { javaDirectoryText } from '../storage/directory-source.js';
 import type { StorageChannel } from '../storage/storage.js';
 import { gsonString } from './gson-json.js';
+import { jacksonString } from './jackson-json.js';
 
 /**
  * `maintenance/filesStatistics` (rest-rendering.md §9): per file, channel and storage the live
@@ -59,4 +60,34 @@ export function javaInstantText(date: Date): string {
   if (year > 9999) text = `+${String(year)}${text.slice(text.indexOf('-', 1))}`;
   else if (year < 0) text = `-${String(-year).padStart(4, '0')}${text.slice(text.indexOf('-', 1))}`;
   return text;
+}
+
+/**
+ * The same statistics as Micronaut's controller serializes them (`ViewerStorageFileStatistics`
+ * through Micronaut serialization): numbers as numbers, each object's inherited counters first,
+ * `creationTime` as `yyyy-MM-dd'T'HH:mm:ss'Z'` in UTC (its mixin's format: no milliseconds).
+ */
+export function micronautFilesStatisticsJson(source: StatisticsSource, now: Date = new Date()): string {
+  const base = javaDirectoryText(source.directory);
+  const counters = (files: number, live: number, total: number): string => `"fileCount":${files},"liveDataLength":${live},"totalDataLength":${total}`;
+  let fileCount = 0;
+  let live = 0;
+  let total = 0;
+  const channelParts: string[] = [];
+  for (const channel of source.channels) {
+    let channelLive = 0;
+    let channelTotal = 0;
+    const files = channel.files.map((f) => {
+      channelLive += f.liveLength;
+      channelTotal += f.totalLength;
+      const path = source.javaFilePath?.(channel.directoryName, f.name) ?? `${base}/${channel.directoryName}/${f.name}`;
+      return `{${counters(1, f.liveLength, f.totalLength)},"fileNumber":${f.fileNumber},"file":${jacksonString(path)}}`;
+    });
+    fileCount += channel.files.length;
+    live += channelLive;
+    total += channelTotal;
+    channelParts.push(`"${channel.index}":{${counters(channel.files.length, channelLive, channelTotal)},"channelIndex":${channel.index},"files":[${files.join(',')}]}`);
+  }
+  const creationTime = `${now.toISOString().slice(0, 19)}Z`;
+  return `{${counters(fileCount, live, total)},"creationTime":"${creationTime}","channelStatistics":{${channelParts.join(',')}}}`;
 }

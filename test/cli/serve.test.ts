@@ -27,7 +27,7 @@ function runCli(args: string[], untilStderr?: RegExp): Promise<{ code: number | 
 
 describe('serve command line', () => {
   it('parses options with the Java service defaults', () => {
-    expect(parseServeArgs(['dir'])).toEqual({ directory: 'dir', port: 4567, host: '127.0.0.1', quiet: false, logFormat: 'json', follow: true, pollIntervalMs: 500 });
+    expect(parseServeArgs(['dir'])).toEqual({ directory: 'dir', port: 4567, host: '127.0.0.1', dialect: 'spark', quiet: false, logFormat: 'json', follow: true, pollIntervalMs: 500 });
     expect(parseServeArgs(['dir', '--no-follow', '--poll-interval', '100'])).toMatchObject({ follow: false, pollIntervalMs: 100 });
     expect(parseServeArgs(['dir', '--port', '0', '--host', '::1', '--instance', 'store', '--quiet'])).toMatchObject({ port: 0, host: '::1', instance: 'store', quiet: true });
     expect(() => parseServeArgs([])).toThrow('expected exactly one storage directory');

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { type Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import { buildApp } from '../../http/app.js';
+import { defaultInstance, DIALECTS, type Dialect } from '../../http/dialects.js';
 import { BASIC_AUTH_ENV, loadAuthConfig, refuseSecretFlags, TOKEN_ENV } from '../../http/auth.js';
 import { parseCorsOrigins } from '../../http/cors.js';
 import { checkServable } from '../../http/integrity.js';
@@ -32,8 +33,9 @@ export interface ServeOptions {
   readonly directory: string;
   readonly port: number;
   readonly host: string;
-  /** Undefined: the Java default of the storage's family (`microstream`, `store-data`). */
+  /** Undefined: the Java default of the dialect for the storage's family (`microstream`, `store-data`). */
   readonly instance?: string | undefined;
+  readonly dialect: Dialect;
   readonly quiet: boolean;
   readonly logFormat: LogFormat;
   readonly follow: boolean;
@@ -59,6 +61,13 @@ export function serveCommand(): Command {
     .addOption(fromEnv(new Option('--host <address>', 'interface to listen on').default('127.0.0.1')))
     .addOption(
       fromEnv(new Option('--instance <name>', 'instance name, the first path segment (default: microstream for a MicroStream storage, store-data for an EclipseStore storage)')),
+    )
+    .addOption(
+      fromEnv(
+        new Option('--dialect <name>', 'which Java service to answer like: spark (the recorded one), javalin (EclipseStore\'s current service), micronaut (the Micronaut controller)')
+          .choices(DIALECTS)
+          .default('spark'),
+      ),
     )
     .addOption(fromEnv(new Option('--no-follow', 'serve the state at startup; do not follow later commits')))
     .addOption(
@@ -104,6 +113,7 @@ interface ServeFlags {
   port: number;
   host: string;
   instance?: string;
+  dialect: Dialect;
   follow: boolean;
   pollInterval: number;
   quiet?: true;
@@ -143,6 +153,7 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
     port: values.port,
     host: values.host,
     instance: values.instance,
+    dialect: values.dialect,
     quiet: values.quiet === true,
     logFormat: values.logFormat,
     follow: values.follow,
@@ -211,9 +222,10 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
         },
       })
     : undefined;
-  const instance = options.instance ?? storage.family.defaultInstance;
+  const instance = options.instance ?? defaultInstance(options.dialect, storage.family);
   const app = buildApp(storage, {
     instance,
+    dialect: options.dialect,
     // --quiet drops the request log (info), not the failures (warn, error).
     logger: serverLogger(options.logFormat, options.quiet ? 'warn' : 'info'),
     auth,
@@ -262,8 +274,8 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
   const guarded = [auth === undefined ? undefined : 'authentication required', cors === undefined ? undefined : 'CORS allow-list'].filter((x) => x !== undefined);
   const base = `${scheme}://${hostForUrl(options.host)}:${port}`;
   io.stderr.write(
-    `storage-inspector: serving ${options.directory} (${storage.family.label}) at ${base}/${instance}/root${guarded.length > 0 ? ` (${guarded.join(', ')})` : ''}\n` +
-      `storage-inspector: web viewer at ${base}/viewer/\n`,
+    `storage-inspector: serving ${options.directory} (${storage.family.label}${options.dialect === 'spark' ? '' : `, ${options.dialect} dialect`}) at ${base}/${instance}/root${guarded.length > 0 ? ` (${guarded.join(', ')})` : ''}\n` +
+      (options.dialect === 'spark' ? `storage-inspector: web viewer at ${base}/viewer/\n` : `storage-inspector: no web viewer in the ${options.dialect} dialect (it needs the default one)\n`),
   );
 }
 

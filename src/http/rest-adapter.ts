@@ -1,0 +1,92 @@
+import { FormatError } from '../errors.js';
+import { UTC } from '../format/java-time-zones.js';
+import { describeObject, type ObjectDescription } from '../inspect/describe-object.js';
+import { checkedSource, damageReport, type RequestWarnings } from './integrity.js';
+import { clampToInt, ParameterError } from './java-params.js';
+import type { JavaServiceOptions, ServiceState } from './java-service.js';
+import { budgetedSource, type RequestBudget } from './limits.js';
+
+/**
+ * What the Java `StorageRestAdapter` does behind every web framework that serves it (SparkJava,
+ * Javalin, Spring Boot, Micronaut): the paging checks and the description of an object, and
+ * finding the root. The frameworks differ only in how they parse parameters, route, serialize
+ * and report errors (java-service.ts, javalin-service.ts, micronaut-service.ts).
+ */
+
+export const LONG_MAX = 9223372036854775807n;
+const FIRST_OBJECT_ID = 1000000000000000001n;
+
+/** The adapter's `getObject` arguments, as parsed by the framework. */
+export interface ObjectRequest {
+  readonly objectId: bigint;
+  readonly fixedOffset: bigint;
+  readonly fixedLength: bigint;
+  readonly variableOffset: bigint;
+  readonly variableLength: bigint;
+  readonly valueLength: bigint;
+  readonly references: boolean;
+}
+
+/**
+ * `StorageRestAdapter.getObject`: negative paging values are refused (`invalid parameter <name>`,
+ * in this order), then the object is described. Damage is checked for every record read
+ * (integrity.ts); with `references`, the size budget before each described object (limits.ts).
+ */
+export async function adapterObject(
+  state: ServiceState,
+  options: JavaServiceOptions,
+  request: ObjectRequest,
+  budget: RequestBudget,
+  warnings: RequestWarnings,
+): Promise<ObjectDescription> {
+  const paging = {
+    fixedOffset: request.fixedOffset,
+    fixedLength: request.fixedLength,
+    variableOffset: request.variableOffset,
+    variableLength: request.variableLength,
+    valueLength: request.valueLength,
+  };
+  for (const [name, value] of Object.entries(paging)) {
+    if (value < 0n) throw new ParameterError(`invalid parameter ${name}`);
+  }
+  const describeOptions = {
+    fixedOffset: clampToInt(request.fixedOffset),
+    fixedLength: clampToInt(request.fixedLength),
+    variableOffset: clampToInt(request.variableOffset),
+    variableLength: clampToInt(request.variableLength),
+    valueLength: clampToInt(request.valueLength),
+    references: request.references,
+    timeZone: options.timeZone ?? UTC,
+  };
+  const checked = checkedSource(state, await damageReport(state), warnings);
+  const source = request.references ? budgetedSource(checked, budget, describeOptions) : checked;
+  return describeObject(source, request.objectId, describeOptions);
+}
+
+/**
+ * Before answering the root: it comes from the roots entity, so without the family's roots type
+ * in the dictionary it cannot be known (every storage has it), and a damaged data file may hide a
+ * newer roots entity.
+ */
+export async function checkRoot(state: ServiceState, warnings: RequestWarnings): Promise<void> {
+  const entities = state.channels.reduce((n, c) => n + c.objects.size, 0);
+  const rootsTypeName = state.family.rootsTypeName;
+  const rootsType = state.dictionary.currentByName.get(rootsTypeName);
+  if (entities > 0 && rootsType === undefined) {
+    throw new FormatError('FORMAT_UNKNOWN_TYPE_ID', `the type dictionary lacks ${rootsTypeName}: the root cannot be determined`);
+  }
+  if (state.rootObjectId === 0n && rootsType !== undefined) {
+    // The roots entity is written first, as object 1000000000000000001: if that record has
+    // another type now, "no root" would be a guess.
+    const first = await state.readEntity(FIRST_OBJECT_ID);
+    if (first !== undefined && first.typeId !== rootsType.typeId) {
+      const name = state.dictionary.byId.get(first.typeId)?.typeName ?? 'unknown to the dictionary';
+      throw new FormatError(
+        'FORMAT_BAD_RECORD',
+        `object ${FIRST_OBJECT_ID}, the roots entity, has type id ${first.typeId} (${name}) instead of ${rootsType.typeId}: the root cannot be determined`,
+        { file: first.file, offset: first.offset + 8 },
+      );
+    }
+  }
+  for (const region of (await damageReport(state)).regions) warnings.noteRoot(region);
+}
