@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/http/app.js';
+import { StorageRegistry } from '../src/http/storage-registry.js';
 import { Storage } from '../src/storage/storage.js';
 import { compareWithCase, CORPORA, loadCases, type RecordedCase } from './helpers/conformance.js';
 import { rawRequest } from './helpers/raw-http.js';
@@ -22,15 +23,21 @@ describe.each(STORAGES)('conformance: $label', ({ corpus, name }) => {
   let port: number;
   const agent = new Agent({ keepAlive: true, maxSockets: 8 });
 
+  // Served with our own API and its graph index present, as `serve` does: the Java routes must not notice.
+  const registry = new StorageRegistry();
   beforeAll(async () => {
     storage = await Storage.open(storageDir);
-    app = buildApp(storage, { instance: storage.family.defaultInstance });
+    registry.add('default', storage);
+    registry.startAll();
+    await registry.get()!.graph.ready();
+    app = buildApp(storage, { instance: storage.family.defaultInstance, api: registry });
     await app.listen({ host: '127.0.0.1', port: 0 });
     port = (app.server.address() as AddressInfo).port;
   });
   afterAll(async () => {
     agent.destroy();
     await app.close();
+    await registry.close();
     await storage.close();
   });
 

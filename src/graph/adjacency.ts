@@ -22,6 +22,8 @@ export class Adjacency {
   private readonly referrersAdded = new Map<number, number[]>();
   private readonly referrersRemoved = new Map<number, Set<number>>();
   private overlayWeight = 0;
+  /** Edges gained minus edges lost since the rows were built. */
+  private edgeDelta = 0;
 
   constructor(rowStart: Uint32Array, rows: Uint32Array, baseNodes: number) {
     this.rowStart = rowStart;
@@ -37,6 +39,11 @@ export class Adjacency {
   /** Distinct edges in the base rows. */
   get baseEdges(): number {
     return this.rows.length / 2;
+  }
+
+  /** Distinct references (source, target pairs) in the graph. */
+  referenceCount(): number {
+    return this.rows.length / 2 + this.edgeDelta;
   }
 
   /** Changed nodes and referrers waiting in overlays. */
@@ -180,10 +187,12 @@ export class Adjacency {
         j++;
       } else if (b < t) {
         this.removeReferrer(b, v);
+        this.edgeDelta--;
         lost(b);
         i++;
       } else {
         this.addReferrer(t, v);
+        this.edgeDelta++;
         gained(t);
         j++;
       }
@@ -248,6 +257,7 @@ export class Adjacency {
     this.referrersAdded.clear();
     this.referrersRemoved.clear();
     this.overlayWeight = 0;
+    this.edgeDelta = 0;
   }
 }
 

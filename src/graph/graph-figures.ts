@@ -119,3 +119,20 @@ export function instancesOf(graph: GraphIndex, type: number, offset: number, lim
   });
   return { total: seen, nodes };
 }
+
+/**
+ * Visits nodes in ascending id order, starting after the node of `afterId` (from the first when
+ * undefined); stops when `visit` returns false.
+ */
+export function forEachNodeInIdOrder(graph: GraphIndex, afterId: bigint | undefined, visit: (node: number) => boolean | void): void {
+  graph.nodes.forEachRun((low, high, first, length) => {
+    const start = (BigInt(high) << 32n) | BigInt(low);
+    let from = 0;
+    if (afterId !== undefined) {
+      if (afterId >= start + BigInt(length) - 1n) return true;
+      if (afterId >= start) from = Number(afterId - start) + 1;
+    }
+    for (let k = from; k < length; k++) if (visit(first + k) === false) return false;
+    return true;
+  });
+}

@@ -18,6 +18,8 @@ import { createMetrics } from './metrics.js';
 import { METRICS_PATH, registerOperationsRoutes, routeLabeller } from './operations-routes.js';
 import type { FollowStatus } from '../storage/follow-status.js';
 import type { TlsConfig } from './tls.js';
+import { apiV1Plugin } from './api-v1/api-v1-plugin.js';
+import type { StorageRegistry } from './storage-registry.js';
 import { registerViewerRoutes } from './viewer-routes.js';
 
 /**
@@ -47,6 +49,8 @@ export interface AppOptions extends JavaServiceOptions {
   readonly metrics?: boolean;
   /** A token that opens /metrics (and nothing else), besides the credentials of `auth`. */
   readonly metricsToken?: AuthConfig | undefined;
+  /** The storages our own API (`/api/v1`) answers for; no such routes when undefined. */
+  readonly api?: StorageRegistry | undefined;
 }
 
 /** What the access checks decided for one request: headers to add, or the whole answer. */
@@ -218,6 +222,7 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
   // dialects go without it.
   if ((options.dialect ?? 'spark') === 'spark') registerViewerRoutes(app, { instance: options.instance });
   registerOperationsRoutes(app, { state: current, follow: options.follow, metrics });
+  if (options.api !== undefined) void app.register(apiV1Plugin, { registry: options.api, requestTimeoutMs: timeoutMs });
   app.route({ method: app.supportedMethods, url: '*', handler });
   app.setNotFoundHandler(handler);
   // Node closes CONNECT requests without a word when nobody listens; this is not a proxy: say so.

@@ -8,7 +8,7 @@ import type { GraphIndex } from '../../src/graph/graph-index.js';
 import { GraphService } from '../../src/graph/graph-service.js';
 import { shortestPaths } from '../../src/graph/shortest-paths.js';
 import { Storage } from '../../src/storage/storage.js';
-import { ModelStorage } from './model-storage.js';
+import { ModelStorage, writeModelStorage } from './model-storage.js';
 
 /**
  * A storage with deliberate garbage (a garbage cycle, garbage referring to live objects), missing
@@ -16,8 +16,6 @@ import { ModelStorage } from './model-storage.js';
  * graph is known from the model that wrote it; then commits that remove and add references while
  * the graph follows, each checked against the model and against a graph built from scratch.
  */
-
-const FAR = 8_000_000_000_000_000_000n;
 
 interface Expected {
   reachable: Set<bigint>;
@@ -140,31 +138,9 @@ describe('graph of a storage with known garbage, missing ids and versions', () =
   beforeAll(() => {
     base = mkdtempSync(join(tmpdir(), 'graph-model-'));
     dir = join(base, 'storage');
-    model = ModelStorage.create(dir);
-    const hole = model.newId(); // allocated, never stored: missing inside the id range
-    const d = model.putNode({ name: 'd', weight: 4 });
-    const lazy = model.putLazy(d);
-    const b = model.newId();
-    const c = model.newId();
-    model.putNode({ name: 'b', next: c }, b);
-    model.putNode({ name: 'c', next: b }, c);
-    const d2 = model.putNode({ name: 'd2', next: FAR });
-    const map = model.putMap([[model.putString('k'), d2]]);
-    const list = model.putList([b, c, hole, 0n, map, b]);
-    const a = model.putNode({ name: 'a' });
-    const root = model.putNode({ name: 'root', next: a, children: list, lazy });
-    const g1 = model.newId();
-    const g2 = model.newId();
-    model.putNode({ name: 'g1', next: g2 }, g1);
-    model.putNode({ name: 'g2', next: g1 }, g2);
-    const g3 = model.putNode({ name: 'g3', next: a, children: model.putList([g1, FAR]) });
-    model.setRoot(root);
-    model.commit();
-    // A second commit: `a` stored again (its old name string becomes garbage).
-    model.putNode({ name: 'a, version 2' }, a);
-    model.commit();
-    model.close();
-    Object.assign(ids, { hole, d, lazy, b, c, d2, map, list, a, root, g1, g2, g3 });
+    const written = writeModelStorage(dir);
+    model = written.model;
+    Object.assign(ids, written.ids);
   });
 
   afterAll(() => rmSync(base, { recursive: true, force: true }));

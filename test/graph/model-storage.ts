@@ -120,3 +120,38 @@ const NODE_MEMBERS = reflectiveMembers('gen.Node', [
   { name: 'lazy', type: 'one.microstream.reference.Lazy' },
   { name: 'weight', type: 'int' },
 ]);
+
+/** An id far outside the storage's id range, never stored. */
+export const FAR_MISSING_ID = 8_000_000_000_000_000_000n;
+
+/**
+ * Writes the storage the graph tests share: reachable nodes through a list, a map and a Lazy; a
+ * cycle; a missing id inside the id range (allocated, never stored) and one far outside it;
+ * garbage (a cycle, and a node that refers to live objects); and `a` stored twice.
+ */
+export function writeModelStorage(directory: string): { model: ModelStorage; ids: Record<string, bigint> } {
+  const model = ModelStorage.create(directory);
+  const hole = model.newId();
+  const d = model.putNode({ name: 'd', weight: 4 });
+  const lazy = model.putLazy(d);
+  const b = model.newId();
+  const c = model.newId();
+  model.putNode({ name: 'b', next: c }, b);
+  model.putNode({ name: 'c', next: b }, c);
+  const d2 = model.putNode({ name: 'd2', next: FAR_MISSING_ID });
+  const map = model.putMap([[model.putString('k'), d2]]);
+  const list = model.putList([b, c, hole, 0n, map, b]);
+  const a = model.putNode({ name: 'a' });
+  const root = model.putNode({ name: 'root', next: a, children: list, lazy });
+  const g1 = model.newId();
+  const g2 = model.newId();
+  model.putNode({ name: 'g1', next: g2 }, g1);
+  model.putNode({ name: 'g2', next: g1 }, g2);
+  const g3 = model.putNode({ name: 'g3', next: a, children: model.putList([g1, FAR_MISSING_ID]) });
+  model.setRoot(root);
+  model.commit();
+  model.putNode({ name: 'a, version 2' }, a);
+  model.commit();
+  model.close();
+  return { model, ids: { hole, d, lazy, b, c, d2, map, list, a, root, g1, g2, g3 } };
+}

@@ -3,6 +3,8 @@ import { type Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import { buildApp } from '../../http/app.js';
 import { defaultInstance, DIALECTS, type Dialect } from '../../http/dialects.js';
+import { StorageRegistry } from '../../http/storage-registry.js';
+import { graphProgressReporter } from '../graph-progress.js';
 import { BASIC_AUTH_ENV, loadAuthConfig, refuseSecretFlags, TOKEN_ENV } from '../../http/auth.js';
 import { parseCorsOrigins } from '../../http/cors.js';
 import { checkServable } from '../../http/integrity.js';
@@ -223,7 +225,11 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
       })
     : undefined;
   const instance = options.instance ?? defaultInstance(options.dialect, storage.family);
+  // Our own API's graph index is built in the background once the server listens.
+  const registry = new StorageRegistry();
+  registry.add('default', storage, graphProgressReporter(io));
   const app = buildApp(storage, {
+    api: registry,
     instance,
     dialect: options.dialect,
     // --quiet drops the request log (info), not the failures (warn, error).
@@ -257,6 +263,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
       await follower?.stop();
       await app.close();
       clearTimeout(cut);
+      await registry.close();
       await storage.close();
     } finally {
       io.stderr.write('storage-inspector: stopped\n');
@@ -268,6 +275,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
   }
   await app.listen({ host: options.host, port: options.port });
   follower?.start();
+  registry.startAll();
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : options.port;
   const scheme = tls === undefined ? 'http' : 'https';
@@ -275,7 +283,8 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
   const base = `${scheme}://${hostForUrl(options.host)}:${port}`;
   io.stderr.write(
     `storage-inspector: serving ${options.directory} (${storage.family.label}${options.dialect === 'spark' ? '' : `, ${options.dialect} dialect`}) at ${base}/${instance}/root${guarded.length > 0 ? ` (${guarded.join(', ')})` : ''}\n` +
-      (options.dialect === 'spark' ? `storage-inspector: web viewer at ${base}/viewer/\n` : `storage-inspector: no web viewer in the ${options.dialect} dialect (it needs the default one)\n`),
+      (options.dialect === 'spark' ? `storage-inspector: web viewer at ${base}/viewer/\n` : `storage-inspector: no web viewer in the ${options.dialect} dialect (it needs the default one)\n`) +
+      `storage-inspector: API at ${base}/api/v1/ (${base}/api/v1/openapi.json)\n`,
   );
 }
 

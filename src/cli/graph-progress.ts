@@ -1,0 +1,25 @@
+import type { GraphServiceOptions } from '../graph/graph-service.js';
+import type { CommandIo } from './io.js';
+
+/**
+ * What the graph index build tells on stderr: progress at most once a second once it has taken
+ * more than a second, and one line when it is ready or failed.
+ */
+export function graphProgressReporter(io: CommandIo, label = 'graph index'): GraphServiceOptions {
+  let last = 0;
+  return {
+    onProgress: (p, elapsedMs) => {
+      const now = Date.now();
+      if (elapsedMs < 1000 || now - last < 1000) return;
+      last = now;
+      const percent = p.bytesTotal === 0 ? 100 : Math.floor((100 * p.bytesDone) / p.bytesTotal);
+      io.stderr.write(`storage-inspector: ${label} ${p.phase === 'linking' ? 'linking' : `${percent}%`} (${p.filesDone}/${p.filesTotal} files)\n`);
+    },
+    onReady: (graph, buildMs) => {
+      io.stderr.write(`storage-inspector: ${label} ready: ${graph.nodeCount} objects, ${graph.adjacency.referenceCount()} references, built in ${(buildMs / 1000).toFixed(1)} s\n`);
+    },
+    onFailed: (error) => {
+      io.stderr.write(`storage-inspector: warning: ${label} failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    },
+  };
+}

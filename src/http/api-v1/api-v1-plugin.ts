@@ -1,0 +1,80 @@
+import { createRequire } from 'node:module';
+import swagger from '@fastify/swagger';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { isAppError } from '../../errors.js';
+import type { StorageRegistry } from '../storage-registry.js';
+import { analysisRoutes } from './analysis-routes.js';
+import { objectRoutes } from './object-routes.js';
+import { ApiProblem, sendProblem } from './problem.js';
+import { API_PREFIX, registerRoute } from './routing.js';
+import { storageRoutes } from './storage-routes.js';
+import { versionRoutes } from './version-routes.js';
+
+/**
+ * Our own JSON API under `/api/v1`, as one encapsulated fastify plugin: its routes, their
+ * schemas (which validate, serialize and make up the OpenAPI document at
+ * `/api/v1/openapi.json`), and one error handler that answers every failure as
+ * `application/problem+json`. Access control, CORS and connection limits are the application's
+ * (hooks on the root instance cover these routes too).
+ */
+
+export interface ApiV1Options {
+  readonly registry: StorageRegistry;
+  /** Requests still running after this many milliseconds are answered 503 (0: no limit). */
+  readonly requestTimeoutMs: number;
+}
+
+export async function apiV1Plugin(scope: FastifyInstance, options: ApiV1Options): Promise<void> {
+  await scope.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'storage-inspector API',
+        version: (createRequire(import.meta.url)('../../../package.json') as { version: string }).version,
+        description:
+          'Questions about a MicroStream / EclipseStore storage that the Java-compatible API cannot answer: who references an object, how it is reachable, what is garbage, what takes the space, earlier versions of an object. Ids are decimal strings; errors are application/problem+json. While the graph index is being built, routes that need it answer 503 with Retry-After.',
+      },
+      tags: [
+        { name: 'storage', description: 'the storage as a whole' },
+        { name: 'types', description: 'instances and bytes per type' },
+        { name: 'objects', description: 'objects, their referrers and paths from the roots' },
+        { name: 'versions', description: 'earlier records of an object' },
+        { name: 'analysis', description: 'garbage, missing references, wasted bytes' },
+        { name: 'search', description: 'objects by text or value' },
+      ],
+    },
+    hideUntagged: true,
+  });
+
+  scope.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof ApiProblem) {
+      reply.headers(error.headers);
+      return sendProblem(reply, error.status, error.title, error.message, error.extra);
+    }
+    if (error.validation !== undefined) return sendProblem(reply, 400, 'Bad Request', error.message);
+    if (isAppError(error) && error.code === 'STORAGE_FILE_GONE') {
+      reply.header('retry-after', '1');
+      return sendProblem(reply, 503, 'Storage Changed', `${error.message}; ask again`);
+    }
+    if (isAppError(error) && error.code.startsWith('FORMAT_')) return sendProblem(reply, 500, 'Unreadable Record', error.message);
+    request.log.error({ err: error, url: request.url }, 'request failed');
+    return sendProblem(reply, 500, 'Internal Server Error', error.message);
+  });
+
+  for (const route of [...storageRoutes, ...objectRoutes, ...versionRoutes, ...analysisRoutes]) registerRoute(scope, route, options);
+
+  scope.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => scope.swagger());
+  // Whatever else is asked below the prefix is a problem of this API, not a Java 404 page.
+  scope.route({
+    method: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'],
+    url: `${API_PREFIX}/*`,
+    schema: { hide: true },
+    handler: async (request, reply) => {
+      if (request.method !== 'GET') {
+        reply.header('allow', 'GET');
+        return sendProblem(reply, 405, 'Method Not Allowed', `${API_PREFIX} answers GET only`);
+      }
+      return sendProblem(reply, 404, 'Not Found', `no route ${request.url.split('?')[0]} (see ${API_PREFIX}/openapi.json)`);
+    },
+  });
+}

@@ -1,0 +1,95 @@
+import { Type, type Static } from 'typebox';
+import { resolveJdkConstant } from '../../format/ids.js';
+import { shortestPaths } from '../../graph/shortest-paths.js';
+import { objectViewOf, requireGraph, storedNode, typeNameOf, viaOf } from './graph-answers.js';
+import { answers, notFound } from './problem.js';
+import type { ApiRoute } from './routing.js';
+import { ObjectParams, ObjectView, Paging, PathList, ReferrerList } from './schemas.js';
+
+/** `/objects/{oid}`, its referrers and its paths from the roots. */
+
+const PagingQuery = Type.Object(Paging);
+const PathsQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 3, description: 'paths at most' })) });
+
+export const objectRoutes: readonly ApiRoute[] = [
+  {
+    path: '/objects/:oid',
+    schema: {
+      summary: 'An object: its type, every member by name with its value, list elements and map entries paged',
+      description: '`offset` and `limit` page the elements of every list member (collections, arrays, map entries).',
+      tags: ['objects'],
+      params: ObjectParams,
+      querystring: PagingQuery,
+      response: answers(ObjectView, 404),
+    },
+    handler: (request, _reply, context) =>
+      context.storage.consistent(async () => {
+        const graph = requireGraph(context);
+        const query = request.query as Static<typeof PagingQuery>;
+        return objectViewOf(context, graph, BigInt((request.params as Static<typeof ObjectParams>).oid), { offset: query.offset ?? 0, limit: query.limit ?? 100 });
+      }),
+  },
+  {
+    path: '/objects/:oid/referrers',
+    schema: {
+      summary: 'The objects that refer to this one, and through which member, element or map key',
+      description: 'Also answers for ids that are referenced but not stored (missing references).',
+      tags: ['objects'],
+      params: ObjectParams,
+      querystring: PagingQuery,
+      response: answers(ReferrerList, 404),
+    },
+    handler: (request, _reply, context) =>
+      context.storage.consistent(async () => {
+        const graph = requireGraph(context);
+        const objectId = BigInt((request.params as Static<typeof ObjectParams>).oid);
+        const query = request.query as Static<typeof PagingQuery>;
+        const offset = query.offset ?? 0;
+        const limit = query.limit ?? 100;
+        const node = graph.nodes.nodeOfId(objectId);
+        let total: number;
+        let page: number[];
+        if (node >= 0) {
+          total = graph.adjacency.referrerCount(node);
+          page = [...graph.adjacency.referrers(node, offset, limit)];
+        } else {
+          const sources = graph.missing.sourcesOf(objectId);
+          if (sources.length === 0) {
+            throw notFound(resolveJdkConstant(objectId) !== undefined ? `object ${objectId} is a JDK constant: its referrers are not tracked` : `object ${objectId} is neither stored nor referenced`);
+          }
+          total = sources.length;
+          page = sources.slice(offset, offset + limit);
+        }
+        const referrers = [];
+        for (const r of page) referrers.push({ objectId: String(graph.nodes.idOf(r)), typeName: typeNameOf(graph, r), via: await viaOf(context, graph, r, objectId) });
+        return { objectId: String(objectId), total, offset, limit, referrers };
+      }),
+  },
+  {
+    path: '/objects/:oid/paths',
+    schema: {
+      summary: 'Shortest paths from the roots entity to the object (how it is reachable)',
+      tags: ['objects'],
+      params: ObjectParams,
+      querystring: PathsQuery,
+      response: answers(PathList, 404),
+    },
+    handler: (request, _reply, context) =>
+      context.storage.consistent(async () => {
+        const graph = requireGraph(context);
+        const objectId = BigInt((request.params as Static<typeof ObjectParams>).oid);
+        const node = storedNode(graph, objectId);
+        const result = shortestPaths(graph, node, (request.query as Static<typeof PathsQuery>).limit ?? 3);
+        const paths = [];
+        for (const path of result.paths) {
+          const steps = [];
+          for (let i = 0; i < path.length; i++) {
+            const id = graph.nodes.idOf(path[i]!);
+            steps.push({ objectId: String(id), typeName: typeNameOf(graph, path[i]!), via: i === 0 ? null : await viaOf(context, graph, path[i - 1]!, id) });
+          }
+          paths.push(steps);
+        }
+        return { objectId: String(objectId), reachable: result.reachable, paths };
+      }),
+  },
+];

@@ -1,0 +1,234 @@
+import { Type, type Static } from 'typebox';
+
+/**
+ * The JSON Schemas of `/api/v1`: they validate requests, serialize answers (fastify) and are the
+ * OpenAPI document (@fastify/swagger), so the documentation cannot drift from what is served.
+ * Ids are decimal strings (64-bit ids do not fit a JSON number); counts and byte sizes are numbers.
+ */
+
+export const ObjectId = Type.String({ pattern: '^[0-9]{1,19}$', description: 'object id, decimal', examples: ['1000000000000000028'] });
+export const TypeId = Type.String({ pattern: '^[0-9]{1,19}$', description: 'type id, decimal', examples: ['1000064'] });
+const Count = Type.Integer({ minimum: 0 });
+const Bytes = Type.Integer({ minimum: 0, description: 'bytes' });
+
+export const MAX_LIMIT = 10_000;
+
+export const Paging = {
+  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'first item of the page' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: 100, description: 'items per page' })),
+};
+
+export const StorageParams = Type.Object({ storage: Type.String({ pattern: '^[A-Za-z0-9._-]{1,64}$', description: 'name of a served storage' }) });
+export const ObjectParams = Type.Object({ oid: ObjectId });
+export const TypeParams = Type.Object({ typeId: TypeId });
+
+export const Problem = Type.Object(
+  {
+    type: Type.String({ description: 'a URI naming the kind of problem' }),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.Optional(Type.String()),
+    instance: Type.Optional(Type.String()),
+    progress: Type.Optional(Type.Unknown({ description: 'for 503 while the graph index is built: how far it is' })),
+  },
+  { description: 'RFC 9457 problem details (application/problem+json)' },
+);
+
+export const Reference = Type.Object(
+  {
+    objectId: ObjectId,
+    typeName: Type.Union([Type.String(), Type.Null()], { description: 'null when the id is not stored' }),
+    text: Type.Optional(Type.String({ description: "Java text of a JDK value (String, Integer, BigDecimal, Date, ...), shortened" })),
+    missing: Type.Optional(Type.Boolean({ description: 'the id is neither stored nor a JDK constant' })),
+  },
+  { description: 'a reference to another object' },
+);
+
+export const Via = Type.Object(
+  {
+    text: Type.String({ description: 'readable form, e.g. `author`, `elements[3]`, `elements[7].value`' }),
+    member: Type.String(),
+    declaringClass: Type.Optional(Type.String({ description: 'when the type has several members of this name' })),
+    indices: Type.Optional(Type.Array(Count, { description: 'element index in the list member (of enclosing lists first)' })),
+    element: Type.Optional(Type.String({ description: 'member of the list element, e.g. `key` or `value` of a map entry' })),
+    key: Type.Optional(Reference),
+  },
+  { description: 'through which member, element or map entry the reference is held' },
+);
+
+const GraphProgress = Type.Object({
+  phase: Type.String(),
+  percent: Type.Integer({ minimum: 0, maximum: 100 }),
+  bytesDone: Bytes,
+  bytesTotal: Bytes,
+  filesDone: Count,
+  filesTotal: Count,
+  elapsedMs: Count,
+});
+
+export const StorageInfo = Type.Object({
+  name: Type.String(),
+  directory: Type.String(),
+  generation: Count,
+  channels: Count,
+  entities: Count,
+  rootObjectId: ObjectId,
+  rootsObjectId: ObjectId,
+  files: Count,
+  bytes: Bytes,
+  liveBytes: Bytes,
+  lastCommitTime: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  lastCommitTimestamp: Type.Union([Type.String({ pattern: '^[0-9]+$', description: 'epoch nanoseconds' }), Type.Null()]),
+  graph: Type.Object({
+    state: Type.Union([Type.Literal('building'), Type.Literal('ready'), Type.Literal('failed')]),
+    progress: Type.Optional(GraphProgress),
+    buildMs: Type.Optional(Count),
+    references: Type.Optional(Count),
+    problems: Type.Optional(Type.Array(Type.Object({ file: Type.String(), offset: Count, message: Type.String() }))),
+    problemCount: Type.Optional(Count),
+    error: Type.Optional(Type.String()),
+  }),
+});
+
+export const TypeInfo = Type.Object({
+  typeId: TypeId,
+  typeName: Type.String(),
+  current: Type.Boolean({ description: 'the current (latest) version of its name' }),
+  version: Type.Integer({ minimum: 1 }),
+  instances: Count,
+  liveBytes: Bytes,
+  reachable: Count,
+  reachableBytes: Bytes,
+});
+
+export const TypeList = Type.Object({ total: Count, types: Type.Array(TypeInfo) });
+
+export const InstanceList = Type.Object({
+  typeId: TypeId,
+  typeName: Type.String(),
+  total: Count,
+  offset: Count,
+  limit: Count,
+  objectIds: Type.Array(ObjectId),
+});
+
+const Member = Type.Object({
+  name: Type.String(),
+  declaringClass: Type.Optional(Type.String()),
+  type: Type.String({ description: 'a primitive, a class name, `[char]`, `[byte]` or `[list]`' }),
+  value: Type.Optional(Type.Unknown({ description: 'natural JSON: numbers, booleans, texts, `long` as a decimal string, references as Reference objects, null' })),
+  count: Type.Optional(Count),
+  offset: Type.Optional(Count),
+  elements: Type.Optional(Type.Array(Type.Unknown(), { description: 'the window of a list member: values, or objects of the element members (map entries: key, value)' })),
+});
+
+export const ObjectView = Type.Object({
+  objectId: ObjectId,
+  typeId: TypeId,
+  typeName: Type.String(),
+  typeVersion: Type.Integer({ minimum: 0 }),
+  typeVersions: Count,
+  currentType: Type.Boolean(),
+  text: Type.Optional(Type.String({ description: 'Java toString() of a JDK value type' })),
+  constant: Type.Optional(Type.Boolean({ description: 'a JDK constant (never stored)' })),
+  reachable: Type.Boolean(),
+  referrers: Count,
+  members: Type.Array(Member),
+});
+
+const Referrer = Type.Object({ objectId: ObjectId, typeName: Type.String(), via: Type.Union([Via, Type.Null()]) });
+
+export const ReferrerList = Type.Object({ objectId: ObjectId, total: Count, offset: Count, limit: Count, referrers: Type.Array(Referrer) });
+
+export const PathList = Type.Object({
+  objectId: ObjectId,
+  reachable: Type.Boolean(),
+  paths: Type.Array(Type.Array(Type.Object({ objectId: ObjectId, typeName: Type.String(), via: Type.Union([Via, Type.Null()]) })), {
+    description: 'shortest paths from the roots entity (first step) to the object (last step); `via` says how the previous step refers to this one',
+  }),
+});
+
+const Commit = Type.Object({
+  kind: Type.Union([Type.Literal('store'), Type.Literal('transfer'), Type.Literal('creation')], {
+    description: 'store: a commit; transfer: copied by housekeeping; creation: a file as a whole (derived log)',
+  }),
+  timestamp: Type.String({ pattern: '^-?[0-9]+$', description: 'epoch nanoseconds, as logged' }),
+  time: Type.String({ format: 'date-time' }),
+});
+
+export const Version = Type.Object({
+  n: Count,
+  current: Type.Boolean(),
+  channel: Count,
+  file: Type.String(),
+  fileNumber: Type.String({ pattern: '^[0-9]+$' }),
+  offset: Count,
+  length: Count,
+  typeId: TypeId,
+  typeName: Type.String(),
+  commit: Type.Union([Commit, Type.Null()]),
+});
+
+export const VersionList = Type.Object({ objectId: ObjectId, total: Count, versions: Type.Array(Version) });
+
+export const VersionDetail = Type.Object({
+  objectId: ObjectId,
+  version: Version,
+  view: ObjectView,
+  comparedWith: Type.Union([Count, Type.Null()], { description: 'the next newer version the changes lead to' }),
+  changes: Type.Array(
+    Type.Object({
+      member: Type.String(),
+      index: Type.Optional(Count),
+      before: Type.Optional(Type.Unknown()),
+      after: Type.Optional(Type.Unknown()),
+    }),
+    { description: 'what changed from this version to the next newer one (list members within the window)' },
+  ),
+});
+
+const TypeBytes = Type.Object({ typeId: TypeId, typeName: Type.String(), count: Count, bytes: Bytes });
+const Part = Type.Object({ count: Count, bytes: Bytes, byType: Type.Array(TypeBytes, { description: 'largest first' }) });
+
+export const Analysis = Type.Object({
+  reachable: Part,
+  unreachable: Part,
+  missingReferences: Type.Object({
+    count: Type.Integer({ minimum: 0, description: 'distinct ids referenced but not stored' }),
+    examples: Type.Array(Type.Object({ objectId: ObjectId, referrerCount: Count, referrers: Type.Array(Referrer) })),
+  }),
+  files: Type.Array(
+    Type.Object({
+      channel: Count,
+      fileNumber: Type.String({ pattern: '^[0-9]+$' }),
+      file: Type.String(),
+      totalBytes: Bytes,
+      liveBytes: Bytes,
+      supersededBytes: Type.Integer({ minimum: 0, description: 'older versions of objects' }),
+      unreachableBytes: Type.Integer({ minimum: 0, description: 'latest versions of unreachable objects' }),
+      unreachableCount: Count,
+    }),
+  ),
+});
+
+export const SearchResult = Type.Object({
+  query: Type.String(),
+  typeIds: Type.Optional(Type.Array(TypeId)),
+  complete: Type.Boolean({ description: 'the whole storage was searched' }),
+  stoppedBy: Type.Union([Type.Literal('limit'), Type.Literal('time'), Type.Null()]),
+  scannedBytes: Bytes,
+  totalBytes: Bytes,
+  elapsedMs: Count,
+  results: Type.Array(
+    Type.Object({
+      objectId: ObjectId,
+      typeName: Type.String(),
+      member: Type.String(),
+      text: Type.String({ description: 'the matching value, shortened around the match' }),
+    }),
+  ),
+});
+
+export type ObjectViewJson = Static<typeof ObjectView>;
+export type ViaJson = Static<typeof Via>;
+export type ReferenceJson = Static<typeof Reference>;

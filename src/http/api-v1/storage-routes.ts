@@ -1,0 +1,189 @@
+import { Readable } from 'node:stream';
+import { Type, type Static } from 'typebox';
+import { forEachNodeInIdOrder, instancesOf } from '../../graph/graph-figures.js';
+import type { GraphIndex } from '../../graph/graph-index.js';
+import type { StorageContext } from '../storage-registry.js';
+import { objectViewOf, requireGraph } from './graph-answers.js';
+import { answers, notFound } from './problem.js';
+import type { ApiRoute } from './routing.js';
+import { InstanceList, ObjectView, Paging, StorageInfo, TypeList, TypeParams, MAX_LIMIT } from './schemas.js';
+
+/** `/storage`, `/types`, `/types/{typeId}/instances` and its NDJSON export. */
+
+const TypesQuery = Type.Object({
+  ...Paging,
+  sort: Type.Optional(Type.Union([Type.Literal('typeId'), Type.Literal('bytes'), Type.Literal('instances'), Type.Literal('name')], { default: 'typeId' })),
+});
+
+export const storageRoutes: readonly ApiRoute[] = [
+  {
+    path: '/storage',
+    schema: {
+      summary: 'The storage: channels, entities, roots, files, bytes, last commit, graph index state',
+      tags: ['storage'],
+      response: answers(StorageInfo),
+    },
+    handler: (_request, _reply, context) => context.storage.consistent(() => storageInfo(context)),
+  },
+  {
+    path: '/types',
+    schema: {
+      summary: 'Every type id (legacy versions too) with its instances and the bytes of their latest records',
+      tags: ['types'],
+      querystring: TypesQuery,
+      response: answers(TypeList),
+    },
+    handler: (request, _reply, context) =>
+      context.storage.consistent(async () => {
+        const query = request.query as Static<typeof TypesQuery>;
+        const graph = requireGraph(context);
+        const types = typeList(context, graph);
+        const sort = query.sort ?? 'typeId';
+        if (sort === 'bytes') types.sort((a, b) => b.liveBytes - a.liveBytes || cmp(a.typeId, b.typeId));
+        else if (sort === 'instances') types.sort((a, b) => b.instances - a.instances || cmp(a.typeId, b.typeId));
+        else if (sort === 'name') types.sort((a, b) => (a.typeName < b.typeName ? -1 : a.typeName > b.typeName ? 1 : cmp(a.typeId, b.typeId)));
+        const offset = query.offset ?? 0;
+        return { total: types.length, types: types.slice(offset, offset + (query.limit ?? 100)) };
+      }),
+  },
+  {
+    path: '/types/:typeId/instances',
+    schema: {
+      summary: 'The object ids of a type, ascending',
+      tags: ['types'],
+      params: TypeParams,
+      querystring: Type.Object(Paging),
+      response: answers(InstanceList, 404),
+    },
+    handler: (request, _reply, context) =>
+      context.storage.consistent(async () => {
+        const graph = requireGraph(context);
+        const { typeId, type } = typeOf(graph, (request.params as Static<typeof TypeParams>).typeId);
+        const query = request.query as Static<ReturnType<typeof Type.Object<typeof Paging>>>;
+        const offset = query.offset ?? 0;
+        const limit = query.limit ?? 100;
+        const { total, nodes } = instancesOf(graph, type, offset, limit);
+        return { typeId: String(typeId), typeName: graph.types.nameOf(type), total, offset, limit, objectIds: nodes.map((n) => String(graph.nodes.idOf(n))) };
+      }),
+  },
+  {
+    path: '/types/:typeId/instances.ndjson',
+    schema: {
+      summary: 'Every instance of a type as its type-aware view, one JSON object a line, streamed',
+      description: 'Each line is an ObjectView (lists in full up to 10,000 elements). Lines are read in batches, each from one consistent state.',
+      tags: ['types'],
+      params: TypeParams,
+      produces: ['application/x-ndjson'],
+      response: answers({ description: 'one ObjectView a line', content: { 'application/x-ndjson': { schema: ObjectView } } }, 404),
+    },
+    handler: async (request, reply, context) => {
+      const typeIdText = (request.params as Static<typeof TypeParams>).typeId;
+      await context.storage.consistent(async () => typeOf(requireGraph(context), typeIdText));
+      reply.type('application/x-ndjson');
+      return Readable.from(instanceLines(context, BigInt(typeIdText)));
+    },
+  },
+];
+
+function cmp(a: string, b: string): number {
+  return a.length !== b.length ? a.length - b.length : a < b ? -1 : a > b ? 1 : 0;
+}
+
+function typeOf(graph: GraphIndex, typeIdText: string): { typeId: bigint; type: number } {
+  const typeId = BigInt(typeIdText);
+  const type = graph.types.find(typeId);
+  if (type === undefined) throw notFound(`type id ${typeId} is not in the type dictionary`);
+  return { typeId, type };
+}
+
+async function storageInfo(context: StorageContext): Promise<Static<typeof StorageInfo>> {
+  const storage = context.storage;
+  await context.timeline.update();
+  let files = 0;
+  let bytes = 0;
+  let liveBytes = 0;
+  for (const channel of storage.channels) {
+    for (const file of channel.files) {
+      files++;
+      bytes += file.totalLength;
+      liveBytes += file.liveLength;
+    }
+  }
+  const last = context.timeline.lastStoreTimestamp;
+  const state = context.graph.state;
+  let graph: Static<typeof StorageInfo>['graph'];
+  if (state.kind === 'ready') {
+    graph = { state: 'ready', buildMs: state.buildMs, references: state.graph.adjacency.referenceCount(), problems: [...state.problems], problemCount: state.problemCount };
+  } else if (state.kind === 'failed') {
+    graph = { state: 'failed', error: state.error instanceof Error ? state.error.message : String(state.error) };
+  } else {
+    const p = state.progress;
+    const percent = p === undefined || p.bytesTotal === 0 ? 0 : Math.floor((100 * p.bytesDone) / p.bytesTotal);
+    graph = {
+      state: 'building',
+      progress: { phase: p?.phase ?? 'starting', percent, bytesDone: p?.bytesDone ?? 0, bytesTotal: p?.bytesTotal ?? 0, filesDone: p?.filesDone ?? 0, filesTotal: p?.filesTotal ?? 0, elapsedMs: Date.now() - state.startedAt },
+    };
+  }
+  return {
+    name: context.name,
+    directory: storage.directory,
+    generation: storage.generation,
+    channels: storage.channels.length,
+    entities: storage.entityCount,
+    rootObjectId: String(storage.rootObjectId),
+    rootsObjectId: String(storage.rootsObjectId),
+    files,
+    bytes,
+    liveBytes,
+    lastCommitTime: last === 0n ? null : new Date(Number(last / 1_000_000n)).toISOString(),
+    lastCommitTimestamp: last === 0n ? null : String(last),
+    graph,
+  };
+}
+
+function typeList(context: StorageContext, graph: GraphIndex): Static<typeof TypeList>['types'] {
+  const figures = context.figures(graph);
+  const dictionary = context.storage.dictionary;
+  const versionsOf = new Map<string, bigint[]>();
+  for (const entry of dictionary.entries) versionsOf.set(entry.typeName, [...(versionsOf.get(entry.typeName) ?? []), entry.typeId]);
+  return graph.types.all().map((type, index) => {
+    const f = figures.types[index];
+    const name = graph.types.nameOf(index);
+    const versions = (versionsOf.get(name) ?? [type.typeId]).sort((a, b) => (a < b ? -1 : 1));
+    return {
+      typeId: String(type.typeId),
+      typeName: name,
+      current: type.entry !== undefined && dictionary.currentByName.get(name) === type.entry,
+      version: versions.indexOf(type.typeId) + 1,
+      instances: f?.instances ?? 0,
+      liveBytes: f?.bytes ?? 0,
+      reachable: f?.reachable ?? 0,
+      reachableBytes: f?.reachableBytes ?? 0,
+    };
+  });
+}
+
+const EXPORT_BATCH = 256;
+
+/** The NDJSON lines of a type's instances, batch by batch, each batch in one consistent state. */
+async function* instanceLines(context: StorageContext, typeId: bigint): AsyncGenerator<string> {
+  let after: bigint | undefined;
+  for (;;) {
+    const lines = await context.storage.consistent(async () => {
+      const graph = requireGraph(context);
+      const type = graph.types.find(typeId);
+      if (type === undefined) return [];
+      const ids: bigint[] = [];
+      forEachNodeInIdOrder(graph, after, (node) => {
+        if (graph.typeOfNode[node] === type) ids.push(graph.nodes.idOf(node));
+        return ids.length < EXPORT_BATCH;
+      });
+      const out: string[] = [];
+      for (const id of ids) out.push(`${JSON.stringify(await objectViewOf(context, graph, id, { offset: 0, limit: MAX_LIMIT }))}\n`);
+      after = ids.at(-1);
+      return out;
+    });
+    if (lines.length === 0) return;
+    yield lines.join('');
+  }
+}

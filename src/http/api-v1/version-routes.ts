@@ -1,0 +1,85 @@
+import { Type, type Static } from 'typebox';
+import type { GraphIndex } from '../../graph/graph-index.js';
+import type { ObjectVersion } from '../../graph/object-versions.js';
+import { diffObjectViews, type ObjectView as View } from '../../inspect/object-view.js';
+import type { StorageContext } from '../storage-registry.js';
+import { requireGraph, storedNode, viewOf } from './graph-answers.js';
+import { answers, notFound } from './problem.js';
+import type { ApiRoute } from './routing.js';
+import { ObjectParams, Paging, VersionDetail, VersionList, type Version } from './schemas.js';
+
+/** `/objects/{oid}/versions` and `/objects/{oid}/versions/{n}`. */
+
+const VersionParams = Type.Object({ ...ObjectParams.properties, n: Type.Integer({ minimum: 0, description: 'version number, 0 = the current one' }) });
+const PagingQuery = Type.Object(Paging);
+
+export const versionRoutes: readonly ApiRoute[] = [
+  {
+    path: '/objects/:oid/versions',
+    schema: {
+      summary: 'Every record of the object still on disk, newest first, each with the commit that made it valid',
+      tags: ['versions'],
+      params: ObjectParams,
+      response: answers(VersionList, 404),
+    },
+    handler: (request, _reply, context) =>
+      context.storage.consistent(async () => {
+        const graph = requireGraph(context);
+        const objectId = BigInt((request.params as Static<typeof ObjectParams>).oid);
+        storedNode(graph, objectId);
+        const versions = await context.versions.list(graph, objectId);
+        return { objectId: String(objectId), total: versions.length, versions: versions.map((v, n) => versionJson(context, v, n)) };
+      }),
+  },
+  {
+    path: '/objects/:oid/versions/:n',
+    schema: {
+      summary: 'One version of the object (its view) and what changed from it to the next newer version',
+      tags: ['versions'],
+      params: VersionParams,
+      querystring: PagingQuery,
+      response: answers(VersionDetail, 404),
+    },
+    handler: (request, _reply, context) =>
+      context.storage.consistent(async () => {
+        const graph = requireGraph(context);
+        const params = request.params as Static<typeof VersionParams>;
+        const query = request.query as Static<typeof PagingQuery>;
+        const window = { offset: query.offset ?? 0, limit: query.limit ?? 100 };
+        const objectId = BigInt(params.oid);
+        storedNode(graph, objectId);
+        const versions = await context.versions.list(graph, objectId);
+        const version = versions[params.n];
+        if (version === undefined) throw notFound(`object ${objectId} has ${versions.length} versions on disk (0 to ${versions.length - 1})`);
+        const view = await versionView(context, graph, version, objectId, window);
+        const newer = params.n > 0 ? await versionView(context, graph, versions[params.n - 1]!, objectId, window) : undefined;
+        return {
+          objectId: String(objectId),
+          version: versionJson(context, version, params.n),
+          view,
+          comparedWith: newer === undefined ? null : params.n - 1,
+          changes: newer === undefined ? [] : diffObjectViews(view as unknown as View, newer as unknown as View),
+        };
+      }),
+  },
+];
+
+function versionView(context: StorageContext, graph: GraphIndex, version: ObjectVersion, objectId: bigint, window: { offset: number; limit: number }) {
+  return viewOf(context, graph, context.versions.read(version, objectId), window);
+}
+
+function versionJson(context: StorageContext, v: ObjectVersion, n: number): Static<typeof Version> {
+  const commit = v.commit;
+  return {
+    n,
+    current: v.current,
+    channel: v.channel,
+    file: v.file.path,
+    fileNumber: String(v.file.fileNumber),
+    offset: v.offset,
+    length: v.length,
+    typeId: String(v.typeId),
+    typeName: context.storage.dictionary.byId.get(v.typeId)?.typeName ?? `unknown type id ${v.typeId}`,
+    commit: commit === undefined ? null : { kind: commit.kind, timestamp: String(commit.timestamp), time: new Date(Number(commit.timestamp / 1_000_000n)).toISOString() },
+  };
+}
