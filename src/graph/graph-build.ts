@@ -18,7 +18,7 @@ import { NOT_STORED, TypeTable } from './type-table.js';
  */
 
 /** What the build reads from a storage. */
-export type GraphSource = Pick<Storage, 'channels' | 'dictionary' | 'rootsObjectId'>;
+export type GraphSource = Pick<Storage, 'channels' | 'dictionary' | 'rootsObjectId' | 'source'>;
 
 export interface BuildProgress {
   readonly phase: 'reading' | 'linking';
@@ -109,7 +109,7 @@ export async function buildGraph(source: GraphSource, options: BuildOptions = {}
     const objects = channel.objects;
     const fileSlot = file.slot;
     const walkProblem = await walkRecordBytes(
-      file.path,
+      source.source.chunks(file.path, 0, file.totalLength),
       file.totalLength,
       (view, at, offset, length, typeLow, typeHigh, idLow, idHigh) => {
         records++;

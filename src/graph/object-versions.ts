@@ -1,8 +1,8 @@
+import { isAppError } from '../errors.js';
 import { RECORD_HEADER_SIZE } from '../format/entity-record.js';
 import { channelOf } from '../format/ids.js';
 import type { Commit, CommitTimeline } from '../storage/commit-timeline.js';
-import { FileReader } from '../storage/file-reader.js';
-import type { StorageChannel, StorageFile } from '../storage/storage.js';
+import type { Storage, StorageFile } from '../storage/storage.js';
 import type { GraphIndex } from './graph-index.js';
 
 /**
@@ -32,16 +32,14 @@ export interface VersionRecord {
 }
 
 export class ObjectVersions {
-  private readonly reader = new FileReader(16);
-
   constructor(
-    private readonly channels: () => readonly StorageChannel[],
+    private readonly storage: Pick<Storage, 'channels' | 'readFileRange'>,
     private readonly timeline: CommitTimeline,
   ) {}
 
   /** The versions of an object, newest first; empty when the object is not stored. */
   async list(graph: GraphIndex, objectId: bigint): Promise<ObjectVersion[]> {
-    const channels = this.channels();
+    const channels = this.storage.channels;
     const channel = channels[channelOf(objectId, channels.length)];
     const latest = channel?.objects.get(objectId);
     const node = graph.nodes.nodeOfId(objectId);
@@ -57,7 +55,7 @@ export class ObjectVersions {
     for (const place of places) {
       const file = channel.fileAt(place.fileSlot);
       if (file === undefined) continue;
-      const header = this.readHeader(file.path, place.offset);
+      const header = await this.readHeader(file.path, place.offset);
       if (header === undefined || header.objectId !== objectId) continue;
       versions.push({
         channel: channel.index,
@@ -74,8 +72,8 @@ export class ObjectVersions {
   }
 
   /** The record of one version (its bytes as on disk). */
-  read(version: ObjectVersion, objectId: bigint): VersionRecord {
-    const bytes = this.reader.readNow(version.file.path, version.offset, version.length);
+  async read(version: ObjectVersion, objectId: bigint): Promise<VersionRecord> {
+    const bytes = await this.storage.readFileRange(version.file.path, version.offset, version.length);
     return {
       objectId,
       typeId: version.typeId,
@@ -85,16 +83,12 @@ export class ObjectVersions {
     };
   }
 
-  async close(): Promise<void> {
-    await this.reader.close();
-  }
-
-  private readHeader(path: string, offset: number): { length: number; typeId: bigint; objectId: bigint } | undefined {
+  private async readHeader(path: string, offset: number): Promise<{ length: number; typeId: bigint; objectId: bigint } | undefined> {
     let bytes: Buffer;
     try {
-      bytes = this.reader.readNow(path, offset, RECORD_HEADER_SIZE);
+      bytes = await this.storage.readFileRange(path, offset, RECORD_HEADER_SIZE);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined; // deleted meanwhile
+      if (isAppError(error) && error.code === 'STORAGE_FILE_GONE') return undefined; // deleted meanwhile
       throw error;
     }
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);

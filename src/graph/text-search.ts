@@ -39,7 +39,7 @@ class StopScan extends Error {}
 
 const SNIPPET = 80;
 
-export async function searchText(source: Pick<GraphSource, 'channels' | 'dictionary'>, options: SearchOptions): Promise<SearchOutcome> {
+export async function searchText(source: Pick<GraphSource, 'channels' | 'dictionary' | 'source'>, options: SearchOptions): Promise<SearchOutcome> {
   const needle = options.query.toLowerCase();
   const hits: SearchHit[] = [];
   const searchable = new Map<bigint, TypeEntry | null>();
@@ -59,7 +59,7 @@ export async function searchText(source: Pick<GraphSource, 'channels' | 'diction
   try {
     for (const { channel, file } of files) {
       await walkRecordBytes(
-        file.path,
+        source.source.chunks(file.path, 0, file.totalLength),
         file.totalLength,
         (view, at, offset, length, typeLow, typeHigh, idLow, idHigh) => {
           const entry = entryFor((BigInt(typeHigh) << 32n) | BigInt(typeLow >>> 0));

@@ -23,8 +23,8 @@ export class StorageContext {
     options: GraphServiceOptions = {},
   ) {
     this.graph = new GraphService(storage, options);
-    this.timeline = new CommitTimeline(storage.directory);
-    this.versions = new ObjectVersions(() => storage.channels, this.timeline);
+    this.timeline = new CommitTimeline(storage.source);
+    this.versions = new ObjectVersions(storage, this.timeline);
   }
 
   /** Per-type and per-file figures of the current state (computed once per state). */
@@ -38,7 +38,6 @@ export class StorageContext {
 
   async close(): Promise<void> {
     this.graph.close();
-    await this.versions.close();
   }
 }
 

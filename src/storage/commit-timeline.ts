@@ -1,6 +1,6 @@
-import { open } from 'node:fs/promises';
 import { parseTransactionLog, type LogEntry } from '../format/transaction-log.js';
-import { scanStorageDirectory } from './storage-dir.js';
+import type { SourceReads, StorageSource } from './source.js';
+import { scanStorageLayout } from './storage-dir.js';
 
 /**
  * When each byte of a data file became valid (storage-format.md §6): the transaction log's store,
@@ -37,24 +37,16 @@ class ChannelTimeline {
 
   constructor(readonly path: string) {}
 
-  async update(size: number): Promise<void> {
+  async update(size: number, files: SourceReads): Promise<void> {
     if (size < this.consumed) this.reset();
     if (size === this.consumed) return;
-    const handle = await open(this.path, 'r');
-    let bytes: Buffer;
-    try {
-      bytes = Buffer.allocUnsafe(size - this.consumed);
-      let done = 0;
-      while (done < bytes.length) {
-        const { bytesRead } = await handle.read(bytes, done, bytes.length - done, this.consumed + done);
-        if (bytesRead === 0) break;
-        done += bytesRead;
-      }
-      bytes = bytes.subarray(0, done);
-    } finally {
-      await handle.close();
+    const bytes = Buffer.allocUnsafe(size - this.consumed);
+    let done = 0;
+    for await (const chunk of files.chunks(this.path, this.consumed, size)) {
+      bytes.set(chunk, done);
+      done += chunk.length;
     }
-    const parsed = parseTransactionLog(bytes, this.path, this.consumed);
+    const parsed = parseTransactionLog(bytes.subarray(0, done), this.path, this.consumed);
     for (const entry of parsed.entries) this.apply(entry);
     const last = parsed.entries[parsed.entries.length - 1];
     if (last !== undefined) this.consumed = last.offset + entryLength(last);
@@ -158,12 +150,18 @@ function entryLength(entry: LogEntry): number {
 export class CommitTimeline {
   private readonly channels = new Map<number, ChannelTimeline>();
 
-  constructor(private readonly directory: string) {}
+  constructor(private readonly source: StorageSource) {}
 
   /** Reads the log entries appended since the last call (a replaced log is read anew). */
   async update(): Promise<void> {
-    const layout = await scanStorageDirectory(this.directory);
-    for (const channel of layout.channels) {
+    await this.source.snapshot(async (reader) => {
+      const layout = await scanStorageLayout(reader, this.source.location);
+      await this.take(layout.channels, reader);
+    });
+  }
+
+  private async take(channels: Awaited<ReturnType<typeof scanStorageLayout>>['channels'], reader: SourceReads): Promise<void> {
+    for (const channel of channels) {
       if (channel.logPath === undefined) {
         this.channels.delete(channel.index);
         continue;
@@ -173,7 +171,7 @@ export class CommitTimeline {
         timeline = new ChannelTimeline(channel.logPath);
         this.channels.set(channel.index, timeline);
       }
-      await timeline.update(channel.logSize);
+      await timeline.update(channel.logSize, reader);
     }
   }
 

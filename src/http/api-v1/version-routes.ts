@@ -64,8 +64,8 @@ export const versionRoutes: readonly ApiRoute[] = [
   },
 ];
 
-function versionView(context: StorageContext, graph: GraphIndex, version: ObjectVersion, objectId: bigint, window: { offset: number; limit: number }) {
-  return viewOf(context, graph, context.versions.read(version, objectId), window);
+async function versionView(context: StorageContext, graph: GraphIndex, version: ObjectVersion, objectId: bigint, window: { offset: number; limit: number }) {
+  return viewOf(context, graph, await context.versions.read(version, objectId), window);
 }
 
 function versionJson(context: StorageContext, v: ObjectVersion, n: number): Static<typeof Version> {
