@@ -12,7 +12,8 @@
  *
  * Environment: BENCH_SIZES=1000000,10000000 (sizes), BENCH_SECONDS (default 5 per load run),
  * BENCH_ROUNDS (default 3), BENCH_FOLLOW=0 (skip the following benchmark), BENCH_CPU_PROF=<dir>
- * (CPU profiles of the server processes), BENCH_SOURCE=1 (serve the TypeScript sources).
+ * (CPU profiles of the server processes), BENCH_SOURCE=1 (serve the TypeScript sources),
+ * BENCH_FAMILY=eclipsestore (EclipseStore-family storages instead of MicroStream 4.1 ones).
  */
 import { cpus, loadavg, totalmem } from 'node:os';
 import { benchFollow } from './follow-bench.js';

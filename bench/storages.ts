@@ -13,6 +13,8 @@ import { fileURLToPath } from 'node:url';
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const STORAGES = join(HERE, '.storages');
 export const CHANNELS = 4;
+/** BENCH_FAMILY=eclipsestore: EclipseStore-family storages (EclipseStore 4.1's types and ids); MicroStream 4.1 otherwise. */
+export const FAMILY = process.env.BENCH_FAMILY === 'eclipsestore' ? 'eclipsestore' : 'microstream';
 
 const GIB = 1024 ** 3;
 
@@ -50,7 +52,7 @@ function freeDisk(dir: string): number {
 }
 
 export function storageDir(entities: number): string {
-  return join(STORAGES, `gen-${entities}-c${CHANNELS}-s1`);
+  return join(STORAGES, `gen-${entities}-c${CHANNELS}-s1${FAMILY === 'eclipsestore' ? '-es' : ''}`);
 }
 
 function isGenerated(dir: string): boolean {
@@ -82,7 +84,7 @@ export function storageFor(entities: number): string {
   const started = Date.now();
   console.log(`generating ${entities.toLocaleString('en')} entities into ${dir} (once) ...`);
   const cli = join(HERE, '..', 'dist', 'cli', 'main.js');
-  const result = spawnSync(process.execPath, [cli, 'generate', '--entities', String(entities), '--channels', String(CHANNELS), '--seed', '1', '--out', dir], {
+  const result = spawnSync(process.execPath, [cli, 'generate', '--entities', String(entities), '--channels', String(CHANNELS), '--seed', '1', '--family', FAMILY, '--out', dir], {
     stdio: 'inherit',
   });
   if (result.status !== 0) throw new Error(`generating ${dir} failed (exit ${result.status})`);

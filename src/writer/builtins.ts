@@ -2,10 +2,12 @@ import type { TypeEntry } from '../format/type-dictionary.js';
 import type { FieldValue } from './entity-encoder.js';
 import { enumRootIdentifier, OBJECT_ARRAY_TYPE_NAME, ROOT_IDENTIFIER, ROOT_REFERENCE_TYPE_NAME, ROOTS_TYPE_NAME, RootsRegistry } from './roots.js';
 import type { WriterDictionary } from './writer-dictionary.js';
+import { MICROSTREAM_WRITER, type WriterFamily } from './writer-family.js';
 
 /**
  * The 27 objects Java 4.1 stores on the first start of a storage (storage-format.md §9.3), with the
- * object ids, order and contents it gives them: the roots entity, MicroStream and JDK singletons,
+ * object ids, order and contents it gives them (EclipseStore stores the same, its own types renamed
+ * to `org.eclipse.serializer.*`): the roots entity, MicroStream and JDK singletons,
  * the BigDecimal/BigInteger constants, the empty optionals, the root reference (no root yet) and
  * the `Object[]` of the one enum constant `Comparators$NaturalOrderComparator.INSTANCE`.
  */
@@ -30,9 +32,9 @@ export const FIRST_OBJECT_ID = 1_000_000_000_000_000_001n;
 const chars = (text: string): FieldValue => text;
 const bytes = (...values: number[]): FieldValue => Uint8Array.from(values);
 
-export function builtinObjects(dictionary: WriterDictionary, firstObjectId = FIRST_OBJECT_ID): BuiltinObjects {
+export function builtinObjects(dictionary: WriterDictionary, family: WriterFamily = MICROSTREAM_WRITER, firstObjectId = FIRST_OBJECT_ID): BuiltinObjects {
   const id = (n: number): bigint => firstObjectId + BigInt(n - 1);
-  const type = (name: string): TypeEntry => dictionary.require(name);
+  const type = (name: string): TypeEntry => dictionary.require(family.typeName(name));
   const naturalOrder = type('java.util.Comparators$NaturalOrderComparator');
   const plan: [number, string, FieldValue[]][] = [
     [2, 'one.microstream.hashing.XHashing$SingletonValueHashEqualator', []],

@@ -11,10 +11,11 @@ import { resolveValidLengths } from '../storage/valid-lengths.js';
 import { FIRST_OBJECT_ID } from './builtins.js';
 import { creationEntry, truncationEntry } from './log-entries.js';
 import { dataFilePath } from './paths.js';
-import { ROOT_IDENTIFIER, ROOTS_TYPE_NAME, RootsRegistry, type RootEntry } from './roots.js';
+import { ROOT_IDENTIFIER, RootsRegistry, type RootEntry } from './roots.js';
 import type { ChannelHead } from './store-plan.js';
 import { StoreClock } from './store-clock.js';
 import { WriterDictionary } from './writer-dictionary.js';
+import { writerFamily, type WriterFamily } from './writer-family.js';
 
 /**
  * Reading back what a writer needs to continue an existing storage: the dictionary, each
@@ -25,6 +26,8 @@ import { WriterDictionary } from './writer-dictionary.js';
  */
 
 export interface ExistingState {
+  /** MicroStream or EclipseStore, from the dictionary's names. */
+  readonly family: WriterFamily;
   readonly channelCount: number;
   readonly dictionary: WriterDictionary;
   readonly channels: readonly ChannelHead[];
@@ -89,6 +92,7 @@ export async function readExistingStorage(directory: string, options: ReadExisti
       if (array !== undefined) enumConstants.set(BigInt(match[1]!), referencesOf(storage, array));
     }
     return {
+      family: writerFamily(storage.family.name),
       channelCount: storage.channels.length,
       dictionary,
       channels,
@@ -156,11 +160,12 @@ async function resolveHeads(layout: StorageLayout, repair: boolean, clock: Store
 
 /** The live roots entity: normally the first object id; otherwise found by scanning for its type. */
 async function findRootsEntity(storage: Storage): Promise<StoredEntity | undefined> {
-  const rootsTypes = new Set(storage.dictionary.entries.filter((e) => e.typeName === ROOTS_TYPE_NAME).map((e) => e.typeId));
+  const rootsTypeName = storage.family.rootsTypeName;
+  const rootsTypes = new Set(storage.dictionary.entries.filter((e) => e.typeName === rootsTypeName).map((e) => e.typeId));
   if (rootsTypes.size === 0) return undefined;
   const first = await storage.readEntity(FIRST_OBJECT_ID);
   if (first !== undefined && rootsTypes.has(first.typeId)) return first;
-  const current = storage.dictionary.currentByName.get(ROOTS_TYPE_NAME)!.typeId;
+  const current = storage.dictionary.currentByName.get(rootsTypeName)!.typeId;
   let best: bigint | undefined;
   for (const channel of storage.channels) {
     for (const file of channel.files) {

@@ -6,6 +6,7 @@ import type { FieldValue } from './entity-encoder.js';
  * `Object[]` with the constants of a stored enum type.
  */
 
+/** MicroStream's names; `WriterFamily.typeName` gives EclipseStore's. */
 export const ROOTS_TYPE_NAME = 'one.microstream.persistence.types.PersistenceRoots$Default';
 export const ROOT_REFERENCE_TYPE_NAME = 'one.microstream.persistence.types.PersistenceRootReference$Default';
 export const OBJECT_ARRAY_TYPE_NAME = '[Ljava.lang.Object;';

@@ -1,5 +1,6 @@
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, writeFileSync, writeSync } from 'node:fs';
 import { StorageError } from '../errors.js';
+import type { FamilyName } from '../format/storage-family.js';
 import type { TypeEntry } from '../format/type-dictionary.js';
 import { builtinObjects, FIRST_OBJECT_ID } from './builtins.js';
 import type { FieldValue } from './entity-encoder.js';
@@ -18,9 +19,11 @@ import { StoreBuilder } from './store-builder.js';
 import { StoreClock } from './store-clock.js';
 import type { ChannelHead, PlannedWrite, StoreCut, StorePlan } from './store-plan.js';
 import { WriterDictionary } from './writer-dictionary.js';
+import { writerFamily, type WriterFamily } from './writer-family.js';
 
 /**
- * Writes MicroStream 4.1 storages the way Java does (storage-format.md §11): every store is one
+ * Writes MicroStream 4.1 (or EclipseStore 4.1, `family`) storages the way Java does
+ * (storage-format.md §11): every store is one
  * transaction appended to each channel's head file, with one store log entry per channel carrying
  * the same timestamp and the new head length; full head files are rolled over to number + 1 with
  * a creation entry first; the dictionary is rewritten canonically whenever types are added; the
@@ -32,6 +35,8 @@ import { WriterDictionary } from './writer-dictionary.js';
 export const DEFAULT_FILE_MAXIMUM_SIZE = 8 * 1024 * 1024;
 
 export interface StorageWriterOptions {
+  /** The product line of a new storage (`microstream`: MicroStream 4.1, the default; `eclipsestore`: EclipseStore 4.1); an existing one keeps its own. */
+  readonly family?: FamilyName;
   /** Channels of a new storage (a power of two, 1..1024); for an existing one it must match if given. */
   readonly channelCount?: number;
   /** A head file at or above this size is rolled over before the next store (Java default 8 MiB). */
@@ -50,6 +55,7 @@ export interface StoreResult {
 }
 
 interface WriterState {
+  family: WriterFamily;
   dictionary: WriterDictionary;
   writtenDictionaryRevision: number;
   channels: ChannelHead[];
@@ -100,9 +106,11 @@ export class StorageWriter {
       mkdirSync(channelDirectory(directory, c));
       writeFileSync(logFilePath(directory, c), new Uint8Array(0));
     }
-    const dictionary = WriterDictionary.base();
-    const builtins = builtinObjects(dictionary);
+    const family = writerFamily(options.family ?? 'microstream');
+    const dictionary = WriterDictionary.base(family);
+    const builtins = builtinObjects(dictionary, family);
     const state: WriterState = {
+      family,
       dictionary,
       writtenDictionaryRevision: -1,
       channels: Array.from({ length: channelCount }, () => ({ headNumber: 0n, headLength: 0, logLength: 0 })),
@@ -133,6 +141,7 @@ export class StorageWriter {
       throw new StorageError('STORAGE_INCONSISTENT', `${directory}: no roots entity with a ${ROOT_IDENTIFIER} entry (legacy or empty storage)`);
     }
     const state: WriterState = {
+      family: existing.family,
       dictionary: existing.dictionary,
       writtenDictionaryRevision: existing.dictionary.revision,
       channels: existing.channels.map((c) => ({ ...c })),
@@ -154,6 +163,11 @@ export class StorageWriter {
 
   get dictionary(): WriterDictionary {
     return this.state.dictionary;
+  }
+
+  /** The product line written: its fresh dictionary and the names of its own types. */
+  get family(): WriterFamily {
+    return this.state.family;
   }
 
   /** The application root as it will be after the next store. */
@@ -251,10 +265,10 @@ export class StorageWriter {
     if (builder.sealed) throw new Error('this store has been planned already');
     const dictionary = this.state.dictionary;
     if (this.rootReferenceDirty) {
-      builder.add(dictionary.require(ROOT_REFERENCE_TYPE_NAME), this.state.rootReferenceId, [this.state.rootObjectId]);
+      builder.add(dictionary.require(this.state.family.typeName(ROOT_REFERENCE_TYPE_NAME)), this.state.rootReferenceId, [this.state.rootObjectId]);
     }
     if (this.rootsDirty) {
-      builder.add(dictionary.require(ROOTS_TYPE_NAME), this.state.roots.rootsObjectId, this.state.roots.values());
+      builder.add(dictionary.require(this.state.family.typeName(ROOTS_TYPE_NAME)), this.state.roots.rootsObjectId, this.state.roots.values());
     }
     builder.sealed = true;
 

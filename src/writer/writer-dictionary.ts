@@ -1,7 +1,7 @@
 import { assembleTypeDictionary, assembleTypeEntry } from '../format/dictionary-text.js';
 import { parseTypeDictionary, type MemberDescriptor, type TypeEntry } from '../format/type-dictionary.js';
-import { BASE_DICTIONARY_TEXT } from './base-dictionary.js';
 import { makeTypeEntry } from './type-definitions.js';
+import { MICROSTREAM_WRITER, type WriterFamily } from './writer-family.js';
 
 /**
  * The type dictionary of a storage being written: the entries read or inherited, plus types
@@ -21,9 +21,9 @@ export class WriterDictionary {
     this.revisionCount = 0;
   }
 
-  /** The dictionary of a fresh 4.1 storage. */
-  static base(): WriterDictionary {
-    return WriterDictionary.parse(BASE_DICTIONARY_TEXT);
+  /** The dictionary of a fresh storage of the family (MicroStream 4.1 unless told otherwise). */
+  static base(family: WriterFamily = MICROSTREAM_WRITER): WriterDictionary {
+    return WriterDictionary.parse(family.baseDictionaryText);
   }
 
   static parse(text: string, file?: string): WriterDictionary {

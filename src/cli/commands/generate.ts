@@ -1,12 +1,13 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
+import type { FamilyName } from '../../format/storage-family.js';
 import { DEFAULT_FILE_MAXIMUM_SIZE } from '../../writer/storage-writer.js';
 import { generateStorage, MIN_GENERATED_ENTITIES } from '../../writer/generator/generate-storage.js';
 import { integerOption, parseCommand, toolCommand } from '../option-values.js';
 
 const DESCRIPTION =
-  'Writes a new MicroStream 4.1 storage with generated data (a library of persons, books in two type versions, shelves, collections, arrays), deterministic for a seed.';
+  'Writes a new MicroStream 4.1 or EclipseStore 4.1 storage with generated data (a library of persons, books in two type versions, shelves, collections, arrays), deterministic for a seed.';
 
 export interface GenerateArgs {
   readonly entities: number;
@@ -14,6 +15,7 @@ export interface GenerateArgs {
   readonly channels: number;
   readonly seed: number;
   readonly fileSize: number;
+  readonly family: FamilyName;
 }
 
 export function generateCommand(): Command {
@@ -25,18 +27,23 @@ export function generateCommand(): Command {
     .addOption(new Option('--out <dir>', 'storage directory to create (must not exist or be empty)'))
     .addOption(integerOption('--channels', 'c', 'channel count, a power of two', 1, 1024, 'channels').default(1))
     .addOption(integerOption('--seed', 's', 'random seed', 0, 0xffffffff, 'a seed').default(1))
-    .addOption(integerOption('--file-size', 'bytes', 'data file maximum size', 1, Number.MAX_SAFE_INTEGER, 'bytes').default(DEFAULT_FILE_MAXIMUM_SIZE));
+    .addOption(integerOption('--file-size', 'bytes', 'data file maximum size', 1, Number.MAX_SAFE_INTEGER, 'bytes').default(DEFAULT_FILE_MAXIMUM_SIZE))
+    .addOption(
+      new Option('--family <name>', "the product line to write for: microstream (MicroStream 4.1's types and type ids) or eclipsestore (EclipseStore 4.1's)")
+        .choices(['microstream', 'eclipsestore'])
+        .default('microstream'),
+    );
 }
 
 export function parseGenerateArgs(args: string[]): GenerateArgs | 'help' {
   const command = generateCommand();
   if (parseCommand(command, args) === 'help') return 'help';
   if (command.args.length > 0) throw new UsageError(`unexpected argument "${command.args[0]}"; see 'storage-inspector generate --help'`);
-  const values = command.opts<{ entities?: number; out?: string; channels: number; seed: number; fileSize: number }>();
+  const values = command.opts<{ entities?: number; out?: string; channels: number; seed: number; fileSize: number; family: FamilyName }>();
   if (values.entities === undefined) throw new UsageError('missing --entities');
   if (values.out === undefined || values.out === '') throw new UsageError('missing --out');
   if ((values.channels & (values.channels - 1)) !== 0) throw new UsageError(`--channels must be a power of two, got ${values.channels}`);
-  return { entities: values.entities, out: values.out, channels: values.channels, seed: values.seed, fileSize: values.fileSize };
+  return { entities: values.entities, out: values.out, channels: values.channels, seed: values.seed, fileSize: values.fileSize, family: values.family };
 }
 
 export async function run(args: string[], io: { stdout: { write(t: string): unknown }; stderr: { write(t: string): unknown } }): Promise<void> {
@@ -56,6 +63,7 @@ export async function run(args: string[], io: { stdout: { write(t: string): unkn
     channelCount: options.channels,
     seed: options.seed,
     fileMaximumSize: options.fileSize,
+    family: options.family,
   });
   const seconds = (performance.now() - started) / 1000;
   const rate = Math.round(summary.entities / Math.max(seconds, 1e-9));

@@ -58,7 +58,7 @@ export function defineTypes(writer: StorageWriter): GenTypes {
     reflectiveMembers('gen.Shelf', [
       { name: 'number', type: 'int' },
       { name: 'label', type: 'java.lang.String' },
-      { name: 'books', type: 'one.microstream.reference.Lazy' },
+      { name: 'books', type: writer.family.typeName('one.microstream.reference.Lazy') },
       { name: 'dimensions', type: '[D' },
     ]),
   );
@@ -79,7 +79,7 @@ export function defineTypes(writer: StorageWriter): GenTypes {
     bigDecimal: d.require('java.math.BigDecimal'),
     arrayList: d.require('java.util.ArrayList'),
     hashMap: d.require('java.util.HashMap'),
-    lazy: d.require('one.microstream.reference.Lazy$Default'),
+    lazy: d.require(writer.family.typeName('one.microstream.reference.Lazy$Default')),
     intArray: d.require('[I'),
     byteArray: d.require('[B'),
     doubleArray: d.require('[D'),

@@ -1,3 +1,4 @@
+import type { FamilyName } from '../../format/storage-family.js';
 import type { TypeEntry } from '../../format/type-dictionary.js';
 import { FIRST_OBJECT_ID } from '../builtins.js';
 import { StorageWriter, DEFAULT_FILE_MAXIMUM_SIZE } from '../storage-writer.js';
@@ -20,6 +21,8 @@ export interface GenerateOptions {
   /** Distinct entities in the storage, including the 27 built-in objects. */
   readonly entities: number;
   readonly channelCount?: number;
+  /** `microstream` (MicroStream 4.1, default) or `eclipsestore` (EclipseStore 4.1). */
+  readonly family?: FamilyName;
   readonly seed?: number;
   readonly fileMaximumSize?: number;
   /** New entities per store (default 4096). */
@@ -60,6 +63,7 @@ export function generateStorage(options: GenerateOptions): GenerateSummary {
   }
   const writer = StorageWriter.create(options.directory, {
     channelCount: options.channelCount ?? 1,
+    family: options.family ?? 'microstream',
     fileMaximumSize: options.fileMaximumSize ?? DEFAULT_FILE_MAXIMUM_SIZE,
     ...(options.now === undefined ? {} : { now: options.now }),
   });

@@ -1,0 +1,37 @@
+import { ECLIPSESTORE, MICROSTREAM, type FamilyName, type StorageFamily } from '../format/storage-family.js';
+import { BASE_DICTIONARY_TEXT } from './base-dictionary.js';
+import { ECLIPSESTORE_BASE_DICTIONARY_TEXT } from './base-dictionary-eclipsestore.js';
+
+/**
+ * What the writer needs to know about the product line it writes for: the dictionary of a fresh
+ * storage (with the type ids that version assigns) and the names of the family's own types. The
+ * binary format, the built-in objects and their order are the same; EclipseStore moved
+ * MicroStream's `one.microstream.*` types to `org.eclipse.serializer.*` unchanged. The writer and
+ * the generator name those types the MicroStream way and ask `typeName` for the family's name.
+ */
+export interface WriterFamily {
+  readonly family: StorageFamily;
+  /** The dictionary of a fresh storage of this family. */
+  readonly baseDictionaryText: string;
+  /** The family's name of a type given by its MicroStream name (`one.microstream.reference.Lazy$Default`); other names unchanged. */
+  typeName(microStreamName: string): string;
+}
+
+const MICROSTREAM_PREFIX = 'one.microstream.';
+const SERIALIZER_PREFIX = 'org.eclipse.serializer.';
+
+export const MICROSTREAM_WRITER: WriterFamily = {
+  family: MICROSTREAM,
+  baseDictionaryText: BASE_DICTIONARY_TEXT,
+  typeName: (name) => name,
+};
+
+export const ECLIPSESTORE_WRITER: WriterFamily = {
+  family: ECLIPSESTORE,
+  baseDictionaryText: ECLIPSESTORE_BASE_DICTIONARY_TEXT,
+  typeName: (name) => (name.startsWith(MICROSTREAM_PREFIX) ? SERIALIZER_PREFIX + name.slice(MICROSTREAM_PREFIX.length) : name),
+};
+
+export function writerFamily(name: FamilyName): WriterFamily {
+  return name === 'eclipsestore' ? ECLIPSESTORE_WRITER : MICROSTREAM_WRITER;
+}
