@@ -35,6 +35,7 @@ interface SizeResult {
   readonly warmFloor: Spread;
   readonly warmOpen: Spread;
   readonly warmRatio: Spread;
+  readonly warmOpenCpu: Spread;
   readonly coldFloor?: Spread;
   readonly coldOpen?: Spread;
   readonly coldRatio?: Spread;
@@ -48,6 +49,8 @@ interface SizeResult {
   readonly root: Spread;
   readonly rootRatio: Spread;
   readonly rootP99: Spread;
+  /** Server CPU per request (µs): independent of how much of the machine the run had. */
+  readonly cpuPerRequest: { readonly ceiling: Spread; readonly object: Spread; readonly root: Spread };
   readonly errors: number;
   /** Cores other processes used during the load runs; cores the load generator used at the ceiling. */
   readonly others: Spread;
@@ -126,6 +129,7 @@ async function benchSize(entities: number, ceiling: ServerChild): Promise<SizeRe
     warmFloor: spread(warm.floors),
     warmOpen: spread(warm.opens),
     warmRatio: spread(warm.opens.map((o, i) => o / (warm.floors[i] as number))),
+    warmOpenCpu: spread(warm.infos.map((i) => i.openCpuMs ?? Number.NaN)),
     ...(cold === undefined
       ? {}
       : {
@@ -143,10 +147,20 @@ async function benchSize(entities: number, ceiling: ServerChild): Promise<SizeRe
     root: spread(runs.map((r) => r.root.rps)),
     rootRatio: spread(runs.map((r) => (100 * r.root.rps) / r.ceiling.rps)),
     rootP99: spread(runs.map((r) => r.root.p99)),
+    cpuPerRequest: {
+      ceiling: spread(runs.map((r) => cpuMicros(r.ceiling))),
+      object: spread(runs.map((r) => cpuMicros(r.object))),
+      root: spread(runs.map((r) => cpuMicros(r.root))),
+    },
     errors: all.reduce((n, r) => n + r.errors, 0),
     others: spread(all.map((r) => r.otherCores ?? Number.NaN)),
     loadAtCeiling: spread(runs.map((r) => r.ceiling.loadCores ?? Number.NaN)),
   };
+}
+
+/** Server CPU per request in µs (cores used / requests per second). */
+function cpuMicros(result: LoadResult): number {
+  return result.serverCores === undefined || result.rps === 0 ? Number.NaN : (1e6 * result.serverCores) / result.rps;
 }
 
 const row = (cells: readonly (string | number)[]): string => `| ${cells.join(' | ')} |`;
@@ -155,6 +169,7 @@ const TABLE_HEADER = [
   'entities',
   'storage',
   'open warm ms: floor / open (× floor)',
+  'open warm CPU ms',
   'open cold ms: floor / open (× floor)',
   'index B/entity',
   'RSS after open MB',
@@ -163,6 +178,7 @@ const TABLE_HEADER = [
   '/object p50 / p99 ms',
   '/root req/s (% of ceiling)',
   '/root p99 ms',
+  'server CPU µs/request: ceiling / /object / /root',
   'errors',
 ];
 
@@ -171,6 +187,7 @@ function tableRow(r: SizeResult): string {
     r.entities.toLocaleString('en'),
     `${(r.bytes / 1e6).toFixed(0)} MB, ${r.files} files`,
     `${fmt(r.warmFloor.median, 0)} / ${fmt(r.warmOpen.median, 0)} (${fmtSpread(r.warmRatio, 2, '×')})`,
+    fmtSpread(r.warmOpenCpu, 0),
     r.coldRatio === undefined ? '-' : `${fmt(r.coldFloor?.median, 0)} / ${fmt(r.coldOpen?.median, 0)} (${fmtSpread(r.coldRatio, 2, '×')})`,
     fmt(r.indexBytesPerEntity),
     fmt(r.rssAfterOpen.median, 0),
@@ -179,6 +196,7 @@ function tableRow(r: SizeResult): string {
     `${fmt(r.objectP50.median, 0)} / ${fmtSpread(r.objectP99, 0)}`,
     `${fmt(r.root.median, 0)} (${fmtSpread(r.rootRatio, 0, '%')})`,
     fmtSpread(r.rootP99, 0),
+    `${fmt(r.cpuPerRequest.ceiling.median)} / ${fmt(r.cpuPerRequest.object.median)} / ${fmt(r.cpuPerRequest.root.median)}`,
     r.errors,
   ]);
 }

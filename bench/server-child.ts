@@ -17,6 +17,8 @@ export interface ChildInfo {
   readonly port: number;
   readonly pid: number;
   readonly openMs?: number;
+  /** CPU time (user + system, all threads) the open took: robust against other load on the machine. */
+  readonly openCpuMs?: number;
   readonly entities?: number;
   readonly files?: number;
   /** RSS of the process once the storage is open (after a garbage collection). */
@@ -55,14 +57,17 @@ if (flags.includes('--ceiling')) {
   await settle();
   const before = process.memoryUsage();
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   const storage = await Storage.open(dir);
   const openMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
   await settle();
   const after = process.memoryUsage();
   const entities = storage.entityCount;
   const opened = {
     pid: process.pid,
     openMs,
+    openCpuMs: (cpu.user + cpu.system) / 1000,
     entities,
     files: storage.channels.reduce((n, c) => n + c.files.length, 0),
     rssAfterOpen: after.rss,
@@ -88,7 +93,12 @@ if (flags.includes('--ceiling')) {
     });
   }
   const follower = flags.includes('--follow') ? new StorageFollower(storage, { pollIntervalMs: 100 }) : undefined;
-  const app = buildApp(storage, { instance: 'microstream', ...(follower === undefined ? {} : { catchUp: () => follower.refreshNow() }) });
+  // BENCH_METRICS=0: without /metrics and its per-request bookkeeping (to measure what it costs).
+  const app = buildApp(storage, {
+    instance: 'microstream',
+    metrics: process.env.BENCH_METRICS !== '0',
+    ...(follower === undefined ? {} : { catchUp: () => follower.refreshNow() }),
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   follower?.start();
   report({ port: (app.server.address() as AddressInfo).port, ...opened, sample });
