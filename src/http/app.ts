@@ -15,6 +15,7 @@ import {
 } from './java-service.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, requestTimedOut } from './limits.js';
 import { createMetrics } from './metrics.js';
+import { openApiRoutes, registerOpenApi } from './openapi-routes.js';
 import { METRICS_PATH, registerOperationsRoutes, routeLabeller } from './operations-routes.js';
 import type { FollowStatus } from '../storage/follow-status.js';
 import type { TlsConfig } from './tls.js';
@@ -194,7 +195,7 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
   });
 
   const metrics = options.metrics === false ? undefined : createMetrics(current, options.follow);
-  const routeLabel = routeLabeller(options.instance);
+  const routeLabel = routeLabeller(options.instance, options.dialect ?? 'spark');
   app.addHook('onResponse', async (request, reply) => {
     if (metrics !== undefined) {
       const length = Number(reply.getHeader('content-length') ?? 0);
@@ -217,13 +218,19 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
     }
     send(reply, answer);
   };
-  // The web viewer's static files under /viewer/ and the operators' routes (find-my-way prefers
-  // them to the catch-all). The viewer speaks the SparkJava dialect (route list, string ids); other
-  // dialects go without it.
-  if ((options.dialect ?? 'spark') === 'spark') registerViewerRoutes(app, { instance: options.instance });
-  registerOperationsRoutes(app, { state: current, follow: options.follow, metrics });
-  if (options.api !== undefined) void app.register(apiV1Plugin, { registry: options.api, requestTimeoutMs: timeoutMs });
-  app.route({ method: app.supportedMethods, url: '*', handler });
+  // Every route is registered in a plugin after the OpenAPI generator, which learns them as they
+  // are added: the web viewer's static files under /viewer/, the operators' routes, our own API
+  // (/api/v1), the document itself (find-my-way prefers them all to the catch-all), and the
+  // catch-all of the Java routes, which the document describes on its own (java-routes-openapi.ts).
+  registerOpenApi(app, { instance: options.instance, dialect: options.dialect });
+  void app.register(async (scope) => {
+    // The viewer speaks the SparkJava dialect (route list, string ids); other dialects go without it.
+    if ((options.dialect ?? 'spark') === 'spark') registerViewerRoutes(scope, { instance: options.instance });
+    registerOperationsRoutes(scope, { state: current, follow: options.follow, metrics });
+    if (options.api !== undefined) await scope.register(apiV1Plugin, { registry: options.api, requestTimeoutMs: timeoutMs });
+    await scope.register(openApiRoutes);
+    scope.route({ method: app.supportedMethods, url: '*', handler, schema: { hide: true } });
+  });
   app.setNotFoundHandler(handler);
   // Node closes CONNECT requests without a word when nobody listens; this is not a proxy: say so.
   app.server.on('connect', (_request: unknown, socket: import('node:net').Socket) => {

@@ -2,6 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FollowStatus } from '../storage/follow-status.js';
 import { routePaths } from './documentation.js';
 import type { MetricsSource, ServiceMetrics } from './metrics.js';
+import type { Dialect } from './dialects.js';
+import { matchTemplate } from './path-templates.js';
 import { matchRoute } from './spark-routing.js';
 
 /**
@@ -25,12 +27,53 @@ export interface OperationsOptions {
 }
 
 const NO_STORE = 'no-store';
+const TAGS = ['operations'];
+
+const READY_FACTS = {
+  entities: { type: 'integer', description: 'objects in the served state' },
+  generation: { type: 'integer', description: 'state changes taken over since start (1 after opening)' },
+  following: { type: 'boolean', description: 'false with --no-follow' },
+  followLagSeconds: { type: 'number', description: 'seconds since the served state was last confirmed current (0 when not following)' },
+} as const;
+
+/** Schemas of the operations routes: they document them in /openapi.json and serialize their answers. */
+const HEALTH_SCHEMA = {
+  tags: TAGS,
+  summary: 'Liveness',
+  description: 'Answers while the process does; cheap, never cached, not in the request log.',
+  response: { 200: { type: 'object', required: ['status'], properties: { status: { type: 'string', const: 'ok' } } } },
+};
+
+const READY_SCHEMA = {
+  tags: TAGS,
+  summary: 'Readiness',
+  description:
+    'The storage is indexed (the server listens only after that) and following keeps up: 503 with the reason when the last refresh failed or the storage has not been seen current for ten polling intervals (at least 10 s). Not in the request log.',
+  response: {
+    200: { type: 'object', required: ['status', ...Object.keys(READY_FACTS)], properties: { status: { type: 'string', const: 'ready' }, ...READY_FACTS } },
+    503: {
+      type: 'object',
+      required: ['status', 'reason', ...Object.keys(READY_FACTS)],
+      properties: { status: { type: 'string', const: 'not ready' }, reason: { type: 'string' }, ...READY_FACTS },
+    },
+  },
+};
+
+const METRICS_SCHEMA = {
+  tags: TAGS,
+  summary: 'Prometheus metrics',
+  description:
+    'Prometheus text format (prom-client): requests by route and status, latency histograms, bytes sent, storage gauges (entities, files, live/total bytes, index memory, last commit time), following (lag, refreshes by outcome), process metrics. Also opened by the --metrics-token-file token. Not in the request log.',
+  security: [{ bearer: [] }, {}],
+  response: { 200: { description: 'metrics in Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } } },
+};
 
 export function registerOperationsRoutes(app: FastifyInstance, options: OperationsOptions): void {
   const quiet = { logLevel: 'silent' as const };
   app.route({
     method: ['GET', 'HEAD'],
     url: HEALTH_PATH,
+    schema: HEALTH_SCHEMA,
     ...quiet,
     handler: async (_request, reply) => {
       reply.header('cache-control', NO_STORE);
@@ -40,6 +83,7 @@ export function registerOperationsRoutes(app: FastifyInstance, options: Operatio
   app.route({
     method: ['GET', 'HEAD'],
     url: READY_PATH,
+    schema: READY_SCHEMA,
     ...quiet,
     handler: async (_request, reply) => {
       reply.header('cache-control', NO_STORE);
@@ -60,6 +104,7 @@ export function registerOperationsRoutes(app: FastifyInstance, options: Operatio
     app.route({
       method: 'GET',
       url: METRICS_PATH,
+      schema: METRICS_SCHEMA,
       ...quiet,
       handler: async (_request, reply) => {
         const text = await metrics.registry.metrics();
@@ -74,14 +119,21 @@ export function registerOperationsRoutes(app: FastifyInstance, options: Operatio
  * pattern, or for the Java-compatible routes (served by a catch-all) their documented path,
  * `unmatched` for anything else.
  */
-export function routeLabeller(instance: string): (request: FastifyRequest) => string {
+export function routeLabeller(instance: string, dialect: Dialect = 'spark'): (request: FastifyRequest) => string {
   const javaPaths = new Map(routePaths(instance).map((r) => [r.name, r.path]));
+  // The other dialects' routes (javalin-service.ts, micronaut-service.ts), by their templates.
+  const templates = [`/${instance}/root`, `/${instance}/dictionary`, `/${instance}/object/{oid}`, `/${instance}/maintenance/filesStatistics`];
+  if (dialect === 'javalin') templates.unshift(`/${instance}/`);
+  const javaRoute = (path: string): string | undefined => {
+    if (dialect !== 'spark') return templates.find((t) => matchTemplate(t, path, dialect === 'javalin') !== undefined);
+    const name = matchRoute(instance, path)?.name;
+    return name === undefined ? undefined : javaPaths.get(name);
+  };
   return (request) => {
     const pattern = request.routeOptions.url;
     if (pattern !== undefined && pattern !== '*') return pattern;
     const raw = request.raw.url ?? '/';
     const query = raw.indexOf('?');
-    const name = matchRoute(instance, query < 0 ? raw : raw.slice(0, query))?.name;
-    return (name === undefined ? undefined : javaPaths.get(name)) ?? 'unmatched';
+    return javaRoute(query < 0 ? raw : raw.slice(0, query)) ?? 'unmatched';
   };
 }

@@ -284,7 +284,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
   io.stderr.write(
     `storage-inspector: serving ${options.directory} (${storage.family.label}${options.dialect === 'spark' ? '' : `, ${options.dialect} dialect`}) at ${base}/${instance}/root${guarded.length > 0 ? ` (${guarded.join(', ')})` : ''}\n` +
       (options.dialect === 'spark' ? `storage-inspector: web viewer at ${base}/viewer/\n` : `storage-inspector: no web viewer in the ${options.dialect} dialect (it needs the default one)\n`) +
-      `storage-inspector: API at ${base}/api/v1/ (${base}/api/v1/openapi.json)\n`,
+      `storage-inspector: API at ${base}/api/v1/, every route documented at ${base}/docs/ (${base}/openapi.json)\n`,
   );
 }
 

@@ -1,5 +1,3 @@
-import { createRequire } from 'node:module';
-import swagger from '@fastify/swagger';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { isAppError } from '../../errors.js';
 import type { StorageRegistry } from '../storage-registry.js';
@@ -24,28 +22,40 @@ export interface ApiV1Options {
   readonly requestTimeoutMs: number;
 }
 
-export async function apiV1Plugin(scope: FastifyInstance, options: ApiV1Options): Promise<void> {
-  await scope.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'storage-inspector API',
-        version: (createRequire(import.meta.url)('../../../package.json') as { version: string }).version,
-        description:
-          'Questions about a MicroStream / EclipseStore storage that the Java-compatible API cannot answer: who references an object, how it is reachable, what is garbage, what takes the space, earlier versions of an object. Ids are decimal strings; errors are application/problem+json. While the graph index is being built, routes that need it answer 503 with Retry-After.',
-      },
-      tags: [
-        { name: 'storage', description: 'the storage as a whole' },
-        { name: 'types', description: 'instances and bytes per type' },
-        { name: 'objects', description: 'objects, their referrers and paths from the roots' },
-        { name: 'versions', description: 'earlier records of an object' },
-        { name: 'analysis', description: 'garbage, missing references, wasted bytes' },
-        { name: 'search', description: 'objects by text or value' },
-      ],
-    },
-    hideUntagged: true,
-  });
+/** What /api/v1/openapi.json says about itself (the whole application's is at /openapi.json). */
+export const API_INFO = {
+  title: 'storage-inspector API',
+  description:
+    'Questions about a MicroStream / EclipseStore storage that the Java-compatible API cannot answer: who references an object, how it is reachable, what is garbage, what takes the space, earlier versions of an object. Ids are decimal strings; errors are application/problem+json. While the graph index is being built, routes that need it answer 503 with Retry-After.',
+};
 
+export const API_TAGS = [
+  { name: 'storage', description: 'the storage as a whole' },
+  { name: 'types', description: 'instances and bytes per type' },
+  { name: 'objects', description: 'objects, their referrers and paths from the roots' },
+  { name: 'versions', description: 'earlier records of an object' },
+  { name: 'analysis', description: 'garbage, missing references, wasted bytes' },
+  { name: 'search', description: 'objects by text or value' },
+];
+
+interface OpenApiDocument {
+  readonly info: Record<string, unknown>;
+  readonly tags?: readonly { readonly name: string }[];
+  readonly paths: Record<string, unknown>;
+}
+
+/** The /api/v1 part of the application's document: its paths and tags, the same components. */
+function apiDocument(document: OpenApiDocument): OpenApiDocument {
+  const apiTags = new Set(API_TAGS.map((t) => t.name));
+  return {
+    ...document,
+    info: { ...document.info, ...API_INFO },
+    tags: (document.tags ?? []).filter((t) => apiTags.has(t.name)),
+    paths: Object.fromEntries(Object.entries(document.paths).filter(([path]) => path.startsWith(`${API_PREFIX}/`))),
+  };
+}
+
+export async function apiV1Plugin(scope: FastifyInstance, options: ApiV1Options): Promise<void> {
   scope.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ApiProblem) {
       reply.headers(error.headers);
@@ -63,7 +73,10 @@ export async function apiV1Plugin(scope: FastifyInstance, options: ApiV1Options)
 
   for (const route of [...storageRoutes, ...objectRoutes, ...versionRoutes, ...analysisRoutes]) registerRoute(scope, route, options);
 
-  scope.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => scope.swagger());
+  // The application's one OpenAPI document (openapi-routes.ts) holds every route; this is its /api/v1 part.
+  scope.get(`${API_PREFIX}/openapi.json`, { schema: { tags: ['storage'], summary: 'The OpenAPI document of /api/v1' } }, async () =>
+    apiDocument(scope.swagger() as unknown as OpenApiDocument),
+  );
   // Whatever else is asked below the prefix is a problem of this API, not a Java 404 page.
   scope.route({
     method: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'],
