@@ -42,8 +42,8 @@ export async function startServer(args: readonly string[]): Promise<ServerChild>
 }
 
 /** Opens a storage in a fresh process and returns what it reported (the process exits by itself). */
-export async function measureOpen(dir: string): Promise<ChildInfo> {
-  const { child, info } = await startServer([dir, '--open-only']);
+export async function measureOpen(dir: string, withGraph = false): Promise<ChildInfo> {
+  const { child, info } = await startServer([dir, '--open-only', ...(withGraph ? ['--graph'] : [])]);
   if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
   return info;
 }

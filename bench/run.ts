@@ -10,6 +10,7 @@
  * round by round, and each ratio is taken within a round. Each load run also records how much
  * CPU other processes took meanwhile: the machine's noise.
  *
+ * Also the graph index (src/graph): built once per size after a warm open (BENCH_GRAPH=0 skips it).
  * Environment: BENCH_SIZES=1000000,10000000 (sizes), BENCH_SECONDS (default 5 per load run),
  * BENCH_ROUNDS (default 3), BENCH_FOLLOW=0 (skip the following benchmark), BENCH_CPU_PROF=<dir>
  * (CPU profiles of the server processes), BENCH_SOURCE=1 (serve the TypeScript sources),
@@ -55,6 +56,8 @@ interface SizeResult {
   /** Cores other processes used during the load runs; cores the load generator used at the ceiling. */
   readonly others: Spread;
   readonly loadAtCeiling: Spread;
+  /** Building the graph index once after a warm open. */
+  readonly graph?: { readonly ms: number; readonly cpuMs: number; readonly bytesPerEntity: number; readonly rssMb: number };
 }
 
 function sizes(): number[] {
@@ -87,6 +90,13 @@ async function benchSize(entities: number, ceiling: ServerChild): Promise<SizeRe
   const bytes = storageBytes(dir);
   console.log(`${entities.toLocaleString('en')} entities (${(bytes / 1e6).toFixed(0)} MB): opening ${ROUNDS}× warm ...`);
   const warm = await openRounds(dir, false);
+
+  let graph: SizeResult['graph'];
+  if (process.env.BENCH_GRAPH !== '0') {
+    console.log('  graph index once ...');
+    const info = await measureOpen(dir, true);
+    graph = { ms: info.graphMs ?? Number.NaN, cpuMs: info.graphCpuMs ?? Number.NaN, bytesPerEntity: info.graphBytesPerEntity ?? Number.NaN, rssMb: (info.rssAfterGraph ?? Number.NaN) / 1024 ** 2 };
+  }
 
   console.log(`  load: ${ROUNDS} rounds of ceiling, /object, /root (${SECONDS} s each) ...`);
   const server = await startServer([dir, '--no-follow']);
@@ -155,6 +165,7 @@ async function benchSize(entities: number, ceiling: ServerChild): Promise<SizeRe
     errors: all.reduce((n, r) => n + r.errors, 0),
     others: spread(all.map((r) => r.otherCores ?? Number.NaN)),
     loadAtCeiling: spread(runs.map((r) => r.ceiling.loadCores ?? Number.NaN)),
+    ...(graph === undefined ? {} : { graph }),
   };
 }
 
@@ -179,6 +190,7 @@ const TABLE_HEADER = [
   '/root req/s (% of ceiling)',
   '/root p99 ms',
   'server CPU µs/request: ceiling / /object / /root',
+  'graph index: build ms (CPU) / B per entity / RSS MB',
   'errors',
 ];
 
@@ -197,6 +209,7 @@ function tableRow(r: SizeResult): string {
     `${fmt(r.root.median, 0)} (${fmtSpread(r.rootRatio, 0, '%')})`,
     fmtSpread(r.rootP99, 0),
     `${fmt(r.cpuPerRequest.ceiling.median)} / ${fmt(r.cpuPerRequest.object.median)} / ${fmt(r.cpuPerRequest.root.median)}`,
+    r.graph === undefined ? '-' : `${fmt(r.graph.ms, 0)} (${fmt(r.graph.cpuMs, 0)}) / ${fmt(r.graph.bytesPerEntity)} / ${fmt(r.graph.rssMb, 0)}`,
     r.errors,
   ]);
 }

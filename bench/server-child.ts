@@ -12,6 +12,7 @@ const from = process.env.BENCH_SOURCE === '1' ? '../src' : '../dist';
 const { buildApp } = (await import(`${from}/http/app.js`)) as typeof import('../src/http/app.js');
 const { StorageFollower } = (await import(`${from}/storage/follow.js`)) as typeof import('../src/storage/follow.js');
 const { Storage } = (await import(`${from}/storage/storage.js`)) as typeof import('../src/storage/storage.js');
+const { buildGraph } = (await import(`${from}/graph/graph-build.js`)) as typeof import('../src/graph/graph-build.js');
 
 export interface ChildInfo {
   readonly port: number;
@@ -28,6 +29,11 @@ export interface ChildInfo {
   readonly indexBytesPerEntity?: number;
   readonly rootObjectId?: string;
   readonly sample?: string[];
+  /** With --graph: building the graph index after opening (time, CPU, bytes per entity, RSS after). */
+  readonly graphMs?: number;
+  readonly graphCpuMs?: number;
+  readonly graphBytesPerEntity?: number;
+  readonly rssAfterGraph?: number;
 }
 
 const [dir = '', ...flags] = process.argv.slice(2);
@@ -77,7 +83,25 @@ if (flags.includes('--ceiling')) {
     rootObjectId: storage.rootObjectId.toString(),
   };
   if (flags.includes('--open-only')) {
-    report({ port: 0, ...opened });
+    if (!flags.includes('--graph')) {
+      report({ port: 0, ...opened });
+      process.exit(0);
+    }
+    const graphStarted = performance.now();
+    const graphCpu = process.cpuUsage();
+    const { graph } = await buildGraph(storage);
+    const graphMs = performance.now() - graphStarted;
+    const cpu = process.cpuUsage(graphCpu);
+    await settle();
+    const memory = Object.values(graph.memory()).reduce((n, b) => n + b, 0);
+    report({
+      port: 0,
+      ...opened,
+      graphMs,
+      graphCpuMs: (cpu.user + cpu.system) / 1000,
+      graphBytesPerEntity: memory / entities,
+      rssAfterGraph: process.memoryUsage().rss,
+    });
     process.exit(0);
   }
   // A uniform sample of existing object ids for the load generator (reservoir over the index).
