@@ -1,4 +1,5 @@
 import type { GraphServiceOptions } from '../graph/graph-service.js';
+import type { OpenProgress } from '../storage/storage.js';
 import type { CommandIo } from './io.js';
 
 /**
@@ -21,5 +22,18 @@ export function graphProgressReporter(io: CommandIo, label = 'graph index'): Gra
     onFailed: (error) => {
       io.stderr.write(`storage-inspector: warning: ${label} failed: ${error instanceof Error ? error.message : String(error)}\n`);
     },
+  };
+}
+
+/** Progress of opening (indexing) a storage, once it takes more than a second. */
+export function openProgressReporter(io: CommandIo): (p: OpenProgress) => void {
+  const started = Date.now();
+  let last = started;
+  return (p) => {
+    const now = Date.now();
+    if (now - last < 1000) return;
+    last = now;
+    const percent = p.bytesTotal === 0 ? 100 : Math.floor((100 * p.bytesDone) / p.bytesTotal);
+    io.stderr.write(`storage-inspector: indexing ${percent}% (${p.filesDone}/${p.filesTotal} files, ${p.entities} entities so far)\n`);
   };
 }

@@ -10,6 +10,8 @@ import type { CommandIo } from './io.js';
 const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{ run(args: string[], io: CommandIo): Promise<void> }> }>> = {
   serve: { summary: 'serve a storage directory over the Storage REST API', load: () => import('./commands/serve.js') },
   generate: { summary: 'write a new storage with generated data (tests, benchmarks)', load: () => import('./commands/generate.js') },
+  analyze: { summary: 'report garbage, missing references and what takes the space', load: () => import('./commands/analyze.js') },
+  export: { summary: 'write every instance of a type as NDJSON or CSV', load: () => import('./commands/export.js') },
 };
 
 /** The version in package.json (two levels up from both src/cli and dist/cli). */

@@ -1,9 +1,8 @@
 import { Type, type Static } from 'typebox';
-import { unstoredReferencedNodes, type GraphFigures } from '../../graph/graph-figures.js';
-import type { GraphIndex } from '../../graph/graph-index.js';
 import { searchText } from '../../graph/text-search.js';
 import type { StorageContext } from '../storage-registry.js';
-import { requireGraph, typeNameOf, viaOf } from './graph-answers.js';
+import { requireGraph } from './graph-answers.js';
+import { analysis } from './reports.js';
 import { answers, badRequest } from './problem.js';
 import type { ApiRoute } from './routing.js';
 import { Analysis, MAX_LIMIT, SearchResult } from './schemas.js';
@@ -84,52 +83,3 @@ function typeIdsOf(context: StorageContext, type: string): bigint[] {
   return ids;
 }
 
-async function analysis(context: StorageContext, graph: GraphIndex, exampleCount: number, referrerCount: number): Promise<Static<typeof Analysis>> {
-  const figures = context.figures(graph);
-  const byType = (pick: (t: GraphFigures['types'][number]) => { count: number; bytes: number }) =>
-    figures.types
-      .map((t) => ({ typeId: String(graph.types.at(t.type).typeId), typeName: graph.types.nameOf(t.type), ...pick(t) }))
-      .filter((t) => t.count > 0)
-      .sort((a, b) => b.bytes - a.bytes || b.count - a.count);
-
-  // Missing: ids that are no node at all, then nodes whose record went away (lost with a deleted file).
-  const examples: Static<typeof Analysis>['missingReferences']['examples'] = [];
-  const referrersOf = async (id: bigint, sources: readonly number[]) => {
-    const out = [];
-    for (const r of sources.slice(0, referrerCount)) out.push({ objectId: String(graph.nodes.idOf(r)), typeName: typeNameOf(graph, r), via: await viaOf(context, graph, r, id) });
-    return out;
-  };
-  const missingIds: { id: bigint; sources: number[] }[] = [];
-  graph.missing.forEachId((id, sources) => {
-    if (missingIds.length < exampleCount) missingIds.push({ id, sources });
-  });
-  for (const { id, sources } of missingIds) examples.push({ objectId: String(id), referrerCount: sources.length, referrers: await referrersOf(id, sources) });
-  const unstored = unstoredReferencedNodes(graph, Math.max(0, exampleCount - examples.length));
-  for (const node of unstored.nodes) {
-    const id = graph.nodes.idOf(node);
-    examples.push({ objectId: String(id), referrerCount: graph.adjacency.referrerCount(node), referrers: await referrersOf(id, [...graph.adjacency.referrers(node, 0, referrerCount)]) });
-  }
-
-  const perFile = new Map(figures.files.map((f) => [`${f.channel}:${f.fileSlot}`, f]));
-  const files = context.storage.channels.flatMap((channel) =>
-    channel.files.map((file) => {
-      const f = perFile.get(`${channel.index}:${file.slot}`);
-      return {
-        channel: channel.index,
-        fileNumber: String(file.fileNumber),
-        file: file.path,
-        totalBytes: file.totalLength,
-        liveBytes: file.liveLength,
-        supersededBytes: file.totalLength - file.liveLength,
-        unreachableBytes: f?.unreachableBytes ?? 0,
-        unreachableCount: f?.unreachableCount ?? 0,
-      };
-    }),
-  );
-  return {
-    reachable: { ...figures.reachable, byType: byType((t) => ({ count: t.reachable, bytes: t.reachableBytes })) },
-    unreachable: { ...figures.unreachable, byType: byType((t) => ({ count: t.instances - t.reachable, bytes: t.bytes - t.reachableBytes })) },
-    missingReferences: { count: graph.missing.distinctIds() + unstored.count, examples },
-    files,
-  };
-}

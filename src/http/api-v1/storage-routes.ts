@@ -4,6 +4,7 @@ import { forEachNodeInIdOrder, instancesOf } from '../../graph/graph-figures.js'
 import type { GraphIndex } from '../../graph/graph-index.js';
 import type { StorageContext } from '../storage-registry.js';
 import { objectViewOf, requireGraph } from './graph-answers.js';
+import { storageInfo, typeList } from './reports.js';
 import { answers, notFound } from './problem.js';
 import type { ApiRoute } from './routing.js';
 import { InstanceList, ObjectView, Paging, StorageInfo, TypeList, TypeParams, MAX_LIMIT } from './schemas.js';
@@ -94,73 +95,6 @@ function typeOf(graph: GraphIndex, typeIdText: string): { typeId: bigint; type: 
   const type = graph.types.find(typeId);
   if (type === undefined) throw notFound(`type id ${typeId} is not in the type dictionary`);
   return { typeId, type };
-}
-
-async function storageInfo(context: StorageContext): Promise<Static<typeof StorageInfo>> {
-  const storage = context.storage;
-  await context.timeline.update();
-  let files = 0;
-  let bytes = 0;
-  let liveBytes = 0;
-  for (const channel of storage.channels) {
-    for (const file of channel.files) {
-      files++;
-      bytes += file.totalLength;
-      liveBytes += file.liveLength;
-    }
-  }
-  const last = context.timeline.lastStoreTimestamp;
-  const state = context.graph.state;
-  let graph: Static<typeof StorageInfo>['graph'];
-  if (state.kind === 'ready') {
-    graph = { state: 'ready', buildMs: state.buildMs, references: state.graph.adjacency.referenceCount(), problems: [...state.problems], problemCount: state.problemCount };
-  } else if (state.kind === 'failed') {
-    graph = { state: 'failed', error: state.error instanceof Error ? state.error.message : String(state.error) };
-  } else {
-    const p = state.progress;
-    const percent = p === undefined || p.bytesTotal === 0 ? 0 : Math.floor((100 * p.bytesDone) / p.bytesTotal);
-    graph = {
-      state: 'building',
-      progress: { phase: p?.phase ?? 'starting', percent, bytesDone: p?.bytesDone ?? 0, bytesTotal: p?.bytesTotal ?? 0, filesDone: p?.filesDone ?? 0, filesTotal: p?.filesTotal ?? 0, elapsedMs: Date.now() - state.startedAt },
-    };
-  }
-  return {
-    name: context.name,
-    directory: storage.directory,
-    generation: storage.generation,
-    channels: storage.channels.length,
-    entities: storage.entityCount,
-    rootObjectId: String(storage.rootObjectId),
-    rootsObjectId: String(storage.rootsObjectId),
-    files,
-    bytes,
-    liveBytes,
-    lastCommitTime: last === 0n ? null : new Date(Number(last / 1_000_000n)).toISOString(),
-    lastCommitTimestamp: last === 0n ? null : String(last),
-    graph,
-  };
-}
-
-function typeList(context: StorageContext, graph: GraphIndex): Static<typeof TypeList>['types'] {
-  const figures = context.figures(graph);
-  const dictionary = context.storage.dictionary;
-  const versionsOf = new Map<string, bigint[]>();
-  for (const entry of dictionary.entries) versionsOf.set(entry.typeName, [...(versionsOf.get(entry.typeName) ?? []), entry.typeId]);
-  return graph.types.all().map((type, index) => {
-    const f = figures.types[index];
-    const name = graph.types.nameOf(index);
-    const versions = (versionsOf.get(name) ?? [type.typeId]).sort((a, b) => (a < b ? -1 : 1));
-    return {
-      typeId: String(type.typeId),
-      typeName: name,
-      current: type.entry !== undefined && dictionary.currentByName.get(name) === type.entry,
-      version: versions.indexOf(type.typeId) + 1,
-      instances: f?.instances ?? 0,
-      liveBytes: f?.bytes ?? 0,
-      reachable: f?.reachable ?? 0,
-      reachableBytes: f?.reachableBytes ?? 0,
-    };
-  });
 }
 
 const EXPORT_BATCH = 256;
