@@ -194,6 +194,11 @@ export class StorageWriter {
     return this.state.dictionary.define(...args);
   }
 
+  /** The entry of an application interface or abstract class used as a field type (see WriterDictionary). */
+  defineAbstractType(typeName: string): TypeEntry {
+    return this.state.dictionary.defineAbstract(typeName);
+  }
+
   beginStore(): StoreBuilder {
     return new StoreBuilder(this.channelCount);
   }
@@ -264,6 +269,12 @@ export class StorageWriter {
     if (builder.channelCount !== this.channelCount) throw new RangeError('the store was built for another channel count');
     if (builder.sealed) throw new Error('this store has been planned already');
     const dictionary = this.state.dictionary;
+    if (dictionary.revision !== this.state.writtenDictionaryRevision) {
+      const missing = dictionary.unregisteredFieldTypes();
+      if (missing.length > 0) {
+        throw new RangeError(`field types without a dictionary entry (Java would register them on opening): ${missing.join(', ')}`);
+      }
+    }
     if (this.rootReferenceDirty) {
       builder.add(dictionary.require(this.state.family.typeName(ROOT_REFERENCE_TYPE_NAME)), this.state.rootReferenceId, [this.state.rootObjectId]);
     }

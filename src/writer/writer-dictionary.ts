@@ -1,5 +1,6 @@
 import { assembleTypeDictionary, assembleTypeEntry } from '../format/dictionary-text.js';
 import { parseTypeDictionary, type MemberDescriptor, type TypeEntry } from '../format/type-dictionary.js';
+import { fieldTypeEntry } from './field-type-entries.js';
 import { makeTypeEntry } from './type-definitions.js';
 import { MICROSTREAM_WRITER, type WriterFamily } from './writer-family.js';
 
@@ -8,6 +9,11 @@ import { MICROSTREAM_WRITER, type WriterFamily } from './writer-family.js';
  * defined by the writer. New types get ids above every id present (at least 1 000 001,
  * storage-format.md §3.5); a changed layout of an existing type name gets a new id and the old
  * entry stays (§7.4). The text is always the canonical one, sorted by type id (§7.3).
+ *
+ * Like Java, defining a reflectively stored class also registers the declared types of its fields
+ * that are not known yet, right after the class (see field-type-entries.ts): interfaces and
+ * abstract classes as entries without members, object arrays with their element list. Other
+ * classes named by a field must be defined before the next store (`unregisteredFieldTypes`).
  */
 export class WriterDictionary {
   private readonly byId = new Map<bigint, TypeEntry>();
@@ -72,10 +78,54 @@ export class WriterDictionary {
     for (let i = versions.length - 1; i >= 0; i--) {
       if (memberText(versions[i]!) === layout) return versions[i]!;
     }
-    const typeId = this.maxTypeId >= 1_000_000n ? this.maxTypeId + 1n : 1_000_001n;
-    const entry = makeTypeEntry(typeId, typeName, members);
+    const entry = makeTypeEntry(this.nextTypeId(), typeName, members);
+    this.insert(entry);
+    this.registerFieldTypes(entry);
+    return entry;
+  }
+
+  /**
+   * The entry of an interface or abstract class (no members, no entities): what Java registers for
+   * such a type when a field declares it. Returns the existing entry if the name is known.
+   */
+  defineAbstract(typeName: string): TypeEntry {
+    const existing = this.current(typeName);
+    if (existing !== undefined) return existing;
+    const entry = makeTypeEntry(this.nextTypeId(), typeName, []);
     this.insert(entry);
     return entry;
+  }
+
+  /**
+   * Reflective fields of current entries whose declared type has no entry, as `Class#field: Type`.
+   * Java would register these types when it opens the storage; a writer must not leave any.
+   */
+  unregisteredFieldTypes(): string[] {
+    const missing: string[] = [];
+    for (const versions of this.byName.values()) {
+      const entry = versions[versions.length - 1]!;
+      for (const field of entry.fields) {
+        if (field.kind === 'reference' && field.qualifier !== undefined && !this.byName.has(field.typeName)) {
+          missing.push(`${field.qualifier}#${field.name}: ${field.typeName}`);
+        }
+      }
+    }
+    return missing;
+  }
+
+  private nextTypeId(): bigint {
+    return this.maxTypeId >= 1_000_000n ? this.maxTypeId + 1n : 1_000_001n;
+  }
+
+  /** Registers the field types Java would ensure for a reflective class (in field order). */
+  private registerFieldTypes(entry: TypeEntry): void {
+    for (const field of entry.fields) {
+      if (field.kind !== 'reference' || field.qualifier === undefined || this.byName.has(field.typeName)) continue;
+      const known = fieldTypeEntry(field.typeName);
+      if (known === undefined) continue;
+      const typeId = known.nativeTypeId !== undefined && !this.byId.has(known.nativeTypeId) ? known.nativeTypeId : this.nextTypeId();
+      this.insert(makeTypeEntry(typeId, field.typeName, known.members));
+    }
   }
 
   /** The canonical file text. */

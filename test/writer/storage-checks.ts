@@ -20,6 +20,8 @@ export interface RawRecord {
   readonly length: number;
   readonly typeId: bigint;
   readonly objectId: bigint;
+  /** The data file holding the record. */
+  readonly path: string;
 }
 
 export function dataFiles(directory: string, channel: number): DataFile[] {
@@ -46,7 +48,7 @@ export function walkRecords(path: string, validLength?: number): RawRecord[] {
   while (pos < end) {
     const length = Number(bytes.readBigInt64LE(pos));
     if (length < 24 || pos + length > end) throw new Error(`${path}: bad record length ${length} at ${pos}`);
-    records.push({ offset: pos, length, typeId: bytes.readBigInt64LE(pos + 8), objectId: bytes.readBigInt64LE(pos + 16) });
+    records.push({ offset: pos, length, typeId: bytes.readBigInt64LE(pos + 8), objectId: bytes.readBigInt64LE(pos + 16), path });
     pos += length;
   }
   return records;

@@ -112,7 +112,13 @@ class LibraryGenerator {
   private readonly bookAuthors = new NumberList();
   /** 1 or 2 per book. */
   private readonly bookVersions = new NumberList();
+  /** The `HashMap` of the library: name String → person, at most one entry per name text. */
   private readonly people: [bigint, bigint][] = [];
+  /**
+   * Name texts already keyed in `people`. A Java `HashMap` holds one entry per key by `equals`
+   * (String content, not identity): two entries with equal names make Java refuse to load it.
+   */
+  private readonly peopleNames = new Set<string>();
   private readonly shelves: bigint[] = [];
   private shelfBooks: bigint[] = [];
   private library = { id: 0n, name: 0n, shelves: 0n, people: 0n, created: 0n, revision: 0 };
@@ -249,11 +255,15 @@ class LibraryGenerator {
     const bornAt = birthDate(rng);
     const age = Math.max(0, 2024 - new Date(bornAt).getUTCFullYear());
     this.add(t.person, person, [name, born, avatar, age, rng.chance(0.8)]);
-    this.add(t.string, name, [personName(rng)]);
+    const nameText = personName(rng);
+    this.add(t.string, name, [nameText]);
     this.add(t.date, born, [bornAt]);
     this.add(t.byteArray, avatar, [bytes(rng, 16 + rng.below(49))]);
     this.persons.push(Number(person - FIRST_OBJECT_ID));
-    if (this.people.length < PEOPLE_IN_MAP) this.people.push([name, person]);
+    if (this.people.length < PEOPLE_IN_MAP && !this.peopleNames.has(nameText)) {
+      this.peopleNames.add(nameText);
+      this.people.push([name, person]);
+    }
   }
 
   private personId(index: number): bigint {
