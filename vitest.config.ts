@@ -3,8 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // Fails the run if any test changed the vendored storages (read-only guarantee, see the file).
-    globalSetup: ['test/security/fixture-guard.ts'],
+    // Fails the run if any test changed the vendored storages (read-only guarantee, see the file);
+    // one throwaway PostgreSQL cluster for the tests of storages kept in PostgreSQL.
+    globalSetup: ['test/security/fixture-guard.ts', 'test/helpers/postgres-global.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },
