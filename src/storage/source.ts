@@ -18,6 +18,8 @@ export interface SourceFile {
   readonly size: number;
   /** Differs whenever the content may have changed by other means than appending. */
   readonly stamp: string;
+  /** Why the file reads shorter than it is stored (damaged rows of a table), for the operator. */
+  readonly problem?: string;
 }
 
 /** A folder below the storage root (the channel folders `channel_<i>`). */
@@ -36,9 +38,10 @@ export interface RootListing {
 export interface SourceReads {
   /**
    * Exactly `length` bytes at `position`: a FormatError (FORMAT_TRUNCATED) when the file ends
-   * before, a StorageError (STORAGE_FILE_GONE) when the file no longer exists.
+   * before, a StorageError (STORAGE_FILE_GONE) when the file no longer exists. `committedLength`,
+   * when given, says how much of the file is committed and never rewritten (what a source may cache).
    */
-  read(path: string, position: number, length: number): Promise<Buffer>;
+  read(path: string, position: number, length: number, committedLength?: number): Promise<Buffer>;
   /**
    * The bytes `[from, to)` as consecutive chunks, for one sequential pass; ends early where the
    * file ends. A chunk is only valid until the next one is asked for (buffers are reused).

@@ -63,6 +63,11 @@ export function scanStorageDirectory(directory: string): Promise<StorageLayout> 
 export async function scanStorageLayout(reader: SourceReader, location: string): Promise<StorageLayout> {
   const directory = location;
   const root = await reader.listRoot();
+  const warnings: string[] = [];
+  const noteProblems = (files: readonly SourceFile[]): void => {
+    for (const file of files) if (file.problem !== undefined) warnings.push(`${file.path}: ${file.problem}`);
+  };
+  noteProblems(root.files.filter((f) => f.name === DICTIONARY_FILE_NAME));
   const dictionaryFile = root.files.find((f) => f.name === DICTIONARY_FILE_NAME);
   const missing: string[] = [];
   if (dictionaryFile === undefined) missing.push(`the type dictionary ${DICTIONARY_FILE_NAME}`);
@@ -84,7 +89,6 @@ export async function scanStorageLayout(reader: SourceReader, location: string):
       `${directory} is not a MicroStream storage directory: missing ${missing.join(' and ')}`,
     );
   }
-  const warnings: string[] = [];
   // Java's channel count is a power of two; surplus directories beyond it are not read.
   let powerOfTwo = 1;
   while (powerOfTwo * 2 <= Math.min(channelCount, MAX_CHANNELS)) powerOfTwo *= 2;
@@ -96,7 +100,9 @@ export async function scanStorageLayout(reader: SourceReader, location: string):
   const channels: ChannelLayout[] = [];
   for (let index = 0; index < powerOfTwo; index++) {
     const folder = folders.get(index) as SourceFolder;
-    channels.push(scanChannel(folder, await reader.listFolder(folder), index, warnings));
+    const listed = await reader.listFolder(folder);
+    noteProblems(listed);
+    channels.push(scanChannel(folder, listed, index, warnings));
   }
   return { directory, dictionaryPath: dictionaryFile.path, dictionaryFile, channels, warnings };
 }

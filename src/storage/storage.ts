@@ -275,7 +275,7 @@ export class Storage {
     if (channel === undefined || location === undefined) return undefined;
     const file = channel.slots[location.fileSlot];
     if (file === undefined || file.removed) return undefined;
-    const bytes = await this.source.read(file.path, location.offset, location.length);
+    const bytes = await this.source.read(file.path, location.offset, location.length, file.totalLength);
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     if (view.getBigInt64(16, true) !== objectId || view.getBigInt64(0, true) !== BigInt(location.length)) {
       throw new FormatError('FORMAT_BAD_RECORD', `record of object ${objectId} changed since it was indexed`, {

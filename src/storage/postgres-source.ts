@@ -1,0 +1,260 @@
+import pg from 'pg';
+import { isAppError, StorageError } from '../errors.js';
+import { findStorageTables, listTableFiles, type StorageTable, type StorageTables, type TableName } from './postgres-tables.js';
+import { assembleRange, readRows, readWholeFile, streamRange, type FileLocation } from './postgres-rows.js';
+import { DEFAULT_ROW_CACHE_BYTES, RowCache } from './row-cache.js';
+import type { RootListing, SourceFile, SourceFolder, SourceReader, StorageSource } from './source.js';
+
+/**
+ * A storage that MicroStream 4.1 keeps in PostgreSQL through its SQL file system (see
+ * postgres-tables.ts for the layout), read with node-postgres.
+ *
+ * Read-only, provably: every session is set to `default_transaction_read_only`, a state is read
+ * inside one `REPEATABLE READ, READ ONLY` transaction (all tables seen at one instant; no locks
+ * but the ACCESS SHARE a SELECT takes), entity reads are single SELECTs; nothing creates
+ * temporary tables or writes. The minimal role needs SELECT on the storage's tables only.
+ *
+ * Connection failures become STORAGE_UNAVAILABLE errors naming the database; each read asks the
+ * pool for a connection again, so a database that comes back is used again without a restart.
+ */
+
+export interface PostgresSourceOptions {
+  /** node-postgres settings (host, port, user, database, ssl, password function); PG* variables fill the rest. */
+  readonly connection: pg.PoolConfig;
+  /** The storage's root table. */
+  readonly table: TableName;
+  /** How messages name the storage: the URL without password, and the table. */
+  readonly location: string;
+  readonly cacheBytes?: number;
+  readonly poolSize?: number;
+}
+
+/** SQLSTATE classes and Node errors that mean the connection, not the query, failed. */
+const CONNECTION_CODES = /^(08|57P0|53300|3D000|28)|^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH)$/;
+
+export class PostgresSource implements StorageSource {
+  readonly kind = 'postgresql';
+  readonly location: string;
+  private readonly pool: pg.Pool;
+  private readonly prepared = new WeakSet<pg.PoolClient>();
+  private readonly cache: RowCache;
+  /** Where each listed file is kept (filled by listings). */
+  private readonly files = new Map<string, FileLocation>();
+  private tables: StorageTables | undefined;
+  private closed = false;
+  /** The last failure of an idle connection (the pool reports those apart from any query). */
+  lastIdleError: Error | undefined;
+
+  constructor(private readonly options: PostgresSourceOptions) {
+    this.location = options.location;
+    this.cache = new RowCache(options.cacheBytes ?? DEFAULT_ROW_CACHE_BYTES);
+    this.pool = new pg.Pool({
+      application_name: 'storage-inspector',
+      connectionTimeoutMillis: 10_000,
+      idleTimeoutMillis: 30_000,
+      keepAlive: true,
+      max: options.poolSize ?? 8,
+      ...options.connection,
+    });
+    // An idle connection that breaks (server restart, network) must not take the process down.
+    this.pool.on('error', (error) => {
+      this.lastIdleError = error;
+    });
+  }
+
+  async snapshot<T>(fn: (reader: SourceReader) => Promise<T>): Promise<T> {
+    const client = await this.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+      const result = await fn(new SnapshotReader(this, client));
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      if (isConnectionError(error)) broken = error as Error;
+      else await client.query('ROLLBACK').catch((e: unknown) => void (broken = e as Error));
+      throw this.explain(error);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async read(path: string, position: number, length: number, committedLength?: number): Promise<Buffer> {
+    const cached = this.cache.read(path, position, length);
+    if (cached !== undefined) return cached;
+    const file = this.locate(path);
+    return this.withClient(async (client) => {
+      // Another request may have brought the rows while this one waited for a connection.
+      const ready = this.cache.read(path, position, length);
+      if (ready !== undefined) return ready;
+      const rows = await readRows(client, file, position, position + length);
+      const bytes = assembleRange(rows, file, position, length);
+      if (committedLength !== undefined) {
+        for (const row of rows) {
+          const keep = Math.min(row.data.length, committedLength - row.start);
+          if (keep > 0) this.cache.put(path, row.start, row.data.subarray(0, keep));
+        }
+      }
+      return bytes;
+    });
+  }
+
+  /** Outside a snapshot: the range is streamed in a transaction of its own. */
+  async *chunks(path: string, from: number, to: number): AsyncGenerator<Uint8Array> {
+    const file = this.locate(path);
+    const client = await this.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+      yield* streamRange(client, file, from, to);
+    } catch (error) {
+      if (isConnectionError(error)) broken = error as Error;
+      throw this.explain(error);
+    } finally {
+      // Also when the caller stopped early: end the read-only transaction either way.
+      if (broken === undefined) await client.query('ROLLBACK').catch((e: unknown) => void (broken = e as Error));
+      client.release(broken);
+    }
+  }
+
+  readWhole(path: string): Promise<Buffer> {
+    const file = this.locate(path);
+    return this.withClient((client) => readWholeFile(client, file));
+  }
+
+  /** MicroStream's SQL file system names a file by its path elements joined with `_` (no schema, no URL). */
+  javaFilePath(folder: string, name: string): string {
+    return `${this.options.table.name}_${folder}_${name}`;
+  }
+
+  forget(path: string): void {
+    this.cache.forget(path);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.cache.clear();
+    await this.pool.end();
+  }
+
+  /** @internal the listing of the root table, through a snapshot's connection. */
+  async listRootWith(client: pg.ClientBase): Promise<RootListing> {
+    const tables = await findStorageTables(client, this.options.table, this.location);
+    this.tables = tables;
+    const files = this.register(tables.root, await listTableFiles(client, tables.root));
+    const folders = [...tables.channels.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([index, table]): SourceFolder => ({ name: `channel_${index}`, path: table.display }));
+    return { files, folders };
+  }
+
+  /** @internal */
+  async listFolderWith(client: pg.ClientBase, folder: SourceFolder): Promise<readonly SourceFile[]> {
+    const index = Number(folder.name.slice('channel_'.length));
+    const table = this.tables?.channels.get(index);
+    if (table === undefined) throw new StorageError('STORAGE_NOT_A_STORAGE', `${this.location}: no table for ${folder.name}`);
+    return this.register(table, await listTableFiles(client, table));
+  }
+
+  /** @internal */
+  locate(path: string): FileLocation {
+    const file = this.files.get(path);
+    if (file === undefined) throw new StorageError('STORAGE_FILE_GONE', `${path} is not a file of ${this.location}`);
+    return file;
+  }
+
+  /** @internal an error of PostgreSQL or of the connection, as a StorageError naming the database. */
+  explain(error: unknown): unknown {
+    if (isAppError(error)) return error;
+    const code = (error as { code?: unknown }).code;
+    const message = error instanceof Error ? error.message : String(error);
+    if (isConnectionError(error)) {
+      return new StorageError('STORAGE_UNAVAILABLE', `${this.location}: cannot reach the database (${message})`, { cause: error });
+    }
+    if (code === '42501') {
+      return new StorageError('STORAGE_UNAVAILABLE', `${this.location}: ${message} (the role needs SELECT on the storage's tables)`, { cause: error });
+    }
+    return new StorageError('STORAGE_IO', `${this.location}: ${message}${typeof code === 'string' ? ` (SQLSTATE ${code})` : ''}`, { cause: error });
+  }
+
+  private register(table: StorageTable, listed: SourceFile[]): SourceFile[] {
+    for (const [path, file] of this.files) if (file.table.display === table.display) this.files.delete(path);
+    for (const file of listed) this.files.set(file.path, { table, identifier: file.name, path: file.path });
+    return listed;
+  }
+
+  /** A pooled connection whose session defaults to read-only transactions. */
+  private async connect(): Promise<pg.PoolClient> {
+    if (this.closed) throw new StorageError('STORAGE_NOT_OPEN', `${this.location}: closed`);
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw this.explain(error);
+    }
+    if (!this.prepared.has(client)) {
+      try {
+        await client.query('SET default_transaction_read_only = on');
+      } catch (error) {
+        client.release(error as Error);
+        throw this.explain(error);
+      }
+      this.prepared.add(client);
+    }
+    return client;
+  }
+
+  /** Runs one read on a pooled connection; a connection that broke is dropped and the read tried once more. */
+  private async withClient<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.connect();
+      try {
+        const result = await fn(client);
+        client.release();
+        return result;
+      } catch (error) {
+        const broken = isConnectionError(error);
+        client.release(broken ? (error as Error) : undefined);
+        if (!broken || attempt >= 2) throw this.explain(error);
+      }
+    }
+  }
+}
+
+/** What one refresh reads through: the connection of its REPEATABLE READ transaction. */
+class SnapshotReader implements SourceReader {
+  constructor(
+    private readonly source: PostgresSource,
+    private readonly client: pg.PoolClient,
+  ) {}
+
+  listRoot(): Promise<RootListing> {
+    return this.source.listRootWith(this.client);
+  }
+
+  listFolder(folder: SourceFolder): Promise<readonly SourceFile[]> {
+    return this.source.listFolderWith(this.client, folder);
+  }
+
+  async read(path: string, position: number, length: number): Promise<Buffer> {
+    const file = this.source.locate(path);
+    return assembleRange(await readRows(this.client, file, position, position + length), file, position, length);
+  }
+
+  chunks(path: string, from: number, to: number): AsyncIterable<Uint8Array> {
+    return streamRange(this.client, this.source.locate(path), from, to);
+  }
+
+  readWhole(path: string): Promise<Buffer> {
+    return readWholeFile(this.client, this.source.locate(path));
+  }
+}
+
+function isConnectionError(error: unknown): boolean {
+  if (isAppError(error)) return false;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && CONNECTION_CODES.test(code)) return true;
+  const message = error instanceof Error ? error.message : '';
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(message);
+}
