@@ -36,6 +36,7 @@ export const SECRET_FLAGS: Readonly<Record<string, string>> = {
   '--token': `a token on the command line is visible to other users (ps, shell history); put it in the environment variable ${TOKEN_ENV} or in a file given with --auth-token-file`,
   '--basic-auth': `credentials on the command line are visible to other users (ps, shell history); put user:password in the environment variable ${BASIC_AUTH_ENV} or in a file given with --basic-auth-file`,
   '--password': `credentials on the command line are visible to other users (ps, shell history); put user:password in the environment variable ${BASIC_AUTH_ENV} or in a file given with --basic-auth-file`,
+  '--pg-password': 'a database password on the command line is visible to other users (ps, shell history); put it in a file given with --pg-password-file, in PGPASSFILE or ~/.pgpass, or in PGPASSWORD',
 };
 
 /** Throws a UsageError if the arguments try to pass a secret as an option value. */

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import type pg from 'pg';
+import pgpass from 'pgpass';
 import { UsageError } from '../errors.js';
 import { DirectorySource } from './directory-source.js';
 import { PostgresSource } from './postgres-source.js';
@@ -29,14 +30,26 @@ export function isPostgresSpec(spec: string): boolean {
   return POSTGRES_URL.test(spec);
 }
 
-/** Opens nothing yet: sources connect on their first read (the first refresh of `Storage.open`). */
-export function openStorageSource(spec: string, options: SourceSpecOptions = {}): StorageSource {
+/** Checks a spec and its options without opening anything (a UsageError says what is wrong). */
+export function checkStorageSpec(spec: string, options: SourceSpecOptions = {}): void {
   if (!isPostgresSpec(spec)) {
     if (options.table !== undefined) throw new UsageError('--table is for storages kept in PostgreSQL (a postgres:// URL), not for a directory');
-    return new DirectorySource(spec);
+    if (options.passwordFile !== undefined) throw new UsageError('--pg-password-file is for storages kept in PostgreSQL (a postgres:// URL)');
+    return;
   }
   const { url, table } = splitTable(spec, options.table);
   refusePassword(url);
+  parseTableName(table);
+}
+
+/**
+ * The source of a storage spec: a directory, or a PostgreSQL URL. Connects nothing yet: sources
+ * connect on their first read (the first refresh of `Storage.open`).
+ */
+export function openStorageSource(spec: string, options: SourceSpecOptions = {}): StorageSource {
+  checkStorageSpec(spec, options);
+  if (!isPostgresSpec(spec)) return new DirectorySource(spec);
+  const { url, table } = splitTable(spec, options.table);
   const parsed = parseConnectionString(url);
   const connection: pg.PoolConfig = {};
   for (const [key, value] of Object.entries(parsed)) {
@@ -47,6 +60,13 @@ export function openStorageSource(spec: string, options: SourceSpecOptions = {})
     const file = options.passwordFile;
     connection.password = () => readPasswordFile(file);
     readPasswordFile(file); // fail early on a missing file
+  } else {
+    // libpq's order: PGPASSWORD, then the password file (PGPASSFILE or ~/.pgpass); none: no password.
+    // node-postgres calls this with its connection parameters and takes undefined as "no password"
+    // (its typings say neither).
+    const lookup = (params: { host?: string; port?: number; database?: string; user?: string }): Promise<string | undefined> =>
+      Promise.resolve(process.env['PGPASSWORD'] ?? new Promise<string | undefined>((resolve) => pgpass(params, resolve)));
+    connection.password = lookup as unknown as () => Promise<string>;
   }
   return new PostgresSource({
     connection,

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { StorageError } from '../errors.js';
+import { StorageError, UsageError } from '../errors.js';
 import type { SourceFile } from './source.js';
 
 /**
@@ -40,7 +40,7 @@ export function parseTableName(text: string): TableName {
   const valid = (part: string | undefined): part is string => part !== undefined && part !== '' && !/[\s"]/.test(part);
   if (parts.length === 1 && valid(parts[0])) return { schema: undefined, name: parts[0] };
   if (parts.length === 2 && valid(parts[0]) && valid(parts[1])) return { schema: parts[0], name: parts[1] };
-  throw new StorageError('STORAGE_NOT_A_STORAGE', `invalid table name "${text}": give the storage's root table as name or schema.name`);
+  throw new UsageError(`invalid table name "${text}": give the storage's root table as name or schema.name`);
 }
 
 const COLUMN_TYPES: Readonly<Record<string, readonly string[]>> = {

@@ -5,7 +5,7 @@ import { buildApp } from '../../http/app.js';
 import { defaultInstance, DIALECTS, type Dialect } from '../../http/dialects.js';
 import { StorageRegistry } from '../../http/storage-registry.js';
 import { graphProgressReporter } from '../graph-progress.js';
-import { BASIC_AUTH_ENV, loadAuthConfig, refuseSecretFlags, TOKEN_ENV } from '../../http/auth.js';
+import { BASIC_AUTH_ENV, loadAuthConfig, refuseSecretFlags, TOKEN_ENV, warnIfShared } from '../../http/auth.js';
 import { parseCorsOrigins } from '../../http/cors.js';
 import { checkServable } from '../../http/integrity.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from '../../http/limits.js';
@@ -13,6 +13,7 @@ import { loadMetricsToken } from '../../http/metrics-token.js';
 import { loadTlsConfig } from '../../http/tls.js';
 import { FollowStatus } from '../../storage/follow-status.js';
 import { DEFAULT_POLL_INTERVAL_MS, StorageFollower } from '../../storage/follow.js';
+import { checkStorageSpec, openStorageSource } from '../../storage/open-source.js';
 import { Storage, type OpenProgress } from '../../storage/storage.js';
 import type { CommandIo } from '../io.js';
 import { fromEnv, integerOption, parseCommand, toolCommand } from '../option-values.js';
@@ -22,6 +23,7 @@ export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 
 const DESCRIPTION = [
   'Serves a MicroStream (4 to 8) or EclipseStore (1 to 4) storage directory read-only over the Storage REST API (answers byte for byte like the Java service of its generation), with a web viewer at /viewer/.',
+  'A storage that MicroStream keeps in PostgreSQL (its SQL file system) is given as postgres://user@host:port/db with --table <root table>; the password comes from PGPASSWORD, a password file (PGPASSFILE, ~/.pgpass, --pg-password-file), never from the URL.',
   'Every option can also be given by the environment variable shown as env; a flag wins. Secrets are never taken from command line values (other users can see those): the token and Basic credentials come from files or from ' +
     `${TOKEN_ENV} / ${BASIC_AUTH_ENV}.`,
 ].join('\n\n');
@@ -32,7 +34,12 @@ const MAX_TIMEOUT_MS = 86_400_000;
 const MAX_RESPONSE_BYTES = 2 ** 32;
 
 export interface ServeOptions {
+  /** The storage: a directory, or a postgres:// URL (see openStorageSource). */
   readonly directory: string;
+  /** The root table of a storage kept in PostgreSQL. */
+  readonly table?: string | undefined;
+  /** A file holding the database password. */
+  readonly pgPasswordFile?: string | undefined;
   readonly port: number;
   readonly host: string;
   /** Undefined: the Java default of the dialect for the storage's family (`microstream`, `store-data`). */
@@ -58,7 +65,9 @@ export interface ServeOptions {
 export function serveCommand(): Command {
   return toolCommand('serve')
     .description(DESCRIPTION)
-    .argument('[storage-dir]', 'the storage directory (holding PersistenceTypeDictionary.ptd and channel_0/ ...)')
+    .argument('[storage-dir]', 'the storage directory (holding PersistenceTypeDictionary.ptd and channel_0/ ...), or postgres://user@host:port/db for one kept in PostgreSQL')
+    .addOption(fromEnv(new Option('--table <name>', "a storage kept in PostgreSQL: its root table ([schema.]name, e.g. ms_graph; the channels are <name>_channel_<i>)")))
+    .addOption(fromEnv(new Option('--pg-password-file <file>', 'a storage kept in PostgreSQL: the database password is the first line of this file (or PGPASSWORD, PGPASSFILE, ~/.pgpass)')))
     .addOption(fromEnv(integerOption('--port', 'n', 'port to listen on; 0 picks a free one', 0, 65535, 'a TCP port').default(4567)))
     .addOption(fromEnv(new Option('--host <address>', 'interface to listen on').default('127.0.0.1')))
     .addOption(
@@ -112,6 +121,8 @@ export function serveCommand(): Command {
 }
 
 interface ServeFlags {
+  table?: string;
+  pgPasswordFile?: string;
   port: number;
   host: string;
   instance?: string;
@@ -150,8 +161,11 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
   }
   if (values.cors !== undefined) parseCorsOrigins(values.cors); // fail early on a bad list
   if ((values.tlsCert === undefined) !== (values.tlsKey === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
+  checkStorageSpec(positionals[0] as string, { table: values.table, passwordFile: values.pgPasswordFile });
   return {
     directory: positionals[0] as string,
+    table: values.table,
+    pgPasswordFile: values.pgPasswordFile,
     port: values.port,
     host: values.host,
     instance: values.instance,
@@ -198,7 +212,9 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
 
   const started = Date.now();
   const progress = progressPrinter(io, started);
-  const storage = await Storage.open(options.directory, { onProgress: progress });
+  if (options.pgPasswordFile !== undefined) warnIfShared(options.pgPasswordFile, '--pg-password-file', warn);
+  const source = openStorageSource(options.directory, { table: options.table, passwordFile: options.pgPasswordFile });
+  const storage = await Storage.open(source, { onProgress: progress });
   try {
     checkServable(storage);
   } catch (error) {
@@ -282,7 +298,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
   const guarded = [auth === undefined ? undefined : 'authentication required', cors === undefined ? undefined : 'CORS allow-list'].filter((x) => x !== undefined);
   const base = `${scheme}://${hostForUrl(options.host)}:${port}`;
   io.stderr.write(
-    `storage-inspector: serving ${options.directory} (${storage.family.label}${options.dialect === 'spark' ? '' : `, ${options.dialect} dialect`}) at ${base}/${instance}/root${guarded.length > 0 ? ` (${guarded.join(', ')})` : ''}\n` +
+    `storage-inspector: serving ${storage.directory} (${storage.family.label}${options.dialect === 'spark' ? '' : `, ${options.dialect} dialect`}) at ${base}/${instance}/root${guarded.length > 0 ? ` (${guarded.join(', ')})` : ''}\n` +
       (options.dialect === 'spark' ? `storage-inspector: web viewer at ${base}/viewer/\n` : `storage-inspector: no web viewer in the ${options.dialect} dialect (it needs the default one)\n`) +
       `storage-inspector: API at ${base}/api/v1/, every route documented at ${base}/docs/ (${base}/openapi.json)\n`,
   );
