@@ -51,6 +51,16 @@ export interface StorageLayout {
   readonly warnings: readonly string[];
 }
 
+/** What is missing to be a storage; `onlyDictionary`: everything else is there (a dictionary may be being rewritten). */
+export class NotAStorageError extends StorageError {
+  constructor(
+    message: string,
+    readonly onlyDictionary: boolean,
+  ) {
+    super('STORAGE_NOT_A_STORAGE', message);
+  }
+}
+
 /** Inventories a storage directory; throws a StorageError naming what is missing. */
 export function scanStorageDirectory(directory: string): Promise<StorageLayout> {
   return scanStorageLayout(new DirectorySource(directory), directory);
@@ -84,10 +94,7 @@ export async function scanStorageLayout(reader: SourceReader, location: string):
   while (channelIndexes[channelCount] === channelCount) channelCount++;
   if (channelCount === 0) missing.push(`a channel directory ${CHANNEL_PREFIX}0`);
   if (dictionaryFile === undefined || missing.length > 0) {
-    throw new StorageError(
-      'STORAGE_NOT_A_STORAGE',
-      `${directory} is not a MicroStream storage directory: missing ${missing.join(' and ')}`,
-    );
+    throw new NotAStorageError(`${directory} is not a MicroStream storage directory: missing ${missing.join(' and ')}`, channelCount > 0);
   }
   // Java's channel count is a power of two; surplus directories beyond it are not read.
   let powerOfTwo = 1;

@@ -13,7 +13,7 @@ import { joinId, ObjectIndex } from './object-index.js';
 import { scanRecordChunks, type ScanProblem } from './record-scan.js';
 import { findRoots } from './roots.js';
 import type { SourceReader, StorageSource } from './source.js';
-import { scanStorageLayout, type StorageLayout } from './storage-dir.js';
+import { NotAStorageError, scanStorageLayout, type StorageLayout } from './storage-dir.js';
 import { resolveValidLengths, type ValidDataFile } from './valid-lengths.js';
 
 /**
@@ -358,7 +358,16 @@ export class Storage {
   }
 
   private async update(initial: boolean, options: OpenOptions): Promise<RefreshResult> {
-    const layout = await scanStorageLayout(this.reader, this.directory);
+    let layout: StorageLayout;
+    try {
+      layout = await scanStorageLayout(this.reader, this.directory);
+    } catch (error) {
+      // A dictionary rewritten as "delete, then insert" (MicroStream's SQL file system) is briefly absent.
+      if (!initial && error instanceof NotAStorageError && error.onlyDictionary) {
+        return { changed: false, deferred: 'type dictionary is being rewritten (absent right now)' };
+      }
+      throw error;
+    }
     for (const w of layout.warnings) this.warn(w);
 
     const dictionary = await this.readDictionary(layout, initial);
