@@ -141,6 +141,11 @@ export class PostgresSource implements StorageSource {
   /** @internal the listing of the root table, through a snapshot's connection. */
   async listRootWith(client: pg.ClientBase): Promise<RootListing> {
     const tables = await findStorageTables(client, this.options.table, this.location);
+    // A channel table that disappears leaves a storage that is not the one being served.
+    const gone = [...(this.tables?.channels.values() ?? [])].filter((t) => ![...tables.channels.values()].some((n) => n.sql === t.sql));
+    if (gone.length > 0) {
+      throw new StorageError('STORAGE_INCONSISTENT', `${this.location}: table ${gone.map((t) => t.display).join(', ')} disappeared`);
+    }
     this.tables = tables;
     const files = this.register(tables.root, await listTableFiles(client, tables.root));
     const folders = [...tables.channels.entries()]
