@@ -32,6 +32,10 @@ export interface PostgresSourceOptions {
 /** SQLSTATE classes and Node errors that mean the connection, not the query, failed. */
 const CONNECTION_CODES = /^(08|57P0|53300|3D000|28)|^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH)$/;
 
+/** Tries of a read whose connection broke, and the pause before each further try (times the try). */
+const CONNECTION_ATTEMPTS = 3;
+const RETRY_DELAY_MS = 25;
+
 export class PostgresSource implements StorageSource {
   readonly kind = 'postgresql';
   readonly location: string;
@@ -63,10 +67,9 @@ export class PostgresSource implements StorageSource {
   }
 
   async snapshot<T>(fn: (reader: SourceReader) => Promise<T>): Promise<T> {
-    const client = await this.connect();
+    const client = await this.begin();
     let broken: Error | undefined;
     try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
       const result = await fn(new SnapshotReader(this, client));
       await client.query('COMMIT');
       return result;
@@ -102,10 +105,9 @@ export class PostgresSource implements StorageSource {
   /** Outside a snapshot: the range is streamed in a transaction of its own. */
   async *chunks(path: string, from: number, to: number): AsyncGenerator<Uint8Array> {
     const file = this.locate(path);
-    const client = await this.connect();
+    const client = await this.begin();
     let broken: Error | undefined;
     try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
       yield* streamRange(client, file, from, to);
     } catch (error) {
       if (isConnectionError(error)) broken = error as Error;
@@ -210,18 +212,31 @@ export class PostgresSource implements StorageSource {
     return client;
   }
 
-  /** Runs one read on a pooled connection; a connection that broke is dropped and the read tried once more. */
-  private async withClient<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  /** A connection in a new snapshot transaction. */
+  private begin(): Promise<pg.PoolClient> {
+    return this.withClient(async (client) => {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+      return client;
+    }, false);
+  }
+
+  /**
+   * Runs one read on a pooled connection. A connection that broke (the server ended it, the
+   * network dropped it) is dropped and the read tried again on another, a few times: idle
+   * connections that died together are found one by one.
+   */
+  private async withClient<T>(fn: (client: pg.PoolClient) => Promise<T>, release = true): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const client = await this.connect();
       try {
         const result = await fn(client);
-        client.release();
+        if (release) client.release();
         return result;
       } catch (error) {
         const broken = isConnectionError(error);
         client.release(broken ? (error as Error) : undefined);
-        if (!broken || attempt >= 2) throw this.explain(error);
+        if (!broken || attempt >= CONNECTION_ATTEMPTS) throw this.explain(error);
+        await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS * attempt));
       }
     }
   }
