@@ -98,7 +98,9 @@ export async function startCluster(): Promise<ClusterInfo> {
     'full_page_writes = off',
     'max_connections = 200',
     'shared_buffers = 64MB',
-    `log_min_messages = warning`,
+    'log_min_messages = warning',
+    // Who said what: application and database on every line (the read-only test reads the statement log).
+    "log_line_prefix = '%m [%p] %q%a@%d '",
   ];
   const confPath = join(dataDir, 'postgresql.conf');
   writeFileSync(confPath, `${readFileSync(confPath, 'utf8')}\n# storage-inspector tests\n${settings.join('\n')}\n`);

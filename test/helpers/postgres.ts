@@ -155,8 +155,7 @@ export async function tablesDigest(client: pg.Client, root: string): Promise<str
   for (const table of await storageTables(client, root)) {
     const t = `public.${pg.escapeIdentifier(table)}`;
     const result = await client.query<{ digest: string | null; xmins: string | null }>(
-      `SELECT md5(string_agg(identifier || ':' || start || ':' || "end" || ':' || md5(data), ',' ORDER BY identifier, start)) AS digest,
-              string_agg(xmin::text, ',' ORDER BY identifier, start) AS xmins FROM ${t}`,
+      `SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) AS digest, string_agg(xmin::text, ',' ORDER BY t::text) AS xmins FROM ${t} t`,
     );
     parts.push(`${table}=${result.rows[0]?.digest ?? 'empty'}/${result.rows[0]?.xmins ?? ''}`);
   }
