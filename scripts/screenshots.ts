@@ -58,6 +58,29 @@ try {
   await page.goto(`${graph.url}/viewer/#/microstream/statistics`);
   await page.locator('.card').first().waitFor();
   await save(page, 'statistics');
+
+  await page.goto(`${graph.url}/viewer/#/microstream/types/1000069`);
+  await page.locator('.instance-list li').first().waitFor();
+  await save(page, 'types');
+
+  await page.goto(`${graph.url}/viewer/#/microstream/object/1000000000000000059`);
+  await page.locator('.path-crumbs .crumb-step').nth(4).waitFor();
+  await page.locator('.referrer-list li').first().waitFor();
+  await page.locator('.versions-section .hint, .version-list').first().waitFor();
+  await save(page, 'object-insights');
+
+  await page.goto(`${graph.url}/viewer/#/microstream/object/1000000000000000028`);
+  await page.locator('.version-list button').first().click();
+  await page.locator('.diff-table tbody tr').first().waitFor();
+  await save(page, 'versions');
+
+  await page.goto(`${graph.url}/viewer/#/microstream/analysis`);
+  await page.locator('.analysis-view .card').first().waitFor();
+  await save(page, 'analysis');
+
+  await page.goto(`${graph.url}/viewer/#/microstream/search?q=verse`);
+  await page.locator('table.results tbody tr').first().waitFor();
+  await save(page, 'search');
 } finally {
   await browser.close();
   await graph.close();

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { buildApp } from '../../src/http/app.js';
+import { StorageRegistry } from '../../src/http/storage-registry.js';
 import { Storage } from '../../src/storage/storage.js';
 
 /** Shared by the browser tests and scripts/screenshots.ts: Debian's chromium and a real server. */
@@ -65,7 +66,12 @@ export interface RunningServer {
 /** The real HTTP application on a free loopback port, serving one corpus storage. */
 export async function startServer(storageName: string): Promise<RunningServer> {
   const storage = await Storage.open(path.join(STORAGES, storageName));
-  const app = buildApp(storage, { instance: 'microstream' });
+  // With storage-inspector's own API, as `serve` runs it (its graph index built before the tests look).
+  const registry = new StorageRegistry();
+  registry.add('default', storage);
+  registry.startAll();
+  await registry.get()!.graph.ready();
+  const app = buildApp(storage, { instance: 'microstream', api: registry });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
@@ -73,6 +79,7 @@ export async function startServer(storageName: string): Promise<RunningServer> {
     url: `http://127.0.0.1:${port}`,
     close: async () => {
       await app.close();
+      await registry.close();
       await storage.close();
     },
   };

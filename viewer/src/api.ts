@@ -157,6 +157,17 @@ export class Api {
     }
   }
 
+  /** A GET with the credentials the viewer holds; rejects only when the server cannot be reached. */
+  async fetch(url: string): Promise<Response> {
+    const headers: Record<string, string> = {};
+    if (this.token !== undefined) headers['authorization'] = `Bearer ${this.token}`;
+    try {
+      return await fetch(url, { headers, cache: 'no-store' });
+    } catch {
+      throw new ApiError('unreachable', `The server at ${this.serverLabel} does not answer. Is storage-inspector still running?`, undefined, url);
+    }
+  }
+
   private async request(url: string, what: string): Promise<Response> {
     let response: Response;
     const headers: Record<string, string> = {};

@@ -1,4 +1,5 @@
 import { Api, ApiError, errorMessage, type FilesStatistics } from './api.js';
+import { ApiV1 } from './api-v1.js';
 import { TypeDictionary, type TypeEntry } from './dictionary.js';
 import { clear, h } from './dom.js';
 import { formatTime } from './format.js';
@@ -8,6 +9,9 @@ import { formatRoute, parseHash, parseObjectIdInput, type Route } from './router
 import { DataView } from './views/data-view.js';
 import { DictionaryView } from './views/dictionary-view.js';
 import { StatisticsView } from './views/statistics-view.js';
+import { AnalysisView } from './views/analysis-view.js';
+import { SearchView } from './views/search-view.js';
+import { TypesView } from './views/types-view.js';
 
 /** The type dictionary, fetched once and again when an unknown type id shows up. */
 export class DictionaryHolder implements DictionarySource {
@@ -51,8 +55,29 @@ export class DictionaryHolder implements DictionarySource {
 
 type ViewName = Route['view'];
 
+/** The route each tab opens (the Data tab remembers where it was). */
+function defaultRoute(view: Exclude<ViewName, 'data'>): Route {
+  switch (view) {
+    case 'dictionary':
+      return { view, instance: undefined, typeId: undefined, query: '' };
+    case 'statistics':
+    case 'analysis':
+      return { view, instance: undefined };
+    case 'types':
+      return { view, instance: undefined, typeId: undefined, offset: 0 };
+    case 'search':
+      return { view, instance: undefined, query: '', type: '' };
+  }
+}
+
+/** Views that need storage-inspector's own API (not offered against the Java service). */
+const API_V1_VIEWS: readonly ViewName[] = ['types', 'analysis', 'search'];
+
 export class App {
   readonly api: Api;
+  readonly v1: ApiV1;
+  /** The server has storage-inspector's own API (`/api/v1`); the Java service has not. */
+  ownApi = false;
   readonly types: DictionaryHolder;
   readonly loader: TreeLoader;
   private readonly main: HTMLElement;
@@ -66,6 +91,9 @@ export class App {
   private data: DataView | undefined;
   private dictionaryView: DictionaryView | undefined;
   private statisticsView: StatisticsView | undefined;
+  private typesView: TypesView | undefined;
+  private analysisView: AnalysisView | undefined;
+  private searchView: SearchView | undefined;
   private current: ViewName | undefined;
   private lastDataRoute: Route = { view: 'data', instance: undefined, oid: undefined, path: [] };
   private readonly live: LiveWatcher;
@@ -80,6 +108,7 @@ export class App {
     instance: string,
   ) {
     this.api = new Api(base, instance);
+    this.v1 = new ApiV1(this.api);
     this.types = new DictionaryHolder(this.api, () => this.onDictionaryReloaded());
     this.loader = new TreeLoader(this.api, this.types);
     this.main = h('main', { class: 'main', id: 'main' });
@@ -88,12 +117,20 @@ export class App {
     this.liveStatus = h('span', { class: 'live-status', title: '' });
     this.instanceLabel = h('span', { class: 'instance' });
     const tab = (view: ViewName, label: string): HTMLAnchorElement => h('a', { class: 'tab', href: '#', 'data-view': view }, label);
-    this.tabs = { data: tab('data', 'Data'), dictionary: tab('dictionary', 'Dictionary'), statistics: tab('statistics', 'Statistics') };
+    this.tabs = {
+      data: tab('data', 'Data'),
+      types: tab('types', 'Types'),
+      analysis: tab('analysis', 'Analysis'),
+      search: tab('search', 'Search'),
+      dictionary: tab('dictionary', 'Dictionary'),
+      statistics: tab('statistics', 'Statistics'),
+    };
+    for (const view of API_V1_VIEWS) this.tabs[view].hidden = true;
     this.jumpInput = h('input', {
       type: 'search',
       class: 'jump-input',
-      placeholder: 'Go to object id…  ( / )',
-      'aria-label': 'Go to object id',
+      placeholder: 'Object id or text…  ( / )',
+      'aria-label': 'Go to object id, or search',
       spellcheck: 'false',
       autocomplete: 'off',
       inputmode: 'numeric',
@@ -110,7 +147,7 @@ export class App {
       { class: 'topbar' },
       h('span', { class: 'brand' }, h('span', { class: 'logo', 'aria-hidden': 'true' }, '◆'), 'storage-inspector'),
       this.instanceLabel,
-      h('nav', { class: 'tabs', 'aria-label': 'Views' }, this.tabs.data, this.tabs.dictionary, this.tabs.statistics),
+      h('nav', { class: 'tabs', 'aria-label': 'Views' }, this.tabs.data, this.tabs.types, this.tabs.analysis, this.tabs.search, this.tabs.dictionary, this.tabs.statistics),
       jump,
       this.liveStatus,
     );
@@ -157,6 +194,8 @@ export class App {
       this.showStartProblem(error);
       return;
     }
+    this.ownApi = await this.v1.available();
+    for (const view of API_V1_VIEWS) this.tabs[view].hidden = !this.ownApi;
     if (!this.started) {
       this.started = true;
       let initial: FilesStatistics | undefined;
@@ -206,7 +245,7 @@ export class App {
     this.instanceLabel.textContent = `${this.api.instance} @ ${this.api.serverLabel}`;
     this.instanceLabel.title = `REST API: ${this.api.base}/${this.api.instance}/`;
     for (const [view, anchor] of Object.entries(this.tabs) as [ViewName, HTMLAnchorElement][]) {
-      anchor.href = view === 'data' ? this.href(this.lastDataRoute) : this.href({ view, instance: undefined, typeId: undefined, query: '' } as Route);
+      anchor.href = view === 'data' ? this.href(this.lastDataRoute) : this.href(defaultRoute(view));
     }
   }
 
@@ -239,6 +278,9 @@ export class App {
       this.data = undefined;
       this.dictionaryView = undefined;
       this.statisticsView = undefined;
+      this.typesView = undefined;
+      this.analysisView = undefined;
+      this.searchView = undefined;
       this.loader.clear();
       this.updateInstanceLabel();
       try {
@@ -271,6 +313,24 @@ export class App {
         document.title = `Statistics · ${this.api.instance} · storage-inspector`;
         await this.statisticsView.show();
         break;
+      case 'types':
+        this.typesView ??= new TypesView(this);
+        this.mount(this.typesView.element);
+        document.title = `Types · ${this.api.instance} · storage-inspector`;
+        await this.typesView.show(route.typeId, route.offset);
+        break;
+      case 'analysis':
+        this.analysisView ??= new AnalysisView(this);
+        this.mount(this.analysisView.element);
+        document.title = `Analysis · ${this.api.instance} · storage-inspector`;
+        await this.analysisView.show();
+        break;
+      case 'search':
+        this.searchView ??= new SearchView(this);
+        this.mount(this.searchView.element);
+        document.title = `Search · ${this.api.instance} · storage-inspector`;
+        await this.searchView.show(route.query, route.type);
+        break;
     }
   }
 
@@ -289,6 +349,13 @@ export class App {
   private jumpTo(text: string): void {
     const oid = parseObjectIdInput(text);
     if (oid === undefined) {
+      if (text.trim() !== '' && this.ownApi) {
+        // Not an id: look for it in the objects' texts and values.
+        this.setJumpError('');
+        this.jumpInput.value = '';
+        this.navigate({ view: 'search', instance: undefined, query: text.trim(), type: '' });
+        return;
+      }
       this.setJumpError('An object id is a whole number such as 1000000000000000028.');
       return;
     }
@@ -312,7 +379,10 @@ export class App {
     }
     await Promise.all([
       this.data?.refresh().catch((error: unknown) => this.notify(errorMessage(error), 'error')),
+      this.data?.refreshInsights(),
       this.statisticsView?.refresh(),
+      this.typesView?.refresh(),
+      this.analysisView?.refresh(),
     ]);
     this.dictionaryView?.refresh();
     this.notify(`Storage changed — view refreshed at ${formatTime(new Date())}`, 'change');

@@ -5,6 +5,9 @@
  *   #/<instance>/object/<oid>           data, from that object
  *   #/<instance>/dictionary[/<typeId>]  the type dictionary
  *   #/<instance>/statistics             file statistics
+ *   #/<instance>/types[/<typeId>]       types by bytes; with a type id, its instances (`?offset=`)
+ *   #/<instance>/analysis               garbage, missing references, wasted bytes
+ *   #/<instance>/search?q=&type=        objects by text or value
  *
  * Data routes take `?path=a/[3]/b` (the selected node, ranges left out); the dictionary takes
  * `?q=` (the search text).
@@ -13,7 +16,10 @@
 export type Route =
   | { readonly view: 'data'; readonly instance: string | undefined; readonly oid: string | undefined; readonly path: readonly string[] }
   | { readonly view: 'dictionary'; readonly instance: string | undefined; readonly typeId: string | undefined; readonly query: string }
-  | { readonly view: 'statistics'; readonly instance: string | undefined };
+  | { readonly view: 'statistics'; readonly instance: string | undefined }
+  | { readonly view: 'types'; readonly instance: string | undefined; readonly typeId: string | undefined; readonly offset: number }
+  | { readonly view: 'analysis'; readonly instance: string | undefined }
+  | { readonly view: 'search'; readonly instance: string | undefined; readonly query: string; readonly type: string };
 
 export function parseHash(hash: string): Route {
   const text = hash.startsWith('#') ? hash.slice(1) : hash;
@@ -25,6 +31,9 @@ export function parseHash(hash: string): Route {
   const view = segments[1];
   if (view === 'dictionary') return { view: 'dictionary', instance, typeId: segments[2], query: params.get('q') ?? '' };
   if (view === 'statistics') return { view: 'statistics', instance };
+  if (view === 'types') return { view: 'types', instance, typeId: segments[2], offset: Math.max(0, Number(params.get('offset') ?? '0') || 0) };
+  if (view === 'analysis') return { view: 'analysis', instance };
+  if (view === 'search') return { view: 'search', instance, query: params.get('q') ?? '', type: params.get('type') ?? '' };
   const path = (params.get('path') ?? '').split('/').filter((s) => s !== '');
   if (view === 'object' && segments[2] !== undefined) return { view: 'data', instance, oid: segments[2], path };
   return { view: 'data', instance, oid: undefined, path };
@@ -35,6 +44,17 @@ export function formatRoute(route: Route, instance: string): string {
   switch (route.view) {
     case 'statistics':
       return `${base}/statistics`;
+    case 'types':
+      return `${base}/types${route.typeId === undefined ? '' : `/${route.typeId}${route.offset > 0 ? `?offset=${route.offset}` : ''}`}`;
+    case 'analysis':
+      return `${base}/analysis`;
+    case 'search': {
+      const params = new URLSearchParams();
+      if (route.query !== '') params.set('q', route.query);
+      if (route.type !== '') params.set('type', route.type);
+      const text = params.toString();
+      return `${base}/search${text === '' ? '' : `?${text}`}`;
+    }
     case 'dictionary': {
       const q = route.query === '' ? '' : `?q=${encodeURIComponent(route.query)}`;
       return `${base}/dictionary${route.typeId === undefined ? '' : `/${route.typeId}`}${q}`;

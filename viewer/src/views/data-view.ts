@@ -1,5 +1,6 @@
 import { errorMessage, type ObjectDescription } from '../api.js';
 import type { App } from '../app.js';
+import { ObjectInsights } from './object-insights.js';
 import { readableTypeName, shortTypeName } from '../dictionary.js';
 import { clear, h } from '../dom.js';
 import { groupDigits } from '../format.js';
@@ -27,6 +28,8 @@ export class DataView {
   private fullValues = new Map<string, string>();
   /** Version of the node the detail panel was drawn for. */
   private detailVersion = -1;
+  /** Path, referrers and versions of the selected object (storage-inspector's own API). */
+  private insights: ObjectInsights | undefined;
 
   constructor(private readonly app: App) {
     this.grid = new TreeGrid({
@@ -374,6 +377,11 @@ export class DataView {
     }
 
     if (node.kind === 'object' && node.error !== undefined) parts.push(h('p', { class: 'problem', role: 'alert' }, node.error));
+    if (node.kind === 'object' && node.oid !== undefined && !isConstantId(node.oid) && this.app.ownApi) {
+      this.insights ??= new ObjectInsights(this.app);
+      this.insights.show(node.oid);
+      parts.push(this.insights.element);
+    }
 
     const raw = rawJson(node);
     if (raw !== undefined) {
@@ -387,6 +395,11 @@ export class DataView {
       );
     }
     clear(this.detail, parts);
+  }
+
+  /** Loads the selected object's path, referrers and versions again (the storage changed). */
+  refreshInsights(): void {
+    this.insights?.reload();
   }
 
   private valueText(node: TreeNode): { text: string; maybeCut: boolean } | undefined {

@@ -1,0 +1,144 @@
+import { errorMessage } from '../api.js';
+import type { Progress, TypeInfo } from '../api-v1.js';
+import type { App } from '../app.js';
+import { clear, h } from '../dom.js';
+import { groupDigits, humanBytes } from '../format.js';
+import { legendOf, stackedBar } from './charts.js';
+
+/**
+ * What takes the space: every type with instances, largest first, with bars of the bytes of its
+ * objects' latest records (reachable and garbage), opening the paged list of a type's instances
+ * with an export link.
+ */
+
+const PAGE = 100;
+
+export class TypesView {
+  readonly element: HTMLElement;
+  private readonly list: HTMLElement;
+  private readonly instances: HTMLElement;
+  private readonly filter: HTMLInputElement;
+  private types: readonly TypeInfo[] | undefined;
+  private shown: { typeId: string | undefined; offset: number } = { typeId: undefined, offset: 0 };
+
+  constructor(private readonly app: App) {
+    this.filter = h('input', { type: 'search', class: 'filter-input', placeholder: 'Filter types…', 'aria-label': 'Filter types', spellcheck: 'false' });
+    this.filter.addEventListener('input', () => this.renderTypes());
+    this.list = h('div', { class: 'types-list' });
+    this.instances = h('aside', { class: 'instances', 'aria-label': 'Instances' });
+    this.element = h(
+      'section',
+      { class: 'view types-view', 'aria-label': 'Types' },
+      h('div', { class: 'types-main' }, h('div', { class: 'stats-toolbar' }, h('h2', null, 'Types by bytes'), this.filter), this.list),
+      this.instances,
+    );
+  }
+
+  async show(typeId: string | undefined, offset: number): Promise<void> {
+    this.shown = { typeId, offset };
+    if (this.types === undefined) await this.refresh();
+    else this.renderTypes();
+    await this.showInstances(typeId, offset);
+  }
+
+  async refresh(): Promise<void> {
+    clear(this.list, h('p', { class: 'hint' }, 'Loading the types…'));
+    try {
+      const answer = await this.app.v1.get<{ types: TypeInfo[] }>('/types?sort=bytes&limit=10000', 'the types', (p) => this.waiting(this.list, p));
+      this.types = answer.types.filter((t) => t.instances > 0);
+      this.renderTypes();
+    } catch (error) {
+      clear(this.list, h('div', { class: 'problem', role: 'alert' }, h('strong', null, 'Cannot load the types. '), errorMessage(error)));
+    }
+  }
+
+  private waiting(target: HTMLElement, p: Progress): void {
+    clear(target, h('p', { class: 'hint building' }, `The server is building its graph index (${p.phase}, ${p.percent} %). This view appears when it is ready.`));
+  }
+
+  private renderTypes(): void {
+    const types = this.types;
+    if (types === undefined) return;
+    const needle = this.filter.value.trim().toLowerCase();
+    const visible = needle === '' ? types : types.filter((t) => t.typeName.toLowerCase().includes(needle) || t.typeId === needle);
+    const max = Math.max(1, ...types.map((t) => t.liveBytes));
+    const total = types.reduce((n, t) => n + t.liveBytes, 0);
+    clear(
+      this.list,
+      h('p', { class: 'hint' }, `${groupDigits(types.length)} types with instances, ${humanBytes(total)} in the latest records of their objects. Click a type for its instances.`),
+      legendOf([
+        ['live', 'reachable from the root'],
+        ['garbage', 'unreachable (garbage)'],
+      ]),
+      h(
+        'div',
+        { class: 'chart types-chart', role: 'list', 'aria-label': 'Types by bytes' },
+        visible.map((t) => {
+          const garbage = t.liveBytes - t.reachableBytes;
+          const title = `${t.typeName} (type id ${t.typeId}): ${groupDigits(t.instances)} instances, ${groupDigits(t.liveBytes)} bytes; ${groupDigits(t.instances - t.reachable)} unreachable, ${groupDigits(garbage)} bytes`;
+          return h(
+            'a',
+            {
+              class: `bar-row type-row${t.typeId === this.shown.typeId ? ' selected' : ''}`,
+              role: 'listitem',
+              href: this.app.href({ view: 'types', instance: undefined, typeId: t.typeId, offset: 0 }),
+              title,
+              'data-type-id': t.typeId,
+            },
+            h('div', { class: 'bar-label' }, t.typeName, t.current ? null : h('span', { class: 'hint' }, ` v${t.version}`)),
+            stackedBar(
+              [
+                { value: t.reachableBytes, kind: 'live' },
+                { value: garbage, kind: 'garbage' },
+              ],
+              max,
+              title,
+            ),
+            h('div', { class: 'bar-figures' }, humanBytes(t.liveBytes), h('span', { class: 'ratio' }, `${groupDigits(t.instances)} obj`)),
+          );
+        }),
+      ),
+    );
+  }
+
+  private async showInstances(typeId: string | undefined, offset: number): Promise<void> {
+    if (typeId === undefined) {
+      clear(this.instances, h('p', { class: 'hint' }, 'Select a type to list its instances.'));
+      return;
+    }
+    clear(this.instances, h('p', { class: 'hint' }, 'Loading…'));
+    try {
+      const page = await this.app.v1.get<{ typeName: string; total: number; objectIds: string[] }>(`/types/${typeId}/instances?offset=${offset}&limit=${PAGE}`, `the instances of type ${typeId}`);
+      if (this.shown.typeId !== typeId || this.shown.offset !== offset) return;
+      const pager = (to: number, label: string, enabled: boolean): HTMLElement =>
+        enabled ? h('a', { class: 'button', href: this.app.href({ view: 'types', instance: undefined, typeId, offset: to }) }, label) : h('span', { class: 'button disabled', 'aria-disabled': 'true' }, label);
+      const last = Math.max(0, Math.floor((page.total - 1) / PAGE) * PAGE);
+      clear(
+        this.instances,
+        h('h3', null, page.typeName),
+        h(
+          'p',
+          { class: 'hint' },
+          `${groupDigits(page.total)} instances (type id ${typeId}), ascending ids. `,
+          h('a', { class: 'export-link', href: this.app.v1.url(`/types/${typeId}/instances.ndjson`), download: `${page.typeName}.ndjson` }, 'Export all as NDJSON'),
+        ),
+        h(
+          'div',
+          { class: 'pager' },
+          pager(0, '« First', offset > 0),
+          pager(Math.max(0, offset - PAGE), '‹ Previous', offset > 0),
+          h('span', { class: 'hint' }, page.total === 0 ? 'none' : `${groupDigits(offset + 1)}–${groupDigits(Math.min(page.total, offset + PAGE))} of ${groupDigits(page.total)}`),
+          pager(offset + PAGE, 'Next ›', offset + PAGE < page.total),
+          pager(last, 'Last »', offset + PAGE < page.total),
+        ),
+        h(
+          'ol',
+          { class: 'instance-list', start: offset + 1 },
+          page.objectIds.map((oid) => h('li', null, h('a', { class: 'oid-link', href: this.app.href({ view: 'data', instance: undefined, oid, path: [] }) }, oid))),
+        ),
+      );
+    } catch (error) {
+      clear(this.instances, h('div', { class: 'problem', role: 'alert' }, errorMessage(error)));
+    }
+  }
+}
