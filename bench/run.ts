@@ -56,8 +56,18 @@ interface SizeResult {
   /** Cores other processes used during the load runs; cores the load generator used at the ceiling. */
   readonly others: Spread;
   readonly loadAtCeiling: Spread;
-  /** Building the graph index once after a warm open. */
-  readonly graph?: { readonly ms: number; readonly cpuMs: number; readonly bytesPerEntity: number; readonly rssMb: number };
+  /** Building the graph index once after a warm open (and once with the page cache dropped first). */
+  readonly graph?: {
+    readonly ms: number;
+    readonly cpuMs: number;
+    readonly bytesPerEntity: number;
+    readonly rssMb: number;
+    readonly bytesPerReference: number;
+    readonly nodeBytesPerEntity: number;
+    readonly coldMs: number | undefined;
+  };
+  /** Our own API at 64 connections on random existing objects: p50/p99 ms and req/s. */
+  readonly api?: Readonly<Record<'objects' | 'referrers' | 'paths', { readonly p50: number; readonly p99: number; readonly rps: number; readonly errors: number }>>;
 }
 
 function sizes(): number[] {
@@ -95,7 +105,22 @@ async function benchSize(entities: number, ceiling: ServerChild): Promise<SizeRe
   if (process.env.BENCH_GRAPH !== '0') {
     console.log('  graph index once ...');
     const info = await measureOpen(dir, true);
-    graph = { ms: info.graphMs ?? Number.NaN, cpuMs: info.graphCpuMs ?? Number.NaN, bytesPerEntity: info.graphBytesPerEntity ?? Number.NaN, rssMb: (info.rssAfterGraph ?? Number.NaN) / 1024 ** 2 };
+    let coldMs: number | undefined;
+    if (dropCaches()) {
+      console.log('  graph index once more, the page cache dropped after opening ...');
+      const { child, info: cold } = await startServer([dir, '--open-only', '--graph', '--cold-graph']);
+      if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
+      coldMs = cold.graphCold === true ? cold.graphMs : undefined;
+    }
+    graph = {
+      ms: info.graphMs ?? Number.NaN,
+      cpuMs: info.graphCpuMs ?? Number.NaN,
+      bytesPerEntity: info.graphBytesPerEntity ?? Number.NaN,
+      rssMb: (info.rssAfterGraph ?? Number.NaN) / 1024 ** 2,
+      bytesPerReference: info.graphBytesPerReference ?? Number.NaN,
+      nodeBytesPerEntity: info.graphNodeBytesPerEntity ?? Number.NaN,
+      coldMs,
+    };
   }
 
   console.log(`  load: ${ROUNDS} rounds of ceiling, /object, /root (${SECONDS} s each) ...`);
@@ -122,6 +147,22 @@ async function benchSize(entities: number, ceiling: ServerChild): Promise<SizeRe
     }
   } finally {
     await stopChild(server.child);
+  }
+
+  let api: SizeResult['api'];
+  if (process.env.BENCH_GRAPH !== '0') {
+    console.log(`  load: /api/v1 objects, referrers, paths (${SECONDS} s each) ...`);
+    const apiServer = await startServer([dir, '--no-follow', '--api']);
+    try {
+      const ids = apiServer.info.sample ?? [];
+      const measure = async (suffix: string) => {
+        const r = await runLoad({ port: apiServer.info.port, serverPid: apiServer.info.pid, paths: ids.map((id) => `/api/v1/objects/${id}${suffix}`), connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS });
+        return { p50: r.p50, p99: r.p99, rps: r.rps, errors: r.errors };
+      };
+      api = { objects: await measure(''), referrers: await measure('/referrers'), paths: await measure('/paths') };
+    } finally {
+      await stopChild(apiServer.child);
+    }
   }
 
   let cold: Awaited<ReturnType<typeof openRounds>> | undefined;
@@ -166,6 +207,7 @@ async function benchSize(entities: number, ceiling: ServerChild): Promise<SizeRe
     others: spread(all.map((r) => r.otherCores ?? Number.NaN)),
     loadAtCeiling: spread(runs.map((r) => r.ceiling.loadCores ?? Number.NaN)),
     ...(graph === undefined ? {} : { graph }),
+    ...(api === undefined ? {} : { api }),
   };
 }
 
@@ -191,6 +233,9 @@ const TABLE_HEADER = [
   '/root p99 ms',
   'server CPU µs/request: ceiling / /object / /root',
   'graph index: build ms (CPU) / B per entity / RSS MB',
+  'graph build ms: warm (× warm floor) / cold (× cold floor)',
+  'graph B/reference / B/entity (nodes)',
+  '/api/v1 p50 / p99 ms: objects / referrers / paths',
   'errors',
 ];
 
@@ -210,6 +255,11 @@ function tableRow(r: SizeResult): string {
     fmtSpread(r.rootP99, 0),
     `${fmt(r.cpuPerRequest.ceiling.median)} / ${fmt(r.cpuPerRequest.object.median)} / ${fmt(r.cpuPerRequest.root.median)}`,
     r.graph === undefined ? '-' : `${fmt(r.graph.ms, 0)} (${fmt(r.graph.cpuMs, 0)}) / ${fmt(r.graph.bytesPerEntity)} / ${fmt(r.graph.rssMb, 0)}`,
+    r.graph === undefined
+      ? '-'
+      : `${fmt(r.graph.ms, 0)} (${fmt(r.graph.ms / r.warmFloor.median, 1)}×) / ${r.graph.coldMs === undefined ? '-' : `${fmt(r.graph.coldMs, 0)} (${fmt(r.graph.coldMs / (r.coldFloor?.median ?? Number.NaN), 1)}×)`}`,
+    r.graph === undefined ? '-' : `${fmt(r.graph.bytesPerReference)} / ${fmt(r.graph.nodeBytesPerEntity)}`,
+    r.api === undefined ? '-' : (['objects', 'referrers', 'paths'] as const).map((k) => `${fmt(r.api![k].p50, 0)} / ${fmt(r.api![k].p99, 0)}`).join('; '),
     r.errors,
   ]);
 }
@@ -226,6 +276,16 @@ function targetLines(results: readonly SizeResult[]): string[] {
       check(r.objectRatio.median >= 60, `${n}: /object ≥ 60% of the ceiling (${fmt(r.objectRatio.median, 0)}%)`);
     }
     check(r.indexBytesPerEntity <= 32, `${n}: index ≤ 32 B/entity (${fmt(r.indexBytesPerEntity)})`);
+    if (r.graph !== undefined) {
+      check(r.graph.bytesPerReference <= 8 && r.graph.nodeBytesPerEntity <= 8, `${n}: graph ≤ 8 B/reference + 8 B/entity (${fmt(r.graph.bytesPerReference)} + ${fmt(r.graph.nodeBytesPerEntity)})`);
+      const floor = r.coldFloor?.median;
+      check(r.graph.coldMs === undefined || floor === undefined ? undefined : r.graph.coldMs <= 3 * floor, `${n}: graph build cold ≤ 3× cold floor (${fmt(r.graph.coldMs === undefined || floor === undefined ? Number.NaN : r.graph.coldMs / floor, 1)}×)`);
+    }
+    if (r.api !== undefined && r.entities >= 10_000_000) {
+      check(r.api.referrers.p99 < 20, `${n}: referrers p99 < 20 ms (${fmt(r.api.referrers.p99, 0)} ms)`);
+      check(r.api.objects.p99 < 20, `${n}: objects/{oid} p99 < 20 ms (${fmt(r.api.objects.p99, 0)} ms)`);
+      check(r.api.paths.p99 < 100, `${n}: paths p99 < 100 ms (${fmt(r.api.paths.p99, 0)} ms)`);
+    }
     check(r.objectP99.median < 10, `${n}: /object p99 < 10 ms (${fmt(r.objectP99.median, 0)} ms)`);
     if (r.entities >= 100_000_000) check(r.rssAfterOpen.median < 4096, `${n}: RSS after opening < 4 GB (${fmt(r.rssAfterOpen.median, 0)} MB)`);
   }

@@ -2,7 +2,10 @@
  * Benchmark child: opens a storage, reports open time and memory, then serves it on loopback.
  * Prints one JSON line on stdout once listening (or, with --open-only, once opened, and exits);
  * runs until killed.
- * Usage: server-child.ts <dir> [--follow|--no-follow] [--open-only] | server-child.ts '' --ceiling
+ * Usage: server-child.ts <dir> [--follow|--no-follow] [--open-only [--graph [--cold-graph]]] [--api]
+ *        | server-child.ts '' --ceiling
+ * --api serves /api/v1 too and reports only once its graph index is ready; --cold-graph drops the
+ * page cache between opening and building the graph index (as root).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +16,8 @@ const { buildApp } = (await import(`${from}/http/app.js`)) as typeof import('../
 const { StorageFollower } = (await import(`${from}/storage/follow.js`)) as typeof import('../src/storage/follow.js');
 const { Storage } = (await import(`${from}/storage/storage.js`)) as typeof import('../src/storage/storage.js');
 const { buildGraph } = (await import(`${from}/graph/graph-build.js`)) as typeof import('../src/graph/graph-build.js');
+const { StorageRegistry } = (await import(`${from}/http/storage-registry.js`)) as typeof import('../src/http/storage-registry.js');
+const { dropCaches } = await import('./storages.js');
 
 export interface ChildInfo {
   readonly port: number;
@@ -34,6 +39,13 @@ export interface ChildInfo {
   readonly graphCpuMs?: number;
   readonly graphBytesPerEntity?: number;
   readonly rssAfterGraph?: number;
+  /** The graph's bytes split: per reference (both directions), per entity (node arrays), per superseded record. */
+  readonly graphBytesPerReference?: number;
+  readonly graphNodeBytesPerEntity?: number;
+  readonly graphSupersededBytes?: number;
+  readonly graphReferences?: number;
+  /** Whether the page cache was dropped before the graph build. */
+  readonly graphCold?: boolean;
 }
 
 const [dir = '', ...flags] = process.argv.slice(2);
@@ -87,13 +99,17 @@ if (flags.includes('--ceiling')) {
       report({ port: 0, ...opened });
       process.exit(0);
     }
+    const graphCold = flags.includes('--cold-graph') && dropCaches();
     const graphStarted = performance.now();
     const graphCpu = process.cpuUsage();
     const { graph } = await buildGraph(storage);
     const graphMs = performance.now() - graphStarted;
     const cpu = process.cpuUsage(graphCpu);
     await settle();
-    const memory = Object.values(graph.memory()).reduce((n, b) => n + b, 0);
+    const parts = graph.memory();
+    const memory = Object.values(parts).reduce((n, b) => n + b, 0);
+    const references = graph.adjacency.referenceCount();
+    const rowStartBytes = (graph.nodeCount + 1) * 4;
     report({
       port: 0,
       ...opened,
@@ -101,6 +117,11 @@ if (flags.includes('--ceiling')) {
       graphCpuMs: (cpu.user + cpu.system) / 1000,
       graphBytesPerEntity: memory / entities,
       rssAfterGraph: process.memoryUsage().rss,
+      graphBytesPerReference: (parts.adjacency - rowStartBytes) / Math.max(1, references),
+      graphNodeBytesPerEntity: (parts.nodeIds + parts.types + parts.reach + rowStartBytes) / entities,
+      graphSupersededBytes: parts.superseded,
+      graphReferences: references,
+      graphCold,
     });
     process.exit(0);
   }
@@ -118,8 +139,16 @@ if (flags.includes('--ceiling')) {
   }
   const follower = flags.includes('--follow') ? new StorageFollower(storage, { pollIntervalMs: 100 }) : undefined;
   // BENCH_METRICS=0: without /metrics and its per-request bookkeeping (to measure what it costs).
+  // --api: our own API too, answering once its graph index is built.
+  const registry = flags.includes('--api') ? new StorageRegistry() : undefined;
+  if (registry !== undefined) {
+    registry.add('default', storage);
+    registry.startAll();
+    await registry.get()!.graph.ready();
+  }
   const app = buildApp(storage, {
     instance: 'microstream',
+    ...(registry === undefined ? {} : { api: registry }),
     metrics: process.env.BENCH_METRICS !== '0',
     ...(follower === undefined ? {} : { catchUp: () => follower.refreshNow() }),
   });

@@ -249,9 +249,15 @@ describe.skipIf(skip)('web viewer in chromium', () => {
   it('says in plain words when an object does not exist or an id is not an id', async () => {
     const { page, errors } = await openPage(`${graph.url}/viewer/`);
     await page.locator(row('root/books')).waitFor();
-    await page.locator('.jump-input').fill('not a number');
+    await page.locator('.jump-input').fill('123456789012345678901234');
     await page.locator('.jump-input').press('Enter');
     await expect.poll(() => page.locator('.jump-error').textContent()).toContain('An object id is a whole number');
+    // Text that is no id at all is searched for (storage-inspector's own API).
+    await page.locator('.jump-input').fill('not a number');
+    await page.locator('.jump-input').press('Enter');
+    await expect.poll(() => page.url()).toContain('#/microstream/search?q=not+a+number');
+    await page.goBack();
+    await page.locator(row('root/books')).waitFor();
 
     await page.locator('.jump-input').fill('1000000000000999999');
     await page.locator('.jump-input').press('Enter');

@@ -349,8 +349,8 @@ export class App {
   private jumpTo(text: string): void {
     const oid = parseObjectIdInput(text);
     if (oid === undefined) {
-      if (text.trim() !== '' && this.ownApi) {
-        // Not an id: look for it in the objects' texts and values.
+      if (text.trim() !== '' && this.ownApi && !/^[-+\d\s,_']+$/.test(text.trim())) {
+        // Not meant as an id: look for it in the objects' texts and values.
         this.setJumpError('');
         this.jumpInput.value = '';
         this.navigate({ view: 'search', instance: undefined, query: text.trim(), type: '' });

@@ -81,7 +81,7 @@ export class AnalysisView {
                 ' ← ',
                 m.referrers.flatMap((r, i) => [
                   i > 0 ? ', ' : null,
-                  h('a', { class: 'oid-link', href: this.app.href({ view: 'data', instance: undefined, oid: r.objectId, path: [] }) }, r.objectId),
+                  h('a', { class: 'ref-link', href: this.app.href({ view: 'data', instance: undefined, oid: r.objectId, path: [] }) }, r.objectId),
                   h('span', { class: 'hint' }, ` ${r.typeName}${r.via === null ? '' : ` via ${r.via.text}`}`),
                 ]),
                 m.referrerCount > m.referrers.length ? h('span', { class: 'hint' }, ` … ${groupDigits(m.referrerCount)} in all`) : null,

@@ -65,7 +65,7 @@ export class ObjectInsights {
   }
 
   private link(oid: string, label: string): HTMLElement {
-    return h('a', { class: 'oid-link', href: this.app.href({ view: 'data', instance: undefined, oid, path: [] }), title: `object ${oid}` }, label);
+    return h('a', { class: 'ref-link', href: this.app.href({ view: 'data', instance: undefined, oid, path: [] }), title: `object ${oid}` }, label);
   }
 
   private renderPath(reachable: boolean, path: readonly Step[] | undefined): void {

@@ -59,7 +59,7 @@ export class SearchView {
               h(
                 'tr',
                 null,
-                h('td', null, h('a', { class: 'oid-link', href: this.app.href({ view: 'data', instance: undefined, oid: hit.objectId, path: [] }) }, hit.objectId)),
+                h('td', null, h('a', { class: 'ref-link', href: this.app.href({ view: 'data', instance: undefined, oid: hit.objectId, path: [] }) }, hit.objectId)),
                 h('td', null, hit.typeName),
                 h('td', null, h('code', null, hit.member)),
                 h('td', { class: 'v-string' }, quote(hit.text, 120)),

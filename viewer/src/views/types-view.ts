@@ -134,7 +134,7 @@ export class TypesView {
         h(
           'ol',
           { class: 'instance-list', start: offset + 1 },
-          page.objectIds.map((oid) => h('li', null, h('a', { class: 'oid-link', href: this.app.href({ view: 'data', instance: undefined, oid, path: [] }) }, oid))),
+          page.objectIds.map((oid) => h('li', null, h('a', { class: 'ref-link', href: this.app.href({ view: 'data', instance: undefined, oid, path: [] }) }, oid))),
         ),
       );
     } catch (error) {
