@@ -7,11 +7,14 @@ import type { CommandIo } from './io.js';
  * errors to exit codes (0 ok, 1 failure, 2 usage). Only this file knows exit codes.
  */
 
-const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{ run(args: string[], io: CommandIo): Promise<void> }> }>> = {
+/** A command's `run` may return its exit code (e.g. `check`: 1 when the storage has serious problems). */
+const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{ run(args: string[], io: CommandIo): Promise<void | number> }> }>> = {
   serve: { summary: 'serve a storage directory over the Storage REST API', load: () => import('./commands/serve.js') },
   generate: { summary: 'write a new storage with generated data (tests, benchmarks)', load: () => import('./commands/generate.js') },
   analyze: { summary: 'report garbage, missing references and what takes the space', load: () => import('./commands/analyze.js') },
   export: { summary: 'write every instance of a type as NDJSON or CSV', load: () => import('./commands/export.js') },
+  check: { summary: 'diagnose a storage: would MicroStream start on it, is anything lost', load: () => import('./commands/check.js') },
+  rescue: { summary: 'copy what is readable (or an earlier state) into a new, clean storage', load: () => import('./commands/rescue.js') },
 };
 
 /** The version in package.json (two levels up from both src/cli and dist/cli). */
@@ -40,8 +43,8 @@ export async function runCli(argv: string[], io: CommandIo): Promise<number> {
     return 2;
   }
   try {
-    await (await command.load()).run(rest, io);
-    return 0;
+    const code = await (await command.load()).run(rest, io);
+    return typeof code === 'number' ? code : 0;
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr.write(`storage-inspector ${name}: ${error.message}\n`);

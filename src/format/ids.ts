@@ -22,6 +22,21 @@ export function classifyId(id: bigint): IdKind {
   return id === 0n ? 'null' : 'undefined';
 }
 
+/**
+ * `classifyId(id) === 'object'` for an id given as its two 32-bit halves (either signedness),
+ * without making a bigint: for walks over every reference of a storage. Object ids run from
+ * 1e18 + 1 (high word 232830643, low word above 2808348672) to 9e18 (high word 2095475792, low
+ * word up to 3800301568).
+ */
+export function isObjectIdHalves(low: number, high: number): boolean {
+  high |= 0;
+  if (high > 232830643 && high < 2095475792) return true;
+  const unsignedLow = low >>> 0;
+  if (high === 232830643) return unsignedLow > 2808348672;
+  if (high === 2095475792) return unsignedLow <= 3800301568;
+  return false;
+}
+
 /** A JVM-cached wrapper instance that Java references by a fixed constant id instead of storing it. */
 export interface JdkConstant {
   /** Dictionary type name of the wrapper class. */

@@ -134,17 +134,28 @@ export class ObjectIndex {
    * `offset`: tells a walk over data files which records are current, without allocating.
    */
   isLatest(low: number, high: number, fileSlot: number, offset: number): boolean {
+    const base = this.slotOf(low, high);
+    return base >= 0 && this.table[base + 2] === fileSlot && this.table[base + 3] === (offset | 0);
+  }
+
+  /** Whether an object id given as two 32-bit halves is indexed (no allocation: for whole-storage walks). */
+  has(low: number, high: number): boolean {
+    return this.slotOf(low, high) >= 0;
+  }
+
+  /** Index of the table word where an id's slot starts, or -1. */
+  private slotOf(low: number, high: number): number {
     low |= 0;
     high |= 0;
     const tag = (high + 1) | 0;
-    if (tag === EMPTY) return false;
+    if (tag === EMPTY) return -1;
     const table = this.table;
     let slot = this.home(low, high);
     for (;;) {
       const base = slot * WORDS;
       const h = table[base + 1] as number;
-      if (h === EMPTY) return false;
-      if (h === tag && table[base] === low) return table[base + 2] === fileSlot && table[base + 3] === (offset | 0);
+      if (h === EMPTY) return -1;
+      if (h === tag && table[base] === low) return base;
       slot = slot + 1 === this.capacity ? 0 : slot + 1;
     }
   }

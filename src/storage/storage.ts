@@ -14,7 +14,7 @@ import { scanRecordChunks, type ScanProblem } from './record-scan.js';
 import { findRoots } from './roots.js';
 import type { SourceReader, StorageSource } from './source.js';
 import { NotAStorageError, scanStorageLayout, type StorageLayout } from './storage-dir.js';
-import { resolveValidLengths, type ValidDataFile } from './valid-lengths.js';
+import { resolveValidLengths, type ValidDataFile, type ValidStorage } from './valid-lengths.js';
 
 /**
  * An opened storage: the parsed type dictionary, every channel's data files with their committed
@@ -84,7 +84,16 @@ export interface OpenProgress {
 export interface OpenOptions {
   /** Called after each channel (or data file) has been indexed during the first load. */
   readonly onProgress?: (progress: OpenProgress) => void;
+  /**
+   * Decides which bytes of which data files are committed, instead of the transaction logs as
+   * they are now (Java's rule): e.g. the state as of an earlier commit (`committedLengthsAt` in
+   * point-in-time.ts). The storage then shows that fixed state: `refresh()` changes nothing.
+   */
+  readonly committedLengths?: CommittedLengths;
 }
+
+/** Which bytes of the data files of a storage form the state to show (read through `reader`). */
+export type CommittedLengths = (layout: StorageLayout, reader: SourceReader) => Promise<ValidStorage>;
 
 /**
  * What one refresh changed, for those who keep state derived from the records (the graph index):
@@ -218,13 +227,14 @@ export class Storage {
   private constructor(
     /** Where the files are kept. */
     readonly source: StorageSource,
+    private readonly committedLengths: CommittedLengths | undefined,
   ) {
     this.directory = source.location;
   }
 
   /** Opens a storage directory (a path) or a storage kept elsewhere; the storage owns the source from here on. */
   static async open(location: string | StorageSource, options: OpenOptions = {}): Promise<Storage> {
-    const storage = new Storage(typeof location === 'string' ? new DirectorySource(location) : location);
+    const storage = new Storage(typeof location === 'string' ? new DirectorySource(location) : location, options.committedLengths);
     try {
       await storage.load(options);
     } catch (error) {
@@ -253,6 +263,7 @@ export class Storage {
    * made while a run is under way waits for it and then runs again (it may have missed changes).
    */
   async refresh(): Promise<RefreshResult> {
+    if (this.committedLengths !== undefined) return { changed: false }; // a fixed state (see OpenOptions)
     while (this.refreshing !== undefined) await this.refreshing.catch(() => undefined);
     this.refreshing = this.updateFromSnapshot(false, {});
     try {
@@ -373,8 +384,10 @@ export class Storage {
     const dictionary = await this.readDictionary(layout, initial);
     if (typeof dictionary === 'string') return { changed: false, deferred: dictionary };
 
-    const aggregates = await this.readLogs(layout);
-    const valid = resolveValidLengths(layout, aggregates);
+    const valid =
+      this.committedLengths !== undefined
+        ? await this.committedLengths(layout, this.reader)
+        : resolveValidLengths(layout, await this.readLogs(layout));
     for (const w of valid.warnings) this.warn(w);
 
     const channels = this.channelStates.length === layout.channels.length ? this.channelStates : undefined;

@@ -28,51 +28,84 @@ export interface ValidStorage {
   readonly commitTimestamp: bigint;
 }
 
+export interface ValidLengthOptions {
+  /**
+   * The logs were read only up to an earlier point in time (see commit-history.ts): files created
+   * after that point are not part of the state and are left out instead of being reported.
+   */
+  readonly logsEndEarlier?: boolean;
+  /**
+   * Never refuse: where Java's rule cannot decide (mixed logs, stores that disagree between
+   * channels, logged files that are missing), read what the files hold and warn. For reading what
+   * is left of a damaged storage (`rescue`); channels whose log is unusable are passed without one.
+   */
+  readonly tolerant?: boolean;
+}
+
 /**
  * @param logs per channel: the aggregate of its log, or undefined when the channel has no log
  *   or an empty one.
  */
-export function resolveValidLengths(layout: StorageLayout, logs: readonly (LogAggregate | undefined)[]): ValidStorage {
+export function resolveValidLengths(
+  layout: StorageLayout,
+  logs: readonly (LogAggregate | undefined)[],
+  options: ValidLengthOptions = {},
+): ValidStorage {
   const warnings: string[] = [];
   const withLog = layout.channels.filter((c) => c.logPath !== undefined).length;
-  if (withLog !== 0 && withLog !== layout.channels.length) {
+  if (withLog !== 0 && withLog !== layout.channels.length && options.tolerant !== true) {
     throw new StorageError(
       'STORAGE_INCONSISTENT',
       `${layout.directory}: mixed (inconsistent) transactions file existences: ${withLog} of ${layout.channels.length} channels have a log`,
     );
   }
-  const consistentTimestamp = findConsistentTimestamp(logs, layout.directory);
+  const consistentTimestamp = findConsistentTimestamp(logs, layout.directory, options.tolerant === true);
   const channels = layout.channels.map((channel, i) => ({
     layout: channel,
-    files: validateChannelFiles(channel, logs[i], consistentTimestamp, warnings),
+    files: validateChannelFiles(channel, logs[i], consistentTimestamp, warnings, options),
   }));
-  return { channels, warnings, commitTimestamp: consistentTimestamp };
+  // Tolerant and the channels disagree: the newest store any channel has.
+  const newest = logs.reduce((max, a) => (a !== undefined && a.headLatestTimestamp > max ? a.headLatestTimestamp : max), 0n);
+  return { channels, warnings, commitTimestamp: consistentTimestamp ?? newest };
 }
 
-/** The store timestamp that every channel has reached (§6.5 step 3); 0 when there are no logs. */
-function findConsistentTimestamp(aggregates: readonly (LogAggregate | undefined)[], directory: string): bigint {
-  const first = aggregates[0];
-  if (first === undefined || aggregates.some((a) => a === undefined)) return 0n;
+/**
+ * The store timestamp that every channel has reached (§6.5 step 3); 0 when there are no logs.
+ * Tolerant: decided among the channels that have a log; undefined (each channel its latest store)
+ * when they disagree.
+ */
+function findConsistentTimestamp(aggregates: readonly (LogAggregate | undefined)[], directory: string, tolerant: boolean): bigint | undefined {
+  const present = tolerant ? aggregates.filter((a): a is LogAggregate => a !== undefined) : aggregates;
+  const first = present[0];
+  if (first === undefined || present.some((a) => a === undefined)) return 0n;
   const fits = (ts: bigint): boolean =>
-    aggregates.every((a) => a !== undefined && (a.headLatestTimestamp === ts || a.headLastConsistentTimestamp === ts));
+    present.every((a) => a !== undefined && (a.headLatestTimestamp === ts || a.headLastConsistentTimestamp === ts));
   if (fits(first.headLatestTimestamp)) return first.headLatestTimestamp;
   if (fits(first.headLastConsistentTimestamp)) return first.headLastConsistentTimestamp;
+  if (tolerant) return undefined;
   throw new StorageError('STORAGE_INCONSISTENT', `${directory}: inconsistent store timestamps between channels`);
 }
 
 function validateChannelFiles(
   channel: ChannelLayout,
   aggregate: LogAggregate | undefined,
-  consistentTimestamp: bigint,
+  consistentTimestamp: bigint | undefined,
   warnings: string[],
+  options: ValidLengthOptions,
 ): ValidDataFile[] {
-  const files = channel.dataFiles;
+  const later = (f: DataFileRef): boolean =>
+    options.logsEndEarlier === true && aggregate?.headFileNumber !== undefined && f.fileNumber > aggregate.headFileNumber;
+  const files = channel.dataFiles.filter((f) => !later(f));
   const head = files[files.length - 1];
   if (aggregate === undefined) {
     return files.map((f) => ({ ...f, validLength: f.size, loggedAsDeleted: false }));
   }
   for (const [number, logged] of aggregate.files) {
     if (!logged.deleted && logged.length > 0 && !files.some((f) => f.fileNumber === number)) {
+      if (options.tolerant === true) {
+        warnings.push(`${channel.directory}: data file ${number} of channel ${channel.index} (${logged.length} bytes logged) is missing; its records are lost`);
+        continue;
+      }
       throw new StorageError(
         'STORAGE_INCONSISTENT',
         `${channel.directory}: non-deleted non-empty data file not found: channel ${channel.index}, file ${number} (${logged.length} bytes logged)`,
@@ -99,8 +132,10 @@ function validateChannelFiles(
     }
     // The log's head file: its committed length depends on the store all channels have reached.
     let validLength: number;
-    if (aggregate.headLatestTimestamp === consistentTimestamp) validLength = aggregate.headLatestLength;
+    if (consistentTimestamp === undefined) validLength = aggregate.headLatestLength;
+    else if (aggregate.headLatestTimestamp === consistentTimestamp) validLength = aggregate.headLatestLength;
     else if (aggregate.headLastConsistentTimestamp === consistentTimestamp) validLength = aggregate.headLastConsistentLength;
+    else if (options.tolerant === true) validLength = aggregate.headLatestLength;
     else {
       throw new StorageError(
         'STORAGE_INCONSISTENT',

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, writeFileSync, writeSync } from 'node:fs';
 import { StorageError } from '../errors.js';
-import type { FamilyName } from '../format/storage-family.js';
-import type { TypeEntry } from '../format/type-dictionary.js';
+import { detectFamily, type FamilyName } from '../format/storage-family.js';
+import { parseTypeDictionary, type TypeEntry } from '../format/type-dictionary.js';
 import { builtinObjects, FIRST_OBJECT_ID } from './builtins.js';
 import type { FieldValue } from './entity-encoder.js';
 import { readExistingStorage, type ReadExistingOptions } from './existing-storage.js';
@@ -60,7 +60,8 @@ interface WriterState {
   writtenDictionaryRevision: number;
   channels: ChannelHead[];
   nextObjectId: bigint;
-  roots: RootsRegistry;
+  /** Undefined for a writer that only copies records (`createForRecords`): roots come with them. */
+  roots: RootsRegistry | undefined;
   rootReferenceId: bigint;
   rootObjectId: bigint;
   enumConstants: Map<bigint, readonly bigint[]>;
@@ -94,18 +95,7 @@ export class StorageWriter {
    * built-in objects.
    */
   static create(directory: string, options: StorageWriterOptions = {}): StorageWriter {
-    const channelCount = options.channelCount ?? 1;
-    if (!Number.isInteger(channelCount) || channelCount < 1 || channelCount > 1024 || (channelCount & (channelCount - 1)) !== 0) {
-      throw new RangeError(`channel count ${channelCount} is not a power of two between 1 and 1024`);
-    }
-    if (existsSync(directory) && readdirSync(directory).length > 0) {
-      throw new StorageError('STORAGE_IO', `${directory} exists and is not empty`);
-    }
-    mkdirSync(directory, { recursive: true });
-    for (let c = 0; c < channelCount; c++) {
-      mkdirSync(channelDirectory(directory, c));
-      writeFileSync(logFilePath(directory, c), new Uint8Array(0));
-    }
+    const channelCount = prepareNewDirectory(directory, options.channelCount ?? 1);
     const family = writerFamily(options.family ?? 'microstream');
     const dictionary = WriterDictionary.base(family);
     const builtins = builtinObjects(dictionary, family);
@@ -125,6 +115,29 @@ export class StorageWriter {
     for (const entity of builtins.entities) store.add(entity.entry, entity.objectId, entity.values);
     writer.store(store);
     return writer;
+  }
+
+  /**
+   * Creates a new storage in a missing or empty directory that receives complete records copied
+   * from another storage (`StoreBuilder.addRecord`), e.g. to rescue a damaged one: the dictionary
+   * is the given text (written as it is with the first store), no built-in objects are stored,
+   * and the roots are whatever records are copied (`setRoot` and `storeEnum` are not available).
+   */
+  static createForRecords(directory: string, dictionaryText: string, options: StorageWriterOptions = {}): StorageWriter {
+    const channelCount = prepareNewDirectory(directory, options.channelCount ?? 1);
+    const dictionary = WriterDictionary.parse(dictionaryText);
+    const state: WriterState = {
+      family: writerFamily(detectFamily(parseTypeDictionary(dictionaryText)).name),
+      dictionary,
+      writtenDictionaryRevision: -1,
+      channels: Array.from({ length: channelCount }, () => ({ headNumber: 0n, headLength: 0, logLength: 0 })),
+      nextObjectId: FIRST_OBJECT_ID,
+      roots: undefined,
+      rootReferenceId: 0n,
+      rootObjectId: 0n,
+      enumConstants: new Map(),
+    };
+    return new StorageWriter(directory, channelCount, state, options, 0n);
   }
 
   /**
@@ -205,6 +218,7 @@ export class StorageWriter {
 
   /** Sets the application root; the root reference entity is stored again with the next store. */
   setRoot(objectId: bigint): void {
+    this.requireRoots();
     if (objectId !== this.state.rootObjectId) {
       this.state.rootObjectId = objectId;
       this.rootReferenceDirty = true;
@@ -228,6 +242,7 @@ export class StorageWriter {
     entry: TypeEntry,
     values?: (ordinal: number, nameId: bigint) => readonly FieldValue[],
   ): readonly bigint[] {
+    const roots = this.requireRoots();
     const known = this.state.enumConstants.get(entry.typeId);
     if (known !== undefined) return known;
     if (values === undefined && entry.fields.length !== 2) {
@@ -244,7 +259,7 @@ export class StorageWriter {
     });
     const arrayId = this.newObjectId();
     store.add(this.state.dictionary.require(OBJECT_ARRAY_TYPE_NAME), arrayId, [BigInt64Array.from(constants)]);
-    this.state.roots.add(enumRootIdentifier(entry.typeId), arrayId);
+    roots.add(enumRootIdentifier(entry.typeId), arrayId);
     this.state.enumConstants.set(entry.typeId, constants);
     this.rootsDirty = true;
     return constants;
@@ -269,7 +284,8 @@ export class StorageWriter {
     if (builder.channelCount !== this.channelCount) throw new RangeError('the store was built for another channel count');
     if (builder.sealed) throw new Error('this store has been planned already');
     const dictionary = this.state.dictionary;
-    if (dictionary.revision !== this.state.writtenDictionaryRevision) {
+    // Only entries this writer defined are checked: a dictionary copied as it is stays as it is.
+    if (dictionary.revision !== this.state.writtenDictionaryRevision && dictionary.revision > 0) {
       const missing = dictionary.unregisteredFieldTypes();
       if (missing.length > 0) {
         throw new RangeError(`field types without a dictionary entry (Java would register them on opening): ${missing.join(', ')}`);
@@ -278,8 +294,9 @@ export class StorageWriter {
     if (this.rootReferenceDirty) {
       builder.add(dictionary.require(this.state.family.typeName(ROOT_REFERENCE_TYPE_NAME)), this.state.rootReferenceId, [this.state.rootObjectId]);
     }
-    if (this.rootsDirty) {
-      builder.add(dictionary.require(this.state.family.typeName(ROOTS_TYPE_NAME)), this.state.roots.rootsObjectId, this.state.roots.values());
+    const roots = this.state.roots;
+    if (this.rootsDirty && roots !== undefined) {
+      builder.add(dictionary.require(this.state.family.typeName(ROOTS_TYPE_NAME)), roots.rootsObjectId, roots.values());
     }
     builder.sealed = true;
 
@@ -388,10 +405,31 @@ export class StorageWriter {
     this.handles.clear();
   }
 
+  private requireRoots(): RootsRegistry {
+    if (this.state.roots === undefined) throw new Error('this writer copies records; its roots are the copied roots entity');
+    return this.state.roots;
+  }
+
   private checkUsable(): void {
     if (this.closed) throw new Error('the storage writer is closed');
     if (this.broken !== undefined) throw new Error(`the storage writer is unusable: ${this.broken}`);
   }
+}
+
+/** Makes a missing or empty directory a storage directory: channel directories and empty logs. */
+function prepareNewDirectory(directory: string, channelCount: number): number {
+  if (!Number.isInteger(channelCount) || channelCount < 1 || channelCount > 1024 || (channelCount & (channelCount - 1)) !== 0) {
+    throw new RangeError(`channel count ${channelCount} is not a power of two between 1 and 1024`);
+  }
+  if (existsSync(directory) && readdirSync(directory).length > 0) {
+    throw new StorageError('STORAGE_IO', `${directory} exists and is not empty`);
+  }
+  mkdirSync(directory, { recursive: true });
+  for (let c = 0; c < channelCount; c++) {
+    mkdirSync(channelDirectory(directory, c));
+    writeFileSync(logFilePath(directory, c), new Uint8Array(0));
+  }
+  return channelCount;
 }
 
 export { FIRST_OBJECT_ID };

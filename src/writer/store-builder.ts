@@ -1,6 +1,7 @@
 import type { TypeEntry } from '../format/type-dictionary.js';
 import { ByteSink } from './byte-sink.js';
 import { encodeRecord, type FieldValue } from './entity-encoder.js';
+import { RECORD_HEADER_SIZE } from '../format/entity-record.js';
 
 /**
  * The records of one store, collected per channel (channel = object id & (C - 1),
@@ -10,12 +11,14 @@ import { encodeRecord, type FieldValue } from './entity-encoder.js';
 export class StoreBuilder {
   readonly sinks: readonly ByteSink[];
   private readonly mask: bigint;
+  private readonly channelMask: number;
   private recordCount = 0;
   /** Set once the writer has planned the store; a planned builder takes no more records. */
   sealed = false;
 
   constructor(readonly channelCount: number, initialCapacity = 256 * 1024) {
     this.mask = BigInt(channelCount - 1);
+    this.channelMask = channelCount - 1;
     this.sinks = Array.from({ length: channelCount }, () => new ByteSink(initialCapacity));
   }
 
@@ -23,6 +26,23 @@ export class StoreBuilder {
   add(entry: TypeEntry, objectId: bigint, values: readonly FieldValue[]): void {
     if (this.sealed) throw new Error('this store has been planned already; clear the builder to reuse it');
     encodeRecord(this.sinks[Number(objectId & this.mask)]!, entry, objectId, values);
+    this.recordCount++;
+  }
+
+  /**
+   * Appends a complete record as it is (header and content, e.g. copied from another storage) to
+   * the part of its object's channel. The header's length must be the record's length.
+   */
+  addRecord(record: Uint8Array): void {
+    if (this.sealed) throw new Error('this store has been planned already; clear the builder to reuse it');
+    const view = new DataView(record.buffer, record.byteOffset, Math.min(record.byteLength, RECORD_HEADER_SIZE));
+    if (record.length < RECORD_HEADER_SIZE || view.getUint32(0, true) !== record.length || view.getInt32(4, true) !== 0) {
+      throw new RangeError(`not a complete record: ${record.length} bytes, header says ${record.length >= 8 ? view.getBigInt64(0, true) : '?'}`);
+    }
+    // The channel is in the object id's lowest bits (no bigint needed): oid & (channels - 1).
+    const sink = this.sinks[view.getUint32(16, true) & this.channelMask]!;
+    const start = sink.reserve(record.length);
+    sink.buffer.set(record, start);
     this.recordCount++;
   }
 

@@ -21,6 +21,8 @@ export class WriterDictionary {
   private maxTypeId = 0n;
   /** Bumped whenever an entry is added; the writer rewrites the file when it changes. */
   private revisionCount = 0;
+  /** The text this dictionary was parsed from, written as it is until an entry is added. */
+  private sourceText: string | undefined;
 
   constructor(entries: readonly TypeEntry[]) {
     for (const entry of entries) this.insert(entry);
@@ -32,8 +34,15 @@ export class WriterDictionary {
     return WriterDictionary.parse(family.baseDictionaryText);
   }
 
+  /**
+   * A dictionary read from a file. Its text is kept as it is (a Java-written file can differ from
+   * the canonical assembly, e.g. in the padding of qualifiers of classes Java could not load) until
+   * an entry is added; then the whole file is assembled canonically, as Java does.
+   */
   static parse(text: string, file?: string): WriterDictionary {
-    return new WriterDictionary(parseTypeDictionary(text, file).entries);
+    const dictionary = new WriterDictionary(parseTypeDictionary(text, file).entries);
+    dictionary.sourceText = text;
+    return dictionary;
   }
 
   get revision(): number {
@@ -128,8 +137,9 @@ export class WriterDictionary {
     }
   }
 
-  /** The canonical file text. */
+  /** The file text: the parsed text while unchanged, else the canonical assembly. */
   text(): string {
+    if (this.revisionCount === 0 && this.sourceText !== undefined) return this.sourceText;
     return assembleTypeDictionary(this.entries);
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { channelOf, classifyId, resolveJdkConstant } from '../../src/format/ids.js';
+import { channelOf, classifyId, isObjectIdHalves, resolveJdkConstant } from '../../src/format/ids.js';
 
 describe('ids', () => {
   it.each([
@@ -30,5 +30,15 @@ describe('ids', () => {
   it('maps object ids to channels by their low bits', () => {
     expect(channelOf(1000000000000000028n, 1)).toBe(0);
     expect(channelOf(1000000000000000029n, 4)).toBe(1);
+  });
+});
+
+describe('isObjectIdHalves', () => {
+  it('agrees with classifyId at the edges of the object id range', () => {
+    const halves = (id: bigint): [number, number] => [Number(BigInt.asIntN(32, id)), Number(BigInt.asIntN(32, id >> 32n))];
+    for (const id of [0n, 1n, 999_999_999_999_999_999n, 1_000_000_000_000_000_000n, 1_000_000_000_000_000_001n, 1_000_000_004_294_967_296n,
+      4_611_686_018_427_387_904n, 8_999_999_999_999_999_999n, 9_000_000_000_000_000_000n, 9_000_000_000_000_000_001n, 9_000_000_000_000_005_133n, -1n, -(2n ** 63n)]) {
+      expect(isObjectIdHalves(...halves(id)), String(id)).toBe(classifyId(id) === 'object');
+    }
   });
 });

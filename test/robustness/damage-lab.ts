@@ -4,6 +4,7 @@ import { basename, join, relative } from 'node:path';
 import { isAppError } from '../../src/errors.js';
 import { fixedSizeOf, layoutEntity, listElementSize } from '../../src/format/entity-layout.js';
 import { parseTypeDictionary, type FieldDescriptor, type TypeDictionary } from '../../src/format/type-dictionary.js';
+import { checkStorage } from '../../src/check/check-storage.js';
 import { checkServable } from '../../src/http/integrity.js';
 import { answerRequest, type Answer } from '../../src/http/java-service.js';
 import { Storage } from '../../src/storage/storage.js';
@@ -57,6 +58,8 @@ export interface CaseOutcome {
   readonly counts: Readonly<Record<Verdict, number>>;
   /** Descriptions of wrong answers (empty when the case passes). */
   readonly problems: readonly string[];
+  /** The exit code of `check` on the damaged copy, for the cases it ran on. */
+  readonly checkExitCode?: number | undefined;
 }
 
 const HANG_MS = 10_000;
@@ -130,9 +133,18 @@ export class DamageLab {
     return readFileSync(join(this.source, relativePath));
   }
 
+  /** Every how many cases `check` runs on the damaged copy too (see `checkCase`). */
+  private checked = 0;
+
   async run(c: DamageCase): Promise<CaseOutcome> {
     const dir = this.freshCopy();
     c.apply(dir);
+    const outcome = await this.serveCase(c, dir);
+    if (this.checked++ % CHECK_EVERY !== 0) return outcome;
+    return { ...outcome, ...(await checkCase(dir, outcome)) };
+  }
+
+  private async serveCase(c: DamageCase, dir: string): Promise<CaseOutcome> {
     const counts: Record<Verdict, number> = { intact: 0, reported: 0, flagged: 0, missing: 0, undetectable: 0, wrong: 0 };
     const problems: string[] = [];
     let storage: Storage;
@@ -198,6 +210,30 @@ export class DamageLab {
 }
 
 const HANG = Symbol('hang');
+
+/** `check` runs on every CHECK_EVERY-th damaged copy (all of them would double the suite's time). */
+const CHECK_EVERY = 5;
+
+/**
+ * `check` on a damaged copy: it must not crash or hang, and it must exit 1 whenever our server
+ * refuses the copy or answers an object with a storage error or a warning (then MicroStream would
+ * refuse it, or data is unreadable).
+ */
+async function checkCase(dir: string, outcome: CaseOutcome): Promise<Pick<CaseOutcome, 'checkExitCode' | 'problems'>> {
+  const problems = [...outcome.problems];
+  try {
+    const report = await withTimeout(checkStorage(dir), HANG_MS);
+    const damageSeen = outcome.result === 'startup-error' || outcome.counts.reported + outcome.counts.flagged > 0;
+    if (damageSeen && report.exitCode !== 1) {
+      problems.push(`check exits ${report.exitCode} although serve ${outcome.result === 'startup-error' ? `refuses (${outcome.message ?? ''})` : 'reports damage'}`);
+    }
+    return { checkExitCode: report.exitCode, problems };
+  } catch (error) {
+    if (isAppError(error) && /is not a MicroStream storage directory/.test(error.message)) return { checkExitCode: 1, problems };
+    problems.push(`check ${error === HANG ? 'hangs' : `crashed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`}`);
+    return { checkExitCode: undefined, problems };
+  }
+}
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

@@ -78,6 +78,8 @@ afterAll(() => {
     k.wrong += o.counts.wrong + (o.result === 'crash' || o.result === 'hang' ? 1 : 0);
     byKind.set(o.kind, k);
   }
+  const checked = outcomes.filter((o) => o.checkExitCode !== undefined);
+  console.log(`check ran on ${checked.length} of ${outcomes.length} damaged copies: exit 1 on ${checked.filter((o) => o.checkExitCode === 1).length}, exit 0 on ${checked.filter((o) => o.checkExitCode === 0).length}`);
   const lines = [...byKind].map(([kind, k]) => `  ${kind}: ${k.cases} cases, ${k.startup} startup errors, ${k.served} served (answers: ${k.intact} intact, ${k.reported} reported, ${k.flagged} flagged, ${k.missing} missing, ${k.undetectable} undetectable, ${k.wrong} wrong)`);
   console.log(`damaged storages:\n${lines.join('\n')}`);
   if (gapTolerated.length > 0) console.log(`known gap GAP-1 (nested list headers at startup) explains ${gapTolerated.length} startup crash(es)`);

@@ -1,0 +1,168 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { isAppError } from '../errors.js';
+import { CommitHistory, type Commit } from '../storage/commit-history.js';
+import { DICTIONARY_FILE_NAME, scanStorageDirectory, type StorageLayout } from '../storage/storage-dir.js';
+import { Storage } from '../storage/storage.js';
+import { analyzeStartup, type StartupAnalysis } from './java-startup.js';
+import { walkLatestRecords, type LatestRecordsFindings } from './latest-records.js';
+import { checkLockFile } from './lock-file.js';
+import { isSerious, SEVERITIES, STORAGE_EXCEPTION, type Problem } from './problem.js';
+import { recordProblems } from './record-problems.js';
+
+/**
+ * `check`: the checks MicroStream 4.1 makes when it starts (logs against data files, the files the
+ * logs name, record headers, type ids, channels, the lock file) and our own (records that cannot be
+ * decoded, references to missing objects, records past the committed length). Only reads.
+ */
+
+export interface CheckSummary {
+  readonly channels: number;
+  readonly dataFiles: number;
+  /** Bytes of the data files that hold committed records (as read). */
+  readonly committedBytes: number;
+  /** Objects found (newest versions), and how many of them can be read. */
+  readonly objects: number;
+  readonly readableObjects: number;
+  readonly commits: number | undefined;
+}
+
+export interface CheckReport {
+  readonly directory: string;
+  /** MicroStream 4.1 would start on the directory as it is. */
+  readonly javaStarts: boolean;
+  readonly exitCode: 0 | 1;
+  readonly summary: CheckSummary;
+  /** Most severe first, then by file and offset. */
+  readonly problems: readonly Problem[];
+  /** With `commits`: every commit, oldest first (undefined when the logs cannot be read). */
+  readonly commits?: readonly CommitListing[] | undefined;
+  /** Why the commit list is incomplete or missing, if it is. */
+  readonly commitsNote?: string | undefined;
+}
+
+export interface CommitListing extends Commit {
+  /** The files this state needs are all still there: `rescue --as-of` can rebuild it. */
+  readonly recoverable: boolean;
+  /** When not: the files that held this commit's state and are gone (or cut) since. */
+  readonly missingFiles: readonly { readonly file: string; readonly length: number; readonly sizeOnDisk: number | undefined }[];
+}
+
+export interface CheckOptions {
+  readonly commits?: boolean;
+  readonly onProgress?: (phase: string, done: number, total: number) => void;
+  /** The time lock files are judged against (default now). */
+  readonly now?: number;
+}
+
+export async function checkStorage(directory: string, options: CheckOptions = {}): Promise<CheckReport> {
+  if (!existsSync(join(directory, DICTIONARY_FILE_NAME)) && existsSync(join(directory, 'channel_0'))) {
+    return finish(directory, emptySummary(), [
+      {
+        code: 'DICTIONARY_MISSING',
+        severity: 'refuses-start',
+        file: join(directory, DICTIONARY_FILE_NAME),
+        java: { exception: STORAGE_EXCEPTION, message: 'TypeId not resolvable via type dictionary: <the type id of the first object loaded>' },
+        meaning: 'the type dictionary is missing: without it no record can be decoded (MicroStream starts a new, empty dictionary and then fails on the first stored type id)',
+        rescue: 'cannot rescue without the dictionary: restore PersistenceTypeDictionary.ptd from a backup (any later version of it works)',
+      },
+    ]);
+  }
+  const layout = await scanStorageDirectory(directory);
+  const startup = await analyzeStartup(layout);
+  const problems: Problem[] = [...startup.problems];
+  const lock = await checkLockFile(directory, options.now);
+  if (lock !== undefined) problems.push(lock);
+
+  let findings: LatestRecordsFindings | undefined;
+  let storage: Storage | undefined;
+  try {
+    storage = await Storage.open(directory, {
+      committedLengths: async () => startup.readableLengths,
+      onProgress: (p) => options.onProgress?.('indexing', p.bytesDone, p.bytesTotal),
+    });
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    problems.push({
+      code: 'DICTIONARY_INVALID',
+      severity: 'refuses-start',
+      file: join(directory, DICTIONARY_FILE_NAME),
+      meaning: `the storage cannot be read: ${error.message}`,
+      rescue: 'cannot rescue without a readable dictionary: restore it from a backup',
+    });
+  }
+  if (storage !== undefined) {
+    try {
+      findings = await walkLatestRecords(storage, { onProgress: (done, total) => options.onProgress?.('checking records', done, total) });
+      problems.push(...recordProblems(findings, storage.family.rootsTypeName));
+    } finally {
+      await storage.close();
+    }
+  }
+  const summary = summarize(layout, startup, findings);
+  let commits: CommitListing[] | undefined;
+  let commitsNote: string | undefined;
+  if (options.commits === true) ({ commits, note: commitsNote } = await listCommits(layout));
+  return finish(directory, { ...summary, commits: commits?.length }, problems, commits, commitsNote);
+}
+
+export async function listCommits(layout: StorageLayout): Promise<{ commits: CommitListing[] | undefined; note: string | undefined }> {
+  let history: CommitHistory;
+  try {
+    history = await CommitHistory.read(layout);
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    return { commits: undefined, note: `the commits cannot be listed: ${error.message}` };
+  }
+  const commits: CommitListing[] = [];
+  for (const commit of history.commits()) {
+    const point = history.pointInTime(commit.number, layout);
+    commits.push({
+      ...commit,
+      recoverable: point.missingFiles.length === 0,
+      missingFiles: point.missingFiles.map((m) => ({
+        file: join(layout.channels[m.channel]!.directory, `channel_${m.channel}_${m.fileNumber}.dat`),
+        length: m.length,
+        sizeOnDisk: m.sizeOnDisk,
+      })),
+    });
+  }
+  const partial = history.incompleteStores.map((s) => `a store of ${new Date(Number(s.timestamp / 1_000_000n)).toISOString()} reached only channel${s.channels.length > 1 ? 's' : ''} ${s.channels.join(', ')} and is not a commit`);
+  return { commits, note: partial.length > 0 ? partial.join('; ') : undefined };
+}
+
+function summarize(layout: StorageLayout, startup: StartupAnalysis, findings: LatestRecordsFindings | undefined): Omit<CheckSummary, 'commits'> {
+  return {
+    channels: layout.channels.length,
+    dataFiles: layout.channels.reduce((n, c) => n + c.dataFiles.length, 0),
+    committedBytes: startup.readableLengths.channels.reduce((n, c) => n + c.files.reduce((m, f) => m + f.validLength, 0), 0),
+    objects: findings?.objects ?? 0,
+    readableObjects: findings?.readableObjects ?? 0,
+  };
+}
+
+function emptySummary(): CheckSummary {
+  return { channels: 0, dataFiles: 0, committedBytes: 0, objects: 0, readableObjects: 0, commits: undefined };
+}
+
+function finish(
+  directory: string,
+  summary: CheckSummary,
+  problems: Problem[],
+  commits?: CommitListing[],
+  commitsNote?: string,
+): CheckReport {
+  const order = (p: Problem): number => SEVERITIES.indexOf(p.severity);
+  const sorted = [...problems].sort(
+    (a, b) => order(a) - order(b) || (a.file ?? '').localeCompare(b.file ?? '') || (a.offset ?? -1) - (b.offset ?? -1),
+  );
+  const javaStarts = !sorted.some((p) => p.severity === 'refuses-start');
+  return {
+    directory,
+    javaStarts,
+    exitCode: sorted.some(isSerious) ? 1 : 0,
+    summary,
+    problems: sorted,
+    ...(commits === undefined && commitsNote === undefined ? {} : { commits, commitsNote }),
+  };
+}

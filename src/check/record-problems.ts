@@ -1,0 +1,124 @@
+import type { DefectiveRecord, FileStop, LatestRecordsFindings } from './latest-records.js';
+import { STORAGE_EXCEPTION, type Problem } from './problem.js';
+
+/** The findings of the record walk, as problems. */
+
+/** Defects of one kind beyond this many are summed up in one problem. */
+const LISTED_DEFECTS = 50;
+
+const KEEP_OLDER = 'keeps the newest older version that can be read, if there is one; else the object is lost and listed';
+
+export function recordProblems(findings: LatestRecordsFindings, rootsTypeName: string): Problem[] {
+  const problems: Problem[] = [];
+  for (const stop of findings.stops) problems.push(stopProblem(stop));
+
+  const unknownTypes = new Map<bigint, DefectiveRecord[]>();
+  const others: DefectiveRecord[] = [];
+  for (const d of findings.defects) {
+    if (d.defect.kind === 'unknown-type') unknownTypes.set(d.header.typeId, [...(unknownTypes.get(d.header.typeId) ?? []), d]);
+    else others.push(d);
+  }
+  for (const [typeId, list] of unknownTypes) {
+    const first = list[0]!;
+    problems.push({
+      code: 'UNKNOWN_TYPE_ID',
+      severity: 'refuses-start',
+      file: first.file,
+      offset: first.offset,
+      java: first.defect.java,
+      meaning: `${list.length} object${list.length === 1 ? '' : 's'} (newest versions; first: ${first.header.objectId}) have type id ${typeId}, which the type dictionary does not define (an entry lost from the dictionary, or a damaged record header)`,
+      rescue: `cannot decode them: ${KEEP_OLDER}`,
+      count: list.length,
+    });
+  }
+  const byKind = new Map<string, DefectiveRecord[]>();
+  for (const d of others) byKind.set(d.defect.kind, [...(byKind.get(d.defect.kind) ?? []), d]);
+  for (const [kind, list] of byKind) {
+    list.slice(0, LISTED_DEFECTS).forEach((d) => problems.push(defectProblem(d)));
+    if (list.length > LISTED_DEFECTS) {
+      const d = list[LISTED_DEFECTS]!;
+      problems.push({ ...defectProblem(d), meaning: `${list.length - LISTED_DEFECTS} more objects with this problem (${kind})`, count: list.length - LISTED_DEFECTS });
+    }
+  }
+  if (findings.danglingCount > 0) {
+    const first = findings.dangling[0]!;
+    const examples = findings.dangling
+      .slice(0, 5)
+      .map((r) => `${r.referrerType} ${r.referrer} → ${r.missing}`)
+      .join(', ');
+    problems.push({
+      code: 'MISSING_REFERENCE_TARGET',
+      severity: 'data-lost',
+      file: first.file,
+      offset: first.offset,
+      meaning: `${findings.danglingCount} reference${findings.danglingCount === 1 ? '' : 's'} point${findings.danglingCount === 1 ? 's' : ''} to objects that are not in the storage (${examples}${findings.danglingCount > 5 ? ', …' : ''}): MicroStream loads them as null`,
+      rescue: 'copies the references as they are and lists them',
+      count: findings.danglingCount,
+    });
+  }
+  for (const t of findings.opaqueTypes) {
+    problems.push({
+      code: 'UNDECLARED_LAYOUT',
+      severity: 'harmless',
+      file: t.file,
+      offset: t.offset,
+      meaning: `${t.count} ${t.typeName} object${t.count === 1 ? '' : 's'}: ${t.reason}. The application's own handler reads them; only generic readers (the REST service, this tool) cannot show them`,
+      rescue: 'copies them as they are',
+      count: t.count,
+    });
+  }
+  if (findings.readableObjects > 0 && findings.rootsEntities === 0) {
+    problems.push({
+      code: 'NO_ROOTS',
+      severity: 'refuses-start',
+      java: { exception: STORAGE_EXCEPTION, message: 'No roots found for existing data.' },
+      meaning: `the storage holds objects but no readable roots entity (${rootsTypeName}): nothing can be reached from the application's root`,
+      rescue: 'copies the objects; the new storage has no roots either',
+    });
+  }
+  return problems;
+}
+
+function defectProblem(d: DefectiveRecord): Problem {
+  const refuses = d.defect.refusesStart;
+  return {
+    code: d.defect.kind === 'invalid-length' ? 'RECORD_LENGTH_INVALID' : d.defect.kind === 'invalid-id' ? 'OBJECT_ID_INVALID' : d.defect.kind === 'wrong-channel' ? 'OBJECT_IN_WRONG_CHANNEL' : 'RECORD_UNREADABLE',
+    severity: refuses ? 'refuses-start' : 'data-lost',
+    file: d.file,
+    offset: d.offset,
+    java: d.defect.java,
+    meaning: refuses ? d.defect.message : `${d.defect.message}; MicroStream starts, but fails when it loads this object (at start already, if it is reachable from the root without a Lazy reference)`,
+    rescue: KEEP_OLDER,
+  };
+}
+
+function stopProblem(stop: FileStop): Problem {
+  const at = `from offset ${stop.offset} to ${stop.file.totalLength}`;
+  const base = { file: stop.file.path, offset: stop.offset };
+  const rescue = `keeps the records before offset ${stop.offset}; the ${stop.file.totalLength - stop.offset} bytes after it cannot be read${stop.header === undefined ? '' : ` (object ${stop.header.objectId}'s record there: ${KEEP_OLDER})`}`;
+  if (/zero length data item/.test(stop.message)) {
+    return { ...base, code: 'RECORD_ZERO_LENGTH', severity: 'refuses-start', java: { exception: STORAGE_EXCEPTION, message: 'Zero length data item.' }, meaning: `a record header says length 0 (zeroed or overwritten bytes ${at})`, rescue };
+  }
+  const implausible = /record length (-?\d+) is implausible/.exec(stop.message);
+  if (implausible !== null) {
+    return {
+      ...base,
+      code: 'RECORD_LENGTH_IMPOSSIBLE',
+      severity: 'refuses-start',
+      java: { exception: 'java.lang.IllegalArgumentException', message: `${implausible[1]} > 2147483647` },
+      meaning: `a record header claims ${implausible[1]} bytes, more than any record can have (an overwritten length field): nothing after it in this file can be read`,
+      rescue,
+    };
+  }
+  if (/shorter than its header/.test(stop.message)) {
+    return { ...base, code: 'RECORD_LENGTH_IMPOSSIBLE', severity: 'refuses-start', java: undefined, meaning: `${stop.message}: MicroStream misreads the rest of the file and fails to start`, rescue };
+  }
+  return {
+    ...base,
+    code: 'RECORD_PAST_COMMITTED_END',
+    severity: 'data-lost',
+    java: undefined,
+    meaning: `${stop.message} (bytes ${at}): ${stop.header === undefined ? 'the record there' : `object ${stop.header.objectId}'s record`} cannot be read, and MicroStream reads nothing after it in this file either (loading that object fails)`,
+    rescue,
+  };
+}

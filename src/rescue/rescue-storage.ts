@@ -1,0 +1,205 @@
+import { existsSync, readdirSync, realpathSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve, isAbsolute } from 'node:path';
+import { StorageError, UsageError } from '../errors.js';
+import { analyzeStartup } from '../check/java-startup.js';
+import { walkLatestRecords, type DanglingReference } from '../check/latest-records.js';
+import type { Problem } from '../check/problem.js';
+import { checkRecord, isDefect } from '../check/record-defects.js';
+import { forEachReference } from '../format/entity-references.js';
+import { isObjectIdHalves } from '../format/ids.js';
+import type { Commit } from '../storage/commit-history.js';
+import { committedLengthsAt } from '../storage/point-in-time.js';
+import { DICTIONARY_FILE_NAME, scanStorageDirectory } from '../storage/storage-dir.js';
+import { Storage, type CommittedLengths } from '../storage/storage.js';
+import { StorageWriter } from '../writer/storage-writer.js';
+import { findOlderVersions, findReferrers } from './older-versions.js';
+import { resolveAsOf, type AsOf } from './as-of.js';
+
+/**
+ * `rescue`: a new storage with, for every object, its newest committed version that can still be
+ * read (or, with `asOf`, its version as of an earlier commit), written by the storage writer:
+ * the same channel count, the whole type dictionary as it is, fresh data files and logs that
+ * agree with them. The source is only read. One sequential pass over the source when nothing is
+ * damaged; damaged newest versions cost one more pass to find their older versions.
+ */
+
+export interface RescueOptions {
+  readonly out: string;
+  readonly asOf?: AsOf | undefined;
+  /** Bytes copied per commit of the new storage (default 8 MiB). */
+  readonly batchBytes?: number;
+  readonly onProgress?: (phase: string, done: number, total: number) => void;
+}
+
+export interface LostObject {
+  readonly objectId: bigint;
+  readonly typeId: bigint;
+  readonly typeName: string | undefined;
+  readonly reason: string;
+  readonly file: string;
+  readonly offset: number;
+}
+
+export interface OlderVersionKept {
+  readonly objectId: bigint;
+  readonly typeName: string | undefined;
+  /** Why the newer version could not be used. */
+  readonly reason: string;
+}
+
+export interface UnreadableRegion {
+  readonly file: string;
+  readonly from: number;
+  readonly to: number;
+  readonly reason: string;
+}
+
+export interface RescueReport {
+  readonly source: string;
+  readonly out: string;
+  readonly asOf: Commit | undefined;
+  readonly channels: number;
+  readonly keptObjects: number;
+  readonly keptBytes: number;
+  readonly olderVersions: readonly OlderVersionKept[];
+  readonly lost: readonly LostObject[];
+  readonly unreadableRegions: readonly UnreadableRegion[];
+  /** Committed bytes of the source that are gone (missing data files, files cut short): what was stored there is lost. */
+  readonly missingData: readonly Problem[];
+  readonly danglingCount: number;
+  readonly dangling: readonly DanglingReference[];
+  /** The new storage has a roots entity (else MicroStream would refuse it: "No roots found"). */
+  readonly hasRoots: boolean;
+}
+
+const BATCH_BYTES = 8 * 1024 * 1024;
+
+export async function rescueStorage(source: string, options: RescueOptions): Promise<RescueReport> {
+  checkTarget(source, options.out);
+  if (!existsSync(join(source, DICTIONARY_FILE_NAME))) {
+    throw new StorageError('STORAGE_NOT_A_STORAGE', `${source}: the type dictionary ${DICTIONARY_FILE_NAME} is missing; nothing can be decoded without it (restore it from a backup)`);
+  }
+  const layout = await scanStorageDirectory(source);
+  const startup = await analyzeStartup(layout);
+  let asOf: Commit | undefined;
+  let committedLengths: CommittedLengths = async () => startup.readableLengths;
+  if (options.asOf !== undefined) {
+    const point = await resolveAsOf(layout, options.asOf);
+    asOf = point.commit;
+    committedLengths = committedLengthsAt(point);
+  }
+  const storage = await Storage.open(source, {
+    committedLengths,
+    onProgress: (p) => options.onProgress?.('indexing', p.bytesDone, p.bytesTotal),
+  });
+  try {
+    const dictionaryText = (await readFile(join(source, DICTIONARY_FILE_NAME))).toString('utf8');
+    const writer = StorageWriter.createForRecords(options.out, dictionaryText, { channelCount: storage.channels.length });
+    try {
+      const batch = options.batchBytes ?? BATCH_BYTES;
+      const builder = writer.beginStore();
+      const flush = (): void => {
+        writer.store(builder);
+        builder.clear();
+      };
+      let keptObjects = 0;
+      let keptBytes = 0;
+      let rootsKept = 0;
+      const rootsType = storage.dictionary.currentByName.get(storage.family.rootsTypeName)?.typeId;
+      const findings = await walkLatestRecords(storage, {
+        onReadable: (record, entry) => {
+          builder.addRecord(record);
+          keptObjects++;
+          keptBytes += record.length;
+          if (entry.typeId === rootsType) rootsKept++;
+          if (builder.byteLength >= batch) flush();
+        },
+        onProgress: (done, total) => options.onProgress?.('copying', done, total),
+      });
+
+      // Newest versions that cannot be used: look for the newest older version that can.
+      const olderVersions: OlderVersionKept[] = [];
+      const lost: LostObject[] = [];
+      const dangling = [...findings.dangling];
+      let danglingCount = findings.danglingCount;
+      const damaged = new Map(findings.defects.map((d) => [d.header.objectId, d] as const));
+      if (damaged.size > 0) {
+        const older = await findOlderVersions(storage, new Set(damaged.keys()), (done, total) => options.onProgress?.('looking for older versions', done, total));
+        for (const [objectId, d] of damaged) {
+          const typeName = storage.dictionary.byId.get(d.header.typeId)?.typeName;
+          const found = older.get(objectId);
+          if (found === undefined) {
+            lost.push({ objectId, typeId: d.header.typeId, typeName, reason: d.defect.message, file: d.file, offset: d.offset });
+            continue;
+          }
+          builder.addRecord(found.record);
+          keptObjects++;
+          keptBytes += found.record.length;
+          if (found.typeId === rootsType) rootsKept++;
+          olderVersions.push({ objectId, typeName: storage.dictionary.byId.get(found.typeId)?.typeName, reason: `${d.defect.message} (${d.file} at offset ${d.offset})` });
+          // The older version may reference objects the storage no longer has.
+          const checked = checkRecord(storage.dictionary, found.record, found.channel, storage.channels.length, { file: found.file, offset: found.offset });
+          if (!isDefect(checked) && checked.layout !== undefined) {
+            forEachReference(checked.layout, (low, high) => {
+              if (!isObjectIdHalves(low, high) || storage.channels[low & (storage.channels.length - 1)]!.objects.has(low, high)) return;
+              danglingCount++;
+              dangling.push({ referrer: objectId, referrerType: checked.entry.typeName, missing: (BigInt(high) << 32n) | BigInt(low >>> 0), file: found.file, offset: found.offset });
+            });
+          }
+        }
+      }
+      const unreadableRegions: UnreadableRegion[] = findings.stops.map((s) => ({ file: s.file.path, from: s.offset, to: s.file.totalLength, reason: s.message }));
+      for (const stop of findings.stops) {
+        if (stop.header === undefined || damaged.has(stop.header.objectId)) continue;
+        const channel = storage.channels[stop.channel]!;
+        const kept = channel.objects.get(stop.header.objectId);
+        const typeName = storage.dictionary.byId.get(stop.header.typeId)?.typeName;
+        const reason = `its record at ${stop.file.path} offset ${stop.offset} cannot be read (${stop.message})`;
+        if (kept !== undefined) olderVersions.push({ objectId: stop.header.objectId, typeName, reason });
+        else if (typeName !== undefined || stop.header.objectId > 0n) lost.push({ objectId: stop.header.objectId, typeId: stop.header.typeId, typeName, reason, file: stop.file.path, offset: stop.offset });
+      }
+      // References to objects lost just now (they were in the index, so the first pass took them for present).
+      const lostInIndex = new Set(lost.filter((l) => damaged.has(l.objectId)).map((l) => l.objectId));
+      if (lostInIndex.size > 0) {
+        const referrers = await findReferrers(storage, lostInIndex);
+        danglingCount += referrers.length;
+        dangling.push(...referrers);
+      }
+      if (builder.records > 0 || writer.channels.every((c) => c.headNumber === 0n)) flush();
+      return {
+        source,
+        out: options.out,
+        asOf,
+        channels: storage.channels.length,
+        keptObjects,
+        keptBytes,
+        olderVersions,
+        lost,
+        unreadableRegions,
+        missingData: startup.problems.filter((p) => p.missingBytes !== undefined),
+        danglingCount,
+        dangling,
+        hasRoots: rootsKept > 0,
+      };
+    } finally {
+      writer.close();
+    }
+  } finally {
+    await storage.close();
+  }
+}
+
+/** The output must be a new or empty directory, and not inside the storage being rescued. */
+function checkTarget(source: string, out: string): void {
+  if (existsSync(out) && readdirSync(out).length > 0) throw new UsageError(`--out ${out} exists and is not empty: rescue writes only to a new or empty directory`);
+  const real = (p: string): string => {
+    let at = resolve(p);
+    while (!existsSync(at)) at = dirname(at);
+    return join(realpathSync(at), relative(at, resolve(p)));
+  };
+  const inside = relative(real(source), real(out));
+  if (inside === '' || (!inside.startsWith('..') && !isAbsolute(inside))) {
+    throw new UsageError(`--out ${out} lies inside the storage ${source}: rescue never writes into the storage it reads`);
+  }
+}
