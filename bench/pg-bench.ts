@@ -9,7 +9,9 @@
  * in text — bytea as hex, what the cursor receives — and binary format), `Storage.open` on the
  * tables (the one indexing pass through a cursor), and `Storage.open` on the directory.
  *
- * Environment: BENCH_PG_ENTITIES (default 1000000), BENCH_ROUNDS (default 5).
+ * Environment: BENCH_PG_ENTITIES (default 1000000), BENCH_ROUNDS (default 5), BENCH_PG_ROW_BYTES
+ * (default 1 MiB, the connector's largest row; e.g. 16384 for a storage written by many small
+ * commits, one row each).
  */
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -19,7 +21,7 @@ import { to as copyTo } from 'pg-copy-streams';
 import { openStorageSource } from '../src/storage/open-source.js';
 import { Storage } from '../src/storage/storage.js';
 import { startCluster, stopCluster, type ClusterInfo } from '../test/helpers/postgres-cluster.js';
-import { SqlConnector } from '../test/helpers/sql-connector.js';
+import { MAX_ROW_BYTES, SqlConnector } from '../test/helpers/sql-connector.js';
 import { cpuBetween, cpuSnapshot } from './cpu.js';
 import { fmt, fmtSpread, spread } from './stats.js';
 import { cannotRun, storageFor } from './storages.js';
@@ -27,6 +29,7 @@ import { cannotRun, storageFor } from './storages.js';
 const ENTITIES = Number(process.env.BENCH_PG_ENTITIES ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const ROOT = 'ms_bench';
+const ROW_BYTES = Number(process.env.BENCH_PG_ROW_BYTES ?? MAX_ROW_BYTES);
 
 async function client(cluster: ClusterInfo, database: string): Promise<pg.Client> {
   const c = new pg.Client({ host: cluster.socketDir, port: cluster.port, user: cluster.adminUser, database });
@@ -81,7 +84,7 @@ async function main(): Promise<void> {
     await admin.end();
     const loader = await client(cluster, 'bench');
     const loadStarted = performance.now();
-    await new SqlConnector(loader, ROOT).loadDirectory(directory);
+    await new SqlConnector(loader, ROOT, 'public', ROW_BYTES).loadDirectory(directory);
     await loader.query('VACUUM ANALYZE');
     const counts = await loader.query<{ tables: string; rows: string; bytes: string }>(
       `SELECT count(DISTINCT c.relname)::text AS tables,
@@ -95,7 +98,7 @@ async function main(): Promise<void> {
     await loader.end();
     const info = counts.rows[0]!;
     console.log(
-      `${ENTITIES.toLocaleString('en')} entities loaded into ${info.tables} tables, ${info.rows} rows, database ${fmt(Number(info.bytes) / 2 ** 20)} MiB, in ${fmt((performance.now() - loadStarted) / 1000)} s`,
+      `${ENTITIES.toLocaleString('en')} entities loaded into ${info.tables} tables, ${info.rows} rows of at most ${ROW_BYTES} bytes, database ${fmt(Number(info.bytes) / 2 ** 20)} MiB, in ${fmt((performance.now() - loadStarted) / 1000)} s`,
     );
 
     // The admin logs in over the unix socket without a password (over TCP it would need one).

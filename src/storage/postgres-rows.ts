@@ -15,6 +15,8 @@ export interface FileLocation {
   readonly identifier: string;
   /** How messages name the file. */
   readonly path: string;
+  /** Average bytes per row, as listed (sizes the cursor's batches). */
+  readonly rowBytes: number;
 }
 
 export interface FileRow {
@@ -63,8 +65,14 @@ export function assembleRange(rows: readonly FileRow[], file: FileLocation, posi
   return out;
 }
 
-/** Rows fetched per round trip of the cursor: a few MiB at MicroStream's 1 MiB rows. */
-const CURSOR_BATCH_ROWS = 8;
+/**
+ * Bytes fetched per round trip of the cursor: rows of one small commit each need large batches,
+ * MicroStream's 1 MiB rows small ones (measured on a 1M-entity storage: 16 KiB rows took 2.4 to
+ * 3.5 s in batches of 8 rows, 1.4 to 1.8 s in batches of 64).
+ */
+const CURSOR_BATCH_BYTES = 1024 * 1024;
+const MIN_BATCH_ROWS = 4;
+const MAX_BATCH_ROWS = 256;
 
 /**
  * `[from, to)` as the rows' bytes, streamed through a cursor in the client's transaction. Ends
@@ -72,7 +80,8 @@ const CURSOR_BATCH_ROWS = 8;
  */
 export async function* streamRange(client: pg.ClientBase, file: FileLocation, from: number, to: number): AsyncGenerator<Uint8Array> {
   if (from >= to) return;
-  const stream = client.query(new QueryStream(rangeQuery(file.table), [file.identifier, from, to], { batchSize: CURSOR_BATCH_ROWS }));
+  const batchSize = Math.max(MIN_BATCH_ROWS, Math.min(MAX_BATCH_ROWS, Math.round(CURSOR_BATCH_BYTES / Math.max(1, file.rowBytes))));
+  const stream = client.query(new QueryStream(rangeQuery(file.table), [file.identifier, from, to], { batchSize }));
   try {
     let expected: number | undefined;
     for await (const row of stream as AsyncIterable<{ start: string; data: Buffer }>) {

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { isAppError, StorageError } from '../errors.js';
-import { findStorageTables, listTableFiles, type StorageTable, type StorageTables, type TableName } from './postgres-tables.js';
+import { findStorageTables, listTableFiles, type StorageTable, type StorageTables, type TableFile, type TableName } from './postgres-tables.js';
 import { assembleRange, readRows, readWholeFile, streamRange, type FileLocation } from './postgres-rows.js';
 import { DEFAULT_ROW_CACHE_BYTES, RowCache } from './row-cache.js';
 import type { RootListing, SourceFile, SourceFolder, SourceReader, StorageSource } from './source.js';
@@ -185,9 +185,11 @@ export class PostgresSource implements StorageSource {
     return new StorageError('STORAGE_IO', `${this.location}: ${message}${typeof code === 'string' ? ` (SQLSTATE ${code})` : ''}`, { cause: error });
   }
 
-  private register(table: StorageTable, listed: SourceFile[]): SourceFile[] {
+  private register(table: StorageTable, listed: TableFile[]): SourceFile[] {
     for (const [path, file] of this.files) if (file.table.display === table.display) this.files.delete(path);
-    for (const file of listed) this.files.set(file.path, { table, identifier: file.name, path: file.path });
+    for (const file of listed) {
+      this.files.set(file.path, { table, identifier: file.name, path: file.path, rowBytes: file.size / Math.max(1, file.rows) });
+    }
     return listed;
   }
 

@@ -149,7 +149,12 @@ interface FileRow {
  * or whose data length disagrees with their range, the size up to the first such row and why.
  * One pass over the table's row headers (`octet_length` of a bytea does not read its value).
  */
-export async function listTableFiles(client: pg.ClientBase, table: StorageTable): Promise<SourceFile[]> {
+/** A listed file with the number of rows it is kept in. */
+export interface TableFile extends SourceFile {
+  readonly rows: number;
+}
+
+export async function listTableFiles(client: pg.ClientBase, table: StorageTable): Promise<TableFile[]> {
   const result = await client.query<FileRow>(
     `SELECT identifier, count(*)::text AS rows, (max("end") + 1)::text AS size,
             max(xmin::text::bigint)::text AS newest, min(xmin::text::bigint)::text AS oldest,
@@ -168,11 +173,12 @@ export async function listTableFiles(client: pg.ClientBase, table: StorageTable)
   return result.rows.map((row) => {
     const path = `${table.display}/${row.identifier}`;
     const readable = row.readable === null ? undefined : Number(row.readable);
-    const file: SourceFile = {
+    const file: TableFile = {
       name: row.identifier,
       path,
       size: readable ?? Number(row.size),
       stamp: `${row.rows}:${row.size}:${row.oldest}:${row.newest}`,
+      rows: Number(row.rows),
     };
     if (readable === undefined) return file;
     const start = Number(row.bad_start);

@@ -19,6 +19,8 @@ export class SqlConnector {
     /** The storage root table, e.g. `ms_graph`. */
     readonly root: string,
     private readonly schema = 'public',
+    /** The connector writes rows of at most 1 MiB; smaller ones stand for one row per small commit. */
+    private readonly maxRowBytes = MAX_ROW_BYTES,
   ) {}
 
   /** The table of a path relative to the storage directory (`PersistenceTypeDictionary.ptd`, `channel_0/channel_0_1.dat`). */
@@ -50,8 +52,8 @@ export class SqlConnector {
   async append(path: string, data: Buffer): Promise<void> {
     const { table, identifier } = this.table(path);
     let at = await this.size(path);
-    for (let offset = 0; offset < data.length; offset += MAX_ROW_BYTES) {
-      const row = data.subarray(offset, Math.min(data.length, offset + MAX_ROW_BYTES));
+    for (let offset = 0; offset < data.length; offset += this.maxRowBytes) {
+      const row = data.subarray(offset, Math.min(data.length, offset + this.maxRowBytes));
       await this.client.query(`INSERT INTO ${this.sql(table)} (identifier, start, "end", data) VALUES ($1, $2, $3, $4)`, [
         identifier,
         at,
