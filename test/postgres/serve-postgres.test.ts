@@ -77,6 +77,15 @@ describe('serve a storage kept in PostgreSQL', () => {
     const statistics = await get(port, '/microstream/maintenance/filesStatistics');
     expect(statistics.body).toContain('"file":"ms_graph_channel_0_channel_0_8.dat"');
     expect(statistics.body).toContain('"file":"ms_graph_channel_1_channel_1_');
+    // The viewer and our own API read the same storage through the same server.
+    expect((await get(port, '/viewer/')).status).toBe(200);
+    let api = await get(port, '/api/v1/storage');
+    for (let i = 0; i < 200 && api.status === 503; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      api = await get(port, '/api/v1/storage');
+    }
+    expect(api.status).toBe(200);
+    expect(JSON.parse(api.body)).toMatchObject({ entities: 1263 });
   });
 
   it('takes everything from PG* variables (postgres:// alone) and the table from the URL', async () => {

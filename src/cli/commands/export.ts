@@ -12,21 +12,19 @@ import { csvHeader, csvRow, exportColumns } from '../export-csv.js';
 import { openProgressReporter } from '../graph-progress.js';
 import type { CommandIo } from '../io.js';
 import { parseCommand, toolCommand } from '../option-values.js';
+import { isDirectorySpec, openStorage, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions, type StorageSpec } from '../storage-argument.js';
 
 const DESCRIPTION =
   'Writes every instance of a type (all its versions when given by name) as NDJSON (the /api/v1 object view, one a line) or CSV (one column per member, references as ids), in file order, streaming: memory stays constant whatever the storage size. Reads only.';
 
-export interface ExportArgs {
-  readonly directory: string;
+export interface ExportArgs extends StorageSpec {
   readonly type: string;
   readonly format: 'ndjson' | 'csv';
   readonly out: string | undefined;
 }
 
 export function exportCommand(): Command {
-  return toolCommand('export')
-    .description(DESCRIPTION)
-    .argument('<storage-dir>', 'the storage directory')
+  return withStorageOptions(toolCommand('export').description(DESCRIPTION).argument('<storage-dir>', STORAGE_ARGUMENT_TEXT))
     .addOption(new Option('--type <name|id>', 'the type: a type id, or a type name (every version of it)'))
     .addOption(new Option('--format <format>', 'output format').choices(['ndjson', 'csv']).default('ndjson'))
     .addOption(new Option('--out <file>', 'write to this file instead of standard output'));
@@ -35,10 +33,10 @@ export function exportCommand(): Command {
 export function parseExportArgs(args: string[]): ExportArgs | 'help' {
   const command = exportCommand();
   if (parseCommand(command, args) === 'help') return 'help';
-  if (command.args.length !== 1) throw new UsageError('expected exactly one storage directory');
+  const spec = storageSpecOf(command);
   const values = command.opts<{ type?: string; format: 'ndjson' | 'csv'; out?: string }>();
   if (values.type === undefined || values.type === '') throw new UsageError('missing --type');
-  return { directory: command.args[0]!, type: values.type, format: values.format, out: values.out };
+  return { ...spec, type: values.type, format: values.format, out: values.out };
 }
 
 export async function run(args: string[], io: CommandIo): Promise<void> {
@@ -47,8 +45,8 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     io.stdout.write(exportCommand().helpInformation());
     return;
   }
-  if (options.out !== undefined) refuseInside(options.out, options.directory);
-  const storage = await Storage.open(options.directory, { onProgress: openProgressReporter(io) });
+  if (options.out !== undefined && isDirectorySpec(options)) refuseInside(options.out, options.directory);
+  const storage = await openStorage(options, { onProgress: openProgressReporter(io) }, (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`));
   try {
     const entries = typeEntries(storage, options.type);
     const output: Writable = options.out === undefined ? (io.stdout as Writable) : createWriteStream(options.out, { flags: 'wx' });

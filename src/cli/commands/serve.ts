@@ -5,7 +5,7 @@ import { buildApp } from '../../http/app.js';
 import { defaultInstance, DIALECTS, type Dialect } from '../../http/dialects.js';
 import { StorageRegistry } from '../../http/storage-registry.js';
 import { graphProgressReporter } from '../graph-progress.js';
-import { BASIC_AUTH_ENV, loadAuthConfig, refuseSecretFlags, TOKEN_ENV, warnIfShared } from '../../http/auth.js';
+import { BASIC_AUTH_ENV, loadAuthConfig, refuseSecretFlags, TOKEN_ENV } from '../../http/auth.js';
 import { parseCorsOrigins } from '../../http/cors.js';
 import { checkServable } from '../../http/integrity.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from '../../http/limits.js';
@@ -13,9 +13,9 @@ import { loadMetricsToken } from '../../http/metrics-token.js';
 import { loadTlsConfig } from '../../http/tls.js';
 import { FollowStatus } from '../../storage/follow-status.js';
 import { DEFAULT_POLL_INTERVAL_MS, StorageFollower } from '../../storage/follow.js';
-import { checkStorageSpec, openStorageSource } from '../../storage/open-source.js';
-import { Storage, type OpenProgress } from '../../storage/storage.js';
+import type { OpenProgress } from '../../storage/storage.js';
 import type { CommandIo } from '../io.js';
+import { openStorage, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions, type StorageSpec } from '../storage-argument.js';
 import { fromEnv, integerOption, parseCommand, toolCommand } from '../option-values.js';
 import { serverLogger, LOG_FORMATS, type LogFormat } from '../server-logger.js';
 
@@ -33,13 +33,7 @@ const MAX_POLL_INTERVAL_MS = 3_600_000;
 const MAX_TIMEOUT_MS = 86_400_000;
 const MAX_RESPONSE_BYTES = 2 ** 32;
 
-export interface ServeOptions {
-  /** The storage: a directory, or a postgres:// URL (see openStorageSource). */
-  readonly directory: string;
-  /** The root table of a storage kept in PostgreSQL. */
-  readonly table?: string | undefined;
-  /** A file holding the database password. */
-  readonly pgPasswordFile?: string | undefined;
+export interface ServeOptions extends StorageSpec {
   readonly port: number;
   readonly host: string;
   /** Undefined: the Java default of the dialect for the storage's family (`microstream`, `store-data`). */
@@ -63,11 +57,7 @@ export interface ServeOptions {
 
 /** The `serve` command line: options, their ranges and environment variables (for parsing and --help). */
 export function serveCommand(): Command {
-  return toolCommand('serve')
-    .description(DESCRIPTION)
-    .argument('[storage-dir]', 'the storage directory (holding PersistenceTypeDictionary.ptd and channel_0/ ...), or postgres://user@host:port/db for one kept in PostgreSQL')
-    .addOption(fromEnv(new Option('--table <name>', "a storage kept in PostgreSQL: its root table ([schema.]name, e.g. ms_graph; the channels are <name>_channel_<i>)")))
-    .addOption(fromEnv(new Option('--pg-password-file <file>', 'a storage kept in PostgreSQL: the database password is the first line of this file (or PGPASSWORD, PGPASSFILE, ~/.pgpass)')))
+  return withStorageOptions(toolCommand('serve').description(DESCRIPTION).argument('[storage-dir]', STORAGE_ARGUMENT_TEXT))
     .addOption(fromEnv(integerOption('--port', 'n', 'port to listen on; 0 picks a free one', 0, 65535, 'a TCP port').default(4567)))
     .addOption(fromEnv(new Option('--host <address>', 'interface to listen on').default('127.0.0.1')))
     .addOption(
@@ -121,8 +111,6 @@ export function serveCommand(): Command {
 }
 
 interface ServeFlags {
-  table?: string;
-  pgPasswordFile?: string;
   port: number;
   host: string;
   instance?: string;
@@ -147,10 +135,7 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
   const command = serveCommand();
   if (parseCommand(command, args) === 'help') return 'help';
   const values = command.opts<ServeFlags>();
-  const positionals = command.args;
-  if (positionals.length !== 1 || positionals[0] === '') {
-    throw new UsageError(`expected exactly one storage directory; see 'storage-inspector serve --help'`);
-  }
+  const spec = storageSpecOf(command);
   if (values.host.trim() === '') throw new UsageError('invalid --host "": give an interface address such as 127.0.0.1, ::1 or 0.0.0.0');
   if (isIP(values.host) === 0 && !HOST_NAME.test(values.host)) {
     throw new UsageError(`invalid --host "${values.host}": not an IP address or host name`);
@@ -161,11 +146,8 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
   }
   if (values.cors !== undefined) parseCorsOrigins(values.cors); // fail early on a bad list
   if ((values.tlsCert === undefined) !== (values.tlsKey === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
-  checkStorageSpec(positionals[0] as string, { table: values.table, passwordFile: values.pgPasswordFile });
   return {
-    directory: positionals[0] as string,
-    table: values.table,
-    pgPasswordFile: values.pgPasswordFile,
+    ...spec,
     port: values.port,
     host: values.host,
     instance: values.instance,
@@ -212,9 +194,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
 
   const started = Date.now();
   const progress = progressPrinter(io, started);
-  if (options.pgPasswordFile !== undefined) warnIfShared(options.pgPasswordFile, '--pg-password-file', warn);
-  const source = openStorageSource(options.directory, { table: options.table, passwordFile: options.pgPasswordFile });
-  const storage = await Storage.open(source, { onProgress: progress });
+  const storage = await openStorage(options, { onProgress: progress }, warn);
   try {
     checkServable(storage);
   } catch (error) {
