@@ -93,6 +93,7 @@ export async function buildGraph(source: GraphSource, options: BuildOptions = {}
   const lists = new ForwardLists();
   const missing = new MissingReferences();
   const superseded = new SupersededRecords();
+  superseded.bulk = true;
   const collector = new ReferenceCollector(nodes);
   const problems: BuildProblem[] = [];
   let problemCount = 0;
@@ -165,6 +166,7 @@ export async function buildGraph(source: GraphSource, options: BuildOptions = {}
     const start = listStart[v] as number;
     return start < 0 ? at : lists.copyForward(start, rows, at);
   }, listStart);
+  superseded.bulk = false;
   superseded.merge();
   const rootsNode = source.rootsObjectId === 0n ? -1 : nodes.nodeOfId(source.rootsObjectId);
   const graph = new GraphIndex(nodes, types, typeOfNode, adjacency, new Uint8Array(Math.ceil(n / 8)), missing, superseded, rootsNode);

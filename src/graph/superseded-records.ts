@@ -51,6 +51,8 @@ class RecordList {
 export class SupersededRecords {
   private sorted = new RecordList();
   private recent = new RecordList();
+  /** While a build adds records in bulk, they are sorted once at its end (`merge()`), not as they come. */
+  bulk = false;
 
   get size(): number {
     return this.sorted.count + this.recent.count;
@@ -62,7 +64,7 @@ export class SupersededRecords {
 
   add(node: number, channel: number, fileSlot: number, offset: number): void {
     this.recent.push(node, fileKey(channel, fileSlot), offset);
-    if (this.recent.count > 4096 && this.recent.count > this.sorted.count / 8) this.merge();
+    if (!this.bulk && this.recent.count > 4096 && this.recent.count > this.sorted.count / 8) this.merge();
   }
 
   /** Sorts what was added by node (stable: file order within a node). */
