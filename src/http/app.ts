@@ -1,9 +1,12 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify, {
   LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { isAppError } from '../errors.js';
 import { challenges, checkAuthorization, UNAUTHORIZED_BODY, type AuthConfig } from './auth.js';
+import { ConnectionGuard, defaultMaxConnections } from './connections.js';
 import { allowedOrigin, isPreflight, preflightHeaders, responseHeaders, type CorsConfig } from './cors.js';
 import { answerInDialect } from './dialects.js';
+import { hostAllowed, misdirectedText, type HostAllowList } from './host-check.js';
 import {
   errorCode,
   limitAnswer,
@@ -13,7 +16,8 @@ import {
   type RawRequest,
   type ServiceState,
 } from './java-service.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS, requestTimedOut } from './limits.js';
+import { BigAnswerAdmission, BigAnswerPending, type BuildConditions } from './big-answers.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, RequestLimitError, requestTimedOut, shuttingDown } from './limits.js';
 import { createMetrics } from './metrics.js';
 import { openApiRoutes, registerOpenApi } from './openapi-routes.js';
 import { METRICS_PATH, registerOperationsRoutes, routeLabeller } from './operations-routes.js';
@@ -21,7 +25,21 @@ import type { FollowStatus } from '../storage/follow-status.js';
 import type { TlsConfig } from './tls.js';
 import { apiV1Plugin } from './api-v1/api-v1-plugin.js';
 import type { StorageRegistry } from './storage-registry.js';
+import { DEFAULT_MAX_UNSENT_BYTES, UnsentAnswers } from './unsent-answers.js';
 import { registerViewerRoutes } from './viewer-routes.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Open connections, their cap, responses in flight, shutdown (connections.ts). */
+    connections: ConnectionGuard;
+    /**
+     * Bytes of answers not yet taken by their clients (unsent-answers.ts). Every reply is counted
+     * automatically; a route that builds a big answer should `await unsentAnswers.room(deadline)`
+     * first, as the Java routes do.
+     */
+    unsentAnswers: UnsentAnswers;
+  }
+}
 
 /**
  * The HTTP application: fastify carries the bytes, logs one line per request and shuts down
@@ -52,6 +70,12 @@ export interface AppOptions extends JavaServiceOptions {
   readonly metricsToken?: AuthConfig | undefined;
   /** The storages our own API (`/api/v1`) answers for; no such routes when undefined. */
   readonly api?: StorageRegistry | undefined;
+  /** Answer only requests whose Host header is on this list (421 otherwise); no check when undefined. */
+  readonly allowedHosts?: HostAllowList | undefined;
+  /** Open connections at most (default: below the descriptor limit, see connections.ts). */
+  readonly maxConnections?: number | undefined;
+  /** Bytes of unsent answers above which no big answer is built (default 64 MiB). */
+  readonly maxUnsentBytes?: number | undefined;
 }
 
 /** What the access checks decided for one request: headers to add, or the whole answer. */
@@ -66,8 +90,21 @@ function isMetricsRequest(method: string, url: string): boolean {
   return method === 'GET' && (url === METRICS_PATH || url.startsWith(`${METRICS_PATH}?`));
 }
 
-/** CORS and authentication, before any routing (so they cover every route, present and future). */
+/**
+ * Host check, CORS and authentication, before any routing (so they cover every route, present and
+ * future: the Java routes, the viewer, the operations routes, /api/v1 and whatever comes).
+ */
 function admit(options: AppOptions, method: string, url: string, headers: RawRequest['headers']): Admission {
+  if (options.allowedHosts !== undefined) {
+    const host = headers['host'];
+    const value = Array.isArray(host) ? host[0] : host;
+    if (!hostAllowed(value, options.allowedHosts, options.tls === undefined ? 80 : 443)) {
+      return {
+        headers: { 'cache-control': 'no-store' },
+        answer: { status: 421, contentType: 'text/plain;charset=utf-8', body: misdirectedText(value) },
+      };
+    }
+  }
   if (options.auth === undefined && options.cors === undefined && options.metricsToken === undefined) return ALLOW_ALL;
   const out: Record<string, string | string[]> = {};
   if (options.cors !== undefined) {
@@ -95,6 +132,9 @@ function admit(options: AppOptions, method: string, url: string, headers: RawReq
   }
   return { headers: out };
 }
+
+/** How much later than a request's deadline its answer is replaced by a timeout 503 regardless. */
+const TIMEOUT_GRACE_MS = 200;
 
 /** The current consistent state to answer from (a following reader swaps it between requests). */
 export type StateProvider = () => ServiceState;
@@ -125,24 +165,63 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
         return;
       }
       // Requests fastify cannot route (e.g. a malformed percent escape) still get Java's answer.
-      void dispatch(request.raw.method ?? 'GET', request.raw.url ?? '/', request.headers).then(
+      void dispatch(request.raw, reply.raw).then(
         (answer) => send(reply, answer),
         () => send(reply, serverErrorPage(error)),
       );
     },
   });
 
-  const answerOnce = (method: string, url: string, headers: RawRequest['headers']): Promise<Answer> => {
+  const connections = new ConnectionGuard(app.server, options.maxConnections ?? defaultMaxConnections(), options.tls !== undefined);
+  const unsent = new UnsentAnswers(options.maxUnsentBytes ?? DEFAULT_MAX_UNSENT_BYTES);
+  app.decorate('connections', connections);
+  app.decorate('unsentAnswers', unsent);
+
+  // Shutdown: big answers that have not started being built are not built any more (503).
+  const shutdown = new AbortController();
+  const buildConditions: BuildConditions = {
+    connectionDrained: () => Promise.resolve(),
+    room: (deadline, signal) => unsent.room(deadline, signal),
+    signal: shutdown.signal,
+  };
+  /** One run of the request against one consistent state. */
+  const answerOnce = (raw: IncomingMessage, admission: BigAnswerAdmission): Promise<Answer> => {
     const state = current();
-    const run = (): Promise<Answer> => answerInDialect(state, options, { method, url, headers });
+    const request: RawRequest = { method: raw.method ?? 'GET', url: raw.url ?? '/', headers: raw.headers };
+    const run = (): Promise<Answer> => answerInDialect(state, options, request, { admission });
     return state.consistent === undefined ? run() : state.consistent(run);
   };
-  const dispatch = async (method: string, url: string, headers: RawRequest['headers']): Promise<Answer> => {
+  /** Runs the request; a big answer is admitted outside the consistent state, then built (big-answers.ts). */
+  const answerAdmitted = async (raw: IncomingMessage, response: ServerResponse): Promise<Answer> => {
+    const conditions: BuildConditions = { ...buildConditions, connectionDrained: (_deadline, signal) => connections.earlierResponsesSent(raw, signal) };
+    const admission = new BigAnswerAdmission(conditions, timeoutMs > 0 ? Date.now() + timeoutMs : Number.POSITIVE_INFINITY);
     try {
-      const answer = await answerOnce(method, url, headers);
+      for (;;) {
+        try {
+          const answer = await answerOnce(raw, admission);
+          // Counted before the building slot is freed, so that the next big answer sees it.
+          if (admission.admitted) unsent.hold(answer.body.length, response);
+          return answer;
+        } catch (error) {
+          if (!(error instanceof BigAnswerPending) || admission.admitted) throw error;
+        }
+        try {
+          await admission.acquire();
+        } catch (error) {
+          if (error instanceof RequestLimitError) return limitAnswer(error);
+          throw error;
+        }
+      }
+    } finally {
+      admission.finish();
+    }
+  };
+  const dispatch = async (raw: IncomingMessage, response: ServerResponse): Promise<Answer> => {
+    try {
+      const answer = await answerAdmitted(raw, response);
       if (options.catchUp === undefined || !isFileGone(answer.error)) return answer;
       await options.catchUp();
-      return await answerOnce(method, url, headers);
+      return await answerAdmitted(raw, response);
     } catch (error) {
       return serverErrorPage(error);
     }
@@ -160,12 +239,16 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
     if (answer.contentType !== undefined) reply.header('content-type', answer.contentType);
     reply.send(answer.body);
   };
-  /** The answer, or a 503 once the request timeout has passed (the work stops at its next check). */
+  /**
+   * The answer, or a 503 once the request timeout has passed (the work stops at its next check).
+   * A little later than the request's own deadline, so that a request waiting for something
+   * (room for its answer) says what it waited for.
+   */
   const withinTimeout = (pending: Promise<Answer>): Promise<Answer> => {
     if (timeoutMs <= 0) return pending;
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<Answer>((resolve) => {
-      timer = setTimeout(() => resolve(limitAnswer(requestTimedOut(timeoutMs))), timeoutMs);
+      timer = setTimeout(() => resolve(limitAnswer(requestTimedOut(timeoutMs))), timeoutMs + TIMEOUT_GRACE_MS);
     });
     return Promise.race([pending, expired]).finally(() => clearTimeout(timer));
   };
@@ -188,9 +271,13 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
+    shutdown.abort(shuttingDown());
   });
   app.addHook('onSend', async (_request, reply, payload) => {
     if (closing) reply.header('connection', 'close');
+    // Every answer counts against the unsent-bytes budget until its client has taken it.
+    if (Buffer.isBuffer(payload)) unsent.hold(payload.length, reply.raw);
+    else if (typeof payload === 'string') unsent.hold(payload.length, reply.raw);
     return payload;
   });
 
@@ -208,7 +295,7 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
   });
 
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const answer = await withinTimeout(dispatch(request.raw.method ?? 'GET', request.raw.url ?? '/', request.headers));
+    const answer = await withinTimeout(dispatch(request.raw, reply.raw));
     if (answer.error !== undefined) {
       const code = errorCode(answer.error);
       const entry = { err: answer.error, code, status: answer.status, url: request.raw.url };

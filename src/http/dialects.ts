@@ -1,5 +1,5 @@
 import type { StorageFamily } from '../format/storage-family.js';
-import { answerRequest, type Answer, type JavaServiceOptions, type RawRequest, type ServiceState } from './java-service.js';
+import { answerRequest, type Answer, type JavaServiceOptions, type RawRequest, type RequestContext, type ServiceState } from './java-service.js';
 import { answerJavalin } from './javalin-service.js';
 import { answerMicronaut } from './micronaut-service.js';
 
@@ -27,13 +27,13 @@ export function defaultInstance(dialect: Dialect, family: StorageFamily): string
 }
 
 /** Answers one request in the dialect the options name (`spark` when none). */
-export function answerInDialect(state: ServiceState, options: JavaServiceOptions, request: RawRequest): Promise<Answer> {
+export function answerInDialect(state: ServiceState, options: JavaServiceOptions, request: RawRequest, context: RequestContext = {}): Promise<Answer> {
   switch (options.dialect ?? 'spark') {
     case 'javalin':
-      return answerJavalin(state, options, request);
+      return answerJavalin(state, options, request, context);
     case 'micronaut':
-      return answerMicronaut(state, options, request);
+      return answerMicronaut(state, options, request, context);
     default:
-      return answerRequest(state, options, request);
+      return answerRequest(state, options, request, context);
   }
 }

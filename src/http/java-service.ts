@@ -17,6 +17,7 @@ import {
   RequestBudget,
   RequestLimitError,
 } from './limits.js';
+import { BigAnswerPending, type BigAnswerAdmission } from './big-answers.js';
 import { parseServletQuery, QueryDecodeError, type QueryParameters } from './servlet-query.js';
 import { adapterObject, checkRoot } from './rest-adapter.js';
 import { acceptAllowsRoutes, matchRoute, type RouteMatch } from './spark-routing.js';
@@ -65,6 +66,12 @@ export interface JavaServiceOptions {
   readonly maxResponseBytes?: number;
   /** Requests still running after this many milliseconds are answered 503 (default 30 s; 0 = none). */
   readonly requestTimeoutMs?: number;
+}
+
+/** Per request, from the HTTP layer. */
+export interface RequestContext {
+  /** Admission of a big answer (big-answers.ts); without it a big answer waits for a slot inline. */
+  readonly admission?: BigAnswerAdmission;
 }
 
 /** Header naming why an answer failed: `<code>: <message>` (see docs/errors.md). */
@@ -122,14 +129,20 @@ function headerText(text: string): string {
   return clean.length <= MAX_ERROR_HEADER_LENGTH ? clean : `${clean.slice(0, MAX_ERROR_HEADER_LENGTH - 3)}...`;
 }
 
-export async function answerRequest(state: ServiceState, options: JavaServiceOptions, request: RawRequest): Promise<Answer> {
+export async function answerRequest(state: ServiceState, options: JavaServiceOptions, request: RawRequest, context: RequestContext = {}): Promise<Answer> {
   const warnings = new RequestWarnings();
-  const answer = await answerJava(state, options, request, warnings);
+  const answer = await answerJava(state, options, request, warnings, context);
   const warning = warnings.header();
   return warning === undefined ? answer : { ...answer, headers: { ...answer.headers, [WARNING_HEADER]: headerText(warning) } };
 }
 
-async function answerJava(state: ServiceState, options: JavaServiceOptions, request: RawRequest, warnings: RequestWarnings): Promise<Answer> {
+async function answerJava(
+  state: ServiceState,
+  options: JavaServiceOptions,
+  request: RawRequest,
+  warnings: RequestWarnings,
+  context: RequestContext,
+): Promise<Answer> {
   const override = header(request, 'x-http-method-override');
   const method = (override ?? request.method).toUpperCase();
   const queryStart = request.url.indexOf('?');
@@ -145,7 +158,11 @@ async function answerJava(state: ServiceState, options: JavaServiceOptions, requ
 
   // Jetty parses the query on the first parameter lookup; routes that read none are unaffected.
   const query = (): QueryParameters => parseServletQuery(rawQuery);
-  const budget = new RequestBudget(options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
+  const budget = new RequestBudget(
+    options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    context.admission,
+  );
   try {
     if (method === 'OPTIONS') {
       const doc = documentationFor(state.family.name, options.instance, rawPath, query().get('method'));
@@ -154,6 +171,7 @@ async function answerJava(state: ServiceState, options: JavaServiceOptions, requ
     }
     return await answerGet(state, options, route, query, request, budget, warnings);
   } catch (error) {
+    if (error instanceof BigAnswerPending) throw error; // the HTTP layer admits it and asks again
     if (error instanceof ParameterError || error instanceof NotFoundError) {
       return { status: 404, contentType: HTML, body: javaUtf8(error.message) };
     }

@@ -5,7 +5,8 @@ import { jacksonString } from '../inspect/jackson-json.js';
 import { filesStatisticsJson } from '../inspect/statistics.js';
 import { RequestWarnings } from './integrity.js';
 import { objectRequest, ParameterError } from './java-params.js';
-import { ERROR_HEADER, errorHeaderValue, limitAnswer, type Answer, type JavaServiceOptions, type RawRequest, type ServiceState } from './java-service.js';
+import { ERROR_HEADER, errorHeaderValue, limitAnswer, type Answer, type JavaServiceOptions, type RawRequest, type RequestContext, type ServiceState } from './java-service.js';
+import { BigAnswerPending } from './big-answers.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS, objectDescriptionBytes, RequestBudget, RequestLimitError } from './limits.js';
 import { matchTemplate } from './path-templates.js';
 import { adapterObject, checkRoot } from './rest-adapter.js';
@@ -46,7 +47,7 @@ export function javalinRouteListJson(instance: string): string {
     .join(',')}]`;
 }
 
-export async function answerJavalin(state: ServiceState, options: JavaServiceOptions, request: RawRequest): Promise<Answer> {
+export async function answerJavalin(state: ServiceState, options: JavaServiceOptions, request: RawRequest, context: RequestContext = {}): Promise<Answer> {
   const warnings = new RequestWarnings();
   const queryStart = request.url.indexOf('?');
   const rawPath = queryStart < 0 ? request.url : request.url.slice(0, queryStart);
@@ -64,12 +65,13 @@ export async function answerJavalin(state: ServiceState, options: JavaServiceOpt
   if (method !== 'GET' || matched === undefined) return javalinError(404, `Endpoint ${method} ${rawPath} not found`, request);
 
   const query = javalinQuery(rawQuery);
-  const budget = new RequestBudget(options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
+  const budget = new RequestBudget(options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, context.admission);
   try {
     const answer = await handle(state, options, matched.route, matched.oid, query, budget, warnings);
     const warning = warnings.header();
     return warning === undefined ? answer : { ...answer, headers: { ...answer.headers, 'x-storage-inspector-warning': warning } };
   } catch (error) {
+    if (error instanceof BigAnswerPending) throw error; // the HTTP layer admits it and asks again
     if (error instanceof ParameterError || error instanceof NotFoundError) {
       return { status: 404, contentType: PLAIN, body: javaUtf8(error.message) };
     }

@@ -2,6 +2,7 @@ import { layoutEntity, type VariableSlot } from '../format/entity-layout.js';
 import { pageEnd, type DescribeOptions, type EntitySource, type ObjectDescription } from '../inspect/describe-object.js';
 import { gsonString, javaUtf8 } from '../inspect/gson-json.js';
 import { simplifiedRenderer } from '../inspect/simplified-value.js';
+import { BigAnswerPending, bigAnswerSlots, isBig, type BigAnswerAdmission } from './big-answers.js';
 
 /**
  * Per-request limits that the Java service does not have: a response size limit and a deadline.
@@ -22,7 +23,7 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /** A limit was exceeded; `code` goes into the X-Storage-Inspector-Error header. */
 export class RequestLimitError extends Error {
   constructor(
-    readonly code: 'RESPONSE_TOO_LARGE' | 'REQUEST_TIMEOUT',
+    readonly code: 'RESPONSE_TOO_LARGE' | 'REQUEST_TIMEOUT' | 'SERVER_BUSY' | 'SHUTTING_DOWN',
     readonly status: number,
     message: string,
   ) {
@@ -39,53 +40,28 @@ export function responseTooLarge(limit: number): RequestLimitError {
   );
 }
 
+export function shuttingDown(): RequestLimitError {
+  return new RequestLimitError('SHUTTING_DOWN', 503, 'the server is shutting down; this big answer was not started (answers already started are completed)');
+}
+
 export function requestTimedOut(timeoutMs: number): RequestLimitError {
   return new RequestLimitError('REQUEST_TIMEOUT', 503, `the request took longer than the request timeout of ${timeoutMs} ms (--request-timeout)`);
 }
-
-/**
- * Requests with big answers (over BIG_ANSWER_BYTES by the lower bound, or describing more than
- * BIG_ANSWER_READS objects) take one of a few slots, so that many concurrent huge answers queue
- * instead of piling up in memory together; small requests never wait for them.
- */
-const BIG_ANSWER_BYTES = 1024 * 1024;
-const BIG_ANSWER_READS = 1000;
-const BIG_ANSWER_SLOTS = 2;
-
-class Slots {
-  private free: number;
-  private readonly waiting: (() => void)[] = [];
-
-  constructor(count: number) {
-    this.free = count;
-  }
-
-  async acquire(): Promise<() => void> {
-    if (this.free > 0) this.free--;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const next = this.waiting.shift();
-      if (next !== undefined) next();
-      else this.free++;
-    };
-  }
-}
-
-const bigAnswers = new Slots(BIG_ANSWER_SLOTS);
 
 /** Bytes and time one request may still use. */
 export class RequestBudget {
   private charged = 0;
   private release: (() => void) | undefined;
+  private readonly deadline: number;
 
   constructor(
     readonly maxBytes: number,
     readonly timeoutMs: number,
-    private readonly deadline: number = timeoutMs > 0 ? Date.now() + timeoutMs : Number.POSITIVE_INFINITY,
-  ) {}
+    /** From the HTTP layer: big answers are admitted outside the request (big-answers.ts). */
+    private readonly admission?: BigAnswerAdmission,
+  ) {
+    this.deadline = admission?.deadline ?? (timeoutMs > 0 ? Date.now() + timeoutMs : Number.POSITIVE_INFINITY);
+  }
 
   /** Adds bytes that the answer will certainly contain; throws once they exceed the limit. */
   charge(bytes: number): void {
@@ -102,14 +78,23 @@ export class RequestBudget {
     return this.charged;
   }
 
-  /** Waits for a big-answer slot once this request is known to be big (kept until `finish`). */
+  /**
+   * Once this request is known to be big: throws BigAnswerPending unless it has been admitted
+   * (the HTTP layer waits for admission and runs it again). Without an HTTP layer (library use)
+   * it waits for a building slot right here, kept until `finish`.
+   */
   async admitBig(lowerBound: number, reads: number): Promise<void> {
-    if (this.release !== undefined || (lowerBound < BIG_ANSWER_BYTES && reads < BIG_ANSWER_READS)) return;
-    this.release = await bigAnswers.acquire();
+    if (!isBig(lowerBound, reads)) return;
+    if (this.admission !== undefined) {
+      if (this.admission.admitted) return;
+      throw new BigAnswerPending();
+    }
+    if (this.release !== undefined) return;
+    this.release = await bigAnswerSlots.acquire();
     this.checkTime();
   }
 
-  /** Ends the request: frees its big-answer slot. */
+  /** Ends the request: frees a slot taken by `admitBig`. */
   finish(): void {
     this.release?.();
   }
@@ -119,8 +104,16 @@ export class RequestBudget {
 const YIELD_EVERY_READS = 256;
 
 /**
+ * A single object (references=false) whose record is smaller than this cannot produce a big
+ * answer (2 JSON bytes per 8-byte value at least, but far from BIG_ANSWER_BYTES): its lower bound
+ * is not computed, which keeps small requests as cheap as before.
+ */
+const SINGLE_OBJECT_CHECK_BYTES = 64 * 1024;
+
+/**
  * Wraps an entity source so that every entity read for a description first charges a lower bound
  * of the JSON that describing it will produce (with the request's windows), and checks the deadline.
+ * Without references=true, only a big record is charged (a single object can be a huge list).
  */
 export function budgetedSource(source: EntitySource, budget: RequestBudget, options: DescribeOptions): EntitySource {
   const lowerBound = new RequestBudget(budget.maxBytes, 0);
@@ -135,8 +128,12 @@ export function budgetedSource(source: EntitySource, budget: RequestBudget, opti
       budget.checkTime();
       const entity = await source.readEntity(objectId);
       if (entity === undefined) return entity;
-      lowerBound.charge(descriptionLowerBound(source, entity.objectId, entity.typeId, entity.content, options));
-      await budget.admitBig(lowerBound.chargedBytes, reads);
+      if (!options.references && entity.content.length < SINGLE_OBJECT_CHECK_BYTES) return entity;
+      const estimate = descriptionEstimate(source, entity.objectId, entity.typeId, entity.content, options);
+      lowerBound.charge(estimate.bytes);
+      // The first object of references=true tells how many others will be described.
+      const expectedReads = reads === 1 && options.references ? Math.max(reads, estimate.values) : reads;
+      await budget.admitBig(lowerBound.chargedBytes, expectedReads);
       return entity;
     },
   };
@@ -150,23 +147,24 @@ const SKELETON_MIN_VALUES = 1 + 4 + 4 + 2;
 /**
  * A number of bytes that the JSON description of this entity certainly reaches: the fixed frame
  * with its ids, plus at least two bytes (`""`, `"0"`, `[]`) for every value in the windows
- * (separators not even counted). Damaged content contributes only the frame; describing it fails anyway.
+ * (separators not even counted), and the number of those values. Damaged content contributes
+ * only the frame; describing it fails anyway.
  */
-export function descriptionLowerBound(
+export function descriptionEstimate(
   source: EntitySource,
   objectId: bigint,
   typeId: bigint,
   content: Uint8Array,
   options: DescribeOptions,
-): number {
+): { readonly bytes: number; readonly values: number } {
   const frame = SKELETON_BYTES + SKELETON_MIN_VALUES + String(objectId).length + String(typeId).length;
   const entry = source.dictionary.byId.get(typeId);
-  if (entry === undefined || simplifiedRenderer(entry, source.dictionary) !== undefined) return frame;
+  if (entry === undefined || simplifiedRenderer(entry, source.dictionary) !== undefined) return { bytes: frame, values: 0 };
   let layout;
   try {
     layout = layoutEntity(entry, content);
   } catch {
-    return frame;
+    return { bytes: frame, values: 0 };
   }
   let values = 0;
   let fixedCount = 0;
@@ -177,7 +175,7 @@ export function descriptionLowerBound(
     const count = (slot as VariableSlot).count;
     values += 1 + Math.max(0, pageEnd(count, options.variableOffset, options.variableLength) - options.variableOffset);
   }
-  return frame + 2 * values;
+  return { bytes: frame + 2 * values, values };
 }
 
 /** Characters collected before they are encoded and counted. */

@@ -5,7 +5,8 @@ import { jacksonString } from '../inspect/jackson-json.js';
 import { micronautFilesStatisticsJson } from '../inspect/statistics.js';
 import { RequestWarnings } from './integrity.js';
 import { ParameterError } from './java-params.js';
-import { ERROR_HEADER, errorHeaderValue, limitAnswer, type Answer, type JavaServiceOptions, type RawRequest, type ServiceState } from './java-service.js';
+import { ERROR_HEADER, errorHeaderValue, limitAnswer, type Answer, type JavaServiceOptions, type RawRequest, type RequestContext, type ServiceState } from './java-service.js';
+import { BigAnswerPending } from './big-answers.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS, objectDescriptionBytes, RequestBudget, RequestLimitError } from './limits.js';
 import { matchTemplate } from './path-templates.js';
 import { adapterObject, checkRoot, LONG_MAX } from './rest-adapter.js';
@@ -51,7 +52,7 @@ class ConversionError extends Error {
   }
 }
 
-export async function answerMicronaut(state: ServiceState, options: JavaServiceOptions, request: RawRequest): Promise<Answer> {
+export async function answerMicronaut(state: ServiceState, options: JavaServiceOptions, request: RawRequest, context: RequestContext = {}): Promise<Answer> {
   const warnings = new RequestWarnings();
   const queryStart = request.url.indexOf('?');
   const rawPath = queryStart < 0 ? request.url : request.url.slice(0, queryStart);
@@ -71,12 +72,13 @@ export async function answerMicronaut(state: ServiceState, options: JavaServiceO
     const answer = micronautError(405, 'Method Not Allowed', `Method [${method}] not allowed for URI [${rawPath}]. Allowed methods: [HEAD, GET]`, request.url);
     return { ...answer, headers: { allow: 'HEAD,GET' } };
   }
-  const budget = new RequestBudget(options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
+  const budget = new RequestBudget(options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, context.admission);
   try {
     const answer = await handle(state, options, matched.route, matched.oid, rawQuery, budget, warnings);
     const warning = warnings.header();
     return warning === undefined ? answer : { ...answer, headers: { ...answer.headers, 'x-storage-inspector-warning': warning } };
   } catch (error) {
+    if (error instanceof BigAnswerPending) throw error; // the HTTP layer admits it and asks again
     if (error instanceof ConversionError) return micronautError(400, 'Bad Request', error.message, request.url, `/${error.argument}`);
     if (error instanceof RequestLimitError) return limitAnswer(error);
     const detail = error instanceof ParameterError || error instanceof NotFoundError || error instanceof Error ? error.message : String(error);

@@ -30,7 +30,8 @@ export interface ObjectRequest {
 /**
  * `StorageRestAdapter.getObject`: negative paging values are refused (`invalid parameter <name>`,
  * in this order), then the object is described. Damage is checked for every record read
- * (integrity.ts); with `references`, the size budget before each described object (limits.ts).
+ * (integrity.ts); the size budget before each described object of `references`, or before a
+ * single big record (limits.ts).
  */
 export async function adapterObject(
   state: ServiceState,
@@ -59,7 +60,8 @@ export async function adapterObject(
     timeZone: options.timeZone ?? UTC,
   };
   const checked = checkedSource(state, await damageReport(state), warnings);
-  const source = request.references ? budgetedSource(checked, budget, describeOptions) : checked;
+  // With references=true every described object is charged; without, only a big record (a huge list).
+  const source = budgetedSource(checked, budget, describeOptions);
   return describeObject(source, request.objectId, describeOptions);
 }
 

@@ -13,7 +13,7 @@ import { FormatError } from '../errors.js';
 export class FileReader {
   private readonly descriptors = new Map<string, number>();
 
-  constructor(private readonly maxOpen = descriptorBudget()) {}
+  constructor(private readonly maxOpen = storageDescriptorBudget()) {}
 
   async read(path: string, position: number, length: number): Promise<Buffer> {
     return this.readNow(path, position, length);
@@ -73,19 +73,27 @@ const MAX_CACHED_DESCRIPTORS = 4096;
 const MIN_CACHED_DESCRIPTORS = 64;
 
 /**
+ * The soft limit of open files of this process (Linux: /proc/self/limits; Node raises the soft
+ * limit to the hard one), or undefined where it cannot be told.
+ */
+export function descriptorLimit(): number | undefined {
+  try {
+    const line = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync('/proc/self/limits', 'latin1'));
+    if (line !== null) return line[1] === 'unlimited' ? Number.POSITIVE_INFINITY : Number(line[1]);
+  } catch {
+    // Not Linux.
+  }
+  return undefined;
+}
+
+/**
  * How many data files to keep open: every file of a storage up to 4096 files (30 GB in Java's
  * default 8 MiB files), so that a random read never pays an open and a close. With fewer cached
  * descriptors than files a request's cost grew with the storage: with 92 files and 64 cached
  * descriptors 30 % of random reads paid an open and a close, with 938 files 93 %. At most a
- * quarter of the process's descriptor limit (Node raises the soft limit to the hard one).
+ * quarter of the process's descriptor limit (1024 assumed where it cannot be told). The HTTP
+ * server keeps this many (and some more) out of its connection cap.
  */
-function descriptorBudget(): number {
-  let limit = 1024;
-  try {
-    const line = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync('/proc/self/limits', 'latin1'));
-    if (line !== null) limit = line[1] === 'unlimited' ? Number.POSITIVE_INFINITY : Number(line[1]);
-  } catch {
-    // Not Linux: assume a common default.
-  }
+export function storageDescriptorBudget(limit: number = descriptorLimit() ?? 1024): number {
   return Math.max(MIN_CACHED_DESCRIPTORS, Math.min(MAX_CACHED_DESCRIPTORS, Math.floor(limit / 4)));
 }

@@ -136,7 +136,7 @@ describe('serve: graceful shutdown', () => {
     const exit = await run.exit;
     expect(exit.code).toBe(0);
     expect(Date.now() - started).toBeLessThan(5000);
-    expect(run.stderr()).toContain('shutdown timeout: closing the remaining connections');
+    expect(run.stderr()).toContain('shutdown timeout of 300 ms (--shutdown-timeout) passed: closed 1 request(s) not answered yet');
     expect(await answer).toBe('');
   });
 });

@@ -6,11 +6,15 @@ import { defaultInstance, DIALECTS, type Dialect } from '../../http/dialects.js'
 import { StorageRegistry } from '../../http/storage-registry.js';
 import { graphProgressReporter } from '../graph-progress.js';
 import { BASIC_AUTH_ENV, loadAuthConfig, refuseSecretFlags, TOKEN_ENV } from '../../http/auth.js';
+import { defaultMaxConnections, DESCRIPTOR_RESERVE } from '../../http/connections.js';
 import { parseCorsOrigins } from '../../http/cors.js';
+import { hostAllowList, isLoopbackHost, parseAllowedHosts } from '../../http/host-check.js';
 import { checkServable } from '../../http/integrity.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from '../../http/limits.js';
 import { loadMetricsToken } from '../../http/metrics-token.js';
 import { loadTlsConfig } from '../../http/tls.js';
+import { DEFAULT_MAX_UNSENT_BYTES } from '../../http/unsent-answers.js';
+import { descriptorLimit, storageDescriptorBudget } from '../../storage/file-reader.js';
 import { FollowStatus } from '../../storage/follow-status.js';
 import { DEFAULT_POLL_INTERVAL_MS, StorageFollower } from '../../storage/follow.js';
 import type { OpenProgress } from '../../storage/storage.js';
@@ -32,6 +36,8 @@ const DESCRIPTION = [
 const MAX_POLL_INTERVAL_MS = 3_600_000;
 const MAX_TIMEOUT_MS = 86_400_000;
 const MAX_RESPONSE_BYTES = 2 ** 32;
+const MAX_UNSENT_BYTES = 2 ** 34;
+const MAX_CONNECTIONS = 1_000_000;
 
 export interface ServeOptions extends StorageSpec {
   readonly port: number;
@@ -53,6 +59,11 @@ export interface ServeOptions extends StorageSpec {
   readonly requestTimeoutMs?: number | undefined;
   readonly shutdownTimeoutMs?: number | undefined;
   readonly metricsTokenFile?: string | undefined;
+  readonly allowedHosts?: string | undefined;
+  readonly maxConnections?: number | undefined;
+  readonly maxUnsentBytes?: number | undefined;
+  /** The log to this file instead of stdout. */
+  readonly logFile?: string | undefined;
 }
 
 /** The `serve` command line: options, their ranges and environment variables (for parsing and --help). */
@@ -80,6 +91,15 @@ export function serveCommand(): Command {
     )
     .addOption(fromEnv(new Option('--quiet', 'no request log (failures are still logged)')))
     .addOption(fromEnv(new Option('--log-format <format>', 'log lines: json (one JSON object per line, for machines) or pretty (for people)').choices(LOG_FORMATS).default('json')))
+    .addOption(fromEnv(new Option('--log-file <file>', 'append the log to this file instead of stdout')))
+    .addOption(
+      fromEnv(
+        new Option(
+          '--allowed-hosts <names>',
+          'comma separated host names (name or name:port) accepted in the Host header besides localhost, 127.0.0.1 and [::1]; * for any. On loopback, other names get 421 (DNS rebinding)',
+        ),
+      ),
+    )
     .addOption(fromEnv(new Option('--auth-token-file <file>', `require "Authorization: Bearer <token>" with the token in this file (or ${TOKEN_ENV})`)))
     .addOption(fromEnv(new Option('--basic-auth-file <file>', `accept HTTP Basic credentials, user:password lines in this file (or one pair in ${BASIC_AUTH_ENV})`)))
     .addOption(fromEnv(new Option('--metrics-token-file <file>', 'a Bearer token in this file also opens GET /metrics (and nothing else)')))
@@ -107,6 +127,30 @@ export function serveCommand(): Command {
           'milliseconds',
         ),
       ),
+    )
+    .addOption(
+      fromEnv(
+        integerOption(
+          '--max-connections',
+          'n',
+          `open connections at most; at the cap the longest idle one is closed, or the new one gets 503 (default ${defaultMaxConnections()}: below the descriptor limit by what the storage may keep open and ${DESCRIPTOR_RESERVE} more, at most 4096)`,
+          1,
+          MAX_CONNECTIONS,
+          'connections',
+        ),
+      ),
+    )
+    .addOption(
+      fromEnv(
+        integerOption(
+          '--max-unsent-bytes',
+          'n',
+          `bytes of answers not yet read by their clients above which big answers wait to be built (default ${DEFAULT_MAX_UNSENT_BYTES})`,
+          1024 * 1024,
+          MAX_UNSENT_BYTES,
+          'bytes',
+        ),
+      ),
     );
 }
 
@@ -128,6 +172,10 @@ interface ServeFlags {
   maxResponseBytes?: number;
   requestTimeout?: number;
   shutdownTimeout?: number;
+  allowedHosts?: string;
+  maxConnections?: number;
+  maxUnsentBytes?: number;
+  logFile?: string;
 }
 
 export function parseServeArgs(args: string[]): ServeOptions | 'help' {
@@ -146,6 +194,8 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
   }
   if (values.cors !== undefined) parseCorsOrigins(values.cors); // fail early on a bad list
   if ((values.tlsCert === undefined) !== (values.tlsKey === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
+  if (values.allowedHosts !== undefined) parseAllowedHosts(values.allowedHosts);
+  if (values.logFile === '') throw new UsageError('invalid --log-file "": give a file name');
   return {
     ...spec,
     port: values.port,
@@ -165,13 +215,15 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
     requestTimeoutMs: values.requestTimeout,
     shutdownTimeoutMs: values.shutdownTimeout,
     metricsTokenFile: values.metricsTokenFile,
+    ...(values.allowedHosts === undefined ? {} : { allowedHosts: values.allowedHosts }),
+    ...(values.maxConnections === undefined ? {} : { maxConnections: values.maxConnections }),
+    ...(values.maxUnsentBytes === undefined ? {} : { maxUnsentBytes: values.maxUnsentBytes }),
+    ...(values.logFile === undefined ? {} : { logFile: values.logFile }),
   };
 }
 
 /** A DNS name (RFC 1123 labels); anything else is neither an address nor a name to listen on. */
 const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
-
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
 export async function run(args: string[], io: CommandIo): Promise<void> {
   const options = parseServeArgs(args);
@@ -185,11 +237,23 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
   const tls = loadTlsConfig(options.tlsCert, options.tlsKey, warn);
   const metricsToken = loadMetricsToken(options.metricsTokenFile, warn);
   const cors = options.cors === undefined ? undefined : parseCorsOrigins(options.cors);
-  if (!LOOPBACK.test(options.host) && auth === undefined) {
+  const allowedHosts = hostAllowList(options.host, options.allowedHosts === undefined ? undefined : parseAllowedHosts(options.allowedHosts));
+  if (!isLoopbackHost(options.host) && auth === undefined) {
     warn(`listening on ${options.host} without authentication: anyone who can reach this port can read the whole storage (see --auth-token-file)`);
   }
-  if (!LOOPBACK.test(options.host) && auth !== undefined && tls === undefined) {
+  if (!isLoopbackHost(options.host) && auth !== undefined && tls === undefined) {
     warn(`listening on ${options.host} with credentials but without TLS: they cross the network in clear text (see --tls-cert)`);
+  }
+  if (isLoopbackHost(options.host) && allowedHosts === undefined) {
+    warn('--allowed-hosts * turns off the Host check: any web page whose name resolves to this machine can read the storage from your browser (DNS rebinding)');
+  }
+  const limit = descriptorLimit();
+  const reserve = storageDescriptorBudget() + DESCRIPTOR_RESERVE;
+  if (options.maxConnections !== undefined && limit !== undefined && options.maxConnections > limit - reserve) {
+    warn(
+      `--max-connections ${options.maxConnections} leaves fewer than ${reserve} of the ${limit} file descriptors this process may open (ulimit -n) for the storage; ` +
+        'at that many connections, reading the storage may fail with EMFILE',
+    );
   }
 
   const started = Date.now();
@@ -229,12 +293,15 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     instance,
     dialect: options.dialect,
     // --quiet drops the request log (info), not the failures (warn, error).
-    logger: serverLogger(options.logFormat, options.quiet ? 'warn' : 'info'),
+    logger: serverLogger(options.logFormat, options.quiet ? 'warn' : 'info', options.logFile),
     auth,
     metricsToken,
     follow: followStatus,
     cors,
     tls,
+    allowedHosts,
+    maxConnections: options.maxConnections,
+    maxUnsentBytes: options.maxUnsentBytes,
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     ...(follower === undefined ? {} : { catchUp: () => follower.refreshNow() }),
@@ -247,18 +314,29 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
       process.exit(1);
     }
     stopping = true;
-    io.stderr.write(`storage-inspector: ${signal}: no new connections; finishing requests in flight (at most ${shutdownTimeoutMs} ms)\n`);
-    // After the grace period, connections still open are cut; after a little more, the process goes anyway.
-    const cut = setTimeout(() => {
-      io.stderr.write('storage-inspector: shutdown timeout: closing the remaining connections\n');
-      app.server.closeAllConnections();
-    }, shutdownTimeoutMs);
+    const inFlight = app.connections.stats.inFlight;
+    io.stderr.write(
+      `storage-inspector: ${signal}: no new connections; finishing ${inFlight} request(s) in flight (at most ${shutdownTimeoutMs} ms, --shutdown-timeout)\n`,
+    );
+    // If closing hangs anyway (it should not), the process still goes.
     const hard = setTimeout(() => process.exit(1), shutdownTimeoutMs + 5000);
     hard.unref();
     try {
       await follower?.stop();
-      await app.close();
-      clearTimeout(cut);
+      // Stop accepting; responses already started are sent completely, then their connections
+      // close; only the shutdown limit cuts one, and says so.
+      const closed = app.close();
+      const drained = await app.connections.drain(shutdownTimeoutMs);
+      if (drained.cut > 0 || drained.unanswered > 0) {
+        const what = [
+          drained.cut > 0 ? `cut ${drained.cut} response(s) still being sent` : undefined,
+          drained.unanswered > 0 ? `closed ${drained.unanswered} request(s) not answered yet` : undefined,
+        ].filter((part) => part !== undefined);
+        io.stderr.write(`storage-inspector: shutdown timeout of ${shutdownTimeoutMs} ms (--shutdown-timeout) passed: ${what.join(' and ')}\n`);
+      } else if (drained.inFlightAtStart > 0) {
+        io.stderr.write(`storage-inspector: all ${drained.inFlightAtStart} request(s) in flight were answered completely\n`);
+      }
+      await closed;
       await registry.close();
       await storage.close();
     } finally {

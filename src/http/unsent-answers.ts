@@ -1,0 +1,79 @@
+import type { ServerResponse } from 'node:http';
+import { RequestLimitError } from './limits.js';
+
+/**
+ * Bytes of answers handed to connections and not yet taken by their clients, across all
+ * connections. A client that does not read keeps its answer in this process's memory until it
+ * reads or its connection times out; with hundreds of such clients that is gigabytes. So every
+ * answer is counted here until its response has been sent completely (or aborted), and while the
+ * count is at or above the capacity, no new big answer is built: requests that would build one
+ * wait for room (small answers such as `/root` never wait). Memory for answers therefore stays
+ * near the capacity plus the few big answers being built at a time (limits.ts).
+ */
+
+export const DEFAULT_MAX_UNSENT_BYTES = 64 * 1024 * 1024;
+
+export class UnsentAnswers {
+  private heldBytes = 0;
+  private readonly waiting = new Set<() => void>();
+  private readonly counted = new WeakSet<ServerResponse>();
+
+  constructor(readonly capacity: number = DEFAULT_MAX_UNSENT_BYTES) {}
+
+  /** Bytes currently held for answers not yet sent completely. */
+  get held(): number {
+    return this.heldBytes;
+  }
+
+  /** Requests waiting for room to build their answer. */
+  get waiters(): number {
+    return this.waiting.size;
+  }
+
+  /**
+   * Counts `bytes` of an answer until `response` is done (sent completely, or its connection
+   * closed). Once per response: the first count stands (a big answer is counted as soon as it is
+   * built, its sending counts it again).
+   */
+  hold(bytes: number, response: ServerResponse): void {
+    if (bytes <= 0 || response.writableFinished || response.destroyed || this.counted.has(response)) return;
+    this.counted.add(response);
+    this.heldBytes += bytes;
+    response.once('close', () => {
+      this.heldBytes -= bytes;
+      if (this.heldBytes < this.capacity) for (const wake of [...this.waiting]) wake();
+    });
+  }
+
+  /**
+   * Resolves when held bytes are below the capacity; rejects with a 503 limit error once
+   * `deadline` (epoch ms) has passed without room, or with the signal's reason when it aborts.
+   */
+  async room(deadline: number, signal?: AbortSignal): Promise<void> {
+    while (this.heldBytes >= this.capacity) {
+      signal?.throwIfAborted();
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw this.busy();
+      await new Promise<void>((resolve) => {
+        const timer = Number.isFinite(remaining) ? setTimeout(done, remaining) : undefined;
+        const waiting = this.waiting;
+        function done(): void {
+          if (timer !== undefined) clearTimeout(timer);
+          waiting.delete(done);
+          signal?.removeEventListener('abort', done);
+          resolve();
+        }
+        this.waiting.add(done);
+        signal?.addEventListener('abort', done, { once: true });
+      });
+    }
+  }
+
+  private busy(): RequestLimitError {
+    return new RequestLimitError(
+      'SERVER_BUSY',
+      503,
+      `the server holds ${this.heldBytes} bytes of answers that their clients have not read yet, at or above its limit of ${this.capacity} bytes (--max-unsent-bytes); try again in a moment`,
+    );
+  }
+}
