@@ -85,7 +85,7 @@ describe('connection cap', () => {
     // The storage may keep a quarter of the limit open (at most 4096), 256 more are kept aside.
     expect(defaultMaxConnections(1024)).toBe(1024 - 256 - DESCRIPTOR_RESERVE);
     expect(defaultMaxConnections(20_000)).toBe(4096);
-    expect(defaultMaxConnections(8192)).toBe(8192 - 2048 - DESCRIPTOR_RESERVE);
+    expect(defaultMaxConnections(4096)).toBe(4096 - 1024 - DESCRIPTOR_RESERVE);
     expect(defaultMaxConnections(100)).toBe(16);
     const limit = descriptorLimit();
     if (process.platform === 'linux') expect(limit).toBeGreaterThan(0);
