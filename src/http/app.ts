@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify, {
   LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
@@ -179,6 +180,8 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
 
   // Shutdown: big answers that have not started being built are not built any more (503).
   const shutdown = new AbortController();
+  // Every request waiting for admission listens to it.
+  setMaxListeners(0, shutdown.signal);
   const buildConditions: BuildConditions = {
     connectionDrained: () => Promise.resolve(),
     room: (deadline, signal) => unsent.room(deadline, signal),
