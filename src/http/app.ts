@@ -11,6 +11,7 @@ import { hostAllowed, misdirectedText, type HostAllowList } from './host-check.j
 import {
   errorCode,
   limitAnswer,
+  notFoundPage,
   serverErrorPage,
   type Answer,
   type JavaServiceOptions,
@@ -25,6 +26,7 @@ import { METRICS_PATH, registerOperationsRoutes, routeLabeller } from './operati
 import type { FollowStatus } from '../storage/follow-status.js';
 import type { TlsConfig } from './tls.js';
 import { apiV1Plugin } from './api-v1/api-v1-plugin.js';
+import { combinedRouteListJson, resolveStorage, unavailableAnswer } from './named-routes.js';
 import type { StorageRegistry } from './storage-registry.js';
 import { DEFAULT_MAX_UNSENT_BYTES, UnsentAnswers } from './unsent-answers.js';
 import { registerViewerRoutes } from './viewer-routes.js';
@@ -69,7 +71,10 @@ export interface AppOptions extends JavaServiceOptions {
   readonly metrics?: boolean;
   /** A token that opens /metrics (and nothing else), besides the credentials of `auth`. */
   readonly metricsToken?: AuthConfig | undefined;
-  /** The storages our own API (`/api/v1`) answers for; no such routes when undefined. */
+  /**
+   * The storages our own API (`/api/v1`) answers for; no such routes when undefined. Storages
+   * registered with `served` are also served on the Java-compatible routes by name.
+   */
   readonly api?: StorageRegistry | undefined;
   /** Answer only requests whose Host header is on this list (421 otherwise); no check when undefined. */
   readonly allowedHosts?: HostAllowList | undefined;
@@ -140,6 +145,21 @@ const TIMEOUT_GRACE_MS = 200;
 /** The current consistent state to answer from (a following reader swaps it between requests). */
 export type StateProvider = () => ServiceState;
 
+/** A storage and how to answer for it. */
+interface JavaTarget {
+  readonly state: ServiceState;
+  readonly options: JavaServiceOptions;
+  readonly catchUp?: (() => Promise<void>) | undefined;
+}
+
+/** An instance no request path contains: only SparkJava's `/` route matches it. */
+const NO_INSTANCE = '\u0000';
+
+/** Whether the registry serves storages on the Java-compatible routes (`serve NAME=DIR ...`). */
+function servesNamedStorages(registry: StorageRegistry): boolean {
+  return registry.unavailable().length > 0 || registry.all().some((context) => context.served !== undefined);
+}
+
 function isFileGone(error: unknown): boolean {
   return isAppError(error) && error.code === 'STORAGE_FILE_GONE';
 }
@@ -187,21 +207,38 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
     room: (deadline, signal) => unsent.room(deadline, signal),
     signal: shutdown.signal,
   };
+  /** Which storage a Java-compatible request is for (several storages: by its path, named-routes.ts). */
+  const targetFor = (url: string): JavaTarget | Answer => {
+    const registry = options.api;
+    if (registry === undefined || !servesNamedStorages(registry)) return { state: current(), options, catchUp: options.catchUp };
+    const queryStart = url.indexOf('?');
+    const rawPath = queryStart < 0 ? url : url.slice(0, queryStart);
+    const resolution = resolveStorage(registry, rawPath);
+    if (resolution.kind === 'unavailable') return unavailableAnswer(resolution.storage);
+    if (resolution.kind === 'storage') {
+      const served = resolution.context.served;
+      return { state: resolution.context.storage, options: { ...options, instance: resolution.instance }, catchUp: served?.catchUp };
+    }
+    // No storage's path: the dialect answers its "not found" (SparkJava: or the route list of all).
+    const any = registry.all()[0];
+    if (any === undefined) return notFoundPage();
+    return { state: any.storage, options: { ...options, instance: NO_INSTANCE, routeListing: (host) => combinedRouteListJson(registry, host) } };
+  };
   /** One run of the request against one consistent state. */
-  const answerOnce = (raw: IncomingMessage, admission: BigAnswerAdmission): Promise<Answer> => {
-    const state = current();
+  const answerOnce = (target: JavaTarget, raw: IncomingMessage, admission: BigAnswerAdmission): Promise<Answer> => {
+    const state = target.state;
     const request: RawRequest = { method: raw.method ?? 'GET', url: raw.url ?? '/', headers: raw.headers };
-    const run = (): Promise<Answer> => answerInDialect(state, options, request, { admission });
+    const run = (): Promise<Answer> => answerInDialect(state, target.options, request, { admission });
     return state.consistent === undefined ? run() : state.consistent(run);
   };
   /** Runs the request; a big answer is admitted outside the consistent state, then built (big-answers.ts). */
-  const answerAdmitted = async (raw: IncomingMessage, response: ServerResponse): Promise<Answer> => {
+  const answerAdmitted = async (target: JavaTarget, raw: IncomingMessage, response: ServerResponse): Promise<Answer> => {
     const conditions: BuildConditions = { ...buildConditions, connectionDrained: (_deadline, signal) => connections.earlierResponsesSent(raw, signal) };
     const admission = new BigAnswerAdmission(conditions, timeoutMs > 0 ? Date.now() + timeoutMs : Number.POSITIVE_INFINITY);
     try {
       for (;;) {
         try {
-          const answer = await answerOnce(raw, admission);
+          const answer = await answerOnce(target, raw, admission);
           // Counted before the building slot is freed, so that the next big answer sees it.
           if (admission.admitted) unsent.hold(answer.body.length, response);
           return answer;
@@ -221,10 +258,12 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
   };
   const dispatch = async (raw: IncomingMessage, response: ServerResponse): Promise<Answer> => {
     try {
-      const answer = await answerAdmitted(raw, response);
-      if (options.catchUp === undefined || !isFileGone(answer.error)) return answer;
-      await options.catchUp();
-      return await answerAdmitted(raw, response);
+      const target = targetFor(raw.url ?? '/');
+      if (!('state' in target)) return target;
+      const answer = await answerAdmitted(target, raw, response);
+      if (target.catchUp === undefined || !isFileGone(answer.error)) return answer;
+      await target.catchUp();
+      return await answerAdmitted(target, raw, response);
     } catch (error) {
       return serverErrorPage(error);
     }

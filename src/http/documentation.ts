@@ -79,6 +79,11 @@ export function documentationFor(
  * service collects them in: buckets ascending, later insertions first within a bucket.
  */
 export function routeListingJson(instance: string, host: string | undefined): string {
+  return `[${routeListingEntries(instance, host).join(',')}]`;
+}
+
+/** The entries of `routeListingJson`, in their order (several storages' lists are joined from these). */
+export function routeListingEntries(instance: string, host: string | undefined): string[] {
   const paths = routePaths(instance).map((r) => r.path);
   const buckets = new Map<number, string[]>();
   for (const path of paths) {
@@ -87,8 +92,7 @@ export function routeListingJson(instance: string, host: string | undefined): st
   }
   const ordered = [...buckets.keys()].sort((a, b) => a - b).flatMap((b) => buckets.get(b) ?? []);
   const prefix = host ?? 'null';
-  const entries = ordered.map((path) => `{"URL":${gsonString(prefix + path, false)},"HttpMethod":["options","get"]}`);
-  return `[${entries.join(',')}]`;
+  return ordered.map((path) => `{"URL":${gsonString(prefix + path, false)},"HttpMethod":["options","get"]}`);
 }
 
 /** Java `String.hashCode()` over UTF-16 code units, with int overflow. */

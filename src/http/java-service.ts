@@ -66,6 +66,8 @@ export interface JavaServiceOptions {
   readonly maxResponseBytes?: number;
   /** Requests still running after this many milliseconds are answered 503 (default 30 s; 0 = none). */
   readonly requestTimeoutMs?: number;
+  /** The body of SparkJava's route list (`GET /`) instead of this instance's (several storages, named-routes.ts). */
+  readonly routeListing?: (host: string | undefined) => string;
 }
 
 /** Per request, from the HTTP layer. */
@@ -194,7 +196,7 @@ async function answerGet(
 ): Promise<Answer> {
   switch (route.name) {
     case 'routes':
-      return json(routeListingJson(options.instance, header(request, 'host')));
+      return json((options.routeListing ?? ((host) => routeListingJson(options.instance, host)))(header(request, 'host')));
     case 'dictionary':
       return { status: 200, contentType: 'application/text', body: state.dictionaryBytes };
     case 'root': {

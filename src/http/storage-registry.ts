@@ -6,10 +6,27 @@ import { CommitTimeline } from '../storage/commit-timeline.js';
 import type { Storage } from '../storage/storage.js';
 
 /**
- * The storages our own API serves, by name, each with its graph index, its object versions and
+ * The storages a process serves, by name, each with its graph index, its object versions and
  * its commit timeline. `/api/v1/...` answers from the default storage and
- * `/api/v1/storages/{name}/...` from a named one.
+ * `/api/v1/storages/{name}/...` from a named one; the Java-compatible routes serve each storage
+ * under `/{instance}/{name}/...` (see named-routes.ts) with what `served` says about it.
  */
+
+/** How the Java-compatible routes serve a storage. */
+export interface ServedStorage {
+  /** The first path segment of its routes (`microstream`, `store-data`, ...). */
+  readonly instance: string;
+  /** Brings the storage up to date after a request read a file that was deleted meanwhile. */
+  readonly catchUp?: () => Promise<void>;
+}
+
+/** A storage that was asked for but could not be opened: its routes say why. */
+export interface UnavailableStorage {
+  readonly name: string;
+  /** undefined: its family (and so its default instance) is unknown; any first segment matches. */
+  readonly instance: string | undefined;
+  readonly reason: string;
+}
 
 export class StorageContext {
   readonly graph: GraphService;
@@ -21,6 +38,8 @@ export class StorageContext {
     readonly name: string,
     readonly storage: Storage,
     options: GraphServiceOptions = {},
+    /** How the Java-compatible routes serve it; undefined when only `/api/v1` does. */
+    readonly served?: ServedStorage,
   ) {
     this.graph = new GraphService(storage, options);
     this.timeline = new CommitTimeline(storage.source);
@@ -43,15 +62,36 @@ export class StorageContext {
 
 export class StorageRegistry {
   private readonly contexts = new Map<string, StorageContext>();
+  private readonly failed = new Map<string, UnavailableStorage>();
   private defaultContext: StorageContext | undefined;
 
   /** Registers a storage; the first one registered is the default. */
-  add(name: string, storage: Storage, options: GraphServiceOptions = {}): StorageContext {
-    if (this.contexts.has(name)) throw new Error(`a storage named ${name} is registered already`);
-    const context = new StorageContext(name, storage, options);
+  add(name: string, storage: Storage, options: GraphServiceOptions = {}, served?: ServedStorage): StorageContext {
+    if (this.contexts.has(name) || this.failed.has(name)) throw new Error(`a storage named ${name} is registered already`);
+    const context = new StorageContext(name, storage, options, served);
     this.contexts.set(name, context);
     this.defaultContext ??= context;
     return context;
+  }
+
+  /** Records a storage that could not be opened (the others are served all the same). */
+  addUnavailable(storage: UnavailableStorage): void {
+    if (this.contexts.has(storage.name) || this.failed.has(storage.name)) throw new Error(`a storage named ${storage.name} is registered already`);
+    this.failed.set(storage.name, storage);
+  }
+
+  /** Every registered storage, in registration order. */
+  all(): StorageContext[] {
+    return [...this.contexts.values()];
+  }
+
+  unavailable(): UnavailableStorage[] {
+    return [...this.failed.values()];
+  }
+
+  /** Storages asked for, served or not. */
+  get size(): number {
+    return this.contexts.size + this.failed.size;
   }
 
   /** A storage by name, or the default one when no name is given. */

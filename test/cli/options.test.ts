@@ -40,7 +40,7 @@ describe('command line options', () => {
   });
 
   it('points to --help when the storage directory is missing', () => {
-    expect(() => parseServeArgs([])).toThrow("expected exactly one storage directory; see 'storage-inspector serve --help'");
+    expect(() => parseServeArgs([])).toThrow("expected a storage directory, or NAME=DIR for each of several storages; see 'storage-inspector serve --help'");
   });
 
   it('takes options from STORAGE_INSPECTOR_* variables; a flag wins', () => {
@@ -76,7 +76,7 @@ describe('command line options', () => {
     expect(toolVersion()).toMatch(/^\d+\.\d+\.\d+/);
     const help = capture();
     expect(await runCli(['serve', '--help'], help.io)).toBe(0);
-    expect(help.out()).toContain('Usage: storage-inspector serve [options] [storage-dir]');
+    expect(help.out()).toContain('Usage: storage-inspector serve [options] [storages...]');
     expect(help.out()).toContain('env: STORAGE_INSPECTOR_PORT');
     const unknown = capture();
     expect(await runCli(['bogus'], unknown.io)).toBe(2);

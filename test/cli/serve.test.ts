@@ -27,10 +27,10 @@ function runCli(args: string[], untilStderr?: RegExp): Promise<{ code: number | 
 
 describe('serve command line', () => {
   it('parses options with the Java service defaults', () => {
-    expect(parseServeArgs(['dir'])).toEqual({ directory: 'dir', port: 4567, host: '127.0.0.1', dialect: 'spark', quiet: false, logFormat: 'json', follow: true, pollIntervalMs: 500 });
+    expect(parseServeArgs(['dir'])).toEqual({ directory: 'dir', storages: [{ name: undefined, directory: 'dir' }], port: 4567, host: '127.0.0.1', dialect: 'spark', quiet: false, logFormat: 'json', follow: true, pollIntervalMs: 500 });
     expect(parseServeArgs(['dir', '--no-follow', '--poll-interval', '100'])).toMatchObject({ follow: false, pollIntervalMs: 100 });
     expect(parseServeArgs(['dir', '--port', '0', '--host', '::1', '--instance', 'store', '--quiet'])).toMatchObject({ port: 0, host: '::1', instance: 'store', quiet: true });
-    expect(() => parseServeArgs([])).toThrow('expected exactly one storage directory');
+    expect(() => parseServeArgs([])).toThrow('expected a storage directory, or NAME=DIR');
     expect(() => parseServeArgs(['dir', '--port', 'x'])).toThrow('invalid --port');
     expect(() => parseServeArgs(['dir', '--bogus'])).toThrow(/bogus/);
   });
@@ -50,7 +50,7 @@ describe('serve command line', () => {
   it('exits with 2 on usage errors', async () => {
     const result = await runCli(['serve']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('expected exactly one storage directory');
+    expect(result.stderr).toContain('expected a storage directory, or NAME=DIR');
   });
 
   it('serves a storage and stops on SIGTERM', async () => {

@@ -33,7 +33,7 @@ function connected(port: number): Promise<Socket> {
 
 describe('serve: security options', () => {
   it('parses the new options and leaves them unset by default', () => {
-    expect(parseServeArgs(['dir'])).toEqual({ directory: 'dir', port: 4567, host: '127.0.0.1', dialect: 'spark', quiet: false, logFormat: 'json', follow: true, pollIntervalMs: 500 });
+    expect(parseServeArgs(['dir'])).toEqual({ directory: 'dir', storages: [{ name: undefined, directory: 'dir' }], port: 4567, host: '127.0.0.1', dialect: 'spark', quiet: false, logFormat: 'json', follow: true, pollIntervalMs: 500 });
     expect(
       parseServeArgs([
         'dir',

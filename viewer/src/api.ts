@@ -107,7 +107,8 @@ export class Api {
   }
 
   url(path: string): string {
-    return `${this.base}/${encodeURIComponent(this.instance)}${path}`;
+    // A storage served by name has a two-segment instance (`microstream/shop`).
+    return `${this.base}/${this.instance.split('/').map(encodeURIComponent).join('/')}${path}`;
   }
 
   objectUrl(oid: string, query: ObjectQuery = {}): string {
@@ -138,13 +139,27 @@ export class Api {
 
   /** The instance name from the route list (`GET /`), or undefined if it cannot be told. */
   async discoverInstance(): Promise<string | undefined> {
+    return (await this.discoverInstances())[0];
+  }
+
+  /**
+   * Every storage the route list (`GET /`) names, as the path before its `/root` route: one
+   * instance (`microstream`), or one per storage when several are served (`microstream/shop`).
+   */
+  async discoverInstances(): Promise<string[]> {
     const routes = await this.json<{ URL?: string }[]>(`${this.base}/`, 'the route list');
-    if (!Array.isArray(routes)) return undefined;
+    if (!Array.isArray(routes)) return [];
+    const instances: string[] = [];
     for (const route of routes) {
-      const match = /\/([^/]+)\/root$/.exec(route.URL ?? '');
-      if (match?.[1] !== undefined) return decodeURIComponent(match[1]);
+      const url = route.URL ?? '';
+      const slash = url.indexOf('/');
+      if (slash < 0 || !url.endsWith('/root')) continue;
+      const path = url.slice(slash + 1, -'/root'.length);
+      if (path === '') continue;
+      const instance = path.split('/').map((s) => safeDecode(s)).join('/');
+      if (!instances.includes(instance)) instances.push(instance);
     }
-    return undefined;
+    return instances;
   }
 
   private async json<T>(url: string, what: string): Promise<T> {
@@ -228,4 +243,12 @@ export function errorMessage(error: unknown): string {
   if (error instanceof ApiError) return error.message;
   if (error instanceof Error) return `Something went wrong in the viewer: ${error.message}`;
   return `Something went wrong in the viewer: ${String(error)}`;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }

@@ -85,6 +85,10 @@ export class App {
   private readonly toast: HTMLElement;
   private readonly liveStatus: HTMLElement;
   private readonly instanceLabel: HTMLElement;
+  /** Lets the user switch storages when the server serves several (hidden otherwise). */
+  private readonly storageSwitch: HTMLSelectElement;
+  /** The storages the route list names (one, or one per storage served by name). */
+  private instances: readonly string[] = [];
   private readonly tabs: Record<ViewName, HTMLAnchorElement>;
   private readonly jumpInput: HTMLInputElement;
   private readonly jumpError: HTMLElement;
@@ -116,6 +120,10 @@ export class App {
     this.toast = h('div', { class: 'toast', role: 'status', 'aria-live': 'polite' });
     this.liveStatus = h('span', { class: 'live-status', title: '' });
     this.instanceLabel = h('span', { class: 'instance' });
+    this.storageSwitch = h('select', { class: 'storage-switch', 'aria-label': 'Storage', hidden: true });
+    this.storageSwitch.addEventListener('change', () => {
+      location.hash = formatRoute({ view: 'data', instance: undefined, oid: undefined, path: [] }, this.storageSwitch.value);
+    });
     const tab = (view: ViewName, label: string): HTMLAnchorElement => h('a', { class: 'tab', href: '#', 'data-view': view }, label);
     this.tabs = {
       data: tab('data', 'Data'),
@@ -147,6 +155,7 @@ export class App {
       { class: 'topbar' },
       h('span', { class: 'brand' }, h('span', { class: 'logo', 'aria-hidden': 'true' }, '◆'), 'storage-inspector'),
       this.instanceLabel,
+      this.storageSwitch,
       h('nav', { class: 'tabs', 'aria-label': 'Views' }, this.tabs.data, this.tabs.types, this.tabs.analysis, this.tabs.search, this.tabs.dictionary, this.tabs.statistics),
       jump,
       this.liveStatus,
@@ -179,15 +188,13 @@ export class App {
   private async boot(): Promise<void> {
     const route = parseHash(location.hash);
     try {
-      if (route.instance === undefined) {
-        const discovered = await this.api.discoverInstance().catch((error: unknown) => {
-          if (error instanceof ApiError && (error.kind === 'unreachable' || error.kind === 'unauthorized')) throw error;
-          return undefined;
-        });
-        if (discovered !== undefined) this.api.instance = discovered;
-      } else {
-        this.api.instance = route.instance;
-      }
+      const discovered = await this.api.discoverInstances().catch((error: unknown) => {
+        if (route.instance === undefined && error instanceof ApiError && (error.kind === 'unreachable' || error.kind === 'unauthorized')) throw error;
+        return [] as string[];
+      });
+      this.instances = discovered;
+      if (route.instance !== undefined) this.api.instance = route.instance;
+      else if (discovered[0] !== undefined) this.api.instance = discovered[0];
       this.updateInstanceLabel();
       await this.types.load();
     } catch (error) {
@@ -242,7 +249,14 @@ export class App {
   }
 
   private updateInstanceLabel(): void {
-    this.instanceLabel.textContent = `${this.api.instance} @ ${this.api.serverLabel}`;
+    const several = this.instances.length > 1;
+    this.storageSwitch.hidden = !several;
+    if (several) {
+      const options = this.instances.includes(this.api.instance) ? this.instances : [...this.instances, this.api.instance];
+      this.storageSwitch.replaceChildren(...options.map((instance) => h('option', { value: instance }, instance)));
+      this.storageSwitch.value = this.api.instance;
+    }
+    this.instanceLabel.textContent = several ? `@ ${this.api.serverLabel}` : `${this.api.instance} @ ${this.api.serverLabel}`;
     this.instanceLabel.title = `REST API: ${this.api.base}/${this.api.instance}/`;
     for (const [view, anchor] of Object.entries(this.tabs) as [ViewName, HTMLAnchorElement][]) {
       anchor.href = view === 'data' ? this.href(this.lastDataRoute) : this.href(defaultRoute(view));

@@ -2,31 +2,29 @@ import { isIP } from 'node:net';
 import { type Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import { buildApp } from '../../http/app.js';
-import { defaultInstance, DIALECTS, type Dialect } from '../../http/dialects.js';
+import { DIALECTS, type Dialect } from '../../http/dialects.js';
 import { StorageRegistry } from '../../http/storage-registry.js';
-import { graphProgressReporter } from '../graph-progress.js';
-import { BASIC_AUTH_ENV, loadAuthConfig, refuseSecretFlags, TOKEN_ENV } from '../../http/auth.js';
+import { BASIC_AUTH_ENV, loadAuthConfig, refuseSecretFlags, TOKEN_ENV, warnIfShared } from '../../http/auth.js';
 import { defaultMaxConnections, DESCRIPTOR_RESERVE } from '../../http/connections.js';
 import { parseCorsOrigins } from '../../http/cors.js';
 import { hostAllowList, isLoopbackHost, parseAllowedHosts } from '../../http/host-check.js';
-import { checkServable } from '../../http/integrity.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from '../../http/limits.js';
 import { loadMetricsToken } from '../../http/metrics-token.js';
 import { loadTlsConfig } from '../../http/tls.js';
 import { DEFAULT_MAX_UNSENT_BYTES } from '../../http/unsent-answers.js';
 import { descriptorLimit, storageDescriptorBudget } from '../../storage/file-reader.js';
-import { FollowStatus } from '../../storage/follow-status.js';
-import { DEFAULT_POLL_INTERVAL_MS, StorageFollower } from '../../storage/follow.js';
-import type { OpenProgress } from '../../storage/storage.js';
+import { DEFAULT_POLL_INTERVAL_MS } from '../../storage/follow.js';
 import type { CommandIo } from '../io.js';
-import { openStorage, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions, type StorageSpec } from '../storage-argument.js';
+import { STORAGE_ARGUMENT_TEXT, withStorageOptions } from '../storage-argument.js';
 import { fromEnv, integerOption, parseCommand, toolCommand } from '../option-values.js';
 import { serverLogger, LOG_FORMATS, type LogFormat } from '../server-logger.js';
+import { checkStorageSpecs, openStorages, parseStorageSpecs, type StorageSpec } from './serve-storages.js';
 
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 
 const DESCRIPTION = [
   'Serves a MicroStream (4 to 8) or EclipseStore (1 to 4) storage directory read-only over the Storage REST API (answers byte for byte like the Java service of its generation), with a web viewer at /viewer/.',
+  'Several storages: serve NAME=DIR NAME=DIR ... serves each under /{instance}/{NAME}/ (with one NAME=DIR also under /{instance}/).',
   'A storage that MicroStream keeps in PostgreSQL (its SQL file system) is given as postgres://user@host:port/db with --table <root table>; the password comes from PGPASSWORD, a password file (PGPASSFILE, ~/.pgpass, --pg-password-file), never from the URL.',
   'Every option can also be given by the environment variable shown as env; a flag wins. Secrets are never taken from command line values (other users can see those): the token and Basic credentials come from files or from ' +
     `${TOKEN_ENV} / ${BASIC_AUTH_ENV}.`,
@@ -39,7 +37,15 @@ const MAX_RESPONSE_BYTES = 2 ** 32;
 const MAX_UNSENT_BYTES = 2 ** 34;
 const MAX_CONNECTIONS = 1_000_000;
 
-export interface ServeOptions extends StorageSpec {
+export interface ServeOptions {
+  /** The (first) storage: a directory, or a postgres:// URL (see openStorageSource). */
+  readonly directory: string;
+  /** Every storage given: one, or NAME=<directory or URL> each. */
+  readonly storages: readonly StorageSpec[];
+  /** The root table of a storage kept in PostgreSQL. */
+  readonly table?: string | undefined;
+  /** A file holding the database password. */
+  readonly pgPasswordFile?: string | undefined;
   readonly port: number;
   readonly host: string;
   /** Undefined: the Java default of the dialect for the storage's family (`microstream`, `store-data`). */
@@ -68,7 +74,11 @@ export interface ServeOptions extends StorageSpec {
 
 /** The `serve` command line: options, their ranges and environment variables (for parsing and --help). */
 export function serveCommand(): Command {
-  return withStorageOptions(toolCommand('serve').description(DESCRIPTION).argument('[storage-dir]', STORAGE_ARGUMENT_TEXT))
+  return withStorageOptions(
+    toolCommand('serve')
+      .description(DESCRIPTION)
+      .argument('[storages...]', `${STORAGE_ARGUMENT_TEXT}; NAME=<either> for each of several storages`),
+  )
     .addOption(fromEnv(integerOption('--port', 'n', 'port to listen on; 0 picks a free one', 0, 65535, 'a TCP port').default(4567)))
     .addOption(fromEnv(new Option('--host <address>', 'interface to listen on').default('127.0.0.1')))
     .addOption(
@@ -155,6 +165,8 @@ export function serveCommand(): Command {
 }
 
 interface ServeFlags {
+  table?: string;
+  pgPasswordFile?: string;
   port: number;
   host: string;
   instance?: string;
@@ -183,7 +195,7 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
   const command = serveCommand();
   if (parseCommand(command, args) === 'help') return 'help';
   const values = command.opts<ServeFlags>();
-  const spec = storageSpecOf(command);
+  const storages = parseStorageSpecs(command.args);
   if (values.host.trim() === '') throw new UsageError('invalid --host "": give an interface address such as 127.0.0.1, ::1 or 0.0.0.0');
   if (isIP(values.host) === 0 && !HOST_NAME.test(values.host)) {
     throw new UsageError(`invalid --host "${values.host}": not an IP address or host name`);
@@ -196,8 +208,12 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
   if ((values.tlsCert === undefined) !== (values.tlsKey === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
   if (values.allowedHosts !== undefined) parseAllowedHosts(values.allowedHosts);
   if (values.logFile === '') throw new UsageError('invalid --log-file "": give a file name');
+  checkStorageSpecs(storages, { table: values.table, passwordFile: values.pgPasswordFile });
   return {
-    ...spec,
+    directory: storages[0]!.directory,
+    storages,
+    table: values.table,
+    pgPasswordFile: values.pgPasswordFile,
     port: values.port,
     host: values.host,
     instance: values.instance,
@@ -256,47 +272,21 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     );
   }
 
-  const started = Date.now();
-  const progress = progressPrinter(io, started);
-  const storage = await openStorage(options, { onProgress: progress }, warn);
-  try {
-    checkServable(storage);
-  } catch (error) {
-    await storage.close();
-    throw error;
-  }
-  const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  const files = storage.channels.reduce((n, c) => n + c.files.length, 0);
-  io.stderr.write(
-    `storage-inspector: indexed ${storage.entityCount} entities in ${files} data files of ${storage.channels.length} channel(s) in ${seconds} s\n`,
-  );
-  for (const warning of storage.warnings) io.stderr.write(`storage-inspector: warning: ${warning}\n`);
-
-  // Not ready once the state has not been confirmed current for ten looks (at least 10 s).
-  const followStatus = options.follow ? new FollowStatus({ following: true, staleAfterMs: Math.max(10_000, 10 * options.pollIntervalMs) }) : undefined;
-  const follower = options.follow
-    ? new StorageFollower(storage, {
-        pollIntervalMs: options.pollIntervalMs,
-        onRefresh: (event) => {
-          followStatus?.record(event);
-          if (event.kind === 'changed') app.log.info({ generation: event.generation, ms: event.ms }, 'storage changed');
-          else if (event.kind === 'failed') app.log.warn({ err: event.error }, 'refresh failed; serving the previous state');
-        },
-      })
-    : undefined;
-  const instance = options.instance ?? defaultInstance(options.dialect, storage.family);
-  // Our own API's graph index is built in the background once the server listens.
+  if (options.pgPasswordFile !== undefined) warnIfShared(options.pgPasswordFile, '--pg-password-file', warn);
   const registry = new StorageRegistry();
-  registry.add('default', storage, graphProgressReporter(io));
-  const app = buildApp(storage, {
+  const storages = await openStorages(options.storages, options, { table: options.table, passwordFile: options.pgPasswordFile }, registry, io);
+  const first = storages.opened[0]!;
+  // Our own API's graph indexes are built in the background once the server listens.
+  const app = buildApp(first.storage, {
     api: registry,
-    instance,
+    instance: first.instance,
     dialect: options.dialect,
     // --quiet drops the request log (info), not the failures (warn, error).
     logger: serverLogger(options.logFormat, options.quiet ? 'warn' : 'info', options.logFile),
     auth,
     metricsToken,
-    follow: followStatus,
+    // /ready and /metrics follow the first storage.
+    follow: first.followStatus,
     cors,
     tls,
     allowedHosts,
@@ -304,8 +294,9 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     maxUnsentBytes: options.maxUnsentBytes,
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-    ...(follower === undefined ? {} : { catchUp: () => follower.refreshNow() }),
+    ...(first.follower === undefined ? {} : { catchUp: () => first.follower!.refreshNow() }),
   });
+  storages.setLogger(app.log);
   const shutdownTimeoutMs = options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
@@ -322,7 +313,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     const hard = setTimeout(() => process.exit(1), shutdownTimeoutMs + 5000);
     hard.unref();
     try {
-      await follower?.stop();
+      await storages.stop();
       // Stop accepting; responses already started are sent completely, then their connections
       // close; only the shutdown limit cuts one, and says so.
       const closed = app.close();
@@ -338,7 +329,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
       }
       await closed;
       await registry.close();
-      await storage.close();
+      for (const o of storages.opened) await o.storage.close();
     } finally {
       io.stderr.write('storage-inspector: stopped\n');
       process.exit(0);
@@ -348,34 +339,30 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     process.on(signal, () => void shutdown(signal));
   }
   await app.listen({ host: options.host, port: options.port });
-  follower?.start();
+  storages.start();
   registry.startAll();
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : options.port;
   const scheme = tls === undefined ? 'http' : 'https';
   const guarded = [auth === undefined ? undefined : 'authentication required', cors === undefined ? undefined : 'CORS allow-list'].filter((x) => x !== undefined);
   const base = `${scheme}://${hostForUrl(options.host)}:${port}`;
-  io.stderr.write(
-    `storage-inspector: serving ${storage.directory} (${storage.family.label}${options.dialect === 'spark' ? '' : `, ${options.dialect} dialect`}) at ${base}/${instance}/root${guarded.length > 0 ? ` (${guarded.join(', ')})` : ''}\n` +
-      (options.dialect === 'spark' ? `storage-inspector: web viewer at ${base}/viewer/\n` : `storage-inspector: no web viewer in the ${options.dialect} dialect (it needs the default one)\n`) +
-      `storage-inspector: API at ${base}/api/v1/, every route documented at ${base}/docs/ (${base}/openapi.json)\n`,
-  );
+  const guards = guarded.length > 0 ? ` (${guarded.join(', ')})` : '';
+  const dialect = options.dialect === 'spark' ? '' : `, ${options.dialect} dialect`;
+  const lines: string[] = [];
+  if (options.storages.length === 1 && options.storages[0]!.name === undefined) {
+    lines.push(`serving ${first.storage.directory} (${first.storage.family.label}${dialect}) at ${base}/${first.instance}/root${guards}`);
+  } else {
+    for (const o of storages.opened) {
+      const single = options.storages.length === 1 ? ` and ${base}/${o.instance}/root` : '';
+      lines.push(`serving ${o.name}: ${o.storage.directory} (${o.storage.family.label}${dialect}) at ${base}/${o.instance}/${o.name}/root${single}${guards}`);
+    }
+    for (const u of registry.unavailable()) lines.push(`not serving ${u.name}: ${u.reason}`);
+  }
+  lines.push(options.dialect === 'spark' ? `web viewer at ${base}/viewer/` : `no web viewer in the ${options.dialect} dialect (it needs the default one)`);
+  lines.push(`API at ${base}/api/v1/, every route documented at ${base}/docs/ (${base}/openapi.json)`);
+  io.stderr.write(lines.map((line) => `storage-inspector: ${line}\n`).join(''));
 }
 
 function hostForUrl(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
-}
-
-/** Progress on stderr while indexing takes longer than a second, at most once a second. */
-function progressPrinter(io: CommandIo, started: number): (p: OpenProgress) => void {
-  let last = started;
-  return (p) => {
-    const now = Date.now();
-    if (now - last < 1000) return;
-    last = now;
-    const percent = p.bytesTotal === 0 ? 100 : Math.floor((100 * p.bytesDone) / p.bytesTotal);
-    io.stderr.write(
-      `storage-inspector: indexing ${percent}% (${p.filesDone}/${p.filesTotal} files, ${p.entities} entities so far)\n`,
-    );
-  };
 }

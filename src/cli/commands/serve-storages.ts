@@ -1,0 +1,171 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { UsageError } from '../../errors.js';
+import { defaultInstance, type Dialect } from '../../http/dialects.js';
+import { checkServable } from '../../http/integrity.js';
+import { storageNameProblem } from '../../http/named-routes.js';
+import type { StorageRegistry } from '../../http/storage-registry.js';
+import { FollowStatus } from '../../storage/follow-status.js';
+import { StorageFollower } from '../../storage/follow.js';
+import { checkStorageSpec, isPostgresSpec, openStorageSource, type SourceSpecOptions } from '../../storage/open-source.js';
+import { Storage, type OpenProgress } from '../../storage/storage.js';
+import { graphProgressReporter } from '../graph-progress.js';
+import type { CommandIo } from '../io.js';
+
+/**
+ * The storages `serve` was given: one directory, or `NAME=DIR` for each of several. Each is
+ * opened, indexed, followed and reported on its own; with several, one that cannot be opened is
+ * reported and answered as unavailable while the others are served.
+ */
+
+export interface StorageSpec {
+  /** undefined for the plain `serve DIR` form (registered as `default`). */
+  readonly name: string | undefined;
+  readonly directory: string;
+}
+
+/** The name a single unnamed storage gets (as EclipseStore's Spring Boot controller names it). */
+export const DEFAULT_STORAGE_NAME = 'default';
+
+/**
+ * `--table` and `--pg-password-file` apply to the storages given as postgres:// URLs; given
+ * without any such storage they are refused (as with one storage).
+ */
+export function checkStorageSpecs(specs: readonly StorageSpec[], options: SourceSpecOptions): void {
+  if (!specs.some((s) => isPostgresSpec(s.directory))) checkStorageSpec(specs[0]!.directory, options);
+  for (const spec of specs) checkStorageSpec(spec.directory, isPostgresSpec(spec.directory) ? options : {});
+}
+
+/** `DIR` or `NAME=DIR` arguments; a path that itself contains `=` can be given as `./a=b`. */
+export function parseStorageSpecs(args: readonly string[]): StorageSpec[] {
+  if (args.length === 0 || args.some((a) => a === '')) {
+    throw new UsageError(`expected a storage directory, or NAME=DIR for each of several storages; see 'storage-inspector serve --help'`);
+  }
+  const specs = args.map((arg): StorageSpec => {
+    const eq = arg.indexOf('=');
+    const name = eq < 0 ? undefined : arg.slice(0, eq);
+    if (name === undefined || !/^[A-Za-z0-9]/.test(name)) return { name: undefined, directory: arg };
+    const problem = storageNameProblem(name);
+    if (problem !== undefined) throw new UsageError(`invalid storage name "${name}": ${problem}`);
+    if (arg.length === eq + 1) throw new UsageError(`no directory for the storage ${name}`);
+    return { name, directory: arg.slice(eq + 1) };
+  });
+  if (specs.length > 1 && specs.some((s) => s.name === undefined)) {
+    throw new UsageError('several storages need a name each: NAME=DIR NAME=DIR ...');
+  }
+  const names = new Set<string>();
+  for (const spec of specs) {
+    if (spec.name === undefined) continue;
+    if (names.has(spec.name)) throw new UsageError(`the storage name ${spec.name} is given twice`);
+    names.add(spec.name);
+  }
+  return specs;
+}
+
+export interface ServedStorageSettings {
+  readonly instance?: string | undefined;
+  readonly dialect: Dialect;
+  readonly follow: boolean;
+  readonly pollIntervalMs: number;
+}
+
+/** One opened storage with its follower. */
+export interface OpenedStorage {
+  readonly name: string;
+  readonly directory: string;
+  readonly storage: Storage;
+  readonly instance: string;
+  readonly follower: StorageFollower | undefined;
+  readonly followStatus: FollowStatus | undefined;
+}
+
+export interface OpenedStorages {
+  readonly opened: readonly OpenedStorage[];
+  /** Set once the server's logger exists: followers log through it. */
+  setLogger(logger: FastifyBaseLogger): void;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/** Opens every storage (one after the other) and registers it; throws when none can be served. */
+export async function openStorages(
+  specs: readonly StorageSpec[],
+  settings: ServedStorageSettings,
+  sourceOptions: SourceSpecOptions,
+  registry: StorageRegistry,
+  io: CommandIo,
+): Promise<OpenedStorages> {
+  const several = specs.length > 1;
+  const opened: OpenedStorage[] = [];
+  let logger: FastifyBaseLogger | undefined;
+  let firstError: unknown;
+  for (const spec of specs) {
+    const name = spec.name ?? DEFAULT_STORAGE_NAME;
+    const say = (text: string): void => void io.stderr.write(`storage-inspector: ${several ? `[${name}] ` : ''}${text}\n`);
+    const started = Date.now();
+    let storage: Storage;
+    try {
+      const source = openStorageSource(spec.directory, isPostgresSpec(spec.directory) ? sourceOptions : {});
+      storage = await Storage.open(source, { onProgress: progressPrinter(say, started) });
+      try {
+        checkServable(storage);
+      } catch (error) {
+        await storage.close();
+        throw error;
+      }
+    } catch (error) {
+      if (!several) throw error;
+      firstError ??= error;
+      const reason = error instanceof Error ? error.message : String(error);
+      say(`error: not served: ${reason}`);
+      registry.addUnavailable({ name, instance: settings.instance, reason });
+      continue;
+    }
+    const files = storage.channels.reduce((n, c) => n + c.files.length, 0);
+    say(`indexed ${storage.entityCount} entities in ${files} data files of ${storage.channels.length} channel(s) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    for (const warning of storage.warnings) say(`warning: ${warning}`);
+    const instance = settings.instance ?? defaultInstance(settings.dialect, storage.family);
+    // Not ready once the state has not been confirmed current for ten looks (at least 10 s).
+    const followStatus = settings.follow ? new FollowStatus({ following: true, staleAfterMs: Math.max(10_000, 10 * settings.pollIntervalMs) }) : undefined;
+    const follower = settings.follow
+      ? new StorageFollower(storage, {
+          pollIntervalMs: settings.pollIntervalMs,
+          onRefresh: (event) => {
+            followStatus?.record(event);
+            const context = several ? { storage: name } : {};
+            if (event.kind === 'changed') logger?.info({ ...context, generation: event.generation, ms: event.ms }, 'storage changed');
+            else if (event.kind === 'failed') logger?.warn({ ...context, err: event.error }, 'refresh failed; serving the previous state');
+          },
+        })
+      : undefined;
+    registry.add(name, storage, graphProgressReporter(io, several ? `[${name}] graph index` : 'graph index'), {
+      instance,
+      ...(follower === undefined ? {} : { catchUp: () => follower.refreshNow() }),
+    });
+    opened.push({ name, directory: spec.directory, storage, instance, follower, followStatus });
+  }
+  if (opened.length === 0) throw firstError;
+  return {
+    opened,
+    setLogger: (l) => {
+      logger = l;
+    },
+    start: () => {
+      for (const o of opened) o.follower?.start();
+    },
+    stop: async () => {
+      for (const o of opened) await o.follower?.stop();
+    },
+  };
+}
+
+/** Progress while indexing takes longer than a second, at most once a second. */
+function progressPrinter(say: (text: string) => void, started: number): (p: OpenProgress) => void {
+  let last = started;
+  return (p) => {
+    const now = Date.now();
+    if (now - last < 1000) return;
+    last = now;
+    const percent = p.bytesTotal === 0 ? 100 : Math.floor((100 * p.bytesDone) / p.bytesTotal);
+    say(`indexing ${percent}% (${p.filesDone}/${p.filesTotal} files, ${p.entities} entities so far)`);
+  };
+}

@@ -1,0 +1,83 @@
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/http/app.js';
+import { StorageRegistry } from '../../src/http/storage-registry.js';
+import { Storage } from '../../src/storage/storage.js';
+import { CORPORA } from '../helpers/conformance.js';
+import { BUILT_VIEWER, chromiumAvailable, CHROMIUM_PATH, launchBrowser, REPO_ROOT, viewerBuilt, type Browser } from './browser.js';
+
+/**
+ * The viewer against a server with several storages (`serve shop=DIR lab=DIR`): it lists them and
+ * switches between them, each under its own `/{instance}/{name}/` routes.
+ */
+
+const inCi = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false';
+const skip = !chromiumAvailable() && !inCi;
+const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts/viewer');
+const row = (key: string): string => `.row[data-key="${key}"]`;
+
+describe.skipIf(skip)('web viewer with several storages', () => {
+  let browser: Browser;
+  let app: FastifyInstance;
+  let url: string;
+  const storages: Storage[] = [];
+
+  beforeAll(async () => {
+    if (!chromiumAvailable()) throw new Error(`${CHROMIUM_PATH} is missing: CI must install Debian's chromium package (apt-get install -y chromium)`);
+    if (!viewerBuilt()) throw new Error(`The built viewer is missing (${BUILT_VIEWER}). Run "npm run build".`);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const registry = new StorageRegistry();
+    const ES = CORPORA.find((c) => c.generation.startsWith('EclipseStore'))!;
+    for (const [name, dir] of [
+      ['shop', path.join(CORPORA[0]!.dir, 'storages', 'graph')],
+      ['lab', path.join(ES.dir, 'storages', 'collections')],
+    ] as const) {
+      const storage = await Storage.open(dir);
+      storages.push(storage);
+      registry.add(name, storage, {}, { instance: storage.family.defaultInstance });
+    }
+    app = buildApp(storages[0]!, { instance: 'microstream', api: registry });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    for (const s of storages) await s.close();
+  });
+
+  it('lists the storages and switches between them', async () => {
+    const page = await browser.context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    await page.goto(`${url}/viewer/`);
+    const select = page.locator('select.storage-switch');
+    await select.waitFor();
+    expect(await select.locator('option').allTextContents()).toEqual(['microstream/shop', 'store-data/lab']);
+    await page.locator(row('root/books')).waitFor();
+    expect(page.url()).toContain('#/microstream%2Fshop');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'storages-shop.png') });
+
+    await select.selectOption('store-data/lab');
+    await page.locator(row('root/arrayList')).waitFor();
+    expect(page.url()).toContain('#/store-data%2Flab');
+    expect(await page.locator(`${row('root')} .c-oid`).textContent()).toBe('1000000000000000028');
+    expect(await page.locator(row('root/books')).count()).toBe(0);
+    await page.locator('a.tab[data-view="dictionary"]').click();
+    await page.locator('.search-input').fill('CollectionsRoot');
+    await page.locator('.type-item[data-type-id="1000082"]').click();
+    await expect.poll(() => page.locator('.type-detail h2').textContent()).toBe('CollectionsRoot type id 1000082');
+    expect(page.url()).toContain('#/store-data%2Flab/dictionary/1000082');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'storages-lab.png') });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
