@@ -68,7 +68,9 @@ describe('storage names', () => {
       { name: 'lab', directory: './lab' },
     ]);
     expect(parseStorageSpecs(['./a=b'])).toEqual([{ name: undefined, directory: './a=b' }]);
-    for (const bad of [[], ['a=x', 'a=y'], ['a=x', 'plain'], ['root=x'], ['a b=x'], ['a=']]) {
+    expect(parseStorageSpecs(['postgres://u@h/db?sslmode=disable'])).toEqual([{ name: undefined, directory: 'postgres://u@h/db?sslmode=disable' }]);
+    expect(parseStorageSpecs(['pg=postgres://u@h/db'])).toEqual([{ name: 'pg', directory: 'postgres://u@h/db' }]);
+    for (const bad of [[], ['a=x', 'a=y'], ['a=x', 'plain'], ['root=x'], ['a=']]) {
       expect(() => parseStorageSpecs(bad), bad.join(' ')).toThrow(UsageError);
     }
     expect(storageNameProblem('shop-2.eu_1')).toBeUndefined();

@@ -40,6 +40,8 @@ describe.skipIf(skip)('web viewer with several storages', () => {
       registry.add(name, storage, {}, { instance: storage.family.defaultInstance });
     }
     app = buildApp(storages[0]!, { instance: 'microstream', api: registry });
+    // The viewer's views from /api/v1 wait while a graph index builds: have them ready.
+    await Promise.all(registry.all().map((context) => context.graph.ready()));
     await app.listen({ host: '127.0.0.1', port: 0 });
     url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     browser = await launchBrowser();
@@ -71,6 +73,9 @@ describe.skipIf(skip)('web viewer with several storages', () => {
     expect(page.url()).toContain('#/store-data%2Flab');
     expect(await page.locator(`${row('root')} .c-oid`).textContent()).toBe('1000000000000000028');
     expect(await page.locator(row('root/books')).count()).toBe(0);
+    // The views from /api/v1 ask the selected storage by name.
+    await page.locator('a.tab[data-view="types"]').click();
+    await page.getByText('CollectionsRoot').first().waitFor();
     await page.locator('a.tab[data-view="dictionary"]').click();
     await page.locator('.search-input').fill('CollectionsRoot');
     await page.locator('.type-item[data-type-id="1000082"]').click();

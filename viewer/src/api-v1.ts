@@ -112,7 +112,10 @@ export class ApiV1 {
   constructor(private readonly api: Api) {}
 
   url(path: string): string {
-    return `${this.api.base}/api/v1${path}`;
+    // A storage served by name (`serve NAME=DIR ...`) has the instance `{instance}/{name}`.
+    const slash = this.api.instance.indexOf('/');
+    const storage = slash < 0 ? '' : `/storages/${encodeURIComponent(this.api.instance.slice(slash + 1))}`;
+    return `${this.api.base}/api/v1${storage}${path}`;
   }
 
   /** Whether the server has this API (storage-inspector does; the Java service does not). */

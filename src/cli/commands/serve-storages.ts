@@ -35,7 +35,7 @@ export function checkStorageSpecs(specs: readonly StorageSpec[], options: Source
   for (const spec of specs) checkStorageSpec(spec.directory, isPostgresSpec(spec.directory) ? options : {});
 }
 
-/** `DIR` or `NAME=DIR` arguments; a path that itself contains `=` can be given as `./a=b`. */
+/** `DIR` or `NAME=DIR` arguments (DIR may be a postgres:// URL); a path that itself contains `=` can be given as `./a=b`. */
 export function parseStorageSpecs(args: readonly string[]): StorageSpec[] {
   if (args.length === 0 || args.some((a) => a === '')) {
     throw new UsageError(`expected a storage directory, or NAME=DIR for each of several storages; see 'storage-inspector serve --help'`);
@@ -43,7 +43,8 @@ export function parseStorageSpecs(args: readonly string[]): StorageSpec[] {
   const specs = args.map((arg): StorageSpec => {
     const eq = arg.indexOf('=');
     const name = eq < 0 ? undefined : arg.slice(0, eq);
-    if (name === undefined || !/^[A-Za-z0-9]/.test(name)) return { name: undefined, directory: arg };
+    // Only a name-shaped prefix makes NAME=: `./a=b` and `postgres://...?x=y` are storages themselves.
+    if (name === undefined || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) return { name: undefined, directory: arg };
     const problem = storageNameProblem(name);
     if (problem !== undefined) throw new UsageError(`invalid storage name "${name}": ${problem}`);
     if (arg.length === eq + 1) throw new UsageError(`no directory for the storage ${name}`);
