@@ -49,5 +49,6 @@ export function isDirectorySpec(spec: StorageSpec): boolean {
 /** Opens the storage a spec names (a warning if a password file can be read by others). */
 export function openStorage(spec: StorageSpec, options: OpenOptions, warn: (message: string) => void): Promise<Storage> {
   if (spec.pgPasswordFile !== undefined) warnIfShared(spec.pgPasswordFile, '--pg-password-file', warn);
-  return Storage.open(openStorageSource(spec.directory, { table: spec.table, passwordFile: spec.pgPasswordFile }), options);
+  const source = openStorageSource(spec.directory, { table: spec.table, passwordFile: spec.pgPasswordFile, allowExternalLinks: options.allowExternalLinks === true });
+  return Storage.open(source, options);
 }

@@ -1,4 +1,5 @@
 import { FormatError } from '../errors.js';
+import { quoteForeign } from './foreign-text.js';
 import type { TypeId } from './ids.js';
 import { javaDecimalDigit } from './java-digits.js';
 
@@ -138,16 +139,16 @@ class DictionaryParser {
     const idStart = this.pos;
     const idText = this.token('{');
     const typeId = parseJavaLong(idText);
-    if (typeId === undefined) this.fail(`invalid type id "${idText}"`, idStart);
+    if (typeId === undefined) this.fail(`invalid type id ${quoteForeign(idText)}`, idStart);
     this.skipWhitespace();
     const typeName = this.token('{');
     if (typeName === '') this.fail('missing type name', this.pos);
     this.skipWhitespace();
-    this.expect('{', `"{" after type name ${typeName}`);
+    this.expect('{', `"{" after type name ${quoteForeign(typeName)}`);
     const members: MemberDescriptor[] = [];
     for (;;) {
       this.skipWhitespace();
-      if (this.pos >= this.text.length) this.fail(`missing "}" closing type ${typeName}`, this.pos);
+      if (this.pos >= this.text.length) this.fail(`missing "}" closing type ${quoteForeign(typeName)}`, this.pos);
       if (this.text[this.pos] === '}') break;
       members.push(this.parseMember());
     }
@@ -183,11 +184,11 @@ class DictionaryParser {
       this.skipWhitespace();
       const name = this.token(',', '}', '(');
       this.skipWhitespace();
-      this.expect('(', `"(" after [list] ${name}`);
+      this.expect('(', `"(" after [list] ${quoteForeign(name)}`);
       const elements: FieldDescriptor[] = [];
       for (;;) {
         this.skipWhitespace();
-        if (this.pos >= this.text.length) this.fail(`missing ")" closing [list] ${name}`, this.pos);
+        if (this.pos >= this.text.length) this.fail(`missing ")" closing [list] ${quoteForeign(name)}`, this.pos);
         if (this.text[this.pos] === ')') break;
         elements.push(this.parseField(true));
       }
@@ -221,7 +222,7 @@ class DictionaryParser {
         name = first;
       }
     }
-    if (name === '') this.fail(`missing name of member of type ${typeName}`, this.pos);
+    if (name === '') this.fail(`missing name of member of type ${quoteForeign(typeName)}`, this.pos);
     this.skipWhitespace();
     this.expectTerminator();
     const base = qualifier === undefined ? { name } : { name, qualifier };

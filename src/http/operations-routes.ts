@@ -34,6 +34,16 @@ const READY_FACTS = {
   generation: { type: 'integer', description: 'state changes taken over since start (1 after opening)' },
   following: { type: 'boolean', description: 'false with --no-follow' },
   followLagSeconds: { type: 'number', description: 'seconds since the served state was last confirmed current (0 when not following)' },
+  problems: {
+    type: 'array',
+    description:
+      'what is wrong while following, each since when: a failed refresh (damaged log, missing file, unreadable dictionary...), a data file cut inside its committed bytes, damaged records; empty when all is well (codes in docs/errors.md)',
+    items: {
+      type: 'object',
+      required: ['code', 'message', 'since'],
+      properties: { code: { type: 'string' }, message: { type: 'string' }, since: { type: 'string', format: 'date-time' } },
+    },
+  },
 } as const;
 
 /** Schemas of the operations routes: they document them in /openapi.json and serialize their answers. */
@@ -93,6 +103,8 @@ export function registerOperationsRoutes(app: FastifyInstance, options: Operatio
         generation: state.generation ?? 0,
         following: options.follow?.following ?? false,
         followLagSeconds: options.follow === undefined ? 0 : Math.round(options.follow.lagSeconds() * 1000) / 1000,
+        // What is wrong while following, each since when (also while still ready: a cut data file).
+        problems: (options.follow?.currentProblems() ?? []).map((p) => ({ code: p.code, message: p.message, since: new Date(p.since).toISOString() })),
       };
       const problem = options.follow?.problem();
       if (problem !== undefined) return reply.code(503).send({ status: 'not ready', reason: problem, ...facts });

@@ -1,4 +1,5 @@
 import { AppError } from '../errors.js';
+import { quoteForeign } from '../format/foreign-text.js';
 import { charsText, type EntityLayout, type MemberSlot, type VariableSlot } from '../format/entity-layout.js';
 import { javaBigDecimalToString, javaBigIntegerFromBytes } from '../format/java-big-number-text.js';
 import {
@@ -216,7 +217,7 @@ function notNaN(layout: EntityLayout, typeName: string, text: string): string {
 }
 
 function currencyText(code: string): string {
-  if (!/^[A-Z]{3}$/.test(code)) throw new UnloadableValueError(`invalid currency code "${code}"`);
+  if (!/^[A-Z]{3}$/.test(code)) throw new UnloadableValueError(`invalid currency code ${quoteForeign(code)}`);
   return code;
 }
 

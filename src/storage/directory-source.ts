@@ -1,21 +1,38 @@
-import { watch, type FSWatcher } from 'node:fs';
-import { open, readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { watch, type BigIntStats, type FSWatcher } from 'node:fs';
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { StorageError } from '../errors.js';
 import { FileReader } from './file-reader.js';
+import { kindOf, openRegularFile, readRegularFile } from './regular-file.js';
 import type { RootListing, SourceFile, SourceFolder, SourceReader, SourceReads, SourceWatch, StorageSource } from './source.js';
 
 /**
  * A storage kept in a directory, read through node:fs: files are opened read-only and never
  * written, locked or truncated. Paths are the directory as given joined with the names.
+ *
+ * Only what belongs to the storage is read: a symbolic link is followed only when its target
+ * lies inside the storage directory (unless `allowExternalLinks`), and only regular files are
+ * opened (a FIFO would block, a device never ends). Entries refused are listed with the reason,
+ * so that a storage file refused is named in the error (storage-dir.ts); others are ignored.
  */
+
+export interface DirectorySourceOptions {
+  /** Follow symbolic links that lead outside the storage directory (e.g. channels on another disk). */
+  readonly allowExternalLinks?: boolean;
+}
+
+const DEFAULT_MAX_WHOLE_FILE_BYTES = Number.MAX_SAFE_INTEGER;
+
 export class DirectorySource implements StorageSource, SourceReader {
   readonly kind = 'directory';
   private readonly reader = new FileReader();
+  /** The storage directory with every link resolved, as of the last listing. */
+  private realRoot: string | undefined;
 
   constructor(
     /** The directory as given by the user (statistics print file paths below it). */
     readonly location: string,
+    private readonly options: DirectorySourceOptions = {},
   ) {}
 
   snapshot<T>(fn: (reader: SourceReader) => Promise<T>): Promise<T> {
@@ -30,25 +47,50 @@ export class DirectorySource implements StorageSource, SourceReader {
     if (!dirStat.isDirectory()) {
       throw new StorageError('STORAGE_NOT_A_STORAGE', `${directory} is not a directory`);
     }
+    this.realRoot = await realpath(directory);
     const files: SourceFile[] = [];
     const folders: SourceFolder[] = [];
     for (const name of await readdir(directory)) {
-      const path = join(directory, name);
-      const info = await stat(path, { bigint: true }).catch(() => undefined);
-      if (info?.isDirectory()) folders.push({ name, path });
-      else if (info?.isFile()) files.push(fileOf(name, path, info));
+      const entry = await this.entry(name, join(directory, name));
+      if (entry?.kind === 'folder') folders.push(entry.folder);
+      else if (entry?.kind === 'file') files.push(entry.file);
     }
     return { files, folders };
   }
 
   async listFolder(folder: SourceFolder): Promise<readonly SourceFile[]> {
+    if (folder.refused !== undefined) throw new StorageError('STORAGE_REFUSED', `${folder.path} ${folder.refused}`);
     const files: SourceFile[] = [];
     for (const name of await readdir(folder.path)) {
-      const path = join(folder.path, name);
-      const info = await stat(path, { bigint: true }).catch(() => undefined);
-      if (info?.isFile()) files.push(fileOf(name, path, info));
+      const entry = await this.entry(name, join(folder.path, name));
+      if (entry?.kind === 'file') files.push(entry.file);
     }
     return files;
+  }
+
+  /**
+   * One directory entry as the storage may see it: links followed only into the storage
+   * directory, anything but directories and regular files listed as refused.
+   */
+  private async entry(name: string, path: string): Promise<{ kind: 'file'; file: SourceFile } | { kind: 'folder'; folder: SourceFolder } | undefined> {
+    const own = await lstat(path, { bigint: true }).catch(() => undefined);
+    if (own === undefined) return undefined; // gone since the listing
+    let info: BigIntStats = own;
+    let refused: string | undefined;
+    if (own.isSymbolicLink()) {
+      const target = await realpath(path).catch(() => undefined);
+      const followed = target === undefined ? undefined : await stat(target, { bigint: true }).catch(() => undefined);
+      if (target === undefined || followed === undefined) {
+        return { kind: 'file', file: refusedFile(name, path, 'is a symbolic link to nothing that exists') };
+      }
+      info = followed;
+      if (!this.options.allowExternalLinks && !inside(this.realRoot ?? this.location, target)) {
+        refused = 'is a symbolic link that leads outside the storage directory; refusing to read it (--allow-external-links allows it)';
+      }
+    }
+    if (info.isDirectory()) return { kind: 'folder', folder: refused === undefined ? { name, path } : { name, path, refused } };
+    if (!info.isFile()) refused ??= `is not a regular file (it is ${kindOf(info)}); refusing to read it`;
+    return { kind: 'file', file: refused === undefined ? fileOf(name, path, info) : refusedFile(name, path, refused) };
   }
 
   async read(path: string, position: number, length: number): Promise<Buffer> {
@@ -66,8 +108,8 @@ export class DirectorySource implements StorageSource, SourceReader {
     return readFileChunks(path, from, to);
   }
 
-  readWhole(path: string): Promise<Buffer> {
-    return readFile(path);
+  readWhole(path: string, limit?: { readonly maxBytes: number; readonly tooLarge: (size: number) => Error }): Promise<Buffer> {
+    return readRegularFile(path, limit?.maxBytes ?? DEFAULT_MAX_WHOLE_FILE_BYTES, limit?.tooLarge ?? ((size) => new Error(`${path}: ${size} bytes`)));
   }
 
   javaFilePath(folder: string, name: string): string {
@@ -92,6 +134,16 @@ export const LOCAL_FILES: SourceReads = new DirectorySource('.');
 
 function fileOf(name: string, path: string, info: { size: bigint; mtimeNs: bigint; ino: bigint }): SourceFile {
   return { name, path, size: Number(info.size), stamp: `${info.size}:${info.mtimeNs}:${info.ino}` };
+}
+
+function refusedFile(name: string, path: string, refused: string): SourceFile {
+  return { name, path, size: 0, stamp: `refused:${refused}`, refused };
+}
+
+/** Whether `target` (a real path) is `root` or below it. */
+function inside(root: string, target: string): boolean {
+  const rel = relative(root, target);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
 /** Java's `File` drops trailing separators; the root stays `/`. */
@@ -120,7 +172,7 @@ function releaseBuffers(pair: [Buffer, Buffer]): void {
  */
 async function* readFileChunks(path: string, from: number, to: number): AsyncGenerator<Uint8Array> {
   if (from >= to) return;
-  const handle = await open(path, 'r');
+  const handle = await openRegularFile(path);
   const readChunk = async (buffer: Buffer, at: number): Promise<number> => {
     const want = Math.min(buffer.length, to - at);
     let fill = 0;

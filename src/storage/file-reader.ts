@@ -1,5 +1,6 @@
-import { closeSync, constants, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, readFileSync, readSync } from 'node:fs';
 import { FormatError } from '../errors.js';
+import { openRegularFileSync } from './regular-file.js';
 
 /**
  * Positioned reads of entity records that either return exactly the bytes asked for or fail: a
@@ -57,7 +58,8 @@ export class FileReader {
       this.descriptors.set(path, cached);
       return cached;
     }
-    const fd = openSync(path, constants.O_RDONLY);
+    // Regular files only: a FIFO swapped in for a data file must not block the process.
+    const fd = openRegularFileSync(path);
     this.descriptors.set(path, fd);
     if (this.descriptors.size > this.maxOpen) {
       const [oldestPath, oldestFd] = this.descriptors.entries().next().value as [string, number];

@@ -1,3 +1,4 @@
+import type { FollowProblem } from './follow-problems.js';
 import type { FollowEvent } from './follow.js';
 
 /**
@@ -13,6 +14,8 @@ export interface FollowStatusOptions {
   readonly following: boolean;
   /** Not ready once the state has not been confirmed current for this long (e.g. 10 polls). */
   readonly staleAfterMs: number;
+  /** What is wrong while following (`StorageFollower.problems`), for /ready. */
+  readonly problems?: () => readonly FollowProblem[];
   readonly now?: () => number;
 }
 
@@ -31,6 +34,11 @@ export class FollowStatus {
 
   get following(): boolean {
     return this.options.following;
+  }
+
+  /** The follower's current problems (none when not following). */
+  currentProblems(): readonly FollowProblem[] {
+    return this.options.problems?.() ?? [];
   }
 
   /** Feed for `StorageFollower`'s `onRefresh`. */

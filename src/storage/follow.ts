@@ -1,3 +1,4 @@
+import { problemOf, ProblemTracker, type FollowProblem, type ProblemReport, type SeenProblem } from './follow-problems.js';
 import type { SourceWatch } from './source.js';
 import type { RefreshResult, Storage } from './storage.js';
 
@@ -13,6 +14,11 @@ export interface FollowOptions {
   readonly pollIntervalMs?: number;
   /** Reports the outcome of each refresh. */
   readonly onRefresh?: (event: FollowEvent) => void;
+  /**
+   * Hears each problem once when it appears and once when it clears (at most once a minute per
+   * problem; see follow-problems.ts), instead of on every look.
+   */
+  readonly onProblem?: (report: ProblemReport) => void;
 }
 
 export type FollowEvent =
@@ -24,6 +30,8 @@ export type FollowEvent =
 
 export const DEFAULT_POLL_INTERVAL_MS = 500;
 const EVENT_DEBOUNCE_MS = 15;
+/** A storage that cannot be taken over for this long (a dictionary rewrite that never ends) is a problem. */
+const DEFERRED_PROBLEM_MS = 10_000;
 
 export class StorageFollower {
   private watcher: SourceWatch | undefined;
@@ -31,11 +39,28 @@ export class StorageFollower {
   private debounce: NodeJS.Timeout | undefined;
   private stopped = false;
   private running: Promise<void> | undefined;
+  private readonly tracker: ProblemTracker;
+  /** Since when refreshes have been deferred without a break. */
+  private deferredSince: number | undefined;
 
   constructor(
     private readonly storage: Storage,
     private readonly options: FollowOptions = {},
-  ) {}
+  ) {
+    this.tracker = new ProblemTracker((report) => this.options.onProblem?.(report));
+    // What the storage had at startup was told then (startup warnings).
+    this.tracker.seed(storage.conditions);
+  }
+
+  /**
+   * What is wrong right now, as of the latest look: the failure of the latest refresh (a damaged
+   * log, a committed data file deleted, the dictionary gone or unreadable, no permission, no
+   * descriptors), data files cut short inside their committed bytes, damaged records, a storage
+   * that could not be taken over for a while. Empty when all is well. For `/ready` and the like.
+   */
+  get problems(): readonly FollowProblem[] {
+    return this.tracker.current;
+  }
 
   start(): void {
     this.watchDirectories();
@@ -68,9 +93,24 @@ export class StorageFollower {
     try {
       result = await this.storage.refresh();
     } catch (error) {
+      this.deferredSince = undefined;
+      this.tracker.update([...this.storage.conditions, problemOf(error)]);
       this.options.onRefresh?.({ kind: 'failed', error });
       return;
     }
+    const seen: SeenProblem[] = [...this.storage.conditions];
+    if (result.deferred === undefined) this.deferredSince = undefined;
+    else {
+      this.deferredSince ??= started;
+      if (started - this.deferredSince >= DEFERRED_PROBLEM_MS) {
+        seen.push({
+          key: 'STORAGE_DEFERRED',
+          code: 'STORAGE_INCONSISTENT',
+          message: `the storage has not been complete for over ${DEFERRED_PROBLEM_MS / 1000} s: ${result.deferred}; serving the previous state`,
+        });
+      }
+    }
+    this.tracker.update(seen);
     if (result.deferred !== undefined) {
       this.options.onRefresh?.({ kind: 'deferred', reason: result.deferred });
       // Something is being written right now: look again soon.

@@ -1,6 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { lockHeldAt, parseLockFile } from '../format/lock-file.js';
+import { readRegularFile } from './regular-file.js';
+
+/** A lock file holds two numbers and a process name: anything longer is not one. */
+const MAX_LOCK_FILE_BYTES = 64 * 1024;
 
 /**
  * Reading a storage's `used.lock` (see format/lock-file.ts) on demand: it changes every few
@@ -31,7 +34,8 @@ export async function readStorageLock(directory: string, nowMillis: number = Dat
   const path = join(directory, LOCK_FILE_NAME);
   let bytes: Buffer;
   try {
-    bytes = await readFile(path);
+    // Like every storage file: a regular file only (a FIFO would block), and bounded.
+    bytes = await readRegularFile(path, MAX_LOCK_FILE_BYTES, (size) => new Error(`${size} bytes, too long for a lock file`));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { path, state: 'absent' };
     return { path, state: 'unreadable', problem: error instanceof Error ? error.message : String(error) };

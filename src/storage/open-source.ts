@@ -22,6 +22,8 @@ export interface SourceSpecOptions {
   readonly passwordFile?: string | undefined;
   /** Bytes of table rows kept in memory for entity reads. */
   readonly cacheBytes?: number | undefined;
+  /** A directory: follow symbolic links that lead outside it (refused by default). */
+  readonly allowExternalLinks?: boolean;
 }
 
 const POSTGRES_URL = /^postgres(?:ql)?:\/\//i;
@@ -48,7 +50,7 @@ export function checkStorageSpec(spec: string, options: SourceSpecOptions = {}):
  */
 export function openStorageSource(spec: string, options: SourceSpecOptions = {}): StorageSource {
   checkStorageSpec(spec, options);
-  if (!isPostgresSpec(spec)) return new DirectorySource(spec);
+  if (!isPostgresSpec(spec)) return new DirectorySource(spec, { allowExternalLinks: options.allowExternalLinks === true });
   const { url, table } = splitTable(spec, options.table);
   const parsed = parseConnectionString(url);
   const connection: pg.PoolConfig = {};

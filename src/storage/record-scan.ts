@@ -26,6 +26,11 @@ export type RecordVisitor = (
 export interface ScanProblem {
   readonly offset: number;
   readonly message: string;
+  /**
+   * The walk stopped because the valid bytes ended inside an item (a file cut short): with more
+   * bytes the walk may go on, unlike damage inside the bytes it has.
+   */
+  readonly atEnd?: boolean;
 }
 
 export interface ScanResult {
@@ -96,7 +101,7 @@ export async function scanRecordChunks(
       while (at < length) {
         const remaining = validLength - pos;
         if (remaining < 8) {
-          return { records, metaBytes, problem: { offset: pos, message: `${remaining} trailing bytes are too short for a record length` } };
+          return { records, metaBytes, problem: { offset: pos, message: `${remaining} trailing bytes are too short for a record length`, atEnd: true } };
         }
         if (at + (remaining < HEADER ? remaining : HEADER) > length) {
           stitch.set(chunk.subarray(at, length), 0);
@@ -119,7 +124,7 @@ export async function scanRecordChunks(
     chunkStart = chunkEnd;
   }
   if (pos < validLength && chunkStart < validLength) {
-    return { records, metaBytes, problem: { offset: chunkStart, message: `file ends at ${chunkStart}, before its committed length ${validLength}` } };
+    return { records, metaBytes, problem: { offset: chunkStart, message: `file ends at ${chunkStart}, before its committed length ${validLength}`, atEnd: true } };
   }
   return { records, metaBytes, problem: undefined };
 }
@@ -159,12 +164,16 @@ function itemProblem(view: DataView, at: number, pos: number, validLength: numbe
   const low = view.getUint32(at, true);
   const high = view.getInt32(at + 4, true);
   let message: string;
-  if (high === 0 && low >= HEADER) message = `record of ${low} bytes runs past the valid length ${validLength}`;
-  else if (high < 0) {
+  let atEnd = false;
+  if (high === 0 && low >= HEADER) {
+    message = `record of ${low} bytes runs past the valid length ${validLength}`;
+    atEnd = true;
+  } else if (high < 0) {
     const gap = -(high * TWO_32 + low);
+    atEnd = gap >= 8;
     message = gap < 8 ? `gap length ${gap} is shorter than its length field` : `gap of ${gap} bytes runs past the valid length ${validLength}`;
   } else if (high === 0 && low === 0) message = 'zero length data item';
   else if (high === 0) message = `record length ${low} is shorter than its header`;
   else message = `record length ${high * TWO_32 + low} is implausible`;
-  return { offset: pos, message };
+  return atEnd ? { offset: pos, message, atEnd } : { offset: pos, message };
 }

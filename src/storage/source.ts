@@ -20,6 +20,11 @@ export interface SourceFile {
   readonly stamp: string;
   /** Why the file reads shorter than it is stored (damaged rows of a table), for the operator. */
   readonly problem?: string;
+  /**
+   * Why this file must not be read, when the source refuses it (a link leading out of the storage,
+   * something that is not a regular file): listed so that a storage file refused names itself.
+   */
+  readonly refused?: string;
 }
 
 /** A folder below the storage root (the channel folders `channel_<i>`). */
@@ -27,6 +32,8 @@ export interface SourceFolder {
   readonly name: string;
   /** How messages name the folder (a directory path, a table name). */
   readonly path: string;
+  /** Why this folder must not be read (a link leading out of the storage). */
+  readonly refused?: string;
 }
 
 export interface RootListing {
@@ -47,8 +54,11 @@ export interface SourceReads {
    * file ends. A chunk is only valid until the next one is asked for (buffers are reused).
    */
   chunks(path: string, from: number, to: number): AsyncIterable<Uint8Array>;
-  /** A whole (small) file, such as the type dictionary. */
-  readWhole(path: string): Promise<Buffer>;
+  /**
+   * A whole (small) file, such as the type dictionary. With `maxBytes`, a file longer than that
+   * is refused by throwing `tooLarge(size)` before more than the limit is read.
+   */
+  readWhole(path: string, limit?: { readonly maxBytes: number; readonly tooLarge: (size: number) => Error }): Promise<Buffer>;
 }
 
 /** What one state of the storage is read through. */

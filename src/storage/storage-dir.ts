@@ -79,6 +79,7 @@ export async function scanStorageLayout(reader: SourceReader, location: string):
   };
   noteProblems(root.files.filter((f) => f.name === DICTIONARY_FILE_NAME));
   const dictionaryFile = root.files.find((f) => f.name === DICTIONARY_FILE_NAME);
+  if (dictionaryFile !== undefined) checkNotRefused(dictionaryFile);
   const missing: string[] = [];
   if (dictionaryFile === undefined) missing.push(`the type dictionary ${DICTIONARY_FILE_NAME}`);
 
@@ -107,11 +108,18 @@ export async function scanStorageLayout(reader: SourceReader, location: string):
   const channels: ChannelLayout[] = [];
   for (let index = 0; index < powerOfTwo; index++) {
     const folder = folders.get(index) as SourceFolder;
+    checkNotRefused(folder);
     const listed = await reader.listFolder(folder);
     noteProblems(listed);
     channels.push(scanChannel(folder, listed, index, warnings));
   }
   return { directory, dictionaryPath: dictionaryFile.path, dictionaryFile, channels, warnings };
+}
+
+/** A storage file or folder that its source refuses to read is an error that names it. */
+function checkNotRefused<T extends SourceFile | SourceFolder>(entry: T): T {
+  if (entry.refused !== undefined) throw new StorageError('STORAGE_REFUSED', `${entry.path} ${entry.refused}`);
+  return entry;
 }
 
 function scanChannel(folder: SourceFolder, listed: readonly SourceFile[], index: number, warnings: string[]): ChannelLayout {
@@ -124,8 +132,8 @@ function scanChannel(folder: SourceFolder, listed: readonly SourceFile[], index:
   let log: SourceFile | undefined;
   for (const file of [...listed].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     const name = file.name;
-    if (name === logName) log = file;
-    if (name === swapName) swap = file;
+    if (name === logName) log = checkNotRefused(file);
+    if (name === swapName) swap = checkNotRefused(file);
     const dot = name.lastIndexOf('.');
     if (dot < 0 || name.slice(dot + 1) !== DATA_FILE_SUFFIX || !name.startsWith(DATA_FILE_PREFIX)) continue;
     const middle = name.slice(DATA_FILE_PREFIX.length, dot);
@@ -144,6 +152,7 @@ function scanChannel(folder: SourceFolder, listed: readonly SourceFile[], index:
       warnings.push(`${directoryName}/${name}: second file with number ${fileNumber}; ignored`);
       continue;
     }
+    checkNotRefused(file);
     byNumber.set(fileNumber, { channel: index, fileNumber, name, path: file.path, size: file.size });
   }
   const dataFiles = [...byNumber.values()].sort((a, b) => (a.fileNumber < b.fileNumber ? -1 : a.fileNumber > b.fileNumber ? 1 : 0));

@@ -13,6 +13,7 @@ import { joinId, ObjectIndex } from './object-index.js';
 import { scanRecordChunks, type ScanProblem } from './record-scan.js';
 import { findRoots } from './roots.js';
 import type { SourceReader, StorageSource } from './source.js';
+import type { SeenProblem } from './follow-problems.js';
 import { NotAStorageError, scanStorageLayout, type StorageLayout } from './storage-dir.js';
 import { resolveValidLengths, type ValidDataFile, type ValidStorage } from './valid-lengths.js';
 
@@ -90,7 +91,14 @@ export interface OpenOptions {
    * point-in-time.ts). The storage then shows that fixed state: `refresh()` changes nothing.
    */
   readonly committedLengths?: CommittedLengths;
+  /** A directory: follow symbolic links that lead outside it (refused by default). */
+  readonly allowExternalLinks?: boolean;
+  /** The type dictionary is refused beyond this size (default 64 MiB); also while following. */
+  readonly maxDictionaryBytes?: number;
 }
+
+/** A type dictionary larger than this is refused unless the limit is raised (`--max-dictionary-bytes`). */
+export const DEFAULT_MAX_DICTIONARY_BYTES = 64 * 1024 * 1024;
 
 /** Which bytes of the data files of a storage form the state to show (read through `reader`). */
 export type CommittedLengths = (layout: StorageLayout, reader: SourceReader) => Promise<ValidStorage>;
@@ -218,6 +226,8 @@ export class Storage {
   private refreshing: Promise<RefreshResult> | undefined;
   private readonly seenWarnings = new Set<string>();
   private readonly changeListeners: StorageChangeListener[] = [];
+  /** Data files shorter than their committed bytes, as of the latest refresh. */
+  private truncations: readonly SeenProblem[] = [];
   /** Collects what the refresh being applied changes, while someone listens. */
   private changes: ChangeCollector | undefined;
 
@@ -228,13 +238,15 @@ export class Storage {
     /** Where the files are kept. */
     readonly source: StorageSource,
     private readonly committedLengths: CommittedLengths | undefined,
+    private readonly maxDictionaryBytes: number,
   ) {
     this.directory = source.location;
   }
 
   /** Opens a storage directory (a path) or a storage kept elsewhere; the storage owns the source from here on. */
   static async open(location: string | StorageSource, options: OpenOptions = {}): Promise<Storage> {
-    const storage = new Storage(typeof location === 'string' ? new DirectorySource(location) : location, options.committedLengths);
+    const source = typeof location === 'string' ? new DirectorySource(location, { allowExternalLinks: options.allowExternalLinks === true }) : location;
+    const storage = new Storage(source, options.committedLengths, options.maxDictionaryBytes ?? DEFAULT_MAX_DICTIONARY_BYTES);
     try {
       await storage.load(options);
     } catch (error) {
@@ -251,6 +263,26 @@ export class Storage {
   /** Number of distinct object ids across all channels. */
   get entityCount(): number {
     return this.channelStates.reduce((n, c) => n + c.objects.size, 0);
+  }
+
+  /**
+   * What is wrong with the storage as of the latest refresh, and lasts until it is repaired: data
+   * files shorter than the bytes their log commits (committed records cut off), damaged records
+   * where the walk of a file stopped. A follower reports these when they appear and clear.
+   */
+  get conditions(): readonly SeenProblem[] {
+    const damaged: SeenProblem[] = [];
+    for (const channel of this.channelStates) {
+      for (const file of channel.files) {
+        if (file.problem === undefined) continue;
+        damaged.push({
+          key: `FORMAT_BAD_RECORD:${file.path}`,
+          code: 'FORMAT_BAD_RECORD',
+          message: `${file.path}: offset ${file.problem.offset}: ${file.problem.message}; the rest of this file is not indexed`,
+        });
+      }
+    }
+    return [...this.truncations, ...damaged];
   }
 
   /** Runs a request against one consistent state (no update is applied while it runs). */
@@ -389,6 +421,7 @@ export class Storage {
         ? await this.committedLengths(layout, this.reader)
         : resolveValidLengths(layout, await this.readLogs(layout));
     for (const w of valid.warnings) this.warn(w);
+    this.truncations = findTruncations(valid.channels.map((c) => c.files), this.channelStates);
 
     const channels = this.channelStates.length === layout.channels.length ? this.channelStates : undefined;
     const rebuild = channels === undefined || valid.channels.some((c, i) => needsRebuild(channels[i]!, c.files));
@@ -469,7 +502,14 @@ export class Storage {
   ): Promise<{ parsed: TypeDictionary; bytes: Buffer; stamp: string } | string | undefined> {
     const stamp = layout.dictionaryFile.stamp;
     if (!initial && stamp === this.dictionaryStamp) return undefined;
-    const bytes = await this.reader.readWhole(layout.dictionaryPath);
+    // Bounded like every read: a dictionary linked to something huge is refused, not loaded.
+    const tooLarge = (size: number): StorageError =>
+      new StorageError(
+        'STORAGE_REFUSED',
+        `${layout.dictionaryPath} is ${size} bytes, more than the limit of ${this.maxDictionaryBytes} bytes for a type dictionary (--max-dictionary-bytes raises it)`,
+      );
+    if (layout.dictionaryFile.size > this.maxDictionaryBytes) throw tooLarge(layout.dictionaryFile.size);
+    const bytes = await this.reader.readWhole(layout.dictionaryPath, { maxBytes: this.maxDictionaryBytes, tooLarge });
     let parsed: TypeDictionary;
     try {
       parsed = parseTypeDictionary(bytes.toString('utf8'), layout.dictionaryPath);
@@ -760,11 +800,36 @@ function splitTypeId(typeId: bigint | undefined): SplitId {
   return { low: Number(typeId & 0xffffffffn) | 0, high: Number(typeId >> 32n) | 0 };
 }
 
-/** A committed range shrank or the log was replaced: start the channel over. */
+/**
+ * Data files shorter than what is committed for them: by their log, or by what was indexed of
+ * them before (a storage without logs).
+ */
+function findTruncations(validFiles: readonly (readonly ValidDataFile[])[], indexed: readonly ChannelState[]): SeenProblem[] {
+  const found: SeenProblem[] = [];
+  validFiles.forEach((files, channel) => {
+    for (const file of files) {
+      const before = indexed[channel]?.fileByNumber(file.fileNumber)?.totalLength ?? 0;
+      const committed = Math.max(file.committedLength ?? 0, before);
+      if (file.size >= committed) continue;
+      found.push({
+        key: `STORAGE_TRUNCATED:${file.path}`,
+        code: 'STORAGE_TRUNCATED',
+        message:
+          `${file.path} is ${file.size} bytes long, but ${committed} bytes of it are committed: committed records were cut off ` +
+          '(objects whose latest record was there are now served from an older record, or not at all)',
+      });
+    }
+  });
+  return found;
+}
+
+/** A committed range shrank or the log was replaced, or a cut file was restored: start the channel over. */
 function needsRebuild(channel: ChannelState, files: readonly ValidDataFile[]): boolean {
   for (const file of files) {
     const existing = channel.fileByNumber(file.fileNumber);
     if (existing !== undefined && file.validLength < existing.totalLength) return true;
+    // A file whose walk stopped where its bytes ended (it had been cut) has its bytes again.
+    if (existing?.problem?.atEnd === true && file.validLength > existing.totalLength) return true;
   }
   return false;
 }

@@ -14,6 +14,11 @@ export interface ValidDataFile extends DataFileRef {
   readonly validLength: number;
   /** The log marks the file as deleted, yet it is still on disk (Java loads and counts it). */
   readonly loggedAsDeleted: boolean;
+  /**
+   * Bytes the transaction log commits for this file (undefined without a log, or when the log
+   * does not name it): a file shorter than this lost committed records.
+   */
+  readonly committedLength?: number;
 }
 
 export interface ValidChannel {
@@ -128,7 +133,7 @@ function validateChannelFiles(
       if (logged.length !== file.size) {
         warnings.push(`${file.path}: ${file.size} bytes on disk but ${logged.length} logged (Java refuses to start)`);
       }
-      return { ...file, validLength: Math.min(file.size, logged.length), loggedAsDeleted: logged.deleted };
+      return { ...file, validLength: Math.min(file.size, logged.length), loggedAsDeleted: logged.deleted, committedLength: logged.length };
     }
     // The log's head file: its committed length depends on the store all channels have reached.
     let validLength: number;
@@ -142,10 +147,11 @@ function validateChannelFiles(
         `${channel.directory}: inconsistent last timestamps in last file of channel ${channel.index}`,
       );
     }
+    const committedLength = validLength;
     if (validLength > file.size) {
       warnings.push(`${file.path}: ${file.size} bytes on disk but the transaction log commits ${validLength}; the missing tail is lost`);
       validLength = file.size;
     }
-    return { ...file, validLength, loggedAsDeleted: logged.deleted };
+    return { ...file, validLength, loggedAsDeleted: logged.deleted, committedLength };
   });
 }

@@ -59,7 +59,7 @@ describe('health, readiness and metrics', () => {
     follow.record({ kind: 'unchanged', ms: 0 });
     const ready = await send(server.port, 'GET', '/ready');
     expect(ready.status).toBe(200);
-    expect(JSON.parse(ready.body.toString())).toEqual({ status: 'ready', entities: 1263, generation: 1, following: true, followLagSeconds: 0 });
+    expect(JSON.parse(ready.body.toString())).toEqual({ status: 'ready', entities: 1263, generation: 1, following: true, followLagSeconds: 0, problems: [] });
 
     follow.record({ kind: 'failed', error: new Error('channel_1: transactions log shrank') });
     const failed = await send(server.port, 'GET', '/ready');

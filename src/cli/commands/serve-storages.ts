@@ -67,6 +67,10 @@ export interface ServedStorageSettings {
   readonly dialect: Dialect;
   readonly follow: boolean;
   readonly pollIntervalMs: number;
+  /** Symbolic links that lead out of the storage directory are followed (default: refused). */
+  readonly allowExternalLinks?: boolean | undefined;
+  /** A type dictionary larger than this is refused (also while following). */
+  readonly maxDictionaryBytes: number;
 }
 
 /** One opened storage with its follower. */
@@ -106,7 +110,11 @@ export async function openStorages(
     let storage: Storage;
     try {
       const source = openStorageSource(spec.directory, isPostgresSpec(spec.directory) ? sourceOptions : {});
-      storage = await Storage.open(source, { onProgress: progressPrinter(say, started) });
+      storage = await Storage.open(source, {
+        onProgress: progressPrinter(say, started),
+        allowExternalLinks: settings.allowExternalLinks === true,
+        maxDictionaryBytes: settings.maxDictionaryBytes,
+      });
       try {
         checkServable(storage);
       } catch (error) {
@@ -126,15 +134,28 @@ export async function openStorages(
     for (const warning of storage.warnings) say(`warning: ${warning}`);
     const instance = settings.instance ?? defaultInstance(settings.dialect, storage.family);
     // Not ready once the state has not been confirmed current for ten looks (at least 10 s).
-    const followStatus = settings.follow ? new FollowStatus({ following: true, staleAfterMs: Math.max(10_000, 10 * settings.pollIntervalMs) }) : undefined;
-    const follower = settings.follow
+    const followStatus = settings.follow
+      ? new FollowStatus({ following: true, staleAfterMs: Math.max(10_000, 10 * settings.pollIntervalMs), problems: () => follower?.problems ?? [] })
+      : undefined;
+    const context = several ? { storage: name } : {};
+    const follower: StorageFollower | undefined = settings.follow
       ? new StorageFollower(storage, {
           pollIntervalMs: settings.pollIntervalMs,
           onRefresh: (event) => {
             followStatus?.record(event);
-            const context = several ? { storage: name } : {};
             if (event.kind === 'changed') logger?.info({ ...context, generation: event.generation, ms: event.ms }, 'storage changed');
-            else if (event.kind === 'failed') logger?.warn({ ...context, err: event.error }, 'refresh failed; serving the previous state');
+          },
+          // Once when a problem appears and once when it clears, on stderr for people and in the log.
+          onProblem: (report) => {
+            const { code, message } = report.problem;
+            const meanwhile = report.unreported > 0 ? ` (it came and went ${report.unreported} more time(s) since the last report)` : '';
+            if (report.kind === 'appeared') {
+              say(`following: problem: ${message}${meanwhile}; serving the last complete state`);
+              logger?.warn({ ...context, code, problem: message, unreported: report.unreported }, 'following problem');
+            } else {
+              say(`following: solved: ${message}${meanwhile}`);
+              logger?.info({ ...context, code, problem: message, unreported: report.unreported }, 'following problem solved');
+            }
           },
         })
       : undefined;

@@ -14,6 +14,7 @@ import { loadTlsConfig } from '../../http/tls.js';
 import { DEFAULT_MAX_UNSENT_BYTES } from '../../http/unsent-answers.js';
 import { descriptorLimit, storageDescriptorBudget } from '../../storage/file-reader.js';
 import { DEFAULT_POLL_INTERVAL_MS } from '../../storage/follow.js';
+import { DEFAULT_MAX_DICTIONARY_BYTES } from '../../storage/storage.js';
 import type { CommandIo } from '../io.js';
 import { STORAGE_ARGUMENT_TEXT, withStorageOptions } from '../storage-argument.js';
 import { fromEnv, integerOption, parseCommand, toolCommand } from '../option-values.js';
@@ -36,6 +37,8 @@ const MAX_TIMEOUT_MS = 86_400_000;
 const MAX_RESPONSE_BYTES = 2 ** 32;
 const MAX_UNSENT_BYTES = 2 ** 34;
 const MAX_CONNECTIONS = 1_000_000;
+/** Node's largest string is about 512 MiB of UTF-16; a dictionary is text. */
+const MAX_DICTIONARY_BYTES = 2 ** 30;
 
 export interface ServeOptions {
   /** The (first) storage: a directory, or a postgres:// URL (see openStorageSource). */
@@ -70,6 +73,8 @@ export interface ServeOptions {
   readonly maxUnsentBytes?: number | undefined;
   /** The log to this file instead of stdout. */
   readonly logFile?: string | undefined;
+  readonly allowExternalLinks?: boolean;
+  readonly maxDictionaryBytes?: number | undefined;
 }
 
 /** The `serve` command line: options, their ranges and environment variables (for parsing and --help). */
@@ -161,6 +166,26 @@ export function serveCommand(): Command {
           'bytes',
         ),
       ),
+    )
+    .addOption(
+      fromEnv(
+        new Option(
+          '--allow-external-links',
+          'follow symbolic links of the storage directory that lead outside it (refused by default: a storage file is only read inside the storage directory)',
+        ),
+      ),
+    )
+    .addOption(
+      fromEnv(
+        integerOption(
+          '--max-dictionary-bytes',
+          'n',
+          `refuse a type dictionary larger than this (default ${DEFAULT_MAX_DICTIONARY_BYTES})`,
+          1024,
+          MAX_DICTIONARY_BYTES,
+          'bytes',
+        ),
+      ),
     );
 }
 
@@ -188,6 +213,8 @@ interface ServeFlags {
   maxConnections?: number;
   maxUnsentBytes?: number;
   logFile?: string;
+  allowExternalLinks?: true;
+  maxDictionaryBytes?: number;
 }
 
 export function parseServeArgs(args: string[]): ServeOptions | 'help' {
@@ -235,6 +262,8 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
     ...(values.maxConnections === undefined ? {} : { maxConnections: values.maxConnections }),
     ...(values.maxUnsentBytes === undefined ? {} : { maxUnsentBytes: values.maxUnsentBytes }),
     ...(values.logFile === undefined ? {} : { logFile: values.logFile }),
+    ...(values.allowExternalLinks === true ? { allowExternalLinks: true } : {}),
+    ...(values.maxDictionaryBytes === undefined ? {} : { maxDictionaryBytes: values.maxDictionaryBytes }),
   };
 }
 
@@ -274,7 +303,10 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
 
   if (options.pgPasswordFile !== undefined) warnIfShared(options.pgPasswordFile, '--pg-password-file', warn);
   const registry = new StorageRegistry();
-  const storages = await openStorages(options.storages, options, { table: options.table, passwordFile: options.pgPasswordFile }, registry, io);
+  const storages = await openStorages(
+    options.storages,
+    { ...options, maxDictionaryBytes: options.maxDictionaryBytes ?? DEFAULT_MAX_DICTIONARY_BYTES },
+    { table: options.table, passwordFile: options.pgPasswordFile }, registry, io);
   const first = storages.opened[0]!;
   // Our own API's graph indexes are built in the background once the server listens.
   const app = buildApp(first.storage, {
