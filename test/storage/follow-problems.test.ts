@@ -190,7 +190,9 @@ describe('serve while the storage goes wrong', () => {
       await new Promise((resolve) => setTimeout(resolve, 2000));
       const ready = JSON.parse((await send(port, 'GET', '/ready')).body.toString()) as { problems: { code: string; message: string }[] };
       expect(ready.problems.map((p) => p.code)).toEqual(['FORMAT_BAD_LOG']);
-      writeFileSync(log, original);
+      // Put back in one step (a look between a truncation and a write would see another problem).
+      writeFileSync(`${log}.new`, original);
+      renameSync(`${log}.new`, log);
       await run.waitForStderr(/following: solved: /);
     } finally {
       run.child.kill('SIGTERM');
