@@ -1,18 +1,20 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { chromiumAvailable, CHROMIUM_PATH, launchBrowser, REPO_ROOT, startServer, viewerBuilt } from '../test/viewer/browser.js';
+import { chromiumAvailable, CHROMIUM_ENV, CHROMIUM_PATH, launchBrowser, REPO_ROOT, startServer, viewerBuilt } from '../test/viewer/browser.js';
 import { toPalettePng } from './png-palette.js';
+import { screenshotOutput } from './screenshot-output.js';
 
 /**
- * Regenerates the README's pictures of the web viewer (docs/screenshots/*.png) from corpus
- * storages: `npm run build && npx tsx scripts/screenshots.ts`.
+ * Takes the README's pictures of the web viewer from corpus storages: `npm run build && npm run
+ * screenshots` writes them to test-artifacts/screenshots to look at; `npm run screenshots --
+ * --readme` replaces the committed ones in docs/screenshots (see screenshot-output.ts).
  */
 
-const OUT = path.join(REPO_ROOT, 'docs/screenshots');
+const OUT = screenshotOutput(process.argv.slice(2), REPO_ROOT);
 
 if (!chromiumAvailable()) {
-  console.error(`${CHROMIUM_PATH} is missing (apt-get install chromium).`);
+  console.error(`${CHROMIUM_PATH} is missing (apt-get install chromium, or name another chromium in ${CHROMIUM_ENV}).`);
   process.exit(1);
 }
 if (!viewerBuilt()) {

@@ -3,6 +3,7 @@ import { StorageError } from '../errors.js';
 import { detectFamily, type FamilyName } from '../format/storage-family.js';
 import { parseTypeDictionary, type TypeEntry } from '../format/type-dictionary.js';
 import { builtinObjects, FIRST_OBJECT_ID } from './builtins.js';
+import { makeDirectories } from './make-directories.js';
 import type { FieldValue } from './entity-encoder.js';
 import { readExistingStorage, type ReadExistingOptions } from './existing-storage.js';
 import { creationEntry, storeEntry } from './log-entries.js';
@@ -424,7 +425,8 @@ function prepareNewDirectory(directory: string, channelCount: number): number {
   if (existsSync(directory) && readdirSync(directory).length > 0) {
     throw new StorageError('STORAGE_IO', `${directory} exists and is not empty`);
   }
-  mkdirSync(directory, { recursive: true });
+  // Level by level: a recursive mkdir never returns where the system answers ENOENT (/proc).
+  makeDirectories(directory);
   for (let c = 0; c < channelCount; c++) {
     mkdirSync(channelDirectory(directory, c));
     writeFileSync(logFilePath(directory, c), new Uint8Array(0));

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { StorageRegistry } from '../../src/http/storage-registry.js';
 import { Storage } from '../../src/storage/storage.js';
-import { chromiumAvailable, CHROMIUM_PATH, launchBrowser, REPO_ROOT } from '../viewer/browser.js';
+import { CHROMIUM_PATH, launchBrowser, REPO_ROOT } from '../viewer/browser.js';
+import { describeInBrowser } from '../viewer/browser-suite.js';
 import { corpusStorage, send } from '../security/server.js';
 
 /** The OpenAPI document: valid OpenAPI 3.1, complete (every route), and true to what is answered. */
@@ -122,8 +123,7 @@ describe('GET /openapi.json', () => {
   });
 });
 
-const inCi = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false';
-describe.skipIf(!chromiumAvailable() && !inCi)(`/docs in ${CHROMIUM_PATH}`, () => {
+describeInBrowser(`/docs in ${CHROMIUM_PATH}`, () => {
   it('renders every route of the document', async () => {
     const browser = await launchBrowser();
     try {

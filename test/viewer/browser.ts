@@ -1,15 +1,41 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp, type AppOptions } from '../../src/http/app.js';
 import { StorageRegistry } from '../../src/http/storage-registry.js';
 import { Storage } from '../../src/storage/storage.js';
 
 /** Shared by the browser tests and scripts/screenshots.ts: Debian's chromium and a real server. */
 
-export const CHROMIUM_PATH = '/usr/bin/chromium';
+/** The environment variable naming another chromium binary than Debian's. */
+export const CHROMIUM_ENV = 'STORAGE_INSPECTOR_CHROMIUM';
+const DEBIAN_CHROMIUM = '/usr/bin/chromium';
+
+export function chromiumPath(env: NodeJS.ProcessEnv = process.env): string {
+  const given = env[CHROMIUM_ENV]?.trim();
+  return given === undefined || given === '' ? DEBIAN_CHROMIUM : given;
+}
+
+export const CHROMIUM_PATH = chromiumPath();
+
+/** CI (the variable CI set, not to false): browser tests fail there instead of being skipped. */
+export function inCi(env: NodeJS.ProcessEnv = process.env): boolean {
+  const ci = env['CI'];
+  return ci !== undefined && ci !== '' && ci !== 'false' && ci !== '0';
+}
+
+/**
+ * Why the browser tests cannot run here, or undefined when they run (chromium found, or in CI,
+ * where a missing chromium fails them instead).
+ */
+export function browserSkipReason(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const path = chromiumPath(env);
+  if (existsSync(path) || inCi(env)) return undefined;
+  return `${path} is missing (apt-get install chromium, or name another chromium in ${CHROMIUM_ENV}); in CI they fail instead`;
+}
 export const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
@@ -35,7 +61,7 @@ export async function launchBrowser(viewport = { width: 1280, height: 800 }): Pr
   const userDataDir = mkdtempSync(path.join(tmpdir(), 'storage-inspector-chromium-'));
   try {
     const context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM_PATH,
+      executablePath: chromiumPath(),
       headless: true,
       args: CHROMIUM_ARGS,
       viewport,
@@ -63,21 +89,33 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** The real HTTP application on a free loopback port, serving one corpus storage. */
-export async function startServer(storageName: string): Promise<RunningServer> {
+export interface ServerSetup {
+  /** Options for the application (access control, CORS...). */
+  readonly app?: Partial<AppOptions>;
+  /** A fixed port (to stop and start a server at the same address); 0 by default. */
+  readonly port?: number;
+  /** Sees the headers of every request (before access control). */
+  readonly onRequest?: (headers: IncomingHttpHeaders) => void;
+}
+
+/** The real HTTP application on a loopback port, serving one corpus storage. */
+export async function startServer(storageName: string, setup: ServerSetup = {}): Promise<RunningServer> {
   const storage = await Storage.open(path.join(STORAGES, storageName));
   // With storage-inspector's own API, as `serve` runs it (its graph index built before the tests look).
   const registry = new StorageRegistry();
   registry.add('default', storage);
   registry.startAll();
   await registry.get()!.graph.ready();
-  const app = buildApp(storage, { instance: 'microstream', api: registry });
-  await app.listen({ host: '127.0.0.1', port: 0 });
+  const app = buildApp(storage, { instance: 'microstream', api: registry, ...setup.app });
+  const onRequest = setup.onRequest;
+  if (onRequest !== undefined) app.server.prependListener('request', (request: IncomingMessage) => onRequest(request.headers));
+  await app.listen({ host: '127.0.0.1', port: setup.port ?? 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
   return {
     url: `http://127.0.0.1:${port}`,
     close: async () => {
+      app.server.closeAllConnections();
       await app.close();
       await registry.close();
       await storage.close();
@@ -86,7 +124,7 @@ export async function startServer(storageName: string): Promise<RunningServer> {
 }
 
 export function chromiumAvailable(): boolean {
-  return existsSync(CHROMIUM_PATH);
+  return existsSync(chromiumPath());
 }
 
 export function viewerBuilt(): boolean {

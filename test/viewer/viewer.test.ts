@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import {
   BUILT_VIEWER,
   chromiumAvailable,
+  CHROMIUM_ENV,
   CHROMIUM_PATH,
   launchBrowser,
   REPO_ROOT,
@@ -13,17 +14,13 @@ import {
   type Browser,
   type RunningServer,
 } from './browser.js';
+import { describeInBrowser } from './browser-suite.js';
 
 /**
  * The web viewer in a real browser (Debian's chromium driven by playwright-core) against the real
  * server on corpus storages. Screenshots of every view go to test-artifacts/viewer/.
  */
 
-const inCi = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false';
-const skip = !chromiumAvailable() && !inCi;
-if (skip) {
-  console.warn(`SKIPPED the viewer browser tests: ${CHROMIUM_PATH} is missing (apt-get install chromium). In CI (CI set) they fail instead.`);
-}
 
 const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts/viewer');
 const BIG_LIST = '1000000000000000071';
@@ -89,9 +86,9 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
 }
 
-describe.skipIf(skip)('web viewer in chromium', () => {
+describeInBrowser('web viewer in chromium', () => {
   beforeAll(async () => {
-    if (!chromiumAvailable()) throw new Error(`${CHROMIUM_PATH} is missing: CI must install Debian's chromium package (apt-get install -y chromium)`);
+    if (!chromiumAvailable()) throw new Error(`${CHROMIUM_PATH} is missing: CI must install Debian's chromium package (apt-get install -y chromium) or name one in ${CHROMIUM_ENV}`);
     if (!viewerBuilt()) {
       throw new Error(`The built viewer is missing (${BUILT_VIEWER}). Run "npm run build" (npm install runs it through "prepare").`);
     }

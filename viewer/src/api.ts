@@ -69,32 +69,51 @@ export class ApiError extends Error {
   }
 }
 
-const TOKEN_KEY = 'storage-inspector.token';
+/** Before tokens were bound to their server, one key held the token for any server: never used again. */
+const UNBOUND_TOKEN_KEY = 'storage-inspector.token';
+const TOKEN_KEY_PREFIX = 'storage-inspector.token@';
 
+/**
+ * The REST API of one server. A Bearer token entered for it is kept (for this browser tab) under
+ * the server's origin and only ever sent to that origin: a link naming another server in `?api=`
+ * cannot make the viewer send it there.
+ */
 export class Api {
-  /** Bearer token for servers that require one (kept for this browser tab only). */
-  token: string | undefined;
+  /** Origin of `base` (scheme, host, port): what credentials are bound to. */
+  readonly origin: string;
+  private tokenValue: string | undefined;
 
   constructor(
     /** Origin (and optional path prefix) of the REST service, without a trailing slash. */
     readonly base: string,
     public instance: string,
   ) {
+    this.origin = new URL(base).origin;
     try {
-      this.token = sessionStorage.getItem(TOKEN_KEY) ?? undefined;
+      sessionStorage.removeItem(UNBOUND_TOKEN_KEY);
+      this.tokenValue = sessionStorage.getItem(this.tokenKey) ?? undefined;
     } catch {
-      this.token = undefined;
+      this.tokenValue = undefined;
     }
   }
 
+  /** Bearer token for this server, if one was entered for it. */
+  get token(): string | undefined {
+    return this.tokenValue;
+  }
+
   setToken(token: string | undefined): void {
-    this.token = token;
+    this.tokenValue = token;
     try {
-      if (token === undefined) sessionStorage.removeItem(TOKEN_KEY);
-      else sessionStorage.setItem(TOKEN_KEY, token);
+      if (token === undefined) sessionStorage.removeItem(this.tokenKey);
+      else sessionStorage.setItem(this.tokenKey, token);
     } catch {
       // storage unavailable: keep it in memory only
     }
+  }
+
+  private get tokenKey(): string {
+    return TOKEN_KEY_PREFIX + this.origin;
   }
 
   /** Display form of the server, e.g. `127.0.0.1:4567`. */
@@ -186,7 +205,8 @@ export class Api {
   private async request(url: string, what: string): Promise<Response> {
     let response: Response;
     const headers: Record<string, string> = {};
-    if (this.token !== undefined) headers['authorization'] = `Bearer ${this.token}`;
+    // Credentials go to the server they were given for, and nowhere else.
+    if (this.tokenValue !== undefined && new URL(url).origin === this.origin) headers['authorization'] = `Bearer ${this.tokenValue}`;
     try {
       response = await fetch(url, { headers, cache: 'no-store' });
     } catch {
@@ -199,11 +219,14 @@ export class Api {
     }
     if (response.ok) return response;
     const body = (await response.text().catch(() => '')).trim();
-    throw describeFailure(response.status, body, what, url);
+    throw describeFailure(response.status, body, what, url, response.headers.get(ERROR_HEADER) ?? undefined);
   }
 }
 
-function describeFailure(status: number, body: string, what: string, url: string): ApiError {
+/** storage-inspector names the reason of a failure here: `<CODE>: <message>` with file and offset. */
+const ERROR_HEADER = 'x-storage-inspector-error';
+
+function describeFailure(status: number, body: string, what: string, url: string, reason: string | undefined): ApiError {
   if (status === 401 || status === 403) {
     return new ApiError('unauthorized', 'This server requires credentials. Enter an access token to continue.', status, url);
   }
@@ -227,12 +250,16 @@ function describeFailure(status: number, body: string, what: string, url: string
     return new ApiError('not-found', `The server does not know ${what} (404). Is the instance name "${url.split('/')[3] ?? ''}" right?`, status, url);
   }
   if (status === 503) {
-    return new ApiError('server', `The server is busy or not ready for ${what} (503). Try again in a moment.`, status, url);
+    const why = reason === undefined ? '' : ` The server says: ${reason}`;
+    return new ApiError('server', `The server is busy or not ready for ${what} (503). Try again in a moment.${why}`, status, url);
+  }
+  if (status >= 500 && reason !== undefined) {
+    return new ApiError('server', `The server could not read ${what} (error ${status}): ${reason}`, status, url);
   }
   if (status >= 500) {
     return new ApiError('server', `The server could not read ${what} (error ${status}). The stored data may be unreadable for the service.`, status, url);
   }
-  return new ApiError('server', `The server answered ${status} for ${what}.`, status, url);
+  return new ApiError('server', `The server answered ${status} for ${what}.${reason === undefined ? '' : ` ${reason}`}`, status, url);
 }
 
 function capitalize(text: string): string {

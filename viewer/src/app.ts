@@ -18,6 +18,8 @@ export class DictionaryHolder implements DictionarySource {
   private dictionary = new TypeDictionary([]);
   private pending: Promise<void> | undefined;
   private loadedAt = 0;
+  /** Bumped by `reset`: answers to loads started before belong to the previous instance. */
+  private epoch = 0;
   loaded = false;
 
   constructor(
@@ -29,10 +31,21 @@ export class DictionaryHolder implements DictionarySource {
     return this.dictionary;
   }
 
+  /** Forget the dictionary (another instance is shown now); a load under way no longer counts. */
+  reset(): void {
+    this.dictionary = new TypeDictionary([]);
+    this.pending = undefined;
+    this.loaded = false;
+    this.loadedAt = 0;
+    this.epoch++;
+  }
+
   load(): Promise<void> {
+    const epoch = this.epoch;
     this.pending ??= this.api
       .dictionary()
       .then((text) => {
+        if (epoch !== this.epoch) return;
         const before = this.dictionary.entries.length;
         this.dictionary = TypeDictionary.parse(text);
         this.loaded = true;
@@ -163,7 +176,7 @@ export class App {
     clear(host, h('div', { class: 'app' }, bar, this.banner, this.main, this.toast));
     this.live = new LiveWatcher(this.api, {
       changed: () => void this.storageChanged(),
-      down: (message) => this.setOffline(message),
+      down: (error) => this.liveCheckFailed(error),
       up: () => this.setOnline(),
       checked: () => this.updateLiveStatus(),
     });
@@ -284,26 +297,12 @@ export class App {
   }
 
   private async onRoute(): Promise<void> {
-    if (!this.types.loaded) return;
     const route = parseHash(location.hash);
     if (route.instance !== undefined && route.instance !== this.api.instance) {
-      // Another instance name: everything known so far belongs to the other one.
-      this.api.instance = route.instance;
-      this.data = undefined;
-      this.dictionaryView = undefined;
-      this.statisticsView = undefined;
-      this.typesView = undefined;
-      this.analysisView = undefined;
-      this.searchView = undefined;
-      this.loader.clear();
-      this.updateInstanceLabel();
-      try {
-        await this.types.load();
-      } catch (error) {
-        this.showStartProblem(error);
-        return;
-      }
+      await this.switchInstance(route.instance);
+      return;
     }
+    if (!this.types.loaded) return;
     this.setView(route.view);
     switch (route.view) {
       case 'data': {
@@ -313,6 +312,8 @@ export class App {
         this.mount(this.data.element);
         document.title = `${route.oid === undefined ? 'Data' : `Object ${route.oid}`} · ${this.api.instance} · storage-inspector`;
         await this.data.show(route.oid, route.path);
+        // Keyboard users start in the tree (arrow keys work at once), unless they are elsewhere.
+        if (document.activeElement === null || document.activeElement === document.body) this.data.focus();
         break;
       }
       case 'dictionary':
@@ -346,6 +347,29 @@ export class App {
         await this.searchView.show(route.query, route.type);
         break;
     }
+  }
+
+  /**
+   * The hash names another instance: everything known so far belongs to the previous one (views,
+   * answers, dictionary, the live watcher's figures and its alarms), then it starts like a fresh load.
+   */
+  private async switchInstance(instance: string): Promise<void> {
+    this.api.instance = instance;
+    this.data = undefined;
+    this.dictionaryView = undefined;
+    this.statisticsView = undefined;
+    this.typesView = undefined;
+    this.analysisView = undefined;
+    this.searchView = undefined;
+    this.loader.clear();
+    this.types.reset();
+    this.live.reset();
+    this.lastDataRoute = { view: 'data', instance: undefined, oid: undefined, path: [] };
+    this.offline = false;
+    this.banner.hidden = true;
+    this.updateLiveStatus();
+    clear(this.main, h('p', { class: 'boot' }, `Opening instance ${instance}…`));
+    await this.boot();
   }
 
   private mount(element: HTMLElement): void {
@@ -407,19 +431,34 @@ export class App {
     this.dictionaryView?.refresh();
   }
 
-  private setOffline(message: string): void {
+  /** A look at the statistics failed: lost connection, or an error answer (e.g. an unknown instance). */
+  private liveCheckFailed(error: unknown): void {
+    const unreachable = error instanceof ApiError && error.kind === 'unreachable';
+    if (!unreachable) {
+      // The server answers, with an error: no lost connection (a start problem is shown where it matters).
+      if (this.offline) this.setOnline();
+      return;
+    }
     this.updateLiveStatus();
     if (this.offline) return;
     this.offline = true;
-    clear(this.banner, h('strong', null, 'Connection lost. '), message, ' Retrying every 2 seconds…');
+    clear(this.banner, h('strong', null, 'Connection lost. '), errorMessage(error), ' Retrying every 2 seconds…');
     this.banner.hidden = false;
   }
 
   private setOnline(): void {
+    if (!this.offline) return;
     this.offline = false;
     this.banner.hidden = true;
+    this.updateLiveStatus();
     this.notify('The server answers again.', 'info');
-    if (!this.types.loaded) void this.boot();
+    if (!this.types.loaded) {
+      void this.boot();
+      return;
+    }
+    // What failed while it did not answer is loaded again.
+    if (this.data?.failed === true) void this.onRoute();
+    else void this.data?.retryUnreachable();
   }
 
   private updateLiveStatus(): void {

@@ -9,8 +9,8 @@ import { ApiError, type Api, type FilesStatistics } from './api.js';
 export interface LiveEvents {
   /** The figures differ from the last ones seen. */
   changed(statistics: FilesStatistics): void;
-  /** A check failed because the server does not answer (or answers with an error). */
-  down(message: string): void;
+  /** A check failed: the server does not answer (an ApiError of kind `unreachable`) or answers with an error. */
+  down(error: unknown): void;
   /** A check succeeded after one had failed. */
   up(): void;
   /** After every check, with its outcome. */
@@ -52,6 +52,12 @@ export class LiveWatcher {
     this.timer = undefined;
   }
 
+  /** Forget the figures and failures seen (another instance is watched from now on). */
+  reset(): void {
+    this.last = undefined;
+    this.failing = false;
+  }
+
   /** Take these figures as the known state (e.g. after the statistics view loaded them). */
   accept(statistics: FilesStatistics): void {
     this.last = statisticsSignature(statistics);
@@ -77,8 +83,8 @@ export class LiveWatcher {
       if (before !== undefined && before !== signature) this.events.changed(statistics);
       this.events.checked(true);
     } catch (error) {
-      this.failing = true;
-      this.events.down(error instanceof ApiError ? error.message : String(error));
+      this.failing = error instanceof ApiError && error.kind === 'unreachable';
+      this.events.down(error);
       this.events.checked(false);
     } finally {
       this.running = false;

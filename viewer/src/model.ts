@@ -1,4 +1,4 @@
-import { ApiError, errorMessage, type Api, type Json, type ObjectDescription, type ObjectQuery } from './api.js';
+import { ApiError, errorMessage, type Api, type ApiErrorKind, type Json, type ObjectDescription, type ObjectQuery } from './api.js';
 import { enumOrdinalIndex, isReferenceMember, PRIMITIVE_TYPES, readableTypeName, shortTypeName, type Member, type TypeDictionary, type TypeEntry } from './dictionary.js';
 import { escapeControls, groupDigits, quote } from './format.js';
 
@@ -76,6 +76,8 @@ export interface TreeNode {
   expanded: boolean;
   loading: boolean;
   error?: string | undefined;
+  /** Why loading failed (`unreachable`: the server did not answer; worth retrying once it does). */
+  errorKind?: ApiErrorKind | undefined;
   /** A few `name: value` texts of a plain object's fields, fetched for the value column. */
   peek?: readonly string[] | undefined;
   /** Bumped whenever the row needs to be drawn again. */
@@ -160,12 +162,14 @@ export class TreeLoader {
     if (node.children !== undefined) return;
     node.loading = true;
     node.error = undefined;
+    node.errorKind = undefined;
     try {
       if (node.kind === 'object' && node.oid !== undefined) await this.loadObject(node);
       else if ((node.kind === 'member' || node.kind === 'range') && node.slot !== undefined) await this.loadRange(node, node.slot);
       else node.children = node.children ?? [];
     } catch (error) {
       node.error = errorMessage(error);
+      node.errorKind = error instanceof ApiError ? error.kind : undefined;
       node.children = undefined;
     } finally {
       node.loading = false;
@@ -183,6 +187,7 @@ export class TreeLoader {
       await this.settle(node);
     } catch (error) {
       node.error = errorMessage(error);
+      node.errorKind = error instanceof ApiError ? error.kind : undefined;
       node.expandable = false;
     }
     node.version++;

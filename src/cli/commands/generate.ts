@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
+import { makeDirectories } from '../../writer/make-directories.js';
 import type { FamilyName } from '../../format/storage-family.js';
 import { DEFAULT_FILE_MAXIMUM_SIZE } from '../../writer/storage-writer.js';
 import { generateStorage, MIN_GENERATED_ENTITIES } from '../../writer/generator/generate-storage.js';
@@ -55,6 +56,12 @@ export async function run(args: string[], io: { stdout: { write(t: string): unkn
   if (existsSync(options.out)) {
     if (!statSync(options.out).isDirectory()) throw new UsageError(`${options.out} exists and is not a directory`);
     if (readdirSync(options.out).length > 0) throw new UsageError(`${options.out} is not empty; refusing to write into it`);
+  }
+  // An output directory that cannot be created is refused before anything is generated.
+  try {
+    makeDirectories(options.out);
+  } catch (error) {
+    throw new UsageError(`--out ${error instanceof Error ? error.message : String(error)}`);
   }
   const started = performance.now();
   const summary = generateStorage({

@@ -19,6 +19,8 @@ const KEEP_TREES = 12;
 export class DataView {
   readonly element: HTMLElement;
   private readonly crumbs: HTMLElement;
+  /** Says when a link's `?path=` does not exist in the tree. */
+  private readonly notice: HTMLElement;
   private readonly detail: HTMLElement;
   private readonly grid: TreeGrid;
   private readonly trees = new Map<string, TreeState>();
@@ -45,11 +47,13 @@ export class DataView {
       if (selected !== undefined && selected.version !== this.detailVersion) this.renderDetail();
     };
     this.crumbs = h('nav', { class: 'crumbs', 'aria-label': 'Path of the selected node' });
+    this.notice = h('div', { class: 'path-notice', role: 'status', hidden: true });
     this.detail = h('aside', { class: 'detail', 'aria-label': 'Selected node' });
     this.element = h(
       'section',
       { class: 'view data-view', 'aria-label': 'Data' },
       this.crumbs,
+      this.notice,
       h(
         'div',
         { class: 'split' },
@@ -98,9 +102,58 @@ export class DataView {
     }
     if (!state.root.expanded) await this.expand(state.root);
     if (generation !== this.generation) return;
-    const target = path.length === 0 ? (state.selected ?? state.root) : await this.reveal(state.root, path, generation);
-    if (generation !== this.generation) return;
-    this.setSelected(target ?? state.root, false);
+    this.setNotice(undefined);
+    let target = state.selected ?? state.root;
+    if (path.length > 0) {
+      const revealed = await this.reveal(state.root, path, generation);
+      if (generation !== this.generation) return;
+      target = revealed.node;
+      if (revealed.missing !== undefined) {
+        const found = path.slice(0, path.length - revealed.missing.length);
+        this.setNotice(
+          `The path ${path.join('/')} of this link was not found: ${revealed.missing[0] ?? ''} does not exist ` +
+            (found.length === 0 ? `in ${state.root.label}. Showing ${state.root.label}.` : `below ${found.join('/')}. Showing ${found.join('/')}.`),
+        );
+      }
+    }
+    this.setSelected(target, false);
+  }
+
+  /** Loads again what failed because the server did not answer (it answers again). */
+  async retryUnreachable(): Promise<void> {
+    const state = this.state;
+    if (state === undefined) return;
+    const failed: TreeNode[] = [];
+    const collect = (node: TreeNode): void => {
+      if (node.errorKind === 'unreachable') failed.push(node);
+      for (const child of node.children ?? []) collect(child);
+    };
+    collect(state.root);
+    await Promise.all(
+      failed.map(async (node) => {
+        node.error = undefined;
+        node.errorKind = undefined;
+        node.version++;
+        if (node.expanded || node.children === undefined) {
+          node.children = undefined;
+          if (node.kind === 'object') node.expandable = true;
+          if (node.expanded) await this.expand(node);
+        }
+        if (node.kind === 'object' && node.desc === undefined) await this.app.loader.describe(node);
+      }),
+    );
+    this.grid.render();
+    this.renderDetail();
+  }
+
+  /** Whether the view shows a failure to load its start (its root). */
+  get failed(): boolean {
+    return this.state === undefined;
+  }
+
+  private setNotice(text: string | undefined): void {
+    this.notice.textContent = text ?? '';
+    this.notice.hidden = text === undefined;
   }
 
   /** Forget all trees: the storage changed. The current tree is reloaded keeping its open nodes. */
@@ -168,21 +221,29 @@ export class DataView {
     clear(this.detail, h('div', { class: 'problem', role: 'alert' }, h('strong', null, 'Cannot show the data. '), message));
   }
 
-  /** Expands along `path` (segments without ranges); returns the last node found. */
-  private async reveal(root: TreeNode, path: readonly string[], generation: number): Promise<TreeNode | undefined> {
+  /**
+   * Expands along `path` (segments without ranges); returns the last node found and, when the
+   * path goes on beyond it, the segments that were not found.
+   */
+  private async reveal(root: TreeNode, path: readonly string[], generation: number): Promise<{ node: TreeNode; missing?: readonly string[] }> {
     let node = root;
-    for (const segment of path) {
+    for (let i = 0; i < path.length; i++) {
+      const segment = path[i] as string;
       let next = await this.findChild(node, segment);
       while (next !== undefined && next.kind === 'range') {
         // Elements of big lists sit below ranges: descend into the one holding the index.
         const inner = await this.findChild(next, segment);
-        if (inner === undefined) break;
+        if (inner === undefined) {
+          next = undefined;
+          break;
+        }
         next = inner;
       }
-      if (generation !== this.generation || next === undefined) return node;
+      if (generation !== this.generation) return { node };
+      if (next === undefined) return { node, missing: path.slice(i) };
       node = next;
     }
-    return node;
+    return { node };
   }
 
   private async findChild(node: TreeNode, segment: string): Promise<TreeNode | undefined> {

@@ -1,0 +1,59 @@
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeDirectories } from '../../src/writer/make-directories.js';
+import { screenshotOutput } from '../../scripts/screenshot-output.js';
+import { spawnCli } from '../security/cli.js';
+import { browserSkipReason, chromiumPath, CHROMIUM_ENV, REPO_ROOT } from '../viewer/browser.js';
+
+/** The tools around the code: output directories, the browser the tests drive, the screenshot script. */
+
+let tmp: string;
+beforeAll(() => {
+  tmp = mkdtempSync(join(tmpdir(), 'si-tooling-'));
+});
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe('output directories', () => {
+  it('generate refuses an --out that cannot be created, at once (Node hangs creating /proc/x recursively)', async () => {
+    if (!existsSync('/proc/self')) return; // the case only exists where /proc does
+    const run = spawnCli(['generate', '--entities', '100', '--out', '/proc/storage-inspector-test/x']);
+    const exit = await run.exit;
+    expect(exit.code).toBe(2);
+    expect(run.stderr()).toContain("--out cannot create the directory /proc/storage-inspector-test/x: ENOENT: no such file or directory, mkdir '/proc/storage-inspector-test'");
+  });
+
+  it('creates missing levels one by one, and names what is in the way', () => {
+    makeDirectories(join(tmp, 'a', 'b', 'c'));
+    expect(statSync(join(tmp, 'a', 'b', 'c')).isDirectory()).toBe(true);
+    makeDirectories(join(tmp, 'a', 'b', 'c'));
+    writeFileSync(join(tmp, 'file'), 'x');
+    expect(() => makeDirectories(join(tmp, 'file', 'sub'))).toThrow(`cannot create the directory ${join(tmp, 'file', 'sub')}: ${join(tmp, 'file')} is not a directory`);
+  });
+});
+
+describe('the browser of the tests', () => {
+  it('is Debian chromium unless the environment names another', () => {
+    expect(chromiumPath({})).toBe('/usr/bin/chromium');
+    expect(chromiumPath({ [CHROMIUM_ENV]: '/opt/chrome/chrome' })).toBe('/opt/chrome/chrome');
+  });
+
+  it('when missing, the browser tests say so outside CI and fail in CI', () => {
+    const missing = join(tmp, 'no-chromium');
+    expect(browserSkipReason({ [CHROMIUM_ENV]: missing })).toBe(
+      `${missing} is missing (apt-get install chromium, or name another chromium in ${CHROMIUM_ENV}); in CI they fail instead`,
+    );
+    expect(browserSkipReason({ [CHROMIUM_ENV]: missing, CI: 'true' })).toBeUndefined();
+    expect(browserSkipReason({ [CHROMIUM_ENV]: process.execPath })).toBeUndefined();
+  });
+});
+
+describe('npm run screenshots', () => {
+  it('writes to test-artifacts unless asked to replace the README pictures', () => {
+    expect(screenshotOutput([], REPO_ROOT)).toBe(join(REPO_ROOT, 'test-artifacts/screenshots'));
+    expect(screenshotOutput(['--readme'], REPO_ROOT)).toBe(join(REPO_ROOT, 'docs/screenshots'));
+    expect(screenshotOutput(['--out', join(tmp, 'shots')], REPO_ROOT)).toBe(join(tmp, 'shots'));
+    expect(() => screenshotOutput(['--out'], REPO_ROOT)).toThrow('--out needs a directory');
+  });
+});

@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../viewer/browser.js';
+
+/**
+ * The README's commands run this project's code. `npx storage-inspector` alone would fetch and run
+ * whatever the npm registry holds under that name (not this tool); inside a clone it must be
+ * `npx --no-install`, and outside one the command is installed from the clone.
+ */
+
+const README = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+
+/** The lines of the README's code blocks. */
+function codeLines(markdown: string): string[] {
+  const lines: string[] = [];
+  let inBlock = false;
+  for (const line of markdown.split('\n')) {
+    if (line.startsWith('```')) inBlock = !inBlock;
+    else if (inBlock || line.startsWith('    ')) lines.push(line.trim());
+  }
+  return lines;
+}
+
+describe('README commands', () => {
+  it('never runs storage-inspector through npx without --no-install', () => {
+    const npx = [...codeLines(README), ...[...README.matchAll(/`([^`]*npx [^`]*)`/g)].map((m) => m[1] as string)].filter((l) => /\bnpx\b.*storage-inspector/.test(l));
+    expect(npx.length).toBeGreaterThan(0);
+    const plain = npx.filter((l) => !/\bnpx --no-install storage-inspector\b/.test(l) && l !== 'npx storage-inspector');
+    expect(plain).toEqual([]);
+  });
+
+  it('says how to install the command from a clone', () => {
+    expect(README).toContain('npm install -g .');
+    expect(README).toContain('npm link');
+    expect(README).toMatch(/not published to the npm registry/);
+  });
+});
