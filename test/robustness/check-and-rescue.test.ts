@@ -37,6 +37,11 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
+/** A corpus storage by name, or one of the generated ones (`generated-2`, `generated-4`). */
+function sourceOf(name: string): string {
+  return name === 'generated-2' ? generated2 : name === 'generated-4' ? generated4 : corpusStorage(name);
+}
+
 let counter = 0;
 
 /** A fresh copy of a storage, damaged by `damage`, then checked and rescued. */
@@ -71,10 +76,10 @@ function records(source: string, file: string) {
 
 describe('a data file the log names is missing', () => {
   it.each([
-    ['graph', corpusStorage('graph'), 'channel_0/channel_0_12.dat'],
-    ['generated (4 channels)', '', 'channel_2/channel_2_3.dat'],
-  ])('%s: %s', async (_name, source, file) => {
-    const o = await damaged(source || generated4, (dir) => rmSync(join(dir, file)));
+    ['graph', 'channel_0/channel_0_12.dat'],
+    ['generated-4', 'channel_2/channel_2_3.dat'],
+  ])('%s: %s removed', async (name, file) => {
+    const o = await damaged(sourceOf(name), (dir) => rmSync(join(dir, file)));
     const [problem] = at(o.before, o.dir, file, 0);
     expect(problem?.code).toBe('DATA_FILE_MISSING');
     expect(problem?.java?.message).toMatch(/^Non-deleted non-empty data file not found: channel \d, file \d+$/);
@@ -130,10 +135,10 @@ describe('overwritten bytes in a transaction log entry', () => {
 
 describe('a record header with an impossible length', () => {
   it.each([
-    ['graph', corpusStorage('graph'), 'channel_1/channel_1_10.dat'],
-    ['generated (2 channels)', '', 'channel_1/channel_1_2.dat'],
-  ])('%s: %s', async (_name, given, file) => {
-    const source = given || generated2;
+    ['graph', 'channel_1/channel_1_10.dat'],
+    ['generated-2', 'channel_1/channel_1_2.dat'],
+  ])('%s: the fourth record of %s', async (name, file) => {
+    const source = sourceOf(name);
     const record = records(source, file)[3]!;
     const o = await damaged(source, (dir) => {
       const bytes = readFileSync(join(dir, file));
@@ -150,10 +155,10 @@ describe('a record header with an impossible length', () => {
 
 describe('an unknown type id', () => {
   it.each([
-    ['graph', corpusStorage('graph'), 'channel_0/channel_0_14.dat'],
-    ['generated (4 channels)', '', 'channel_3/channel_3_4.dat'],
-  ])('%s: %s', async (_name, given, file) => {
-    const source = given || generated4;
+    ['graph', 'channel_0/channel_0_14.dat'],
+    ['generated-4', 'channel_3/channel_3_4.dat'],
+  ])('%s: a record near the end of %s', async (name, file) => {
+    const source = sourceOf(name);
     const record = records(source, file).at(-2)!;
     const o = await damaged(source, (dir) => {
       const bytes = readFileSync(join(dir, file));
