@@ -60,9 +60,17 @@ export class PostgresSource implements StorageSource {
       max: options.poolSize ?? 8,
       ...options.connection,
     });
-    // An idle connection that breaks (server restart, network) must not take the process down.
+    // A connection that breaks (server restart, network) must not take the process down: the
+    // pool listens on idle ones only, so every connection also gets a listener of its own for the
+    // time a snapshot or a stream holds it between statements. Its next statement then fails as a
+    // connection error, and the connection is dropped and replaced.
     this.pool.on('error', (error) => {
       this.lastIdleError = error;
+    });
+    this.pool.on('connect', (client) => {
+      client.on('error', (error) => {
+        this.lastIdleError = error;
+      });
     });
   }
 

@@ -144,6 +144,36 @@ describe('bad input in PostgreSQL', () => {
     expect(await digestOf(database, 'ms_graph')).toBe(digest);
   });
 
+  it('a connection ended while a snapshot holds it between statements: that snapshot fails clearly, the process lives on', async () => {
+    const { database } = await prepare('graph', async () => undefined);
+    const source = openStorageSource(readerUrl(database), { table: 'ms_graph', passwordFile });
+    try {
+      const outcome = await source
+        .snapshot(async (reader) => {
+          await reader.listRoot();
+          const admin = await adminClient(database);
+          await admin.query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'storage-inspector' AND datname = $1",
+            [database],
+          );
+          await admin.end();
+          // The server's termination notice reaches the idle, checked-out connection first.
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          return reader.listRoot();
+        })
+        .then(
+          () => 'answered',
+          (error: unknown) => String(error),
+        );
+      expect(outcome).toMatch(/STORAGE_UNAVAILABLE|terminat|connection/i);
+      // The next snapshot gets a fresh connection.
+      const listing = await source.snapshot((reader) => reader.listRoot());
+      expect(listing).toBeDefined();
+    } finally {
+      await source.close();
+    }
+  });
+
   it("says nothing to the database but reads (the server's statement log of a whole session)", async () => {
     const { database } = await prepare('collections', async () => undefined);
     const admin = await adminClient('postgres');
