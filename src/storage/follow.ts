@@ -12,6 +12,11 @@ import type { RefreshResult, Storage } from './storage.js';
 export interface FollowOptions {
   /** Polling interval in milliseconds (also the upper bound of the reaction time). */
   readonly pollIntervalMs?: number;
+  /**
+   * How long a storage may stay incomplete (a dictionary being rewritten, absent for a moment)
+   * before that is reported as a problem; default 10 s.
+   */
+  readonly deferredProblemMs?: number;
   /** Reports the outcome of each refresh. */
   readonly onRefresh?: (event: FollowEvent) => void;
   /**
@@ -102,11 +107,12 @@ export class StorageFollower {
     if (result.deferred === undefined) this.deferredSince = undefined;
     else {
       this.deferredSince ??= started;
-      if (started - this.deferredSince >= DEFERRED_PROBLEM_MS) {
+      const patience = this.options.deferredProblemMs ?? DEFERRED_PROBLEM_MS;
+      if (started - this.deferredSince >= patience) {
         seen.push({
           key: 'STORAGE_DEFERRED',
           code: 'STORAGE_INCONSISTENT',
-          message: `the storage has not been complete for over ${DEFERRED_PROBLEM_MS / 1000} s: ${result.deferred}; serving the previous state`,
+          message: `the storage has not been complete for over ${patience / 1000} s: ${result.deferred}; serving the previous state`,
         });
       }
     }
