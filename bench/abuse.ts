@@ -9,7 +9,7 @@
  *                  that never send a request; then new clients ask for /root. Prints the server's
  *                  open descriptors, how the new clients were answered, and EMFILE lines on stderr.
  *   sigterm        N clients (default 66) ask for the big answer and read it slowly (ABUSE_READ_KIB_S,
- *                  default 1024 KiB/s each); SIGTERM once ABUSE_SIGNAL_AT (default 40) are receiving
+ *                  default 1024 KiB/s each); SIGTERM once ABUSE_SIGNAL_AT (default 8) are receiving
  *                  at the same time. Prints how many got their whole answer, and the server's words.
  *
  * Environment: ABUSE_CLIENTS (N), ABUSE_SECONDS (slow-readers duration, default 40),
@@ -221,10 +221,11 @@ async function sigterm(): Promise<void> {
     );
   }
   // Signal while as many answers as possible are being received (or all have started).
-  const target = Math.min(clients, Number(process.env.ABUSE_SIGNAL_AT ?? 40));
+  const target = Math.min(clients, Number(process.env.ABUSE_SIGNAL_AT ?? 8));
   const deadline = Date.now() + 120_000;
   while (receivingNow < target && ended < clients && Date.now() < deadline) await sleep(10);
   const receiving = receivingNow;
+  const endedBefore = ended;
   const signalled = performance.now();
   server.child.kill('SIGTERM');
   const results = await Promise.all(outcomes);
@@ -236,7 +237,7 @@ async function sigterm(): Promise<void> {
   const cut = results.filter((r) => r.status === 200 && r.bytes !== r.expected);
   const others: Record<string, number> = {};
   for (const r of results) if (r.status !== 200) others[r.status] = (others[r.status] ?? 0) + 1;
-  console.log(`sigterm: ${clients} clients reading the ${BIG_BYTES}-byte answer at ~${kibPerSecond} KiB/s; SIGTERM while ${receiving} were receiving (${ended} requests done before)`);
+  console.log(`sigterm: ${clients} clients reading the ${BIG_BYTES}-byte answer at ~${kibPerSecond} KiB/s; SIGTERM while ${receiving} were receiving (${endedBefore} requests done before, ${started} answers started by then or later)`);
   console.log(`  complete: ${complete}, cut: ${cut.length}${cut.length > 0 ? ` (${cut.map((r) => r.bytes).join(', ')} bytes)` : ''}, not 200: ${JSON.stringify(others)}`);
   console.log(`  server exited ${exitMs.toFixed(0)} ms after the signal; its stderr after the signal:`);
   const lines = server.stderr().split('\n');
