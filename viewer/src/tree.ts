@@ -1,6 +1,7 @@
 import type { TypeDictionary } from './dictionary.js';
 import { h } from './dom.js';
-import { isConstantId, nodeType, summarize, type TreeNode } from './model.js';
+import { isConstantId, type TreeNode } from './model.js';
+import { nodeType, summarize } from './node-summary.js';
 
 /**
  * The tree grid of the data view (WAI-ARIA treegrid): columns name, value, type, object id.

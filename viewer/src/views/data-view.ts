@@ -4,7 +4,8 @@ import { ObjectInsights } from './object-insights.js';
 import { readableTypeName, shortTypeName } from '../dictionary.js';
 import { clear, h } from '../dom.js';
 import { groupDigits } from '../format.js';
-import { isConstantId, nodeType, pathLabel, summarize, VALUE_LENGTH, type TreeNode } from '../model.js';
+import { isConstantId, type TreeNode } from '../model.js';
+import { nodeType, pathLabel, summarize, VALUE_LENGTH } from '../node-summary.js';
 import { TreeGrid } from '../tree.js';
 
 /** A tree for one starting object, kept while the user looks elsewhere (back/forward). */
