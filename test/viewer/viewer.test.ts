@@ -59,7 +59,9 @@ function row(key: string): string {
 
 async function expand(page: Page, key: string): Promise<void> {
   const selector = row(key);
-  await page.locator(`${selector} .twisty`).click();
+  // A row shows its twisty once its object is known to have members (a row opened by a deep link
+  // may be shown, selected, before its object is loaded): click it as a user would, once it is there.
+  await page.locator(`${selector}[aria-expanded="false"] .twisty`).click();
   await page.locator(`${selector}[aria-expanded="true"]`).waitFor();
 }
 
@@ -237,7 +239,7 @@ describeInBrowser('web viewer in chromium', () => {
 
     // Tabs are history entries too.
     await page.locator('.tab[data-view="statistics"]').click();
-    await page.locator('.card').first().waitFor();
+    await page.locator('.statistics-view .card').first().waitFor();
     await page.goBack();
     await expect.poll(() => page.locator(`${row('root')} .c-oid`).textContent()).toBe(authorsId);
     expect(errors).toEqual([]);
@@ -312,8 +314,8 @@ describeInBrowser('web viewer in chromium', () => {
     const statistics = await api<{ fileCount: string; channelStatistics: Record<string, { files: unknown[] }> }>(graph, '/maintenance/filesStatistics');
     const channels = Object.values(statistics.channelStatistics);
     const files = channels.reduce((n, c) => n + c.files.length, 0);
-    expect(await page.locator('.bar-row').count()).toBe(channels.length + files);
-    const cards = await page.locator('.card-value').allTextContents();
+    expect(await page.locator('.statistics-view .bar-row').count()).toBe(channels.length + files);
+    const cards = await page.locator('.statistics-view .card-value').allTextContents();
     expect(cards[0]).toMatch(/^\d+(\.\d+)? KiB$/);
     expect(cards[4]).toBe(statistics.fileCount);
     expect(page.url()).toContain('#/microstream/statistics');
