@@ -1,12 +1,14 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { isAppError } from '../errors.js';
 import { CommitHistory, type Commit } from '../storage/commit-history.js';
-import { DICTIONARY_FILE_NAME, scanStorageDirectory, type StorageLayout } from '../storage/storage-dir.js';
+import { DirectorySource } from '../storage/directory-source.js';
+import { PinnedSource } from '../storage/pinned-source.js';
+import type { SourceReader, SourceReads, StorageSource } from '../storage/source.js';
+import { DICTIONARY_FILE_NAME, scanStorageLayout, type StorageLayout } from '../storage/storage-dir.js';
 import { Storage } from '../storage/storage.js';
 import { analyzeStartup, type StartupAnalysis } from './java-startup.js';
 import { walkLatestRecords, type LatestRecordsFindings } from './latest-records.js';
-import { checkLockFile } from './lock-file.js';
+import { checkLockFile, LOCK_FILE_NAME } from './lock-file.js';
 import { isSerious, SEVERITIES, STORAGE_EXCEPTION, type Problem } from './problem.js';
 import { recordProblems } from './record-problems.js';
 
@@ -28,7 +30,12 @@ export interface CheckSummary {
 }
 
 export interface CheckReport {
+  /** The storage as the user named it (a directory as given, a database URL and table). */
   readonly directory: string;
+  /** Where the storage is kept, when not in a directory (`postgresql`). */
+  readonly kind?: string | undefined;
+  /** Checks that do not apply to where the storage is kept, and why (the lock file of a directory). */
+  readonly notChecked?: readonly string[] | undefined;
   /** MicroStream 4.1 would start on the directory as it is. */
   readonly javaStarts: boolean;
   readonly exitCode: 0 | 1;
@@ -55,29 +62,52 @@ export interface CheckOptions {
   readonly now?: number;
 }
 
-export async function checkStorage(directory: string, options: CheckOptions = {}): Promise<CheckReport> {
-  if (!existsSync(join(directory, DICTIONARY_FILE_NAME)) && existsSync(join(directory, 'channel_0'))) {
-    return finish(directory, emptySummary(), [
+/**
+ * Checks the storage a directory path or a source names. Everything is read inside one snapshot
+ * of the source (for PostgreSQL one REPEATABLE READ, READ ONLY transaction): the listing, the
+ * logs, the index, the record walk and the commits all see the same instant. The source is
+ * closed at the end.
+ */
+export async function checkStorage(location: string | StorageSource, options: CheckOptions = {}): Promise<CheckReport> {
+  const source = typeof location === 'string' ? new DirectorySource(location) : location;
+  try {
+    return await source.snapshot((reader) => checkSnapshot(source, reader, options));
+  } finally {
+    await source.close();
+  }
+}
+
+async function checkSnapshot(source: StorageSource, reader: SourceReader, options: CheckOptions): Promise<CheckReport> {
+  const directory = source.location;
+  const where = source.kind === 'directory' ? {} : { kind: source.kind };
+  const root = await reader.listRoot();
+  const has = (name: string): boolean => root.files.some((f) => f.name === name) || root.folders.some((f) => f.name === name);
+  if (!has(DICTIONARY_FILE_NAME) && has('channel_0')) {
+    return finish(directory, where, emptySummary(), [
       {
         code: 'DICTIONARY_MISSING',
         severity: 'refuses-start',
-        file: join(directory, DICTIONARY_FILE_NAME),
+        file: source.rootFilePath(DICTIONARY_FILE_NAME),
         java: { exception: STORAGE_EXCEPTION, message: 'TypeId not resolvable via type dictionary: <the type id of the first object loaded>' },
         meaning: 'the type dictionary is missing: without it no record can be decoded (MicroStream starts a new, empty dictionary and then fails on the first stored type id)',
         rescue: 'cannot rescue without the dictionary: restore PersistenceTypeDictionary.ptd from a backup (any later version of it works)',
       },
     ]);
   }
-  const layout = await scanStorageDirectory(directory);
-  const startup = await analyzeStartup(layout);
+  const layout = await scanStorageLayout(reader, directory);
+  const startup = await analyzeStartup(layout, reader);
   const problems: Problem[] = [...startup.problems];
-  const lock = await checkLockFile(directory, options.now);
-  if (lock !== undefined) problems.push(lock);
+  // The lock file is a file next to the channel directories; sources of other kinds are not checked for one.
+  const notChecked = source.kind === 'directory' ? undefined : [`the lock file (${LOCK_FILE_NAME}): not applicable, checked only in storage directories`];
+  if (source.kind === 'directory') {
+    const lock = await checkLockFile(directory, options.now);
+    if (lock !== undefined) problems.push(lock);
+  }
 
   let findings: LatestRecordsFindings | undefined;
   let storage: Storage | undefined;
   try {
-    storage = await Storage.open(directory, {
+    storage = await Storage.open(new PinnedSource(source, reader), {
       committedLengths: async () => startup.readableLengths,
       onProgress: (p) => options.onProgress?.('indexing', p.bytesDone, p.bytesTotal),
     });
@@ -86,7 +116,7 @@ export async function checkStorage(directory: string, options: CheckOptions = {}
     problems.push({
       code: 'DICTIONARY_INVALID',
       severity: 'refuses-start',
-      file: join(directory, DICTIONARY_FILE_NAME),
+      file: layout.dictionaryPath,
       meaning: `the storage cannot be read: ${error.message}`,
       rescue: 'cannot rescue without a readable dictionary: restore it from a backup',
     });
@@ -102,14 +132,14 @@ export async function checkStorage(directory: string, options: CheckOptions = {}
   const summary = summarize(layout, startup, findings);
   let commits: CommitListing[] | undefined;
   let commitsNote: string | undefined;
-  if (options.commits === true) ({ commits, note: commitsNote } = await listCommits(layout));
-  return finish(directory, { ...summary, commits: commits?.length }, problems, commits, commitsNote);
+  if (options.commits === true) ({ commits, note: commitsNote } = await listCommits(layout, reader));
+  return finish(directory, { ...where, ...(notChecked === undefined ? {} : { notChecked }) }, { ...summary, commits: commits?.length }, problems, commits, commitsNote);
 }
 
-export async function listCommits(layout: StorageLayout): Promise<{ commits: CommitListing[] | undefined; note: string | undefined }> {
+export async function listCommits(layout: StorageLayout, reads?: SourceReads): Promise<{ commits: CommitListing[] | undefined; note: string | undefined }> {
   let history: CommitHistory;
   try {
-    history = await CommitHistory.read(layout);
+    history = await CommitHistory.read(layout, reads);
   } catch (error) {
     if (!isAppError(error)) throw error;
     return { commits: undefined, note: `the commits cannot be listed: ${error.message}` };
@@ -147,6 +177,7 @@ function emptySummary(): CheckSummary {
 
 function finish(
   directory: string,
+  where: Pick<CheckReport, 'kind' | 'notChecked'>,
   summary: CheckSummary,
   problems: Problem[],
   commits?: CommitListing[],
@@ -159,6 +190,7 @@ function finish(
   const javaStarts = !sorted.some((p) => p.severity === 'refuses-start');
   return {
     directory,
+    ...where,
     javaStarts,
     exitCode: sorted.some(isSerious) ? 1 : 0,
     summary,

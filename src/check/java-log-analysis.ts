@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import type { SourceReads } from '../storage/source.js';
 
 /**
  * A channel's transaction log read the way MicroStream 4.1 reads it at startup
@@ -134,60 +134,51 @@ class Aggregator {
   }
 }
 
-export async function analyzeJavaLog(path: string, size: number, channel: number): Promise<JavaLogAnalysis> {
+/** Reads the log's `size` bytes (as listed) through the snapshot's reads, chunk by chunk. */
+export async function analyzeJavaLog(reads: SourceReads, path: string, size: number, channel: number): Promise<JavaLogAnalysis> {
   const aggregator = new Aggregator(channel);
-  const handle = await open(path, 'r');
   let failure: JavaLogFailure | undefined;
-  try {
-    let position = 0;
-    const buffer = Buffer.allocUnsafe(CHUNK);
+  let position = 0;
+  scan: while (position < size) {
+    // An entry cut by a chunk's end is read again from its start with the next chunk.
+    const buffer = await reads.read(path, position, Math.min(CHUNK, size - position));
     const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-    scan: while (position < size) {
-      let fill = 0;
-      const want = Math.min(CHUNK, size - position);
-      while (fill < want) {
-        const { bytesRead } = await handle.read(buffer, fill, want - fill, position + fill);
-        if (bytesRead === 0) break;
-        fill += bytesRead;
+    const fill = buffer.length;
+    if (fill === 0) break;
+    let at = 0;
+    while (at < fill) {
+      const length = view.getInt8(at);
+      if (length === 0) {
+        failure = { offset: position + at, message: 'Zero length transactions entry.', hangs: false };
+        break scan;
       }
-      if (fill === 0) break;
-      let at = 0;
-      while (at < fill) {
-        const length = view.getInt8(at);
-        if (length === 0) {
-          failure = { offset: position + at, message: 'Zero length transactions entry.', hangs: false };
+      const type = at + 1 < fill ? view.getInt8(at + 1) : -1;
+      const needed = LENGTHS[type];
+      const available = fill - at;
+      if (needed !== undefined && available < needed) {
+        if (position + fill >= size) {
+          failure = {
+            offset: position + at,
+            message: `the last entry is incomplete (${size - position - at} of ${needed} bytes): MicroStream 4.1 reads it again and again and never finishes starting`,
+            hangs: true,
+          };
           break scan;
         }
-        const type = at + 1 < fill ? view.getInt8(at + 1) : -1;
-        const needed = LENGTHS[type];
-        const available = fill - at;
-        if (needed !== undefined && available < needed) {
-          if (position + fill >= size) {
-            failure = {
-              offset: position + at,
-              message: `the last entry is incomplete (${size - position - at} of ${needed} bytes): MicroStream 4.1 reads it again and again and never finishes starting`,
-              hangs: true,
-            };
-            break scan;
-          }
-          break; // read the next chunk from this entry on
-        }
-        if (needed === undefined && at + 1 >= fill && position + fill >= size) {
-          failure = { offset: position + at, message: 'the last entry is incomplete (1 byte): MicroStream 4.1 reads it again and again and never finishes starting', hangs: true };
-          break scan;
-        }
-        if (needed === undefined && at + 1 >= fill) break;
-        const message = aggregator.apply(view, at);
-        if (message !== undefined) {
-          failure = { offset: position + at, message, hangs: false };
-          break scan;
-        }
-        at += Math.abs(length);
+        break; // read the next chunk from this entry on
       }
-      position += at;
+      if (needed === undefined && at + 1 >= fill && position + fill >= size) {
+        failure = { offset: position + at, message: 'the last entry is incomplete (1 byte): MicroStream 4.1 reads it again and again and never finishes starting', hangs: true };
+        break scan;
+      }
+      if (needed === undefined && at + 1 >= fill) break;
+      const message = aggregator.apply(view, at);
+      if (message !== undefined) {
+        failure = { offset: position + at, message, hangs: false };
+        break scan;
+      }
+      at += Math.abs(length);
     }
-  } finally {
-    await handle.close();
+    position += at;
   }
   return { path, size, aggregate: aggregator.result(), failure };
 }

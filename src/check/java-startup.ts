@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import type { LogAggregate, LoggedFile } from '../format/transaction-log.js';
+import { DirectorySource } from '../storage/directory-source.js';
+import type { SourceFile, SourceReads } from '../storage/source.js';
 import type { StorageLayout } from '../storage/storage-dir.js';
 import { resolveValidLengths, type ValidStorage } from '../storage/valid-lengths.js';
 import { analyzeJavaLog, type JavaLogAggregate, type JavaLogAnalysis } from './java-log-analysis.js';
@@ -25,11 +27,25 @@ export interface StartupAnalysis {
   readonly readableLengths: ValidStorage;
 }
 
-export async function analyzeStartup(layout: StorageLayout): Promise<StartupAnalysis> {
+/**
+ * Reads the logs through `reads` (the snapshot the layout was listed in), or from the storage
+ * directory of the layout.
+ */
+export async function analyzeStartup(layout: StorageLayout, reads?: SourceReads): Promise<StartupAnalysis> {
+  if (reads !== undefined) return analyzeThrough(layout, reads);
+  const directory = new DirectorySource(layout.directory);
+  try {
+    return await analyzeThrough(layout, directory);
+  } finally {
+    await directory.close();
+  }
+}
+
+async function analyzeThrough(layout: StorageLayout, reads: SourceReads): Promise<StartupAnalysis> {
   const problems: Problem[] = [];
   const logs: (JavaLogAnalysis | undefined)[] = [];
   for (const channel of layout.channels) {
-    logs.push(channel.logPath === undefined ? undefined : await analyzeJavaLog(channel.logPath, channel.logSize, channel.index));
+    logs.push(channel.logPath === undefined ? undefined : await analyzeJavaLog(reads, channel.logPath, channel.logSize, channel.index));
   }
   let refused = false;
   const refuse = (problem: Omit<Problem, 'severity'>): void => {
@@ -37,7 +53,13 @@ export async function analyzeStartup(layout: StorageLayout): Promise<StartupAnal
     problems.push({ severity: 'refuses-start', ...problem });
   };
 
+  const damaged = new Map<string, SourceFile>(layout.damagedFiles.map((f) => [`${f.path}: ${f.problem ?? ''}`, f]));
   for (const warning of layout.warnings) {
+    const file = damaged.get(warning);
+    if (file !== undefined) {
+      problems.push(rowsProblem(file));
+      continue;
+    }
     problems.push(layoutProblem(warning));
     if (/Java refuses to start/.test(warning)) refused = true;
   }
@@ -267,5 +289,22 @@ function layoutProblem(warning: string): Problem {
     file: warning.split(':')[0],
     meaning: warning,
     rescue: refuses ? 'ignores the file' : 'writes only the channels MicroStream reads',
+  };
+}
+
+/**
+ * A file kept as rows that do not continue each other (a gap, overlapping rows, a data length
+ * that disagrees with the row's range): the source reads it up to there, as listed. What
+ * MicroStream's SQL connector makes of such rows is not known here, so no Java message is
+ * claimed; a file that thus ends before its committed length is also reported as too short.
+ */
+function rowsProblem(file: SourceFile): Problem {
+  return {
+    code: 'ROWS_INCONSISTENT',
+    severity: 'data-lost',
+    file: file.path,
+    offset: file.size,
+    meaning: `${file.problem ?? 'the rows do not continue each other'}: the bytes from offset ${file.size} on cannot be read`,
+    rescue: `keeps the records before offset ${file.size}`,
   };
 }

@@ -28,14 +28,24 @@ export function checkReportText(report: CheckReport): string {
       ? `${verdict}. No problems found.`
       : `${verdict}. Problems: ${count('refuses-start')} refusing the start, ${count('data-lost')} losing data, ${count('harmless')} harmless.`,
   );
-  for (const problem of report.problems) lines.push('', ...problemText(problem, report.directory));
-  if (report.commits !== undefined || report.commitsNote !== undefined) lines.push('', ...commitsText(report.commits ?? [], report.commitsNote, report.directory));
+  for (const what of report.notChecked ?? []) lines.push(`Not checked: ${what}.`);
+  const shown = fileNamer(report.directory, report.kind);
+  for (const problem of report.problems) lines.push('', ...problemText(problem, shown));
+  if (report.commits !== undefined || report.commitsNote !== undefined) lines.push('', ...commitsText(report.commits ?? [], report.commitsNote, shown));
   lines.push('', `exit code ${report.exitCode}`);
   return `${lines.join('\n')}\n`;
 }
 
-function problemText(p: Problem, directory: string): string[] {
-  const where = p.file === undefined ? '' : ` ${relative(directory, p.file) || p.file}${p.offset === undefined ? '' : `, offset ${p.offset}`}`;
+/**
+ * How the report names a file: below a directory relative to it (as the user sees the storage);
+ * a storage kept elsewhere names its files as its source does (`<table>/<file>` for PostgreSQL).
+ */
+function fileNamer(location: string, kind: string | undefined): (file: string) => string {
+  return kind === undefined ? (file) => relative(location, file) : (file) => file;
+}
+
+function problemText(p: Problem, shown: (file: string) => string): string[] {
+  const where = p.file === undefined ? '' : ` ${shown(p.file) || p.file}${p.offset === undefined ? '' : `, offset ${p.offset}`}`;
   const out = [`[${LABELS[p.severity]}]${where}  ${p.code}${p.count === undefined || p.count <= 1 ? '' : ` (${number(p.count)})`}`];
   if (p.java !== undefined) out.push(`  MicroStream says: ${p.java.exception}: ${p.java.message}`);
   out.push(`  What it means:    ${p.meaning}`);
@@ -43,11 +53,11 @@ function problemText(p: Problem, directory: string): string[] {
   return out;
 }
 
-function commitsText(commits: readonly CommitListing[], note: string | undefined, directory: string): string[] {
+function commitsText(commits: readonly CommitListing[], note: string | undefined, shown: (file: string) => string): string[] {
   const out = [`Commits (${commits.length}, oldest first; --as-of takes the number, the timestamp or a time):`];
   for (const c of commits) {
     const parts = c.parts.map((p) => `ch${p.channel} file ${p.fileNumber} ${p.to > p.from ? `+${p.to - p.from}` : '+0'}`).join(', ');
-    const gone = c.missingFiles.map((f) => `${relative(directory, f.file)} (${number(f.length)} bytes then, ${f.sizeOnDisk === undefined ? 'deleted since' : `${number(f.sizeOnDisk)} now`})`);
+    const gone = c.missingFiles.map((f) => `${shown(f.file)} (${number(f.length)} bytes then, ${f.sizeOnDisk === undefined ? 'deleted since' : `${number(f.sizeOnDisk)} now`})`);
     const state = c.recoverable ? 'recoverable' : `not recoverable: ${gone.join(', ')}`;
     out.push(`  ${String(c.number).padStart(5)}  ${new Date(c.time).toISOString()}  ${c.timestamp}  ${parts}  ${state}`);
   }
@@ -61,12 +71,13 @@ export function rescueReportText(report: RescueReport): string {
     `kept ${number(report.keptObjects)} objects (${number(report.keptBytes)} bytes) in ${report.channels} channel${report.channels === 1 ? '' : 's'}` +
       `${report.olderVersions.length > 0 ? `, ${number(report.olderVersions.length)} of them in an older version` : ''}; lost ${number(report.lost.length)} objects whose id is known`,
   ];
+  const shown = fileNamer(report.source, report.kind);
   if (!report.hasRoots) lines.push('WARNING: no roots entity could be kept: MicroStream refuses the new storage ("No roots found for existing data.")');
   for (const m of report.missingData) {
     const what = m.missingBytes!.from === 0 ? 'missing data file' : 'missing end of';
-    lines.push(`${what} ${relative(report.source, m.file ?? '')} (committed bytes ${m.missingBytes!.from}..${m.missingBytes!.to}): what was stored there is lost (object ids unknown unless referenced)`);
+    lines.push(`${what} ${shown(m.file ?? '')} (committed bytes ${m.missingBytes!.from}..${m.missingBytes!.to}): what was stored there is lost (object ids unknown unless referenced)`);
   }
-  for (const r of report.unreadableRegions) lines.push(`unreadable: ${relative(report.source, r.file)} bytes ${r.from}..${r.to} (${r.reason}); records stored there are lost`);
+  for (const r of report.unreadableRegions) lines.push(`unreadable: ${shown(r.file)} bytes ${r.from}..${r.to} (${r.reason}); records stored there are lost`);
   if (report.olderVersions.length > 0) {
     lines.push('', 'kept in an older version (the newest one cannot be read):');
     for (const o of report.olderVersions) lines.push(`  ${o.objectId} ${o.typeName ?? '?'}: ${o.reason}`);

@@ -2,6 +2,7 @@ import { type Command, Option } from 'commander';
 import { UsageError } from '../errors.js';
 import { warnIfShared } from '../http/auth.js';
 import { checkStorageSpec, isPostgresSpec, openStorageSource } from '../storage/open-source.js';
+import type { StorageSource } from '../storage/source.js';
 import { Storage, type OpenOptions } from '../storage/storage.js';
 import { fromEnv } from './option-values.js';
 
@@ -48,7 +49,11 @@ export function isDirectorySpec(spec: StorageSpec): boolean {
 
 /** Opens the storage a spec names (a warning if a password file can be read by others). */
 export function openStorage(spec: StorageSpec, options: OpenOptions, warn: (message: string) => void): Promise<Storage> {
+  return Storage.open(openSpecSource(spec, warn, options.allowExternalLinks === true), options);
+}
+
+/** The source of the storage a spec names, for commands that read it themselves (`check`, `rescue`). */
+export function openSpecSource(spec: StorageSpec, warn: (message: string) => void, allowExternalLinks = false): StorageSource {
   if (spec.pgPasswordFile !== undefined) warnIfShared(spec.pgPasswordFile, '--pg-password-file', warn);
-  const source = openStorageSource(spec.directory, { table: spec.table, passwordFile: spec.pgPasswordFile, allowExternalLinks: options.allowExternalLinks === true });
-  return Storage.open(source, options);
+  return openStorageSource(spec.directory, { table: spec.table, passwordFile: spec.pgPasswordFile, allowExternalLinks });
 }

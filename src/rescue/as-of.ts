@@ -1,5 +1,6 @@
 import { StorageError, UsageError } from '../errors.js';
 import { CommitHistory, type PointInTime } from '../storage/commit-history.js';
+import type { SourceReads } from '../storage/source.js';
 import type { StorageLayout } from '../storage/storage-dir.js';
 
 /**
@@ -24,9 +25,13 @@ export function parseAsOf(text: string): AsOf {
   return { time };
 }
 
-/** The point in time to rebuild; fails naming the files when its state can no longer be rebuilt exactly. */
-export async function resolveAsOf(layout: StorageLayout, asOf: AsOf): Promise<PointInTime> {
-  const history = await CommitHistory.read(layout);
+/**
+ * The point in time to rebuild; fails naming the files when its state can no longer be rebuilt
+ * exactly. The logs are read through `reads` (the snapshot the layout was listed in), or from
+ * the storage directory of the layout.
+ */
+export async function resolveAsOf(layout: StorageLayout, asOf: AsOf, reads?: SourceReads): Promise<PointInTime> {
+  const history = await CommitHistory.read(layout, reads);
   let number: number | undefined;
   if ('commit' in asOf) number = asOf.commit >= 1 && asOf.commit <= history.size ? asOf.commit : undefined;
   else if ('timestamp' in asOf) number = history.commitByTimestamp(asOf.timestamp)?.number;

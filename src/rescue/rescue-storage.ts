@@ -1,5 +1,4 @@
 import { existsSync, readdirSync, realpathSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, isAbsolute } from 'node:path';
 import { StorageError, UsageError } from '../errors.js';
 import { analyzeStartup } from '../check/java-startup.js';
@@ -10,7 +9,10 @@ import { forEachReference } from '../format/entity-references.js';
 import { isObjectIdHalves } from '../format/ids.js';
 import type { Commit } from '../storage/commit-history.js';
 import { committedLengthsAt } from '../storage/point-in-time.js';
-import { DICTIONARY_FILE_NAME, scanStorageDirectory } from '../storage/storage-dir.js';
+import { DirectorySource } from '../storage/directory-source.js';
+import { PinnedSource } from '../storage/pinned-source.js';
+import type { SourceReader, StorageSource } from '../storage/source.js';
+import { DICTIONARY_FILE_NAME, scanStorageLayout } from '../storage/storage-dir.js';
 import { Storage, type CommittedLengths } from '../storage/storage.js';
 import { StorageWriter } from '../writer/storage-writer.js';
 import { findOlderVersions, findReferrers } from './older-versions.js';
@@ -56,7 +58,10 @@ export interface UnreadableRegion {
 }
 
 export interface RescueReport {
+  /** The storage as the user named it (a directory as given, a database URL and table). */
   readonly source: string;
+  /** Where the storage is kept, when not in a directory (`postgresql`). */
+  readonly kind?: string | undefined;
   readonly out: string;
   readonly asOf: Commit | undefined;
   readonly channels: number;
@@ -75,26 +80,42 @@ export interface RescueReport {
 
 const BATCH_BYTES = 8 * 1024 * 1024;
 
-export async function rescueStorage(source: string, options: RescueOptions): Promise<RescueReport> {
-  checkTarget(source, options.out);
-  if (!existsSync(join(source, DICTIONARY_FILE_NAME))) {
+/**
+ * Rescues the storage a directory path or a source names into a new directory. Everything is
+ * read inside one snapshot of the source (for PostgreSQL one REPEATABLE READ, READ ONLY
+ * transaction); the source is closed at the end. Nothing is ever written to the source.
+ */
+export async function rescueStorage(location: string | StorageSource, options: RescueOptions): Promise<RescueReport> {
+  const source = typeof location === 'string' ? new DirectorySource(location) : location;
+  try {
+    checkTarget(source, options.out);
+    return await source.snapshot((reader) => rescueSnapshot(source, reader, options));
+  } finally {
+    await source.close();
+  }
+}
+
+async function rescueSnapshot(from: StorageSource, reader: SourceReader, options: RescueOptions): Promise<RescueReport> {
+  const source = from.location;
+  const root = await reader.listRoot();
+  if (!root.files.some((f) => f.name === DICTIONARY_FILE_NAME)) {
     throw new StorageError('STORAGE_NOT_A_STORAGE', `${source}: the type dictionary ${DICTIONARY_FILE_NAME} is missing; nothing can be decoded without it (restore it from a backup)`);
   }
-  const layout = await scanStorageDirectory(source);
-  const startup = await analyzeStartup(layout);
+  const layout = await scanStorageLayout(reader, source);
+  const startup = await analyzeStartup(layout, reader);
   let asOf: Commit | undefined;
   let committedLengths: CommittedLengths = async () => startup.readableLengths;
   if (options.asOf !== undefined) {
-    const point = await resolveAsOf(layout, options.asOf);
+    const point = await resolveAsOf(layout, options.asOf, reader);
     asOf = point.commit;
     committedLengths = committedLengthsAt(point);
   }
-  const storage = await Storage.open(source, {
+  const storage = await Storage.open(new PinnedSource(from, reader), {
     committedLengths,
     onProgress: (p) => options.onProgress?.('indexing', p.bytesDone, p.bytesTotal),
   });
   try {
-    const dictionaryText = (await readFile(join(source, DICTIONARY_FILE_NAME))).toString('utf8');
+    const dictionaryText = (await reader.readWhole(layout.dictionaryPath)).toString('utf8');
     const writer = StorageWriter.createForRecords(options.out, dictionaryText, { channelCount: storage.channels.length });
     try {
       const batch = options.batchBytes ?? BATCH_BYTES;
@@ -169,6 +190,7 @@ export async function rescueStorage(source: string, options: RescueOptions): Pro
       if (builder.records > 0 || writer.channels.every((c) => c.headNumber === 0n)) flush();
       return {
         source,
+        ...(from.kind === 'directory' ? {} : { kind: from.kind }),
         out: options.out,
         asOf,
         channels: storage.channels.length,
@@ -190,9 +212,11 @@ export async function rescueStorage(source: string, options: RescueOptions): Pro
   }
 }
 
-/** The output must be a new or empty directory, and not inside the storage being rescued. */
-function checkTarget(source: string, out: string): void {
+/** The output must be a new or empty directory, and not inside the storage directory being rescued. */
+function checkTarget(from: StorageSource, out: string): void {
   if (existsSync(out) && readdirSync(out).length > 0) throw new UsageError(`--out ${out} exists and is not empty: rescue writes only to a new or empty directory`);
+  if (from.kind !== 'directory') return; // a storage kept in a database: the new directory cannot lie inside it
+  const source = from.location;
   const real = (p: string): string => {
     let at = resolve(p);
     while (!existsSync(at)) at = dirname(at);

@@ -1,5 +1,7 @@
 import type { LogEntry } from '../format/transaction-log.js';
+import { DirectorySource } from './directory-source.js';
 import { forEachLogEntry } from './log-entries-stream.js';
+import type { SourceReads } from './source.js';
 import type { ChannelLayout, StorageLayout } from './storage-dir.js';
 
 /**
@@ -84,13 +86,26 @@ export class CommitHistory {
     readonly incompleteStores: readonly IncompleteStore[],
   ) {}
 
-  /** Reads the whole log of every channel (channels without a log have no history). */
-  static async read(layout: StorageLayout): Promise<CommitHistory> {
+  /**
+   * Reads the whole log of every channel (channels without a log have no history), through
+   * `reads` (the snapshot the layout was listed in), or from the storage directory of the layout.
+   */
+  static async read(layout: StorageLayout, reads?: SourceReads): Promise<CommitHistory> {
+    if (reads !== undefined) return CommitHistory.readThrough(layout, reads);
+    const directory = new DirectorySource(layout.directory);
+    try {
+      return await CommitHistory.readThrough(layout, directory);
+    } finally {
+      await directory.close();
+    }
+  }
+
+  private static async readThrough(layout: StorageLayout, reads: SourceReads): Promise<CommitHistory> {
     const channels: ChannelHistory[] = [];
     for (const channel of layout.channels) {
       const history = new ChannelHistory(channel);
       if (channel.logPath !== undefined) {
-        const { end } = await forEachLogEntry(channel.logPath, channel.logSize, (entry) => history.apply(entry));
+        const { end } = await forEachLogEntry(reads, channel.logPath, channel.logSize, (entry) => history.apply(entry));
         history.finish(end);
       } else {
         history.finish(0);

@@ -39,6 +39,10 @@ export class DirectorySource implements StorageSource, SourceReader {
     return fn(this);
   }
 
+  rootFilePath(name: string): string {
+    return join(this.location, name);
+  }
+
   async listRoot(): Promise<RootListing> {
     const directory = this.location;
     const dirStat = await stat(directory).catch((cause: unknown) => {

@@ -137,6 +137,12 @@ export class PostgresSource implements StorageSource {
     return `${this.options.table.name}_${folder}_${name}`;
   }
 
+  /** The root table's rows, named as listings name them (`<table>/<identifier>`). */
+  rootFilePath(name: string): string {
+    const table = this.options.table;
+    return `${table.schema === undefined ? table.name : `${table.schema}.${table.name}`}/${name}`;
+  }
+
   forget(path: string): void {
     this.cache.forget(path);
   }

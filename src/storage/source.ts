@@ -88,6 +88,11 @@ export interface StorageSource extends SourceReads {
   snapshot<T>(fn: (reader: SourceReader) => Promise<T>): Promise<T>;
   /** How Java's storage prints the path of a file of a channel folder (file statistics). */
   javaFilePath(folder: string, name: string): string;
+  /**
+   * How messages name a file of the storage root, also one that is not there (a missing type
+   * dictionary): the same path a listing gives it.
+   */
+  rootFilePath(name: string): string;
   /** Starts file system events (sources without events leave this out: polling only). */
   watch?(onChange: () => void): SourceWatch;
   /** Drops whatever is kept about a file (open descriptors, cached bytes): it was deleted or replaced. */

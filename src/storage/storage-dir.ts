@@ -49,6 +49,11 @@ export interface StorageLayout {
   readonly channels: readonly ChannelLayout[];
   /** Things Java would reject or ignore that the reader tolerated, for the operator to see. */
   readonly warnings: readonly string[];
+  /**
+   * Files that read shorter than they are kept (rows of a table that do not continue each other),
+   * with the source's reason; each is also among the warnings as `<path>: <problem>`.
+   */
+  readonly damagedFiles: readonly SourceFile[];
 }
 
 /** What is missing to be a storage; `onlyDictionary`: everything else is there (a dictionary may be being rewritten). */
@@ -74,8 +79,13 @@ export async function scanStorageLayout(reader: SourceReader, location: string):
   const directory = location;
   const root = await reader.listRoot();
   const warnings: string[] = [];
+  const damagedFiles: SourceFile[] = [];
   const noteProblems = (files: readonly SourceFile[]): void => {
-    for (const file of files) if (file.problem !== undefined) warnings.push(`${file.path}: ${file.problem}`);
+    for (const file of files) {
+      if (file.problem === undefined) continue;
+      warnings.push(`${file.path}: ${file.problem}`);
+      damagedFiles.push(file);
+    }
   };
   noteProblems(root.files.filter((f) => f.name === DICTIONARY_FILE_NAME));
   const dictionaryFile = root.files.find((f) => f.name === DICTIONARY_FILE_NAME);
@@ -113,7 +123,7 @@ export async function scanStorageLayout(reader: SourceReader, location: string):
     noteProblems(listed);
     channels.push(scanChannel(folder, listed, index, warnings));
   }
-  return { directory, dictionaryPath: dictionaryFile.path, dictionaryFile, channels, warnings };
+  return { directory, dictionaryPath: dictionaryFile.path, dictionaryFile, channels, warnings, damagedFiles };
 }
 
 /** A storage file or folder that its source refuses to read is an error that names it. */

@@ -1,19 +1,17 @@
 import { type Command, Option } from 'commander';
-import { UsageError } from '../../errors.js';
 import { checkStorage } from '../../check/check-storage.js';
 import type { CommandIo } from '../io.js';
 import { parseCommand, toolCommand } from '../option-values.js';
 import { checkReportText, jsonText, progressPrinter } from '../report-text.js';
+import { openSpecSource, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions } from '../storage-argument.js';
 
 const DESCRIPTION =
-  'Checks a storage directory the way MicroStream 4.1 does when it starts (transaction logs against data files, record headers, type ids, channels, the lock file) and beyond (records that cannot be decoded, references to missing objects). ' +
+  'Checks a storage (a directory, or one kept in PostgreSQL) the way MicroStream 4.1 does when it starts (transaction logs against data files, record headers, type ids, channels, the lock file) and beyond (records that cannot be decoded, references to missing objects). ' +
   'Names file and offset of every problem, what MicroStream would say and what rescue would do. Never writes. ' +
   'Exit code 0: MicroStream would start and nothing is unreadable; 1: it would refuse, or data is unreadable; 2: usage error.';
 
 export function checkCommand(): Command {
-  return toolCommand('check')
-    .description(DESCRIPTION)
-    .argument('<storage-dir>', 'the storage directory')
+  return withStorageOptions(toolCommand('check').description(DESCRIPTION).argument('<storage-dir>', STORAGE_ARGUMENT_TEXT))
     .addOption(new Option('--json', 'print the report as JSON'))
     .addOption(new Option('--commits', 'also list every commit (time, timestamp, bytes per channel, whether rescue --as-of can rebuild it)'));
 }
@@ -24,11 +22,10 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
     io.stdout.write(command.helpInformation());
     return 0;
   }
-  const [directory] = command.args;
-  if (directory === undefined || directory === '') throw new UsageError("missing the storage directory; see 'storage-inspector check --help'");
-  if (command.args.length > 1) throw new UsageError(`unexpected argument "${command.args[1]}"; see 'storage-inspector check --help'`);
+  const spec = storageSpecOf(command);
   const options = command.opts<{ json?: boolean; commits?: boolean }>();
-  const report = await checkStorage(directory, { commits: options.commits === true, onProgress: progressPrinter(io, 'check') });
+  const source = openSpecSource(spec, (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`));
+  const report = await checkStorage(source, { commits: options.commits === true, onProgress: progressPrinter(io, 'check') });
   io.stdout.write(options.json === true ? jsonText(report) : checkReportText(report));
   return report.exitCode;
 }

@@ -2,18 +2,18 @@ import { type Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import { parseAsOf } from '../../rescue/as-of.js';
 import { rescueStorage } from '../../rescue/rescue-storage.js';
+import { isPostgresSpec } from '../../storage/open-source.js';
 import type { CommandIo } from '../io.js';
 import { parseCommand, toolCommand } from '../option-values.js';
 import { jsonText, progressPrinter, rescueReportText } from '../report-text.js';
+import { openSpecSource, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions } from '../storage-argument.js';
 
 const DESCRIPTION =
   'Writes a new storage that MicroStream opens: for every object its newest committed version that can still be read (or, with --as-of, its version right after an earlier commit), ' +
-  'the same channel count, the whole type dictionary, fresh data files and logs. The storage directory is only read. Reports what was kept and what is lost.';
+  'the same channel count, the whole type dictionary, fresh data files and logs, always into a new directory. The storage (a directory, or one kept in PostgreSQL) is only read. Reports what was kept and what is lost.';
 
 export function rescueCommand(): Command {
-  return toolCommand('rescue')
-    .description(DESCRIPTION)
-    .argument('<storage-dir>', 'the storage directory to rescue (only read)')
+  return withStorageOptions(toolCommand('rescue').description(DESCRIPTION).argument('<storage-dir>', `${STORAGE_ARGUMENT_TEXT}; only read`))
     .addOption(new Option('--out <new-dir>', 'where to write the new storage (must not exist or be empty)'))
     .addOption(new Option('--as-of <commit|time>', 'rebuild the state after this commit: its number or timestamp as check --commits lists them, or a date-time (the last commit at or before it)'))
     .addOption(new Option('--json', 'print the report as JSON'));
@@ -25,14 +25,14 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
     io.stdout.write(command.helpInformation());
     return 0;
   }
-  const [directory] = command.args;
-  if (directory === undefined || directory === '') throw new UsageError("missing the storage directory; see 'storage-inspector rescue --help'");
-  if (command.args.length > 1) throw new UsageError(`unexpected argument "${command.args[1]}"; see 'storage-inspector rescue --help'`);
+  const spec = storageSpecOf(command);
   const options = command.opts<{ out?: string; asOf?: string; json?: boolean }>();
   if (options.out === undefined || options.out === '') throw new UsageError('missing --out <new-dir>');
+  if (isPostgresSpec(options.out)) throw new UsageError(`--out ${options.out}: rescue writes a new storage directory, never into a database`);
   const asOf = options.asOf === undefined ? undefined : parseAsOf(options.asOf);
   const started = Date.now();
-  const report = await rescueStorage(directory, { out: options.out, asOf, onProgress: progressPrinter(io, 'rescue') });
+  const source = openSpecSource(spec, (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`));
+  const report = await rescueStorage(source, { out: options.out, asOf, onProgress: progressPrinter(io, 'rescue') });
   io.stdout.write(options.json === true ? jsonText(report) : rescueReportText(report));
   io.stderr.write(`storage-inspector rescue: done in ${((Date.now() - started) / 1000).toFixed(1)} s; check the new storage with: storage-inspector check ${options.out}\n`);
   return 0;
