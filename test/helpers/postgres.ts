@@ -161,3 +161,22 @@ export async function tablesDigest(client: pg.Client, root: string): Promise<str
   }
   return parts.join(';');
 }
+
+/** The statements the inspector's sessions sent to one database, from the server log (log_statement = all). */
+export function statementsOf(log: string, database: string): string[] {
+  const statements: string[] = [];
+  let current: string[] | undefined;
+  const prefix = /^\d{4}-\d\d-\d\d [\d:.]+ \w+ \[\d+\] /;
+  for (const line of log.split('\n')) {
+    if (prefix.test(line)) {
+      if (current !== undefined) statements.push(current.join('\n').trim());
+      current = undefined;
+      const match = new RegExp(`^\\S+ \\S+ \\S+ \\[\\d+\\] storage-inspector@${database} LOG:  (?:statement|execute [^:]*): (.*)$`).exec(line);
+      if (match !== null) current = [match[1] as string];
+    } else if (current !== undefined) {
+      current.push(line);
+    }
+  }
+  if (current !== undefined) statements.push(current.join('\n').trim());
+  return statements;
+}

@@ -11,6 +11,7 @@ import {
   postgresInfo,
   READER_PASSWORD,
   readerUrl,
+  statementsOf,
   tablesDigest,
   type SqlStorageName,
 } from '../helpers/postgres.js';
@@ -197,22 +198,3 @@ describe('bad input in PostgreSQL', () => {
     expect(statements.filter((s) => s === 'SET default_transaction_read_only = on').length).toBeGreaterThan(0);
   });
 });
-
-/** The statements the inspector's sessions sent to one database, from the server log (log_statement = all). */
-function statementsOf(log: string, database: string): string[] {
-  const statements: string[] = [];
-  let current: string[] | undefined;
-  const prefix = /^\d{4}-\d\d-\d\d [\d:.]+ \w+ \[\d+\] /;
-  for (const line of log.split('\n')) {
-    if (prefix.test(line)) {
-      if (current !== undefined) statements.push(current.join('\n').trim());
-      current = undefined;
-      const match = new RegExp(`^\\S+ \\S+ \\S+ \\[\\d+\\] storage-inspector@${database} LOG:  (?:statement|execute [^:]*): (.*)$`).exec(line);
-      if (match !== null) current = [match[1] as string];
-    } else if (current !== undefined) {
-      current.push(line);
-    }
-  }
-  if (current !== undefined) statements.push(current.join('\n').trim());
-  return statements;
-}
