@@ -79,7 +79,8 @@ export async function checkStorage(location: string | StorageSource, options: Ch
 
 async function checkSnapshot(source: StorageSource, reader: SourceReader, options: CheckOptions): Promise<CheckReport> {
   const directory = source.location;
-  const where = source.kind === 'directory' ? {} : { kind: source.kind };
+  // The lock file is a file next to the channel directories; sources of other kinds are not checked for one.
+  const where = source.kind === 'directory' ? {} : { kind: source.kind, notChecked: [`the lock file (${LOCK_FILE_NAME}): not applicable, checked only in storage directories`] };
   const root = await reader.listRoot();
   const has = (name: string): boolean => root.files.some((f) => f.name === name) || root.folders.some((f) => f.name === name);
   if (!has(DICTIONARY_FILE_NAME) && has('channel_0')) {
@@ -97,8 +98,6 @@ async function checkSnapshot(source: StorageSource, reader: SourceReader, option
   const layout = await scanStorageLayout(reader, directory);
   const startup = await analyzeStartup(layout, reader);
   const problems: Problem[] = [...startup.problems];
-  // The lock file is a file next to the channel directories; sources of other kinds are not checked for one.
-  const notChecked = source.kind === 'directory' ? undefined : [`the lock file (${LOCK_FILE_NAME}): not applicable, checked only in storage directories`];
   if (source.kind === 'directory') {
     const lock = await checkLockFile(directory, options.now);
     if (lock !== undefined) problems.push(lock);
@@ -133,7 +132,7 @@ async function checkSnapshot(source: StorageSource, reader: SourceReader, option
   let commits: CommitListing[] | undefined;
   let commitsNote: string | undefined;
   if (options.commits === true) ({ commits, note: commitsNote } = await listCommits(layout, reader));
-  return finish(directory, { ...where, ...(notChecked === undefined ? {} : { notChecked }) }, { ...summary, commits: commits?.length }, problems, commits, commitsNote);
+  return finish(directory, where, { ...summary, commits: commits?.length }, problems, commits, commitsNote);
 }
 
 export async function listCommits(layout: StorageLayout, reads?: SourceReads): Promise<{ commits: CommitListing[] | undefined; note: string | undefined }> {

@@ -232,6 +232,18 @@ describe('check and rescue on a storage kept in PostgreSQL', () => {
     expect(await digestOf(database, 'graph')).toBe(digest);
   });
 
+  it('a missing type dictionary: exit 1 naming its row in the root table; rescue refuses', async () => {
+    const { database, digest } = await prepare('graph', async (admin) => void (await admin.query("DELETE FROM ms_graph WHERE identifier = 'PersistenceTypeDictionary.ptd'")));
+    const result = await run(['check', ...pgArgs(database, 'graph')]);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stdout).toContain('[refuses start] ms_graph/PersistenceTypeDictionary.ptd  DICTIONARY_MISSING\n');
+    expect(result.stdout).toContain('Not checked: the lock file (used.lock): not applicable');
+    const rescue = await run(['rescue', ...pgArgs(database, 'graph'), '--out', join(work, 'no-dictionary')]);
+    expect(rescue.code).toBe(1);
+    expect(rescue.stderr).toContain('the type dictionary PersistenceTypeDictionary.ptd is missing');
+    expect(await digestOf(database, 'graph')).toBe(digest);
+  });
+
   it('runs as a process: postgres:// with --table, the password from PGPASSFILE; exit codes 0 and 1', async () => {
     const intact = await prepare('collections');
     const damaged = await prepare('graph', async (admin) => {
