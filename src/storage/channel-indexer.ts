@@ -1,4 +1,4 @@
-import { ObjectIndex, type IndexTable } from './object-index.js';
+import { ObjectIndex } from './object-index.js';
 import { scanRecordChunks, type ScanProblem } from './record-scan.js';
 import type { SourceReads } from './source.js';
 
@@ -17,7 +17,7 @@ export interface ChannelIndexJob {
 }
 
 export interface ChannelIndexResult {
-  readonly table: IndexTable;
+  readonly objects: ObjectIndex;
   /** Per file of the job: live bytes, records and why the walk stopped early (if it did). */
   readonly live: number[];
   readonly records: number[];
@@ -28,8 +28,10 @@ export interface ChannelIndexResult {
   readonly rootsCandidates: string[];
 }
 
-/** How much of the first file is walked to estimate how many records the channel holds. */
+/** How much of the start of each sampled file is walked to estimate the channel's records. */
 const DENSITY_SAMPLE_BYTES = 1024 * 1024;
+/** How many files (spread over the channel) are sampled. */
+const SAMPLED_FILES = 4;
 
 export async function indexChannel(job: ChannelIndexJob): Promise<ChannelIndexResult> {
   const objects = new ObjectIndex(job.idShift);
@@ -40,15 +42,7 @@ export async function indexChannel(job: ChannelIndexJob): Promise<ChannelIndexRe
   const roots = new Set<string>();
   const { low: rootsLow, high: rootsHigh } = job.rootsType;
 
-  // Size the index once, from the record density of the start of the first file, instead of
-  // growing it table by table (every growth rehashes everything).
-  const totalBytes = job.files.reduce((n, f) => n + (f.to - f.from), 0);
-  const first = job.files.find((f) => f.to > f.from);
-  if (first !== undefined) {
-    const sample = Math.min(first.to - first.from, DENSITY_SAMPLE_BYTES);
-    const { records: sampled } = await scanRecordChunks(job.reads.chunks(first.path, first.from, first.from + sample), first.from, first.from + sample, () => undefined);
-    objects.reserve(Math.ceil(((sampled + 1) / sample) * totalBytes * 1.02));
-  }
+  await reserve(job, objects);
 
   for (let slot = 0; slot < job.files.length; slot++) {
     const file = job.files[slot]!;
@@ -63,5 +57,38 @@ export async function indexChannel(job: ChannelIndexJob): Promise<ChannelIndexRe
     problems[slot] = result.problem;
   }
   objects.compact();
-  return { table: objects.export(), live, records, meta, problems, rootsCandidates: [...roots] };
+  return { objects, live, records, meta, problems, rootsCandidates: [...roots] };
+}
+
+/**
+ * Sizes the index once, instead of growing it table by table: the record density of the starts of
+ * a few files spread over the channel (one file's start alone misjudged the 100M benchmark storage,
+ * and the index then grew and shrank again: three tables' worth of page faults) times the channel's
+ * bytes, in a dense run from the lowest id seen.
+ */
+async function reserve(job: ChannelIndexJob, objects: ObjectIndex): Promise<void> {
+  const nonEmpty = job.files.filter((f) => f.to > f.from);
+  if (nonEmpty.length === 0) return;
+  const totalBytes = nonEmpty.reduce((n, f) => n + (f.to - f.from), 0);
+  const picks = new Set<number>();
+  for (let i = 0; i < SAMPLED_FILES; i++) picks.add(Math.floor((i * (nonEmpty.length - 1)) / Math.max(1, SAMPLED_FILES - 1)));
+  let sampledRecords = 0;
+  let sampledBytes = 0;
+  let minLow = 0;
+  let minHigh = 0;
+  let seen = false;
+  for (const pick of picks) {
+    const file = nonEmpty[pick]!;
+    const to = Math.min(file.to, file.from + DENSITY_SAMPLE_BYTES);
+    const { records } = await scanRecordChunks(job.reads.chunks(file.path, file.from, to), file.from, to, (_offset, _length, _tl, _th, idLow, idHigh) => {
+      if (!seen || idHigh < minHigh || (idHigh === minHigh && idLow >>> 0 < minLow >>> 0)) {
+        minLow = idLow;
+        minHigh = idHigh;
+        seen = true;
+      }
+    });
+    sampledRecords += records;
+    sampledBytes += to - file.from;
+  }
+  if (seen) objects.reserveRun(Math.ceil(((sampledRecords + 1) / sampledBytes) * totalBytes * 1.02), minLow, minHigh);
 }

@@ -1,15 +1,35 @@
 /**
- * Object id → location of its latest record, for one channel, with no JS object per entity:
- * an open-addressing hash table (linear probing) over one Int32Array of 5-word slots
- * (id low, id high, file slot, offset, record length): 20 bytes a slot, at most 32 bytes an
- * entity after `compact()`. Ids are split into two 32-bit halves so
- * that neither hashing nor probing allocates a bigint.
+ * Object id → location of its latest record, for one channel, with no JS object per entity.
+ * MicroStream hands out object ids consecutively, so most of a channel's ids form one run: those
+ * live in a dense array indexed by the id's distance from the run's start, 3 words a position
+ * (file slot + 1, offset, record length: 12 bytes, no id stored, no probing). Every other id goes to
+ * an open-addressing hash table (linear probing) over one Int32Array of 5-word slots (id low, id
+ * high, file slot, offset, record length: 20 bytes a slot). At most 32 bytes an entity after
+ * `compact()`. Ids are split into two 32-bit halves so that neither hashing nor probing allocates
+ * a bigint.
+ *
+ * The run matters for opening large storages: the index's memory is written once, and the first
+ * write to each page of fresh memory costs a page fault (measured 2.5–9 µs a 4 KiB page on the
+ * development machine, up to half of an open's CPU time with the hash table alone, which touches
+ * 27 bytes an entity instead of 12).
  *
  * Inserting the records in file order (ascending file number, ascending offset) and letting
  * later records overwrite earlier ones yields Java's "latest version" rule (storage-format.md §5.4).
  */
 
 const WORDS = 5;
+/** Words a position of the dense run: file slot + 1 (0 = empty), offset, record length. */
+const RUN_WORDS = 3;
+/** The run grows (copying) for an id at most this many times its length past its start. */
+const RUN_GROWTH_REACH = 2;
+/** `compact()` moves the run's entries into the hash table when the run costs more an entry. */
+const MAX_RUN_BYTES_PER_ENTRY = 32;
+/**
+ * `compact()` trims a run whose used part is less than this share of it. Not for less: trimming
+ * copies the run (page faults for all of it again), while its unused tail, never written, costs
+ * address space only.
+ */
+const MIN_RUN_USE = 0.5;
 /** Load while indexing; `compact()` then shrinks the table to TARGET_LOAD. */
 const MAX_LOAD = 0.85;
 const TARGET_LOAD = 0.75;
@@ -22,14 +42,6 @@ const MIN_COMPACT_LOAD = 0.625;
  */
 const EMPTY = 0;
 
-/** The raw table of an index, to hand it over without copying. */
-export interface IndexTable {
-  readonly words: Int32Array;
-  readonly capacity: number;
-  readonly count: number;
-  readonly idShift: number;
-}
-
 export interface EntityLocation {
   /** Index into the channel's file table. */
   readonly fileSlot: number;
@@ -40,7 +52,19 @@ export interface EntityLocation {
 export class ObjectIndex {
   private table: Int32Array;
   private capacity: number;
-  private count = 0;
+  /** Ids in the hash table. */
+  private hashed = 0;
+  private readonly lowMask: number;
+  /** The dense run: `run[(key - runStart) * 3 ..]` for ids with `runHigh` and `runLowBits`. */
+  private run = new Int32Array(0);
+  private runLength = 0;
+  /** Key (`low >>> idShift`) of the run's first position. */
+  private runStart = 0;
+  private runHigh = 0;
+  private runLowBits = 0;
+  /** Ids in the run; one past its last used position. */
+  private inRun = 0;
+  private runTop = 0;
 
   /**
    * @param idShift log2 of the channel count: all ids of one channel share their low bits, so
@@ -50,18 +74,20 @@ export class ObjectIndex {
     private readonly idShift = 0,
     expectedEntities = 0,
   ) {
+    this.idShift = idShift | 0;
+    this.lowMask = (1 << this.idShift) - 1;
     this.capacity = Math.max(MIN_CAPACITY, Math.ceil(expectedEntities / TARGET_LOAD));
     this.table = ObjectIndex.emptyTable(this.capacity);
   }
 
   /** Number of distinct object ids. */
   get size(): number {
-    return this.count;
+    return this.hashed + this.inRun;
   }
 
-  /** Bytes held by the table. */
+  /** Bytes held by the tables. */
   get byteSize(): number {
-    return this.table.byteLength;
+    return this.table.byteLength + this.run.byteLength;
   }
 
   /** Record length of the entry the last `set` replaced (valid when it returned a slot). */
@@ -76,9 +102,36 @@ export class ObjectIndex {
   set(low: number, high: number, fileSlot: number, offset: number, length: number): number {
     low |= 0;
     high |= 0;
+    if (high === this.runHigh && (low & this.lowMask) === this.runLowBits && this.runLength > 0) {
+      const position = (low >>> this.idShift) - this.runStart;
+      if (position >= 0) {
+        if (position < this.runLength || this.growRun(position)) return this.setInRun(position, fileSlot, offset, length);
+      }
+    }
+    return this.setHashed(low, high, fileSlot, offset, length);
+  }
+
+  private setInRun(position: number, fileSlot: number, offset: number, length: number): number {
+    const run = this.run;
+    const base = position * RUN_WORDS;
+    const previous = (run[base] as number) - 1;
+    if (previous >= 0) {
+      this.replacedOffset = (run[base + 1] as number) >>> 0;
+      this.replacedLength = (run[base + 2] as number) >>> 0;
+    } else {
+      this.inRun++;
+      if (position >= this.runTop) this.runTop = position + 1;
+    }
+    run[base] = fileSlot + 1;
+    run[base + 1] = offset | 0;
+    run[base + 2] = length | 0;
+    return previous;
+  }
+
+  private setHashed(low: number, high: number, fileSlot: number, offset: number, length: number): number {
     const tag = (high + 1) | 0;
     if (tag === EMPTY) return -1; // id -1 .. -2^32: not an object id, never indexed
-    if (this.count + 1 > this.capacity * MAX_LOAD) this.resize(this.capacity * 2);
+    if (this.hashed + 1 > this.capacity * MAX_LOAD) this.resize(this.capacity * 2);
     const table = this.table;
     let slot = this.home(low, high);
     for (;;) {
@@ -87,7 +140,7 @@ export class ObjectIndex {
       if (h === EMPTY) {
         table[base] = low;
         table[base + 1] = tag;
-        this.count++;
+        this.hashed++;
         table[base + 2] = fileSlot;
         table[base + 3] = offset | 0;
         table[base + 4] = length | 0;
@@ -111,22 +164,15 @@ export class ObjectIndex {
     if (id < 0n || id >= 1n << 63n) return undefined;
     const low = Number(id & 0xffffffffn) | 0;
     const high = Number(id >> 32n) | 0;
-    const table = this.table;
-    const tag = (high + 1) | 0;
-    let slot = this.home(low, high);
-    for (;;) {
-      const base = slot * WORDS;
-      const h = table[base + 1] as number;
-      if (h === EMPTY) return undefined;
-      if (h === tag && table[base] === low) {
-        return {
-          fileSlot: table[base + 2] as number,
-          offset: (table[base + 3] as number) >>> 0,
-          length: (table[base + 4] as number) >>> 0,
-        };
-      }
-      slot = slot + 1 === this.capacity ? 0 : slot + 1;
+    const at = this.runWordOf(low, high);
+    if (at >= 0) {
+      const run = this.run;
+      return { fileSlot: (run[at] as number) - 1, offset: (run[at + 1] as number) >>> 0, length: (run[at + 2] as number) >>> 0 };
     }
+    const base = this.slotOf(low, high);
+    if (base < 0) return undefined;
+    const table = this.table;
+    return { fileSlot: table[base + 2] as number, offset: (table[base + 3] as number) >>> 0, length: (table[base + 4] as number) >>> 0 };
   }
 
   /**
@@ -134,13 +180,25 @@ export class ObjectIndex {
    * `offset`: tells a walk over data files which records are current, without allocating.
    */
   isLatest(low: number, high: number, fileSlot: number, offset: number): boolean {
+    const at = this.runWordOf(low, high);
+    if (at >= 0) return this.run[at] === fileSlot + 1 && this.run[at + 1] === (offset | 0);
     const base = this.slotOf(low, high);
     return base >= 0 && this.table[base + 2] === fileSlot && this.table[base + 3] === (offset | 0);
   }
 
   /** Whether an object id given as two 32-bit halves is indexed (no allocation: for whole-storage walks). */
   has(low: number, high: number): boolean {
-    return this.slotOf(low, high) >= 0;
+    return this.runWordOf(low, high) >= 0 || this.slotOf(low, high) >= 0;
+  }
+
+  /** Index of the run word where an id's entry starts, or -1 (not in the run, maybe hashed). */
+  private runWordOf(low: number, high: number): number {
+    low |= 0;
+    if ((high | 0) !== this.runHigh || (low & this.lowMask) !== this.runLowBits) return -1;
+    const position = (low >>> this.idShift) - this.runStart;
+    if (position < 0 || position >= this.runLength) return -1;
+    const base = position * RUN_WORDS;
+    return this.run[base] === 0 ? -1 : base;
   }
 
   /** Index of the table word where an id's slot starts, or -1. */
@@ -148,7 +206,7 @@ export class ObjectIndex {
     low |= 0;
     high |= 0;
     const tag = (high + 1) | 0;
-    if (tag === EMPTY) return -1;
+    if (tag === EMPTY || this.hashed === 0) return -1;
     const table = this.table;
     let slot = this.home(low, high);
     for (;;) {
@@ -160,8 +218,15 @@ export class ObjectIndex {
     }
   }
 
-  /** Calls `visit` for every indexed object with its location (order unspecified). */
+  /** Calls `visit` for every indexed object with its location (the run in id order, then the rest). */
   forEach(visit: (low: number, high: number, fileSlot: number, offset: number, length: number) => void): void {
+    const run = this.run;
+    for (let position = 0; position < this.runTop; position++) {
+      const base = position * RUN_WORDS;
+      const slotPlusOne = run[base] as number;
+      if (slotPlusOne === 0) continue;
+      visit(this.runLow(position), this.runHigh, slotPlusOne - 1, (run[base + 1] as number) >>> 0, (run[base + 2] as number) >>> 0);
+    }
     const table = this.table;
     for (let base = 0; base < table.length; base += WORDS) {
       if (table[base + 1] === EMPTY) continue;
@@ -175,51 +240,126 @@ export class ObjectIndex {
     }
   }
 
+  /** The (unsigned) low half of the id at a run position. */
+  private runLow(position: number): number {
+    return (((this.runStart + position) << this.idShift) | this.runLowBits) >>> 0;
+  }
+
   /**
-   * Removes every entry whose file slot `drop` accepts (rebuilds the table; for rare events);
+   * Removes every entry whose file slot `drop` accepts (rebuilds the hash table; for rare events);
    * `removed` hears the id halves of each entry removed.
    */
   removeWhere(drop: (fileSlot: number) => boolean, removed?: (low: number, high: number) => void): number {
+    const before = this.size;
+    const run = this.run;
+    for (let position = 0; position < this.runTop; position++) {
+      const base = position * RUN_WORDS;
+      const slotPlusOne = run[base] as number;
+      if (slotPlusOne === 0 || !drop(slotPlusOne - 1)) continue;
+      run[base] = 0;
+      this.inRun--;
+      removed?.(this.runLow(position), this.runHigh);
+    }
     const old = this.table;
-    const before = this.count;
     this.table = ObjectIndex.emptyTable(this.capacity);
-    this.count = 0;
+    this.hashed = 0;
     for (let base = 0; base < old.length; base += WORDS) {
       if (old[base + 1] === EMPTY) continue;
       if (drop(old[base + 2] as number)) {
         removed?.((old[base] as number) >>> 0, ((old[base + 1] as number) - 1) | 0);
         continue;
       }
-      this.set(old[base] as number, (old[base + 1] as number) - 1, old[base + 2] as number, old[base + 3] as number, old[base + 4] as number);
+      this.setHashed(old[base] as number, ((old[base + 1] as number) - 1) | 0, old[base + 2] as number, old[base + 3] as number, old[base + 4] as number);
     }
-    return before - this.count;
+    return before - this.size;
   }
 
-  /** The table as it is; the index must not be used afterwards. */
-  export(): IndexTable {
-    return { words: this.table, capacity: this.capacity, count: this.count, idShift: this.idShift };
+  /**
+   * Makes room for about `expectedEntities` ids that run consecutively from the id `low`/`high`
+   * (the lowest id seen in a sample), in the dense run; call on an empty index. Ids outside the
+   * run (below its start, with other low bits, far beyond its end) still go to the hash table.
+   */
+  reserveRun(expectedEntities: number, low: number, high: number): void {
+    if (this.size > 0 || expectedEntities <= 0) return;
+    const start = (low | 0) >>> this.idShift;
+    this.runHigh = high | 0;
+    this.runLowBits = low & this.lowMask;
+    this.runStart = start;
+    this.runLength = Math.min(Math.ceil(expectedEntities), this.keySpaceEnd() - start);
+    this.run = new Int32Array(this.runLength * RUN_WORDS);
   }
 
-  /** An index over a table exported by `export()`. */
-  static fromTable(table: IndexTable): ObjectIndex {
-    const index = new ObjectIndex(table.idShift);
-    index.table = table.words;
-    index.capacity = table.capacity;
-    index.count = table.count;
-    return index;
+  /** One past the largest key (`low >>> idShift`). */
+  private keySpaceEnd(): number {
+    return 2 ** (32 - this.idShift);
   }
 
-  /** Makes room for `expectedEntities` in one step instead of growing table by table. */
-  reserve(expectedEntities: number): void {
-    const capacity = Math.ceil(expectedEntities / TARGET_LOAD);
-    if (capacity > this.capacity) this.resize(capacity);
+  /**
+   * Lengthens the run to hold `position` when that is within reach (a sample underestimated the
+   * channel), moving hashed ids the longer run now covers. Returns whether it did.
+   */
+  private growRun(position: number): boolean {
+    if (position >= this.runLength * RUN_GROWTH_REACH) return false;
+    const length = Math.min(Math.max(position + 1, Math.ceil(this.runLength * 1.5)), this.keySpaceEnd() - this.runStart);
+    if (position >= length) return false;
+    const run = new Int32Array(length * RUN_WORDS);
+    run.set(this.run);
+    const oldLength = this.runLength;
+    this.run = run;
+    this.runLength = length;
+    if (this.hashed > 0) this.moveHashedIntoRun(oldLength);
+    return true;
   }
 
-  /** Shrinks the table when it is much larger than its entries need (call after bulk loading). */
+  /** Moves hashed ids at run positions from `from` on into the run. */
+  private moveHashedIntoRun(from: number): void {
+    const old = this.table;
+    const keep: number[] = [];
+    for (let base = 0; base < old.length; base += WORDS) {
+      if (old[base + 1] === EMPTY) continue;
+      const low = old[base] as number;
+      const high = ((old[base + 1] as number) - 1) | 0;
+      const position = (low >>> this.idShift) - this.runStart;
+      if (high === this.runHigh && (low & this.lowMask) === this.runLowBits && position >= from && position < this.runLength) {
+        this.setInRun(position, old[base + 2] as number, old[base + 3] as number, old[base + 4] as number);
+      } else keep.push(base);
+    }
+    if (keep.length === this.hashed) return;
+    this.table = ObjectIndex.emptyTable(this.capacity);
+    this.hashed = 0;
+    for (const base of keep) {
+      this.setHashed(old[base] as number, ((old[base + 1] as number) - 1) | 0, old[base + 2] as number, old[base + 3] as number, old[base + 4] as number);
+    }
+  }
+
+  /** Shrinks the tables when they are much larger than their entries need (call after bulk loading). */
   compact(): void {
-    if (this.count >= this.capacity * MIN_COMPACT_LOAD) return;
-    const capacity = Math.max(MIN_CAPACITY, Math.ceil(this.count / TARGET_LOAD));
+    if (this.runLength > 0) {
+      if (this.run.byteLength > this.inRun * MAX_RUN_BYTES_PER_ENTRY) this.dissolveRun();
+      else if (this.runTop < this.runLength * MIN_RUN_USE) {
+        this.run = this.run.slice(0, this.runTop * RUN_WORDS);
+        this.runLength = this.runTop;
+      }
+    }
+    if (this.hashed >= this.capacity * MIN_COMPACT_LOAD) return;
+    const capacity = Math.max(MIN_CAPACITY, Math.ceil(this.hashed / TARGET_LOAD));
     if (capacity < this.capacity) this.resize(capacity);
+  }
+
+  /** Moves the run's entries into the hash table (too sparse a run costs more than hashing). */
+  private dissolveRun(): void {
+    const run = this.run;
+    const top = this.runTop;
+    this.run = new Int32Array(0);
+    this.runLength = 0;
+    this.runTop = 0;
+    this.inRun = 0;
+    for (let position = 0; position < top; position++) {
+      const base = position * RUN_WORDS;
+      const slotPlusOne = run[base] as number;
+      if (slotPlusOne === 0) continue;
+      this.setHashed(this.runLow(position) | 0, this.runHigh, slotPlusOne - 1, run[base + 1] as number, run[base + 2] as number);
+    }
   }
 
   /**
@@ -236,10 +376,10 @@ export class ObjectIndex {
     const old = this.table;
     this.table = ObjectIndex.emptyTable(capacity);
     this.capacity = capacity;
-    this.count = 0;
+    this.hashed = 0;
     for (let base = 0; base < old.length; base += WORDS) {
       if (old[base + 1] === EMPTY) continue;
-      this.set(old[base] as number, (old[base + 1] as number) - 1, old[base + 2] as number, old[base + 3] as number, old[base + 4] as number);
+      this.setHashed(old[base] as number, ((old[base + 1] as number) - 1) | 0, old[base + 2] as number, old[base + 3] as number, old[base + 4] as number);
     }
   }
 

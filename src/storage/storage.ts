@@ -650,7 +650,7 @@ export class Storage {
         idShift: Math.log2(channels.length),
         rootsType,
       });
-      channel.objects = ObjectIndex.fromTable(result.table);
+      channel.objects = result.objects;
       list.forEach((job, i) => {
         const file = this.fileStateFor(job);
         file.totalLength = job.to;

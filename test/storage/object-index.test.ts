@@ -42,4 +42,83 @@ describe('ObjectIndex', () => {
     expect(index.get(a)).toEqual({ fileSlot: 2, offset: 100, length: 24 });
     expect(index.get(b)).toBeUndefined();
   });
+
+  describe('dense run', () => {
+    const base = 1000000000000000001n;
+    /** Every location the index answers, by id, through forEach (checked against get). */
+    const contents = (index: ObjectIndex): Map<bigint, string> => {
+      const seen = new Map<bigint, string>();
+      index.forEach((low, high, fileSlot, offset, length) => {
+        const id = joinId(low, high);
+        expect(seen.has(id), `${id} visited once`).toBe(false);
+        seen.set(id, `${fileSlot}:${offset}:${length}`);
+        expect(index.get(id)).toEqual({ fileSlot, offset, length });
+        expect(index.has(low, high)).toBe(true);
+        expect(index.isLatest(low, high, fileSlot, offset)).toBe(true);
+        expect(index.isLatest(low, high, fileSlot + 1, offset)).toBe(false);
+      });
+      expect(seen.size).toBe(index.size);
+      return seen;
+    };
+
+    it('answers like the hash table alone, for ids in the run, below it, beyond it and of other channels', () => {
+      // Channel 1 of 4: its ids share the low bits 01.
+      const dense = new ObjectIndex(2);
+      const hashed = new ObjectIndex(2);
+      const first = base + 4n * 100n;
+      dense.reserveRun(1000, ...splitId(first));
+      const ids: bigint[] = [];
+      for (let i = 0n; i < 1500n; i++) ids.push(first + 4n * i); // past the run: it grows
+      ids.push(base + 4n * 3n, base + 4n * 50_000n, base + 4n * 10n + 2n, (5n << 32n) + 1n, 9007199254740993n);
+      ids.forEach((id, i) => {
+        expect(dense.set(...splitId(id), i % 7, i * 8, 24 + (i % 5))).toBe(-1);
+        hashed.set(...splitId(id), i % 7, i * 8, 24 + (i % 5));
+      });
+      // Replacing reports the previous location.
+      expect(dense.set(...splitId(first + 4n), 9, 4, 30)).toBe(1);
+      expect(dense.replacedOffset).toBe(8);
+      expect(dense.replacedLength).toBe(25);
+      hashed.set(...splitId(first + 4n), 9, 4, 30);
+      expect(dense.size).toBe(ids.length);
+      expect(contents(dense)).toEqual(contents(hashed));
+      expect(dense.get(first + 4n * 1500n)).toBeUndefined();
+      expect(dense.get(first + 1n)).toBeUndefined();
+      expect(dense.byteSize / dense.size).toBeLessThan(hashed.byteSize / hashed.size);
+
+      const gone: bigint[] = [];
+      const removed = dense.removeWhere((slot) => slot === 3, (low, high) => gone.push(joinId(low, high)));
+      hashed.removeWhere((slot) => slot === 3);
+      expect(removed).toBe(gone.length);
+      expect(gone.length).toBeGreaterThan(200);
+      for (const id of gone) expect(dense.get(id)).toBeUndefined();
+      dense.compact();
+      expect(contents(dense)).toEqual(contents(hashed));
+    });
+
+    it('moves hashed ids into the run when it grows over them', () => {
+      const index = new ObjectIndex(0);
+      index.reserveRun(100, ...splitId(base));
+      index.set(...splitId(base + 250n), 1, 250, 24); // beyond twice the run: hashed
+      for (let i = 0n; i < 300n; i++) if (i !== 250n) index.set(...splitId(base + i), 0, Number(i), 24); // grows over 250
+      expect(index.size).toBe(300);
+      expect(index.get(base + 250n)).toEqual({ fileSlot: 1, offset: 250, length: 24 });
+      // The run is visited in id order before the hashed ids: 250 now comes in order.
+      const order: bigint[] = [];
+      index.forEach((low, high) => order.push(joinId(low, high) - base));
+      expect(order).toEqual(Array.from({ length: 300 }, (_, i) => BigInt(i)));
+      expect(index.set(...splitId(base + 250n), 2, 1, 24)).toBe(1);
+      expect(contents(index).size).toBe(300);
+    });
+
+    it('gives a sparse run up for the hash table when compacting', () => {
+      const index = new ObjectIndex(0);
+      index.reserveRun(10_000, ...splitId(base));
+      for (let i = 0n; i < 10_000n; i += 10n) index.set(...splitId(base + i), 0, Number(i), 24);
+      const before = contents(index);
+      index.compact();
+      expect(index.byteSize / index.size).toBeLessThanOrEqual(32);
+      expect(contents(index)).toEqual(before);
+    });
+  });
 });
+
