@@ -1,3 +1,5 @@
+import { appendReferrers } from './referrer-rows.js';
+
 /**
  * Both directions of the reference graph in one compressed-sparse-row structure over node
  * numbers: row `v` is `rows[rowStart[v] .. rowStart[v + 1])` and holds first v's forward targets
@@ -57,6 +59,11 @@ export class Adjacency {
    */
   forwardOverlayOf(v: number): Uint32Array | undefined {
     return this.forwardOverlay.size === 0 ? undefined : this.forwardOverlay.get(v);
+  }
+
+  /** Whether some node's forward list lives in an overlay (else the base rows tell all). */
+  get hasForwardOverlays(): boolean {
+    return this.forwardOverlay.size > 0;
   }
 
   get baseRows(): Uint32Array {
@@ -281,16 +288,7 @@ export function assembleRows(
   }
   const rows = new Uint32Array(sum);
   for (let v = 0; v < nodeCount; v++) cursor[v] = copyForward(v, rows, degrees[v] as number);
-  // Referrers in ascending order: visit the sources in order and append each to its targets.
-  for (let v = 0; v < nodeCount; v++) {
-    const end = degrees[v + 1] as number;
-    for (let i = degrees[v] as number; i < end; i++) {
-      const x = rows[i] as number;
-      if (x < FORWARD_FLAG) break;
-      const u = x & 0x7fffffff;
-      rows[cursor[u] as number] = v;
-      cursor[u] = (cursor[u] as number) + 1;
-    }
-  }
+  // Referrers in ascending order: the sources in order, each appended to its targets.
+  appendReferrers(nodeCount, degrees, rows, cursor);
   return new Adjacency(degrees, rows, nodeCount);
 }

@@ -84,10 +84,51 @@ export function computeReachability(graph: GraphIndex): void {
   graph.reach.fill(0);
   const roots = graph.rootsNode;
   if (roots < 0 || !graph.isStored(roots)) return;
+  if (!graph.adjacency.hasForwardOverlays) {
+    spreadOverBaseRows(graph, roots);
+    return;
+  }
   const queue = new NodeQueue();
   mark(graph.reach, roots);
   queue.push(roots);
   spread(graph, queue);
+}
+
+/**
+ * The whole-graph breadth-first search over the base rows alone (right after a build). It is
+ * bound by cache misses, so it touches as little per edge as it can: nodes that are not stored
+ * are marked up front (one sequential pass over the types) and taken back afterwards, so that an
+ * edge costs one look at the bit map (small enough to stay in cache) instead of also one at the
+ * type of its target; every node is queued at most once, so the queue is one array.
+ */
+function spreadOverBaseRows(graph: GraphIndex, roots: number): void {
+  const reach = graph.reach;
+  const types = graph.typeOfNode;
+  const n = Math.min(graph.nodeCount, types.length);
+  const rows = graph.adjacency.baseRows;
+  const rowStart = graph.adjacency.baseRowStart;
+  const baseNodes = graph.adjacency.baseNodeCount;
+  for (let u = 0; u < n; u++) if (types[u] === NOT_STORED) reach[u >>> 3] = (reach[u >>> 3] as number) | (1 << (u & 7));
+  const queue = new Uint32Array(Math.max(graph.nodeCount, types.length));
+  let tail = 0;
+  reach[roots >>> 3] = (reach[roots >>> 3] as number) | (1 << (roots & 7));
+  queue[tail++] = roots;
+  for (let head = 0; head < tail; head++) {
+    const v = queue[head] as number;
+    if (v >= baseNodes) continue;
+    const end = rowStart[v + 1] as number;
+    for (let i = rowStart[v] as number; i < end; i++) {
+      const x = rows[i] as number;
+      if (x < FORWARD_FLAG) break;
+      const u = x & 0x7fffffff;
+      const byte = reach[u >>> 3] as number;
+      const bit = 1 << (u & 7);
+      if ((byte & bit) !== 0) continue;
+      reach[u >>> 3] = byte | bit;
+      queue[tail++] = u;
+    }
+  }
+  for (let u = 0; u < n; u++) if (types[u] === NOT_STORED) reach[u >>> 3] = (reach[u >>> 3] as number) & ~(1 << (u & 7));
 }
 
 /** Edges a change added and removed, as parallel lists of (source, target) nodes. */
