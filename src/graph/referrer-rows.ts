@@ -17,9 +17,15 @@ const BATCH_EDGES = 1 << 22;
 /**
  * `rowStart` (length nodeCount + 1) bounds each row; each row starts with its forward targets
  * (flagged, ending at the first unflagged entry or the row's end); `cursor[u]` is where u's next
- * referrer goes.
+ * referrer goes. `batchEdges` bounds the edges partitioned at a time (smaller in tests).
  */
-export function appendReferrers(nodeCount: number, rowStart: Uint32Array, rows: Uint32Array, cursor: Uint32Array | Int32Array): void {
+export function appendReferrers(
+  nodeCount: number,
+  rowStart: Uint32Array,
+  rows: Uint32Array,
+  cursor: Uint32Array | Int32Array,
+  batchEdges = BATCH_EDGES,
+): void {
   const ranges = (nodeCount >>> RANGE_BITS) + 1;
   if (ranges <= 4) {
     appendDirectly(0, nodeCount, rowStart, rows, cursor);
@@ -37,7 +43,7 @@ export function appendReferrers(nodeCount: number, rowStart: Uint32Array, rows: 
       const end = rowStart[to + 1] as number;
       let k = start;
       while (k < end && (rows[k] as number) >= FORWARD_FLAG) k++;
-      if (edges + (k - start) > BATCH_EDGES && to > from) break;
+      if (edges + (k - start) > batchEdges && to > from) break;
       edges += k - start;
       for (let i = start; i < k; i++) {
         const r = ((rows[i] as number) & 0x7fffffff) >>> RANGE_BITS;

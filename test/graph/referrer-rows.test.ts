@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { appendReferrers, countTargets } from '../../src/graph/referrer-rows.js';
+
+/**
+ * The partitioned referrer pass (used once a graph spans more than a few node ranges) must give
+ * exactly what appending every source to its targets one by one gives.
+ */
+
+const FORWARD_FLAG = 0x80000000;
+
+function prng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x9e3779b9) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+/** Forward lists (ascending, distinct) of a random graph; one node refers to very many. */
+function randomForward(n: number, seed: number): Uint32Array[] {
+  const random = prng(seed);
+  const forward: Uint32Array[] = [];
+  for (let v = 0; v < n; v++) {
+    const k = v === 777 ? 5000 : Math.floor(random() * 4);
+    const set = new Set<number>();
+    for (let i = 0; i < k; i++) set.add(Math.floor(random() * n));
+    forward.push(Uint32Array.from([...set].sort((a, b) => a - b)));
+  }
+  return forward;
+}
+
+/** Rows with forward halves written, row starts and cursors, as the build has them. */
+function forwardHalves(forward: Uint32Array[]): { rowStart: Uint32Array; rows: Uint32Array; cursor: Uint32Array } {
+  const n = forward.length;
+  const degrees = new Uint32Array(n + 1);
+  for (let v = 0; v < n; v++) {
+    degrees[v] = degrees[v]! + forward[v]!.length;
+    for (const u of forward[v]!) degrees[u] = degrees[u]! + 1;
+  }
+  let sum = 0;
+  for (let v = 0; v <= n; v++) {
+    const d = degrees[v]!;
+    degrees[v] = sum;
+    sum += d;
+  }
+  const rows = new Uint32Array(sum);
+  const cursor = new Uint32Array(n);
+  for (let v = 0; v < n; v++) {
+    let at = degrees[v]!;
+    for (const u of forward[v]!) rows[at++] = (u | FORWARD_FLAG) >>> 0;
+    cursor[v] = at;
+  }
+  return { rowStart: degrees, rows, cursor };
+}
+
+describe('referrer rows', () => {
+  const n = 300_000; // more than four node ranges: the partitioned path
+  const forward = randomForward(n, 7);
+
+  it('appends every source to its targets in ascending order, in any batch size', () => {
+    const expected = forwardHalves(forward);
+    for (let v = 0; v < n; v++) {
+      for (const u of forward[v]!) expected.rows[expected.cursor[u]!++] = v;
+    }
+    for (const batch of [1000, 1 << 22]) {
+      const actual = forwardHalves(forward);
+      appendReferrers(n, actual.rowStart, actual.rows, actual.cursor, batch);
+      expect(Buffer.from(actual.rows.buffer).equals(Buffer.from(expected.rows.buffer))).toBe(true);
+      expect(Buffer.from(actual.cursor.buffer).equals(Buffer.from(expected.cursor.buffer))).toBe(true);
+    }
+    // Every row ends full: the referrers filled it exactly.
+    for (let u = 0; u < n; u += 997) expect(expected.cursor[u]).toBe(expected.rowStart[u + 1]);
+  });
+
+  it('counts the referrers of every target', () => {
+    const values = Uint32Array.from(forward.flatMap((targets) => [...targets].map((u, i) => (i === targets.length - 1 ? (u | FORWARD_FLAG) >>> 0 : u))));
+    const expected = new Uint32Array(n + 1);
+    for (const targets of forward) for (const u of targets) expected[u] = expected[u]! + 1;
+    const actual = new Uint32Array(n + 1);
+    countTargets(values, values.length, actual, n, new Uint32Array(values.length));
+    expect(Buffer.from(actual.buffer).equals(Buffer.from(expected.buffer))).toBe(true);
+  });
+});
