@@ -122,6 +122,32 @@ export class Adjacency {
     }
   }
 
+  /** Whether v refers to u (a binary search in v's forward targets). */
+  refersTo(v: number, u: number): boolean {
+    const overlay = this.forwardOverlay.size === 0 ? undefined : this.forwardOverlay.get(v);
+    let list: Uint32Array;
+    let lo: number;
+    let hi: number;
+    if (overlay !== undefined) {
+      list = overlay;
+      lo = 0;
+      hi = overlay.length;
+    } else {
+      if (v >= this.baseNodes) return false;
+      list = this.rows;
+      lo = this.rowStart[v] as number;
+      hi = this.split(v);
+    }
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const x = ((list[mid] as number) & 0x7fffffff) >>> 0;
+      if (x === u) return true;
+      if (x < u) lo = mid + 1;
+      else hi = mid;
+    }
+    return false;
+  }
+
   forwardCount(v: number): number {
     const overlay = this.forwardOverlay.get(v);
     if (overlay !== undefined) return overlay.length;

@@ -73,9 +73,12 @@ export function shortestPaths(graph: GraphIndex, target: number, limit: number):
   const distance = new DistanceMap();
   distance.add(target, 0);
   let level = [target];
+  /** The nodes at each distance, ascending once the search is over. */
+  const levels: number[][] = [level];
   let found = -1;
   for (let d = 1; level.length > 0 && found < 0; d++) {
     const next: number[] = [];
+    levels.push(next);
     for (const v of level) {
       graph.adjacency.forEachReferrer(v, (r) => {
         if (!graph.isReachable(r)) return;
@@ -89,9 +92,17 @@ export function shortestPaths(graph: GraphIndex, target: number, limit: number):
   }
   if (found < 0) return { reachable: false, paths: [], visited: distance.count };
 
-  // Read the paths off forwards, depth first without recursion (a path can be long).
+  // Read the paths off forwards, depth first without recursion (a path can be long). The next
+  // steps from v are its targets one step closer: found among v's targets, or (when v refers to
+  // far more nodes than that level holds, as a large collection does) among the level's nodes.
+  for (const l of levels) l.sort((a, b) => a - b);
   const closer = (v: number, d: number): number[] => {
     const out: number[] = [];
+    const candidates = levels[d - 1]!;
+    if (graph.adjacency.forwardCount(v) > 8 * candidates.length) {
+      for (const u of candidates) if (graph.adjacency.refersTo(v, u)) out.push(u);
+      return out;
+    }
     graph.adjacency.forEachForward(v, (u) => {
       if (distance.get(u) === d - 1) out.push(u);
     });
