@@ -9,13 +9,29 @@ import { ConsistencyGate } from './consistency-gate.js';
 import { DirectorySource } from './directory-source.js';
 import { readStorageLock, type StorageLockInfo } from './lock-file.js';
 import { aggregateLogBytes, ChannelLogReader, pendingCompaction } from './log-reader.js';
-import { joinId, ObjectIndex } from './object-index.js';
+import { joinId } from './object-index.js';
 import { scanRecordChunks, type ScanProblem } from './record-scan.js';
 import { findRoots } from './roots.js';
 import type { SourceReader, StorageSource } from './source.js';
 import type { SeenProblem } from './follow-problems.js';
 import { NotAStorageError, scanStorageLayout, type StorageLayout } from './storage-dir.js';
-import { resolveValidLengths, type ValidDataFile, type ValidStorage } from './valid-lengths.js';
+import { resolveValidLengths, type ValidDataFile } from './valid-lengths.js';
+import {
+  ChangeCollector, ChannelState, findTruncations, needsRebuild, splitTypeId,
+  type FileState, type ScanJob, type SplitId
+} from './channel-state.js';
+import {
+  DEFAULT_MAX_DICTIONARY_BYTES,
+  type CommittedLengths,
+  type OpenOptions,
+  type RefreshResult,
+  type StorageChange,
+  type StorageChangeListener,
+  type StorageChannel,
+  type StoredEntity,
+} from './storage-types.js';
+
+export * from './storage-types.js';
 
 /**
  * An opened storage: the parsed type dictionary, every channel's data files with their committed
@@ -32,172 +48,6 @@ import { resolveValidLengths, type ValidDataFile, type ValidStorage } from './va
 
 /** Offsets and lengths live in 32 bits in the index (Java's default file size limit is 8 MiB). */
 const MAX_INDEXED_FILE_SIZE = 0xffffffff;
-
-export interface StorageFile {
-  readonly channel: number;
-  /** The file's slot in its channel: what the object index stores (see `StorageChannel.fileAt`). */
-  readonly slot: number;
-  readonly fileNumber: bigint;
-  readonly name: string;
-  readonly path: string;
-  /** Committed bytes (what Java counts as the file's total length). */
-  readonly totalLength: number;
-  /** Sum of the lengths of the latest records of the objects whose latest record is here. */
-  readonly liveLength: number;
-  /**
-   * Bytes of EclipseStore 4.2 meta records (file header, chunk checksums): part of the total
-   * length, never live; 0 for files written without chunk checksums.
-   */
-  readonly metaLength: number;
-  /** Where and why the walk of this file stopped before its end, if it did. */
-  readonly problem: ScanProblem | undefined;
-}
-
-export interface StorageChannel {
-  readonly index: number;
-  readonly directoryName: string;
-  /** Oldest to head file. */
-  readonly files: readonly StorageFile[];
-  readonly objects: ObjectIndex;
-  /** The file behind a file slot of the object index (undefined once deleted). */
-  fileAt(slot: number): StorageFile | undefined;
-}
-
-/** The latest stored record of one object. */
-export interface StoredEntity {
-  readonly objectId: bigint;
-  readonly typeId: bigint;
-  /** Record content after the 24-byte header. */
-  readonly content: Uint8Array;
-  readonly file: string;
-  /** Offset of the record in its file. */
-  readonly offset: number;
-}
-
-export interface OpenProgress {
-  readonly filesDone: number;
-  readonly filesTotal: number;
-  readonly bytesDone: number;
-  readonly bytesTotal: number;
-  readonly entities: number;
-}
-
-export interface OpenOptions {
-  /** Called after each channel (or data file) has been indexed during the first load. */
-  readonly onProgress?: (progress: OpenProgress) => void;
-  /**
-   * Decides which bytes of which data files are committed, instead of the transaction logs as
-   * they are now (Java's rule): e.g. the state as of an earlier commit (`committedLengthsAt` in
-   * point-in-time.ts). The storage then shows that fixed state: `refresh()` changes nothing.
-   */
-  readonly committedLengths?: CommittedLengths;
-  /** A directory: follow symbolic links that lead outside it (refused by default). */
-  readonly allowExternalLinks?: boolean;
-  /** The type dictionary is refused beyond this size (default 64 MiB); also while following. */
-  readonly maxDictionaryBytes?: number;
-}
-
-/** A type dictionary larger than this is refused unless the limit is raised (`--max-dictionary-bytes`). */
-export const DEFAULT_MAX_DICTIONARY_BYTES = 64 * 1024 * 1024;
-
-/** Which bytes of the data files of a storage form the state to show (read through `reader`). */
-export type CommittedLengths = (layout: StorageLayout, reader: SourceReader) => Promise<ValidStorage>;
-
-/**
- * What one refresh changed, for those who keep state derived from the records (the graph index):
- * told inside the same consistent step that applies the change, so requests see both or neither.
- */
-export interface StorageChange {
-  /** The index was built anew (a log was replaced, a committed range shrank): anything may differ. */
-  readonly rebuilt: boolean;
-  readonly dictionaryChanged: boolean;
-  /** Records that became the latest of their object, in the order applied (none when rebuilt). */
-  readonly stored: StoredRecordList;
-  /** Objects whose latest record went away with a deleted file, as (id low, id high) pairs. */
-  readonly lost: Int32Array;
-}
-
-/**
- * Records as `RECORD_WORDS` words each: id low, id high, channel, file slot, offset, and the
- * previous latest record's file slot (-1 for a new object) and offset.
- */
-export interface StoredRecordList {
-  readonly count: number;
-  readonly words: Int32Array;
-}
-
-export const RECORD_WORDS = 7;
-
-export type StorageChangeListener = (change: StorageChange) => void | Promise<void>;
-
-/** What one refresh did. */
-export interface RefreshResult {
-  /** The visible state changed (new commit, new dictionary, files added or removed). */
-  readonly changed: boolean;
-  /** Why the directory could not be taken over yet (e.g. a dictionary being rewritten). */
-  readonly deferred?: string;
-}
-
-interface FileState {
-  readonly slot: number;
-  readonly channel: number;
-  readonly fileNumber: bigint;
-  readonly name: string;
-  readonly path: string;
-  totalLength: number;
-  liveLength: number;
-  metaLength: number;
-  problem: ScanProblem | undefined;
-  removed: boolean;
-}
-
-class ChannelState implements StorageChannel {
-  readonly slots: FileState[] = [];
-  objects: ObjectIndex;
-  private sorted: StorageFile[] | undefined;
-
-  constructor(
-    readonly index: number,
-    readonly directoryName: string,
-    channelCount: number,
-  ) {
-    this.objects = new ObjectIndex(Math.log2(channelCount));
-  }
-
-  get files(): readonly StorageFile[] {
-    this.sorted ??= this.slots
-      .filter((f) => !f.removed)
-      .sort((a, b) => (a.fileNumber < b.fileNumber ? -1 : a.fileNumber > b.fileNumber ? 1 : 0))
-      .map((f) => ({ ...f }));
-    return this.sorted;
-  }
-
-  fileAt(slot: number): StorageFile | undefined {
-    const file = this.slots[slot];
-    return file === undefined || file.removed ? undefined : { ...file };
-  }
-
-  fileByNumber(fileNumber: bigint): FileState | undefined {
-    return this.slots.find((f) => !f.removed && f.fileNumber === fileNumber);
-  }
-
-  invalidate(): void {
-    this.sorted = undefined;
-  }
-}
-
-/** Records found in one file range, waiting to be applied. */
-interface ScanJob {
-  readonly channel: ChannelState;
-  /** An existing file state, or the description of a new file. */
-  readonly target: FileState | ValidDataFile;
-  readonly from: number;
-  readonly to: number;
-  records: Uint32Array;
-  count: number;
-  metaBytes: number;
-  problem: ScanProblem | undefined;
-}
 
 export class Storage {
   dictionary: TypeDictionary = parseTypeDictionary('');
@@ -751,85 +601,4 @@ export class Storage {
     }
     this.source.forget(file.path);
   }
-}
-
-/** Grows while a refresh is applied: the records it made latest and the objects it lost. */
-class ChangeCollector {
-  count = 0;
-  private words = new Int32Array(RECORD_WORDS * 256);
-  private lostWords: number[] = [];
-
-  stored(idLow: number, idHigh: number, channel: number, fileSlot: number, offset: number, previousSlot: number, previousOffset: number): void {
-    if ((this.count + 1) * RECORD_WORDS > this.words.length) {
-      const bigger = new Int32Array(this.words.length * 2);
-      bigger.set(this.words);
-      this.words = bigger;
-    }
-    const b = this.count * RECORD_WORDS;
-    this.words[b] = idLow;
-    this.words[b + 1] = idHigh;
-    this.words[b + 2] = channel;
-    this.words[b + 3] = fileSlot;
-    this.words[b + 4] = offset;
-    this.words[b + 5] = previousSlot;
-    this.words[b + 6] = previousSlot < 0 ? 0 : previousOffset;
-    this.count++;
-  }
-
-  lost(low: number, high: number): void {
-    this.lostWords.push(low | 0, high | 0);
-  }
-
-  records(): Int32Array {
-    return this.words.subarray(0, this.count * RECORD_WORDS);
-  }
-
-  lostIds(): Int32Array {
-    return Int32Array.from(this.lostWords);
-  }
-}
-
-/** A type id as the two 32-bit halves record headers are compared with (never matches when absent). */
-interface SplitId {
-  readonly low: number;
-  readonly high: number;
-}
-
-function splitTypeId(typeId: bigint | undefined): SplitId {
-  if (typeId === undefined) return { low: -1, high: -1 };
-  return { low: Number(typeId & 0xffffffffn) | 0, high: Number(typeId >> 32n) | 0 };
-}
-
-/**
- * Data files shorter than what is committed for them: by their log, or by what was indexed of
- * them before (a storage without logs).
- */
-function findTruncations(validFiles: readonly (readonly ValidDataFile[])[], indexed: readonly ChannelState[]): SeenProblem[] {
-  const found: SeenProblem[] = [];
-  validFiles.forEach((files, channel) => {
-    for (const file of files) {
-      const before = indexed[channel]?.fileByNumber(file.fileNumber)?.totalLength ?? 0;
-      const committed = Math.max(file.committedLength ?? 0, before);
-      if (file.size >= committed) continue;
-      found.push({
-        key: `STORAGE_TRUNCATED:${file.path}`,
-        code: 'STORAGE_TRUNCATED',
-        message:
-          `${file.path} is ${file.size} bytes long, but ${committed} bytes of it are committed: committed records were cut off ` +
-          '(objects whose latest record was there are now served from an older record, or not at all)',
-      });
-    }
-  });
-  return found;
-}
-
-/** A committed range shrank or the log was replaced, or a cut file was restored: start the channel over. */
-function needsRebuild(channel: ChannelState, files: readonly ValidDataFile[]): boolean {
-  for (const file of files) {
-    const existing = channel.fileByNumber(file.fileNumber);
-    if (existing !== undefined && file.validLength < existing.totalLength) return true;
-    // A file whose walk stopped where its bytes ended (it had been cut) has its bytes again.
-    if (existing?.problem?.atEnd === true && file.validLength > existing.totalLength) return true;
-  }
-  return false;
 }
