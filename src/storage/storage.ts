@@ -17,8 +17,14 @@ import type { SeenProblem } from './follow-problems.js';
 import { NotAStorageError, scanStorageLayout, type StorageLayout } from './storage-dir.js';
 import { resolveValidLengths, type ValidDataFile } from './valid-lengths.js';
 import {
-  ChangeCollector, ChannelState, findTruncations, needsRebuild, splitTypeId,
-  type FileState, type ScanJob, type SplitId
+  ChangeCollector,
+  ChannelState,
+  findTruncations,
+  needsRebuild,
+  splitTypeId,
+  type FileState,
+  type ScanJob,
+  type SplitId,
 } from './channel-state.js';
 import {
   DEFAULT_MAX_DICTIONARY_BYTES,

@@ -101,7 +101,7 @@ describe('following a storage while a writer process commits', () => {
           return;
         }
         if (id !== undefined && !visible.has(id) && r.statusCode === 404) return; // committed, not yet taken over
-        failures.push(`${urls[i]}: ${r.statusCode} ${r.body.slice(0, 200)}`);
+        failures.push(`${urls[i]}: ${r.statusCode} ${String(r.headers['x-storage-inspector-error'])} ${r.body.slice(0, 200)}`);
       });
     }
     expect(await exited).toBe(0);
