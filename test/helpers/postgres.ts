@@ -180,3 +180,39 @@ export function statementsOf(log: string, database: string): string[] {
   if (current !== undefined) statements.push(current.join('\n').trim());
   return statements;
 }
+
+/**
+ * A fresh copy of a corpus storage in a database of its own, changed by `change` (as the admin,
+ * schema `public`), with the digest of its tables afterwards (to show later that nothing was
+ * written). The database is dropped again when `change` fails.
+ */
+export async function preparedStorageDatabase(
+  name: SqlStorageName,
+  label: string,
+  change: (admin: pg.Client) => Promise<void> = async () => undefined,
+): Promise<{ database: string; digest: string }> {
+  const database = await cloneStorageDatabase(name, label);
+  try {
+    const admin = await adminClient(database);
+    try {
+      await admin.query('SET search_path = public');
+      await change(admin);
+      return { database, digest: await tablesDigest(admin, `ms_${name}`) };
+    } finally {
+      await admin.end();
+    }
+  } catch (error) {
+    await dropDatabase(database);
+    throw error;
+  }
+}
+
+/** The digest of the tables of the storage whose root table is `root`, read as the admin. */
+export async function databaseDigest(database: string, root: string): Promise<string> {
+  const admin = await adminClient(database);
+  try {
+    return await tablesDigest(admin, root);
+  } finally {
+    await admin.end();
+  }
+}

@@ -6,14 +6,14 @@ import { openStorageSource } from '../../src/storage/open-source.js';
 import { Storage } from '../../src/storage/storage.js';
 import {
   adminClient,
-  cloneStorageDatabase,
+  databaseDigest,
   dropDatabase,
   postgresInfo,
+  preparedStorageDatabase,
   READER_PASSWORD,
   readerUrl,
-  statementsOf,
-  tablesDigest,
   type SqlStorageName,
+  statementsOf,
 } from '../helpers/postgres.js';
 
 /**
@@ -35,26 +35,12 @@ describe('bad input in PostgreSQL', () => {
 
   /** A fresh copy of a corpus storage, changed by `change` (as the admin). */
   async function prepare(name: SqlStorageName, change: (admin: pg.Client) => Promise<void>): Promise<{ database: string; digest: string }> {
-    const database = await cloneStorageDatabase(name, 'bad');
-    databases.push(database);
-    const admin = await adminClient(database);
-    try {
-      await admin.query('SET search_path = public');
-      await change(admin);
-      return { database, digest: await tablesDigest(admin, `ms_${name}`) };
-    } finally {
-      await admin.end();
-    }
+    const prepared = await preparedStorageDatabase(name, 'bad', change);
+    databases.push(prepared.database);
+    return prepared;
   }
 
-  async function digestOf(database: string, root: string): Promise<string> {
-    const admin = await adminClient(database);
-    try {
-      return await tablesDigest(admin, root);
-    } finally {
-      await admin.end();
-    }
-  }
+  const digestOf = (database: string, root: string): Promise<string> => databaseDigest(database, root);
 
   const open = (database: string, table: string): Promise<Storage> => Storage.open(openStorageSource(readerUrl(database), { table, passwordFile }));
 

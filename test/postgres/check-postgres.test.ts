@@ -12,16 +12,16 @@ import { runCli } from '../../src/cli/run-cli.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
 import {
   adminClient,
-  cloneStorageDatabase,
+  databaseDigest,
   dropDatabase,
   postgresInfo,
+  preparedStorageDatabase,
   READER_PASSWORD,
   readerEnv,
   readerUrl,
   SQL_STORAGE_NAMES,
-  statementsOf,
-  tablesDigest,
   type SqlStorageName,
+  statementsOf,
 } from '../helpers/postgres.js';
 
 /**
@@ -64,27 +64,13 @@ describe('check and rescue on a storage kept in PostgreSQL', () => {
   }
 
   /** A fresh copy of a corpus storage in a database of its own, changed by `change` (as the admin), and its digest. */
-  async function prepare(name: SqlStorageName, change: (admin: pg.Client) => Promise<void> = async () => undefined): Promise<{ database: string; digest: string }> {
-    const database = await cloneStorageDatabase(name, 'check');
-    databases.push(database);
-    const admin = await adminClient(database);
-    try {
-      await admin.query('SET search_path = public');
-      await change(admin);
-      return { database, digest: await tablesDigest(admin, `ms_${name}`) };
-    } finally {
-      await admin.end();
-    }
+  async function prepare(name: SqlStorageName, change?: (admin: pg.Client) => Promise<void>): Promise<{ database: string; digest: string }> {
+    const prepared = await preparedStorageDatabase(name, 'check', change);
+    databases.push(prepared.database);
+    return prepared;
   }
 
-  async function digestOf(database: string, name: string): Promise<string> {
-    const admin = await adminClient(database);
-    try {
-      return await tablesDigest(admin, `ms_${name}`);
-    } finally {
-      await admin.end();
-    }
-  }
+  const digestOf = (database: string, name: string): Promise<string> => databaseDigest(database, `ms_${name}`);
 
   const pgArgs = (database: string, name: string): string[] => [readerUrl(database), '--table', `ms_${name}`, '--pg-password-file', passwordFile];
   const directoryOf = (name: string): string => join(CONFORMANCE_DIR, 'storages', name);
