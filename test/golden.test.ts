@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/http/app.js';
 import { StorageRegistry } from '../src/http/storage-registry.js';
 import { Storage } from '../src/storage/storage.js';
-import { compareWithCase, CORPORA, loadCases, type RecordedCase } from './helpers/conformance.js';
+import { compareWithCase, CORPORA, failingCases, loadCases, type RecordedCase } from './helpers/conformance.js';
 import { rawRequest } from './helpers/raw-http.js';
 
 /**
@@ -47,12 +47,8 @@ describe.each(STORAGES)('conformance: $label', ({ corpus, name }) => {
 
   const kinds = [...new Set(cases.map((c) => c.kind))];
   it.each(kinds)('%s', async (kind) => {
-    const failures: string[] = [];
     const selected = cases.filter((c) => c.kind === kind);
-    const results = await Promise.all(selected.map((c) => replay(c)));
-    results.forEach((problem, i) => {
-      if (problem !== undefined) failures.push(`${selected[i]!.method} ${selected[i]!.request}: ${problem}`);
-    });
+    const failures = await failingCases(selected, replay);
     expect(failures.slice(0, 10), `${failures.length} of ${selected.length} cases fail`).toEqual([]);
   });
 

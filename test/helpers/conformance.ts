@@ -103,3 +103,16 @@ function firstDifference(a: Buffer, b: Buffer): number {
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return i;
   return n;
 }
+
+/**
+ * Replays the cases (all at once) and names every one that did not answer as recorded:
+ * `METHOD request: what differed`.
+ */
+export async function failingCases(cases: readonly RecordedCase[], replay: (c: RecordedCase) => Promise<string | undefined>): Promise<string[]> {
+  const results = await Promise.all(cases.map((c) => replay(c)));
+  const failures: string[] = [];
+  results.forEach((problem, i) => {
+    if (problem !== undefined) failures.push(`${cases[i]!.method} ${cases[i]!.request}: ${problem}`);
+  });
+  return failures;
+}

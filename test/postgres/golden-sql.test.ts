@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { openStorageSource } from '../../src/storage/open-source.js';
 import { Storage } from '../../src/storage/storage.js';
-import { compareWithCase, loadCases, type RecordedCase } from '../helpers/conformance.js';
+import { compareWithCase, failingCases, loadCases, type RecordedCase } from '../helpers/conformance.js';
 import {
   cloneStorageDatabase,
   dropDatabase,
@@ -55,12 +55,8 @@ describe.each(SQL_STORAGE_NAMES)('conformance (PostgreSQL): %s', (name) => {
 
   const kinds = [...new Set(cases.map((c) => c.kind))];
   it.each(kinds)('%s', async (kind) => {
-    const failures: string[] = [];
     const selected = cases.filter((c) => c.kind === kind);
-    const results = await Promise.all(selected.map((c) => replay(c)));
-    results.forEach((problem, i) => {
-      if (problem !== undefined) failures.push(`${selected[i]!.method} ${selected[i]!.request}: ${problem}`);
-    });
+    const failures = await failingCases(selected, replay);
     expect(failures.slice(0, 10), `${failures.length} of ${selected.length} cases fail`).toEqual([]);
   });
 
