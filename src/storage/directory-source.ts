@@ -65,7 +65,7 @@ export class DirectorySource implements StorageSource, SourceReader {
   async listFolder(folder: SourceFolder): Promise<readonly SourceFile[]> {
     if (folder.refused !== undefined) throw new StorageError('STORAGE_REFUSED', `${folder.path} ${folder.refused}`);
     const files: SourceFile[] = [];
-    for (const name of await readdir(folder.path)) {
+    for (const name of logsFirst(await readdir(folder.path))) {
       const entry = await this.entry(name, join(folder.path, name));
       if (entry?.kind === 'file') files.push(entry.file);
     }
@@ -248,4 +248,16 @@ class DirectoryWatch implements SourceWatch {
 
 function errorText(cause: unknown): string {
   return cause instanceof Error ? cause.message : String(cause);
+}
+
+/**
+ * A channel folder's transaction logs (`*.sft`) are looked at before its data files. MicroStream
+ * and EclipseStore append a store's records to the data file before they log it, so data file
+ * sizes taken after the log's size hold everything that log size commits. In directory order
+ * (hash order on ext4) a commit landing between the two looks made a following reader see a log
+ * committing bytes past the data file's end: a cut record and a 500 for the newest object.
+ */
+function logsFirst(names: readonly string[]): string[] {
+  const isLog = (name: string): boolean => name.endsWith('.sft');
+  return [...names.filter(isLog), ...names.filter((name) => !isLog(name))];
 }

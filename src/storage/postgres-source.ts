@@ -260,6 +260,8 @@ export class PostgresSource implements StorageSource {
 
 /** What one refresh reads through: the connection of its REPEATABLE READ transaction. */
 class SnapshotReader implements SourceReader {
+  readonly oneInstant = true;
+
   constructor(
     private readonly source: PostgresSource,
     private readonly client: pg.PoolClient,

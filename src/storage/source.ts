@@ -63,6 +63,11 @@ export interface SourceReads {
 
 /** What one state of the storage is read through. */
 export interface SourceReader extends SourceReads {
+  /**
+   * Every answer belongs to one instant of the store (a database transaction), so the order of
+   * the looks does not matter; a directory changes while it is looked at (see storage-dir.ts).
+   */
+  readonly oneInstant?: boolean;
   /** The files and folders of the storage root; a StorageError when the root cannot be read. */
   listRoot(): Promise<RootListing>;
   /** The files of a folder listed by `listRoot`. */

@@ -123,7 +123,20 @@ export async function scanStorageLayout(reader: SourceReader, location: string):
     noteProblems(listed);
     channels.push(scanChannel(folder, listed, index, warnings));
   }
-  return { directory, dictionaryPath: dictionaryFile.path, dictionaryFile, channels, warnings, damagedFiles };
+  const dictionaryNow = reader.oneInstant === true ? dictionaryFile : await dictionaryLookedAtLast(reader, dictionaryFile);
+  return { directory, dictionaryPath: dictionaryNow.path, dictionaryFile: dictionaryNow, channels, warnings, damagedFiles };
+}
+
+/**
+ * The dictionary as it is after the channel folders were listed. A store that brings a new type
+ * writes the dictionary first, then its records, then the log entry: the dictionary looked at
+ * after the logs knows every type the logs commit, whereas the first look (before them) may
+ * miss the type of the newest records. Kept when it is gone or refused by now: the next
+ * refresh sees that.
+ */
+async function dictionaryLookedAtLast(reader: SourceReader, first: SourceFile): Promise<SourceFile> {
+  const later = (await reader.listRoot()).files.find((f) => f.name === DICTIONARY_FILE_NAME);
+  return later === undefined || later.problem !== undefined || later.refused !== undefined ? first : later;
 }
 
 /** A storage file or folder that its source refuses to read is an error that names it. */
