@@ -1,5 +1,6 @@
-import { ApiError, errorMessage, type Api, type ApiErrorKind, type Json, type ObjectDescription, type ObjectQuery } from './api.js';
-import { isReferenceMember, PRIMITIVE_TYPES, type Member, type TypeDictionary, type TypeEntry } from './dictionary.js';
+import { ApiError, errorMessage, type Api, type Json, type ObjectDescription, type ObjectQuery } from './api.js';
+import { isReferenceMember, PRIMITIVE_TYPES, type Member, type TypeEntry } from './dictionary.js';
+import { makeNode, type TreeNode, type ValueSource, type VarSlot, type DictionarySource } from './tree-node.js';
 import { int, isExpandable, isPlainObjectType, peekTexts, referenceMap, VALUE_LENGTH } from './node-summary.js';
 
 /**
@@ -11,110 +12,6 @@ import { int, isExpandable, isPlainObjectType, peekTexts, referenceMap, VALUE_LE
 export const PAGE = 100;
 /** Elements of referenced lists fetched for inline previews (`[1, 2, 3, …]`). */
 const PREVIEW = 12;
-const CONSTANT_ID_MIN = 9000000000000000001n;
-
-export type NodeKind = 'object' | 'null' | 'value' | 'member' | 'range' | 'entry' | 'message';
-
-/** A variable-length member of one object: where its elements come from. */
-export interface VarSlot {
-  readonly oid: string;
-  readonly type: TypeEntry;
-  /** Position among the type's variable-length members. */
-  readonly index: number;
-  readonly member: Member;
-  readonly count: number;
-  /** Elements [0, n) that came with the object's own description, if any. */
-  readonly firstPage: readonly Json[] | undefined;
-  /** Descriptions of the objects referenced by `firstPage` (from the same answer). */
-  readonly firstRefs?: ReadonlyMap<string, ObjectDescription> | undefined;
-}
-
-/** Where a value node's text lives, to load it again without truncation. */
-export interface ValueSource {
-  readonly oid: string;
-  readonly fixedIndex?: number;
-  readonly varIndex?: number;
-  readonly element?: number;
-  /** Indices into nested arrays below the element. */
-  readonly path?: readonly number[];
-}
-
-export interface TreeNode {
-  readonly key: string;
-  readonly segment: string;
-  readonly parent: TreeNode | undefined;
-  readonly depth: number;
-  readonly kind: NodeKind;
-  label: string;
-  /** The field this node is the value of. */
-  readonly member?: Member | undefined;
-  /** The type declaring `member`. */
-  readonly ownerType?: TypeEntry | undefined;
-  oid?: string;
-  /** Description of the object (from the parent's `references=true` answer or its own load). */
-  desc?: ObjectDescription | undefined;
-  /** The request whose answer is `desc`. */
-  descUrl?: string | undefined;
-  /** Text of a primitive / string value. */
-  value?: string;
-  valueKind?: 'string' | 'number' | 'boolean' | 'char' | 'chars' | 'bytes' | 'other';
-  /** Declared type for value and null nodes. */
-  declaredType?: string;
-  /** The value may have been cut to VALUE_LENGTH units. */
-  truncated?: boolean;
-  source?: ValueSource;
-  slot?: VarSlot;
-  /** Element range [from, to] of a range or member node. */
-  from?: number;
-  to?: number;
-  /** Elements of nested (unpaged) arrays. */
-  inline?: readonly Json[];
-  children?: TreeNode[] | undefined;
-  expandable: boolean;
-  expanded: boolean;
-  loading: boolean;
-  error?: string | undefined;
-  /** Why loading failed (`unreachable`: the server did not answer; worth retrying once it does). */
-  errorKind?: ApiErrorKind | undefined;
-  /** A few `name: value` texts of a plain object's fields, fetched for the value column. */
-  peek?: readonly string[] | undefined;
-  /** Bumped whenever the row needs to be drawn again. */
-  version: number;
-}
-
-export interface DictionarySource {
-  current(): TypeDictionary;
-  /** The entry for a type id, reloading the dictionary once if the id is unknown. */
-  resolve(typeId: string): Promise<TypeEntry | undefined>;
-}
-
-export function isConstantId(oid: string): boolean {
-  try {
-    return BigInt(oid) >= CONSTANT_ID_MIN;
-  } catch {
-    return false;
-  }
-}
-
-let keyCounter = 0;
-
-function makeNode(parent: TreeNode | undefined, segment: string, kind: NodeKind, label: string, extra: Partial<TreeNode> = {}): TreeNode {
-  const key = parent === undefined ? segment : `${parent.key}/${segment}`;
-  return {
-    key,
-    segment,
-    parent,
-    depth: parent === undefined ? 0 : parent.depth + 1,
-    kind,
-    label,
-    expandable: false,
-    expanded: false,
-    loading: false,
-    version: ++keyCounter,
-    ...extra,
-  };
-}
-
 /** Plain objects per expanded node whose fields are fetched for the value column. */
 const PEEK_LIMIT = PAGE;
 

@@ -1,7 +1,7 @@
 import type { ObjectDescription } from './api.js';
 import { enumOrdinalIndex, isReferenceMember, PRIMITIVE_TYPES, readableTypeName, shortTypeName, type TypeDictionary, type TypeEntry } from './dictionary.js';
 import { escapeControls, groupDigits, quote } from './format.js';
-import type { TreeNode } from './model.js';
+import type { TreeNode } from './tree-node.js';
 
 /**
  * What the tree shows of a node besides its name: the value column's summary (inline previews of

@@ -1,6 +1,6 @@
 import type { TypeDictionary } from './dictionary.js';
 import { h } from './dom.js';
-import { isConstantId, type TreeNode } from './model.js';
+import { isConstantId, type TreeNode } from './tree-node.js';
 import { nodeType, summarize } from './node-summary.js';
 
 /**

@@ -1,11 +1,12 @@
-import { errorMessage, type ObjectDescription } from '../api.js';
+import { errorMessage } from '../api.js';
 import type { App } from '../app.js';
+import { detailRows, jsonSection, qualifiedLabel } from './detail-parts.js';
 import { ObjectInsights } from './object-insights.js';
-import { readableTypeName, shortTypeName } from '../dictionary.js';
+import { shortTypeName } from '../dictionary.js';
 import { clear, h } from '../dom.js';
 import { groupDigits } from '../format.js';
-import { isConstantId, type TreeNode } from '../model.js';
-import { nodeType, pathLabel, summarize, VALUE_LENGTH } from '../node-summary.js';
+import { isConstantId, type TreeNode } from '../tree-node.js';
+import { summarize, VALUE_LENGTH } from '../node-summary.js';
 import { TreeGrid } from '../tree.js';
 
 /** A tree for one starting object, kept while the user looks elsewhere (back/forward). */
@@ -362,7 +363,6 @@ export class DataView {
     }
     const types = this.app.types.current();
     const summary = summarize(node, types);
-    const type = nodeType(node, types);
     const title = qualifiedLabel(node, types);
     const showValue = node.kind !== 'range' && node.kind !== 'member' && node.error === undefined;
     const parts: (HTMLElement | null)[] = [];
@@ -373,41 +373,7 @@ export class DataView {
         h('h2', { class: 'detail-title' }, h('span', { class: 'qname' }, title), showValue ? h('span', { class: 'eq' }, ' = ') : null, showValue ? h('span', { class: summary.cls }, summary.text) : null),
       ),
     );
-    const rows: [string, Node | string][] = [];
-    rows.push(['Path', pathLabel(node) === '' ? node.label : `${this.state?.root.label ?? ''} › ${pathLabel(node)}`]);
-    const m = node.member;
-    if (m !== undefined && m.kind === 'field') {
-      rows.push(['Declared', h('code', null, `${readableTypeName(m.typeName)} ${m.qualifier === undefined ? '' : `${shortTypeName(m.qualifier)}.`}${m.name}`)]);
-    }
-    if (node.kind === 'object' && node.desc !== undefined) {
-      const link = type.typeId === undefined ? type.full : h('a', { href: this.app.href({ view: 'dictionary', instance: undefined, typeId: type.typeId, query: '' }) }, type.full);
-      rows.push(['Type', link]);
-    } else if (type.full !== '') {
-      rows.push(['Type', type.full]);
-    }
-    if (node.kind === 'object' && node.oid !== undefined) {
-      const oid = node.oid;
-      rows.push([
-        'Object id',
-        h(
-          'span',
-          { class: 'oid-line' },
-          h('a', { class: 'oid-link', href: this.app.href({ view: 'data', instance: undefined, oid, path: [] }), title: 'Open this object on its own (deep link)' }, oid),
-          ' ',
-          h('button', { type: 'button', class: 'link small', onclick: () => void copy(oid) }, 'copy'),
-          isConstantId(oid) ? h('span', { class: 'hint' }, ' JDK constant') : null,
-        ),
-      ]);
-    }
-    const desc = node.desc;
-    if (desc !== undefined && !desc.simplified) {
-      const counts = desc.variableLength ?? [];
-      const text = `${desc.length} fixed member${desc.length === '1' ? '' : 's'}${counts.length > 0 ? `, ${counts.map((c) => groupDigits(c)).join(' + ')} element${counts.length === 1 && counts[0] === '1' ? '' : 's'}` : ''}`;
-      rows.push(['Size', text]);
-    }
-    if (node.kind === 'range' || node.kind === 'member') {
-      rows.push(['Elements', `${groupDigits((node.to ?? -1) - (node.from ?? 0) + 1)}${node.kind === 'range' ? ` (indices ${groupDigits(node.from ?? 0)} to ${groupDigits(node.to ?? 0)})` : ''}`]);
-    }
+    const rows = detailRows(node, this.app, this.state?.root.label ?? '');
     parts.push(h('table', { class: 'props' }, h('tbody', null, rows.map(([k, v]) => h('tr', null, h('th', { scope: 'row' }, k), h('td', null, v))))));
 
     // The full value of texts and other simple values.
@@ -445,17 +411,7 @@ export class DataView {
       parts.push(this.insights.element);
     }
 
-    const raw = rawJson(node);
-    if (raw !== undefined) {
-      parts.push(
-        h(
-          'section',
-          { class: 'json-section' },
-          h('h3', null, 'JSON', raw.url === undefined ? null : h('a', { class: 'small request', href: raw.url, target: '_blank', rel: 'noopener' }, 'GET ' + shortUrl(raw.url))),
-          h('pre', { class: 'json-box' }, raw.text),
-        ),
-      );
-    }
+    parts.push(jsonSection(node));
     clear(this.detail, parts);
   }
 
@@ -487,69 +443,4 @@ function pathSegments(node: TreeNode): string[] {
     if (n.kind !== 'range') segments.unshift(n.segment);
   }
   return segments;
-}
-
-/** `Book.title`, `ArrayList[49999]`, `HashMap[2].key`: owner type and member. */
-function qualifiedLabel(node: TreeNode, types: ReturnType<App['types']['current']>): string {
-  if (node.parent === undefined) return node.label;
-  if (node.kind === 'range') return `${ownerName(node, types)}${node.label}`;
-  const parent = node.parent;
-  if (node.label.startsWith('[')) return `${ownerName(node, types)}${node.label}`;
-  if (parent.kind === 'entry') return `${qualifiedLabel(parent, types)}.${node.label}`;
-  const owner = node.ownerType !== undefined ? shortTypeName(node.ownerType.name) : ownerName(node, types);
-  return `${owner}.${node.label}`;
-}
-
-function ownerName(node: TreeNode, types: ReturnType<App['types']['current']>): string {
-  for (let p = node.parent; p !== undefined; p = p.parent) {
-    if (p.kind === 'object' && p.desc !== undefined) {
-      const type = types.get(p.desc.typeId);
-      return type === undefined ? p.label : shortTypeName(type.name);
-    }
-    if (p.kind === 'member') return `${ownerName(p, types)}.${p.label}`;
-  }
-  return '';
-}
-
-function rawJson(node: TreeNode): { text: string; url?: string } | undefined {
-  if (node.kind === 'object' && node.desc !== undefined) {
-    const desc = stripReferences(node.desc);
-    return { text: prettyJson(desc), ...(node.descUrl === undefined ? {} : { url: node.descUrl }) };
-  }
-  if (node.kind === 'null') return { text: '"0"' };
-  if (node.kind === 'value') return { text: JSON.stringify(node.value ?? '') };
-  return undefined;
-}
-
-/** The description without the (long) descriptions of its references, which the request link shows. */
-function stripReferences(desc: ObjectDescription): unknown {
-  if (desc.references === null || desc.references.length === 0) return desc;
-  const n = desc.references.length;
-  return { ...desc, references: `‹${n} referenced object${n === 1 ? '' : 's'} described, see the request›` };
-}
-
-/** JSON with nested arrays of short values kept on one line, like a compact pretty printer. */
-function prettyJson(value: unknown): string {
-  const lines = JSON.stringify(value, null, 2);
-  return lines.replace(/\[\s+("(?:[^"\\]|\\.)*"(?:,\s+"(?:[^"\\]|\\.)*")*)\s+\]/g, (_match, inner: string) => {
-    const compact = `[${inner.split(/,\s+/).join(', ')}]`;
-    return compact.length <= 100 ? compact : _match;
-  });
-}
-
-function shortUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    return u.pathname + u.search;
-  } catch {
-    return url;
-  }
-}
-
-async function copy(text: string): Promise<void> {
-  try {
-    await navigator.clipboard.writeText(text);
-  } catch {
-    // not allowed here (insecure origin): nothing to do
-  }
 }
