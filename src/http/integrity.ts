@@ -136,28 +136,30 @@ export function checkServable(source: DamageSource & { readonly dictionary: Type
 
 /** Collects the warnings of one request. */
 export class RequestWarnings {
-  private readonly stale = new Map<string, bigint[]>();
-  private readonly missing = new Map<string, bigint[]>();
-  private readonly root = new Set<string>();
+  // Made when the first warning comes: every request has a RequestWarnings, few ever warn.
+  private stale: Map<string, bigint[]> | undefined;
+  private missing: Map<string, bigint[]> | undefined;
+  private root: Set<string> | undefined;
 
   noteStale(region: DamagedRegion, objectId: bigint): void {
-    add(this.stale, regionText(region), objectId);
+    add((this.stale ??= new Map()), regionText(region), objectId);
   }
 
   noteMissing(region: DamagedRegion, objectId: bigint): void {
-    add(this.missing, regionText(region), objectId);
+    add((this.missing ??= new Map()), regionText(region), objectId);
   }
 
   noteRoot(region: DamagedRegion): void {
-    this.root.add(regionText(region));
+    (this.root ??= new Set()).add(regionText(region));
   }
 
   /** The header value, or undefined when nothing needs saying. */
   header(): string | undefined {
+    if (this.stale === undefined && this.missing === undefined && this.root === undefined) return undefined;
     const parts: string[] = [];
-    for (const [region, ids] of this.stale) parts.push(`POSSIBLY_STALE: ${region}; a newer version of ${idList(ids)} may be stored there`);
-    for (const [region, ids] of this.missing) parts.push(`POSSIBLY_MISSING: ${region}; ${idList(ids)} may be stored there`);
-    for (const region of this.root) parts.push(`POSSIBLY_STALE: ${region}; a newer roots entity may be stored there`);
+    for (const [region, ids] of this.stale ?? []) parts.push(`POSSIBLY_STALE: ${region}; a newer version of ${idList(ids)} may be stored there`);
+    for (const [region, ids] of this.missing ?? []) parts.push(`POSSIBLY_MISSING: ${region}; ${idList(ids)} may be stored there`);
+    for (const region of this.root ?? []) parts.push(`POSSIBLY_STALE: ${region}; a newer roots entity may be stored there`);
     return parts.length === 0 ? undefined : parts.join('; ');
   }
 }
@@ -186,6 +188,8 @@ export function checkedSource(
   report: DamageReport,
   warnings: RequestWarnings,
 ): EntitySource {
+  // An undamaged storage (the usual case) needs no checks: no wrapper on every read.
+  if (report.regions.length === 0) return source;
   const fileNumbers = new Map<string, bigint>();
   if (report.regions.length > 0) {
     for (const channel of source.channels) for (const f of channel.files) fileNumbers.set(f.path, f.fileNumber);

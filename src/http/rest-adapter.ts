@@ -40,16 +40,12 @@ export async function adapterObject(
   budget: RequestBudget,
   warnings: RequestWarnings,
 ): Promise<ObjectDescription> {
-  const paging = {
-    fixedOffset: request.fixedOffset,
-    fixedLength: request.fixedLength,
-    variableOffset: request.variableOffset,
-    variableLength: request.variableLength,
-    valueLength: request.valueLength,
-  };
-  for (const [name, value] of Object.entries(paging)) {
-    if (value < 0n) throw new ParameterError(`invalid parameter ${name}`);
-  }
+  // Checked in Java's order; the first negative one is named.
+  if (request.fixedOffset < 0n) throw new ParameterError('invalid parameter fixedOffset');
+  if (request.fixedLength < 0n) throw new ParameterError('invalid parameter fixedLength');
+  if (request.variableOffset < 0n) throw new ParameterError('invalid parameter variableOffset');
+  if (request.variableLength < 0n) throw new ParameterError('invalid parameter variableLength');
+  if (request.valueLength < 0n) throw new ParameterError('invalid parameter valueLength');
   const describeOptions = {
     fixedOffset: clampToInt(request.fixedOffset),
     fixedLength: clampToInt(request.fixedLength),
