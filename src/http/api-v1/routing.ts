@@ -52,11 +52,20 @@ export function registerRoute(scope: FastifyInstance, route: ApiRoute, options: 
   }
 }
 
+/** One promise and one timer per request (Promise.race and finally would add two promises more). */
 function withinTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
   if (timeoutMs <= 0) return work;
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ApiProblem(503, 'Request Timeout', `the request took longer than the request timeout of ${timeoutMs} ms`)), timeoutMs);
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new ApiProblem(503, 'Request Timeout', `the request took longer than the request timeout of ${timeoutMs} ms`)), timeoutMs);
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
-  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }
