@@ -1,3 +1,4 @@
+import { FileReadAhead } from '../storage/file-read-ahead.js';
 import type { Storage } from '../storage/storage.js';
 import { assembleRows, FORWARD_FLAG } from './adjacency.js';
 import { GraphIndex } from './graph-index.js';
@@ -116,53 +117,59 @@ export async function buildGraph(source: GraphSource, options: BuildOptions = {}
   const bytesTotal = files.reduce((sum, f) => sum + f.file.totalLength, 0);
   let bytesDone = 0;
   let filesDone = 0;
-  for (const { channel, file } of files) {
-    const objects = channel.objects;
-    const fileSlot = file.slot;
-    const walkProblem = await walkRecordBytes(
-      source.source.chunks(file.path, 0, file.totalLength),
-      file.totalLength,
-      (view, at, offset, length, typeLow, typeHigh, idLow, idHigh) => {
-        records++;
-        const v = nodes.nodeOf(idLow, idHigh);
-        if (v < 0) return; // not in the index (past damage, or added while building: caught up later)
-        if (!objects.isLatest(idLow, idHigh, fileSlot, offset)) {
-          superseded.add(v, channel.index, fileSlot, offset);
-          return;
-        }
-        // Records of one type come in runs: remember the last type looked up.
-        if (typeLow !== lastTypeLow || typeHigh !== lastTypeHigh) {
-          lastType = types.indexOf(typeLow, typeHigh);
-          lastTypeLow = typeLow;
-          lastTypeHigh = typeHigh;
-        }
-        const t = lastType;
-        typeOfNode[v] = t;
-        const plan = types.at(t).plan;
-        if (plan === undefined || !plan.hasReferences) return;
-        const mismatch = collector.collect(plan, view, at + 24, at + length);
-        if (mismatch !== undefined) {
-          problemCount++;
-          if (problems.length < MAX_PROBLEMS) {
-            problems.push({ file: file.path, offset: offset + 24 + mismatch.at, message: `${types.nameOf(t)}: ${mismatch.message}` });
+  // The next file is being read while one is walked (file-read-ahead.ts).
+  const reads = new FileReadAhead(source.source, files.map(({ file }) => ({ path: file.path, from: 0, to: file.totalLength })));
+  try {
+    for (const [index, { channel, file }] of files.entries()) {
+      const objects = channel.objects;
+      const fileSlot = file.slot;
+      const walkProblem = await walkRecordBytes(
+        reads.chunks(index),
+        file.totalLength,
+        (view, at, offset, length, typeLow, typeHigh, idLow, idHigh) => {
+          records++;
+          const v = nodes.nodeOf(idLow, idHigh);
+          if (v < 0) return; // not in the index (past damage, or added while building: caught up later)
+          if (!objects.isLatest(idLow, idHigh, fileSlot, offset)) {
+            superseded.add(v, channel.index, fileSlot, offset);
+            return;
           }
-        }
-        for (let i = 0; i < collector.missingCount; i++) missing.add(v, collector.missing[2 * i]!, collector.missing[2 * i + 1]!);
-        const k = collector.count;
-        if (k === 0) return;
-        const targets = collector.targets;
-        listStart[v] = lists.append(targets, k);
-        degrees[v] = (degrees[v] as number) + k;
-      },
-      options.pause,
-    );
-    if (walkProblem !== undefined && walkProblem.offset < file.totalLength) {
-      problemCount++;
-      if (problems.length < MAX_PROBLEMS) problems.push({ file: file.path, offset: walkProblem.offset, message: walkProblem.message });
+          // Records of one type come in runs: remember the last type looked up.
+          if (typeLow !== lastTypeLow || typeHigh !== lastTypeHigh) {
+            lastType = types.indexOf(typeLow, typeHigh);
+            lastTypeLow = typeLow;
+            lastTypeHigh = typeHigh;
+          }
+          const t = lastType;
+          typeOfNode[v] = t;
+          const plan = types.at(t).plan;
+          if (plan === undefined || !plan.hasReferences) return;
+          const mismatch = collector.collect(plan, view, at + 24, at + length);
+          if (mismatch !== undefined) {
+            problemCount++;
+            if (problems.length < MAX_PROBLEMS) {
+              problems.push({ file: file.path, offset: offset + 24 + mismatch.at, message: `${types.nameOf(t)}: ${mismatch.message}` });
+            }
+          }
+          for (let i = 0; i < collector.missingCount; i++) missing.add(v, collector.missing[2 * i]!, collector.missing[2 * i + 1]!);
+          const k = collector.count;
+          if (k === 0) return;
+          const targets = collector.targets;
+          listStart[v] = lists.append(targets, k);
+          degrees[v] = (degrees[v] as number) + k;
+        },
+        options.pause,
+      );
+      if (walkProblem !== undefined && walkProblem.offset < file.totalLength) {
+        problemCount++;
+        if (problems.length < MAX_PROBLEMS) problems.push({ file: file.path, offset: walkProblem.offset, message: walkProblem.message });
+      }
+      bytesDone += file.totalLength;
+      filesDone++;
+      options.onProgress?.({ phase: 'reading', bytesDone, bytesTotal, filesDone, filesTotal: files.length });
     }
-    bytesDone += file.totalLength;
-    filesDone++;
-    options.onProgress?.({ phase: 'reading', bytesDone, bytesTotal, filesDone, filesTotal: files.length });
+  } finally {
+    await reads.close();
   }
   options.onProgress?.({ phase: 'linking', bytesDone, bytesTotal, filesDone, filesTotal: files.length });
   await options.pause?.();

@@ -1,3 +1,4 @@
+import { FileReadAhead } from './file-read-ahead.js';
 import { ObjectIndex } from './object-index.js';
 import { scanRecordChunks, type ScanProblem } from './record-scan.js';
 import type { SourceReads } from './source.js';
@@ -44,17 +45,23 @@ export async function indexChannel(job: ChannelIndexJob): Promise<ChannelIndexRe
 
   await reserve(job, objects);
 
-  for (let slot = 0; slot < job.files.length; slot++) {
-    const file = job.files[slot]!;
-    const result = await scanRecordChunks(job.reads.chunks(file.path, file.from, file.to), file.from, file.to, (offset, length, tidLow, tidHigh, idLow, idHigh) => {
-      const previous = objects.set(idLow, idHigh, slot, offset, length);
-      if (previous >= 0) live[previous] = (live[previous] as number) - objects.replacedLength;
-      live[slot] = (live[slot] as number) + length;
-      if (tidLow === rootsLow && tidHigh === rootsHigh) roots.add(String((BigInt(idHigh) << 32n) | BigInt(idLow >>> 0)));
-    });
-    records[slot] = result.records;
-    meta[slot] = result.metaBytes;
-    problems[slot] = result.problem;
+  // The next file is being read while one is walked (file-read-ahead.ts).
+  const reads = new FileReadAhead(job.reads, job.files);
+  try {
+    for (let slot = 0; slot < job.files.length; slot++) {
+      const file = job.files[slot]!;
+      const result = await scanRecordChunks(reads.chunks(slot), file.from, file.to, (offset, length, tidLow, tidHigh, idLow, idHigh) => {
+        const previous = objects.set(idLow, idHigh, slot, offset, length);
+        if (previous >= 0) live[previous] = (live[previous] as number) - objects.replacedLength;
+        live[slot] = (live[slot] as number) + length;
+        if (tidLow === rootsLow && tidHigh === rootsHigh) roots.add(String((BigInt(idHigh) << 32n) | BigInt(idLow >>> 0)));
+      });
+      records[slot] = result.records;
+      meta[slot] = result.metaBytes;
+      problems[slot] = result.problem;
+    }
+  } finally {
+    await reads.close();
   }
   objects.compact();
   return { objects, live, records, meta, problems, rootsCandidates: [...roots] };
