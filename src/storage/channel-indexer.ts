@@ -10,7 +10,12 @@ import type { SourceReads } from './source.js';
 
 export interface ChannelIndexJob {
   /** Where the files are read from. */
-  readonly reads: SourceReads;
+  readonly reads: Pick<SourceReads, 'chunks'>;
+  /**
+   * Whether the next file's first read is started while one is walked (default): for reads that
+   * wait for the disk without holding up this thread, not for synchronous ones.
+   */
+  readonly readAhead?: boolean;
   readonly files: readonly { readonly path: string; readonly from: number; readonly to: number }[];
   readonly idShift: number;
   /** Type id halves of the roots entity type, whose object ids are collected. */
@@ -46,11 +51,12 @@ export async function indexChannel(job: ChannelIndexJob): Promise<ChannelIndexRe
   await reserve(job, objects);
 
   // The next file is being read while one is walked (file-read-ahead.ts).
-  const reads = new FileReadAhead(job.reads, job.files);
+  const ahead = job.readAhead === false ? undefined : new FileReadAhead(job.reads, job.files);
   try {
     for (let slot = 0; slot < job.files.length; slot++) {
       const file = job.files[slot]!;
-      const result = await scanRecordChunks(reads.chunks(slot), file.from, file.to, (offset, length, tidLow, tidHigh, idLow, idHigh) => {
+      const chunks = ahead?.chunks(slot) ?? job.reads.chunks(file.path, file.from, file.to);
+      const result = await scanRecordChunks(chunks, file.from, file.to, (offset, length, tidLow, tidHigh, idLow, idHigh) => {
         const previous = objects.set(idLow, idHigh, slot, offset, length);
         if (previous >= 0) live[previous] = (live[previous] as number) - objects.replacedLength;
         live[slot] = (live[slot] as number) + length;
@@ -61,7 +67,7 @@ export async function indexChannel(job: ChannelIndexJob): Promise<ChannelIndexRe
       problems[slot] = result.problem;
     }
   } finally {
-    await reads.close();
+    await ahead?.close();
   }
   objects.compact();
   return { objects, live, records, meta, problems, rootsCandidates: [...roots] };

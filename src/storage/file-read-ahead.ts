@@ -24,7 +24,7 @@ export class FileReadAhead {
   private readonly started = new Map<number, Started>();
 
   constructor(
-    private readonly reads: SourceReads,
+    private readonly reads: Pick<SourceReads, 'chunks'>,
     private readonly files: readonly ReadAheadFile[],
   ) {}
 

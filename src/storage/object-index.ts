@@ -49,8 +49,22 @@ export interface EntityLocation {
   readonly length: number;
 }
 
+/**
+ * An index's tables and counters as plain data: what a worker thread builds and hands over
+ * (the two arrays' buffers transferred, not copied: index-workers.ts).
+ */
+export interface ObjectIndexParts {
+  readonly idShift: number;
+  readonly table: Int32Array<ArrayBuffer>;
+  readonly capacity: number;
+  readonly hashed: number;
+  readonly run: Int32Array<ArrayBuffer>;
+  /** runLength, runStart, runHigh, runLowBits, inRun, runTop. */
+  readonly runFields: readonly [number, number, number, number, number, number];
+}
+
 export class ObjectIndex {
-  private table: Int32Array;
+  private table: Int32Array<ArrayBuffer>;
   private capacity: number;
   /** Ids in the hash table. */
   private hashed = 0;
@@ -78,6 +92,23 @@ export class ObjectIndex {
     this.lowMask = (1 << this.idShift) - 1;
     this.capacity = Math.max(MIN_CAPACITY, Math.ceil(expectedEntities / TARGET_LOAD));
     this.table = ObjectIndex.emptyTable(this.capacity);
+  }
+
+  /** The tables as they are; the index must not be used afterwards if they are transferred. */
+  toParts(): ObjectIndexParts {
+    const { idShift, table, capacity, hashed, run } = this;
+    return { idShift, table, capacity, hashed, run, runFields: [this.runLength, this.runStart, this.runHigh, this.runLowBits, this.inRun, this.runTop] };
+  }
+
+  /** An index over tables made by `toParts` (no copy). */
+  static fromParts(parts: ObjectIndexParts): ObjectIndex {
+    const index = new ObjectIndex(parts.idShift);
+    index.table = parts.table;
+    index.capacity = parts.capacity;
+    index.hashed = parts.hashed;
+    index.run = parts.run;
+    [index.runLength, index.runStart, index.runHigh, index.runLowBits, index.inRun, index.runTop] = parts.runFields;
+    return index;
   }
 
   /** Number of distinct object ids. */
@@ -114,14 +145,21 @@ export class ObjectIndex {
   private setInRun(position: number, fileSlot: number, offset: number, length: number): number {
     const run = this.run;
     const base = position * RUN_WORDS;
+    if (position >= this.runTop) {
+      // Never written: known empty without reading it. Reading a fresh page first maps the shared
+      // zero page, and the write after it faults a second time and flushes the other cores' TLBs.
+      this.inRun++;
+      this.runTop = position + 1;
+      run[base] = fileSlot + 1;
+      run[base + 1] = offset | 0;
+      run[base + 2] = length | 0;
+      return -1;
+    }
     const previous = (run[base] as number) - 1;
     if (previous >= 0) {
       this.replacedOffset = (run[base + 1] as number) >>> 0;
       this.replacedLength = (run[base + 2] as number) >>> 0;
-    } else {
-      this.inRun++;
-      if (position >= this.runTop) this.runTop = position + 1;
-    }
+    } else this.inRun++;
     run[base] = fileSlot + 1;
     run[base + 1] = offset | 0;
     run[base + 2] = length | 0;
@@ -383,7 +421,7 @@ export class ObjectIndex {
     }
   }
 
-  private static emptyTable(capacity: number): Int32Array {
+  private static emptyTable(capacity: number): Int32Array<ArrayBuffer> {
     return new Int32Array(capacity * WORDS);
   }
 }

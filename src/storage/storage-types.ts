@@ -68,6 +68,12 @@ export interface OpenOptions {
   readonly allowExternalLinks?: boolean;
   /** The type dictionary is refused beyond this size (default 64 MiB); also while following. */
   readonly maxDictionaryBytes?: number;
+  /**
+   * Worker threads that index the channels of a directory storage during the first load (one
+   * channel per thread at a time). Default: one per processor, for storages of 64 MiB and more;
+   * 0 indexes in this thread.
+   */
+  readonly indexThreads?: number;
 }
 
 /** A type dictionary larger than this is refused unless the limit is raised (`--max-dictionary-bytes`). */

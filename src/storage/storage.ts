@@ -4,7 +4,8 @@ import { channelOf, classifyId } from '../format/ids.js';
 import { detectFamily, MICROSTREAM, type StorageFamily } from '../format/storage-family.js';
 import { parseTypeDictionary, type TypeDictionary } from '../format/type-dictionary.js';
 import type { LogAggregate } from '../format/transaction-log.js';
-import { indexChannel } from './channel-indexer.js';
+import { indexChannel, type ChannelIndexResult } from './channel-indexer.js';
+import { IndexWorkerPool, indexWorkerCount } from './index-workers.js';
 import { ConsistencyGate } from './consistency-gate.js';
 import { DirectorySource } from './directory-source.js';
 import { readStorageLock, type StorageLockInfo } from './lock-file.js';
@@ -268,7 +269,28 @@ export class Storage {
       throw error;
     }
     for (const w of layout.warnings) this.warn(w);
+    // Worker threads start loading while the logs and the dictionary are read (index-workers.ts).
+    const workers = initial ? this.startIndexWorkers(layout, options) : undefined;
+    try {
+      return await this.updateFrom(layout, initial, options, workers);
+    } finally {
+      await workers?.close();
+    }
+  }
 
+  /**
+   * Worker threads for the first load of a directory storage (they read files by path, so only
+   * for a directory read as it is), when it is large enough or the caller asks for them.
+   */
+  private startIndexWorkers(layout: StorageLayout, options: OpenOptions): IndexWorkerPool | undefined {
+    if (!(this.reader instanceof DirectorySource)) return undefined;
+    const filled = layout.channels.filter((c) => c.dataFiles.length > 0);
+    const bytes = filled.reduce((n, c) => c.dataFiles.reduce((m, f) => m + f.size, n), 0);
+    const threads = indexWorkerCount(options.indexThreads, filled.length, bytes);
+    return threads > 0 ? new IndexWorkerPool(threads) : undefined;
+  }
+
+  private async updateFrom(layout: StorageLayout, initial: boolean, options: OpenOptions, workers: IndexWorkerPool | undefined): Promise<RefreshResult> {
     const dictionary = await this.readDictionary(layout, initial);
     if (typeof dictionary === 'string') return { changed: false, deferred: dictionary };
 
@@ -325,7 +347,7 @@ export class Storage {
 
     if (initial) {
       // Nobody can read yet: build every channel's table in one go (see indexInitially).
-      await this.indexInitially(jobs, targets, rootsTypeId, options);
+      await this.indexInitially(jobs, targets, rootsTypeId, options, workers);
       await apply();
     } else {
       await this.scanAll(jobs, options);
@@ -489,23 +511,24 @@ export class Storage {
   }
 
   /**
-   * First load: every channel's index built in one go by `indexChannel`. (Indexing channels in a
-   * worker thread in parallel was measured on 2 cores and gained nothing: the walk is bound by
-   * memory, and the worker's start-up ate the rest.)
+   * First load: every channel's index built in one go by `indexChannel`, in worker threads when
+   * there are (one channel per thread at a time: the walks and the page faults of the fresh index
+   * memory of several channels share the cores), else in this thread.
    */
-  private async indexInitially(jobs: ScanJob[], channels: ChannelState[], rootsType: SplitId, options: OpenOptions): Promise<void> {
+  private async indexInitially(jobs: ScanJob[], channels: ChannelState[], rootsType: SplitId, options: OpenOptions, workers: IndexWorkerPool | undefined): Promise<void> {
     const bytesTotal = jobs.reduce((n, j) => n + (j.to - j.from), 0);
     let filesDone = 0;
     let bytesDone = 0;
     let entities = 0;
-    for (const channel of channels) {
-      const list = jobs.filter((j) => j.channel === channel);
-      const result = await indexChannel({
-        reads: this.reader,
-        files: list.map((j) => ({ path: j.target.path, from: j.from, to: j.to })),
-        idShift: Math.log2(channels.length),
-        rootsType,
-      });
+    const lists = channels.map((channel) => jobs.filter((j) => j.channel === channel));
+    const channelJobs = lists.map((list) => ({
+      files: list.map((j) => ({ path: j.target.path, from: j.from, to: j.to })),
+      idShift: Math.log2(channels.length),
+      rootsType,
+    }));
+    const take = (index: number, result: ChannelIndexResult): void => {
+      const channel = channels[index]!;
+      const list = lists[index]!;
       channel.objects = result.objects;
       list.forEach((job, i) => {
         const file = this.fileStateFor(job);
@@ -520,7 +543,21 @@ export class Storage {
       filesDone += list.length;
       entities += channel.objects.size;
       options.onProgress?.({ filesDone, filesTotal: jobs.length, bytesDone, bytesTotal, entities });
+    };
+    if (workers === undefined) {
+      for (const [index, job] of channelJobs.entries()) take(index, await indexChannel({ ...job, reads: this.reader }));
+      return;
     }
+    // Channels finish in any order; taken in channel order, as in this thread (roots candidates).
+    const results: (ChannelIndexResult | undefined)[] = [];
+    let taken = 0;
+    await workers.index(channelJobs, (index, result) => {
+      results[index] = result;
+      for (let next = results[taken]; next !== undefined; next = results[taken]) {
+        results[taken] = undefined;
+        take(taken++, next);
+      }
+    });
   }
 
   private applyJob(job: ScanJob, rootsTypeId: SplitId): void {

@@ -1,0 +1,112 @@
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { ChannelIndexJob, ChannelIndexResult } from './channel-indexer.js';
+import { errorOf, type WorkerReply, type WorkerRequest } from './index-worker-messages.js';
+import { ObjectIndex } from './object-index.js';
+
+/**
+ * Indexing a directory storage's channels in worker threads, one channel at a time per thread,
+ * so that the header walks and the page faults of the fresh index memory of several channels run
+ * on several cores. Each worker reads its channel's files itself (index-worker.ts) and hands the
+ * finished tables back by transfer, not by copy.
+ */
+
+/** From this many bytes to index on, opening starts worker threads (below, their start-up costs more than they save). */
+export const INDEX_WORKERS_FROM_BYTES = 256 * 1024 * 1024;
+
+/** How many worker threads index `channels` channels of `bytes` bytes when the caller asks for `asked` (undefined: decide). */
+export function indexWorkerCount(asked: number | undefined, channels: number, bytes: number): number {
+  const wanted = asked ?? (bytes >= INDEX_WORKERS_FROM_BYTES ? availableParallelism() : 0);
+  return Math.max(0, Math.min(Math.floor(wanted), channels));
+}
+
+export type WorkerChannelJob = Omit<ChannelIndexJob, 'reads' | 'readAhead'>;
+
+/**
+ * Worker threads started as soon as their number is known (they load their code while the
+ * opening thread still reads logs and dictionary); `close` ends them, used or not.
+ */
+export class IndexWorkerPool {
+  private readonly workers: IndexWorker[];
+
+  constructor(threads: number) {
+    this.workers = Array.from({ length: threads }, () => new IndexWorker());
+  }
+
+  /**
+   * Indexes every job, one channel per thread at a time; `onResult` hears each channel as it is
+   * finished (in the order they finish). The first failure is thrown (the pool is then closed).
+   */
+  async index(jobs: readonly WorkerChannelJob[], onResult: (channel: number, result: ChannelIndexResult) => void): Promise<void> {
+    let next = 0;
+    try {
+      await Promise.all(
+        this.workers.map(async (worker) => {
+          while (next < jobs.length) {
+            const channel = next++;
+            onResult(channel, await worker.index({ channel, job: jobs[channel]! }));
+          }
+        }),
+      );
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((worker) => worker.terminate()));
+  }
+}
+
+/** One worker thread, one job at a time. */
+class IndexWorker {
+  private readonly thread = import.meta.url.endsWith('.ts') ? startFromSource() : new Worker(new URL('./index-worker.js', import.meta.url));
+  /** Why the thread ended (an error thrown in it, or its exit), once it has. */
+  private ended: Error | undefined;
+  private pending: ((reply: WorkerReply | Error) => void) | undefined;
+
+  constructor() {
+    this.thread.on('message', (reply: WorkerReply) => this.settle(reply));
+    this.thread.on('error', (error: Error) => this.end(error));
+    this.thread.on('exit', (code: number) => this.end(new Error(`an index worker thread stopped (exit code ${code}) while indexing a channel`)));
+  }
+
+  index(request: WorkerRequest): Promise<ChannelIndexResult> {
+    return new Promise<WorkerReply | Error>((resolve) => {
+      if (this.ended !== undefined) resolve(this.ended);
+      else {
+        this.pending = resolve;
+        this.thread.postMessage(request);
+      }
+    }).then((reply) => {
+      if (reply instanceof Error) throw reply;
+      if (!reply.ok) throw errorOf(reply.failure);
+      const { ok: _ok, channel: _channel, parts, ...figures } = reply;
+      return { objects: ObjectIndex.fromParts(parts), ...figures };
+    });
+  }
+
+  async terminate(): Promise<void> {
+    await this.thread.terminate();
+  }
+
+  private end(error: Error): void {
+    this.ended ??= error;
+    this.settle(this.ended);
+  }
+
+  private settle(reply: WorkerReply | Error): void {
+    const pending = this.pending;
+    this.pending = undefined;
+    pending?.(reply);
+  }
+}
+
+/** Running from the TypeScript source (tests, `npm run dev`): tsx's loader inside the worker first. */
+function startFromSource(): Worker {
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const entry = new URL('./index-worker.ts', import.meta.url).href;
+  const bootstrap = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(bootstrap, { eval: true });
+}
