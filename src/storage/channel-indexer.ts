@@ -1,6 +1,7 @@
 import { FileReadAhead } from './file-read-ahead.js';
 import { ObjectIndex } from './object-index.js';
-import { scanRecordChunks, type ScanProblem } from './record-scan.js';
+import { ChannelRecords } from './channel-records.js';
+import { scanRecordChunks, type RecordVisitor, type ScanProblem } from './record-scan.js';
 import type { SourceReads } from './source.js';
 
 /**
@@ -41,12 +42,11 @@ const SAMPLED_FILES = 4;
 
 export async function indexChannel(job: ChannelIndexJob): Promise<ChannelIndexResult> {
   const objects = new ObjectIndex(job.idShift);
-  const live = job.files.map(() => 0);
   const records = job.files.map(() => 0);
   const meta = job.files.map(() => 0);
   const problems: (ScanProblem | undefined)[] = job.files.map(() => undefined);
-  const roots = new Set<string>();
-  const { low: rootsLow, high: rootsHigh } = job.rootsType;
+  const sink = new ChannelRecords(objects, job.files.map(() => 0), job.rootsType.low, job.rootsType.high);
+  const onRecord: RecordVisitor = (offset, length, tidLow, tidHigh, idLow, idHigh) => sink.record(offset, length, tidLow, tidHigh, idLow, idHigh);
 
   await reserve(job, objects);
 
@@ -56,12 +56,8 @@ export async function indexChannel(job: ChannelIndexJob): Promise<ChannelIndexRe
     for (let slot = 0; slot < job.files.length; slot++) {
       const file = job.files[slot]!;
       const chunks = ahead?.chunks(slot) ?? job.reads.chunks(file.path, file.from, file.to);
-      const result = await scanRecordChunks(chunks, file.from, file.to, (offset, length, tidLow, tidHigh, idLow, idHigh) => {
-        const previous = objects.set(idLow, idHigh, slot, offset, length);
-        if (previous >= 0) live[previous] = (live[previous] as number) - objects.replacedLength;
-        live[slot] = (live[slot] as number) + length;
-        if (tidLow === rootsLow && tidHigh === rootsHigh) roots.add(String((BigInt(idHigh) << 32n) | BigInt(idLow >>> 0)));
-      });
+      sink.slot = slot;
+      const result = await scanRecordChunks(chunks, file.from, file.to, onRecord, sink);
       records[slot] = result.records;
       meta[slot] = result.metaBytes;
       problems[slot] = result.problem;
@@ -70,7 +66,7 @@ export async function indexChannel(job: ChannelIndexJob): Promise<ChannelIndexRe
     await ahead?.close();
   }
   objects.compact();
-  return { objects, live, records, meta, problems, rootsCandidates: [...roots] };
+  return { objects, live: sink.live, records, meta, problems, rootsCandidates: [...sink.roots] };
 }
 
 /**

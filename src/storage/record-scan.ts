@@ -23,6 +23,21 @@ export type RecordVisitor = (
   idHigh: number,
 ) => void;
 
+/**
+ * A fast path for a consumer that does little per record: walks the plain records of a chunk (a
+ * positive length of at least a header, the header within the chunk, the record within the valid
+ * length) from `at` on, in a loop of its own with the consumer's work inlined instead of a call
+ * per record, and stops at anything else, which the scanner then handles as usual.
+ */
+export interface RecordRunWalker {
+  /**
+   * Walks from `at` (absolute offset `pos`) while the next header lies within `view[.., end)`;
+   * returns where it stopped and leaves the number of records it walked in `walked`.
+   */
+  walkRun(view: DataView, at: number, end: number, pos: number, validLength: number): number;
+  readonly walked: number;
+}
+
 export interface ScanProblem {
   readonly offset: number;
   readonly message: string;
@@ -50,13 +65,15 @@ export function scanRecords(path: string, startOffset: number, validLength: numb
 
 /**
  * Walks the records of `[startOffset, validLength)`, given as consecutive chunks starting at
- * `startOffset` (a chunk is not used after the next one is asked for).
+ * `startOffset` (a chunk is not used after the next one is asked for). With `runs`, runs of plain
+ * records go to its loop and only the rest (headers cut by a chunk boundary) to `onRecord`.
  */
 export async function scanRecordChunks(
   chunks: AsyncIterable<Uint8Array>,
   startOffset: number,
   validLength: number,
   onRecord: RecordVisitor,
+  runs?: RecordRunWalker,
 ): Promise<ScanResult> {
   let records = 0;
   let metaBytes = 0;
@@ -99,6 +116,13 @@ export async function scanRecordChunks(
     if (at < length) {
       const view = new DataView(chunk.buffer, chunk.byteOffset, length);
       while (at < length) {
+        if (runs !== undefined) {
+          const stop = runs.walkRun(view, at, length, pos, validLength);
+          records += runs.walked;
+          pos += stop - at;
+          at = stop;
+          if (at >= length) break;
+        }
         const remaining = validLength - pos;
         if (remaining < 8) {
           return { records, metaBytes, problem: { offset: pos, message: `${remaining} trailing bytes are too short for a record length`, atEnd: true } };

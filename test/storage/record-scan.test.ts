@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { scanRecordChunks, scanRecords, type ScanResult } from '../../src/storage/record-scan.js';
+import { scanRecordChunks, scanRecords, type RecordRunWalker, type ScanResult } from '../../src/storage/record-scan.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
 
 /**
@@ -54,6 +54,56 @@ describe('record walk over chunks', () => {
       // Fewer than 8 bytes after the first record.
       const tail = await walk(bytes, 0, first + 5, size);
       expect(tail.result).toEqual({ records: 1, metaBytes: 0, problem: { offset: first, message: '5 trailing bytes are too short for a record length', atEnd: true } });
+    }
+  });
+});
+
+/** A run walker that notes what it walks, as the per-record visitor of `walk` does. */
+class NotingRuns implements RecordRunWalker {
+  walked = 0;
+  runRecords = 0;
+  constructor(private readonly seen: number[]) {}
+
+  walkRun(view: DataView, at: number, end: number, pos: number, validLength: number): number {
+    let walked = 0;
+    while (at + 24 <= end) {
+      const length = view.getUint32(at, true);
+      if (view.getInt32(at + 4, true) !== 0 || length < 24 || pos + length > validLength) break;
+      this.seen.push(pos, length, view.getInt32(at + 16, true));
+      at += length;
+      pos += length;
+      walked++;
+    }
+    this.walked = walked;
+    this.runRecords += walked;
+    return at;
+  }
+}
+
+describe('record walk with a run walker', () => {
+  const es = join(CONFORMANCE_DIR, '..', 'conformance-es', 'storages', 'graph', 'channel_0');
+  const files = [...DATA_FILES.map((n) => join(CHANNEL_DIR, n)), ...readdirSync(es).filter((n) => n.endsWith('.dat')).map((n) => join(es, n))];
+
+  /** A gap before the file's records and a damaged record after them. */
+  function withGapAndDamage(bytes: Buffer): Buffer {
+    const gap = Buffer.alloc(40);
+    gap.writeBigInt64LE(-40n, 0);
+    const damaged = Buffer.alloc(24);
+    damaged.writeBigInt64LE(3n, 0);
+    return Buffer.concat([gap, bytes, damaged]);
+  }
+
+  it.each(files)('%s: the records, figures and problems of the per-record walk, for any chunk size', async (path) => {
+    for (const bytes of [readFileSync(path), withGapAndDamage(readFileSync(path))]) {
+      const plain = await walk(bytes, 0, bytes.length, bytes.length);
+      for (const size of [1, 7, 24, 25, 100, 4096, bytes.length]) {
+        const seen: number[] = [];
+        const runs = new NotingRuns(seen);
+        const result = await scanRecordChunks(inPieces(bytes, 0, bytes.length, size), 0, bytes.length, (offset, length, _tl, _th, idLow) => void seen.push(offset, length, idLow), runs);
+        expect(result, `chunks of ${size}`).toEqual(plain.result);
+        expect(seen, `chunks of ${size}`).toEqual(plain.seen);
+        if (size >= 4096) expect(runs.runRecords, `chunks of ${size}`).toBeGreaterThan(plain.result.records / 2);
+      }
     }
   });
 });
