@@ -70,7 +70,7 @@ export interface OpenOptions {
   readonly maxDictionaryBytes?: number;
   /**
    * Worker threads that index the channels of a directory storage during the first load (one
-   * channel per thread at a time). Default: one per processor, for storages of 64 MiB and more;
+   * channel per thread at a time). Default: one per processor, for storages of 512 MiB and more;
    * 0 indexes in this thread.
    */
   readonly indexThreads?: number;

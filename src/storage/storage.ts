@@ -10,7 +10,7 @@ import { ConsistencyGate } from './consistency-gate.js';
 import { DirectorySource } from './directory-source.js';
 import { readStorageLock, type StorageLockInfo } from './lock-file.js';
 import { aggregateLogBytes, ChannelLogReader, pendingCompaction } from './log-reader.js';
-import { joinId } from './object-index.js';
+import { joinId } from './object-id-halves.js';
 import { scanRecordChunks, type ScanProblem } from './record-scan.js';
 import { findRoots } from './roots.js';
 import type { SourceReader, StorageSource } from './source.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { joinId, ObjectIndex, splitId } from '../../src/storage/object-index.js';
+import { joinId, splitId } from '../../src/storage/object-id-halves.js';
+import { ObjectIndex } from '../../src/storage/object-index.js';
 
 describe('ObjectIndex', () => {
   it('keeps the last location set for an id, across growth and compaction', () => {
