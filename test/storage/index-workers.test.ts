@@ -2,6 +2,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync }
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StorageError } from '../../src/errors.js';
 import { IndexWorkerPool } from '../../src/storage/index-workers.js';
@@ -131,7 +132,29 @@ describe('indexing in worker threads', () => {
     }
   });
 
-  it('tells an undamaged storage apart from a damaged one only by its warnings', () => {
+  it('runs the built worker as the built code starts it (a process of its own, plain node)', async () => {
+    const dir = join(root, 'built');
+    generateStorage({ directory: dir, entities: 2000, channelCount: 2, seed: 7, fileMaximumSize: 16 * 1024, entitiesPerStore: 200 });
+    const built = pathToFileURL(join('dist', 'storage', 'storage.js')).href;
+    const script = `const { Storage } = await import(${JSON.stringify(built)});
+      const s = await Storage.open(process.argv[1], { indexThreads: 2 });
+      const index = s.channels.map((c) => { const e = []; c.objects.forEach((...w) => e.push(...w)); return e; });
+      console.log(JSON.stringify({ entities: s.entityCount, root: String(s.rootObjectId), live: s.channels.map((c) => c.files.map((f) => f.liveLength)), index }));`;
+    const printed = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script, dir], { encoding: 'utf8' })) as unknown;
+    const storage = await Storage.open(dir, { indexThreads: 0 });
+    try {
+      const index = storage.channels.map((c) => {
+        const entries: number[] = [];
+        c.objects.forEach((...words) => entries.push(...words));
+        return entries;
+      });
+      expect(printed).toEqual({ entities: storage.entityCount, root: String(storage.rootObjectId), live: storage.channels.map((c) => c.files.map((f) => f.liveLength)), index });
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('opens the generated storage of the damage test without warnings when it is not damaged', () => {
     // Guards the damage test above: the generated storage itself opens without warnings.
     const dir = join(root, 'clean');
     generateStorage({ directory: dir, entities: 3000, channelCount: 2, seed: 4, fileMaximumSize: 16 * 1024, entitiesPerStore: 200 });
