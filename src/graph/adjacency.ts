@@ -294,6 +294,13 @@ export class Adjacency {
   }
 }
 
+/** How `assembleRows` allocates the rows, and who hears of them once their forward halves are written. */
+export interface RowsLayout {
+  readonly allocate?: (length: number) => Uint32Array;
+  /** Called after every forward half is written, before the referrer halves are. */
+  readonly onForwardHalves?: (rowStart: Uint32Array, rows: Uint32Array) => void;
+}
+
 /**
  * Builds the rows from forward lists given in any node order. `copyForward(v, rows, at)` writes
  * v's targets (ascending, distinct, with FORWARD_FLAG) at `at` and returns the end;
@@ -305,6 +312,7 @@ export function assembleRows(
   degrees: Uint32Array,
   copyForward: (v: number, rows: Uint32Array, at: number) => number,
   cursor: Uint32Array | Int32Array,
+  layout: RowsLayout = {},
 ): Adjacency {
   let sum = 0;
   for (let v = 0; v <= nodeCount; v++) {
@@ -312,8 +320,9 @@ export function assembleRows(
     degrees[v] = sum;
     sum += d;
   }
-  const rows = new Uint32Array(sum);
+  const rows = layout.allocate?.(sum) ?? new Uint32Array(sum);
   for (let v = 0; v < nodeCount; v++) cursor[v] = copyForward(v, rows, degrees[v] as number);
+  layout.onForwardHalves?.(degrees, rows);
   // Referrers in ascending order: the sources in order, each appended to its targets.
   appendReferrers(nodeCount, degrees, rows, cursor);
   return new Adjacency(degrees, rows, nodeCount);

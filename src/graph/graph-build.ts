@@ -9,6 +9,7 @@ import { ReferenceCollector } from './reference-collector.js';
 import { countTargets } from './referrer-rows.js';
 import { walkRecordBytes } from './record-walk.js';
 import { SupersededRecords } from './superseded-records.js';
+import { ReachabilityThread, shared, wantsReachabilityThread } from './reachability-thread.js';
 import { NOT_STORED, TypeTable } from './type-table.js';
 
 /**
@@ -34,6 +35,11 @@ export interface BuildOptions {
   readonly onProgress?: (progress: BuildProgress) => void;
   /** Awaited between chunks of a file, so that other work (requests) can run. */
   readonly pause?: () => Promise<void>;
+  /**
+   * Whether reachability is swept in a worker thread while the rows' referrer halves are laid out
+   * (reachability-thread.ts); by default from a million entities on, with more than one processor.
+   */
+  readonly reachabilityThread?: boolean;
 }
 
 /** A record whose bytes do not fit its type's layout: its references are partly unknown. */
@@ -49,6 +55,8 @@ export interface BuildResult {
   readonly problems: readonly BuildProblem[];
   readonly problemCount: number;
   readonly records: number;
+  /** Where the build's time went (ms): reading and decoding the files, laying out the rows, reachability. */
+  readonly phaseMs: { readonly reading: number; readonly linking: number; readonly reachability: number };
 }
 
 const MAX_PROBLEMS = 100;
@@ -97,9 +105,22 @@ export async function buildGraph(source: GraphSource, options: BuildOptions = {}
   const channels = source.channels;
   const nodes = NodeIds.fromChannels(channels);
   const n = nodes.count;
+  const thread = wantsReachabilityThread(options.reachabilityThread, n) ? new ReachabilityThread() : undefined;
+  try {
+    return await build(source, options, nodes, thread);
+  } finally {
+    await thread?.close();
+  }
+}
+
+async function build(source: GraphSource, options: BuildOptions, nodes: NodeIds, thread: ReachabilityThread | undefined): Promise<BuildResult> {
+  const channels = source.channels;
+  const n = nodes.count;
+  // What the reachability thread reads and writes is in shared memory.
+  const memory = thread === undefined ? { u32: (k: number) => new Uint32Array(k), u16: (k: number) => new Uint16Array(k), u8: (k: number) => new Uint8Array(k) } : shared;
   const types = new TypeTable(source.dictionary);
-  const typeOfNode = new Uint16Array(n).fill(NOT_STORED);
-  const degrees = new Uint32Array(n + 1);
+  const typeOfNode = memory.u16(n).fill(NOT_STORED);
+  const degrees = memory.u32(n + 1);
   const listStart = new Int32Array(n).fill(-1);
   const lists = new ForwardLists();
   const missing = new MissingReferences();
@@ -113,6 +134,7 @@ export async function buildGraph(source: GraphSource, options: BuildOptions = {}
   let lastTypeLow = -1;
   let lastTypeHigh = -1;
 
+  const started = performance.now();
   const files = channels.flatMap((c) => c.files.map((f) => ({ channel: c, file: f })));
   const bytesTotal = files.reduce((sum, f) => sum + f.file.totalLength, 0);
   let bytesDone = 0;
@@ -156,7 +178,9 @@ export async function buildGraph(source: GraphSource, options: BuildOptions = {}
           if (k === 0) return;
           const targets = collector.targets;
           listStart[v] = lists.append(targets, k);
-          degrees[v] = (degrees[v] as number) + k;
+          // Written, not added to: a node's latest record comes once, and reading a fresh page
+          // before writing it would fault twice (the zero page first).
+          degrees[v] = k;
         },
         options.pause,
       );
@@ -173,19 +197,42 @@ export async function buildGraph(source: GraphSource, options: BuildOptions = {}
   }
   options.onProgress?.({ phase: 'linking', bytesDone, bytesTotal, filesDone, filesTotal: files.length });
   await options.pause?.();
+  const read = performance.now();
 
   // Referrer counts, from the forward lists at once rather than per record (cache-friendlier).
   lists.countTargets(degrees, n);
 
+  const rootsNode = source.rootsObjectId === 0n ? -1 : nodes.nodeOfId(source.rootsObjectId);
+  const sweepable = rootsNode >= 0 && typeOfNode[rootsNode] !== NOT_STORED;
+  const reach = memory.u8(Math.ceil(n / 8));
+  let swept: Promise<boolean> | undefined;
   // The list starts are not needed once the rows exist: they become the rows' fill cursors.
-  const adjacency = assembleRows(n, degrees, (v, rows, at) => {
-    const start = listStart[v] as number;
-    return start < 0 ? at : lists.copyForward(start, rows, at);
-  }, listStart);
+  const adjacency = assembleRows(
+    n,
+    degrees,
+    (v, rows, at) => {
+      const start = listStart[v] as number;
+      return start < 0 ? at : lists.copyForward(start, rows, at);
+    },
+    listStart,
+    {
+      allocate: memory.u32,
+      onForwardHalves: (rowStart, rows) => {
+        if (thread === undefined || !sweepable) return;
+        const input = { rows, rowStart, baseNodes: n, types: typeOfNode, nodeCount: n, reach, roots: rootsNode };
+        // A thread that failed leaves the sweep to this one.
+        swept = thread.sweep(input).then(
+          () => true,
+          () => false,
+        );
+      },
+    },
+  );
   superseded.bulk = false;
   superseded.merge();
-  const rootsNode = source.rootsObjectId === 0n ? -1 : nodes.nodeOfId(source.rootsObjectId);
-  const graph = new GraphIndex(nodes, types, typeOfNode, adjacency, new Uint8Array(Math.ceil(n / 8)), missing, superseded, rootsNode);
-  computeReachability(graph);
-  return { graph, problems, problemCount, records };
+  const graph = new GraphIndex(nodes, types, typeOfNode, adjacency, reach, missing, superseded, rootsNode);
+  const linked = performance.now();
+  if (!(await swept)) computeReachability(graph);
+  const phaseMs = { reading: read - started, linking: linked - read, reachability: performance.now() - linked };
+  return { graph, problems, problemCount, records, phaseMs };
 }

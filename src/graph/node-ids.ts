@@ -1,3 +1,4 @@
+import { idExtent, markIdBits } from '../storage/object-index-ids.js';
 import type { StorageChannel } from '../storage/storage.js';
 
 /**
@@ -47,17 +48,17 @@ export class NodeIds {
     let maxHigh = -1;
     let maxLow = 0;
     for (const channel of channels) {
-      channel.objects.forEach((low, high) => {
-        count++;
-        if (high < minHigh || (high === minHigh && low < minLow)) {
-          minHigh = high;
-          minLow = low;
-        }
-        if (high > maxHigh || (high === maxHigh && low > maxLow)) {
-          maxHigh = high;
-          maxLow = low;
-        }
-      });
+      const extent = idExtent(channel.objects);
+      if (extent === undefined) continue;
+      count += extent.count;
+      if (extent.minHigh < minHigh || (extent.minHigh === minHigh && extent.minLow < minLow)) {
+        minHigh = extent.minHigh;
+        minLow = extent.minLow;
+      }
+      if (extent.maxHigh > maxHigh || (extent.maxHigh === maxHigh && extent.maxLow > maxLow)) {
+        maxHigh = extent.maxHigh;
+        maxLow = extent.maxLow;
+      }
     }
     const ids = new NodeIds(16);
     if (count === 0) return ids;
@@ -70,12 +71,7 @@ export class NodeIds {
   /** Dense enough: mark present ids in a bitmap over the id range, then read the runs off it. */
   private numberFromBitmap(channels: readonly StorageChannel[], minLow: number, minHigh: number, range: number): void {
     const bits = new Uint32Array(Math.ceil(range / 32));
-    for (const channel of channels) {
-      channel.objects.forEach((low, high) => {
-        const rel = (high - minHigh) * 2 ** 32 + (low - minLow);
-        bits[rel >>> 5] = (bits[rel >>> 5] as number) | (1 << (rel & 31));
-      });
-    }
+    for (const channel of channels) markIdBits(channel.objects, bits, minLow, minHigh);
     let runStart = -1;
     const close = (end: number): void => {
       this.pushRun(minLow, minHigh, runStart, end - runStart);

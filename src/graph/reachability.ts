@@ -94,28 +94,55 @@ export function computeReachability(graph: GraphIndex): void {
   spread(graph, queue);
 }
 
-/**
- * The whole-graph breadth-first search over the base rows alone (right after a build). It is
- * bound by cache misses, so it touches as little per edge as it can: nodes that are not stored
- * are marked up front (one sequential pass over the types) and taken back afterwards, so that an
- * edge costs one look at the bit map (small enough to stay in cache) instead of also one at the
- * type of its target; every node is queued at most once, so the queue is one array.
- */
+/** The whole-graph search over the base rows alone (right after a build): `sweepReachability`. */
 function spreadOverBaseRows(graph: GraphIndex, roots: number): void {
-  const reach = graph.reach;
-  const types = graph.typeOfNode;
-  const n = Math.min(graph.nodeCount, types.length);
-  const rows = graph.adjacency.baseRows;
-  const rowStart = graph.adjacency.baseRowStart;
-  const baseNodes = graph.adjacency.baseNodeCount;
+  const adjacency = graph.adjacency;
+  sweepReachability({
+    rows: adjacency.baseRows,
+    rowStart: adjacency.baseRowStart,
+    baseNodes: adjacency.baseNodeCount,
+    types: graph.typeOfNode,
+    nodeCount: graph.nodeCount,
+    reach: graph.reach,
+    roots,
+  });
+}
+
+/** What the sweep reads (a build's base rows) and writes (`reach`, cleared): plain arrays, so a worker thread can do it. */
+export interface SweepInput {
+  readonly rows: Uint32Array;
+  readonly rowStart: Uint32Array;
+  readonly baseNodes: number;
+  readonly types: Uint16Array;
+  readonly nodeCount: number;
+  readonly reach: Uint8Array;
+  /** Node of the roots entity (stored). */
+  readonly roots: number;
+}
+
+/**
+ * The whole-graph search over the base rows alone (right after a build). A breadth-first order
+ * jumps to a random row for every node, a cache miss each (half the build's linking time at 10M
+ * entities); so this sweeps the rows in ascending node order instead and expands every node that
+ * is marked by the time the sweep reaches it. A node marked behind the sweep (a reference to a
+ * lower node) is expanded at once from a stack. MicroStream numbers objects as it first meets
+ * them from the root, so most references point ahead and most work is a sequential read.
+ * Nodes that are not stored are marked up front (one sequential pass over the types) and taken
+ * back afterwards, so that an edge costs one look at the bit map (small enough to stay in cache).
+ *
+ * Marks in `reach` (all clear) every stored node reachable from `roots` over the base rows'
+ * forward entries.
+ */
+export function sweepReachability(input: SweepInput): void {
+  const { rows, rowStart, types, reach, roots } = input;
+  const n = Math.min(input.nodeCount, types.length);
+  const baseNodes = Math.min(input.baseNodes, n);
   for (let u = 0; u < n; u++) if (types[u] === NOT_STORED) reach[u >>> 3] = (reach[u >>> 3] as number) | (1 << (u & 7));
-  const queue = new Uint32Array(Math.max(graph.nodeCount, types.length));
-  let tail = 0;
   reach[roots >>> 3] = (reach[roots >>> 3] as number) | (1 << (roots & 7));
-  queue[tail++] = roots;
-  for (let head = 0; head < tail; head++) {
-    const v = queue[head] as number;
-    if (v >= baseNodes) continue;
+  const behind = new Uint32Array(Math.max(1, n));
+  let depth = 0;
+  // Expands `v`: marks its unmarked targets, stacking those the sweep at `s` has passed already.
+  const expand = (v: number, s: number): void => {
     const end = rowStart[v + 1] as number;
     for (let i = rowStart[v] as number; i < end; i++) {
       const x = rows[i] as number;
@@ -125,8 +152,18 @@ function spreadOverBaseRows(graph: GraphIndex, roots: number): void {
       const bit = 1 << (u & 7);
       if ((byte & bit) !== 0) continue;
       reach[u >>> 3] = byte | bit;
-      queue[tail++] = u;
+      if (u <= s && u < baseNodes) behind[depth++] = u;
     }
+  };
+  for (let s = 0; s < baseNodes; s++) {
+    const byte = reach[s >>> 3] as number;
+    if (byte === 0) {
+      s |= 7; // none of these 8 nodes is marked
+      continue;
+    }
+    if ((byte & (1 << (s & 7))) === 0 || types[s] === NOT_STORED) continue;
+    expand(s, s);
+    while (depth > 0) expand(behind[--depth] as number, s);
   }
   for (let u = 0; u < n; u++) if (types[u] === NOT_STORED) reach[u >>> 3] = (reach[u >>> 3] as number) & ~(1 << (u & 7));
 }

@@ -1,8 +1,8 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import type { ChannelIndexJob, ChannelIndexResult } from './channel-indexer.js';
 import { errorOf, type WorkerReply, type WorkerRequest } from './index-worker-messages.js';
 import { ObjectIndex } from './object-index.js';
+import { startWorker } from './start-worker.js';
 
 /**
  * Indexing a directory storage's channels in worker threads, one channel at a time per thread,
@@ -65,7 +65,7 @@ export class IndexWorkerPool {
 
 /** One worker thread, one job at a time. */
 class IndexWorker {
-  private readonly thread = import.meta.url.endsWith('.ts') ? startFromSource() : startBuilt();
+  private readonly thread = startWorker(import.meta.url, 'index-worker');
   /** Why the thread ended (an error thrown in it, or its exit), once it has. */
   private ended: Error | undefined;
   private pending: ((reply: WorkerReply | Error) => void) | undefined;
@@ -105,21 +105,4 @@ class IndexWorker {
     this.pending = undefined;
     pending?.(reply);
   }
-}
-
-/**
- * The built worker, without the opening process's `--import`/`--require` preloads: it runs only
- * our compiled code, and a loader preloaded in the process (a TypeScript runner around a script
- * that imports the built code, as the benchmark does) cost each worker 250 ms of start-up.
- */
-function startBuilt(): Worker {
-  return new Worker(new URL('./index-worker.js', import.meta.url), { execArgv: [] });
-}
-
-/** Running from the TypeScript source (tests, `npm run dev`): tsx's loader inside the worker first. */
-function startFromSource(): Worker {
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const entry = new URL('./index-worker.ts', import.meta.url).href;
-  const bootstrap = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(bootstrap, { eval: true });
 }

@@ -17,9 +17,10 @@
  * later records overwrite earlier ones yields Java's "latest version" rule (storage-format.md §5.4).
  */
 
-const WORDS = 5;
+/** Words a slot of the hash table: id low, id high + 1 (0 = empty), file slot, offset, record length. */
+export const WORDS = 5;
 /** Words a position of the dense run: file slot + 1 (0 = empty), offset, record length. */
-const RUN_WORDS = 3;
+export const RUN_WORDS = 3;
 /** The run grows (copying) for an id at most this many times its length past its start. */
 const RUN_GROWTH_REACH = 2;
 /** `compact()` moves the run's entries into the hash table when the run costs more an entry. */

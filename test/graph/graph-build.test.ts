@@ -1,9 +1,14 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
 import { allMemberValues, layoutEntity, type MemberValue } from '../../src/format/entity-layout.js';
 import { resolveJdkConstant } from '../../src/format/ids.js';
 import { buildGraph } from '../../src/graph/graph-build.js';
 import { Storage } from '../../src/storage/storage.js';
+import { generateStorage } from '../../src/writer/generator/generate-storage.js';
 import { CONFORMANCE_DIR, STORAGE_NAMES } from '../helpers/conformance.js';
 
 /**
@@ -56,4 +61,50 @@ describe('graph build over the vendored storages', () => {
       }
     });
   }
+});
+
+describe('reachability swept in a worker thread during the build', () => {
+  const root = mkdtempSync(join(tmpdir(), 'graph-thread-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it('gives the rows and reachability the building thread gives, for both families', async () => {
+    for (const family of ['microstream', 'eclipsestore'] as const) {
+      const dir = join(root, family);
+      generateStorage({ directory: dir, entities: 20_000, channelCount: 4, family, seed: 5, fileMaximumSize: 64 * 1024, entitiesPerStore: 700, updateRatio: 0.3 });
+      const storage = await Storage.open(dir);
+      try {
+        const inThread = (await buildGraph(storage, { reachabilityThread: false })).graph;
+        const inWorker = (await buildGraph(storage, { reachabilityThread: true })).graph;
+        expect(inWorker.reach.buffer).toBeInstanceOf(SharedArrayBuffer);
+        expect(inWorker.reach).toEqual(inThread.reach);
+        expect(inWorker.adjacency.baseRows).toEqual(inThread.adjacency.baseRows);
+        expect(inWorker.adjacency.baseRowStart).toEqual(inThread.adjacency.baseRowStart);
+        expect(inWorker.typeOfNode).toEqual(inThread.typeOfNode);
+        let reachable = 0;
+        for (let v = 0; v < inWorker.nodeCount; v++) if (inWorker.isReachable(v)) reachable++;
+        expect(reachable).toBeGreaterThan(inWorker.nodeCount / 2);
+      } finally {
+        await storage.close();
+      }
+    }
+  });
+
+  it('runs the built worker as the built code starts it (a process of its own, plain node)', async () => {
+    const dir = join(root, 'built');
+    generateStorage({ directory: dir, entities: 3000, channelCount: 2, seed: 8, fileMaximumSize: 32 * 1024, entitiesPerStore: 300 });
+    const from = (path: string): string => JSON.stringify(pathToFileURL(join('dist', path)).href);
+    const script = `const { Storage } = await import(${from('storage/storage.js')});
+      const { buildGraph } = await import(${from('graph/graph-build.js')});
+      const s = await Storage.open(process.argv[1]);
+      const { graph } = await buildGraph(s, { reachabilityThread: true });
+      console.log(JSON.stringify({ shared: graph.reach.buffer instanceof SharedArrayBuffer, reach: [...graph.reach] }));`;
+    const printed = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script, dir], { encoding: 'utf8' })) as { shared: boolean; reach: number[] };
+    const storage = await Storage.open(dir);
+    try {
+      const { graph } = await buildGraph(storage, { reachabilityThread: false });
+      expect(printed).toEqual({ shared: true, reach: [...graph.reach] });
+    } finally {
+      await storage.close();
+    }
+  });
 });

@@ -6,7 +6,7 @@ import { NodeIds } from '../../src/graph/node-ids.js';
 import { computeReachability, updateReachability, type EdgeChanges } from '../../src/graph/reachability.js';
 import { shortestPaths } from '../../src/graph/shortest-paths.js';
 import { SupersededRecords } from '../../src/graph/superseded-records.js';
-import { TypeTable } from '../../src/graph/type-table.js';
+import { NOT_STORED, TypeTable } from '../../src/graph/type-table.js';
 import { parseTypeDictionary } from '../../src/format/type-dictionary.js';
 import { ObjectIndex } from '../../src/storage/object-index.js';
 import type { StorageChannel } from '../../src/storage/storage.js';
@@ -21,7 +21,7 @@ function prng(seed: number): () => number {
   };
 }
 
-function graphOf(forward: number[][]): GraphIndex {
+function graphOf(forward: number[][], types?: Uint16Array, rootsNode = 0): GraphIndex {
   const n = forward.length;
   const index = new ObjectIndex();
   for (let v = 0; v < n; v++) index.set(v + 1, 0, 0, v, 24);
@@ -40,7 +40,7 @@ function graphOf(forward: number[][]): GraphIndex {
     },
     new Uint32Array(n),
   );
-  const graph = new GraphIndex(nodes, new TypeTable(parseTypeDictionary('')), new Uint16Array(n), adjacency, new Uint8Array(Math.ceil(n / 8)), new MissingReferences(), new SupersededRecords(), 0);
+  const graph = new GraphIndex(nodes, new TypeTable(parseTypeDictionary('')), types ?? new Uint16Array(n), adjacency, new Uint8Array(Math.ceil(n / 8)), new MissingReferences(), new SupersededRecords(), rootsNode);
   computeReachability(graph);
   return graph;
 }
@@ -66,6 +66,37 @@ function bfsDistances(forward: (v: number) => Uint32Array, n: number, from: numb
   }
   return distance;
 }
+
+describe('reachability after a build', () => {
+  // The build sweeps rows in node order; references to lower nodes, chains running backwards,
+  // unstored targets and a roots entity in the middle must give what a plain BFS gives.
+  for (const seed of [11, 12, 13, 14, 15]) {
+    it(`equals a breadth-first search from the roots entity (seed ${seed})`, () => {
+      const random = prng(seed);
+      const n = 2000;
+      const forward = Array.from({ length: n }, () => [...randomTargets(random, n, seed % 2 === 0 ? 5 : 4)]);
+      // A chain that runs from high nodes to low ones, reached only through its top.
+      for (let v = n - 1; v > n - 400; v -= 3) forward[v] = [...new Set([...forward[v]!, v - 3])].sort((a, b) => a - b);
+      const types = new Uint16Array(n);
+      for (let v = 0; v < n; v++) if (random() < 0.05) types[v] = NOT_STORED;
+      const roots = 700 + seed;
+      types[roots] = 0;
+      for (let v = 0; v < n; v++) if (types[v] === NOT_STORED) forward[v] = [];
+      // The roots entity refers to a few nodes on either side and to the chain's top.
+      forward[roots] = [...new Set([3, 300, 1500, n - 1, ...forward[roots]!])].sort((a, b) => a - b);
+      for (const v of [3, 300, 1500, n - 1]) types[v] = 0;
+      const graph = graphOf(forward, types, roots);
+      const distance = bfsDistances((v) => Uint32Array.from(types[v] === NOT_STORED ? [] : forward[v]!), n, roots);
+      let reached = 0;
+      for (let v = 0; v < n; v++) {
+        const want = distance[v]! >= 0 && types[v] !== NOT_STORED;
+        expect(graph.isReachable(v), `node ${v}`).toBe(want);
+        if (want) reached++;
+      }
+      expect(reached).toBeGreaterThan(n / 4);
+    });
+  }
+});
 
 describe('incremental reachability', () => {
   for (const seed of [1, 2, 3, 4, 5, 6]) {

@@ -1,0 +1,74 @@
+import { RUN_WORDS, WORDS, type ObjectIndex } from './object-index.js';
+
+/**
+ * The ids an object index holds, looked at in bulk: the graph index numbers every id of a storage
+ * before it reads a record, and a callback per id (`ObjectIndex.forEach`) cost a quarter of a
+ * second at 10M entities. These walk the dense run in a loop of their own (no call per id, and
+ * none at all between its first and last used position for the extent).
+ */
+
+/** Smallest and largest id (unsigned low halves, signed high halves) and how many there are. */
+export interface IdExtent {
+  readonly count: number;
+  readonly minLow: number;
+  readonly minHigh: number;
+  readonly maxLow: number;
+  readonly maxHigh: number;
+}
+
+/** The extent of the index's ids, or undefined when it is empty. */
+export function idExtent(index: ObjectIndex): IdExtent | undefined {
+  const { idShift, table, run, runFields } = index.toParts();
+  const [, runStart, runHigh, runLowBits, inRun, runTop] = runFields;
+  let minHigh = 0x7fffffff;
+  let minLow = 0xffffffff;
+  let maxHigh = -1;
+  let maxLow = 0;
+  let count = 0;
+  const consider = (low: number, high: number): void => {
+    count++;
+    if (high < minHigh || (high === minHigh && low < minLow)) {
+      minHigh = high;
+      minLow = low;
+    }
+    if (high > maxHigh || (high === maxHigh && low > maxLow)) {
+      maxHigh = high;
+      maxLow = low;
+    }
+  };
+  if (inRun > 0) {
+    let first = 0;
+    while (run[first * RUN_WORDS] === 0) first++;
+    let last = runTop - 1;
+    while (run[last * RUN_WORDS] === 0) last--;
+    consider((((runStart + first) << idShift) | runLowBits) >>> 0, runHigh);
+    consider((((runStart + last) << idShift) | runLowBits) >>> 0, runHigh);
+    count += inRun - 2;
+  }
+  for (let base = 0; base < table.length; base += WORDS) {
+    const highPlusOne = table[base + 1] as number;
+    if (highPlusOne !== 0) consider((table[base] as number) >>> 0, (highPlusOne - 1) | 0);
+  }
+  return count === 0 ? undefined : { count, minLow, minHigh, maxLow, maxHigh };
+}
+
+/**
+ * Sets bit `id - base` in `bits` for every id of the index; every id must lie in
+ * `[base, base + bits.length * 32)` (as `idExtent` bounds them).
+ */
+export function markIdBits(index: ObjectIndex, bits: Uint32Array, baseLow: number, baseHigh: number): void {
+  const { idShift, table, run, runFields } = index.toParts();
+  const [, runStart, runHigh, runLowBits, , runTop] = runFields;
+  const runBase = (runHigh - baseHigh) * 2 ** 32 - (baseLow >>> 0);
+  for (let position = 0; position < runTop; position++) {
+    if (run[position * RUN_WORDS] === 0) continue;
+    const rel = runBase + ((((runStart + position) << idShift) | runLowBits) >>> 0);
+    bits[rel >>> 5] = (bits[rel >>> 5] as number) | (1 << (rel & 31));
+  }
+  for (let base = 0; base < table.length; base += WORDS) {
+    const highPlusOne = table[base + 1] as number;
+    if (highPlusOne === 0) continue;
+    const rel = (((highPlusOne - 1) | 0) - baseHigh) * 2 ** 32 + ((table[base] as number) >>> 0) - (baseLow >>> 0);
+    bits[rel >>> 5] = (bits[rel >>> 5] as number) | (1 << (rel & 31));
+  }
+}

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { joinId, splitId } from '../../src/storage/object-id-halves.js';
+import { ObjectIndex } from '../../src/storage/object-index.js';
+import { idExtent, markIdBits } from '../../src/storage/object-index-ids.js';
+
+/** The bulk id walks against `forEach`, for indexes with a dense run, hashed ids, or both. */
+
+function prng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x9e3779b9) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+function indexOf(ids: readonly bigint[], idShift: number): ObjectIndex {
+  const index = new ObjectIndex(idShift);
+  ids.forEach((id, i) => {
+    const [low, high] = splitId(id);
+    index.set(low, high, 0, i * 8, 24);
+  });
+  index.compact();
+  return index;
+}
+
+function idsOf(index: ObjectIndex): bigint[] {
+  const ids: bigint[] = [];
+  index.forEach((low, high) => ids.push(joinId(low, high)));
+  return ids.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+const cases: [string, (random: () => number) => bigint[], number][] = [
+  ['one channel of four, consecutive (a run)', () => Array.from({ length: 5000 }, (_, i) => 1_000_000_000_000_000_002n + 4n * BigInt(i)), 2],
+  ['a run crossing 2^32 in the low half, plus strays', (random) => [
+    ...Array.from({ length: 3000 }, (_, i) => (7n << 32n) + 0xfffff800n + BigInt(i)),
+    ...Array.from({ length: 50 }, () => (7n << 32n) + 0xfff00000n + BigInt(Math.floor(random() * 2 ** 21))),
+  ], 0],
+  ['holes in a run, updates, sparse ids only', (random) => {
+    const ids = Array.from({ length: 4000 }, (_, i) => 1_000_000_000_000_000_000n + BigInt(i)).filter(() => random() < 0.7);
+    return [...ids, ...ids.slice(0, 100), 8_000_000_000_000_000_000n];
+  }, 0],
+  ['hashed ids alone', (random) => Array.from({ length: 300 }, () => (BigInt(Math.floor(random() * 2 ** 30)) << 20n) + 1n), 0],
+];
+
+describe('bulk walks over an object index', () => {
+  for (const [name, make, idShift] of cases) {
+    it(`gives the ids forEach gives: ${name}`, () => {
+      const index = indexOf(make(prng(name.length)), idShift);
+      const want = idsOf(index);
+      const extent = idExtent(index)!;
+      expect(extent.count).toBe(want.length);
+      expect(joinId(extent.minLow, extent.minHigh)).toBe(want[0]);
+      expect(joinId(extent.maxLow, extent.maxHigh)).toBe(want[want.length - 1]);
+      const range = want[want.length - 1]! - want[0]! + 1n;
+      if (range > 1n << 24n) return; // too wide for a bit map (the graph sorts such ids instead)
+      const bits = new Uint32Array(Math.ceil(Number(range) / 32));
+      markIdBits(index, bits, extent.minLow, extent.minHigh);
+      const marked: bigint[] = [];
+      for (let rel = 0; rel < Number(range); rel++) if ((bits[rel >>> 5]! >>> (rel & 31)) & 1) marked.push(want[0]! + BigInt(rel));
+      expect(marked).toEqual(want);
+    });
+  }
+
+  it('has no extent when empty', () => {
+    expect(idExtent(new ObjectIndex(2))).toBeUndefined();
+  });
+});
