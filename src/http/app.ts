@@ -3,11 +3,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify, {
   LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { isAppError } from '../errors.js';
-import { challenges, checkAuthorization, UNAUTHORIZED_BODY, type AuthConfig } from './auth.js';
+import type { AuthConfig } from './auth.js';
+import { admit, ALLOW_ALL, type Admission } from './admission.js';
 import { ConnectionGuard, defaultMaxConnections } from './connections.js';
-import { allowedOrigin, isPreflight, preflightHeaders, responseHeaders, type CorsConfig } from './cors.js';
+import type { CorsConfig } from './cors.js';
 import { answerInDialect } from './dialects.js';
-import { hostAllowed, misdirectedText, type HostAllowList } from './host-check.js';
+import type { HostAllowList } from './host-check.js';
 import {
   errorCode,
   limitAnswer,
@@ -22,7 +23,7 @@ import { BigAnswerAdmission, BigAnswerPending, type BuildConditions } from './bi
 import { DEFAULT_REQUEST_TIMEOUT_MS, RequestLimitError, requestTimedOut, shuttingDown } from './limits.js';
 import { createMetrics } from './metrics.js';
 import { openApiRoutes, registerOpenApi } from './openapi-routes.js';
-import { METRICS_PATH, registerOperationsRoutes, routeLabeller } from './operations-routes.js';
+import { registerOperationsRoutes, routeLabeller } from './operations-routes.js';
 import type { FollowStatus } from '../storage/follow-status.js';
 import type { TlsConfig } from './tls.js';
 import { apiV1Plugin } from './api-v1/api-v1-plugin.js';
@@ -82,61 +83,6 @@ export interface AppOptions extends JavaServiceOptions {
   readonly maxConnections?: number | undefined;
   /** Bytes of unsent answers above which no big answer is built (default 64 MiB). */
   readonly maxUnsentBytes?: number | undefined;
-}
-
-/** What the access checks decided for one request: headers to add, or the whole answer. */
-interface Admission {
-  readonly headers: Readonly<Record<string, string | string[]>>;
-  readonly answer?: { readonly status: number; readonly contentType?: string; readonly body: string };
-}
-
-const ALLOW_ALL: Admission = { headers: {} };
-
-function isMetricsRequest(method: string, url: string): boolean {
-  return method === 'GET' && (url === METRICS_PATH || url.startsWith(`${METRICS_PATH}?`));
-}
-
-/**
- * Host check, CORS and authentication, before any routing (so they cover every route, present and
- * future: the Java routes, the viewer, the operations routes, /api/v1 and whatever comes).
- */
-function admit(options: AppOptions, method: string, url: string, headers: RawRequest['headers']): Admission {
-  if (options.allowedHosts !== undefined) {
-    const host = headers['host'];
-    const value = Array.isArray(host) ? host[0] : host;
-    if (!hostAllowed(value, options.allowedHosts, options.tls === undefined ? 80 : 443)) {
-      return {
-        headers: { 'cache-control': 'no-store' },
-        answer: { status: 421, contentType: 'text/plain;charset=utf-8', body: misdirectedText(value) },
-      };
-    }
-  }
-  if (options.auth === undefined && options.cors === undefined && options.metricsToken === undefined) return ALLOW_ALL;
-  const out: Record<string, string | string[]> = {};
-  if (options.cors !== undefined) {
-    if (!options.cors.any) out['vary'] = 'Origin';
-    const origin = allowedOrigin(options.cors, headers);
-    if (origin !== undefined) {
-      // A preflight carries no credentials: answer it here, before authentication.
-      if (isPreflight(method, headers)) return { headers: preflightHeaders(options.cors, origin), answer: { status: 204, body: '' } };
-      Object.assign(out, responseHeaders(options.cors, origin));
-    }
-  }
-  const authorization = headers['authorization'];
-  const presented = Array.isArray(authorization) ? authorization[0] : authorization;
-  // The metrics token opens /metrics only; without it /metrics needs what every route needs.
-  const metricsGuard = options.metricsToken !== undefined && isMetricsRequest(method, url) ? options.metricsToken : undefined;
-  if (metricsGuard !== undefined && checkAuthorization(metricsGuard, presented).ok) return { headers: out };
-  const guard = options.auth ?? metricsGuard;
-  if (guard !== undefined) {
-    const result = checkAuthorization(guard, presented);
-    if (!result.ok) {
-      out['www-authenticate'] = challenges(guard, result.invalid);
-      out['cache-control'] = 'no-store';
-      return { headers: out, answer: { status: 401, contentType: 'text/plain;charset=utf-8', body: UNAUTHORIZED_BODY } };
-    }
-  }
-  return { headers: out };
 }
 
 /** How much later than a request's deadline its answer is replaced by a timeout 503 regardless. */

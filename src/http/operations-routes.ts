@@ -58,7 +58,7 @@ const READY_SCHEMA = {
   tags: TAGS,
   summary: 'Readiness',
   description:
-    'The storage is indexed (the server listens only after that) and following keeps up: 503 with the reason when the last refresh failed or the storage has not been seen current for ten polling intervals (at least 10 s). Not in the request log.',
+    'The storage is indexed and following keeps up: 503 with the reason while the storages are being opened (the port answers from the start), when the last refresh failed or when the storage has not been seen current for ten polling intervals (at least 10 s). Not in the request log.',
   response: {
     200: { type: 'object', required: ['status', ...Object.keys(READY_FACTS)], properties: { status: { type: 'string', const: 'ready' }, ...READY_FACTS } },
     503: {

@@ -3,6 +3,7 @@ import { type Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import { buildApp } from '../../http/app.js';
 import { DIALECTS, type Dialect } from '../../http/dialects.js';
+import { OpeningServer } from '../../http/opening-server.js';
 import { StorageRegistry } from '../../http/storage-registry.js';
 import { BASIC_AUTH_ENV, loadAuthConfig, refuseSecretFlags, TOKEN_ENV, warnIfShared } from '../../http/auth.js';
 import { defaultMaxConnections, DESCRIPTOR_RESERVE } from '../../http/connections.js';
@@ -303,10 +304,33 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
 
   if (options.pgPasswordFile !== undefined) warnIfShared(options.pgPasswordFile, '--pg-password-file', warn);
   const registry = new StorageRegistry();
-  const storages = await openStorages(
-    options.storages,
-    { ...options, maxDictionaryBytes: options.maxDictionaryBytes ?? DEFAULT_MAX_DICTIONARY_BYTES },
-    { table: options.table, passwordFile: options.pgPasswordFile }, registry, io);
+  // The port answers /health and /ready while the storages open (opening-server.ts).
+  // (Not naming the storages: a postgres:// URL may carry credentials.)
+  const what = options.storages.length === 1 ? 'the storage' : `${options.storages.length} storages`;
+  const openingSince = Date.now();
+  const opening = await OpeningServer.listen({
+    host: options.host,
+    port: options.port,
+    status: () => `opening ${what}, ${Math.round((Date.now() - openingSince) / 1000)} s so far`,
+    following: options.follow,
+    auth,
+    tls,
+    cors,
+    metricsToken,
+    allowedHosts,
+  });
+  let storages: Awaited<ReturnType<typeof openStorages>>;
+  try {
+    storages = await openStorages(
+      options.storages,
+      { ...options, maxDictionaryBytes: options.maxDictionaryBytes ?? DEFAULT_MAX_DICTIONARY_BYTES },
+      { table: options.table, passwordFile: options.pgPasswordFile }, registry, io);
+  } catch (error) {
+    await opening.handOver();
+    throw error;
+  }
+  // Whatever fails from here to the hand-over must not be kept waiting by the stand-in.
+  opening.unref();
   const first = storages.opened[0]!;
   // Our own API's graph indexes are built in the background once the server listens.
   const app = buildApp(first.storage, {
@@ -370,7 +394,10 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => void shutdown(signal));
   }
-  await app.listen({ host: options.host, port: options.port });
+  // Plugins are loaded before the stand-in lets go of the port: the port is free only while it is bound anew.
+  await app.ready();
+  await opening.handOver();
+  await app.listen({ host: options.host, port: opening.port });
   storages.start();
   registry.startAll();
   const address = app.server.address();
