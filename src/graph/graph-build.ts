@@ -55,7 +55,10 @@ export interface BuildResult {
   readonly problems: readonly BuildProblem[];
   readonly problemCount: number;
   readonly records: number;
-  /** Where the build's time went (ms): reading and decoding the files, laying out the rows, reachability. */
+  /**
+   * Where the build's time went (ms): reading and decoding the files, laying out the rows, and
+   * reachability (only the wait for it when a worker thread swept meanwhile).
+   */
   readonly phaseMs: { readonly reading: number; readonly linking: number; readonly reachability: number };
 }
 
