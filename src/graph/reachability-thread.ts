@@ -1,6 +1,5 @@
 import { availableParallelism } from 'node:os';
-import type { Worker } from 'node:worker_threads';
-import { startWorker } from '../storage/start-worker.js';
+import { WorkerThread } from '../storage/worker-thread.js';
 import type { SweepInput } from './reachability.js';
 
 /**
@@ -26,42 +25,16 @@ export const shared = {
 
 export class ReachabilityThread {
   /** Started when the build starts, so the thread has loaded its code by the time it is needed. */
-  private readonly worker: Worker = startWorker(import.meta.url, 'reachability-worker');
-  /** Why the thread ended, once it has (an error in it, or its exit). */
-  private ended: Error | undefined;
-  private settle: ((outcome: Error | undefined) => void) | undefined;
-
-  constructor() {
-    this.worker.on('message', (reply: true | string) => this.finish(reply === true ? undefined : new Error(reply)));
-    this.worker.on('error', (error: Error) => this.end(error));
-    this.worker.on('exit', (code: number) => this.end(new Error(`the reachability thread stopped (exit code ${code})`)));
-  }
+  private readonly thread = new WorkerThread<SweepInput, true | string>(import.meta.url, 'reachability-worker', (code) => `the reachability thread stopped (exit code ${code})`);
 
   /** Sweeps in the thread; every array of `input` must be over shared memory. Resolves when done. */
-  sweep(input: SweepInput): Promise<void> {
-    return new Promise<Error | undefined>((resolve) => {
-      if (this.ended !== undefined) resolve(this.ended);
-      else {
-        this.settle = resolve;
-        this.worker.postMessage(input);
-      }
-    }).then((error) => {
-      if (error !== undefined) throw error;
-    });
+  async sweep(input: SweepInput): Promise<void> {
+    const reply = await this.thread.ask(input);
+    if (reply instanceof Error) throw reply;
+    if (reply !== true) throw new Error(reply);
   }
 
-  async close(): Promise<void> {
-    await this.worker.terminate();
-  }
-
-  private end(error: Error): void {
-    this.ended ??= error;
-    this.finish(this.ended);
-  }
-
-  private finish(outcome: Error | undefined): void {
-    const settle = this.settle;
-    this.settle = undefined;
-    settle?.(outcome);
+  close(): Promise<void> {
+    return this.thread.terminate();
   }
 }

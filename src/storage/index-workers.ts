@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import type { ChannelIndexJob, ChannelIndexResult } from './channel-indexer.js';
 import { errorOf, type WorkerReply, type WorkerRequest } from './index-worker-messages.js';
 import { ObjectIndex } from './object-index.js';
-import { startWorker } from './start-worker.js';
+import { WorkerThread } from './worker-thread.js';
 
 /**
  * Indexing a directory storage's channels in worker threads, one channel at a time per thread,
@@ -63,46 +63,23 @@ export class IndexWorkerPool {
   }
 }
 
-/** One worker thread, one job at a time. */
+/** One worker thread, one channel at a time. */
 class IndexWorker {
-  private readonly thread = startWorker(import.meta.url, 'index-worker');
-  /** Why the thread ended (an error thrown in it, or its exit), once it has. */
-  private ended: Error | undefined;
-  private pending: ((reply: WorkerReply | Error) => void) | undefined;
+  private readonly thread = new WorkerThread<WorkerRequest, WorkerReply>(
+    import.meta.url,
+    'index-worker',
+    (code) => `an index worker thread stopped (exit code ${code}) while indexing a channel`,
+  );
 
-  constructor() {
-    this.thread.on('message', (reply: WorkerReply) => this.settle(reply));
-    this.thread.on('error', (error: Error) => this.end(error));
-    this.thread.on('exit', (code: number) => this.end(new Error(`an index worker thread stopped (exit code ${code}) while indexing a channel`)));
+  async index(request: WorkerRequest): Promise<ChannelIndexResult> {
+    const reply = await this.thread.ask(request);
+    if (reply instanceof Error) throw reply;
+    if (!reply.ok) throw errorOf(reply.failure);
+    const { ok: _ok, channel: _channel, parts, ...figures } = reply;
+    return { objects: ObjectIndex.fromParts(parts), ...figures };
   }
 
-  index(request: WorkerRequest): Promise<ChannelIndexResult> {
-    return new Promise<WorkerReply | Error>((resolve) => {
-      if (this.ended !== undefined) resolve(this.ended);
-      else {
-        this.pending = resolve;
-        this.thread.postMessage(request);
-      }
-    }).then((reply) => {
-      if (reply instanceof Error) throw reply;
-      if (!reply.ok) throw errorOf(reply.failure);
-      const { ok: _ok, channel: _channel, parts, ...figures } = reply;
-      return { objects: ObjectIndex.fromParts(parts), ...figures };
-    });
-  }
-
-  async terminate(): Promise<void> {
-    await this.thread.terminate();
-  }
-
-  private end(error: Error): void {
-    this.ended ??= error;
-    this.settle(this.ended);
-  }
-
-  private settle(reply: WorkerReply | Error): void {
-    const pending = this.pending;
-    this.pending = undefined;
-    pending?.(reply);
+  terminate(): Promise<void> {
+    return this.thread.terminate();
   }
 }

@@ -1,0 +1,65 @@
+import { Worker } from 'node:worker_threads';
+
+/**
+ * Worker threads of our own code: started beside the module that uses them, asked one thing at a
+ * time, and telling why they ended instead of leaving a question unanswered.
+ */
+
+/**
+ * Starts the worker thread script `name` that lies beside the module `from` (its
+ * `import.meta.url`), as built code or as TypeScript source, whichever that module is.
+ *
+ * Built code starts without the process's `--import`/`--require` preloads: it runs only our
+ * compiled code, and a loader preloaded in the process (a TypeScript runner around a script that
+ * imports the built code, as the benchmark does) cost each worker 250 ms of start-up. From the
+ * TypeScript source (tests, `npm run dev`), tsx's loader is registered inside the worker first.
+ */
+function startWorker(from: string, name: string): Worker {
+  if (!from.endsWith('.ts')) return new Worker(new URL(`./${name}.js`, from), { execArgv: [] });
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const entry = new URL(`./${name}.ts`, from).href;
+  const bootstrap = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(bootstrap, { eval: true });
+}
+
+/** A worker thread that answers each message with one message. */
+export class WorkerThread<Request, Reply> {
+  private readonly worker: Worker;
+  /** Why the thread ended (an error thrown in it, or its exit), once it has. */
+  private ended: Error | undefined;
+  private pending: ((reply: Reply | Error) => void) | undefined;
+
+  /** Starts script `name` beside module `from`; `stopped` says what an exit with a code means. */
+  constructor(from: string, name: string, stopped: (code: number) => string) {
+    this.worker = startWorker(from, name);
+    this.worker.on('message', (reply: Reply) => this.settle(reply));
+    this.worker.on('error', (error: Error) => this.end(error));
+    this.worker.on('exit', (code: number) => this.end(new Error(stopped(code))));
+  }
+
+  /** Sends `request`; resolves with the reply, or with the error the thread ended with. */
+  ask(request: Request): Promise<Reply | Error> {
+    return new Promise<Reply | Error>((resolve) => {
+      if (this.ended !== undefined) resolve(this.ended);
+      else {
+        this.pending = resolve;
+        this.worker.postMessage(request);
+      }
+    });
+  }
+
+  async terminate(): Promise<void> {
+    await this.worker.terminate();
+  }
+
+  private end(error: Error): void {
+    this.ended ??= error;
+    this.settle(this.ended);
+  }
+
+  private settle(reply: Reply | Error): void {
+    const pending = this.pending;
+    this.pending = undefined;
+    pending?.(reply);
+  }
+}
