@@ -1,23 +1,28 @@
+import { DirectorySource } from '../storage/directory-source.js';
 import { FileReadAhead } from '../storage/file-read-ahead.js';
-import type { Storage } from '../storage/storage.js';
-import { assembleRows, FORWARD_FLAG } from './adjacency.js';
+import type { Storage, StorageChannel } from '../storage/storage.js';
+import { assembleRows } from './adjacency.js';
+import { BuildState, type BuildProblem } from './build-state.js';
+import { DecodeThread, wantsDecodeThread } from './decode-thread.js';
 import { GraphIndex } from './graph-index.js';
-import { MissingReferences } from './missing-references.js';
 import { NodeIds } from './node-ids.js';
 import { computeReachability } from './reachability.js';
-import { ReferenceCollector } from './reference-collector.js';
-import { countTargets } from './referrer-rows.js';
-import { walkRecordBytes } from './record-walk.js';
-import { SupersededRecords } from './superseded-records.js';
 import { ReachabilityThread, shared, wantsReachabilityThread } from './reachability-thread.js';
+import { RecordDecoder } from './record-decoder.js';
 import { NOT_STORED, TypeTable } from './type-table.js';
 
+export type { BuildProblem } from './build-state.js';
+
 /**
- * Builds the graph index of a storage in one sequential pass over its data files: every record
- * that is the latest of its object (the primary index says where that is) is decoded with its
- * type's reference plan; older records are only noted (for object versions). The forward lists
- * collected in file order are then laid out as rows in node order and reversed (adjacency.ts),
- * and reachability is computed from the roots entity.
+ * Builds the graph index of a storage in one pass over its data files: every record that is the
+ * latest of its object (the primary index says where that is) is decoded with its type's
+ * reference plan; older records are only noted (for object versions). A large directory
+ * storage's channels are shared with a worker thread, which decodes its half and sends each
+ * file's findings back (decode-thread.ts; the primary index it looks at is a copy taken when the
+ * build starts, as the list of files is: commits taken over meanwhile are applied afterwards, see
+ * graph-service.ts). The forward lists collected in file order are then laid out as rows in node
+ * order and reversed (adjacency.ts), and reachability is computed from the roots entity, in
+ * another worker thread while the rows' referrer halves are written.
  */
 
 /** What the build reads from a storage. */
@@ -36,17 +41,12 @@ export interface BuildOptions {
   /** Awaited between chunks of a file, so that other work (requests) can run. */
   readonly pause?: () => Promise<void>;
   /**
-   * Whether reachability is swept in a worker thread while the rows' referrer halves are laid out
-   * (reachability-thread.ts); by default from a million entities on, with more than one processor.
+   * Whether the build uses worker threads: one decoding about half the channels' files of a
+   * directory storage (decode-thread.ts; by default from 512 MiB of files on), one sweeping
+   * reachability while the rows' referrer halves are laid out (reachability-thread.ts; by default
+   * from a million entities on); neither with a single processor. true or false decides for both.
    */
-  readonly reachabilityThread?: boolean;
-}
-
-/** A record whose bytes do not fit its type's layout: its references are partly unknown. */
-export interface BuildProblem {
-  readonly file: string;
-  readonly offset: number;
-  readonly message: string;
+  readonly threads?: boolean;
 }
 
 export interface BuildResult {
@@ -62,142 +62,80 @@ export interface BuildResult {
   readonly phaseMs: { readonly reading: number; readonly linking: number; readonly reachability: number };
 }
 
-const MAX_PROBLEMS = 100;
-const TEMP_CHUNK_BITS = 22;
-const TEMP_CHUNK = 1 << TEMP_CHUNK_BITS;
-const LAST = 0x80000000;
-
-/** Forward lists in the order found, each ending with a flagged entry: chunks, never copied. */
-class ForwardLists {
-  private readonly chunks: Uint32Array[] = [];
-  length = 0;
-
-  /** Appends `targets[0, count)`, flagging the last; returns where the list starts. */
-  append(targets: Uint32Array, count: number): number {
-    const start = this.length;
-    for (let i = 0; i < count; i++) {
-      const at = this.length++;
-      const c = at >>> TEMP_CHUNK_BITS;
-      if (c === this.chunks.length) this.chunks.push(new Uint32Array(TEMP_CHUNK));
-      const u = targets[i] as number;
-      this.chunks[c]![at & (TEMP_CHUNK - 1)] = i === count - 1 ? (u | LAST) >>> 0 : u;
-    }
-    return start;
-  }
-
-  /** Adds to `degrees[u]` one for every entry u of every list. */
-  countTargets(degrees: Uint32Array, nodeCount: number): void {
-    const scratch = new Uint32Array(Math.min(this.length, TEMP_CHUNK));
-    for (let c = 0; c < this.chunks.length; c++) {
-      const count = Math.min(TEMP_CHUNK, this.length - c * TEMP_CHUNK);
-      countTargets(this.chunks[c]!, count, degrees, nodeCount, scratch);
-    }
-  }
-
-  /** Copies the list starting at `start` into `rows` at `at` with the forward flag; returns the end. */
-  copyForward(start: number, rows: Uint32Array, at: number): number {
-    for (let i = start; ; i++) {
-      const x = this.chunks[i >>> TEMP_CHUNK_BITS]![i & (TEMP_CHUNK - 1)] as number;
-      rows[at++] = (x | FORWARD_FLAG) >>> 0;
-      if (x >= LAST) return at;
-    }
-  }
-}
-
 export async function buildGraph(source: GraphSource, options: BuildOptions = {}): Promise<BuildResult> {
-  const channels = source.channels;
-  const nodes = NodeIds.fromChannels(channels);
-  const n = nodes.count;
-  const thread = wantsReachabilityThread(options.reachabilityThread, n) ? new ReachabilityThread() : undefined;
+  const nodes = NodeIds.fromChannels(source.channels);
+  const reachability = wantsReachabilityThread(options.threads, nodes.count) ? new ReachabilityThread() : undefined;
+  let decoding: DecodeThread | undefined;
   try {
-    return await build(source, options, nodes, thread);
+    return await build(source, options, nodes, reachability, (job, onFile) => (decoding = new DecodeThread(job, onFile)));
   } finally {
-    await thread?.close();
+    await Promise.all([reachability?.close(), decoding?.close()]);
   }
 }
 
-async function build(source: GraphSource, options: BuildOptions, nodes: NodeIds, thread: ReachabilityThread | undefined): Promise<BuildResult> {
+type StartDecoding = (...args: ConstructorParameters<typeof DecodeThread>) => DecodeThread;
+
+async function build(
+  source: GraphSource,
+  options: BuildOptions,
+  nodes: NodeIds,
+  thread: ReachabilityThread | undefined,
+  startDecoding: StartDecoding,
+): Promise<BuildResult> {
   const channels = source.channels;
   const n = nodes.count;
-  // What the reachability thread reads and writes is in shared memory.
+  // What another thread reads and writes is in shared memory.
   const memory = thread === undefined ? { u32: (k: number) => new Uint32Array(k), u16: (k: number) => new Uint16Array(k), u8: (k: number) => new Uint8Array(k) } : shared;
   const types = new TypeTable(source.dictionary);
-  const typeOfNode = memory.u16(n).fill(NOT_STORED);
-  const degrees = memory.u32(n + 1);
-  const listStart = new Int32Array(n).fill(-1);
-  const lists = new ForwardLists();
-  const missing = new MissingReferences();
-  const superseded = new SupersededRecords();
-  superseded.bulk = true;
-  const collector = new ReferenceCollector(nodes);
-  const problems: BuildProblem[] = [];
-  let problemCount = 0;
-  let records = 0;
-  let lastType = -1;
-  let lastTypeLow = -1;
-  let lastTypeHigh = -1;
+  const state = new BuildState(n, memory, types);
+  const { typeOfNode, degrees, listStart, lists } = state;
 
   const started = performance.now();
   const files = channels.flatMap((c) => c.files.map((f) => ({ channel: c, file: f })));
   const bytesTotal = files.reduce((sum, f) => sum + f.file.totalLength, 0);
   let bytesDone = 0;
   let filesDone = 0;
+  const progress = (bytes: number): void => {
+    bytesDone += bytes;
+    filesDone++;
+    options.onProgress?.({ phase: 'reading', bytesDone, bytesTotal, filesDone, filesTotal: files.length });
+  };
+  // About half the channels are decoded by a worker thread that reads their files itself.
+  const theirs = source.source instanceof DirectorySource && wantsDecodeThread(options.threads, bytesTotal) ? channelsForThread(channels) : new Set<StorageChannel>();
+  const decoding =
+    theirs.size === 0
+      ? undefined
+      : startDecoding(
+          {
+            nodes: nodes.toParts(),
+            entries: source.dictionary.entries,
+            channels: [...theirs].map((c) => ({
+              index: c.index,
+              objects: c.objects.toParts(),
+              files: c.files.map((f) => ({ path: f.path, totalLength: f.totalLength, slot: f.slot, order: files.findIndex((x) => x.file === f) })),
+            })),
+          },
+          (file) => {
+            state.merge(file);
+            progress(file.bytes);
+          },
+        );
+  const ours = files.map((f, order) => ({ ...f, order })).filter((f) => !theirs.has(f.channel));
+  const decoder = new RecordDecoder(nodes, types);
   // The next file is being read while one is walked (file-read-ahead.ts).
-  const reads = new FileReadAhead(source.source, files.map(({ file }) => ({ path: file.path, from: 0, to: file.totalLength })));
+  const reads = new FileReadAhead(source.source, ours.map(({ file }) => ({ path: file.path, from: 0, to: file.totalLength })));
   try {
-    for (const [index, { channel, file }] of files.entries()) {
-      const objects = channel.objects;
-      const fileSlot = file.slot;
-      const walkProblem = await walkRecordBytes(
-        reads.chunks(index),
-        file.totalLength,
-        (view, at, offset, length, typeLow, typeHigh, idLow, idHigh) => {
-          records++;
-          const v = nodes.nodeOf(idLow, idHigh);
-          if (v < 0) return; // not in the index (past damage, or added while building: caught up later)
-          if (!objects.isLatest(idLow, idHigh, fileSlot, offset)) {
-            superseded.add(v, channel.index, fileSlot, offset);
-            return;
-          }
-          // Records of one type come in runs: remember the last type looked up.
-          if (typeLow !== lastTypeLow || typeHigh !== lastTypeHigh) {
-            lastType = types.indexOf(typeLow, typeHigh);
-            lastTypeLow = typeLow;
-            lastTypeHigh = typeHigh;
-          }
-          const t = lastType;
-          typeOfNode[v] = t;
-          const plan = types.at(t).plan;
-          if (plan === undefined || !plan.hasReferences) return;
-          const mismatch = collector.collect(plan, view, at + 24, at + length);
-          if (mismatch !== undefined) {
-            problemCount++;
-            if (problems.length < MAX_PROBLEMS) {
-              problems.push({ file: file.path, offset: offset + 24 + mismatch.at, message: `${types.nameOf(t)}: ${mismatch.message}` });
-            }
-          }
-          for (let i = 0; i < collector.missingCount; i++) missing.add(v, collector.missing[2 * i]!, collector.missing[2 * i + 1]!);
-          const k = collector.count;
-          if (k === 0) return;
-          const targets = collector.targets;
-          listStart[v] = lists.append(targets, k);
-          // Written, not added to: a node's latest record comes once, and reading a fresh page
-          // before writing it would fault twice (the zero page first).
-          degrees[v] = k;
-        },
-        options.pause,
-      );
-      if (walkProblem !== undefined && walkProblem.offset < file.totalLength) {
-        problemCount++;
-        if (problems.length < MAX_PROBLEMS) problems.push({ file: file.path, offset: walkProblem.offset, message: walkProblem.message });
-      }
-      bytesDone += file.totalLength;
-      filesDone++;
-      options.onProgress?.({ phase: 'reading', bytesDone, bytesTotal, filesDone, filesTotal: files.length });
+    for (const [index, { channel, file, order }] of ours.entries()) {
+      state.startFile(channel.index, order);
+      await decoder.decodeFile(reads.chunks(index), file, channel.objects, state, options.pause);
+      progress(file.totalLength);
+      // Lets the worker thread's files be merged as they come (bounded memory).
+      if (decoding !== undefined) await new Promise((resolve) => setImmediate(resolve));
     }
   } finally {
     await reads.close();
   }
+  await decoding?.done();
   options.onProgress?.({ phase: 'linking', bytesDone, bytesTotal, filesDone, filesTotal: files.length });
   await options.pause?.();
   const read = performance.now();
@@ -231,11 +169,27 @@ async function build(source: GraphSource, options: BuildOptions, nodes: NodeIds,
       },
     },
   );
+  const superseded = state.superseded;
   superseded.bulk = false;
   superseded.merge();
-  const graph = new GraphIndex(nodes, types, typeOfNode, adjacency, reach, missing, superseded, rootsNode);
+  const graph = new GraphIndex(nodes, types, typeOfNode, adjacency, reach, state.missing, superseded, rootsNode);
   const linked = performance.now();
   if (!(await swept)) computeReachability(graph);
   const phaseMs = { reading: read - started, linking: linked - read, reachability: performance.now() - linked };
-  return { graph, problems, problemCount, records, phaseMs };
+  return { graph, problems: state.problems(), problemCount: state.problemCount, records: decoder.records + state.records, phaseMs };
+}
+
+/** Channels holding about half the bytes, for the decode thread (the building thread keeps the rest). */
+function channelsForThread(channels: readonly StorageChannel[]): Set<StorageChannel> {
+  const bytes = (c: StorageChannel): number => c.files.reduce((sum, f) => sum + f.totalLength, 0);
+  const total = channels.reduce((sum, c) => sum + bytes(c), 0);
+  const theirs = new Set<StorageChannel>();
+  if (channels.filter((c) => bytes(c) > 0).length < 2) return theirs;
+  let given = 0;
+  for (const channel of [...channels].sort((a, b) => bytes(b) - bytes(a))) {
+    if (given + bytes(channel) / 2 > total / 2) continue;
+    theirs.add(channel);
+    given += bytes(channel);
+  }
+  return theirs;
 }

@@ -9,6 +9,16 @@ import type { StorageChannel } from '../storage/storage.js';
  * numbering costs nothing per entity. Ids added later (a followed storage) get the next node
  * numbers, extending the last run when they continue it.
  */
+/** A numbering's runs as plain data (see `NodeIds.toParts`). */
+export interface NodeIdsParts {
+  readonly startLow: Int32Array;
+  readonly startHigh: Int32Array;
+  readonly lengths: Uint32Array;
+  readonly firstNodes: Uint32Array;
+  readonly nodes: number;
+  readonly byNode: Int32Array | undefined;
+}
+
 export class NodeIds {
   private startLow: Int32Array;
   private startHigh: Int32Array;
@@ -24,6 +34,31 @@ export class NodeIds {
     this.startHigh = new Int32Array(capacity);
     this.lengths = new Uint32Array(capacity);
     this.firstNodes = new Uint32Array(capacity);
+  }
+
+  /** The numbering as plain data, for a worker thread (`fromParts`); copies, not views. */
+  toParts(): NodeIdsParts {
+    const r = this.runs;
+    return {
+      startLow: this.startLow.slice(0, r),
+      startHigh: this.startHigh.slice(0, r),
+      lengths: this.lengths.slice(0, r),
+      firstNodes: this.firstNodes.slice(0, r),
+      nodes: this.nodes,
+      byNode: this.byNode?.slice(),
+    };
+  }
+
+  static fromParts(parts: NodeIdsParts): NodeIds {
+    const ids = new NodeIds(Math.max(16, parts.lengths.length));
+    ids.startLow.set(parts.startLow);
+    ids.startHigh.set(parts.startHigh);
+    ids.lengths.set(parts.lengths);
+    ids.firstNodes.set(parts.firstNodes);
+    ids.runs = parts.lengths.length;
+    ids.nodes = parts.nodes;
+    ids.byNode = parts.byNode;
+    return ids;
   }
 
   /** Number of nodes (ids). */

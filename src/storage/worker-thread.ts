@@ -14,7 +14,7 @@ import { Worker } from 'node:worker_threads';
  * imports the built code, as the benchmark does) cost each worker 250 ms of start-up. From the
  * TypeScript source (tests, `npm run dev`), tsx's loader is registered inside the worker first.
  */
-function startWorker(from: string, name: string): Worker {
+export function startWorker(from: string, name: string): Worker {
   if (!from.endsWith('.ts')) return new Worker(new URL(`./${name}.js`, from), { execArgv: [] });
   const tsx = import.meta.resolve('tsx/esm/api');
   const entry = new URL(`./${name}.ts`, from).href;

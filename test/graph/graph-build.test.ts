@@ -63,18 +63,27 @@ describe('graph build over the vendored storages', () => {
   }
 });
 
-describe('reachability swept in a worker thread during the build', () => {
+describe('a build with worker threads (decoding half the channels, sweeping reachability)', () => {
   const root = mkdtempSync(join(tmpdir(), 'graph-thread-'));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-  it('gives the rows and reachability the building thread gives, for both families', async () => {
+  it('gives the rows, versions and reachability the building thread gives alone, for both families', async () => {
     for (const family of ['microstream', 'eclipsestore'] as const) {
       const dir = join(root, family);
       generateStorage({ directory: dir, entities: 20_000, channelCount: 4, family, seed: 5, fileMaximumSize: 64 * 1024, entitiesPerStore: 700, updateRatio: 0.3 });
       const storage = await Storage.open(dir);
       try {
-        const inThread = (await buildGraph(storage, { reachabilityThread: false })).graph;
-        const inWorker = (await buildGraph(storage, { reachabilityThread: true })).graph;
+        const alone = await buildGraph(storage, { threads: false });
+        const threaded = await buildGraph(storage, { threads: true });
+        const inThread = alone.graph;
+        const inWorker = threaded.graph;
+        expect(threaded.records).toBe(alone.records);
+        expect(threaded.problemCount).toBe(alone.problemCount);
+        expect(inWorker.types.all().map((t) => t.typeId)).toEqual(inThread.types.all().map((t) => t.typeId));
+        expect(inWorker.superseded.size).toBeGreaterThan(0);
+        expect(inWorker.superseded.size).toBe(inThread.superseded.size);
+        for (let v = 0; v < inThread.nodeCount; v++) expect(inWorker.superseded.of(v)).toEqual(inThread.superseded.of(v));
+        expect(inWorker.missing.size).toBe(inThread.missing.size);
         expect(inWorker.reach.buffer).toBeInstanceOf(SharedArrayBuffer);
         expect(inWorker.reach).toEqual(inThread.reach);
         expect(inWorker.adjacency.baseRows).toEqual(inThread.adjacency.baseRows);
@@ -91,18 +100,19 @@ describe('reachability swept in a worker thread during the build', () => {
 
   it('runs the built worker as the built code starts it (a process of its own, plain node)', async () => {
     const dir = join(root, 'built');
-    generateStorage({ directory: dir, entities: 3000, channelCount: 2, seed: 8, fileMaximumSize: 32 * 1024, entitiesPerStore: 300 });
+    generateStorage({ directory: dir, entities: 3000, channelCount: 2, seed: 8, fileMaximumSize: 32 * 1024, entitiesPerStore: 300, updateRatio: 0.3 });
     const from = (path: string): string => JSON.stringify(pathToFileURL(join('dist', path)).href);
     const script = `const { Storage } = await import(${from('storage/storage.js')});
       const { buildGraph } = await import(${from('graph/graph-build.js')});
       const s = await Storage.open(process.argv[1]);
-      const { graph } = await buildGraph(s, { reachabilityThread: true });
-      console.log(JSON.stringify({ shared: graph.reach.buffer instanceof SharedArrayBuffer, reach: [...graph.reach] }));`;
-    const printed = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script, dir], { encoding: 'utf8' })) as { shared: boolean; reach: number[] };
+      const { graph, records } = await buildGraph(s, { threads: true });
+      console.log(JSON.stringify({ shared: graph.reach.buffer instanceof SharedArrayBuffer, reach: [...graph.reach], records, older: graph.superseded.size, types: [...graph.typeOfNode] }));`;
+    const printed = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script, dir], { encoding: 'utf8' })) as unknown;
     const storage = await Storage.open(dir);
     try {
-      const { graph } = await buildGraph(storage, { reachabilityThread: false });
-      expect(printed).toEqual({ shared: true, reach: [...graph.reach] });
+      const { graph, records } = await buildGraph(storage, { threads: false });
+      expect(graph.superseded.size).toBeGreaterThan(0);
+      expect(printed).toEqual({ shared: true, reach: [...graph.reach], records, older: graph.superseded.size, types: [...graph.typeOfNode] });
     } finally {
       await storage.close();
     }

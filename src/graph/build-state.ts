@@ -1,0 +1,123 @@
+import type { DecodedFile } from './decode-messages.js';
+import { ForwardLists } from './forward-lists.js';
+import { MissingReferences } from './missing-references.js';
+import type { DecodeSink } from './record-decoder.js';
+import { SupersededRecords } from './superseded-records.js';
+import { NOT_STORED, type TypeTable } from './type-table.js';
+
+/**
+ * What a graph build collects from the data files, per node: its type, its forward list and how
+ * long it is, older versions, missing references and problems. The building thread's decoder
+ * writes here directly; what the decode worker thread found in its channels' files is merged in
+ * as it arrives (`merge`).
+ */
+
+export interface BuildProblem {
+  readonly file: string;
+  readonly offset: number;
+  readonly message: string;
+}
+
+/** The typed arrays a build allocates (over shared memory when another thread reads them). */
+export interface Allocator {
+  u32(length: number): Uint32Array;
+  u16(length: number): Uint16Array;
+}
+
+const MAX_PROBLEMS = 100;
+
+export class BuildState implements DecodeSink {
+  readonly typeOfNode: Uint16Array;
+  /** Forward count per node, later plus referrer count, then the rows' starts (length n + 1). */
+  readonly degrees: Uint32Array;
+  /** Where each node's forward list starts in `lists` (-1: none). */
+  readonly listStart: Int32Array;
+  readonly lists = new ForwardLists();
+  readonly missing = new MissingReferences();
+  readonly superseded = new SupersededRecords();
+  records = 0;
+  problemCount = 0;
+  /** The channel and the position in the build's list of files of the file being decoded here. */
+  channel = 0;
+  order = 0;
+  /** Problems with the position of their file, at most MAX_PROBLEMS per file (sorted at the end). */
+  private readonly found: { order: number; problem: BuildProblem }[] = [];
+  private foundInFile = 0;
+  /** Type ids the worker numbered beyond the dictionary, and their numbers here. */
+  private readonly workerTypes: number[] = [];
+  private readonly dictionaryTypes: number;
+
+  constructor(
+    n: number,
+    memory: Allocator,
+    private readonly types: TypeTable,
+  ) {
+    this.typeOfNode = memory.u16(n).fill(NOT_STORED);
+    this.degrees = memory.u32(n + 1);
+    this.listStart = new Int32Array(n).fill(-1);
+    this.superseded.bulk = true;
+    this.dictionaryTypes = types.size;
+  }
+
+  /** Starts a file decoded in this thread. */
+  startFile(channel: number, order: number): void {
+    this.channel = channel;
+    this.order = order;
+    this.foundInFile = 0;
+  }
+
+  latest(v: number, type: number, targets: Uint32Array, k: number): void {
+    this.typeOfNode[v] = type;
+    if (k === 0) return;
+    this.listStart[v] = this.lists.append(targets, k);
+    // Written, not added to: a node's latest record comes once, and reading a fresh page before
+    // writing it would fault twice (the zero page first).
+    this.degrees[v] = k;
+  }
+
+  olderVersion(v: number, fileSlot: number, offset: number): void {
+    this.superseded.add(v, this.channel, fileSlot, offset);
+  }
+
+  missingReference(v: number, low: number, high: number): void {
+    this.missing.add(v, low, high);
+  }
+
+  problem(file: string, offset: number, message: string): void {
+    this.problemCount++;
+    if (this.foundInFile++ < MAX_PROBLEMS) this.found.push({ order: this.order, problem: { file, offset, message } });
+  }
+
+  /** Takes over one file's findings from the decode worker thread. */
+  merge(file: DecodedFile): void {
+    for (const typeId of file.addedTypes) this.workerTypes.push(this.types.indexOfId(typeId));
+    const { latest, targets } = file;
+    const base = this.dictionaryTypes;
+    let at = 0;
+    for (let i = 0; i < latest.length; i += 3) {
+      const v = latest[i] as number;
+      const t = latest[i + 1] as number;
+      const k = latest[i + 2] as number;
+      this.typeOfNode[v] = t < base ? t : (this.workerTypes[t - base] as number);
+      if (k === 0) continue;
+      this.listStart[v] = this.lists.append(targets, k, at);
+      this.degrees[v] = k;
+      at += k;
+    }
+    const older = file.superseded;
+    for (let i = 0; i < older.length; i += 3) this.superseded.add(older[i] as number, file.channel, older[i + 1] as number, (older[i + 2] as number) >>> 0);
+    const missing = file.missing;
+    for (let i = 0; i < missing.length; i += 3) this.missing.add(missing[i] as number, missing[i + 1] as number, missing[i + 2] as number);
+    for (const problem of file.problems) this.found.push({ order: file.order, problem });
+    this.problemCount += file.problemCount;
+    this.records += file.records;
+  }
+
+  /** The first problems in file order (at most MAX_PROBLEMS). */
+  problems(): BuildProblem[] {
+    return this.found
+      .sort((a, b) => a.order - b.order)
+      .slice(0, MAX_PROBLEMS)
+      .map((f) => f.problem);
+  }
+}

@@ -1,0 +1,50 @@
+import { FORWARD_FLAG } from './adjacency.js';
+import { countTargets } from './referrer-rows.js';
+
+/**
+ * The forward lists of a graph build in the order the records are found (file order), each
+ * ending with a flagged entry, in chunks that are never copied; laid out as rows in node order
+ * once every file is read (graph-build.ts).
+ */
+
+const TEMP_CHUNK_BITS = 22;
+const TEMP_CHUNK = 1 << TEMP_CHUNK_BITS;
+const LAST = 0x80000000;
+
+export class ForwardLists {
+  private readonly chunks: Uint32Array[] = [];
+  length = 0;
+
+  /** Appends `targets[from, from + count)`, flagging the last; returns where the list starts. */
+  append(targets: Uint32Array, count: number, from = 0): number {
+    const start = this.length;
+    const end = from + count;
+    for (let i = from; i < end; i++) {
+      const at = this.length++;
+      const c = at >>> TEMP_CHUNK_BITS;
+      if (c === this.chunks.length) this.chunks.push(new Uint32Array(TEMP_CHUNK));
+      const u = targets[i] as number;
+      this.chunks[c]![at & (TEMP_CHUNK - 1)] = i === end - 1 ? (u | LAST) >>> 0 : u;
+    }
+    return start;
+  }
+
+  /** Adds to `degrees[u]` one for every entry u of every list. */
+  countTargets(degrees: Uint32Array, nodeCount: number): void {
+    const scratch = new Uint32Array(Math.min(this.length, TEMP_CHUNK));
+    for (let c = 0; c < this.chunks.length; c++) {
+      const count = Math.min(TEMP_CHUNK, this.length - c * TEMP_CHUNK);
+      countTargets(this.chunks[c]!, count, degrees, nodeCount, scratch);
+    }
+  }
+
+  /** Copies the list starting at `start` into `rows` at `at` with the forward flag; returns the end. */
+  copyForward(start: number, rows: Uint32Array, at: number): number {
+    for (let i = start; ; i++) {
+      const x = this.chunks[i >>> TEMP_CHUNK_BITS]![i & (TEMP_CHUNK - 1)] as number;
+      rows[at++] = (x | FORWARD_FLAG) >>> 0;
+      if (x >= LAST) return at;
+    }
+  }
+}
+

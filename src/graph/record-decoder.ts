@@ -1,0 +1,95 @@
+import type { ObjectIndex } from '../storage/object-index.js';
+import type { NodeIds } from './node-ids.js';
+import { walkRecordBytes, type WalkProblem } from './record-walk.js';
+import { ReferenceCollector } from './reference-collector.js';
+import type { TypeTable } from './type-table.js';
+
+/**
+ * What the graph build takes from each record of a data file: whether it is the latest record of
+ * its object (the primary index says where that is), its type and its distinct target nodes, or
+ * else that it is an older version. The building thread and the decode worker thread
+ * (decode-worker.ts) run the same decoder; each hands what it finds to its own sink.
+ */
+
+/** Where a decoder puts what it finds. */
+export interface DecodeSink {
+  /** The latest record of node `v`: its type number and its target nodes `targets[0, k)` (ascending, distinct). */
+  latest(v: number, type: number, targets: Uint32Array, k: number): void;
+  /** An older record of node `v`. */
+  olderVersion(v: number, fileSlot: number, offset: number): void;
+  /** Node `v` refers to an id that is not stored (as halves). */
+  missingReference(v: number, low: number, high: number): void;
+  /** A record whose bytes do not fit its type's layout, or a file that ends early. */
+  problem(file: string, offset: number, message: string): void;
+}
+
+/** A data file to decode: its path, committed length and slot in its channel's file table. */
+export interface DecodeFile {
+  readonly path: string;
+  readonly totalLength: number;
+  readonly slot: number;
+}
+
+const NO_TARGETS = new Uint32Array(0);
+
+export class RecordDecoder {
+  /** Records walked (latest, older, and those of ids the numbering lacks). */
+  records = 0;
+  private readonly collector: ReferenceCollector;
+  // Records of one type come in runs: the last type looked up.
+  private lastType = -1;
+  private lastTypeLow = -1;
+  private lastTypeHigh = -1;
+
+  constructor(
+    private readonly nodes: NodeIds,
+    readonly types: TypeTable,
+  ) {
+    this.collector = new ReferenceCollector(nodes);
+  }
+
+  /**
+   * Decodes the records of one file delivered as `chunks` into `sink`; `objects` is its channel's
+   * primary index. After each chunk the walk awaits `pause` (to let other work run, or to stop).
+   */
+  async decodeFile(
+    chunks: AsyncIterable<Uint8Array>,
+    file: DecodeFile,
+    objects: Pick<ObjectIndex, 'isLatest'>,
+    sink: DecodeSink,
+    pause?: () => Promise<void>,
+  ): Promise<void> {
+    const { nodes, types, collector } = this;
+    const fileSlot = file.slot;
+    const walkProblem: WalkProblem | undefined = await walkRecordBytes(
+      chunks,
+      file.totalLength,
+      (view, at, offset, length, typeLow, typeHigh, idLow, idHigh) => {
+        this.records++;
+        const v = nodes.nodeOf(idLow, idHigh);
+        if (v < 0) return; // not in the index (past damage, or added while building: caught up later)
+        if (!objects.isLatest(idLow, idHigh, fileSlot, offset)) {
+          sink.olderVersion(v, fileSlot, offset);
+          return;
+        }
+        if (typeLow !== this.lastTypeLow || typeHigh !== this.lastTypeHigh) {
+          this.lastType = types.indexOf(typeLow, typeHigh);
+          this.lastTypeLow = typeLow;
+          this.lastTypeHigh = typeHigh;
+        }
+        const t = this.lastType;
+        const plan = types.at(t).plan;
+        if (plan === undefined || !plan.hasReferences) {
+          sink.latest(v, t, NO_TARGETS, 0);
+          return;
+        }
+        const mismatch = collector.collect(plan, view, at + 24, at + length);
+        if (mismatch !== undefined) sink.problem(file.path, offset + 24 + mismatch.at, `${types.nameOf(t)}: ${mismatch.message}`);
+        for (let i = 0; i < collector.missingCount; i++) sink.missingReference(v, collector.missing[2 * i]!, collector.missing[2 * i + 1]!);
+        sink.latest(v, t, collector.targets, collector.count);
+      },
+      pause,
+    );
+    if (walkProblem !== undefined && walkProblem.offset < file.totalLength) sink.problem(file.path, walkProblem.offset, walkProblem.message);
+  }
+}
