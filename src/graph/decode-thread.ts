@@ -15,6 +15,9 @@ import type { DecodedFile, DecodeJob, DecodeReply } from './decode-messages.js';
  */
 export const DECODE_THREAD_FROM_BYTES = 512 * 1024 * 1024;
 
+/** What went wrong in (or with) the decode thread; the build then decodes every file itself. */
+export class DecodeThreadError extends Error {}
+
 export function wantsDecodeThread(asked: boolean | undefined, bytes: number): boolean {
   return asked ?? (bytes >= DECODE_THREAD_FROM_BYTES && availableParallelism() > 1);
 }
@@ -28,17 +31,17 @@ export class DecodeThread {
     this.finished = new Promise<void>((resolve, reject) => {
       this.worker.on('message', (reply: DecodeReply) => {
         if (reply.kind === 'done') resolve();
-        else if (reply.kind === 'failed') reject(new Error(`decoding in a worker thread: ${reply.message}`));
+        else if (reply.kind === 'failed') reject(new DecodeThreadError(`decoding in a worker thread: ${reply.message}`));
         else {
           try {
             onFile(reply);
           } catch (error) {
-            reject(error);
+            reject(new DecodeThreadError(`taking over a file decoded in a worker thread: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
           }
         }
       });
-      this.worker.on('error', reject);
-      this.worker.on('exit', (code: number) => reject(new Error(`the decode thread stopped (exit code ${code})`)));
+      this.worker.on('error', (error: Error) => reject(new DecodeThreadError(`the decode thread failed: ${error.message}`, { cause: error })));
+      this.worker.on('exit', (code: number) => reject(new DecodeThreadError(`the decode thread stopped (exit code ${code})`)));
     });
     // Observed by `done`; a build that stops early must not leave it unhandled.
     this.finished.catch(() => undefined);

@@ -3,7 +3,7 @@ import { FileReadAhead } from '../storage/file-read-ahead.js';
 import type { Storage, StorageChannel } from '../storage/storage.js';
 import { assembleRows } from './adjacency.js';
 import { BuildState, type BuildProblem } from './build-state.js';
-import { DecodeThread, wantsDecodeThread } from './decode-thread.js';
+import { DecodeThread, DecodeThreadError, wantsDecodeThread } from './decode-thread.js';
 import { GraphIndex } from './graph-index.js';
 import { NodeIds } from './node-ids.js';
 import { computeReachability } from './reachability.js';
@@ -68,9 +68,14 @@ export async function buildGraph(source: GraphSource, options: BuildOptions = {}
   let decoding: DecodeThread | undefined;
   try {
     return await build(source, options, nodes, reachability, (job, onFile) => (decoding = new DecodeThread(job, onFile)));
+  } catch (error) {
+    // Whatever failed there (a thread that cannot start, a file deleted meanwhile), this thread
+    // decodes every file again itself and meets it in its own terms.
+    if (!(error instanceof DecodeThreadError)) throw error;
   } finally {
     await Promise.all([reachability?.close(), decoding?.close()]);
   }
+  return buildGraph(source, { ...options, threads: false });
 }
 
 type StartDecoding = (...args: ConstructorParameters<typeof DecodeThread>) => DecodeThread;
@@ -93,6 +98,7 @@ async function build(
   const started = performance.now();
   const files = channels.flatMap((c) => c.files.map((f) => ({ channel: c, file: f })));
   const bytesTotal = files.reduce((sum, f) => sum + f.file.totalLength, 0);
+  const orderOf = new Map(files.map(({ file }, order) => [file, order]));
   let bytesDone = 0;
   let filesDone = 0;
   const progress = (bytes: number): void => {
@@ -112,7 +118,7 @@ async function build(
             channels: [...theirs].map((c) => ({
               index: c.index,
               objects: c.objects.toParts(),
-              files: c.files.map((f) => ({ path: f.path, totalLength: f.totalLength, slot: f.slot, order: files.findIndex((x) => x.file === f) })),
+              files: c.files.map((f) => ({ path: f.path, totalLength: f.totalLength, slot: f.slot, order: orderOf.get(f)! })),
             })),
           },
           (file) => {

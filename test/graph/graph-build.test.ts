@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -92,6 +92,31 @@ describe('a build with worker threads (decoding half the channels, sweeping reac
         let reachable = 0;
         for (let v = 0; v < inWorker.nodeCount; v++) if (inWorker.isReachable(v)) reachable++;
         expect(reachable).toBeGreaterThan(inWorker.nodeCount / 2);
+      } finally {
+        await storage.close();
+      }
+    }
+  });
+
+  it('fails as the building thread alone fails when a file goes while the worker thread decodes', async () => {
+    // One channel's file at a time: one of them is the worker thread's, whose failure makes the
+    // building thread decode every file itself and fail in its own terms.
+    for (const lost of [0, 1]) {
+      const dir = join(root, `gone-${lost}`);
+      generateStorage({ directory: dir, entities: 6000, channelCount: 2, seed: 6, fileMaximumSize: 32 * 1024, entitiesPerStore: 400 });
+      const storage = await Storage.open(dir);
+      try {
+        unlinkSync(storage.channels[lost]!.files[1]!.path);
+        const failure = (options: { threads: boolean }): Promise<unknown> =>
+          buildGraph(storage, options).then(
+            () => undefined,
+            (error: unknown) => error,
+          );
+        const alone = await failure({ threads: false });
+        expect(alone).toBeInstanceOf(Error);
+        const threaded = await failure({ threads: true });
+        expect(threaded, `channel ${lost}`).toBeInstanceOf((alone as Error).constructor);
+        expect((threaded as Error).message).toBe((alone as Error).message);
       } finally {
         await storage.close();
       }
