@@ -12,6 +12,7 @@ import { NOT_STORED, type TypeTable } from './type-table.js';
  * as it arrives (`merge`).
  */
 
+/** A record whose bytes do not fit its type's layout (its references are partly unknown), or a file that ends early. */
 export interface BuildProblem {
   readonly file: string;
   readonly offset: number;

@@ -55,11 +55,6 @@ export interface BuildResult {
   readonly problems: readonly BuildProblem[];
   readonly problemCount: number;
   readonly records: number;
-  /**
-   * Where the build's time went (ms): reading and decoding the files, laying out the rows, and
-   * reachability (only the wait for it when a worker thread swept meanwhile).
-   */
-  readonly phaseMs: { readonly reading: number; readonly linking: number; readonly reachability: number };
 }
 
 export async function buildGraph(source: GraphSource, options: BuildOptions = {}): Promise<BuildResult> {
@@ -95,7 +90,6 @@ async function build(
   const state = new BuildState(n, memory, types);
   const { typeOfNode, degrees, listStart, lists } = state;
 
-  const started = performance.now();
   const files = channels.flatMap((c) => c.files.map((f) => ({ channel: c, file: f })));
   const bytesTotal = files.reduce((sum, f) => sum + f.file.totalLength, 0);
   const orderOf = new Map(files.map(({ file }, order) => [file, order]));
@@ -144,7 +138,6 @@ async function build(
   await decoding?.done();
   options.onProgress?.({ phase: 'linking', bytesDone, bytesTotal, filesDone, filesTotal: files.length });
   await options.pause?.();
-  const read = performance.now();
 
   // Referrer counts, from the forward lists at once rather than per record (cache-friendlier).
   lists.countTargets(degrees, n);
@@ -179,10 +172,8 @@ async function build(
   superseded.bulk = false;
   superseded.merge();
   const graph = new GraphIndex(nodes, types, typeOfNode, adjacency, reach, state.missing, superseded, rootsNode);
-  const linked = performance.now();
   if (!(await swept)) computeReachability(graph);
-  const phaseMs = { reading: read - started, linking: linked - read, reachability: performance.now() - linked };
-  return { graph, problems: state.problems(), problemCount: state.problemCount, records: decoder.records + state.records, phaseMs };
+  return { graph, problems: state.problems(), problemCount: state.problemCount, records: decoder.records + state.records };
 }
 
 /** Channels holding about half the bytes, for the decode thread (the building thread keeps the rest). */
