@@ -7,7 +7,7 @@ import { DecodeThread, DecodeThreadError, wantsDecodeThread } from './decode-thr
 import { GraphIndex } from './graph-index.js';
 import { NodeIds } from './node-ids.js';
 import { computeReachability } from './reachability.js';
-import { ReachabilityThread, shared, wantsReachabilityThread } from './reachability-thread.js';
+import { ReachabilityThread, shared, unshared, wantsReachabilityThread } from './reachability-thread.js';
 import { RecordDecoder } from './record-decoder.js';
 import { NOT_STORED, TypeTable } from './type-table.js';
 
@@ -59,33 +59,35 @@ export interface BuildResult {
 
 export async function buildGraph(source: GraphSource, options: BuildOptions = {}): Promise<BuildResult> {
   const nodes = NodeIds.fromChannels(source.channels);
-  const reachability = wantsReachabilityThread(options.threads, nodes.count) ? new ReachabilityThread() : undefined;
-  let decoding: DecodeThread | undefined;
+  const threads: BuildThreads = {
+    reachability: wantsReachabilityThread(options.threads, nodes.count) ? new ReachabilityThread() : undefined,
+    decoding: undefined,
+  };
   try {
-    return await build(source, options, nodes, reachability, (job, onFile) => (decoding = new DecodeThread(job, onFile)));
+    return await build(source, options, nodes, threads);
   } catch (error) {
     // Whatever failed there (a thread that cannot start, a file deleted meanwhile), this thread
     // decodes every file again itself and meets it in its own terms.
     if (!(error instanceof DecodeThreadError)) throw error;
   } finally {
-    await Promise.all([reachability?.close(), decoding?.close()]);
+    await Promise.all([threads.reachability?.close(), threads.decoding?.close()]);
   }
   return buildGraph(source, { ...options, threads: false });
 }
 
-type StartDecoding = (...args: ConstructorParameters<typeof DecodeThread>) => DecodeThread;
+/** The worker threads of one build (closed by `buildGraph` however the build ends). */
+interface BuildThreads {
+  readonly reachability: ReachabilityThread | undefined;
+  /** Started by `build` once it knows which channels the thread takes. */
+  decoding: DecodeThread | undefined;
+}
 
-async function build(
-  source: GraphSource,
-  options: BuildOptions,
-  nodes: NodeIds,
-  thread: ReachabilityThread | undefined,
-  startDecoding: StartDecoding,
-): Promise<BuildResult> {
+async function build(source: GraphSource, options: BuildOptions, nodes: NodeIds, threads: BuildThreads): Promise<BuildResult> {
   const channels = source.channels;
   const n = nodes.count;
   // What another thread reads and writes is in shared memory.
-  const memory = thread === undefined ? { u32: (k: number) => new Uint32Array(k), u16: (k: number) => new Uint16Array(k), u8: (k: number) => new Uint8Array(k) } : shared;
+  const thread = threads.reachability;
+  const memory = thread === undefined ? unshared : shared;
   const types = new TypeTable(source.dictionary);
   const state = new BuildState(n, memory, types);
   const { typeOfNode, degrees, listStart, lists } = state;
@@ -102,10 +104,10 @@ async function build(
   };
   // About half the channels are decoded by a worker thread that reads their files itself.
   const theirs = source.source instanceof DirectorySource && wantsDecodeThread(options.threads, bytesTotal) ? channelsForThread(channels) : new Set<StorageChannel>();
-  const decoding =
+  const decoding = (threads.decoding =
     theirs.size === 0
       ? undefined
-      : startDecoding(
+      : new DecodeThread(
           {
             nodes: nodes.toParts(),
             entries: source.dictionary.entries,
@@ -119,7 +121,7 @@ async function build(
             state.merge(file);
             progress(file.bytes);
           },
-        );
+        ));
   const ours = files.map((f, order) => ({ ...f, order })).filter((f) => !theirs.has(f.channel));
   const decoder = new RecordDecoder(nodes, types);
   // The next file is being read while one is walked (file-read-ahead.ts).

@@ -16,6 +16,13 @@ export function wantsReachabilityThread(asked: boolean | undefined, nodes: numbe
   return asked ?? (nodes >= REACHABILITY_THREAD_FROM_NODES && availableParallelism() > 1);
 }
 
+/** Typed arrays of a build that no other thread reads. */
+export const unshared = {
+  u32: (length: number): Uint32Array => new Uint32Array(length),
+  u16: (length: number): Uint16Array => new Uint16Array(length),
+  u8: (length: number): Uint8Array => new Uint8Array(length),
+};
+
 /** Typed arrays over shared memory (a worker thread sees the same bytes). */
 export const shared = {
   u32: (length: number): Uint32Array => new Uint32Array(new SharedArrayBuffer(length * 4)),
