@@ -101,3 +101,44 @@ export function aggregateLogBytes(bytes: Uint8Array, path: string): LogAggregate
   for (const entry of parseTransactionLog(bytes, path).entries) aggregator.apply(entry);
   return aggregator.entryCount === 0 ? undefined : aggregator.snapshot();
 }
+
+/**
+ * Every channel's log entries appended since the last refresh, read by the channel's reader from
+ * then (`previous`, indexed by channel) or by a new one when the log was replaced; a log being
+ * compacted is read from the swap file EclipseStore would restore it from.
+ */
+export async function readChannelLogs(
+  layout: StorageLayout,
+  files: SourceReads,
+  previous: readonly (ChannelLogReader | undefined)[],
+  warn: (message: string) => void,
+): Promise<{ aggregates: (LogAggregate | undefined)[]; readers: (ChannelLogReader | undefined)[] }> {
+  const aggregates: (LogAggregate | undefined)[] = [];
+  const readers: (ChannelLogReader | undefined)[] = [];
+  for (const channel of layout.channels) {
+    if (channel.logPath === undefined) {
+      readers.push(undefined);
+      aggregates.push(undefined);
+      continue;
+    }
+    const swapped = await pendingCompaction(channel, files);
+    if (swapped !== undefined) {
+      // EclipseStore restores the log from this at its next start: it is the log now.
+      warn(`${channel.logPath}: being compacted, or a compaction was interrupted; read from ${channel.compactionSwapPath} as EclipseStore would restore it`);
+      readers.push(undefined);
+      aggregates.push(aggregateLogBytes(swapped, channel.compactionSwapPath ?? channel.logPath));
+      continue;
+    }
+    let reader = previous[channel.index];
+    if (reader === undefined || reader.path !== channel.logPath || !(await reader.readNew(channel.logSize, files))) {
+      reader = new ChannelLogReader(channel.logPath);
+      await reader.readNew(channel.logSize, files);
+    }
+    if (reader.incompleteTailOffset !== undefined) {
+      warn(`${channel.logPath}: incomplete entry at offset ${reader.incompleteTailOffset} ignored (being written, or a crash tail)`);
+    }
+    readers.push(reader);
+    aggregates.push(reader.aggregate());
+  }
+  return { aggregates, readers };
+}

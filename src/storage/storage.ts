@@ -4,19 +4,21 @@ import { channelOf, classifyId } from '../format/ids.js';
 import { detectFamily, MICROSTREAM, type StorageFamily } from '../format/storage-family.js';
 import { parseTypeDictionary, type TypeDictionary } from '../format/type-dictionary.js';
 import type { LogAggregate } from '../format/transaction-log.js';
-import { indexChannel, type ChannelIndexResult } from './channel-indexer.js';
 import { IndexWorkerPool, indexWorkerCount } from './index-workers.js';
+import { indexInitially } from './initial-index.js';
 import { ConsistencyGate } from './consistency-gate.js';
 import { DirectorySource } from './directory-source.js';
 import { readStorageLock, type StorageLockInfo } from './lock-file.js';
-import { aggregateLogBytes, ChannelLogReader, pendingCompaction } from './log-reader.js';
+import { readChannelLogs, type ChannelLogReader } from './log-reader.js';
 import { joinId } from './object-id-halves.js';
-import { scanRecordChunks, type ScanProblem } from './record-scan.js';
+import type { ScanProblem } from './record-scan.js';
+import { fileStateFor, planScans, removedFiles, scanJobs } from './scan-jobs.js';
+import { readDictionaryFile } from './dictionary-file.js';
 import { findRoots } from './roots.js';
 import type { SourceReader, StorageSource } from './source.js';
 import type { SeenProblem } from './follow-problems.js';
 import { NotAStorageError, scanStorageLayout, type StorageLayout } from './storage-dir.js';
-import { resolveValidLengths, type ValidDataFile } from './valid-lengths.js';
+import { resolveValidLengths } from './valid-lengths.js';
 import {
   ChangeCollector,
   ChannelState,
@@ -52,9 +54,6 @@ export * from './storage-types.js';
  * snapshot`). Updates are applied through a gate, so a request that runs inside `consistent()`
  * sees one state from start to end.
  */
-
-/** Offsets and lengths live in 32 bits in the index (Java's default file size limit is 8 MiB). */
-const MAX_INDEXED_FILE_SIZE = 0xffffffff;
 
 export class Storage {
   dictionary: TypeDictionary = parseTypeDictionary('');
@@ -291,8 +290,11 @@ export class Storage {
   }
 
   private async updateFrom(layout: StorageLayout, initial: boolean, options: OpenOptions, workers: IndexWorkerPool | undefined): Promise<RefreshResult> {
-    const dictionary = await this.readDictionary(layout, initial);
-    if (typeof dictionary === 'string') return { changed: false, deferred: dictionary };
+    const known = initial ? undefined : { parsed: this.dictionary, bytes: this.dictionaryBytes, stamp: this.dictionaryStamp };
+    const read = await readDictionaryFile(this.reader, layout, known, this.maxDictionaryBytes);
+    if (read.kind === 'rewriting') return { changed: false, deferred: read.reason };
+    if (read.kind === 'same') this.dictionaryStamp = read.stamp;
+    const dictionary = read.kind === 'changed' ? read : undefined;
 
     const valid =
       this.committedLengths !== undefined
@@ -307,8 +309,8 @@ export class Storage {
       ? layout.channels.map((c) => new ChannelState(c.index, c.directoryName, layout.channels.length))
       : (channels as ChannelState[]);
 
-    const jobs = this.planScans(targets, valid.channels.map((c) => c.files));
-    const removed = rebuild ? [] : this.removedFiles(targets, valid.channels.map((c) => c.files));
+    const jobs = planScans(targets, valid.channels.map((c) => c.files));
+    const removed = rebuild ? [] : removedFiles(targets, valid.channels.map((c) => c.files));
     if (!rebuild && jobs.length === 0 && removed.length === 0 && dictionary === undefined) {
       return { changed: false };
     }
@@ -347,10 +349,15 @@ export class Storage {
 
     if (initial) {
       // Nobody can read yet: build every channel's table in one go (see indexInitially).
-      await this.indexInitially(jobs, targets, rootsTypeId, options, workers);
+      await indexInitially(jobs, targets, rootsTypeId, options, {
+        reads: this.reader,
+        workers,
+        noteProblem: (file, problem) => this.noteScanProblem(file, problem),
+        rootsCandidate: (id) => this.rootsCandidates.add(id),
+      });
       await apply();
     } else {
-      await this.scanAll(jobs, options);
+      await scanJobs(this.reader, jobs, options, () => this.entityCount);
       await this.gate.write(apply);
     }
     return { changed: true };
@@ -373,196 +380,15 @@ export class Storage {
     }
   }
 
-  /** The new dictionary if the file changed; a reason string if it is being rewritten right now. */
-  private async readDictionary(
-    layout: StorageLayout,
-    initial: boolean,
-  ): Promise<{ parsed: TypeDictionary; bytes: Buffer; stamp: string } | string | undefined> {
-    const stamp = layout.dictionaryFile.stamp;
-    if (!initial && stamp === this.dictionaryStamp) return undefined;
-    // Bounded like every read: a dictionary linked to something huge is refused, not loaded.
-    const tooLarge = (size: number): StorageError =>
-      new StorageError(
-        'STORAGE_REFUSED',
-        `${layout.dictionaryPath} is ${size} bytes, more than the limit of ${this.maxDictionaryBytes} bytes for a type dictionary (--max-dictionary-bytes raises it)`,
-      );
-    if (layout.dictionaryFile.size > this.maxDictionaryBytes) throw tooLarge(layout.dictionaryFile.size);
-    const bytes = await this.reader.readWhole(layout.dictionaryPath, { maxBytes: this.maxDictionaryBytes, tooLarge });
-    let parsed: TypeDictionary;
-    try {
-      parsed = parseTypeDictionary(bytes.toString('utf8'), layout.dictionaryPath);
-    } catch (error) {
-      if (initial) throw error;
-      return `type dictionary is being rewritten (${error instanceof Error ? error.message : String(error)})`;
-    }
-    if (!initial) {
-      // Java rewrites the file in place (truncate, then write): a text missing known types is unfinished.
-      for (const id of this.dictionary.byId.keys()) {
-        if (!parsed.byId.has(id)) return `type dictionary is being rewritten (type id ${id} missing)`;
-      }
-    }
-    if (bytes.equals(this.dictionaryBytes) && !initial) {
-      this.dictionaryStamp = stamp;
-      return undefined;
-    }
-    return { parsed, bytes, stamp };
-  }
-
   private async readLogs(layout: StorageLayout): Promise<(LogAggregate | undefined)[]> {
-    const aggregates: (LogAggregate | undefined)[] = [];
-    const readers: (ChannelLogReader | undefined)[] = [];
-    for (const channel of layout.channels) {
-      if (channel.logPath === undefined) {
-        readers.push(undefined);
-        aggregates.push(undefined);
-        continue;
-      }
-      const swapped = await pendingCompaction(channel, this.reader);
-      if (swapped !== undefined) {
-        // EclipseStore restores the log from this at its next start: it is the log now.
-        this.warn(`${channel.logPath}: being compacted, or a compaction was interrupted; read from ${channel.compactionSwapPath} as EclipseStore would restore it`);
-        readers.push(undefined);
-        aggregates.push(aggregateLogBytes(swapped, channel.compactionSwapPath ?? channel.logPath));
-        continue;
-      }
-      let reader = this.logReaders[channel.index];
-      if (reader === undefined || reader.path !== channel.logPath || !(await reader.readNew(channel.logSize, this.reader))) {
-        reader = new ChannelLogReader(channel.logPath);
-        await reader.readNew(channel.logSize, this.reader);
-      }
-      if (reader.incompleteTailOffset !== undefined) {
-        this.warn(`${channel.logPath}: incomplete entry at offset ${reader.incompleteTailOffset} ignored (being written, or a crash tail)`);
-      }
-      readers.push(reader);
-      aggregates.push(reader.aggregate());
-    }
+    const { aggregates, readers } = await readChannelLogs(layout, this.reader, this.logReaders, (w) => this.warn(w));
     this.logReaders = readers;
     return aggregates;
   }
 
-  /** One scan job per file range that became valid since the last refresh, in file order. */
-  private planScans(channels: readonly ChannelState[], validFiles: readonly (readonly ValidDataFile[])[]): ScanJob[] {
-    const jobs: ScanJob[] = [];
-    channels.forEach((channel, i) => {
-      for (const file of validFiles[i] ?? []) {
-        if (file.validLength > MAX_INDEXED_FILE_SIZE) {
-          throw new StorageError('STORAGE_INCONSISTENT', `${file.path}: data files over 4 GiB are not supported`);
-        }
-        const existing = channel.fileByNumber(file.fileNumber);
-        const from = existing?.totalLength ?? 0;
-        if (existing !== undefined && file.validLength <= from) continue;
-        if (existing?.problem !== undefined) continue; // the walk of this file already stopped at damage
-        jobs.push({
-          channel,
-          target: existing ?? file,
-          from,
-          to: file.validLength,
-          records: new Uint32Array(0),
-          count: 0,
-          metaBytes: 0,
-          problem: undefined,
-        });
-      }
-    });
-    return jobs;
-  }
-
-  private removedFiles(channels: readonly ChannelState[], validFiles: readonly (readonly ValidDataFile[])[]): FileState[] {
-    const removed: FileState[] = [];
-    channels.forEach((channel, i) => {
-      const present = new Set((validFiles[i] ?? []).map((f) => f.fileNumber));
-      for (const file of channel.slots) if (!file.removed && !present.has(file.fileNumber)) removed.push(file);
-    });
-    return removed;
-  }
-
-  /** Reads the record headers of every job into its buffer; `applyJob` applies them later. */
-  private async scanAll(jobs: ScanJob[], options: OpenOptions): Promise<void> {
-    const bytesTotal = jobs.reduce((n, j) => n + (j.to - j.from), 0);
-    let bytesDone = 0;
-    let filesDone = 0;
-    for (const job of jobs) {
-      let records = new Uint32Array(1024 * 6);
-      let count = 0;
-      const chunks = this.reader.chunks(job.target.path, job.from, job.to);
-      const result = await scanRecordChunks(chunks, job.from, job.to, (offset, length, tidLow, tidHigh, idLow, idHigh) => {
-        if ((count + 1) * 6 > records.length) {
-          const bigger = new Uint32Array(records.length * 2);
-          bigger.set(records);
-          records = bigger;
-        }
-        const b = count * 6;
-        records[b] = offset;
-        records[b + 1] = length;
-        records[b + 2] = tidLow;
-        records[b + 3] = tidHigh;
-        records[b + 4] = idLow;
-        records[b + 5] = idHigh;
-        count++;
-      });
-      job.records = records;
-      job.count = count;
-      job.metaBytes = result.metaBytes;
-      job.problem = result.problem;
-      bytesDone += job.to - job.from;
-      filesDone++;
-      options.onProgress?.({ filesDone, filesTotal: jobs.length, bytesDone, bytesTotal, entities: this.entityCount });
-    }
-  }
-
-  /**
-   * First load: every channel's index built in one go by `indexChannel`, in worker threads when
-   * there are (one channel per thread at a time: the walks and the page faults of the fresh index
-   * memory of several channels share the cores), else in this thread.
-   */
-  private async indexInitially(jobs: ScanJob[], channels: ChannelState[], rootsType: SplitId, options: OpenOptions, workers: IndexWorkerPool | undefined): Promise<void> {
-    const bytesTotal = jobs.reduce((n, j) => n + (j.to - j.from), 0);
-    let filesDone = 0;
-    let bytesDone = 0;
-    let entities = 0;
-    const lists = channels.map((channel) => jobs.filter((j) => j.channel === channel));
-    const channelJobs = lists.map((list) => ({
-      files: list.map((j) => ({ path: j.target.path, from: j.from, to: j.to })),
-      idShift: Math.log2(channels.length),
-      rootsType,
-    }));
-    const take = (index: number, result: ChannelIndexResult): void => {
-      const channel = channels[index]!;
-      const list = lists[index]!;
-      channel.objects = result.objects;
-      list.forEach((job, i) => {
-        const file = this.fileStateFor(job);
-        file.totalLength = job.to;
-        file.liveLength = result.live[i] ?? 0;
-        file.metaLength = result.meta[i] ?? 0;
-        this.noteScanProblem(file, result.problems[i]);
-        job.count = -1;
-        bytesDone += job.to - job.from;
-      });
-      for (const id of result.rootsCandidates) this.rootsCandidates.add(BigInt(id));
-      filesDone += list.length;
-      entities += channel.objects.size;
-      options.onProgress?.({ filesDone, filesTotal: jobs.length, bytesDone, bytesTotal, entities });
-    };
-    if (workers === undefined) {
-      for (const [index, job] of channelJobs.entries()) take(index, await indexChannel({ ...job, reads: this.reader }));
-      return;
-    }
-    // Channels finish in any order; taken in channel order, as in this thread (roots candidates).
-    const results: (ChannelIndexResult | undefined)[] = [];
-    let taken = 0;
-    await workers.index(channelJobs, (index, result) => {
-      results[index] = result;
-      for (let next = results[taken]; next !== undefined; next = results[taken]) {
-        results[taken] = undefined;
-        take(taken++, next);
-      }
-    });
-  }
-
   private applyJob(job: ScanJob, rootsTypeId: SplitId): void {
     if (job.count < 0) return; // indexed while scanning
-    const fileState = this.fileStateFor(job);
+    const fileState = fileStateFor(job);
     const records = job.records;
     for (let i = 0; i < job.count; i++) {
       const b = i * 6;
@@ -582,26 +408,6 @@ export class Storage {
     fileState.metaLength += job.metaBytes;
     this.noteScanProblem(fileState, job.problem);
     job.count = -1;
-  }
-
-  private fileStateFor(job: ScanJob): FileState {
-    if ('slot' in job.target) return job.target;
-    const file = job.target;
-    const state: FileState = {
-      slot: job.channel.slots.length,
-      channel: job.channel.index,
-      fileNumber: file.fileNumber,
-      name: file.name,
-      path: file.path,
-      totalLength: 0,
-      liveLength: 0,
-      metaLength: 0,
-      problem: undefined,
-      removed: false,
-    };
-    job.channel.slots.push(state);
-    (job as { target: FileState | ValidDataFile }).target = state;
-    return state;
   }
 
   private indexRecord(
