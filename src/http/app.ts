@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import Fastify, {
   LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { isAppError } from '../errors.js';
@@ -23,7 +24,8 @@ import { BigAnswerAdmission, BigAnswerPending, type BuildConditions } from './bi
 import { DEFAULT_REQUEST_TIMEOUT_MS, RequestLimitError, requestTimedOut, shuttingDown } from './limits.js';
 import { createMetrics } from './metrics.js';
 import { openApiRoutes, registerOpenApi } from './openapi-routes.js';
-import { registerOperationsRoutes, routeLabeller } from './operations-routes.js';
+import { javaRouteLabeller, registerOperationsRoutes, routeLabeller } from './operations-routes.js';
+import { javaLane } from './java-lane.js';
 import type { FollowStatus } from '../storage/follow-status.js';
 import type { TlsConfig } from './tls.js';
 import { apiV1Plugin } from './api-v1/api-v1-plugin.js';
@@ -47,8 +49,10 @@ declare module 'fastify' {
 
 /**
  * The HTTP application: fastify carries the bytes, logs one line per request and shuts down
- * gracefully; every request goes through one catch-all route to the Java-compatible service,
- * because Spark's routing (raw paths, empty segments, method override) is not fastify's.
+ * gracefully; the Java-compatible service is one catch-all route, because Spark's routing (raw
+ * paths, empty segments, method override) is not fastify's. Its hot requests (GET and HEAD to
+ * paths no fastify route can match) skip fastify's pipeline through a lane of their own
+ * (java-lane.ts) that gives the same answers with the same checks, metrics and log lines.
  * Never listens by itself: `serve` does that.
  */
 
@@ -113,9 +117,24 @@ function isFileGone(error: unknown): boolean {
 export function buildApp(state: StateProvider | ServiceState, options: AppOptions): FastifyInstance {
   const current: StateProvider = typeof state === 'function' ? state : () => state;
   const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  /** The Java-compatible routes' own lane (java-lane.ts), set up once the routes are known. */
+  let lane: ((request: IncomingMessage, response: ServerResponse) => boolean) | undefined;
   const app = Fastify({
     logger: options.logger ?? false,
-    ...(options.tls === undefined ? {} : { https: { cert: options.tls.cert, key: options.tls.key } }),
+    // The server's requests go to the Java routes' lane first (serverFactory: fastify's way of
+    // putting something in front of its handler); fastify's server settings are applied as it would.
+    serverFactory: (handler, settings) => {
+      const listener = (request: IncomingMessage, response: ServerResponse): void => {
+        if (lane === undefined || !lane(request, response)) handler(request, response);
+      };
+      const server = options.tls === undefined ? createHttpServer(listener) : createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, listener);
+      // The settings fastify gives its own server (its defaults filled in).
+      const timeouts = settings as { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number };
+      if (timeouts.keepAliveTimeout !== undefined) server.keepAliveTimeout = timeouts.keepAliveTimeout;
+      if (timeouts.requestTimeout !== undefined) server.requestTimeout = timeouts.requestTimeout;
+      server.setTimeout(timeouts.connectionTimeout ?? 0);
+      return server;
+    },
     // Receiving a request and idle sockets are bounded; handlers are bounded in `handler` below.
     ...(timeoutMs > 0 ? { requestTimeout: timeoutMs, connectionTimeout: timeoutMs + 5000 } : {}),
     // One line per request, written by the onResponse hook below.
@@ -137,6 +156,17 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
         () => send(reply, serverErrorPage(error)),
       );
     },
+  });
+
+  // First path segments of fastify's routes: a request to any other path is the Java routes'.
+  const fastifySegments = new Set<string>();
+  let laneable = true;
+  app.addHook('onRoute', (route) => {
+    if (route.url === '*') return;
+    const segment = route.url.slice(1).split('/', 1)[0] ?? '';
+    // A parametric or wildcard first segment could match any path: no lane then.
+    if (/[:*(]/.test(segment)) laneable = false;
+    fastifySegments.add(segment);
   });
 
   const connections = new ConnectionGuard(app.server, options.maxConnections ?? defaultMaxConnections(), options.tls !== undefined);
@@ -299,17 +329,43 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
     done();
   });
 
+  /** Logs why an answer failed, if it did. */
+  const answered = (answer: Answer, url: string | undefined): void => {
+    if (answer.error === undefined) return;
+    const code = errorCode(answer.error);
+    const entry = { err: answer.error, code, status: answer.status, url };
+    // A malformed query is the client's doing (Java answers 500 for it too): not an error of ours.
+    if (answer.status >= 500 && code !== 'QUERY_DECODE') app.log.error(entry, 'request failed');
+    else app.log.warn(entry, 'request refused');
+  };
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const answer = await withinTimeout(dispatch(request.raw, reply.raw));
-    if (answer.error !== undefined) {
-      const code = errorCode(answer.error);
-      const entry = { err: answer.error, code, status: answer.status, url: request.raw.url };
-      // A malformed query is the client's doing (Java answers 500 for it too): not an error of ours.
-      if (answer.status >= 500 && code !== 'QUERY_DECODE') app.log.error(entry, 'request failed');
-      else app.log.warn(entry, 'request refused');
-    }
+    answered(answer, request.raw.url);
     send(reply, answer);
   };
+  // The Java routes' lane, once every fastify route is known (java-lane.ts).
+  const javaRouteLabel = javaRouteLabeller(options.instance, options.dialect ?? 'spark');
+  app.addHook('onReady', (done) => {
+    if (laneable) {
+      lane = javaLane({
+        fastifySegments,
+        admit: (method, url, headers) => admit(options, method, url, headers),
+        answer: (request, response) => withinTimeout(dispatch(request, response)).catch((error: unknown) => serverErrorPage(error)),
+        answered,
+        hold: (bytes, response) => unsent.hold(bytes, response),
+        closing: () => closing,
+        finished:
+          metrics === undefined && !logRequests
+            ? undefined
+            : (route, request, response, ms, bytes) => {
+                metrics?.observe(route, request.method ?? 'GET', response.statusCode, ms / 1000, bytes);
+                if (logRequests) app.log.info({ method: request.method, url: request.url, status: response.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+              },
+        label: javaRouteLabel,
+      });
+    }
+    done();
+  });
   // Every route is registered in a plugin after the OpenAPI generator, which learns them as they
   // are added: the web viewer's static files under /viewer/, the operators' routes, our own API
   // (/api/v1), the document itself (find-my-way prefers them all to the catch-all), and the

@@ -58,9 +58,19 @@ interface Connection {
 
 interface InFlight {
   readonly response: ServerResponse;
+  readonly connection: Connection;
+  readonly guard: ConnectionGuard;
   /** Waiting for the responses before this one to complete (pipelining). */
   readonly waiters: (() => void)[];
 }
+
+/**
+ * Where a request's and a response's in-flight entry is kept: on the objects themselves, not in
+ * a WeakMap (a WeakMap entry per request costs the young-generation collector ephemeron work on
+ * every request, measurable on small answers).
+ */
+const IN_FLIGHT = Symbol('storage-inspector.inFlight');
+type Tracked<T> = T & { [IN_FLIGHT]?: InFlight };
 
 export interface ConnectionStats {
   readonly open: number;
@@ -83,7 +93,6 @@ export interface DrainResult {
 export class ConnectionGuard {
   private readonly connections = new Map<Socket, Connection>();
   private readonly byHttpSocket = new WeakMap<Socket, Connection>();
-  private readonly byRequest = new WeakMap<IncomingMessage, InFlight>();
   private refusedCount = 0;
   private evictedCount = 0;
   private closing = false;
@@ -127,7 +136,7 @@ export class ConnectionGuard {
    */
   earlierResponsesSent(request: IncomingMessage, signal?: AbortSignal): Promise<void> {
     const connection = this.byHttpSocket.get(request.socket);
-    const entry = this.byRequest.get(request);
+    const entry = (request as Tracked<IncomingMessage>)[IN_FLIGHT];
     if (connection === undefined || entry === undefined || connection.inFlight[0] === entry || !connection.inFlight.includes(entry)) {
       return Promise.resolve();
     }
@@ -216,21 +225,32 @@ export class ConnectionGuard {
     setTimeout(() => raw.destroy(), REFUSED_LINGER_MS).unref();
   }
 
-  private track(request: IncomingMessage, response: ServerResponse): void {
+  private track(request: Tracked<IncomingMessage>, response: Tracked<ServerResponse>): void {
     const connection = this.byHttpSocket.get(request.socket);
     if (connection === undefined) return;
-    const entry: InFlight = { response, waiters: [] };
+    const entry: InFlight = { response, connection, guard: this, waiters: [] };
     connection.inFlight.push(entry);
-    this.byRequest.set(request, entry);
-    response.once('close', () => {
-      const at = connection.inFlight.indexOf(entry);
-      if (at < 0) return;
-      connection.inFlight.splice(at, 1);
-      connection.idleSince = Date.now();
-      const head = connection.inFlight[0];
-      if (head !== undefined) for (const wake of head.waiters.splice(0)) wake();
-      if (this.closing && connection.inFlight.length === 0) this.closeWhenSent(connection);
-    });
+    request[IN_FLIGHT] = entry;
+    response[IN_FLIGHT] = entry;
+    response.on('close', ConnectionGuard.responseClosed);
+  }
+
+  /** The one close listener of every tracked response (`this` is the response): no closure per request. */
+  private static responseClosed(this: Tracked<ServerResponse>): void {
+    const entry = this[IN_FLIGHT];
+    if (entry !== undefined) entry.guard.completed(entry);
+  }
+
+  /** A response completed (sent, or its connection closed): the next one of its connection may go. */
+  private completed(entry: InFlight): void {
+    const connection = entry.connection;
+    const at = connection.inFlight.indexOf(entry);
+    if (at < 0) return;
+    connection.inFlight.splice(at, 1);
+    connection.idleSince = Date.now();
+    const head = connection.inFlight[0];
+    if (head !== undefined) for (const wake of head.waiters.splice(0)) wake();
+    if (this.closing && connection.inFlight.length === 0) this.closeWhenSent(connection);
   }
 
   /** Node's closeIdleConnections, minus the connections whose answers are still being sent. */

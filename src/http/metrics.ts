@@ -1,10 +1,11 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { RequestTallies } from './request-tallies.js';
 import type { StorageChannel } from '../storage/storage.js';
 import type { FollowStatus, RefreshOutcome } from '../storage/follow-status.js';
 
 /**
  * Prometheus metrics (prom-client): requests by route, method and status, latency histograms and
- * bytes sent, fed by the app's onResponse hook; storage and following gauges computed when
+ * bytes sent, fed by the app's onResponse hook and the Java routes' lane (request-tallies.ts); storage and following gauges computed when
  * scraped from the state being served; the process's own (memory, CPU, event loop) metrics.
  * One registry per app, so that several apps in one process (tests) do not share counters.
  */
@@ -33,25 +34,7 @@ export function createMetrics(source: () => MetricsSource, follow: FollowStatus 
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: METRICS_PREFIX });
 
-  const requests = new Counter({
-    name: `${METRICS_PREFIX}http_requests_total`,
-    help: 'HTTP requests answered, by route (the route pattern, not the path), method and status code',
-    labelNames: ['route', 'method', 'status'] as const,
-    registers: [registry],
-  });
-  const latency = new Histogram({
-    name: `${METRICS_PREFIX}http_request_duration_seconds`,
-    help: 'Time from receiving a request to having sent its answer, by route and method',
-    labelNames: ['route', 'method'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [registry],
-  });
-  const sent = new Counter({
-    name: `${METRICS_PREFIX}http_response_bytes_total`,
-    help: 'Body bytes of the answers sent (answers of known length), by route',
-    labelNames: ['route'] as const,
-    registers: [registry],
-  });
+  const requests = new RequestTallies({ prefix: METRICS_PREFIX, buckets: LATENCY_BUCKETS, registry });
 
   storageGauges(registry, source);
   followMetrics(registry, follow);
@@ -59,9 +42,7 @@ export function createMetrics(source: () => MetricsSource, follow: FollowStatus 
   return {
     registry,
     observe(route, method, status, seconds, bytes) {
-      requests.inc({ route, method, status });
-      latency.observe({ route, method }, seconds);
-      if (bytes > 0) sent.inc({ route }, bytes);
+      requests.record(route, method, status, seconds, bytes);
     },
   };
 }

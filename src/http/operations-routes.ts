@@ -132,6 +132,16 @@ export function registerOperationsRoutes(app: FastifyInstance, options: Operatio
  * `unmatched` for anything else.
  */
 export function routeLabeller(instance: string, dialect: Dialect = 'spark'): (request: FastifyRequest) => string {
+  const javaRoute = javaRouteLabeller(instance, dialect);
+  return (request) => {
+    const pattern = request.routeOptions.url;
+    if (pattern !== undefined && pattern !== '*') return pattern;
+    return javaRoute(request.raw.url ?? '/');
+  };
+}
+
+/** The label of a request to the Java-compatible routes, from its raw URL: the route's documented path, or `unmatched`. */
+export function javaRouteLabeller(instance: string, dialect: Dialect = 'spark'): (rawUrl: string) => string {
   const javaPaths = new Map(routePaths(instance).map((r) => [r.name, r.path]));
   // The other dialects' routes (javalin-service.ts, micronaut-service.ts), by their templates.
   const templates = [`/${instance}/root`, `/${instance}/dictionary`, `/${instance}/object/{oid}`, `/${instance}/maintenance/filesStatistics`];
@@ -141,10 +151,7 @@ export function routeLabeller(instance: string, dialect: Dialect = 'spark'): (re
     const name = matchRoute(instance, path)?.name;
     return name === undefined ? undefined : javaPaths.get(name);
   };
-  return (request) => {
-    const pattern = request.routeOptions.url;
-    if (pattern !== undefined && pattern !== '*') return pattern;
-    const raw = request.raw.url ?? '/';
+  return (raw) => {
     const query = raw.indexOf('?');
     return javaRoute(query < 0 ? raw : raw.slice(0, query)) ?? 'unmatched';
   };

@@ -13,10 +13,16 @@ import { RequestLimitError } from './limits.js';
 
 export const DEFAULT_MAX_UNSENT_BYTES = 64 * 1024 * 1024;
 
+/**
+ * What a response holds, kept on the response itself (a WeakSet entry per response costs the
+ * young-generation collector ephemeron work on every request).
+ */
+const HELD = Symbol('storage-inspector.heldBytes');
+type Holding = ServerResponse & { [HELD]?: { readonly answers: UnsentAnswers; readonly bytes: number } };
+
 export class UnsentAnswers {
   private heldBytes = 0;
   private readonly waiting = new Set<() => void>();
-  private readonly counted = new WeakSet<ServerResponse>();
 
   constructor(readonly capacity: number = DEFAULT_MAX_UNSENT_BYTES) {}
 
@@ -36,13 +42,22 @@ export class UnsentAnswers {
    * built, its sending counts it again).
    */
   hold(bytes: number, response: ServerResponse): void {
-    if (bytes <= 0 || response.writableFinished || response.destroyed || this.counted.has(response)) return;
-    this.counted.add(response);
+    const holding = response as Holding;
+    if (bytes <= 0 || response.writableFinished || response.destroyed || holding[HELD] !== undefined) return;
+    holding[HELD] = { answers: this, bytes };
     this.heldBytes += bytes;
-    response.once('close', () => {
-      this.heldBytes -= bytes;
-      if (this.heldBytes < this.capacity) for (const wake of [...this.waiting]) wake();
-    });
+    response.on('close', UnsentAnswers.responseDone);
+  }
+
+  /** The one close listener of every counted response (`this` is the response): no closure per request. */
+  private static responseDone(this: Holding): void {
+    const held = this[HELD];
+    if (held !== undefined) held.answers.release(held.bytes);
+  }
+
+  private release(bytes: number): void {
+    this.heldBytes -= bytes;
+    if (this.heldBytes < this.capacity && this.waiting.size > 0) for (const wake of [...this.waiting]) wake();
   }
 
   /**
