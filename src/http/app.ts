@@ -33,6 +33,7 @@ import { combinedRouteListJson, resolveStorage, unavailableAnswer } from './name
 import type { StorageRegistry } from './storage-registry.js';
 import { DEFAULT_MAX_UNSENT_BYTES, UnsentAnswers } from './unsent-answers.js';
 import { registerViewerRoutes } from './viewer-routes.js';
+import { RequestDeadlines } from './request-deadlines.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -207,12 +208,27 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
     const run = (): Promise<Answer> => answerInDialect(state, target.options, request, { admission });
     return state.consistent === undefined ? run() : state.consistent(run);
   };
-  /** Runs the request; a big answer is admitted outside the consistent state, then built (big-answers.ts). */
-  const answerAdmitted = async (target: JavaTarget, raw: IncomingMessage, response: ServerResponse): Promise<Answer> => {
+  /**
+   * Runs the request; a big answer is admitted outside the consistent state, then built
+   * (big-answers.ts). Most answers are small: they take one run and no promise more.
+   */
+  const answerAdmitted = (target: JavaTarget, raw: IncomingMessage, response: ServerResponse): Promise<Answer> => {
     const conditions: BuildConditions = { ...buildConditions, connectionDrained: (_deadline, signal) => connections.earlierResponsesSent(raw, signal) };
     const admission = new BigAnswerAdmission(conditions, timeoutMs > 0 ? Date.now() + timeoutMs : Number.POSITIVE_INFINITY);
+    return answerOnce(target, raw, admission).catch((error: unknown) =>
+      error instanceof BigAnswerPending ? answerBig(target, raw, response, admission) : Promise.reject(error),
+    );
+  };
+  /** A request found to be big: admitted (waiting for its turn), then run again. */
+  const answerBig = async (target: JavaTarget, raw: IncomingMessage, response: ServerResponse, admission: BigAnswerAdmission): Promise<Answer> => {
     try {
       for (;;) {
+        try {
+          await admission.acquire();
+        } catch (error) {
+          if (error instanceof RequestLimitError) return limitAnswer(error);
+          throw error;
+        }
         try {
           const answer = await answerOnce(target, raw, admission);
           // Counted before the building slot is freed, so that the next big answer sees it.
@@ -220,12 +236,6 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
           return answer;
         } catch (error) {
           if (!(error instanceof BigAnswerPending) || admission.admitted) throw error;
-        }
-        try {
-          await admission.acquire();
-        } catch (error) {
-          if (error instanceof RequestLimitError) return limitAnswer(error);
-          throw error;
         }
       }
     } finally {
@@ -262,24 +272,12 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
    * A little later than the request's own deadline, so that a request waiting for something
    * (room for its answer) says what it waited for.
    */
-  const withinTimeout = (pending: Promise<Answer>): Promise<Answer> => {
-    if (timeoutMs <= 0) return pending;
-    // One promise and one timer per request (Promise.race and finally cost two more promises
-    // per request, a measurable part of a small answer's cost).
-    return new Promise<Answer>((resolve, reject) => {
-      const timer = setTimeout(() => resolve(limitAnswer(requestTimedOut(timeoutMs))), timeoutMs + TIMEOUT_GRACE_MS);
-      pending.then(
-        (answer) => {
-          clearTimeout(timer);
-          resolve(answer);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      );
-    });
-  };
+  const deadlines = timeoutMs > 0 ? new RequestDeadlines(timeoutMs + TIMEOUT_GRACE_MS, () => limitAnswer(requestTimedOut(timeoutMs))) : undefined;
+  app.addHook('onClose', (_instance, done) => {
+    deadlines?.close();
+    done();
+  });
+  const withinTimeout = (pending: Promise<Answer>): Promise<Answer> => (deadlines === undefined ? pending : deadlines.within(pending));
 
   // The hooks below are callback-style, not async: they run on every request, and an async hook
   // costs fastify a promise and a microtask turn each.
