@@ -1,11 +1,14 @@
 import type { GraphIndex } from './graph-index.js';
 
 /**
- * Shortest paths from the roots entity to an object, found backwards: a breadth-first search
- * from the object over its referrers (reachable ones only: nothing else leads to the roots)
- * until the roots entity turns up, then the paths are read off forwards, each step going to a
- * node one step closer to the object. For typical object graphs the search touches the object's
- * ancestors only, not the graph.
+ * Shortest paths from the roots entity to an object, by a breadth-first search from both ends:
+ * forwards from the roots entity over references, backwards from the object over its referrers
+ * (reachable ones only: nothing else leads to the roots), a level at a time, always on the side
+ * whose next level is cheaper (fewer references to follow). An object that many others refer to
+ * (an enum constant, a shared author) is then reached in a few steps from the roots instead of
+ * through all of its referrers, and a root with a huge collection is left for the backward side.
+ * The searches meet in a layer of nodes that every shortest path crosses; the paths are read off
+ * forwards in ascending node order (the same paths, in the same order, as a search from one end).
  */
 
 export interface PathsResult {
@@ -69,48 +72,76 @@ export function shortestPaths(graph: GraphIndex, target: number, limit: number):
   const roots = graph.rootsNode;
   if (roots < 0 || !graph.isStored(target) || !graph.isReachable(target)) return { reachable: false, paths: [], visited: 0 };
   if (target === roots) return { reachable: true, paths: [[roots]], visited: 1 };
+  const adjacency = graph.adjacency;
 
-  const distance = new DistanceMap();
-  distance.add(target, 0);
-  let level = [target];
-  /** The nodes at each distance, ascending once the search is over. */
-  const levels: number[][] = [level];
-  let found = -1;
-  for (let d = 1; level.length > 0 && found < 0; d++) {
+  // Distances from the roots entity and to the object, and the nodes of each level, per side.
+  const fromRoots = new DistanceMap();
+  const toTarget = new DistanceMap();
+  fromRoots.add(roots, 0);
+  toTarget.add(target, 0);
+  const forwardLevels: number[][] = [[roots]];
+  const backwardLevels: number[][] = [[target]];
+  let meeting: number[] = [];
+  while (meeting.length === 0) {
+    const forwardLevel = forwardLevels[forwardLevels.length - 1]!;
+    const backwardLevel = backwardLevels[backwardLevels.length - 1]!;
+    if (forwardLevel.length === 0 || backwardLevel.length === 0) return { reachable: false, paths: [], visited: fromRoots.count + toTarget.count };
+    let forwardCost = 0;
+    for (const v of forwardLevel) forwardCost += adjacency.forwardCount(v);
+    let backwardCost = 0;
+    for (const v of backwardLevel) backwardCost += adjacency.referrerCount(v);
     const next: number[] = [];
-    levels.push(next);
-    for (const v of level) {
-      graph.adjacency.forEachReferrer(v, (r) => {
-        if (!graph.isReachable(r)) return;
-        if (distance.add(r, d)) {
+    const found: number[] = [];
+    if (forwardCost <= backwardCost) {
+      const d = forwardLevels.length;
+      for (const v of forwardLevel) {
+        adjacency.forEachForward(v, (u) => {
+          if (!graph.isReachable(u) || !fromRoots.add(u, d)) return;
+          next.push(u);
+          if (toTarget.get(u) >= 0) found.push(u);
+        });
+      }
+      forwardLevels.push(next);
+    } else {
+      const d = backwardLevels.length;
+      for (const v of backwardLevel) {
+        adjacency.forEachReferrer(v, (r) => {
+          if (!graph.isReachable(r) || !toTarget.add(r, d)) return;
           next.push(r);
-          if (r === roots) found = d;
-        }
-      });
+          if (fromRoots.get(r) >= 0) found.push(r);
+        });
+      }
+      backwardLevels.push(next);
     }
-    level = next;
+    meeting = found;
   }
-  if (found < 0) return { reachable: false, paths: [], visited: distance.count };
+  const visited = fromRoots.count + toTarget.count;
 
-  // Read the paths off forwards, depth first without recursion (a path can be long). The next
-  // steps from v are its targets one step closer: found among v's targets, or (when v refers to
-  // far more nodes than that level holds, as a large collection does) among the level's nodes.
-  for (const l of levels) l.sort((a, b) => a - b);
-  const closer = (v: number, d: number): number[] => {
-    const out: number[] = [];
-    const candidates = levels[d - 1]!;
-    if (graph.adjacency.forwardCount(v) > 8 * candidates.length) {
-      for (const u of candidates) if (graph.adjacency.refersTo(v, u)) out.push(u);
-      return out;
+  // Every shortest path crosses the meeting layer at the same position (the forward radius).
+  // Before it, steps go through nodes of the forward levels that lead to the layer (found level
+  // by level backwards from it); from it on, through nodes one step closer to the object.
+  const meetAt = forwardLevels.length - 1;
+  const length = meetAt + backwardLevels.length - 1;
+  const leading: number[][] = [];
+  leading[meetAt] = meeting.sort((a, b) => a - b);
+  for (let d = meetAt - 1; d >= 0; d--) {
+    const ahead = new Set(leading[d + 1]);
+    leading[d] = forwardLevels[d]!.filter((v) => stepsTo(graph, v, leading[d + 1]!, (u) => ahead.has(u)).length > 0).sort((a, b) => a - b);
+  }
+  for (const level of backwardLevels) level.sort((a, b) => a - b);
+  const closer = (v: number, position: number): number[] => {
+    if (position < meetAt) {
+      const ahead = leading[position + 1]!;
+      return stepsTo(graph, v, ahead, (u) => binarySearch(ahead, u));
     }
-    graph.adjacency.forEachForward(v, (u) => {
-      if (distance.get(u) === d - 1) out.push(u);
-    });
-    return out;
+    const d = length - position - 1;
+    return stepsTo(graph, v, backwardLevels[d]!, (u) => toTarget.get(u) === d);
   };
+
+  // Read the paths off forwards, depth first without recursion (a path can be long).
   const paths: number[][] = [];
   const path = [roots];
-  const stack = [{ next: closer(roots, found), i: 0 }];
+  const stack = [{ next: closer(roots, 0), i: 0 }];
   while (stack.length > 0 && paths.length < limit) {
     const top = stack[stack.length - 1]!;
     if (top.i >= top.next.length) {
@@ -120,13 +151,42 @@ export function shortestPaths(graph: GraphIndex, target: number, limit: number):
     }
     const u = top.next[top.i++]!;
     path.push(u);
-    const d = found - (path.length - 1);
-    if (d === 0) {
+    if (path.length - 1 === length) {
       paths.push([...path]);
       path.pop();
       continue;
     }
-    stack.push({ next: closer(u, d), i: 0 });
+    stack.push({ next: closer(u, path.length - 1), i: 0 });
   }
-  return { reachable: true, paths, visited: distance.count };
+  return { reachable: true, paths, visited };
+}
+
+/**
+ * The targets of v among `candidates` (ascending) that `accept` takes, ascending: from v's own
+ * targets, or (when v refers to far more nodes than there are candidates, as a large collection
+ * does) by looking each candidate up among them.
+ */
+function stepsTo(graph: GraphIndex, v: number, candidates: readonly number[], accept: (u: number) => boolean): number[] {
+  const out: number[] = [];
+  if (graph.adjacency.forwardCount(v) > 8 * candidates.length) {
+    for (const u of candidates) if (graph.adjacency.refersTo(v, u) && accept(u)) out.push(u);
+    return out;
+  }
+  graph.adjacency.forEachForward(v, (u) => {
+    if (accept(u)) out.push(u);
+  });
+  return out;
+}
+
+function binarySearch(sorted: readonly number[], x: number): boolean {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const y = sorted[mid]!;
+    if (y === x) return true;
+    if (y < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return false;
 }

@@ -205,3 +205,55 @@ describe('node numbering', () => {
     expect(order).toEqual([...all].sort((a, b) => (a < b ? -1 : 1)));
   });
 });
+
+/** Every shortest path from `from` to `to` in ascending node order, the first `limit` of them, found by brute force. */
+function allShortestPaths(forward: readonly (readonly number[])[], from: number, to: number, limit: number): number[][] {
+  const n = forward.length;
+  const reverse: number[][] = Array.from({ length: n }, () => []);
+  forward.forEach((targets, v) => targets.forEach((u) => reverse[u]!.push(v)));
+  const toTarget = bfsDistances((v) => Uint32Array.from(reverse[v]!), n, to);
+  const out: number[][] = [];
+  const walk = (path: number[]): void => {
+    const v = path[path.length - 1]!;
+    if (v === to) {
+      out.push([...path]);
+      return;
+    }
+    for (const u of [...forward[v]!].sort((a, b) => a - b)) {
+      if (out.length >= limit) return;
+      if (toTarget[u] === toTarget[v]! - 1) walk([...path, u]);
+    }
+  };
+  if (toTarget[from]! >= 0) walk([from]);
+  return out;
+}
+
+describe('shortest paths', () => {
+  // Searched from both ends: hubs (objects many others refer to) and a huge collection near the
+  // roots must not change which paths come out, nor their order.
+  for (const seed of [21, 22, 23, 24, 25, 26]) {
+    it(`are the first shortest paths in ascending node order (seed ${seed})`, () => {
+      const random = prng(seed);
+      const n = 1500;
+      const forward = Array.from({ length: n }, () => [...randomTargets(random, n, 3)]);
+      // Hubs that a fifth of all nodes refer to, and a "collection" referring to 400 nodes.
+      for (const hub of [5, 900]) for (let v = 0; v < n; v += 5) if (v !== hub) forward[v] = [...new Set([...forward[v]!, hub])].sort((a, b) => a - b);
+      forward[40] = [...new Set([...forward[40]!, ...Array.from({ length: 400 }, (_, i) => 600 + i)])].sort((a, b) => a - b);
+      const roots = 17;
+      forward[roots] = [...new Set([40, 1200, ...forward[roots]!])].sort((a, b) => a - b);
+      const graph = graphOf(forward, undefined, roots);
+      let checked = 0;
+      for (let v = 0; v < n; v += 3) {
+        const limit = 1 + (v % 4);
+        const result = shortestPaths(graph, v, limit);
+        const want = allShortestPaths(forward, roots, v, limit);
+        expect(result.reachable, `node ${v}`).toBe(want.length > 0);
+        expect(result.paths, `node ${v}`).toEqual(want);
+        if (want.length > 1) checked++;
+      }
+      expect(checked).toBeGreaterThan(10);
+      // A hub is found from the roots side: far fewer nodes visited than it has referrers.
+      expect(shortestPaths(graph, 5, 3).visited).toBeLessThan(graph.adjacency.referrerCount(5));
+    });
+  }
+});
