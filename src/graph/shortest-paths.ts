@@ -90,29 +90,21 @@ export function shortestPaths(graph: GraphIndex, target: number, limit: number):
     for (const v of forwardLevel) forwardCost += adjacency.forwardCount(v);
     let backwardCost = 0;
     for (const v of backwardLevel) backwardCost += adjacency.referrerCount(v);
-    const next: number[] = [];
     const found: number[] = [];
-    if (forwardCost <= backwardCost) {
-      const d = forwardLevels.length;
-      for (const v of forwardLevel) {
-        adjacency.forEachForward(v, (u) => {
-          if (!graph.isReachable(u) || !fromRoots.add(u, d)) return;
+    /** The next level of one side: the nodes `each` yields that neither side had, and those the other side had. */
+    const expand = (level: readonly number[], each: (v: number, visit: (u: number) => void) => void, mine: DistanceMap, theirs: DistanceMap, d: number): number[] => {
+      const next: number[] = [];
+      for (const v of level) {
+        each(v, (u) => {
+          if (!graph.isReachable(u) || !mine.add(u, d)) return;
           next.push(u);
-          if (toTarget.get(u) >= 0) found.push(u);
+          if (theirs.get(u) >= 0) found.push(u);
         });
       }
-      forwardLevels.push(next);
-    } else {
-      const d = backwardLevels.length;
-      for (const v of backwardLevel) {
-        adjacency.forEachReferrer(v, (r) => {
-          if (!graph.isReachable(r) || !toTarget.add(r, d)) return;
-          next.push(r);
-          if (fromRoots.get(r) >= 0) found.push(r);
-        });
-      }
-      backwardLevels.push(next);
-    }
+      return next;
+    };
+    if (forwardCost <= backwardCost) forwardLevels.push(expand(forwardLevel, (v, visit) => adjacency.forEachForward(v, visit), fromRoots, toTarget, forwardLevels.length));
+    else backwardLevels.push(expand(backwardLevel, (v, visit) => adjacency.forEachReferrer(v, visit), toTarget, fromRoots, backwardLevels.length));
     meeting = found;
   }
   const visited = fromRoots.count + toTarget.count;
