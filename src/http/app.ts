@@ -120,6 +120,9 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
   const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   /** The Java-compatible routes' own lane (java-lane.ts), set up once the routes are known. */
   let lane: ((request: IncomingMessage, response: ServerResponse) => boolean) | undefined;
+  // Request ids for the log, one numbering for both lanes (fastify's own form: req-1, req-2, ...).
+  let requestCount = 0;
+  const nextRequestId = (): string => `req-${(++requestCount).toString(36)}`;
   const app = Fastify({
     logger: options.logger ?? false,
     // The server's requests go to the Java routes' lane first (serverFactory: fastify's way of
@@ -136,6 +139,7 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
       server.setTimeout(timeouts.connectionTimeout ?? 0);
       return server;
     },
+    genReqId: nextRequestId,
     // Receiving a request and idle sockets are bounded; handlers are bounded in `handler` below.
     ...(timeoutMs > 0 ? { requestTimeout: timeoutMs, connectionTimeout: timeoutMs + 5000 } : {}),
     // One line per request, written by the onResponse hook below.
@@ -355,10 +359,11 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
         finished:
           metrics === undefined && !logRequests
             ? undefined
-            : (route, request, response, ms, bytes) => {
+            : (route, request, response, ms, bytes, reqId) => {
                 metrics?.observe(route, request.method ?? 'GET', response.statusCode, ms / 1000, bytes);
-                if (logRequests) app.log.info({ method: request.method, url: request.url, status: response.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+                if (logRequests) app.log.info({ reqId, method: request.method, url: request.url, status: response.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
               },
+        requestId: logRequests ? nextRequestId : undefined,
         label: javaRouteLabel,
       });
     }

@@ -35,7 +35,9 @@ export interface JavaLaneOptions {
    * Told when a response has been sent (metrics, request log line), with its route label and the
    * milliseconds since the request arrived; undefined when nobody listens.
    */
-  readonly finished?: ((route: string, request: IncomingMessage, response: ServerResponse, ms: number, bytes: number) => void) | undefined;
+  readonly finished?: ((route: string, request: IncomingMessage, response: ServerResponse, ms: number, bytes: number, requestId: string | undefined) => void) | undefined;
+  /** The request's id for the log (fastify's numbering, shared), taken when it arrives; undefined without a log. */
+  readonly requestId?: (() => string) | undefined;
   /** The metrics label of a Java-compatible request (operations-routes.ts). */
   label(rawUrl: string): string;
 }
@@ -46,6 +48,7 @@ interface Sent {
   readonly request: IncomingMessage;
   readonly started: number;
   readonly bytes: number;
+  readonly id: string | undefined;
 }
 
 /** Kept on the response itself, read by one shared listener: no closure per request. */
@@ -55,7 +58,7 @@ type LaneResponse = ServerResponse & { [SENT]?: Sent };
 function responseFinished(this: LaneResponse): void {
   const sent = this[SENT];
   if (sent === undefined) return;
-  sent.lane.finished?.(sent.lane.label(sent.request.url ?? '/'), sent.request, this, performance.now() - sent.started, sent.bytes);
+  sent.lane.finished?.(sent.lane.label(sent.request.url ?? '/'), sent.request, this, performance.now() - sent.started, sent.bytes, sent.id);
 }
 
 /**
@@ -71,17 +74,18 @@ export function javaLane(lane: JavaLaneOptions): (request: IncomingMessage, resp
     const headers = request.headers;
     if (headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return false;
     const started = performance.now();
+    const id = lane.requestId?.();
     const admission = lane.admit(method, url, headers);
     const extra = admission === ALLOW_ALL ? undefined : admission.headers;
     if (admission.answer !== undefined) {
       const { status, contentType, body } = admission.answer;
       const bytes = Buffer.from(body);
-      send(lane, request, response, started, status, extra, contentType, undefined, bytes);
+      send(lane, request, response, started, id, status, extra, contentType, undefined, bytes);
       return true;
     }
     lane.answer(request, response).then((answer) => {
       lane.answered(answer, url);
-      send(lane, request, response, started, answer.status, extra, answer.contentType, answer.headers, answer.body);
+      send(lane, request, response, started, id, answer.status, extra, answer.contentType, answer.headers, answer.body);
     });
     return true;
   };
@@ -105,6 +109,7 @@ function send(
   request: IncomingMessage,
   response: ServerResponse,
   started: number,
+  id: string | undefined,
   status: number,
   extra: Readonly<Record<string, string | string[]>> | undefined,
   contentType: string | undefined,
@@ -119,7 +124,7 @@ function send(
   if (!bodyless) headers['content-length'] = String(body.length);
   lane.hold(body.length, response);
   if (lane.finished !== undefined) {
-    (response as LaneResponse)[SENT] = { lane, request, started, bytes: body.length };
+    (response as LaneResponse)[SENT] = { lane, request, started, bytes: body.length, id };
     response.on('finish', responseFinished);
   }
   response.writeHead(status, headers);

@@ -143,5 +143,7 @@ describe('the Java routes lane', () => {
       ['GET', '/microstream/object/12', 404],
     ]);
     expect(requests.every((l) => typeof l['ms'] === 'number')).toBe(true);
+    // One numbering with fastify's requests (the /metrics request between them took req-5).
+    expect(requests.map((l) => l['reqId'])).toEqual(['req-1', 'req-2', 'req-3', 'req-4']);
   });
 });
