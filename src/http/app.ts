@@ -125,6 +125,8 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
   const nextRequestId = (): string => `req-${(++requestCount).toString(36)}`;
   const app = Fastify({
     logger: options.logger ?? false,
+    // Still given with the server below: fastify names its addresses https:// from it.
+    ...(options.tls === undefined ? {} : { https: { cert: options.tls.cert, key: options.tls.key } }),
     // The server's requests go to the Java routes' lane first (serverFactory: fastify's way of
     // putting something in front of its handler); fastify's server settings are applied as it would.
     serverFactory: (handler, settings) => {
