@@ -25,7 +25,7 @@ export class ConsistencyGate {
       running = fn();
     } catch (error) {
       this.readDone();
-      throw error;
+      return Promise.reject(error);
     }
     return running.then(
       (value) => {
