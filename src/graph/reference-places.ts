@@ -72,7 +72,7 @@ export class RecordReferencePlaces {
       entry,
       content,
       (view, at) => view.getInt32(at, true) !== 0 || view.getInt32(at + 4, true) !== 0,
-      (place, id, at) => {
+      (place, id, keyOffset) => {
         if (place.indices.length > 1) {
           nested = true;
           return false;
@@ -85,7 +85,7 @@ export class RecordReferencePlaces {
         member.push(m);
         index.push(place.indices.length === 0 ? -1 : place.indices[0]!);
         element.push(e);
-        keyAt.push(place.keyId === undefined ? -1 : at.keyAt);
+        keyAt.push(place.keyId === undefined ? -1 : keyOffset);
         return true;
       },
     );
@@ -124,13 +124,14 @@ export class RecordReferencePlaces {
 
 /**
  * Walks the reference slots of an entity's content with its layout; for each slot that `accept`
- * takes, `found` hears its place and the id in it (and stops the walk by returning false).
+ * takes, `found` hears its place, the id in it and the offset of its map entry's key (-1: none),
+ * and stops the walk by returning false.
  */
 function walkPlaces(
   entry: TypeEntry,
   content: Uint8Array,
   accept: (view: DataView, at: number) => boolean,
-  found: (place: ReferencePlace, id: bigint, at: { readonly at: number; readonly keyAt: number }) => boolean,
+  found: (place: ReferencePlace, id: bigint, keyAt: number) => boolean,
 ): void {
   const view = new DataView(content.buffer, content.byteOffset, content.byteLength);
   const names = new Map<string, number>();
@@ -142,7 +143,7 @@ function walkPlaces(
     const size = fixedSizeOf(member);
     if (size !== undefined) {
       if (member.kind === 'reference' && takes(pos)) {
-        if (!found({ member, memberName, indices: [], element: undefined, keyId: undefined }, view.getBigInt64(pos, true), { at: pos, keyAt: -1 })) return;
+        if (!found({ member, memberName, indices: [], element: undefined, keyId: undefined }, view.getBigInt64(pos, true), -1)) return;
       }
       pos += size;
       continue;
@@ -153,7 +154,7 @@ function walkPlaces(
       const going = walkList(member.elements, view, pos, [], (outer, index, element, at, keyAt) => {
         if (!takes(at)) return true;
         const place = { member, memberName, indices: [...outer, index], element, keyId: keyAt < 0 ? undefined : view.getBigInt64(keyAt, true) };
-        return found(place, view.getBigInt64(at, true), { at, keyAt });
+        return found(place, view.getBigInt64(at, true), keyAt);
       });
       if (!going) return;
     }

@@ -5,8 +5,9 @@ import type { FollowStatus, RefreshOutcome } from '../storage/follow-status.js';
 
 /**
  * Prometheus metrics (prom-client): requests by route, method and status, latency histograms and
- * bytes sent, fed by the app's onResponse hook and the Java routes' lane (request-tallies.ts); storage and following gauges computed when
- * scraped from the state being served; the process's own (memory, CPU, event loop) metrics.
+ * bytes sent, fed by the app's onResponse hook and the Java routes' lane (request-tallies.ts);
+ * storage and following gauges computed when scraped from the state being served; the process's
+ * own (memory, CPU, event loop) metrics.
  * One registry per app, so that several apps in one process (tests) do not share counters.
  */
 

@@ -98,8 +98,11 @@ function placeOf(context: StorageContext, entry: TypeEntry, entity: StoredEntity
   if (records === undefined) indexedRecords.set(context, (records = new Map()));
   // Keyed by where the record is: a newer version of the object is indexed anew.
   const key = `${entity.objectId}@${entity.file}:${entity.offset}`;
-  let places = records.get(key);
-  if (!records.has(key)) {
+  let places: RecordReferencePlaces | undefined;
+  if (records.has(key)) {
+    places = records.get(key);
+    records.delete(key);
+  } else {
     places = RecordReferencePlaces.index(entry, entity.content);
     let kept = [...records.values()].reduce((n, r) => n + (r?.references ?? 0), places?.references ?? 0);
     for (const [oldest, record] of records) {
@@ -107,7 +110,8 @@ function placeOf(context: StorageContext, entry: TypeEntry, entity: StoredEntity
       records.delete(oldest);
       kept -= record?.references ?? 0;
     }
-  } else records.delete(key);
+  }
+  // Last in the map: the most recently used.
   records.set(key, places);
   return places === undefined ? findReferencePlaces(entry, entity.content, target, 1)[0] : places.find(entity.content, target);
 }
