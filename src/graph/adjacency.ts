@@ -314,16 +314,33 @@ export function assembleRows(
   cursor: Uint32Array | Int32Array,
   layout: RowsLayout = {},
 ): Adjacency {
-  let sum = 0;
-  for (let v = 0; v <= nodeCount; v++) {
-    const d = degrees[v] as number;
-    degrees[v] = sum;
-    sum += d;
-  }
+  const sum = rowStartsFromDegrees(degrees, nodeCount);
   const rows = layout.allocate?.(sum) ?? new Uint32Array(sum);
   for (let v = 0; v < nodeCount; v++) cursor[v] = copyForward(v, rows, degrees[v] as number);
   layout.onForwardHalves?.(degrees, rows);
   // Referrers in ascending order: the sources in order, each appended to its targets.
   appendReferrers(nodeCount, degrees, rows, cursor);
   return new Adjacency(degrees, rows, nodeCount);
+}
+
+/**
+ * Turns `degrees[0, nodeCount]` into row starts in place (prefix sums), adding `more[v]` to each
+ * degree first when given (counted apart by another thread); returns the rows' length.
+ */
+export function rowStartsFromDegrees(degrees: Uint32Array, nodeCount: number, more?: Uint32Array): number {
+  let sum = 0;
+  if (more === undefined) {
+    for (let v = 0; v <= nodeCount; v++) {
+      const d = degrees[v] as number;
+      degrees[v] = sum;
+      sum += d;
+    }
+    return sum;
+  }
+  for (let v = 0; v <= nodeCount; v++) {
+    const d = (degrees[v] as number) + (more[v] as number);
+    degrees[v] = sum;
+    sum += d;
+  }
+  return sum;
 }

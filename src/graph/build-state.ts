@@ -1,5 +1,6 @@
 import type { DecodedFile } from './decode-messages.js';
-import { ForwardLists } from './forward-lists.js';
+import { ForwardLists, type ForwardListsParts } from './forward-lists.js';
+import type { LinkShare } from './link-steps.js';
 import { MissingReferences } from './missing-references.js';
 import type { DecodeSink } from './record-decoder.js';
 import { SupersededRecords } from './superseded-records.js';
@@ -8,8 +9,10 @@ import { NOT_STORED, type TypeTable } from './type-table.js';
 /**
  * What a graph build collects from the data files, per node: its type, its forward list and how
  * long it is, older versions, missing references and problems. The building thread's decoder
- * writes here directly; what the decode worker thread found in its channels' files is merged in
- * as it arrives (`merge`).
+ * writes here directly. So does the decode worker thread, for the nodes of its channels: the
+ * per-node arrays are then shared memory, and the worker's forward lists are its own (a node's
+ * `listStart` says whose, see `workerListStart`). The rest of what the worker finds in a file is
+ * merged in as it arrives (`merge`).
  */
 
 /** A record whose bytes do not fit its type's layout (its references are partly unknown), or a file that ends early. */
@@ -23,6 +26,19 @@ export interface BuildProblem {
 export interface Allocator {
   u32(length: number): Uint32Array;
   u16(length: number): Uint16Array;
+  i32(length: number): Int32Array;
+}
+
+/** The per-node arrays the decode worker thread writes too (over shared memory). */
+export interface SharedNodeArrays {
+  readonly typeOfNode: Uint16Array;
+  readonly degrees: Uint32Array;
+  readonly listStart: Int32Array;
+}
+
+/** `listStart` of a node whose list is at `at` in the decode worker's lists (-1 means none, 0 and up this thread's lists). */
+export function workerListStart(at: number): number {
+  return -at - 2;
 }
 
 const MAX_PROBLEMS = 100;
@@ -31,9 +47,11 @@ export class BuildState implements DecodeSink {
   readonly typeOfNode: Uint16Array;
   /** Forward count per node, later plus referrer count, then the rows' starts (length n + 1). */
   readonly degrees: Uint32Array;
-  /** Where each node's forward list starts in `lists` (-1: none). */
+  /** Where each node's forward list starts: in `lists` (0 and up), in the worker's (`workerListStart`) or none (-1). */
   readonly listStart: Int32Array;
-  readonly lists = new ForwardLists();
+  readonly lists: ForwardLists;
+  /** The decode worker's lists, once it is done. */
+  workerLists: ForwardLists | undefined;
   readonly missing = new MissingReferences();
   readonly superseded = new SupersededRecords();
   records = 0;
@@ -55,7 +73,8 @@ export class BuildState implements DecodeSink {
   ) {
     this.typeOfNode = memory.u16(n).fill(NOT_STORED);
     this.degrees = memory.u32(n + 1);
-    this.listStart = new Int32Array(n).fill(-1);
+    this.listStart = memory.i32(n).fill(-1);
+    this.lists = new ForwardLists([], memory.u32);
     this.superseded.bulk = true;
     this.dictionaryTypes = types.size;
   }
@@ -89,22 +108,21 @@ export class BuildState implements DecodeSink {
     if (this.foundInFile++ < MAX_PROBLEMS) this.found.push({ order: this.order, problem: { file, offset, message } });
   }
 
-  /** Takes over one file's findings from the decode worker thread. */
+  /** The per-node arrays, for the decode worker thread. */
+  get sharedArrays(): SharedNodeArrays {
+    return { typeOfNode: this.typeOfNode, degrees: this.degrees, listStart: this.listStart };
+  }
+
+  /**
+   * Takes over the rest of one file's findings from the decode worker thread (its latest records
+   * it wrote here itself): the nodes whose type the worker numbered beyond the dictionary get
+   * this thread's number of that type.
+   */
   merge(file: DecodedFile): void {
     for (const typeId of file.addedTypes) this.workerTypes.push(this.types.indexOfId(typeId));
-    const { latest, targets } = file;
     const base = this.dictionaryTypes;
-    let at = 0;
-    for (let i = 0; i < latest.length; i += 3) {
-      const v = latest[i] as number;
-      const t = latest[i + 1] as number;
-      const k = latest[i + 2] as number;
-      this.typeOfNode[v] = t < base ? t : (this.workerTypes[t - base] as number);
-      if (k === 0) continue;
-      this.listStart[v] = this.lists.append(targets, k, at);
-      this.degrees[v] = k;
-      at += k;
-    }
+    const retyped = file.retyped;
+    for (let i = 0; i < retyped.length; i += 2) this.typeOfNode[retyped[i] as number] = this.workerTypes[(retyped[i + 1] as number) - base] as number;
     const older = file.superseded;
     for (let i = 0; i < older.length; i += 3) this.superseded.add(older[i] as number, file.channel, older[i + 1] as number, (older[i + 2] as number) >>> 0);
     const missing = file.missing;
@@ -112,6 +130,16 @@ export class BuildState implements DecodeSink {
     for (const problem of file.problems) this.found.push({ order: file.order, problem });
     this.problemCount += file.problemCount;
     this.records += file.records;
+  }
+
+  /** Takes over the decode worker's forward lists once it is done. */
+  adoptWorkerLists(parts: ForwardListsParts): void {
+    this.workerLists = ForwardLists.fromParts(parts);
+  }
+
+  /** What the rows are linked from (link-steps.ts), once both threads' lists are here. */
+  get linkShare(): LinkShare {
+    return { arrays: this.sharedArrays, lists: this.lists, workerLists: this.workerLists };
   }
 
   /** The first problems in file order (at most MAX_PROBLEMS). */

@@ -1,13 +1,21 @@
 import type { TypeEntry } from '../format/type-dictionary.js';
 import type { ObjectIndexParts } from '../storage/object-index.js';
+import type { SharedNodeArrays } from './build-state.js';
+import type { ForwardListsParts } from './forward-lists.js';
 import type { NodeIdsParts } from './node-ids.js';
 import type { DecodeFile } from './record-decoder.js';
 
 /** What the building thread and the decode worker thread (decode-worker.ts) send each other. */
 
-/** The channels the worker decodes, and what it needs to: all copies taken when the build starts. */
+/**
+ * The channels the worker decodes, and what it needs to: all copies taken when the build starts.
+ * Sent as soon as the thread is started, so that it takes them over while the building thread
+ * numbers the nodes; decoding waits for `DecodeStart`.
+ */
 export interface DecodeJob {
-  readonly nodes: NodeIdsParts;
+  readonly kind: 'channels';
+  /** The storage's number of channels. */
+  readonly channelCount: number;
   /** The dictionary's entries: the worker numbers types as the building thread does. */
   readonly entries: readonly TypeEntry[];
   readonly channels: readonly {
@@ -19,16 +27,25 @@ export interface DecodeJob {
   }[];
 }
 
-/** One file's findings, as flat arrays (transferred, not copied). */
+/** The node numbering and the build's per-node arrays (shared memory): the worker writes its nodes' type, forward count and list start. */
+export interface DecodeStart {
+  readonly kind: 'start';
+  readonly nodes: NodeIdsParts;
+  readonly arrays: SharedNodeArrays;
+}
+
+/**
+ * What one file's latest records did not say in the shared arrays, as flat arrays (transferred,
+ * not copied).
+ */
 export interface DecodedFile {
   readonly kind: 'file';
   readonly channel: number;
   readonly order: number;
   readonly bytes: number;
   readonly records: number;
-  /** (node, type number, target count) per latest record; the targets follow one another in `targets`. */
-  readonly latest: Int32Array;
-  readonly targets: Uint32Array;
+  /** (node, type number) per latest record whose type the worker numbered beyond the dictionary's. */
+  readonly retyped: Int32Array;
   /** (node, file slot, offset) per older record. */
   readonly superseded: Int32Array;
   /** (node, id low, id high) per reference to an id that is not stored. */
@@ -39,4 +56,19 @@ export interface DecodedFile {
   readonly addedTypes: readonly bigint[];
 }
 
-export type DecodeReply = DecodedFile | { readonly kind: 'done' } | { readonly kind: 'failed'; readonly message: string };
+/** Every file is decoded: the worker's forward lists (over shared memory). */
+export interface DecodeDone {
+  readonly kind: 'done';
+  readonly lists: ForwardListsParts;
+}
+
+/**
+ * A part of linking the rows the worker takes once it is done decoding (link-steps.ts): the
+ * referrer counts of its own lists' targets (answered with `counted` and the counts), then the
+ * forward halves of nodes `[from, to)` (with the building thread's lists; answered with `linked`).
+ */
+export type LinkTask = { readonly kind: 'count' } | { readonly kind: 'forward'; readonly lists: ForwardListsParts; readonly rows: Uint32Array; readonly from: number; readonly to: number };
+
+export type LinkReply = { readonly kind: 'counted'; readonly counts: Uint32Array } | { readonly kind: 'linked' };
+
+export type DecodeReply = DecodedFile | DecodeDone | LinkReply | { readonly kind: 'failed'; readonly message: string };

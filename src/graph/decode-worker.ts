@@ -2,15 +2,22 @@ import { parentPort } from 'node:worker_threads';
 import { createTypeDictionary } from '../format/type-dictionary.js';
 import { ObjectIndex } from '../storage/object-index.js';
 import { SYNC_LOCAL_FILES } from '../storage/sync-file-chunks.js';
-import type { DecodedFile, DecodeJob, DecodeReply } from './decode-messages.js';
+import { workerListStart, type SharedNodeArrays } from './build-state.js';
+import type { DecodedFile, DecodeJob, DecodeReply, DecodeStart, LinkReply, LinkTask } from './decode-messages.js';
+import { ForwardLists } from './forward-lists.js';
+import { countReferrers, writeForwardHalves } from './link-steps.js';
 import { NodeIds } from './node-ids.js';
 import { RecordDecoder, type DecodeSink } from './record-decoder.js';
+import { shared } from './build-memory.js';
 import { TypeTable } from './type-table.js';
 
 /**
  * Worker thread entry (decode-thread.ts starts it): decodes the data files of the channels it is
- * given, read by path in synchronous reads (the thread has nothing else to do meanwhile), and
- * sends each file's findings as flat arrays by transfer.
+ * given, read by path in synchronous reads (the thread has nothing else to do meanwhile). The
+ * latest records go straight into the build's shared per-node arrays and the worker's own
+ * forward lists (shared memory too); the rest of each file's findings is sent as flat arrays by
+ * transfer, and the lists once every file is done. Then the thread takes parts of linking the
+ * rows (link-steps.ts), one task at a time.
  */
 
 const MAX_PROBLEMS_PER_FILE = 100;
@@ -23,6 +30,13 @@ class Column<T extends Int32Array | Uint32Array> {
     private readonly make: (n: number) => T,
   ) {}
 
+  push2(a: number, b: number): void {
+    if (this.length + 2 > this.items.length) this.grow(this.length + 2);
+    this.items[this.length] = a;
+    this.items[this.length + 1] = b;
+    this.length += 2;
+  }
+
   push3(a: number, b: number, c: number): void {
     if (this.length + 3 > this.items.length) this.grow(this.length + 3);
     const items = this.items;
@@ -30,12 +44,6 @@ class Column<T extends Int32Array | Uint32Array> {
     items[this.length + 1] = b;
     items[this.length + 2] = c;
     this.length += 3;
-  }
-
-  pushAll(values: Uint32Array, count: number): void {
-    if (this.length + count > this.items.length) this.grow(this.length + count);
-    this.items.set(values.subarray(0, count), this.length);
-    this.length += count;
   }
 
   /** The items so far, in an array of their own (the column starts afresh). */
@@ -53,16 +61,26 @@ class Column<T extends Int32Array | Uint32Array> {
 }
 
 class FileSink implements DecodeSink {
-  readonly latestColumn = new Column(new Int32Array(3 << 14), (n) => new Int32Array(n));
-  readonly targetColumn = new Column(new Uint32Array(1 << 16), (n) => new Uint32Array(n));
+  readonly lists = new ForwardLists([], shared.u32);
+  readonly retypedColumn = new Column(new Int32Array(2 << 4), (n) => new Int32Array(n));
   readonly supersededColumn = new Column(new Int32Array(3 << 10), (n) => new Int32Array(n));
   readonly missingColumn = new Column(new Int32Array(3 << 6), (n) => new Int32Array(n));
   problems: { file: string; offset: number; message: string }[] = [];
   problemCount = 0;
 
+  /** `dictionaryTypes`: the types numbered alike in both threads (the dictionary's). */
+  constructor(
+    private readonly arrays: SharedNodeArrays,
+    private readonly dictionaryTypes: number,
+  ) {}
+
   latest(v: number, type: number, targets: Uint32Array, k: number): void {
-    this.latestColumn.push3(v, type, k);
-    if (k > 0) this.targetColumn.pushAll(targets, k);
+    const { typeOfNode, listStart, degrees } = this.arrays;
+    typeOfNode[v] = type;
+    if (type >= this.dictionaryTypes) this.retypedColumn.push2(v, type);
+    if (k === 0) return;
+    listStart[v] = workerListStart(this.lists.append(targets, k));
+    degrees[v] = k;
   }
 
   olderVersion(v: number, fileSlot: number, offset: number): void {
@@ -79,18 +97,18 @@ class FileSink implements DecodeSink {
   }
 }
 
-async function decode(job: DecodeJob): Promise<void> {
-  const nodes = NodeIds.fromParts(job.nodes);
+async function decode(job: DecodeJob, start: DecodeStart): Promise<ForwardLists> {
+  const nodes = NodeIds.fromParts(start.nodes);
   const types = new TypeTable(createTypeDictionary(job.entries));
   const known = types.size;
   let reported = known;
-  const decoder = new RecordDecoder(nodes, types);
-  const sink = new FileSink();
+  const decoder = new RecordDecoder(nodes, types, job.channelCount);
+  const sink = new FileSink(start.arrays, known);
   for (const channel of job.channels) {
     const objects = ObjectIndex.fromParts(channel.objects);
     for (const file of channel.files) {
       const before = decoder.records;
-      await decoder.decodeFile(SYNC_LOCAL_FILES.chunks(file.path, 0, file.totalLength), file, objects, sink);
+      await decoder.decodeFile(SYNC_LOCAL_FILES.chunks(file.path, 0, file.totalLength), file, channel.index, objects, sink);
       const addedTypes: bigint[] = [];
       for (; reported < types.size; reported++) addedTypes.push(types.at(reported).typeId);
       const message: DecodedFile = {
@@ -99,8 +117,7 @@ async function decode(job: DecodeJob): Promise<void> {
         order: file.order,
         bytes: file.totalLength,
         records: decoder.records - before,
-        latest: sink.latestColumn.take(),
-        targets: sink.targetColumn.take(),
+        retyped: sink.retypedColumn.take(),
         superseded: sink.supersededColumn.take(),
         missing: sink.missingColumn.take(),
         problems: sink.problems,
@@ -109,14 +126,51 @@ async function decode(job: DecodeJob): Promise<void> {
       };
       sink.problems = [];
       sink.problemCount = 0;
-      parentPort?.postMessage(message, [message.latest, message.targets, message.superseded, message.missing].map((a) => a.buffer as ArrayBuffer));
+      parentPort?.postMessage(message, [message.retyped, message.superseded, message.missing].map((a) => a.buffer as ArrayBuffer));
     }
   }
+  return sink.lists;
 }
 
-parentPort?.once('message', (job: DecodeJob) => {
-  decode(job).then(
-    () => parentPort?.postMessage({ kind: 'done' } satisfies DecodeReply),
-    (error: unknown) => parentPort?.postMessage({ kind: 'failed', message: error instanceof Error ? error.message : String(error) } satisfies DecodeReply),
-  );
+/** What linking needs here once decoding is done: the job's arrays and this thread's lists. */
+let decoded: { readonly arrays: SharedNodeArrays; readonly lists: ForwardLists } | undefined;
+
+function link(task: LinkTask): LinkReply {
+  if (decoded === undefined) throw new Error('asked to link before decoding');
+  const { arrays, lists } = decoded;
+  if (task.kind === 'count') {
+    const counts = shared.u32(arrays.degrees.length);
+    countReferrers(lists, counts, arrays.typeOfNode.length);
+    return { kind: 'counted', counts };
+  }
+  writeForwardHalves({ arrays, lists: ForwardLists.fromParts(task.lists), workerLists: lists }, task.rows, task.from, task.to);
+  return { kind: 'linked' };
+}
+
+function failed(error: unknown): void {
+  parentPort?.postMessage({ kind: 'failed', message: error instanceof Error ? error.message : String(error) } satisfies DecodeReply);
+}
+
+let job: DecodeJob | undefined;
+
+// The job comes first, then the start; link tasks come after the building thread has heard that
+// decoding is done.
+parentPort?.on('message', (message: DecodeJob | DecodeStart | LinkTask) => {
+  if (message.kind === 'channels') {
+    job = message;
+    return;
+  }
+  if (message.kind === 'start') {
+    if (job === undefined) return failed(new Error('asked to start before the job came'));
+    decode(job, message).then((lists) => {
+      decoded = { arrays: message.arrays, lists };
+      parentPort?.postMessage({ kind: 'done', lists: lists.toParts() } satisfies DecodeReply);
+    }, failed);
+    return;
+  }
+  try {
+    parentPort?.postMessage(link(message) satisfies DecodeReply);
+  } catch (error) {
+    failed(error);
+  }
 });

@@ -4,7 +4,8 @@ import { countTargets } from './referrer-rows.js';
 /**
  * The forward lists of a graph build in the order the records are found (file order), each
  * ending with a flagged entry, in chunks that are never copied; laid out as rows in node order
- * once every file is read (graph-build.ts).
+ * once every file is read (graph-build.ts). The decode worker thread keeps lists of its own, in
+ * chunks over shared memory that the building thread reads once the worker is done.
  */
 
 const TEMP_CHUNK_BITS = 22;
@@ -12,8 +13,24 @@ const TEMP_CHUNK = 1 << TEMP_CHUNK_BITS;
 const LAST = 0x80000000;
 
 export class ForwardLists {
-  private readonly chunks: Uint32Array[] = [];
   length = 0;
+
+  constructor(
+    private readonly chunks: Uint32Array[] = [],
+    private readonly allocate: (length: number) => Uint32Array = (length) => new Uint32Array(length),
+  ) {}
+
+  /** Lists another thread wrote (`parts` of its ForwardLists), read here without copying. */
+  static fromParts(parts: ForwardListsParts): ForwardLists {
+    const lists = new ForwardLists(parts.chunks);
+    lists.length = parts.length;
+    return lists;
+  }
+
+  /** The chunks and length, for another thread (chunks over shared memory are not copied in a message). */
+  toParts(): ForwardListsParts {
+    return { chunks: this.chunks, length: this.length };
+  }
 
   /** Appends `targets[from, from + count)`, flagging the last; returns where the list starts. */
   append(targets: Uint32Array, count: number, from = 0): number {
@@ -22,7 +39,7 @@ export class ForwardLists {
     for (let i = from; i < end; i++) {
       const at = this.length++;
       const c = at >>> TEMP_CHUNK_BITS;
-      if (c === this.chunks.length) this.chunks.push(new Uint32Array(TEMP_CHUNK));
+      if (c === this.chunks.length) this.chunks.push(this.allocate(TEMP_CHUNK));
       const u = targets[i] as number;
       this.chunks[c]![at & (TEMP_CHUNK - 1)] = i === end - 1 ? (u | LAST) >>> 0 : u;
     }
@@ -48,3 +65,7 @@ export class ForwardLists {
   }
 }
 
+export interface ForwardListsParts {
+  readonly chunks: Uint32Array[];
+  readonly length: number;
+}

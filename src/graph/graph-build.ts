@@ -1,13 +1,15 @@
 import { DirectorySource } from '../storage/directory-source.js';
 import { FileReadAhead } from '../storage/file-read-ahead.js';
 import type { Storage, StorageChannel } from '../storage/storage.js';
-import { assembleRows } from './adjacency.js';
+import { Adjacency, rowStartsFromDegrees } from './adjacency.js';
 import { BuildState, type BuildProblem } from './build-state.js';
 import { DecodeThread, DecodeThreadError, wantsDecodeThread } from './decode-thread.js';
 import { GraphIndex } from './graph-index.js';
+import { countReferrers, splitByRows, writeForwardHalves, writeReferrerHalves } from './link-steps.js';
 import { NodeIds } from './node-ids.js';
 import { computeReachability } from './reachability.js';
-import { ReachabilityThread, shared, unshared, wantsReachabilityThread } from './reachability-thread.js';
+import { shared, unshared } from './build-memory.js';
+import { ReachabilityThread, wantsReachabilityThread } from './reachability-thread.js';
 import { RecordDecoder } from './record-decoder.js';
 import { NOT_STORED, TypeTable } from './type-table.js';
 
@@ -17,12 +19,14 @@ export type { BuildProblem } from './build-state.js';
  * Builds the graph index of a storage in one pass over its data files: every record that is the
  * latest of its object (the primary index says where that is) is decoded with its type's
  * reference plan; older records are only noted (for object versions). A large directory
- * storage's channels are shared with a worker thread, which decodes its half and sends each
- * file's findings back (decode-thread.ts; the primary index it looks at is a copy taken when the
- * build starts, as the list of files is: commits taken over meanwhile are applied afterwards, see
- * graph-service.ts). The forward lists collected in file order are then laid out as rows in node
- * order and reversed (adjacency.ts), and reachability is computed from the roots entity, in
- * another worker thread while the rows' referrer halves are written.
+ * storage's channels are shared with a worker thread, which decodes its half into the same
+ * per-node arrays (shared memory) and sends the rest of each file's findings back
+ * (decode-thread.ts; the primary index it looks at is a copy taken when the build starts, as the
+ * list of files is: commits taken over meanwhile are applied afterwards, see graph-service.ts).
+ * The forward lists collected in file order are then laid out as rows in node order and reversed
+ * (adjacency.ts; the worker thread counts and lays out its part, link-steps.ts), and
+ * reachability is computed from the roots entity, in another worker thread while the rows'
+ * referrer halves are written.
  */
 
 /** What the build reads from a storage. */
@@ -58,13 +62,13 @@ export interface BuildResult {
 }
 
 export async function buildGraph(source: GraphSource, options: BuildOptions = {}): Promise<BuildResult> {
-  const nodes = NodeIds.fromChannels(source.channels);
+  const entities = source.channels.reduce((sum, c) => sum + c.objects.size, 0);
   const threads: BuildThreads = {
-    reachability: wantsReachabilityThread(options.threads, nodes.count) ? new ReachabilityThread() : undefined,
+    reachability: wantsReachabilityThread(options.threads, entities) ? new ReachabilityThread() : undefined,
     decoding: undefined,
   };
   try {
-    return await build(source, options, nodes, threads);
+    return await build(source, options, threads);
   } catch (error) {
     // Whatever failed there (a thread that cannot start, a file deleted meanwhile), this thread
     // decodes every file again itself and meets it in its own terms.
@@ -82,19 +86,10 @@ interface BuildThreads {
   decoding: DecodeThread | undefined;
 }
 
-async function build(source: GraphSource, options: BuildOptions, nodes: NodeIds, threads: BuildThreads): Promise<BuildResult> {
+async function build(source: GraphSource, options: BuildOptions, threads: BuildThreads): Promise<BuildResult> {
   const channels = source.channels;
-  const n = nodes.count;
-  // What another thread reads and writes is in shared memory.
-  const thread = threads.reachability;
-  const memory = thread === undefined ? unshared : shared;
-  const types = new TypeTable(source.dictionary);
-  const state = new BuildState(n, memory, types);
-  const { typeOfNode, degrees, listStart, lists } = state;
-
   const files = channels.flatMap((c) => c.files.map((f) => ({ channel: c, file: f })));
   const bytesTotal = files.reduce((sum, f) => sum + f.file.totalLength, 0);
-  const orderOf = new Map(files.map(({ file }, order) => [file, order]));
   let bytesDone = 0;
   let filesDone = 0;
   const progress = (bytes: number): void => {
@@ -102,14 +97,17 @@ async function build(source: GraphSource, options: BuildOptions, nodes: NodeIds,
     filesDone++;
     options.onProgress?.({ phase: 'reading', bytesDone, bytesTotal, filesDone, filesTotal: files.length });
   };
-  // About half the channels are decoded by a worker thread that reads their files itself.
+  // About half the channels are decoded by a worker thread that reads their files itself. It
+  // gets their primary indexes (copied) first, to take them over while the nodes are numbered.
   const theirs = source.source instanceof DirectorySource && wantsDecodeThread(options.threads, bytesTotal) ? channelsForThread(channels) : new Set<StorageChannel>();
+  const orderOf = new Map(files.map(({ file }, order) => [file, order]));
   const decoding = (threads.decoding =
     theirs.size === 0
       ? undefined
       : new DecodeThread(
           {
-            nodes: nodes.toParts(),
+            kind: 'channels',
+            channelCount: channels.length,
             entries: source.dictionary.entries,
             channels: [...theirs].map((c) => ({
               index: c.index,
@@ -122,14 +120,23 @@ async function build(source: GraphSource, options: BuildOptions, nodes: NodeIds,
             progress(file.bytes);
           },
         ));
+  const nodes = NodeIds.fromChannels(channels);
+  const n = nodes.count;
+  // What another thread reads and writes is in shared memory.
+  const thread = threads.reachability;
+  const memory = thread === undefined && decoding === undefined ? unshared : shared;
+  const types = new TypeTable(source.dictionary);
+  const state = new BuildState(n, memory, types);
+  const { typeOfNode, degrees } = state;
+  decoding?.start({ kind: 'start', nodes: nodes.toParts(), arrays: state.sharedArrays });
   const ours = files.map((f, order) => ({ ...f, order })).filter((f) => !theirs.has(f.channel));
-  const decoder = new RecordDecoder(nodes, types);
+  const decoder = new RecordDecoder(nodes, types, channels.length);
   // The next file is being read while one is walked (file-read-ahead.ts).
   const reads = new FileReadAhead(source.source, ours.map(({ file }) => ({ path: file.path, from: 0, to: file.totalLength })));
   try {
     for (const [index, { channel, file, order }] of ours.entries()) {
       state.startFile(channel.index, order);
-      await decoder.decodeFile(reads.chunks(index), file, channel.objects, state, options.pause);
+      await decoder.decodeFile(reads.chunks(index), file, channel.index, channel.objects, state, options.pause);
       progress(file.totalLength);
       // Lets the worker thread's files be merged as they come (bounded memory).
       if (decoding !== undefined) await new Promise((resolve) => setImmediate(resolve));
@@ -137,39 +144,47 @@ async function build(source: GraphSource, options: BuildOptions, nodes: NodeIds,
   } finally {
     await reads.close();
   }
-  await decoding?.done();
+  if (decoding !== undefined) state.adoptWorkerLists(await decoding.done());
   options.onProgress?.({ phase: 'linking', bytesDone, bytesTotal, filesDone, filesTotal: files.length });
   await options.pause?.();
-
-  // Referrer counts, from the forward lists at once rather than per record (cache-friendlier).
-  lists.countTargets(degrees, n);
 
   const rootsNode = source.rootsObjectId === 0n ? -1 : nodes.nodeOfId(source.rootsObjectId);
   const sweepable = rootsNode >= 0 && typeOfNode[rootsNode] !== NOT_STORED;
   const reach = memory.u8(Math.ceil(n / 8));
   let swept: Promise<boolean> | undefined;
-  // The list starts are not needed once the rows exist: they become the rows' fill cursors.
-  const adjacency = assembleRows(
-    n,
-    degrees,
-    (v, rows, at) => {
-      const start = listStart[v] as number;
-      return start < 0 ? at : lists.copyForward(start, rows, at);
-    },
-    listStart,
-    {
-      allocate: memory.u32,
-      onForwardHalves: (rowStart, rows) => {
-        if (thread === undefined || !sweepable) return;
-        const input = { rows, rowStart, baseNodes: n, types: typeOfNode, nodeCount: n, reach, roots: rootsNode };
-        // A thread that failed leaves the sweep to this one.
-        swept = thread.sweep(input).then(
-          () => true,
-          () => false,
-        );
-      },
-    },
-  );
+  const share = state.linkShare;
+  // Referrer counts, from the forward lists at once rather than per record (cache-friendlier);
+  // with a decode thread, each thread counts the targets of its own lists (link-steps.ts).
+  let workerCounts: Uint32Array | undefined;
+  if (decoding === undefined) countReferrers(share.lists, degrees, n);
+  else {
+    const asked = decoding.link({ kind: 'count' });
+    countReferrers(share.lists, degrees, n);
+    const reply = await asked;
+    if (reply.kind === 'counted') workerCounts = reply.counts;
+  }
+  const rows = memory.u32(rowStartsFromDegrees(degrees, n, workerCounts));
+  workerCounts = undefined;
+  // The list starts are not needed once the forward halves are written: they become the rows' fill cursors.
+  if (decoding === undefined) writeForwardHalves(share, rows, 0, n);
+  else {
+    // The decode thread writes the later sources' halves.
+    const split = splitByRows(degrees, n);
+    const asked = decoding.link({ kind: 'forward', lists: state.lists.toParts(), rows, from: split, to: n });
+    writeForwardHalves(share, rows, 0, split);
+    await asked;
+  }
+  // The sweep reads forward entries only: it runs beside the referrer halves.
+  if (thread !== undefined && sweepable) {
+    const input = { rows, rowStart: degrees, baseNodes: n, types: typeOfNode, nodeCount: n, reach, roots: rootsNode };
+    // A thread that failed leaves the sweep to this one.
+    swept = thread.sweep(input).then(
+      () => true,
+      () => false,
+    );
+  }
+  writeReferrerHalves(share, rows);
+  const adjacency = new Adjacency(degrees, rows, n);
   const superseded = state.superseded;
   superseded.bulk = false;
   superseded.merge();

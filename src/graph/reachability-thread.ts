@@ -16,20 +16,6 @@ export function wantsReachabilityThread(asked: boolean | undefined, nodes: numbe
   return asked ?? (nodes >= REACHABILITY_THREAD_FROM_NODES && availableParallelism() > 1);
 }
 
-/** Typed arrays of a build that no other thread reads. */
-export const unshared = {
-  u32: (length: number): Uint32Array => new Uint32Array(length),
-  u16: (length: number): Uint16Array => new Uint16Array(length),
-  u8: (length: number): Uint8Array => new Uint8Array(length),
-};
-
-/** Typed arrays over shared memory (a worker thread sees the same bytes). */
-export const shared = {
-  u32: (length: number): Uint32Array => new Uint32Array(new SharedArrayBuffer(length * 4)),
-  u16: (length: number): Uint16Array => new Uint16Array(new SharedArrayBuffer(length * 2)),
-  u8: (length: number): Uint8Array => new Uint8Array(new SharedArrayBuffer(length)),
-};
-
 export class ReachabilityThread {
   /** Started when the build starts, so the thread has loaded its code by the time it is needed. */
   private readonly thread = new WorkerThread<SweepInput, true | string>(import.meta.url, 'reachability-worker', (code) => `the reachability thread stopped (exit code ${code})`);

@@ -41,26 +41,31 @@ export class RecordDecoder {
   private lastTypeLow = -1;
   private lastTypeHigh = -1;
 
+  /** `channelCount`: the storage's (a power of two), for telling which channel an id belongs to. */
   constructor(
     private readonly nodes: NodeIds,
     readonly types: TypeTable,
+    private readonly channelCount: number,
   ) {
     this.collector = new ReferenceCollector(nodes);
   }
 
   /**
-   * Decodes the records of one file delivered as `chunks` into `sink`; `objects` is its channel's
-   * primary index. After each chunk the walk awaits `pause` (to let other work run, or to stop).
+   * Decodes the records of one file delivered as `chunks` into `sink`; `objects` is the primary
+   * index of its channel, number `channel`. After each chunk the walk awaits `pause` (to let other
+   * work run, or to stop).
    */
   async decodeFile(
     chunks: AsyncIterable<Uint8Array>,
     file: DecodeFile,
+    channel: number,
     objects: Pick<ObjectIndex, 'isLatest'>,
     sink: DecodeSink,
     pause?: () => Promise<void>,
   ): Promise<void> {
     const { nodes, types, collector } = this;
     const fileSlot = file.slot;
+    const channelMask = this.channelCount - 1;
     const walkProblem: WalkProblem | undefined = await walkRecordBytes(
       chunks,
       file.totalLength,
@@ -68,6 +73,12 @@ export class RecordDecoder {
         this.records++;
         const v = nodes.nodeOf(idLow, idHigh);
         if (v < 0) return; // not in the index (past damage, or added while building: caught up later)
+        // An id is looked up in its own channel only, and each node's arrays must have one writer
+        // (the decode worker thread writes those of its channels' records).
+        if ((idLow & channelMask) !== channel) {
+          sink.problem(file.path, offset, `object ${nodes.idOf(v)} belongs to channel ${idLow & channelMask}, not to channel ${channel}`);
+          return;
+        }
         if (!objects.isLatest(idLow, idHigh, fileSlot, offset)) {
           sink.olderVersion(v, fileSlot, offset);
           return;
