@@ -323,22 +323,11 @@ export function assembleRows(
   return new Adjacency(degrees, rows, nodeCount);
 }
 
-/**
- * Turns `degrees[0, nodeCount]` into row starts in place (prefix sums), adding `more[v]` to each
- * degree first when given (counted apart by another thread); returns the rows' length.
- */
-export function rowStartsFromDegrees(degrees: Uint32Array, nodeCount: number, more?: Uint32Array): number {
+/** Turns `degrees[0, nodeCount]` into row starts in place (prefix sums); returns the rows' length. */
+export function rowStartsFromDegrees(degrees: Uint32Array, nodeCount: number): number {
   let sum = 0;
-  if (more === undefined) {
-    for (let v = 0; v <= nodeCount; v++) {
-      const d = degrees[v] as number;
-      degrees[v] = sum;
-      sum += d;
-    }
-    return sum;
-  }
   for (let v = 0; v <= nodeCount; v++) {
-    const d = (degrees[v] as number) + (more[v] as number);
+    const d = degrees[v] as number;
     degrees[v] = sum;
     sum += d;
   }

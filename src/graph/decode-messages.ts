@@ -63,12 +63,19 @@ export interface DecodeDone {
 }
 
 /**
- * A part of linking the rows the worker takes once it is done decoding (link-steps.ts): the
- * referrer counts of its own lists' targets (answered with `counted` and the counts), then the
- * forward halves of nodes `[from, to)` (with the building thread's lists; answered with `linked`).
+ * The part of linking the rows the worker takes once it is done decoding (link-steps.ts): the
+ * forward halves of nodes `[from, to)`, with the building thread's lists. Answered with `linked`.
  */
-export type LinkTask = { readonly kind: 'count' } | { readonly kind: 'forward'; readonly lists: ForwardListsParts; readonly rows: Uint32Array; readonly from: number; readonly to: number };
+export interface LinkTask {
+  readonly kind: 'forward';
+  readonly lists: ForwardListsParts;
+  readonly rows: Uint32Array;
+  readonly from: number;
+  readonly to: number;
+}
 
-export type LinkReply = { readonly kind: 'counted'; readonly counts: Uint32Array } | { readonly kind: 'linked' };
+export interface LinkReply {
+  readonly kind: 'linked';
+}
 
 export type DecodeReply = DecodedFile | DecodeDone | LinkReply | { readonly kind: 'failed'; readonly message: string };

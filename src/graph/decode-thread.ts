@@ -8,7 +8,7 @@ import type { DecodedFile, DecodeJob, DecodeReply, DecodeStart, LinkReply, LinkT
  * others (graph-build.ts): the record walk and the reference decoding are most of a build, and a
  * channel's files depend on nothing but its own primary index. What is not written to the shared
  * per-node arrays comes back file by file, as flat arrays, and is merged as it arrives. Then the
- * thread takes parts of linking the rows.
+ * thread writes part of the rows (link-steps.ts).
  */
 
 /**
@@ -43,7 +43,7 @@ export class DecodeThread {
       this.worker.on('message', (reply: DecodeReply) => {
         if (reply.kind === 'done') resolve(reply.lists);
         else if (reply.kind === 'failed') end(new DecodeThreadError(`decoding in a worker thread: ${reply.message}`));
-        else if (reply.kind === 'linked' || reply.kind === 'counted') {
+        else if (reply.kind === 'linked') {
           this.linking?.resolve(reply);
           this.linking = undefined;
         } else {

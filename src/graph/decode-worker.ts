@@ -5,7 +5,7 @@ import { SYNC_LOCAL_FILES } from '../storage/sync-file-chunks.js';
 import { workerListStart, type SharedNodeArrays } from './build-state.js';
 import type { DecodedFile, DecodeJob, DecodeReply, DecodeStart, LinkReply, LinkTask } from './decode-messages.js';
 import { ForwardLists } from './forward-lists.js';
-import { countReferrers, writeForwardHalves } from './link-steps.js';
+import { writeForwardHalves } from './link-steps.js';
 import { NodeIds } from './node-ids.js';
 import { RecordDecoder, type DecodeSink } from './record-decoder.js';
 import { shared } from './build-memory.js';
@@ -16,8 +16,8 @@ import { TypeTable } from './type-table.js';
  * given, read by path in synchronous reads (the thread has nothing else to do meanwhile). The
  * latest records go straight into the build's shared per-node arrays and the worker's own
  * forward lists (shared memory too); the rest of each file's findings is sent as flat arrays by
- * transfer, and the lists once every file is done. Then the thread takes parts of linking the
- * rows (link-steps.ts), one task at a time.
+ * transfer, and the lists once every file is done. Then the thread writes part of the rows'
+ * forward halves (link-steps.ts).
  */
 
 const MAX_PROBLEMS_PER_FILE = 100;
@@ -138,11 +138,6 @@ let decoded: { readonly arrays: SharedNodeArrays; readonly lists: ForwardLists }
 function link(task: LinkTask): LinkReply {
   if (decoded === undefined) throw new Error('asked to link before decoding');
   const { arrays, lists } = decoded;
-  if (task.kind === 'count') {
-    const counts = shared.u32(arrays.degrees.length);
-    countReferrers(lists, counts, arrays.typeOfNode.length);
-    return { kind: 'counted', counts };
-  }
   writeForwardHalves({ arrays, lists: ForwardLists.fromParts(task.lists), workerLists: lists }, task.rows, task.from, task.to);
   return { kind: 'linked' };
 }

@@ -24,7 +24,7 @@ export type { BuildProblem } from './build-state.js';
  * (decode-thread.ts; the primary index it looks at is a copy taken when the build starts, as the
  * list of files is: commits taken over meanwhile are applied afterwards, see graph-service.ts).
  * The forward lists collected in file order are then laid out as rows in node order and reversed
- * (adjacency.ts; the worker thread counts and lays out its part, link-steps.ts), and
+ * (adjacency.ts; the worker thread writes part of the forward halves, link-steps.ts), and
  * reachability is computed from the roots entity, in another worker thread while the rows'
  * referrer halves are written.
  */
@@ -153,18 +153,11 @@ async function build(source: GraphSource, options: BuildOptions, threads: BuildT
   const reach = memory.u8(Math.ceil(n / 8));
   let swept: Promise<boolean> | undefined;
   const share = state.linkShare;
-  // Referrer counts, from the forward lists at once rather than per record (cache-friendlier);
-  // with a decode thread, each thread counts the targets of its own lists (link-steps.ts).
-  let workerCounts: Uint32Array | undefined;
-  if (decoding === undefined) countReferrers(share.lists, degrees, n);
-  else {
-    const asked = decoding.link({ kind: 'count' });
-    countReferrers(share.lists, degrees, n);
-    const reply = await asked;
-    if (reply.kind === 'counted') workerCounts = reply.counts;
-  }
-  const rows = memory.u32(rowStartsFromDegrees(degrees, n, workerCounts));
-  workerCounts = undefined;
+  // Referrer counts, from the forward lists at once rather than per record (cache-friendlier).
+  // This thread counts both threads' lists: counted in parallel (the worker into counts of its
+  // own, added in with the row starts), the same count took longer on this machine.
+  countReferrers(share, degrees, n);
+  const rows = memory.u32(rowStartsFromDegrees(degrees, n));
   // The list starts are not needed once the forward halves are written: they become the rows' fill cursors.
   if (decoding === undefined) writeForwardHalves(share, rows, 0, n);
   else {
