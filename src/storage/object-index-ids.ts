@@ -58,12 +58,17 @@ export function idExtent(index: ObjectIndex): IdExtent | undefined {
  */
 export function markIdBits(index: ObjectIndex, bits: Uint32Array, baseLow: number, baseHigh: number): void {
   const { idShift, table, run, runFields } = index.toParts();
-  const [, runStart, runHigh, runLowBits, , runTop] = runFields;
-  const runBase = (runHigh - baseHigh) * 2 ** 32 - (baseLow >>> 0);
-  for (let position = 0; position < runTop; position++) {
-    if (run[position * RUN_WORDS] === 0) continue;
-    const rel = runBase + ((((runStart + position) << idShift) | runLowBits) >>> 0);
-    bits[rel >>> 5] = (bits[rel >>> 5] as number) | (1 << (rel & 31));
+  const [, runStart, runHigh, runLowBits, inRun, runTop] = runFields;
+  // Run positions are ids `stride` apart.
+  const stride = 2 ** idShift;
+  const firstRel = (runHigh - baseHigh) * 2 ** 32 - (baseLow >>> 0) + (((runStart << idShift) | runLowBits) >>> 0);
+  if (inRun === runTop && stride <= 32) markEvery(bits, firstRel, runTop, stride);
+  else {
+    for (let position = 0; position < runTop; position++) {
+      if (run[position * RUN_WORDS] === 0) continue;
+      const rel = firstRel + position * stride;
+      bits[rel >>> 5] = (bits[rel >>> 5] as number) | (1 << (rel & 31));
+    }
   }
   for (let base = 0; base < table.length; base += WORDS) {
     const highPlusOne = table[base + 1] as number;
@@ -71,4 +76,26 @@ export function markIdBits(index: ObjectIndex, bits: Uint32Array, baseLow: numbe
     const rel = (((highPlusOne - 1) | 0) - baseHigh) * 2 ** 32 + ((table[base] as number) >>> 0) - (baseLow >>> 0);
     bits[rel >>> 5] = (bits[rel >>> 5] as number) | (1 << (rel & 31));
   }
+}
+
+/**
+ * Sets the bits `first + k * stride` for k in `[0, count)` (`stride` a power of two up to 32): a
+ * run without holes (every position used, as in a storage nothing was deleted from) is marked a
+ * word at a time, without reading its entries.
+ */
+function markEvery(bits: Uint32Array, first: number, count: number, stride: number): void {
+  if (count === 0) return;
+  const last = first + (count - 1) * stride;
+  const firstWord = first >>> 5;
+  const lastWord = last >>> 5;
+  // Word starts are multiples of the stride: every word has the same bit offsets set.
+  let pattern = 0;
+  for (let bit = first % stride; bit < 32; bit += stride) pattern |= 1 << bit;
+  if (firstWord === lastWord) {
+    bits[firstWord] = (bits[firstWord] as number) | (pattern & (0xffffffff << (first & 31)) & (0xffffffff >>> (31 - (last & 31))));
+    return;
+  }
+  bits[firstWord] = (bits[firstWord] as number) | (pattern & (0xffffffff << (first & 31)));
+  for (let word = firstWord + 1; word < lastWord; word++) bits[word] = (bits[word] as number) | pattern;
+  bits[lastWord] = (bits[lastWord] as number) | (pattern & (0xffffffff >>> (31 - (last & 31))));
 }
