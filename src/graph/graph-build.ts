@@ -1,5 +1,6 @@
 import { DirectorySource } from '../storage/directory-source.js';
 import { FileReadAhead } from '../storage/file-read-ahead.js';
+import { SYNC_LOCAL_FILES } from '../storage/sync-file-chunks.js';
 import type { Storage, StorageChannel } from '../storage/storage.js';
 import { Adjacency, rowStartsFromDegrees } from './adjacency.js';
 import { BuildState, type BuildProblem } from './build-state.js';
@@ -97,9 +98,10 @@ async function build(source: GraphSource, options: BuildOptions, threads: BuildT
     filesDone++;
     options.onProgress?.({ phase: 'reading', bytesDone, bytesTotal, filesDone, filesTotal: files.length });
   };
+  const local = source.source instanceof DirectorySource;
   // About half the channels are decoded by a worker thread that reads their files itself. It
   // gets their primary indexes (copied) first, to take them over while the nodes are numbered.
-  const theirs = source.source instanceof DirectorySource && wantsDecodeThread(options.threads, bytesTotal) ? channelsForThread(channels) : new Set<StorageChannel>();
+  const theirs = local && wantsDecodeThread(options.threads, bytesTotal) ? channelsForThread(channels) : new Set<StorageChannel>();
   const orderOf = new Map(files.map(({ file }, order) => [file, order]));
   const decoding = (threads.decoding =
     theirs.size === 0
@@ -131,18 +133,23 @@ async function build(source: GraphSource, options: BuildOptions, threads: BuildT
   decoding?.start({ kind: 'start', nodes: nodes.toParts(), arrays: state.sharedArrays });
   const ours = files.map((f, order) => ({ ...f, order })).filter((f) => !theirs.has(f.channel));
   const decoder = new RecordDecoder(nodes, types, channels.length);
-  // The next file is being read while one is walked (file-read-ahead.ts).
-  const reads = new FileReadAhead(source.source, ours.map(({ file }) => ({ path: file.path, from: 0, to: file.totalLength })));
+  // Local files are read as the decode thread reads them, in small synchronous reads that the
+  // kernel's read-ahead keeps ahead of (sync-file-chunks.ts); between two the build yields (pause).
+  // Measured at 10M entities with the page cache dropped: reading and decoding took 0.94–0.97 s
+  // so, against 1.09–1.14 s with the next file read ahead in 8 MiB reads on libuv's threads (the
+  // same with a warm cache). Other sources' files are read ahead (file-read-ahead.ts).
+  const reads = local ? undefined : new FileReadAhead(source.source, ours.map(({ file }) => ({ path: file.path, from: 0, to: file.totalLength })));
   try {
     for (const [index, { channel, file, order }] of ours.entries()) {
       state.startFile(channel.index, order);
-      await decoder.decodeFile(reads.chunks(index), file, channel.index, channel.objects, state, options.pause);
+      const chunks = reads === undefined ? SYNC_LOCAL_FILES.chunks(file.path, 0, file.totalLength) : reads.chunks(index);
+      await decoder.decodeFile(chunks, file, channel.index, channel.objects, state, options.pause);
       progress(file.totalLength);
       // Lets the worker thread's files be merged as they come (bounded memory).
       if (decoding !== undefined) await new Promise((resolve) => setImmediate(resolve));
     }
   } finally {
-    await reads.close();
+    await reads?.close();
   }
   if (decoding !== undefined) state.adoptWorkerLists(await decoding.done());
   options.onProgress?.({ phase: 'linking', bytesDone, bytesTotal, filesDone, filesTotal: files.length });

@@ -4,7 +4,8 @@ import type { SourceReads } from './source.js';
 
 /**
  * A local file's bytes in small synchronous reads, for a thread that has nothing else to do
- * while it walks them (an index worker). Measured against the event loop's 8 MiB reads on the
+ * while it walks them (an index worker, the graph build's threads: the building thread yields
+ * between chunks, and a read the page cache holds takes tens of microseconds). Measured against the event loop's 8 MiB reads on the
  * threadpool: each chunk is walked while it is still in this core's cache (copied here, not by
  * another thread), and no promise or thread handoff is paid per read; with the page cache dropped,
  * the kernel's read-ahead keeps the disk busy ahead of the reads. Files are opened read-only and
