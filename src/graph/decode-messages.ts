@@ -25,6 +25,12 @@ export interface DecodeJob {
     /** Each with its position in the build's list of all files (for progress and problem order). */
     readonly files: readonly (DecodeFile & { readonly order: number })[];
   }[];
+  /**
+   * One entry per file above (channel by channel), shared memory: the worker claims each file
+   * before it decodes it (0 → 1) and stops at the first the building thread has claimed (2),
+   * which takes them from the last one back once its own files are done.
+   */
+  readonly claims: Int32Array;
 }
 
 /** The node numbering and the build's per-node arrays (shared memory): the worker writes its nodes' type, forward count and list start. */

@@ -4,11 +4,12 @@ import type { ForwardListsParts } from './forward-lists.js';
 import type { DecodedFile, DecodeJob, DecodeReply, DecodeStart, LinkReply, LinkTask } from './decode-messages.js';
 
 /**
- * A worker thread decoding some channels' data files while the building thread decodes the
- * others (graph-build.ts): the record walk and the reference decoding are most of a build, and a
- * channel's files depend on nothing but its own primary index. What is not written to the shared
- * per-node arrays comes back file by file, as flat arrays, and is merged as it arrives. Then the
- * thread writes part of the rows (link-steps.ts).
+ * A worker thread decoding some channels' data files from the first on while the building thread
+ * decodes the other channels' and then the worker's from the last back, until they meet
+ * (graph-build.ts): the record walk and the reference decoding are most of a build, and a file
+ * depends on nothing but its channel's primary index. What is not written to the shared per-node
+ * arrays comes back file by file, as flat arrays, and is merged as it arrives. Then the thread
+ * writes part of the rows (link-steps.ts).
  */
 
 /**

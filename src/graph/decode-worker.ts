@@ -21,6 +21,9 @@ import { TypeTable } from './type-table.js';
  */
 
 const MAX_PROBLEMS_PER_FILE = 100;
+/** A file nobody has taken yet, or one this thread took (the building thread's claims are 2). */
+const UNCLAIMED = 0;
+const CLAIMED_HERE = 1;
 
 /** A growable Int32Array or Uint32Array. */
 class Column<T extends Int32Array | Uint32Array> {
@@ -104,9 +107,12 @@ async function decode(job: DecodeJob, start: DecodeStart): Promise<ForwardLists>
   let reported = known;
   const decoder = new RecordDecoder(nodes, types, job.channelCount);
   const sink = new FileSink(start.arrays, known);
+  let claim = 0;
   for (const channel of job.channels) {
     const objects = ObjectIndex.fromParts(channel.objects);
     for (const file of channel.files) {
+      // The building thread took this file and the ones after it.
+      if (Atomics.compareExchange(job.claims, claim++, UNCLAIMED, CLAIMED_HERE) !== UNCLAIMED) return sink.lists;
       const before = decoder.records;
       await decoder.decodeFile(SYNC_LOCAL_FILES.chunks(file.path, 0, file.totalLength), file, channel.index, objects, sink);
       const addedTypes: bigint[] = [];

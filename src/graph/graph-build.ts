@@ -16,14 +16,18 @@ import { NOT_STORED, TypeTable } from './type-table.js';
 
 export type { BuildProblem } from './build-state.js';
 
+/** A decode thread's file nobody has taken yet, or one this thread took (decode-messages.ts). */
+const UNCLAIMED = 0;
+const CLAIMED_HERE = 2;
+
 /**
  * Builds the graph index of a storage in one pass over its data files: every record that is the
  * latest of its object (the primary index says where that is) is decoded with its type's
  * reference plan; older records are only noted (for object versions). A large directory
- * storage's channels are shared with a worker thread, which decodes its half into the same
- * per-node arrays (shared memory) and sends the rest of each file's findings back
- * (decode-thread.ts; the primary index it looks at is a copy taken when the build starts, as the
- * list of files is: commits taken over meanwhile are applied afterwards, see graph-service.ts).
+ * storage's files are shared with a worker thread, which decodes its part into the same per-node
+ * arrays (shared memory) and sends the rest of each file's findings back (decode-thread.ts; the
+ * primary indexes it looks at are copies taken when the build starts, as the list of files is:
+ * commits taken over meanwhile are applied afterwards, see graph-service.ts).
  * The forward lists collected in file order are then laid out as rows in node order and reversed
  * (adjacency.ts; the worker thread writes part of the forward halves, link-steps.ts), and
  * reachability is computed from the roots entity, in another worker thread while the rows'
@@ -46,8 +50,8 @@ export interface BuildOptions {
   /** Awaited between chunks of a file, so that other work (requests) can run. */
   readonly pause?: () => Promise<void>;
   /**
-   * Whether the build uses worker threads: one decoding about half the channels' files of a
-   * directory storage (decode-thread.ts; by default from 512 MiB of files on), one sweeping
+   * Whether the build uses worker threads: one decoding about half the files of a directory
+   * storage, one channel or many (decode-thread.ts; by default from 512 MiB of files on), one sweeping
    * reachability while the rows' referrer halves are laid out (reachability-thread.ts; by default
    * from a million entities on); neither with a single processor. true or false decides for both.
    */
@@ -99,10 +103,14 @@ async function build(source: GraphSource, options: BuildOptions, threads: BuildT
     options.onProgress?.({ phase: 'reading', bytesDone, bytesTotal, filesDone, filesTotal: files.length });
   };
   const local = source.source instanceof DirectorySource;
-  // About half the channels are decoded by a worker thread that reads their files itself. It
-  // gets their primary indexes (copied) first, to take them over while the nodes are numbered.
+  // A worker thread decodes the files of channels holding at least half the bytes, reading them
+  // itself; it gets their primary indexes (copied) first, to take them over while the nodes are
+  // numbered. This thread decodes the other channels' files and then the worker's from the last
+  // one back, until the two meet: each file is claimed first (`claims`, shared memory).
   const theirs = local && wantsDecodeThread(options.threads, bytesTotal) ? channelsForThread(channels) : new Set<StorageChannel>();
   const orderOf = new Map(files.map(({ file }, order) => [file, order]));
+  const theirFiles = [...theirs].flatMap((channel) => channel.files.map((file) => ({ channel, file, order: orderOf.get(file)! })));
+  const claims = new Int32Array(new SharedArrayBuffer(4 * theirFiles.length));
   const decoding = (threads.decoding =
     theirs.size === 0
       ? undefined
@@ -116,6 +124,7 @@ async function build(source: GraphSource, options: BuildOptions, threads: BuildT
               objects: c.objects.toParts(),
               files: c.files.map((f) => ({ path: f.path, totalLength: f.totalLength, slot: f.slot, order: orderOf.get(f)! })),
             })),
+            claims,
           },
           (file) => {
             state.merge(file);
@@ -139,17 +148,23 @@ async function build(source: GraphSource, options: BuildOptions, threads: BuildT
   // so, against 1.09–1.14 s with the next file read ahead in 8 MiB reads on libuv's threads (the
   // same with a warm cache). Other sources' files are read ahead (file-read-ahead.ts).
   const reads = local ? undefined : new FileReadAhead(source.source, ours.map(({ file }) => ({ path: file.path, from: 0, to: file.totalLength })));
+  const decodeHere = async (channel: StorageChannel, file: StorageChannel['files'][number], order: number, chunks: AsyncIterable<Uint8Array>): Promise<void> => {
+    state.startFile(channel.index, order);
+    await decoder.decodeFile(chunks, file, channel.index, channel.objects, state, options.pause);
+    progress(file.totalLength);
+    // Lets the worker thread's files be merged as they come (bounded memory).
+    if (decoding !== undefined) await new Promise((resolve) => setImmediate(resolve));
+  };
   try {
     for (const [index, { channel, file, order }] of ours.entries()) {
-      state.startFile(channel.index, order);
-      const chunks = reads === undefined ? SYNC_LOCAL_FILES.chunks(file.path, 0, file.totalLength) : reads.chunks(index);
-      await decoder.decodeFile(chunks, file, channel.index, channel.objects, state, options.pause);
-      progress(file.totalLength);
-      // Lets the worker thread's files be merged as they come (bounded memory).
-      if (decoding !== undefined) await new Promise((resolve) => setImmediate(resolve));
+      await decodeHere(channel, file, order, reads === undefined ? SYNC_LOCAL_FILES.chunks(file.path, 0, file.totalLength) : reads.chunks(index));
     }
   } finally {
     await reads?.close();
+  }
+  for (let k = theirFiles.length - 1; k >= 0 && Atomics.compareExchange(claims, k, UNCLAIMED, CLAIMED_HERE) === UNCLAIMED; k--) {
+    const { channel, file, order } = theirFiles[k]!;
+    await decodeHere(channel, file, order, SYNC_LOCAL_FILES.chunks(file.path, 0, file.totalLength));
   }
   if (decoding !== undefined) state.adoptWorkerLists(await decoding.done());
   options.onProgress?.({ phase: 'linking', bytesDone, bytesTotal, filesDone, filesTotal: files.length });
@@ -193,15 +208,14 @@ async function build(source: GraphSource, options: BuildOptions, threads: BuildT
   return { graph, problems: state.problems(), problemCount: state.problemCount, records: decoder.records + state.records };
 }
 
-/** Channels holding about half the bytes, for the decode thread (the building thread keeps the rest). */
+/** Channels holding at least half the bytes (the largest first), for the decode thread. */
 function channelsForThread(channels: readonly StorageChannel[]): Set<StorageChannel> {
   const bytes = (c: StorageChannel): number => c.files.reduce((sum, f) => sum + f.totalLength, 0);
   const total = channels.reduce((sum, c) => sum + bytes(c), 0);
   const theirs = new Set<StorageChannel>();
-  if (channels.filter((c) => bytes(c) > 0).length < 2) return theirs;
   let given = 0;
-  for (const channel of [...channels].sort((a, b) => bytes(b) - bytes(a))) {
-    if (given + bytes(channel) / 2 > total / 2) continue;
+  for (const channel of channels.filter((c) => bytes(c) > 0).sort((a, b) => bytes(b) - bytes(a))) {
+    if (given >= total / 2) break;
     theirs.add(channel);
     given += bytes(channel);
   }

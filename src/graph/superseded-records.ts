@@ -89,7 +89,11 @@ export class SupersededRecords {
     this.recent = new RecordList();
   }
 
-  /** The superseded records of a node, in the order they were found (oldest first as a rule). */
+  /**
+   * The superseded records of a node, in the order they were added: file order within one
+   * thread's files, but a threaded build merges the decode thread's files as they come, so callers
+   * that need an order sort (object-versions.ts sorts by file and offset).
+   */
   of(node: number): RecordPlace[] {
     const out: RecordPlace[] = [];
     const s = this.sorted;
