@@ -1,7 +1,7 @@
 /**
  * `npm run bench:rescue`: `check` and `rescue` on generated storages (BENCH_SIZES, default 10M
  * entities, 4 channels; generated once under bench/.storages), each in a fresh process, against
- * the read-once floor (reading every byte of the storage once, 8 MiB at a time), warm page cache.
+ * the read-once floor (reading every byte of the storage once, 256 KiB at a time), warm page cache.
  * Prints wall times, their ratio to the floor, peak RSS per entity, and the machine's load
  * average (the figures are only comparable on a quiet machine). BENCH_ROUNDS (default 3) runs,
  * medians. The rescued copy is written under bench/.storages and removed afterwards.
