@@ -294,16 +294,10 @@ export class Adjacency {
   }
 }
 
-/** How `assembleRows` allocates the rows, and who hears of them once their forward halves are written. */
-export interface RowsLayout {
-  readonly allocate?: (length: number) => Uint32Array;
-  /** Called after every forward half is written, before the referrer halves are. */
-  readonly onForwardHalves?: (rowStart: Uint32Array, rows: Uint32Array) => void;
-}
-
 /**
- * Builds the rows from forward lists given in any node order. `copyForward(v, rows, at)` writes
- * v's targets (ascending, distinct, with FORWARD_FLAG) at `at` and returns the end;
+ * Builds the rows from forward lists given in any node order (compacting overlays; a graph build
+ * takes the same steps in link-steps.ts, in parts two threads share). `copyForward(v, rows, at)`
+ * writes v's targets (ascending, distinct, with FORWARD_FLAG) at `at` and returns the end;
  * `degrees[v]` must hold v's forward count plus its referrer count and becomes the row starts
  * (length nodeCount + 1). `cursor` (length >= nodeCount) is scratch.
  */
@@ -312,12 +306,9 @@ export function assembleRows(
   degrees: Uint32Array,
   copyForward: (v: number, rows: Uint32Array, at: number) => number,
   cursor: Uint32Array | Int32Array,
-  layout: RowsLayout = {},
 ): Adjacency {
-  const sum = rowStartsFromDegrees(degrees, nodeCount);
-  const rows = layout.allocate?.(sum) ?? new Uint32Array(sum);
+  const rows = new Uint32Array(rowStartsFromDegrees(degrees, nodeCount));
   for (let v = 0; v < nodeCount; v++) cursor[v] = copyForward(v, rows, degrees[v] as number);
-  layout.onForwardHalves?.(degrees, rows);
   // Referrers in ascending order: the sources in order, each appended to its targets.
   appendReferrers(nodeCount, degrees, rows, cursor);
   return new Adjacency(degrees, rows, nodeCount);

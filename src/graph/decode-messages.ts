@@ -27,11 +27,14 @@ export interface DecodeJob {
   }[];
   /**
    * One entry per file above (channel by channel), shared memory: the worker claims each file
-   * before it decodes it (0 → 1) and stops at the first the building thread has claimed (2),
-   * which takes them from the last one back once its own files are done.
+   * before it decodes it and stops at the first the building thread has claimed, which takes
+   * them from the last one back once its own files are done (`FileClaim`).
    */
   readonly claims: Int32Array;
 }
+
+/** Who decodes a file of the worker's channels (an entry of `DecodeJob.claims`, set with `Atomics.compareExchange`). */
+export const FileClaim = { unclaimed: 0, worker: 1, buildingThread: 2 } as const;
 
 /** The node numbering and the build's per-node arrays (shared memory): the worker writes its nodes' type, forward count and list start. */
 export interface DecodeStart {

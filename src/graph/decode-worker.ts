@@ -2,13 +2,13 @@ import { parentPort } from 'node:worker_threads';
 import { createTypeDictionary } from '../format/type-dictionary.js';
 import { ObjectIndex } from '../storage/object-index.js';
 import { SYNC_LOCAL_FILES } from '../storage/sync-file-chunks.js';
+import { shared } from './build-memory.js';
 import { workerListStart, type SharedNodeArrays } from './build-state.js';
-import type { DecodedFile, DecodeJob, DecodeReply, DecodeStart, LinkReply, LinkTask } from './decode-messages.js';
+import { FileClaim, type DecodedFile, type DecodeJob, type DecodeReply, type DecodeStart, type LinkReply, type LinkTask } from './decode-messages.js';
 import { ForwardLists } from './forward-lists.js';
 import { writeForwardHalves } from './link-steps.js';
 import { NodeIds } from './node-ids.js';
 import { RecordDecoder, type DecodeSink } from './record-decoder.js';
-import { shared } from './build-memory.js';
 import { TypeTable } from './type-table.js';
 
 /**
@@ -21,9 +21,6 @@ import { TypeTable } from './type-table.js';
  */
 
 const MAX_PROBLEMS_PER_FILE = 100;
-/** A file nobody has taken yet, or one this thread took (the building thread's claims are 2). */
-const UNCLAIMED = 0;
-const CLAIMED_HERE = 1;
 
 /** A growable Int32Array or Uint32Array. */
 class Column<T extends Int32Array | Uint32Array> {
@@ -112,7 +109,7 @@ async function decode(job: DecodeJob, start: DecodeStart): Promise<ForwardLists>
     const objects = ObjectIndex.fromParts(channel.objects);
     for (const file of channel.files) {
       // The building thread took this file and the ones after it.
-      if (Atomics.compareExchange(job.claims, claim++, UNCLAIMED, CLAIMED_HERE) !== UNCLAIMED) return sink.lists;
+      if (Atomics.compareExchange(job.claims, claim++, FileClaim.unclaimed, FileClaim.worker) !== FileClaim.unclaimed) return sink.lists;
       const before = decoder.records;
       await decoder.decodeFile(SYNC_LOCAL_FILES.chunks(file.path, 0, file.totalLength), file, channel.index, objects, sink);
       const addedTypes: bigint[] = [];

@@ -3,22 +3,19 @@ import { FileReadAhead } from '../storage/file-read-ahead.js';
 import { SYNC_LOCAL_FILES } from '../storage/sync-file-chunks.js';
 import type { Storage, StorageChannel } from '../storage/storage.js';
 import { Adjacency, rowStartsFromDegrees } from './adjacency.js';
+import { shared, unshared } from './build-memory.js';
 import { BuildState, type BuildProblem } from './build-state.js';
+import { FileClaim } from './decode-messages.js';
 import { DecodeThread, DecodeThreadError, wantsDecodeThread } from './decode-thread.js';
 import { GraphIndex } from './graph-index.js';
 import { countReferrers, splitByRows, writeForwardHalves, writeReferrerHalves } from './link-steps.js';
 import { NodeIds } from './node-ids.js';
 import { computeReachability } from './reachability.js';
-import { shared, unshared } from './build-memory.js';
 import { ReachabilityThread, wantsReachabilityThread } from './reachability-thread.js';
 import { RecordDecoder } from './record-decoder.js';
 import { NOT_STORED, TypeTable } from './type-table.js';
 
 export type { BuildProblem } from './build-state.js';
-
-/** A decode thread's file nobody has taken yet, or one this thread took (decode-messages.ts). */
-const UNCLAIMED = 0;
-const CLAIMED_HERE = 2;
 
 /**
  * Builds the graph index of a storage in one pass over its data files: every record that is the
@@ -162,7 +159,7 @@ async function build(source: GraphSource, options: BuildOptions, threads: BuildT
   } finally {
     await reads?.close();
   }
-  for (let k = theirFiles.length - 1; k >= 0 && Atomics.compareExchange(claims, k, UNCLAIMED, CLAIMED_HERE) === UNCLAIMED; k--) {
+  for (let k = theirFiles.length - 1; k >= 0 && Atomics.compareExchange(claims, k, FileClaim.unclaimed, FileClaim.buildingThread) === FileClaim.unclaimed; k--) {
     const { channel, file, order } = theirFiles[k]!;
     await decodeHere(channel, file, order, SYNC_LOCAL_FILES.chunks(file.path, 0, file.totalLength));
   }
