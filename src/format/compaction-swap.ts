@@ -1,13 +1,14 @@
-import { crc32 } from './crc32.js';
+import { crc32 } from 'node:zlib';
 
 /**
  * EclipseStore's transaction log compaction swap file (`transactions_N_compaction.swp`, from
  * 4.2): while a channel's log is rewritten in compacted form, the complete new content is first
- * written here as `[8-byte content length][8-byte CRC-32 of the content][content]`, then the log
- * is truncated and rewritten, then this file is deleted. A complete swap file that differs from
- * the log means the rewrite was interrupted (or is under way): EclipseStore restores the log
- * from it at its next start, so it is the channel's log. An incomplete one (length or checksum
- * wrong) means the log was never touched; EclipseStore discards it.
+ * written here as `[8-byte content length][8-byte CRC-32 of the content][content]` (Java's
+ * `CRC32`, the same as zlib's), then the log is truncated and rewritten, then this file is
+ * deleted. A complete swap file that differs from the log means the rewrite was interrupted (or
+ * is under way): EclipseStore restores the log from it at its next start, so it is the channel's
+ * log. An incomplete one (length or checksum wrong) means the log was never touched; EclipseStore
+ * discards it.
  */
 
 export const SWAP_HEADER_SIZE = 16;

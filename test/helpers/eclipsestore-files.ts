@@ -4,7 +4,7 @@
  * (rebuilt from a log's entries as those versions' cleaners describe it).
  */
 import { readFileSync } from 'node:fs';
-import { crc32 } from '../../src/format/crc32.js';
+import { crc32 } from 'node:zlib';
 import { parseTransactionLog, type LogEntry } from '../../src/format/transaction-log.js';
 import { creationEntry, deletionEntry, storeEntry } from '../../src/writer/log-entries.js';
 import { bytes } from './bytes.js';
