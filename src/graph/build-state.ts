@@ -41,6 +41,11 @@ export function workerListStart(at: number): number {
   return -at - 2;
 }
 
+/** Where in the decode worker's lists a `listStart` below -1 points (the inverse of `workerListStart`). */
+export function workerListAt(listStart: number): number {
+  return -listStart - 2;
+}
+
 const MAX_PROBLEMS = 100;
 
 export class BuildState implements DecodeSink {

@@ -1,4 +1,4 @@
-import type { SharedNodeArrays } from './build-state.js';
+import { workerListAt, type SharedNodeArrays } from './build-state.js';
 import type { ForwardLists } from './forward-lists.js';
 import { appendReferrers } from './referrer-rows.js';
 
@@ -32,7 +32,7 @@ export function copyForward(share: LinkShare, v: number, rows: Uint32Array, at: 
   const start = share.arrays.listStart[v] as number;
   if (start >= 0) return share.lists.copyForward(start, rows, at);
   if (start === -1) return at;
-  return share.workerLists!.copyForward(-start - 2, rows, at);
+  return share.workerLists!.copyForward(workerListAt(start), rows, at);
 }
 
 /**
