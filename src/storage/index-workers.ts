@@ -58,8 +58,9 @@ export class IndexWorkerPool {
     }
   }
 
+  /** Ends the threads; never rejects (callers need not wait for it). */
   async close(): Promise<void> {
-    await Promise.all(this.workers.map((worker) => worker.terminate()));
+    await Promise.all(this.workers.map((worker) => worker.terminate().catch(() => undefined)));
   }
 }
 
