@@ -129,7 +129,10 @@ async function decode(job: DecodeJob, start: DecodeStart): Promise<ForwardLists>
       };
       sink.problems = [];
       sink.problemCount = 0;
-      parentPort?.postMessage(message, [message.retyped, message.superseded, message.missing].map((a) => a.buffer as ArrayBuffer));
+      // Copied, not transferred: a transfer detaches a buffer, and the first detach in a thread
+      // throws away all its compiled code that touches typed arrays (V8 assumed no detaching),
+      // the whole decode among it, to be compiled again. These arrays are small.
+      parentPort?.postMessage(message);
     }
   }
   return sink.lists;
