@@ -22,6 +22,8 @@ export interface DirectorySourceOptions {
 }
 
 const DEFAULT_MAX_WHOLE_FILE_BYTES = Number.MAX_SAFE_INTEGER;
+/** Directory entries looked at concurrently while listing a folder. */
+const ENTRIES_AT_ONCE = 64;
 
 export class DirectorySource implements StorageSource, SourceReader {
   readonly kind = 'directory';
@@ -65,9 +67,15 @@ export class DirectorySource implements StorageSource, SourceReader {
   async listFolder(folder: SourceFolder): Promise<readonly SourceFile[]> {
     if (folder.refused !== undefined) throw new StorageError('STORAGE_REFUSED', `${folder.path} ${folder.refused}`);
     const files: SourceFile[] = [];
-    for (const name of logsFirst(await readdir(folder.path))) {
-      const entry = await this.entry(name, join(folder.path, name));
-      if (entry?.kind === 'file') files.push(entry.file);
+    const names = logsFirst(await readdir(folder.path));
+    // Looked at in batches, not one after the other: a channel of a 100M-entity storage holds
+    // 228 files, and awaiting each lstat in turn took 60–85 ms of opening it, before the index
+    // threads could even start (they wait for the files' sizes).
+    for (let at = 0; at < names.length; at += ENTRIES_AT_ONCE) {
+      const batch = names.slice(at, at + ENTRIES_AT_ONCE);
+      for (const entry of await Promise.all(batch.map((name) => this.entry(name, join(folder.path, name))))) {
+        if (entry?.kind === 'file') files.push(entry.file);
+      }
     }
     return files;
   }
