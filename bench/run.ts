@@ -16,13 +16,15 @@
  * (CPU profiles of the server processes), BENCH_SOURCE=1 (serve the TypeScript sources),
  * BENCH_FAMILY=eclipsestore (EclipseStore-family storages instead of MicroStream 4.1 ones).
  */
+import { readdirSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
+import { indexWorkerCount } from '../src/storage/index-workers.js';
 import { benchFollow } from './follow-bench.js';
 import type { LoadResult } from './load-child.js';
 import type { ChildInfo } from './server-child.js';
 import { measureOpen, runLoad, startServer, stopChild, type ServerChild } from './processes.js';
 import { fmt, fmtSpread, relativeSpread, spread, type Spread } from './stats.js';
-import { cannotRun, dropCaches, readOnceFloor, storageBytes, storageFor } from './storages.js';
+import { cannotRun, dropCaches, readInThreads, readOnceFloor, storageBytes, storageFor } from './storages.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
@@ -37,10 +39,17 @@ interface SizeResult {
   readonly warmFloor: Spread;
   readonly warmOpen: Spread;
   readonly warmRatio: Spread;
+  /** Threads opening indexes in (and the threaded reading uses). */
+  readonly threads: number;
+  /** Reading the files once shared by `threads` threads, and opening against that. */
+  readonly warmThreaded: Spread;
+  readonly warmThreadedRatio: Spread;
   readonly warmOpenCpu: Spread;
   readonly coldFloor?: Spread;
   readonly coldOpen?: Spread;
   readonly coldRatio?: Spread;
+  readonly coldThreaded?: Spread;
+  readonly coldThreadedRatio?: Spread;
   readonly indexBytesPerEntity: number;
   readonly rssAfterOpen: Spread;
   readonly ceiling: Spread;
@@ -83,20 +92,35 @@ function sizes(): number[] {
   });
 }
 
-async function openRounds(dir: string, cold: boolean): Promise<{ floors: number[]; opens: number[]; infos: Awaited<ReturnType<typeof measureOpen>>[] }> {
+/** Threads a storage is opened in (index-workers.ts decides; 0 worker threads is this one thread). */
+function openThreads(dir: string): number {
+  const channels = readdirSync(dir).filter((n) => /^channel_\d+$/.test(n)).length;
+  return Math.max(1, indexWorkerCount(undefined, channels, storageBytes(dir)));
+}
+
+async function openRounds(
+  dir: string,
+  cold: boolean,
+): Promise<{ floors: number[]; threaded: number[]; opens: number[]; infos: Awaited<ReturnType<typeof measureOpen>>[] }> {
   const floors: number[] = [];
+  const threaded: number[] = [];
   const opens: number[] = [];
   const infos = [];
   if (!cold) await readOnceFloor(dir); // bring everything into the page cache
   for (let round = 0; round < ROUNDS; round++) {
     if (cold) dropCaches();
     floors.push(await readOnceFloor(dir));
+    const threads = openThreads(dir);
+    if (threads > 1) {
+      if (cold) dropCaches();
+      threaded.push(await readInThreads(dir, threads));
+    } else threaded.push(floors[floors.length - 1] as number);
     if (cold) dropCaches();
     const info = await measureOpen(dir);
     infos.push(info);
     opens.push(info.openMs ?? Number.NaN);
   }
-  return { floors, opens, infos };
+  return { floors, threaded, opens, infos };
 }
 
 async function benchSize(entities: number, ceiling: ServerChild): Promise<SizeResult> {
@@ -194,6 +218,9 @@ async function benchSize(entities: number, ceiling: ServerChild): Promise<SizeRe
     warmFloor: spread(warm.floors),
     warmOpen: spread(warm.opens),
     warmRatio: spread(warm.opens.map((o, i) => o / (warm.floors[i] as number))),
+    threads: openThreads(dir),
+    warmThreaded: spread(warm.threaded),
+    warmThreadedRatio: spread(warm.opens.map((o, i) => o / (warm.threaded[i] as number))),
     warmOpenCpu: spread(warm.infos.map((i) => i.openCpuMs ?? Number.NaN)),
     ...(cold === undefined
       ? {}
@@ -201,6 +228,8 @@ async function benchSize(entities: number, ceiling: ServerChild): Promise<SizeRe
           coldFloor: spread(cold.floors),
           coldOpen: spread(cold.opens),
           coldRatio: spread(cold.opens.map((o, i) => o / (cold.floors[i] as number))),
+          coldThreaded: spread(cold.threaded),
+          coldThreadedRatio: spread(cold.opens.map((o, i) => o / (cold.threaded[i] as number))),
         }),
     indexBytesPerEntity: first?.indexBytesPerEntity ?? Number.NaN,
     rssAfterOpen: spread(warm.infos.map((i) => (i.rssAfterOpen ?? Number.NaN) / 1024 ** 2)),
@@ -236,8 +265,10 @@ const TABLE_HEADER = [
   'entities',
   'storage',
   'open warm ms: floor / open (× floor)',
+  'open warm: reading in as many threads ms (open × it)',
   'open warm CPU ms',
   'open cold ms: floor / open (× floor)',
+  'open cold: reading in as many threads ms (open × it)',
   'index B/entity',
   'RSS after open MB',
   'Node ceiling req/s',
@@ -258,8 +289,10 @@ function tableRow(r: SizeResult): string {
     r.entities.toLocaleString('en'),
     `${(r.bytes / 1e6).toFixed(0)} MB, ${r.files} files`,
     `${fmt(r.warmFloor.median, 0)} / ${fmt(r.warmOpen.median, 0)} (${fmtSpread(r.warmRatio, 2, '×')})`,
+    r.threads === 1 ? '-' : `${r.threads}: ${fmt(r.warmThreaded.median, 0)} (${fmtSpread(r.warmThreadedRatio, 2, '×')})`,
     fmtSpread(r.warmOpenCpu, 0),
     r.coldRatio === undefined ? '-' : `${fmt(r.coldFloor?.median, 0)} / ${fmt(r.coldOpen?.median, 0)} (${fmtSpread(r.coldRatio, 2, '×')})`,
+    r.coldThreadedRatio === undefined || r.threads === 1 ? '-' : `${r.threads}: ${fmt(r.coldThreaded?.median, 0)} (${fmtSpread(r.coldThreadedRatio, 2, '×')})`,
     fmt(r.indexBytesPerEntity),
     fmt(r.rssAfterOpen.median, 0),
     fmtSpread(r.ceiling, 0),
@@ -285,15 +318,21 @@ function targetLines(results: readonly SizeResult[]): string[] {
   for (const r of results) {
     const n = r.entities.toLocaleString('en');
     if (r.entities >= 10_000_000) {
-      check(r.coldRatio === undefined ? undefined : r.coldRatio.median <= 2, `${n}: open cold ≤ 2× floor (${fmt(r.coldRatio?.median, 2)}×)`);
-      check(r.warmRatio.median <= 3, `${n}: open warm ≤ 3× floor (${fmt(r.warmRatio.median, 2)}×)`);
+      const vsThreads = (ratio: Spread | undefined): string => `; ${fmt(ratio?.median, 2)}× reading in ${r.threads} threads`;
+      check(r.coldRatio === undefined ? undefined : r.coldRatio.median <= 2, `${n}: open cold ≤ 2× floor (${fmt(r.coldRatio?.median, 2)}×${vsThreads(r.coldThreadedRatio)})`);
+      check(r.warmRatio.median <= 3, `${n}: open warm ≤ 3× floor (${fmt(r.warmRatio.median, 2)}×${vsThreads(r.warmThreadedRatio)})`);
       check(r.objectRatio.median >= 60, `${n}: /object ≥ 60% of the ceiling (${fmt(r.objectRatio.median, 0)}%)`);
     }
     check(r.indexBytesPerEntity <= 32, `${n}: index ≤ 32 B/entity (${fmt(r.indexBytesPerEntity)})`);
     if (r.graph !== undefined) {
       check(r.graph.bytesPerReference <= 8 && r.graph.nodeBytesPerEntity <= 8, `${n}: graph ≤ 8 B/reference + 8 B/entity (${fmt(r.graph.bytesPerReference)} + ${fmt(r.graph.nodeBytesPerEntity)})`);
       const floor = r.coldFloor?.median;
-      check(r.graph.coldMs === undefined || floor === undefined ? undefined : r.graph.coldMs <= 3 * floor, `${n}: graph build cold ≤ 3× cold floor (${fmt(r.graph.coldMs === undefined || floor === undefined ? Number.NaN : r.graph.coldMs / floor, 1)}×)`);
+      const threaded = r.coldThreaded?.median;
+      const against = r.graph.coldMs === undefined || threaded === undefined ? '' : `; ${fmt(r.graph.coldMs / threaded, 1)}× reading in ${r.threads} threads`;
+      check(
+        r.graph.coldMs === undefined || floor === undefined ? undefined : r.graph.coldMs <= 3 * floor,
+        `${n}: graph build cold ≤ 3× cold floor (${fmt(r.graph.coldMs === undefined || floor === undefined ? Number.NaN : r.graph.coldMs / floor, 1)}×${against})`,
+      );
     }
     if (r.api !== undefined && r.entities >= 10_000_000) {
       check(r.api.referrers.p99 < 20, `${n}: referrers p99 < 20 ms (${fmt(r.api.referrers.p99, 0)} ms)`);
