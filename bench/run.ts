@@ -318,7 +318,7 @@ function targetLines(results: readonly SizeResult[]): string[] {
   for (const r of results) {
     const n = r.entities.toLocaleString('en');
     if (r.entities >= 10_000_000) {
-      const vsThreads = (ratio: Spread | undefined): string => `; ${fmt(ratio?.median, 2)}× reading in ${r.threads} threads`;
+      const vsThreads = (ratio: Spread | undefined): string => (r.threads > 1 ? `; ${fmt(ratio?.median, 2)}× reading in ${r.threads} threads` : '');
       check(r.coldRatio === undefined ? undefined : r.coldRatio.median <= 2, `${n}: open cold ≤ 2× floor (${fmt(r.coldRatio?.median, 2)}×${vsThreads(r.coldThreadedRatio)})`);
       check(r.warmRatio.median <= 3, `${n}: open warm ≤ 3× floor (${fmt(r.warmRatio.median, 2)}×${vsThreads(r.warmThreadedRatio)})`);
       check(r.objectRatio.median >= 60, `${n}: /object ≥ 60% of the ceiling (${fmt(r.objectRatio.median, 0)}%)`);
@@ -328,7 +328,7 @@ function targetLines(results: readonly SizeResult[]): string[] {
       check(r.graph.bytesPerReference <= 8 && r.graph.nodeBytesPerEntity <= 8, `${n}: graph ≤ 8 B/reference + 8 B/entity (${fmt(r.graph.bytesPerReference)} + ${fmt(r.graph.nodeBytesPerEntity)})`);
       const floor = r.coldFloor?.median;
       const threaded = r.coldThreaded?.median;
-      const against = r.graph.coldMs === undefined || threaded === undefined ? '' : `; ${fmt(r.graph.coldMs / threaded, 1)}× reading in ${r.threads} threads`;
+      const against = r.graph.coldMs === undefined || threaded === undefined || r.threads === 1 ? '' : `; ${fmt(r.graph.coldMs / threaded, 1)}× reading in ${r.threads} threads`;
       check(
         r.graph.coldMs === undefined || floor === undefined ? undefined : r.graph.coldMs <= 3 * floor,
         `${n}: graph build cold ≤ 3× cold floor (${fmt(r.graph.coldMs === undefined || floor === undefined ? Number.NaN : r.graph.coldMs / floor, 1)}×${against})`,
