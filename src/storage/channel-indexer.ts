@@ -1,7 +1,7 @@
+import { RECORD_HEADER_SIZE as HEADER } from '../format/entity-record.js';
 import { FileReadAhead } from './file-read-ahead.js';
 import { ObjectIndex } from './object-index.js';
 import { ChannelRecords } from './channel-records.js';
-import { RECORD_HEADER_SIZE as HEADER } from '../format/entity-record.js';
 import { scanRecordChunks, type RecordVisitor, type ScanProblem } from './record-scan.js';
 import type { SourceReads } from './source.js';
 
