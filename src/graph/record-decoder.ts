@@ -1,6 +1,6 @@
 import type { ObjectIndex } from '../storage/object-index.js';
 import type { NodeIds } from './node-ids.js';
-import { walkRecordBytes, type WalkProblem } from './record-walk.js';
+import { walkRecordBytes, type RecordBytesVisitor, type WalkProblem } from './record-walk.js';
 import { ReferenceCollector } from './reference-collector.js';
 import type { TypeTable } from './type-table.js';
 
@@ -40,6 +40,15 @@ export class RecordDecoder {
   private lastType = -1;
   private lastTypeLow = -1;
   private lastTypeHigh = -1;
+  /**
+   * The file being decoded. One visitor for every file, not a closure per file: the walk's
+   * compiled code calls it, and a new closure per file made V8 throw that code away and compile
+   * it again (a call target it had not seen).
+   */
+  private file: DecodeFile | undefined;
+  private channel = 0;
+  private objects: Pick<ObjectIndex, 'isLatest'> | undefined;
+  private sink: DecodeSink | undefined;
 
   /** `channelCount`: the storage's (a power of two), for telling which channel an id belongs to. */
   constructor(
@@ -53,7 +62,7 @@ export class RecordDecoder {
   /**
    * Decodes the records of one file delivered as `chunks` into `sink`; `objects` is the primary
    * index of its channel, number `channel`. After each chunk the walk awaits `pause` (to let other
-   * work run, or to stop).
+   * work run, or to stop). One file at a time.
    */
   async decodeFile(
     chunks: AsyncIterable<Uint8Array>,
@@ -63,44 +72,53 @@ export class RecordDecoder {
     sink: DecodeSink,
     pause?: () => Promise<void>,
   ): Promise<void> {
-    const { nodes, types, collector } = this;
-    const fileSlot = file.slot;
-    const channelMask = this.channelCount - 1;
-    const walkProblem: WalkProblem | undefined = await walkRecordBytes(
-      chunks,
-      file.totalLength,
-      (view, at, offset, length, typeLow, typeHigh, idLow, idHigh) => {
-        this.records++;
-        const v = nodes.nodeOf(idLow, idHigh);
-        if (v < 0) return; // not in the index (past damage, or added while building: caught up later)
-        // An id is looked up in its own channel only, and each node's arrays must have one writer
-        // (the decode worker thread writes those of its channels' records).
-        if ((idLow & channelMask) !== channel) {
-          sink.problem(file.path, offset, `object ${nodes.idOf(v)} belongs to channel ${idLow & channelMask}, not to channel ${channel}`);
-          return;
-        }
-        if (!objects.isLatest(idLow, idHigh, fileSlot, offset)) {
-          sink.olderVersion(v, fileSlot, offset);
-          return;
-        }
-        if (typeLow !== this.lastTypeLow || typeHigh !== this.lastTypeHigh) {
-          this.lastType = types.indexOf(typeLow, typeHigh);
-          this.lastTypeLow = typeLow;
-          this.lastTypeHigh = typeHigh;
-        }
-        const t = this.lastType;
-        const plan = types.at(t).plan;
-        if (plan === undefined || !plan.hasReferences) {
-          sink.latest(v, t, NO_TARGETS, 0);
-          return;
-        }
-        const mismatch = collector.collect(plan, view, at + 24, at + length);
-        if (mismatch !== undefined) sink.problem(file.path, offset + 24 + mismatch.at, `${types.nameOf(t)}: ${mismatch.message}`);
-        for (let i = 0; i < collector.missingCount; i++) sink.missingReference(v, collector.missing[2 * i]!, collector.missing[2 * i + 1]!);
-        sink.latest(v, t, collector.targets, collector.count);
-      },
-      pause,
-    );
-    if (walkProblem !== undefined && walkProblem.offset < file.totalLength) sink.problem(file.path, walkProblem.offset, walkProblem.message);
+    if (this.file !== undefined) throw new Error(`decoding ${file.path} while ${this.file.path} is being decoded`);
+    this.file = file;
+    this.channel = channel;
+    this.objects = objects;
+    this.sink = sink;
+    try {
+      const walkProblem: WalkProblem | undefined = await walkRecordBytes(chunks, file.totalLength, this.visit, pause);
+      if (walkProblem !== undefined && walkProblem.offset < file.totalLength) sink.problem(file.path, walkProblem.offset, walkProblem.message);
+    } finally {
+      this.file = undefined;
+      this.objects = undefined;
+      this.sink = undefined;
+    }
   }
+
+  private readonly visit: RecordBytesVisitor = (view, at, offset, length, typeLow, typeHigh, idLow, idHigh) => {
+    this.records++;
+    const { nodes, types, collector } = this;
+    const file = this.file!;
+    const sink = this.sink!;
+    const v = nodes.nodeOf(idLow, idHigh);
+    if (v < 0) return; // not in the index (past damage, or added while building: caught up later)
+    // An id is looked up in its own channel only, and each node's arrays must have one writer
+    // (the decode worker thread writes those of its channels' records).
+    const channelMask = this.channelCount - 1;
+    if ((idLow & channelMask) !== this.channel) {
+      sink.problem(file.path, offset, `object ${nodes.idOf(v)} belongs to channel ${idLow & channelMask}, not to channel ${this.channel}`);
+      return;
+    }
+    if (!this.objects!.isLatest(idLow, idHigh, file.slot, offset)) {
+      sink.olderVersion(v, file.slot, offset);
+      return;
+    }
+    if (typeLow !== this.lastTypeLow || typeHigh !== this.lastTypeHigh) {
+      this.lastType = types.indexOf(typeLow, typeHigh);
+      this.lastTypeLow = typeLow;
+      this.lastTypeHigh = typeHigh;
+    }
+    const t = this.lastType;
+    const plan = types.at(t).plan;
+    if (plan === undefined || !plan.hasReferences) {
+      sink.latest(v, t, NO_TARGETS, 0);
+      return;
+    }
+    const mismatch = collector.collect(plan, view, at + 24, at + length);
+    if (mismatch !== undefined) sink.problem(file.path, offset + 24 + mismatch.at, `${types.nameOf(t)}: ${mismatch.message}`);
+    for (let i = 0; i < collector.missingCount; i++) sink.missingReference(v, collector.missing[2 * i]!, collector.missing[2 * i + 1]!);
+    sink.latest(v, t, collector.targets, collector.count);
+  };
 }
