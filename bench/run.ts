@@ -101,7 +101,8 @@ function openThreads(dir: string): number {
 async function openRounds(
   dir: string,
   cold: boolean,
-): Promise<{ floors: number[]; threaded: number[]; opens: number[]; infos: Awaited<ReturnType<typeof measureOpen>>[] }> {
+): Promise<{ threads: number; floors: number[]; threaded: number[]; opens: number[]; infos: Awaited<ReturnType<typeof measureOpen>>[] }> {
+  const threads = openThreads(dir);
   const floors: number[] = [];
   const threaded: number[] = [];
   const opens: number[] = [];
@@ -110,7 +111,6 @@ async function openRounds(
   for (let round = 0; round < ROUNDS; round++) {
     if (cold) dropCaches();
     floors.push(await readOnceFloor(dir));
-    const threads = openThreads(dir);
     if (threads > 1) {
       if (cold) dropCaches();
       threaded.push(await readInThreads(dir, threads));
@@ -120,7 +120,7 @@ async function openRounds(
     infos.push(info);
     opens.push(info.openMs ?? Number.NaN);
   }
-  return { floors, threaded, opens, infos };
+  return { threads, floors, threaded, opens, infos };
 }
 
 async function benchSize(entities: number, ceiling: ServerChild): Promise<SizeResult> {
@@ -218,7 +218,7 @@ async function benchSize(entities: number, ceiling: ServerChild): Promise<SizeRe
     warmFloor: spread(warm.floors),
     warmOpen: spread(warm.opens),
     warmRatio: spread(warm.opens.map((o, i) => o / (warm.floors[i] as number))),
-    threads: openThreads(dir),
+    threads: warm.threads,
     warmThreaded: spread(warm.threaded),
     warmThreadedRatio: spread(warm.opens.map((o, i) => o / (warm.threaded[i] as number))),
     warmOpenCpu: spread(warm.infos.map((i) => i.openCpuMs ?? Number.NaN)),

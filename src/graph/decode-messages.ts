@@ -44,8 +44,8 @@ export interface DecodeStart {
 }
 
 /**
- * What one file's latest records did not say in the shared arrays, as flat arrays (transferred,
- * not copied).
+ * What one file's latest records did not say in the shared arrays, as flat arrays (copied, not
+ * transferred: decode-worker.ts says why).
  */
 export interface DecodedFile {
   readonly kind: 'file';

@@ -15,8 +15,8 @@ import { TypeTable } from './type-table.js';
  * Worker thread entry (decode-thread.ts starts it): decodes the data files of the channels it is
  * given, read by path in synchronous reads (the thread has nothing else to do meanwhile). The
  * latest records go straight into the build's shared per-node arrays and the worker's own
- * forward lists (shared memory too); the rest of each file's findings is sent as flat arrays by
- * transfer, and the lists once every file is done. Then the thread writes part of the rows'
+ * forward lists (shared memory too); the rest of each file's findings is sent as small flat
+ * arrays, and the lists once every file is done. Then the thread writes part of the rows'
  * forward halves (link-steps.ts).
  */
 
