@@ -194,10 +194,11 @@ export function checkedSource(
   if (report.regions.length > 0) {
     for (const channel of source.channels) for (const f of channel.files) fileNumbers.set(f.path, f.fileNumber);
   }
+  // A data property, not a getter: V8 builds an object literal with a getter in dictionary mode,
+  // which cost every request dearly (BudgetedSource in limits.ts). A request runs on one
+  // consistent state, so the dictionary cannot change under it.
   return {
-    get dictionary() {
-      return source.dictionary;
-    },
+    dictionary: source.dictionary,
     readEntity: async (objectId: bigint) => {
       const entity = await source.readEntity(objectId);
       if (report.regions.length > 0) {
