@@ -9,12 +9,11 @@ import { generateStorage } from '../../src/writer/generator/generate-storage.js'
 const CHILD = fileURLToPath(new URL('./per-request-garbage-child.ts', import.meta.url));
 
 /**
- * An answer's objects must die young. Twice a per-request object that V8 builds slowly (an
- * object literal with a getter, object spreads of the API's views) kept every answer's objects
- * alive across young collections, which promoted them to the old generation: about 280 bytes per
- * `/object` answer and 820 per API view, measured here as well, and a quarter of the server's
- * CPU under load (limits.ts, object-view.ts). Promoted bytes per answer are counted, not timed,
- * in a child process of its own (V8's GCProfiler).
+ * An answer's objects must die young. Twice per-request objects made every answer promote to
+ * the old generation: an object literal with a getter (limits.ts) and object spreads building
+ * the API's views (object-view.ts), about 280 bytes per `/object` answer and 780 per API view,
+ * measured here as well, and a quarter of the server's CPU under load. Promoted bytes per answer
+ * are counted, not timed, in a child process of its own (V8's GCProfiler).
  */
 describe('garbage of an answer', () => {
   let root: string;
