@@ -151,9 +151,12 @@ function locateList(
   };
 }
 
+/** Made once: converting it on every list header read cost a bigint each time. */
+const MAX_SAFE_LENGTH = BigInt(Number.MAX_SAFE_INTEGER);
+
 function readLength(view: DataView, pos: number, fail: (m: string, at: number) => never, what: string): number {
   const value = view.getBigInt64(pos, true);
-  if (value < 0n || value > BigInt(Number.MAX_SAFE_INTEGER)) fail(`invalid ${what}: ${value}`, pos);
+  if (value < 0n || value > MAX_SAFE_LENGTH) fail(`invalid ${what}: ${value}`, pos);
   return Number(value);
 }
 

@@ -73,5 +73,12 @@ export function resolveJdkConstant(id: bigint): JdkConstant | undefined {
 
 /** The channel that holds an object: `oid & (channelCount - 1)`. */
 export function channelOf(id: bigint, channelCount: number): number {
-  return Number(id & BigInt(channelCount - 1));
+  return Number(id & channelMask(channelCount));
+}
+
+/** `BigInt(channelCount - 1)`, made once per channel count (asked on every object read). */
+const channelMasks: bigint[] = [];
+
+function channelMask(channelCount: number): bigint {
+  return (channelMasks[channelCount] ??= BigInt(channelCount - 1));
 }

@@ -107,6 +107,7 @@ export function createTypeDictionary(entries: readonly TypeEntry[]): TypeDiction
 
 const WHITESPACE_MAX = 0x20;
 const LONG_MAX = 9223372036854775807n;
+const LONG_MIN = -9223372036854775808n;
 
 /**
  * Parses the dictionary text with the grammar of Java's `PersistenceTypeDictionaryParser`
@@ -267,6 +268,16 @@ class DictionaryParser {
   }
 }
 
+/** Whether `text` holds only ASCII digits from `from` on (and at least one). */
+function asciiDigits(text: string, from: number): boolean {
+  if (from >= text.length) return false;
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
 /**
  * Java `Long.parseLong`: optional sign, one or more decimal digits of any Unicode script, 64-bit
  * range. Returns `undefined` where Java throws `NumberFormatException`.
@@ -281,14 +292,17 @@ export function parseJavaLong(text: string): bigint | undefined {
     i = 1;
     if (text.length === 1) return undefined;
   }
-  let digits = '';
-  for (; i < text.length; i++) {
-    const digit = javaDecimalDigit(text.charCodeAt(i));
-    if (digit < 0) return undefined;
-    digits += String.fromCharCode(48 + digit);
+  // Every id a client sends is ASCII digits: taken as they are, without mapping each digit.
+  let digits = asciiDigits(text, i) ? text.slice(i) : '';
+  if (digits === '') {
+    for (; i < text.length; i++) {
+      const digit = javaDecimalDigit(text.charCodeAt(i));
+      if (digit < 0) return undefined;
+      digits += String.fromCharCode(48 + digit);
+    }
   }
   const magnitude = BigInt(digits);
   const value = negative ? -magnitude : magnitude;
-  if (value > LONG_MAX || value < -LONG_MAX - 1n) return undefined;
+  if (value > LONG_MAX || value < LONG_MIN) return undefined;
   return value;
 }

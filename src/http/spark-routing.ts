@@ -51,14 +51,24 @@ export function matchRoute(instance: string, rawPath: string): RouteMatch | unde
   return undefined;
 }
 
+/** The non-empty segments between slashes (a scan: `split` and `filter` took twice as long per request). */
 function segments(path: string): string[] {
-  return path.split('/').filter((s) => s !== '');
+  const found: string[] = [];
+  let start = 0;
+  for (;;) {
+    const slash = path.indexOf('/', start);
+    const end = slash < 0 ? path.length : slash;
+    if (end > start) found.push(path.slice(start, end));
+    if (slash < 0) return found;
+    start = slash + 1;
+  }
 }
 
 /** Path parameter value: `;params` cut off, then percent-decoded (a literal `+` stays `+`). */
 function decodeParameter(segment: string): string {
   const semicolon = segment.indexOf(';');
   const value = semicolon < 0 ? segment : segment.slice(0, semicolon);
+  if (!value.includes('%')) return value; // nothing to decode (decoding cannot fail without a %)
   try {
     return decodeURIComponent(value);
   } catch {
@@ -72,7 +82,20 @@ function decodeParameter(segment: string): string {
  * a concrete type; the first on ties). A quality of 0 means no route matches.
  */
 export function acceptAllowsRoutes(accept: string | undefined): boolean {
-  if (accept === undefined || accept.trim() === '') return true;
+  if (accept === undefined) return true;
+  // Clients send the same Accept header with every request: its verdict is kept for the next.
+  if (accept === lastAccept) return lastAcceptAllows;
+  const allows = acceptAllows(accept);
+  lastAccept = accept;
+  lastAcceptAllows = allows;
+  return allows;
+}
+
+let lastAccept: string | undefined;
+let lastAcceptAllows = true;
+
+function acceptAllows(accept: string): boolean {
+  if (accept.trim() === '') return true;
   let best: { generality: number; quality: number } | undefined;
   for (const range of accept.split(',')) {
     const [type = '', ...params] = range.split(';').map((p) => p.trim());

@@ -42,6 +42,8 @@ const MIN_COMPACT_LOAD = 0.625;
  * as a signed 32-bit value: V8 then passes and compares them without boxing into heap numbers.
  */
 const EMPTY = 0;
+/** `Long.MAX_VALUE`: computed once, not per lookup (a bigint shift allocates). */
+const LONG_MAX = 0x7fffffffffffffffn;
 
 export interface EntityLocation {
   /** Index into the channel's file table. */
@@ -200,7 +202,7 @@ export class ObjectIndex {
 
   /** Location of the latest record of an object id, if any. */
   get(id: bigint): EntityLocation | undefined {
-    if (id < 0n || id >= 1n << 63n) return undefined;
+    if (id < 0n || id > LONG_MAX) return undefined;
     const low = Number(id & 0xffffffffn) | 0;
     const high = Number(id >> 32n) | 0;
     const at = this.runWordOf(low, high);

@@ -176,7 +176,8 @@ export class Storage {
     if (file === undefined || file.removed) return undefined;
     const bytes = await this.source.read(file.path, location.offset, location.length, file.totalLength);
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    if (view.getBigInt64(16, true) !== objectId || view.getBigInt64(0, true) !== BigInt(location.length)) {
+    // The length as two 32-bit halves: no bigint made for it on every read.
+    if (view.getUint32(0, true) !== location.length || view.getUint32(4, true) !== 0 || view.getBigInt64(16, true) !== objectId) {
       throw new FormatError('FORMAT_BAD_RECORD', `record of object ${objectId} changed since it was indexed`, {
         file: file.path,
         offset: location.offset,

@@ -75,11 +75,13 @@ describe('parseJavaLong', () => {
     ['-9223372036854775808', -9223372036854775808n],
     ['\u0663', 3n], // Arabic-Indic three
     ['\uff11\uff12', 12n], // fullwidth digits
+    ['1\u0663', 13n], // ASCII and Arabic-Indic digits mixed
+    ['-\u0663', -3n],
   ])('%s → %s', (text, value) => {
     expect(parseJavaLong(text)).toBe(value);
   });
 
-  it.each(['', '+', '-', ' 1', '1 ', '1.5', '1e3', '0x10', '9223372036854775808', '-9223372036854775809', '1_000'])(
+  it.each(['', '+', '-', ' 1', '1 ', '1.5', '1e3', '0x10', '0b1', '0o7', '1n', '1\u0663x', '9223372036854775808', '-9223372036854775809', '1_000'])(
     'rejects %j',
     (text) => {
       expect(parseJavaLong(text)).toBeUndefined();

@@ -11,6 +11,8 @@ describe('matchRoute', () => {
     ['/microstream//object/12', { name: 'object', oid: '12' }],
     ['/microstream/object/12;param=abc', { name: 'object', oid: '12' }],
     ['/microstream/object/%2B12', { name: 'object', oid: '+12' }],
+    ['/microstream/object/%zz', { name: 'object', oid: '%zz' }], // a malformed escape stays as it is
+    ['/microstream/object/1%3B2;x', { name: 'object', oid: '1;2' }],
     ['/microstream/object/+12', { name: 'object', oid: '+12' }],
     ['/microstream/object/:oid', { name: 'object', oid: ':oid' }],
     ['/microstream/maintenance/filesStatistics', { name: 'statistics' }],
@@ -43,6 +45,19 @@ describe('acceptAllowsRoutes', () => {
     ['*/*;q=7', true],
   ])('Accept %j → %s', (accept, allowed) => {
     expect(acceptAllowsRoutes(accept)).toBe(allowed);
+  });
+
+  it('judges each Accept value on its own when they alternate (the last verdict is kept)', () => {
+    const values: [string, boolean][] = [
+      ['*/*;q=0', false],
+      ['*/*', true],
+      ['*/*', true],
+      ['text/html;q=0', false],
+      ['text/html;q=0', false],
+      ['', true],
+      ['*/*;q=0', false],
+    ];
+    for (const [accept, allowed] of values) expect(acceptAllowsRoutes(accept)).toBe(allowed);
   });
 });
 
