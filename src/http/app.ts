@@ -34,6 +34,7 @@ import type { StorageRegistry } from './storage-registry.js';
 import { DEFAULT_MAX_UNSENT_BYTES, UnsentAnswers } from './unsent-answers.js';
 import { registerViewerRoutes } from './viewer-routes.js';
 import { RequestDeadlines } from './request-deadlines.js';
+import { holdTickShape } from './tick-shape.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -114,6 +115,9 @@ function servesNamedStorages(registry: StorageRegistry): boolean {
 function isFileGone(error: unknown): boolean {
   return isAppError(error) && error.code === 'STORAGE_FILE_GONE';
 }
+
+// Before anything this process opens or builds runs its full collections (tick-shape.ts says why).
+holdTickShape();
 
 export function buildApp(state: StateProvider | ServiceState, options: AppOptions): FastifyInstance {
   const current: StateProvider = typeof state === 'function' ? state : () => state;
