@@ -6,8 +6,9 @@ import { executionAsyncResource } from 'node:async_hooks';
  * callback, args }`) builds its objects through.
  *
  * Why: those hidden classes are held only weakly by the literal's type feedback. When a full
- * garbage collection runs while no tick object is alive (an idle server: V8's memory reducer, or
- * the collections of opening a storage and building its graph index before the first request),
+ * garbage collection runs while no tick object is alive (before the first request: opening a
+ * storage and building its graph index collect; later, any full collection that finds the
+ * server idle),
  * they are collected, the feedback is cleared, and from then on every tick object is built in
  * V8's runtime instead of by the compiled literal, for the rest of the process's life (a loop
  * awaiting one promise resolved by one tick: 220 ns a step with a tick held, 450 ns without). A

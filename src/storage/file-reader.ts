@@ -56,7 +56,8 @@ export class FileReader {
       // Refresh the LRU position, but only when something may be evicted: with every file of a
       // storage open (up to 4,096), the order is never asked for, and moving an entry to the end
       // of a Map of 938 paths on every read cost a delete, an insert and, now and then, a rehash
-      // of the whole Map (a few percent of /object at 100M entities).
+      // of the whole Map (with the bigints readEntity no longer makes: a record read at 100M
+      // entities 4.8 → 4.3 µs, in process).
       if (this.descriptors.size >= this.maxOpen) {
         this.descriptors.delete(path);
         this.descriptors.set(path, cached);
