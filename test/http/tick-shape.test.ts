@@ -10,6 +10,13 @@ const CHILD = fileURLToPath(new URL('./tick-shape-child.ts', import.meta.url));
  * one the compiled `nextTick` literal expects. Checked with V8's own intrinsic in a child process.
  */
 describe('the held tick object', () => {
+  it('is held once the HTTP application is imported (before any storage opens)', async () => {
+    await import('../../src/http/app.js');
+    const { heldTick } = await import('../../src/http/tick-shape.js');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(heldTick()).toBeDefined();
+  });
+
   it('is a tick object whose hidden class later ticks share after idle full collections', () => {
     const out = execFileSync(process.execPath, ['--expose-gc', '--allow-natives-syntax', '--import', 'tsx', CHILD], { encoding: 'utf8' });
     expect(JSON.parse(out)).toEqual({ held: true, heldIsTick: true, sameMap: true });
