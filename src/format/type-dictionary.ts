@@ -293,8 +293,9 @@ export function parseJavaLong(text: string): bigint | undefined {
     if (text.length === 1) return undefined;
   }
   // Every id a client sends is ASCII digits: taken as they are, without mapping each digit.
-  let digits = asciiDigits(text, i) ? text.slice(i) : '';
-  if (digits === '') {
+  let digits = '';
+  if (asciiDigits(text, i)) digits = text.slice(i);
+  else {
     for (; i < text.length; i++) {
       const digit = javaDecimalDigit(text.charCodeAt(i));
       if (digit < 0) return undefined;
