@@ -8,7 +8,7 @@ import type { DecodeFile } from './record-decoder.js';
 /** What the building thread and the decode worker thread (decode-worker.ts) send each other. */
 
 /**
- * The channels the worker decodes, and what it needs to: all copies taken when the build starts.
+ * The channels the worker decodes, and what it needs to: all as they were when the build started.
  * Sent as soon as the thread is started, so that it takes them over while the building thread
  * numbers the nodes; decoding waits for `DecodeStart`.
  */
@@ -20,7 +20,7 @@ export interface DecodeJob {
   readonly entries: readonly TypeEntry[];
   readonly channels: readonly {
     readonly index: number;
-    /** The channel's primary index (copied, so the worker sees the state the build started from). */
+    /** The channel's primary index (a snapshot: the worker sees the state the build started from). */
     readonly objects: ObjectIndexParts;
     /** Each with its position in the build's list of all files (for progress and problem order). */
     readonly files: readonly (DecodeFile & { readonly order: number })[];
@@ -79,6 +79,8 @@ export interface LinkTask {
   readonly kind: 'forward';
   readonly lists: ForwardListsParts;
   readonly rows: Uint32Array;
+  /** The target histogram both threads count into (referrer-rows.ts; `from` starts a block of it). */
+  readonly histogram: Uint32Array;
   readonly from: number;
   readonly to: number;
 }

@@ -144,7 +144,7 @@ let decoded: { readonly arrays: SharedNodeArrays; readonly lists: ForwardLists }
 function link(task: LinkTask): LinkReply {
   if (decoded === undefined) throw new Error('asked to link before decoding');
   const { arrays, lists } = decoded;
-  writeForwardHalves({ arrays, lists: ForwardLists.fromParts(task.lists), workerLists: lists }, task.rows, task.from, task.to);
+  writeForwardHalves({ arrays, lists: ForwardLists.fromParts(task.lists), workerLists: lists }, task.rows, task.histogram, task.from, task.to);
   return { kind: 'linked' };
 }
 

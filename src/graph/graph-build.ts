@@ -1,5 +1,6 @@
 import { DirectorySource } from '../storage/directory-source.js';
 import { FileReadAhead } from '../storage/file-read-ahead.js';
+import type { ObjectIndexParts } from '../storage/object-index.js';
 import { SYNC_LOCAL_FILES } from '../storage/sync-file-chunks.js';
 import type { Storage, StorageChannel } from '../storage/storage.js';
 import { Adjacency, rowStartsFromDegrees } from './adjacency.js';
@@ -10,6 +11,7 @@ import { DecodeThread, DecodeThreadError, wantsDecodeThread } from './decode-thr
 import { GraphIndex } from './graph-index.js';
 import { countReferrers, splitByRows, writeForwardHalves, writeReferrerHalves } from './link-steps.js';
 import { NodeIds } from './node-ids.js';
+import { histogramLength } from './referrer-rows.js';
 import { computeReachability } from './reachability.js';
 import { ReachabilityThread, wantsReachabilityThread } from './reachability-thread.js';
 import { RecordDecoder } from './record-decoder.js';
@@ -23,7 +25,7 @@ export type { BuildProblem } from './build-state.js';
  * reference plan; older records are only noted (for object versions). A large directory
  * storage's files are shared with a worker thread, which decodes its part into the same per-node
  * arrays (shared memory) and sends the rest of each file's findings back (decode-thread.ts; the
- * primary indexes it looks at are copies taken when the build starts, as the list of files is:
+ * primary indexes it looks at are snapshots taken when the build starts, as the list of files is:
  * commits taken over meanwhile are applied afterwards, see graph-service.ts).
  * The forward lists collected in file order are then laid out as rows in node order and reversed
  * (adjacency.ts; the worker thread writes part of the forward halves, link-steps.ts), and
@@ -68,6 +70,7 @@ export async function buildGraph(source: GraphSource, options: BuildOptions = {}
   const threads: BuildThreads = {
     reachability: wantsReachabilityThread(options.threads, entities) ? new ReachabilityThread() : undefined,
     decoding: undefined,
+    snapshots: [],
   };
   try {
     return await build(source, options, threads);
@@ -77,6 +80,7 @@ export async function buildGraph(source: GraphSource, options: BuildOptions = {}
     if (!(error instanceof DecodeThreadError)) throw error;
   } finally {
     await Promise.all([threads.reachability?.close(), threads.decoding?.close()]);
+    for (const channel of threads.snapshots) channel.objects.releaseSnapshot();
   }
   return buildGraph(source, { ...options, threads: false });
 }
@@ -86,6 +90,8 @@ interface BuildThreads {
   readonly reachability: ReachabilityThread | undefined;
   /** Started by `build` once it knows which channels the thread takes. */
   decoding: DecodeThread | undefined;
+  /** Channels whose primary index the decode thread reads (a snapshot, released once the thread is closed). */
+  readonly snapshots: StorageChannel[];
 }
 
 async function build(source: GraphSource, options: BuildOptions, threads: BuildThreads): Promise<BuildResult> {
@@ -101,8 +107,8 @@ async function build(source: GraphSource, options: BuildOptions, threads: BuildT
   };
   const local = source.source instanceof DirectorySource;
   // A worker thread decodes the files of channels holding at least half the bytes, reading them
-  // itself; it gets their primary indexes (copied) first, to take them over while the nodes are
-  // numbered. This thread decodes the other channels' files and then the worker's from the last
+  // itself; it gets their primary indexes first (snapshots over shared memory, copied only if a
+  // commit changes them meanwhile). This thread decodes the other channels' files and then the worker's from the last
   // one back, until the two meet: each file is claimed first (`claims`, shared memory).
   const theirs = local && wantsDecodeThread(options.threads, bytesTotal) ? channelsForThread(channels) : new Set<StorageChannel>();
   const orderOf = new Map(files.map(({ file }, order) => [file, order]));
@@ -118,7 +124,7 @@ async function build(source: GraphSource, options: BuildOptions, threads: BuildT
             entries: source.dictionary.entries,
             channels: [...theirs].map((c) => ({
               index: c.index,
-              objects: c.objects.toParts(),
+              objects: snapshotOf(c, threads),
               files: c.files.map((f) => ({ path: f.path, totalLength: f.totalLength, slot: f.slot, order: orderOf.get(f)! })),
             })),
             claims,
@@ -175,15 +181,17 @@ async function build(source: GraphSource, options: BuildOptions, threads: BuildT
   // Referrer counts, from the forward lists at once rather than per record (cache-friendlier).
   // This thread counts both threads' lists: counted in parallel (the worker into counts of its
   // own, added in with the row starts), the same count took longer on this machine.
-  countReferrers(share, degrees, n);
+  countReferrers(share, degrees);
   const rows = memory.u32(rowStartsFromDegrees(degrees, n));
+  // Where the referrers go, counted per block of sources and range of targets as the forward halves are written.
+  const histogram = memory.u32(histogramLength(n));
   // The list starts are not needed once the forward halves are written: they become the rows' fill cursors.
-  if (decoding === undefined) writeForwardHalves(share, rows, 0, n);
+  if (decoding === undefined) writeForwardHalves(share, rows, histogram, 0, n);
   else {
     // The decode thread writes the later sources' halves.
     const split = splitByRows(degrees, n);
-    const asked = decoding.link({ kind: 'forward', lists: state.lists.toParts(), rows, from: split, to: n });
-    writeForwardHalves(share, rows, 0, split);
+    const asked = decoding.link({ kind: 'forward', lists: state.lists.toParts(), rows, histogram, from: split, to: n });
+    writeForwardHalves(share, rows, histogram, 0, split);
     await asked;
   }
   // The sweep reads forward entries only: it runs beside the referrer halves.
@@ -195,7 +203,7 @@ async function build(source: GraphSource, options: BuildOptions, threads: BuildT
       () => false,
     );
   }
-  writeReferrerHalves(share, rows);
+  writeReferrerHalves(share, rows, histogram);
   const adjacency = new Adjacency(degrees, rows, n);
   const superseded = state.superseded;
   superseded.bulk = false;
@@ -203,6 +211,12 @@ async function build(source: GraphSource, options: BuildOptions, threads: BuildT
   const graph = new GraphIndex(nodes, types, typeOfNode, adjacency, reach, state.missing, superseded, rootsNode);
   if (!(await swept)) computeReachability(graph);
   return { graph, problems: state.problems(), problemCount: state.problemCount, records: decoder.records + state.records };
+}
+
+/** The channel's primary index as it is now, for the decode thread (ObjectIndex.snapshot). */
+function snapshotOf(channel: StorageChannel, threads: BuildThreads): ObjectIndexParts {
+  threads.snapshots.push(channel);
+  return channel.objects.snapshot();
 }
 
 /** Channels holding at least half the bytes (the largest first), for the decode thread. */

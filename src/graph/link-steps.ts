@@ -1,6 +1,6 @@
 import { workerListAt, type SharedNodeArrays } from './build-state.js';
 import type { ForwardLists } from './forward-lists.js';
-import { appendReferrers } from './referrer-rows.js';
+import { appendReferrers, BLOCK_BITS, targetRanges } from './referrer-rows.js';
 
 /**
  * The steps that turn a build's forward lists into rows (adjacency.ts): counting referrers,
@@ -22,35 +22,44 @@ export interface LinkShare {
 }
 
 /** Adds to `degrees[u]` one per entry u of both threads' lists (`degrees` has one entry per node, or more). */
-export function countReferrers(share: LinkShare, degrees: Uint32Array, nodeCount: number): void {
-  share.lists.countTargets(degrees, nodeCount);
-  share.workerLists?.countTargets(degrees, nodeCount);
-}
-
-/** Copies v's forward list into `rows` at `at` with the forward flag; returns the end. */
-export function copyForward(share: LinkShare, v: number, rows: Uint32Array, at: number): number {
-  const start = share.arrays.listStart[v] as number;
-  if (start >= 0) return share.lists.copyForward(start, rows, at);
-  if (start === -1) return at;
-  return share.workerLists!.copyForward(workerListAt(start), rows, at);
+export function countReferrers(share: LinkShare, degrees: Uint32Array): void {
+  share.lists.countTargets(degrees);
+  share.workerLists?.countTargets(degrees);
 }
 
 /**
  * Writes the forward halves of the rows of nodes `[from, to)` (`degrees` are the row starts by
- * now); each node's `listStart` becomes the cursor where its first referrer goes.
+ * now), counting their targets in `histogram` (referrer-rows.ts: `from` and `to` must start blocks,
+ * or be the node count, as two threads count into it at once); each node's `listStart` becomes
+ * the cursor where its first referrer goes.
  */
-export function writeForwardHalves(share: LinkShare, rows: Uint32Array, from: number, to: number): void {
+export function writeForwardHalves(share: LinkShare, rows: Uint32Array, histogram: Uint32Array, from: number, to: number): void {
   const { degrees: rowStart, listStart: cursor } = share.arrays;
-  for (let v = from; v < to; v++) cursor[v] = copyForward(share, v, rows, rowStart[v] as number);
+  const { lists, workerLists } = share;
+  const ranges = targetRanges(rowStart.length - 1);
+  for (let v = from; v < to; v++) {
+    const start = cursor[v] as number;
+    const at = rowStart[v] as number;
+    const base = (v >>> BLOCK_BITS) * ranges;
+    if (start >= 0) cursor[v] = lists.copyForward(start, rows, at, histogram, base);
+    else if (start === -1) cursor[v] = at;
+    else cursor[v] = workerLists!.copyForward(workerListAt(start), rows, at, histogram, base);
+  }
 }
 
-/** Appends every referrer (after every forward half is written). */
-export function writeReferrerHalves(share: LinkShare, rows: Uint32Array): void {
+/**
+ * Appends every referrer (after every forward half is written and counted in `histogram`); the
+ * forward lists are not read again (a chunk of them holds the partitioned edges).
+ */
+export function writeReferrerHalves(share: LinkShare, rows: Uint32Array, histogram: Uint32Array): void {
   const { degrees: rowStart, listStart: cursor } = share.arrays;
-  appendReferrers(rowStart.length - 1, rowStart, rows, cursor);
+  appendReferrers(rowStart.length - 1, rowStart, rows, cursor, histogram, share.lists.lendChunk() ?? share.workerLists?.lendChunk());
 }
 
-/** A node splitting `[0, nodeCount)` so that both sides hold about as many row entries (`rowStart` of length nodeCount + 1). */
+/**
+ * A node splitting `[0, nodeCount)` so that both sides hold about as many row entries
+ * (`rowStart` of length nodeCount + 1): the start of a block of the target histogram.
+ */
 export function splitByRows(rowStart: Uint32Array, nodeCount: number): number {
   const half = (rowStart[nodeCount] as number) / 2;
   let lo = 0;
@@ -60,5 +69,5 @@ export function splitByRows(rowStart: Uint32Array, nodeCount: number): number {
     if ((rowStart[mid] as number) < half) lo = mid + 1;
     else hi = mid;
   }
-  return lo;
+  return (lo >>> BLOCK_BITS) << BLOCK_BITS;
 }

@@ -6,7 +6,7 @@ import { SYNC_LOCAL_FILES } from './sync-file-chunks.js';
 /**
  * Worker thread entry (index-workers.ts starts it): indexes the channels it is sent, one message
  * each, reading the data files by path, read-only, in synchronous reads (sync-file-chunks.ts: the
- * thread has nothing else to do meanwhile), and hands back the finished tables by transfer.
+ * thread has nothing else to do meanwhile), and hands back the finished tables (shared memory: not copied).
  */
 parentPort?.on('message', (request: WorkerRequest) => {
   indexChannel({ ...request.job, reads: SYNC_LOCAL_FILES, readAhead: false }).then(
@@ -14,7 +14,7 @@ parentPort?.on('message', (request: WorkerRequest) => {
       const { objects, ...figures } = result;
       const parts = objects.toParts();
       const reply: WorkerReply = { ok: true, channel: request.channel, parts, ...figures };
-      parentPort?.postMessage(reply, [parts.table.buffer, parts.run.buffer]);
+      parentPort?.postMessage(reply);
     },
     (error: unknown) => {
       const reply: WorkerReply = { ok: false, channel: request.channel, failure: failureOf(error) };

@@ -8,7 +8,7 @@ import { WorkerThread } from './worker-thread.js';
  * Indexing a directory storage's channels in worker threads, one channel at a time per thread,
  * so that the header walks and the page faults of the fresh index memory of several channels run
  * on several cores. Each worker reads its channel's files itself (index-worker.ts) and hands the
- * finished tables back by transfer, not by copy.
+ * finished tables back over shared memory, not by copy.
  */
 
 /**

@@ -69,16 +69,19 @@ describe('a build with worker threads (decoding half the channels, sweeping reac
 
   // With one channel, the worker thread decodes it from its first file on, the building thread
   // from its last file back, until they meet.
+  // The last spans more than four ranges of target nodes and two blocks of sources: referrers are
+  // partitioned by the histogram both threads count while they write the forward halves.
   const setups = [
-    { family: 'microstream', channelCount: 4 },
-    { family: 'eclipsestore', channelCount: 4 },
-    { family: 'microstream', channelCount: 1 },
+    { family: 'microstream', channelCount: 4, entities: 20_000, fileMaximumSize: 64 * 1024 },
+    { family: 'eclipsestore', channelCount: 4, entities: 20_000, fileMaximumSize: 64 * 1024 },
+    { family: 'microstream', channelCount: 1, entities: 20_000, fileMaximumSize: 64 * 1024 },
+    { family: 'microstream', channelCount: 4, entities: 200_000, fileMaximumSize: 1024 * 1024 },
   ] as const;
 
   it('gives the rows, versions and reachability the building thread gives alone, for both families, with four channels or one', async () => {
-    for (const { family, channelCount } of setups) {
-      const dir = join(root, `${family}-${channelCount}`);
-      generateStorage({ directory: dir, entities: 20_000, channelCount, family, seed: 5, fileMaximumSize: 64 * 1024, entitiesPerStore: 700, updateRatio: 0.3 });
+    for (const { family, channelCount, entities, fileMaximumSize } of setups) {
+      const dir = join(root, `${family}-${channelCount}-${entities}`);
+      generateStorage({ directory: dir, entities, channelCount, family, seed: 5, fileMaximumSize, entitiesPerStore: 700, updateRatio: 0.3 });
       const storage = await Storage.open(dir);
       try {
         const alone = await buildGraph(storage, { threads: false });

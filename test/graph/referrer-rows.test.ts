@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { appendReferrers, countTargets } from '../../src/graph/referrer-rows.js';
+import { appendReferrers, BLOCK_BITS, histogramLength, RANGE_BITS, targetRanges } from '../../src/graph/referrer-rows.js';
 
 /**
  * The partitioned referrer pass (used once a graph spans more than a few node ranges) must give
@@ -57,27 +57,32 @@ describe('referrer rows', () => {
   const n = 300_000; // more than four node ranges: the partitioned path
   const forward = randomForward(n, 7);
 
-  it('appends every source to its targets in ascending order, in any batch size', () => {
+  it('appends every source to its targets in ascending order, in any batch size, with or without the histogram', () => {
     const expected = forwardHalves(forward);
     for (let v = 0; v < n; v++) {
       for (const u of forward[v]!) expected.rows[expected.cursor[u]!++] = v;
     }
     for (const batch of [1000, 1 << 22]) {
       const actual = forwardHalves(forward);
-      appendReferrers(n, actual.rowStart, actual.rows, actual.cursor, batch);
+      appendReferrers(n, actual.rowStart, actual.rows, actual.cursor, undefined, undefined, batch);
       expect(Buffer.from(actual.rows.buffer).equals(Buffer.from(expected.rows.buffer))).toBe(true);
       expect(Buffer.from(actual.cursor.buffer).equals(Buffer.from(expected.cursor.buffer))).toBe(true);
     }
+    // With the histogram the build counts while it writes the forward halves, and scratch memory
+    // holding something else (too small for a batch, or large enough).
+    const histogram = new Uint32Array(histogramLength(n));
+    for (let v = 0; v < n; v++) {
+      for (const u of forward[v]!) histogram[(v >>> BLOCK_BITS) * targetRanges(n) + (u >>> RANGE_BITS)]!++;
+    }
+    for (const [batch, scratch] of [
+      [1000, new Uint32Array(64).fill(7)],
+      [1 << 22, new Uint32Array(1 << 21).fill(0xffffffff)],
+    ] as const) {
+      const actual = forwardHalves(forward);
+      appendReferrers(n, actual.rowStart, actual.rows, actual.cursor, histogram, scratch, batch);
+      expect(Buffer.from(actual.rows.buffer).equals(Buffer.from(expected.rows.buffer))).toBe(true);
+    }
     // Every row ends full: the referrers filled it exactly.
     for (let u = 0; u < n; u += 997) expect(expected.cursor[u]).toBe(expected.rowStart[u + 1]);
-  });
-
-  it('counts the referrers of every target', () => {
-    const values = Uint32Array.from(forward.flatMap((targets) => [...targets].map((u, i) => (i === targets.length - 1 ? (u | FORWARD_FLAG) >>> 0 : u))));
-    const expected = new Uint32Array(n + 1);
-    for (const targets of forward) for (const u of targets) expected[u] = expected[u]! + 1;
-    const actual = new Uint32Array(n + 1);
-    countTargets(values, values.length, actual, n, new Uint32Array(values.length));
-    expect(Buffer.from(actual.buffer).equals(Buffer.from(expected.buffer))).toBe(true);
   });
 });

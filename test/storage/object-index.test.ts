@@ -121,5 +121,34 @@ describe('ObjectIndex', () => {
       expect(contents(index)).toEqual(before);
     });
   });
-});
 
+  it('keeps a snapshot as it was while the index changes, and copies nothing once it is released', () => {
+    const base = 7_000_000_000n;
+    const index = new ObjectIndex(1);
+    index.reserveRun(1000, ...splitId(base));
+    for (let i = 0n; i < 2000n; i += 2n) index.set(...splitId(base + i), 0, Number(i), 24);
+    index.set(...splitId(base + 1_000_001n), 0, 5, 24); // of this channel, far beyond the run: hashed
+    const parts = index.snapshot();
+    expect(parts.table.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(parts.run.buffer).toBeInstanceOf(SharedArrayBuffer);
+    const frozen = ObjectIndex.fromParts(parts);
+    const table = parts.table.slice();
+    const run = parts.run.slice();
+    index.set(...splitId(base + 10n), 3, 77, 24);
+    index.set(...splitId(base + 3_000_001n), 1, 6, 24);
+    index.compact();
+    // The snapshot is untouched; the index has its own tables and answers with the change.
+    expect(parts.table).toEqual(table);
+    expect(parts.run).toEqual(run);
+    expect(frozen.get(base + 10n)).toEqual({ fileSlot: 0, offset: 10, length: 24 });
+    expect(frozen.get(base + 3_000_001n)).toBeUndefined();
+    expect(index.get(base + 10n)).toEqual({ fileSlot: 3, offset: 77, length: 24 });
+    expect(index.get(base + 3_000_001n)).toEqual({ fileSlot: 1, offset: 6, length: 24 });
+    // Released: changes go to the same tables again.
+    const second = index.snapshot();
+    index.releaseSnapshot();
+    index.set(...splitId(base + 12n), 4, 88, 24);
+    expect(index.toParts().run).toBe(second.run);
+    expect(second.run[6 * 3]).toBe(5);
+  });
+});
