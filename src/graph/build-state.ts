@@ -59,7 +59,9 @@ export class BuildState implements DecodeSink {
   workerLists: ForwardLists | undefined;
   readonly missing = new MissingReferences();
   readonly superseded = new SupersededRecords();
+  /** Records and latest records the decode worker thread walked. */
   records = 0;
+  latestRecords = 0;
   problemCount = 0;
   /** The channel and the position in the build's list of files of the file being decoded here. */
   channel = 0;
@@ -135,6 +137,7 @@ export class BuildState implements DecodeSink {
     for (const problem of file.problems) this.found.push({ order: file.order, problem });
     this.problemCount += file.problemCount;
     this.records += file.records;
+    this.latestRecords += file.latestRecords;
   }
 
   /** Takes over the decode worker's forward lists once it is done. */

@@ -53,6 +53,8 @@ export interface DecodedFile {
   readonly order: number;
   readonly bytes: number;
   readonly records: number;
+  /** Of them, latest records of their objects. */
+  readonly latestRecords: number;
   /** (node, type number) per latest record whose type the worker numbered beyond the dictionary's. */
   readonly retyped: Int32Array;
   /** (node, file slot, offset) per older record. */
@@ -72,18 +74,22 @@ export interface DecodeDone {
 }
 
 /**
- * The part of linking the rows the worker takes once it is done decoding (link-steps.ts): the
- * forward halves of nodes `[from, to)`, with the building thread's lists. Answered with `linked`.
+ * The parts of linking the rows the worker takes once it is done decoding (link-steps.ts), each
+ * answered with `linked`: counting the referrers of every node from both threads' lists into the
+ * shared `degrees` (while the building thread sorts the older versions), then the forward halves
+ * of nodes `[from, to)`.
  */
-export interface LinkTask {
-  readonly kind: 'forward';
-  readonly lists: ForwardListsParts;
-  readonly rows: Uint32Array;
-  /** The target histogram both threads count into (referrer-rows.ts; `from` starts a block of it). */
-  readonly histogram: Uint32Array;
-  readonly from: number;
-  readonly to: number;
-}
+export type LinkTask =
+  | { readonly kind: 'count'; readonly lists: ForwardListsParts }
+  | {
+      readonly kind: 'forward';
+      readonly lists: ForwardListsParts;
+      readonly rows: Uint32Array;
+      /** The target histogram both threads count into (referrer-rows.ts; `from` starts a block of it). */
+      readonly histogram: Uint32Array;
+      readonly from: number;
+      readonly to: number;
+    };
 
 export interface LinkReply {
   readonly kind: 'linked';

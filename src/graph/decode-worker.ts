@@ -6,7 +6,7 @@ import { shared } from './build-memory.js';
 import { workerListStart, type SharedNodeArrays } from './build-state.js';
 import { FileClaim, type DecodedFile, type DecodeJob, type DecodeReply, type DecodeStart, type LinkReply, type LinkTask } from './decode-messages.js';
 import { ForwardLists } from './forward-lists.js';
-import { writeForwardHalves } from './link-steps.js';
+import { countReferrers, writeForwardHalves } from './link-steps.js';
 import { NodeIds } from './node-ids.js';
 import { RecordDecoder, type DecodeSink } from './record-decoder.js';
 import { TypeTable } from './type-table.js';
@@ -16,8 +16,8 @@ import { TypeTable } from './type-table.js';
  * given, read by path in synchronous reads (the thread has nothing else to do meanwhile). The
  * latest records go straight into the build's shared per-node arrays and the worker's own
  * forward lists (shared memory too); the rest of each file's findings is sent as small flat
- * arrays, and the lists once every file is done. Then the thread writes part of the rows'
- * forward halves (link-steps.ts).
+ * arrays, and the lists once every file is done. Then the thread counts the referrers and writes
+ * part of the rows' forward halves (link-steps.ts).
  */
 
 const MAX_PROBLEMS_PER_FILE = 100;
@@ -111,6 +111,7 @@ async function decode(job: DecodeJob, start: DecodeStart): Promise<ForwardLists>
       // The building thread took this file and the ones after it.
       if (Atomics.compareExchange(job.claims, claim++, FileClaim.unclaimed, FileClaim.worker) !== FileClaim.unclaimed) return sink.lists;
       const before = decoder.records;
+      const latestBefore = decoder.latestRecords;
       await decoder.decodeFile(SYNC_LOCAL_FILES.chunks(file.path, 0, file.totalLength), file, channel.index, objects, sink);
       const addedTypes: bigint[] = [];
       for (; reported < types.size; reported++) addedTypes.push(types.at(reported).typeId);
@@ -120,6 +121,7 @@ async function decode(job: DecodeJob, start: DecodeStart): Promise<ForwardLists>
         order: file.order,
         bytes: file.totalLength,
         records: decoder.records - before,
+        latestRecords: decoder.latestRecords - latestBefore,
         retyped: sink.retypedColumn.take(),
         superseded: sink.supersededColumn.take(),
         missing: sink.missingColumn.take(),
@@ -144,7 +146,9 @@ let decoded: { readonly arrays: SharedNodeArrays; readonly lists: ForwardLists }
 function link(task: LinkTask): LinkReply {
   if (decoded === undefined) throw new Error('asked to link before decoding');
   const { arrays, lists } = decoded;
-  writeForwardHalves({ arrays, lists: ForwardLists.fromParts(task.lists), workerLists: lists }, task.rows, task.histogram, task.from, task.to);
+  const share = { arrays, lists: ForwardLists.fromParts(task.lists), workerLists: lists };
+  if (task.kind === 'count') countReferrers(share, arrays.degrees);
+  else writeForwardHalves(share, task.rows, task.histogram, task.from, task.to);
   return { kind: 'linked' };
 }
 

@@ -178,10 +178,20 @@ async function build(source: GraphSource, options: BuildOptions, threads: BuildT
   const reach = memory.u8(Math.ceil(n / 8));
   let swept: Promise<boolean> | undefined;
   const share = state.linkShare;
-  // Referrer counts, from the forward lists at once rather than per record (cache-friendlier).
-  // This thread counts both threads' lists: counted in parallel (the worker into counts of its
-  // own, added in with the row starts), the same count took longer on this machine.
-  countReferrers(share, degrees);
+  // Referrer counts, from the forward lists at once rather than per record (cache-friendlier), in
+  // one thread: counted in parallel (the worker into counts of its own, added in with the row
+  // starts), the same count took longer on this machine. With the decode thread, it counts while
+  // this thread sorts the older versions.
+  const superseded = state.superseded;
+  superseded.bulk = false;
+  if (decoding === undefined) {
+    countReferrers(share, degrees);
+    superseded.merge();
+  } else {
+    const counted = decoding.link({ kind: 'count', lists: state.lists.toParts() });
+    superseded.merge();
+    await counted;
+  }
   const rows = memory.u32(rowStartsFromDegrees(degrees, n));
   // Where the referrers go, counted per block of sources and range of targets as the forward halves are written.
   const histogram = memory.u32(histogramLength(n));
@@ -196,7 +206,8 @@ async function build(source: GraphSource, options: BuildOptions, threads: BuildT
   }
   // The sweep reads forward entries only: it runs beside the referrer halves.
   if (thread !== undefined && sweepable) {
-    const input = { rows, rowStart: degrees, baseNodes: n, types: typeOfNode, nodeCount: n, reach, roots: rootsNode };
+    const allStored = decoder.latestRecords + state.latestRecords === n;
+    const input = { rows, rowStart: degrees, baseNodes: n, types: typeOfNode, nodeCount: n, reach, roots: rootsNode, allStored };
     // A thread that failed leaves the sweep to this one.
     swept = thread.sweep(input).then(
       () => true,
@@ -205,9 +216,6 @@ async function build(source: GraphSource, options: BuildOptions, threads: BuildT
   }
   writeReferrerHalves(share, rows, histogram);
   const adjacency = new Adjacency(degrees, rows, n);
-  const superseded = state.superseded;
-  superseded.bulk = false;
-  superseded.merge();
   const graph = new GraphIndex(nodes, types, typeOfNode, adjacency, reach, state.missing, superseded, rootsNode);
   if (!(await swept)) computeReachability(graph);
   return { graph, problems: state.problems(), problemCount: state.problemCount, records: decoder.records + state.records };

@@ -118,6 +118,8 @@ export interface SweepInput {
   readonly reach: Uint8Array;
   /** Node of the roots entity (stored). */
   readonly roots: number;
+  /** Whether every node is stored (a build decoded a latest record for each): nothing to mark up front. */
+  readonly allStored?: boolean;
 }
 
 /**
@@ -129,6 +131,7 @@ export interface SweepInput {
  * them from the root, so most references point ahead and most work is a sequential read.
  * Nodes that are not stored are marked up front (one sequential pass over the types) and taken
  * back afterwards, so that an edge costs one look at the bit map (small enough to stay in cache).
+ * Right after a build, when every node is stored, neither pass is needed.
  *
  * Marks in `reach` (all clear) every stored node reachable from `roots` over the base rows'
  * forward entries.
@@ -137,7 +140,8 @@ export function sweepReachability(input: SweepInput): void {
   const { rows, rowStart, types, reach, roots } = input;
   const n = Math.min(input.nodeCount, types.length);
   const baseNodes = Math.min(input.baseNodes, n);
-  for (let u = 0; u < n; u++) if (types[u] === NOT_STORED) reach[u >>> 3] = (reach[u >>> 3] as number) | (1 << (u & 7));
+  const markUnstored = input.allStored !== true;
+  if (markUnstored) for (let u = 0; u < n; u++) if (types[u] === NOT_STORED) reach[u >>> 3] = (reach[u >>> 3] as number) | (1 << (u & 7));
   reach[roots >>> 3] = (reach[roots >>> 3] as number) | (1 << (roots & 7));
   const behind = new Uint32Array(Math.max(1, n));
   let depth = 0;
@@ -161,11 +165,11 @@ export function sweepReachability(input: SweepInput): void {
       s |= 7; // none of these 8 nodes is marked
       continue;
     }
-    if ((byte & (1 << (s & 7))) === 0 || types[s] === NOT_STORED) continue;
+    if ((byte & (1 << (s & 7))) === 0 || (markUnstored && types[s] === NOT_STORED)) continue;
     expand(s, s);
     while (depth > 0) expand(behind[--depth] as number, s);
   }
-  for (let u = 0; u < n; u++) if (types[u] === NOT_STORED) reach[u >>> 3] = (reach[u >>> 3] as number) & ~(1 << (u & 7));
+  if (markUnstored) for (let u = 0; u < n; u++) if (types[u] === NOT_STORED) reach[u >>> 3] = (reach[u >>> 3] as number) & ~(1 << (u & 7));
 }
 
 /** Edges a change added and removed, as parallel lists of (source, target) nodes. */

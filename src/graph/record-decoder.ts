@@ -35,6 +35,8 @@ const NO_TARGETS = new Uint32Array(0);
 export class RecordDecoder {
   /** Records walked (latest, older, and those of ids the numbering lacks). */
   records = 0;
+  /** Latest records handed to sinks (one per node that has one). */
+  latestRecords = 0;
   private readonly collector: ReferenceCollector;
   // Records of one type come in runs: the last type looked up.
   private lastType = -1;
@@ -112,6 +114,7 @@ export class RecordDecoder {
     }
     const t = this.lastType;
     const plan = types.at(t).plan;
+    this.latestRecords++;
     if (plan === undefined || !plan.hasReferences) {
       sink.latest(v, t, NO_TARGETS, 0);
       return;

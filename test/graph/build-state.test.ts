@@ -40,6 +40,7 @@ describe('a graph build state', () => {
         order: 0,
         bytes: 0,
         records: retyped.length / 2,
+        latestRecords: retyped.length / 2,
         retyped: Int32Array.from(retyped),
         superseded: new Int32Array(0),
         missing: new Int32Array(0),

@@ -3,7 +3,7 @@ import { assembleRows, FORWARD_FLAG } from '../../src/graph/adjacency.js';
 import { GraphIndex } from '../../src/graph/graph-index.js';
 import { MissingReferences } from '../../src/graph/missing-references.js';
 import { NodeIds } from '../../src/graph/node-ids.js';
-import { computeReachability, updateReachability, type EdgeChanges } from '../../src/graph/reachability.js';
+import { computeReachability, sweepReachability, updateReachability, type EdgeChanges } from '../../src/graph/reachability.js';
 import { shortestPaths } from '../../src/graph/shortest-paths.js';
 import { SupersededRecords } from '../../src/graph/superseded-records.js';
 import { NOT_STORED, TypeTable } from '../../src/graph/type-table.js';
@@ -96,6 +96,23 @@ describe('reachability after a build', () => {
       expect(reached).toBeGreaterThan(n / 4);
     });
   }
+});
+
+describe('the sweep a build runs when every node is stored', () => {
+  it('marks what a breadth-first search reaches, without the passes for unstored nodes', () => {
+    const random = prng(21);
+    const n = 3000;
+    const forward = Array.from({ length: n }, () => [...randomTargets(random, n, 3)]);
+    for (let v = n - 1; v > n - 500; v -= 2) forward[v] = [...new Set([...forward[v]!, v - 2])].sort((a, b) => a - b);
+    const roots = 1234;
+    forward[roots] = [...new Set([0, n - 1, ...forward[roots]!])].sort((a, b) => a - b);
+    const graph = graphOf(forward, new Uint16Array(n), roots);
+    const reach = new Uint8Array(Math.ceil(n / 8));
+    const adjacency = graph.adjacency;
+    sweepReachability({ rows: adjacency.baseRows, rowStart: adjacency.baseRowStart, baseNodes: n, types: graph.typeOfNode, nodeCount: n, reach, roots, allStored: true });
+    const distance = bfsDistances((v) => Uint32Array.from(forward[v]!), n, roots);
+    for (let v = 0; v < n; v++) expect((reach[v >>> 3]! >>> (v & 7)) & 1, `node ${v}`).toBe(distance[v]! >= 0 ? 1 : 0);
+  });
 });
 
 describe('incremental reachability', () => {
