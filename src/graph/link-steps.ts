@@ -1,4 +1,4 @@
-import { workerListAt, type SharedNodeArrays } from './build-state.js';
+import { ownListAt, workerListAt, type SharedNodeArrays } from './build-state.js';
 import type { ForwardLists } from './forward-lists.js';
 import { appendReferrers, BLOCK_BITS, targetRanges } from './referrer-rows.js';
 
@@ -16,7 +16,7 @@ import { appendReferrers, BLOCK_BITS, targetRanges } from './referrer-rows.js';
 /** What both threads link over: the per-node arrays, and the forward lists of each thread. */
 export interface LinkShare {
   readonly arrays: SharedNodeArrays;
-  /** The building thread's lists (`listStart` 0 and up), and the decode worker's (`workerListStart`). */
+  /** The building thread's lists (`ownListStart`), and the decode worker's (`workerListStart`). */
   readonly lists: ForwardLists;
   readonly workerLists: ForwardLists | undefined;
 }
@@ -41,8 +41,8 @@ export function writeForwardHalves(share: LinkShare, rows: Uint32Array, histogra
     const start = cursor[v] as number;
     const at = rowStart[v] as number;
     const base = (v >>> BLOCK_BITS) * ranges;
-    if (start >= 0) cursor[v] = lists.copyForward(start, rows, at, histogram, base);
-    else if (start === -1) cursor[v] = at;
+    if (start > 0) cursor[v] = lists.copyForward(ownListAt(start), rows, at, histogram, base);
+    else if (start === 0) cursor[v] = at;
     else cursor[v] = workerLists!.copyForward(workerListAt(start), rows, at, histogram, base);
   }
 }

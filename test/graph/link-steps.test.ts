@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { workerListStart } from '../../src/graph/build-state.js';
+import { ownListStart, workerListStart } from '../../src/graph/build-state.js';
 import { ForwardLists } from '../../src/graph/forward-lists.js';
 import { countReferrers, splitByRows, writeForwardHalves, writeReferrerHalves, type LinkShare } from '../../src/graph/link-steps.js';
 import { rowStartsFromDegrees } from '../../src/graph/adjacency.js';
@@ -36,13 +36,13 @@ describe('link steps', () => {
     // decodes channels), each list in an order of its own.
     const lists = new ForwardLists();
     const workerLists = new ForwardLists();
-    const listStart = new Int32Array(n).fill(-1);
+    const listStart = new Int32Array(n);
     const degrees = new Uint32Array(n + 1);
     for (const v of [...forward.keys()].reverse()) {
       const targets = Uint32Array.from(forward[v]!);
       if (targets.length === 0) continue;
       degrees[v] = targets.length;
-      listStart[v] = v % 2 === 0 ? lists.append(targets, targets.length) : workerListStart(workerLists.append(targets, targets.length));
+      listStart[v] = v % 2 === 0 ? ownListStart(lists.append(targets, targets.length)) : workerListStart(workerLists.append(targets, targets.length));
     }
     const share: LinkShare = { arrays: { typeOfNode: new Uint16Array(n), degrees, listStart }, lists, workerLists };
     countReferrers(share, degrees);
