@@ -8,7 +8,8 @@ import { RANGE_BITS } from './referrer-rows.js';
  * chunks over shared memory that the building thread reads once the worker is done.
  */
 
-const TEMP_CHUNK_BITS = 22;
+/** Entries of a chunk: 2^22 (16 MiB). */
+export const TEMP_CHUNK_BITS = 22;
 const TEMP_CHUNK = 1 << TEMP_CHUNK_BITS;
 const LAST = 0x80000000;
 
@@ -36,6 +37,16 @@ export class ForwardLists {
   append(targets: Uint32Array, count: number, from = 0): number {
     const start = this.length;
     const end = from + count;
+    const c = start >>> TEMP_CHUNK_BITS;
+    if (count > 0 && c < this.chunks.length && (start + count - 1) >>> TEMP_CHUNK_BITS === c) {
+      // The whole list fits in the current chunk (nearly always): no lookup per entry.
+      const chunk = this.chunks[c]!;
+      let at = start & (TEMP_CHUNK - 1);
+      for (let i = from; i < end - 1; i++) chunk[at++] = targets[i] as number;
+      chunk[at] = ((targets[end - 1] as number) | LAST) >>> 0;
+      this.length = start + count;
+      return start;
+    }
     for (let i = from; i < end; i++) {
       const at = this.length++;
       const c = at >>> TEMP_CHUNK_BITS;
