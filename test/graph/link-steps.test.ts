@@ -4,6 +4,7 @@ import { ForwardLists } from '../../src/graph/forward-lists.js';
 import { countReferrers, splitByRows, writeForwardHalves, writeReferrerHalves, type LinkShare } from '../../src/graph/link-steps.js';
 import { rowStartsFromDegrees } from '../../src/graph/adjacency.js';
 import { BLOCK_BITS, histogramLength, RANGE_BITS, targetRanges } from '../../src/graph/referrer-rows.js';
+import { prng } from '../helpers/prng.js';
 
 /**
  * The link steps as a threaded build takes them: forward lists in two threads' lists, the forward
@@ -12,14 +13,6 @@ import { BLOCK_BITS, histogramLength, RANGE_BITS, targetRanges } from '../../src
  */
 
 const FORWARD_FLAG = 0x80000000;
-
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x9e3779b9) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 describe('link steps', () => {
   // More than four target ranges and two blocks of sources.

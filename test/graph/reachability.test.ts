@@ -10,16 +10,9 @@ import { NOT_STORED, TypeTable } from '../../src/graph/type-table.js';
 import { parseTypeDictionary } from '../../src/format/type-dictionary.js';
 import { ObjectIndex } from '../../src/storage/object-index.js';
 import type { StorageChannel } from '../../src/storage/storage.js';
+import { prng } from '../helpers/prng.js';
 
 /** Random graphs changed edge by edge: the incremental answers must equal a recomputation. */
-
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x9e3779b9) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 function graphOf(forward: number[][], types?: Uint16Array, rootsNode = 0): GraphIndex {
   const n = forward.length;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { appendReferrers, BLOCK_BITS, histogramLength, RANGE_BITS, targetRanges } from '../../src/graph/referrer-rows.js';
+import { prng } from '../helpers/prng.js';
 
 /**
  * The partitioned referrer pass (used once a graph spans more than a few node ranges) must give
@@ -7,14 +8,6 @@ import { appendReferrers, BLOCK_BITS, histogramLength, RANGE_BITS, targetRanges 
  */
 
 const FORWARD_FLAG = 0x80000000;
-
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x9e3779b9) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 /** Forward lists (ascending, distinct) of a random graph; one node refers to very many. */
 function randomForward(n: number, seed: number): Uint32Array[] {

@@ -2,16 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { joinId, splitId } from '../../src/storage/object-id-halves.js';
 import { ObjectIndex } from '../../src/storage/object-index.js';
 import { idExtent, markIdBits } from '../../src/storage/object-index-ids.js';
+import { prng } from '../helpers/prng.js';
 
 /** The bulk id walks against `forEach`, for indexes with a dense run, hashed ids, or both. */
-
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x9e3779b9) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 /** An index of `ids` whose dense run starts at the smallest (as opening a storage reserves it). */
 function indexOf(ids: readonly bigint[], idShift: number): ObjectIndex {
