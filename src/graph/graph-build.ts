@@ -80,7 +80,7 @@ export async function buildGraph(source: GraphSource, options: BuildOptions = {}
     if (!(error instanceof DecodeThreadError)) throw error;
   } finally {
     await Promise.all([threads.reachability?.close(), threads.decoding?.close()]);
-    for (const channel of threads.snapshots) channel.objects.releaseSnapshot();
+    for (const release of threads.snapshots) release();
   }
   return buildGraph(source, { ...options, threads: false });
 }
@@ -90,8 +90,8 @@ interface BuildThreads {
   readonly reachability: ReachabilityThread | undefined;
   /** Started by `build` once it knows which channels the thread takes. */
   decoding: DecodeThread | undefined;
-  /** Channels whose primary index the decode thread reads (a snapshot, released once the thread is closed). */
-  readonly snapshots: StorageChannel[];
+  /** Releases the snapshots of primary indexes the decode thread reads, once the thread is closed. */
+  readonly snapshots: (() => void)[];
 }
 
 async function build(source: GraphSource, options: BuildOptions, threads: BuildThreads): Promise<BuildResult> {
@@ -108,8 +108,9 @@ async function build(source: GraphSource, options: BuildOptions, threads: BuildT
   const local = source.source instanceof DirectorySource;
   // A worker thread decodes the files of channels holding at least half the bytes, reading them
   // itself; it gets their primary indexes first (snapshots over shared memory, copied only if a
-  // commit changes them meanwhile). This thread decodes the other channels' files and then the worker's from the last
-  // one back, until the two meet: each file is claimed first (`claims`, shared memory).
+  // commit changes them meanwhile). This thread decodes the other channels' files and then the
+  // worker's from the last one back, until the two meet: each file is claimed first (`claims`,
+  // shared memory).
   const theirs = local && wantsDecodeThread(options.threads, bytesTotal) ? channelsForThread(channels) : new Set<StorageChannel>();
   const orderOf = new Map(files.map(({ file }, order) => [file, order]));
   const theirFiles = [...theirs].flatMap((channel) => channel.files.map((file) => ({ channel, file, order: orderOf.get(file)! })));
@@ -223,8 +224,9 @@ async function build(source: GraphSource, options: BuildOptions, threads: BuildT
 
 /** The channel's primary index as it is now, for the decode thread (ObjectIndex.snapshot). */
 function snapshotOf(channel: StorageChannel, threads: BuildThreads): ObjectIndexParts {
-  threads.snapshots.push(channel);
-  return channel.objects.snapshot();
+  const { parts, release } = channel.objects.snapshot();
+  threads.snapshots.push(release);
+  return parts;
 }
 
 /** Channels holding at least half the bytes (the largest first), for the decode thread. */

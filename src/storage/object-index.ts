@@ -83,8 +83,10 @@ export class ObjectIndex {
   /** Ids in the run; one past its last used position. */
   private inRun = 0;
   private runTop = 0;
-  /** Snapshots another thread may still be reading: the tables are copied before they next change. */
+  /** Snapshots of the current tables another thread may still be reading: they are copied before they next change. */
   private snapshots = 0;
+  /** Counts the copies `ownTables` made, so that a snapshot of older tables is not released twice. */
+  private generation = 0;
 
   /**
    * @param idShift log2 of the channel count: all ids of one channel share their low bits, so
@@ -108,23 +110,27 @@ export class ObjectIndex {
 
   /**
    * The tables as they are now, for another thread to read while this index goes on changing
-   * (a graph build's worker: graph-build.ts): until `releaseSnapshot`, the index copies its tables
-   * before it changes them, once. Nothing is copied when nothing changes meanwhile; a structured
-   * copy of the tables cost the build about 80 ms on each side at 10M entities.
+   * (a graph build's worker: graph-build.ts): until `release` is called, the index copies its
+   * tables before it changes them, once. Nothing is copied when nothing changes meanwhile; a
+   * structured copy of the tables cost the build about 80 ms on each side at 10M entities.
    */
-  snapshot(): ObjectIndexParts {
+  snapshot(): { readonly parts: ObjectIndexParts; readonly release: () => void } {
     this.snapshots++;
-    return this.toParts();
-  }
-
-  /** Ends a `snapshot` (the thread reading it is done). */
-  releaseSnapshot(): void {
-    if (this.snapshots > 0) this.snapshots--;
+    const generation = this.generation;
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      // Tables copied since no longer count this snapshot.
+      if (generation === this.generation) this.snapshots--;
+    };
+    return { parts: this.toParts(), release };
   }
 
   /** Copies the tables that a snapshot still shares, before they change. */
   private ownTables(): void {
     this.snapshots = 0;
+    this.generation++;
     this.table = copyShared(this.table);
     this.run = copyShared(this.run);
   }

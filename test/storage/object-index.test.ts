@@ -128,7 +128,7 @@ describe('ObjectIndex', () => {
     index.reserveRun(1000, ...splitId(base));
     for (let i = 0n; i < 2000n; i += 2n) index.set(...splitId(base + i), 0, Number(i), 24);
     index.set(...splitId(base + 1_000_001n), 0, 5, 24); // of this channel, far beyond the run: hashed
-    const parts = index.snapshot();
+    const { parts, release } = index.snapshot();
     expect(parts.table.buffer).toBeInstanceOf(SharedArrayBuffer);
     expect(parts.run.buffer).toBeInstanceOf(SharedArrayBuffer);
     const frozen = ObjectIndex.fromParts(parts);
@@ -144,11 +144,18 @@ describe('ObjectIndex', () => {
     expect(frozen.get(base + 3_000_001n)).toBeUndefined();
     expect(index.get(base + 10n)).toEqual({ fileSlot: 3, offset: 77, length: 24 });
     expect(index.get(base + 3_000_001n)).toEqual({ fileSlot: 1, offset: 6, length: 24 });
-    // Released: changes go to the same tables again.
+    // The first snapshot's release (its tables were copied since) does not release a later one.
     const second = index.snapshot();
-    index.releaseSnapshot();
+    release();
+    index.set(...splitId(base + 14n), 4, 99, 24);
+    expect(second.parts.run[7 * 3]).toBe(1);
+    // Released: changes go to the same tables again.
+    const third = index.snapshot();
+    third.release();
+    third.release();
+    second.release();
     index.set(...splitId(base + 12n), 4, 88, 24);
-    expect(index.toParts().run).toBe(second.run);
-    expect(second.run[6 * 3]).toBe(5);
+    expect(index.toParts().run).toBe(third.parts.run);
+    expect(third.parts.run[6 * 3]).toBe(5);
   });
 });
