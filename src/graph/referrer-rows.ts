@@ -24,6 +24,11 @@ export function targetRanges(nodeCount: number): number {
   return (nodeCount >>> RANGE_BITS) + 1;
 }
 
+/** Blocks of sources of a graph of `nodeCount` nodes. */
+function sourceBlocks(nodeCount: number): number {
+  return (nodeCount >>> BLOCK_BITS) + 1;
+}
+
 /**
  * Length of a target histogram: per block of sources (`BLOCK_BITS`), per target range, the number
  * of forward entries from those sources into that range. The build counts it while it writes the
@@ -31,7 +36,7 @@ export function targetRanges(nodeCount: number): number {
  * more only to size its partitions.
  */
 export function histogramLength(nodeCount: number): number {
-  return ((nodeCount >>> BLOCK_BITS) + 1) * targetRanges(nodeCount);
+  return sourceBlocks(nodeCount) * targetRanges(nodeCount);
 }
 
 /**
@@ -56,7 +61,7 @@ export function appendReferrers(
     return;
   }
   const counts = histogram ?? countHistogram(nodeCount, rowStart, rows);
-  const blocks = (nodeCount >>> BLOCK_BITS) + 1;
+  const blocks = sourceBlocks(nodeCount);
   const starts = new Uint32Array(ranges + 1);
   let pairs = scratch ?? new Uint32Array(0);
   for (let block = 0; block < blocks; ) {
