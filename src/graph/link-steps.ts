@@ -6,7 +6,8 @@ import { appendReferrers, BLOCK_BITS, targetRanges } from './referrer-rows.js';
  * The steps that turn a build's forward lists into rows (adjacency.ts): counting referrers,
  * writing forward halves (in parts the building thread and the decode worker thread take at once,
  * each a range of sources) and appending referrers. Measured at 10M entities on two processors,
- * only the forward halves gain from a second thread: counting in both threads (the worker into
+ * only the forward halves gain from being split between two threads (the worker counts alone,
+ * beside the building thread's sort of older versions): counting in both threads (the worker into
  * counts of its own, added in with the row starts) took 60 ms longer than counting in one, and
  * appending split by target range makes each part read every edge and guess its branch wrong half
  * the time while the reachability sweep takes the other processor. Both threads see the same
