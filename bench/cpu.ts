@@ -72,3 +72,17 @@ export function cpuBetween(before: CpuSnapshot | undefined, after: CpuSnapshot |
   }
   return { seconds, processes, others: Math.max(0, (after.machineBusy - before.machineBusy - ours) / seconds) };
 }
+
+/**
+ * Bytes a process has had read from storage devices so far (`read_bytes` of /proc/<pid>/io):
+ * reads the page cache answered are not counted, so a server that should be reading from the page
+ * cache shows here what the kernel made it read from disk again. Undefined where /proc is missing.
+ */
+export function diskReadBytes(pid: number): number | undefined {
+  try {
+    const match = /^read_bytes:\s+(\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'latin1'));
+    return match === null ? undefined : Number(match[1]);
+  } catch {
+    return undefined;
+  }
+}

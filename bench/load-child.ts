@@ -6,7 +6,7 @@
  */
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
-import { cpuBetween, cpuSnapshot } from './cpu.js';
+import { cpuBetween, cpuSnapshot, diskReadBytes } from './cpu.js';
 
 export interface LoadJob {
   readonly port: number;
@@ -29,6 +29,8 @@ export interface LoadResult {
   readonly serverCores?: number | undefined;
   readonly loadCores?: number | undefined;
   readonly otherCores?: number;
+  /** Bytes the server read from disk while measuring (the page cache did not hold them). */
+  readonly serverDiskBytes?: number | undefined;
 }
 
 async function run(job: LoadJob, seconds: number): Promise<autocannon.Result> {
@@ -52,8 +54,10 @@ const line = await new Promise<string>((resolve) => createInterface({ input: pro
 const job = JSON.parse(line) as LoadJob;
 if (job.warmupSeconds > 0) await run(job, job.warmupSeconds);
 const before = cpuSnapshot([job.serverPid, process.pid]);
+const diskBefore = diskReadBytes(job.serverPid);
 const result = await run(job, job.seconds);
 const cpu = cpuBetween(before, cpuSnapshot([job.serverPid, process.pid]));
+const diskAfter = diskReadBytes(job.serverPid);
 const out: LoadResult = {
   rps: result.requests.total / result.duration,
   p50: result.latency.p50,
@@ -62,6 +66,7 @@ const out: LoadResult = {
   ...(cpu === undefined
     ? {}
     : { serverCores: cpu.processes.get(job.serverPid), loadCores: cpu.processes.get(process.pid), otherCores: cpu.others }),
+  ...(diskBefore === undefined || diskAfter === undefined ? {} : { serverDiskBytes: diskAfter - diskBefore }),
 };
 process.stdout.write(`${JSON.stringify(out)}\n`);
 process.exit(0);

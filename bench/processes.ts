@@ -32,10 +32,11 @@ export interface ServerChild {
   readonly info: ChildInfo;
 }
 
-/** Starts `server-child.ts` with the given arguments and waits for its report. */
-export async function startServer(args: readonly string[]): Promise<ServerChild> {
+/** Starts `server-child.ts` with the given arguments (and environment variables besides ours) and waits for its report. */
+export async function startServer(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<ServerChild> {
   const child = spawn(process.execPath, [...profileFlags(), '--expose-gc', '--import', 'tsx', join(HERE, 'server-child.ts'), ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
   });
   const info = await firstLine<ChildInfo>(child, 'benchmark server');
   return { child, info };

@@ -81,7 +81,9 @@ if (flags.includes('--ceiling')) {
   const before = process.memoryUsage();
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
-  const storage = await Storage.open(dir);
+  // BENCH_RECORD_CACHE_BYTES: the cache of records read lately at another size (0: none), to compare.
+  const cacheBytes = process.env.BENCH_RECORD_CACHE_BYTES;
+  const storage = await Storage.open(dir, cacheBytes === undefined || cacheBytes === '' ? {} : { recordCacheBytes: Number(cacheBytes) });
   const openMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
   await settle();

@@ -109,6 +109,7 @@ async function checkSnapshot(source: StorageSource, reader: SourceReader, option
     storage = await Storage.open(new PinnedSource(source, reader), {
       committedLengths: async () => startup.readableLengths,
       onProgress: (p) => options.onProgress?.('indexing', p.bytesDone, p.bytesTotal),
+      recordCacheBytes: 0, // every record is read once
     });
   } catch (error) {
     if (!isAppError(error)) throw error;

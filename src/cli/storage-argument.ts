@@ -49,7 +49,8 @@ export function isDirectorySpec(spec: StorageSpec): boolean {
 
 /** Opens the storage a spec names (a warning if a password file can be read by others). */
 export function openStorage(spec: StorageSpec, options: OpenOptions, warn: (message: string) => void): Promise<Storage> {
-  return Storage.open(openSpecSource(spec, warn, options.allowExternalLinks === true), options);
+  // A command reads each record once or not at all: keeping them would only cost copies.
+  return Storage.open(openSpecSource(spec, warn, options.allowExternalLinks === true), { recordCacheBytes: 0, ...options });
 }
 
 /** The source of the storage a spec names, for commands that read it themselves (`check`, `rescue`). */

@@ -2,6 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { RequestTallies } from './request-tallies.js';
 import type { StorageChannel } from '../storage/storage.js';
 import type { FollowStatus, RefreshOutcome } from '../storage/follow-status.js';
+import type { RecordCacheStats } from '../storage/record-cache.js';
 
 /**
  * Prometheus metrics (prom-client): requests by route, method and status, latency histograms and
@@ -20,6 +21,8 @@ export interface MetricsSource {
   readonly lastCommitTimestamp?: bigint;
   readonly generation?: number;
   readonly warnings?: readonly string[];
+  /** The cache of records read lately (absent when none are kept). */
+  readonly recordCache?: RecordCacheStats | undefined;
 }
 
 export interface ServiceMetrics {
@@ -76,6 +79,24 @@ function storageGauges(registry: Registry, source: () => MetricsSource): void {
   );
   gauge('storage_generation', 'Changes of the served state since startup (+1 per commit taken over)', (s) => s.generation);
   gauge('storage_warnings', 'Problems tolerated so far (damaged records, files Java would refuse); see the log', (s) => s.warnings?.length);
+  gauge('record_cache_bytes', 'Memory held by the cache of records read lately (--record-cache-bytes)', (s) => s.recordCache?.bytes ?? 0);
+  const reported = { hit: 0, miss: 0 };
+  new Counter({
+    name: `${METRICS_PREFIX}record_cache_lookups_total`,
+    help: 'Record reads by whether the cache of records read lately answered them (hit) or a data file did (miss)',
+    labelNames: ['result'] as const,
+    registers: [registry],
+    collect() {
+      const stats = source().recordCache;
+      if (stats === undefined) return;
+      // A source that starts over (another snapshot, a reopened storage) counts from its own zero.
+      for (const [result, now] of [['hit', stats.hits], ['miss', stats.misses]] as const) {
+        const delta = now - reported[result];
+        if (delta > 0) this.inc({ result }, delta);
+        reported[result] = now;
+      }
+    },
+  });
 }
 
 function followMetrics(registry: Registry, follow: FollowStatus | undefined): void {

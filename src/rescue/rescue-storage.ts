@@ -113,6 +113,7 @@ async function rescueSnapshot(from: StorageSource, reader: SourceReader, options
   const storage = await Storage.open(new PinnedSource(from, reader), {
     committedLengths,
     onProgress: (p) => options.onProgress?.('indexing', p.bytesDone, p.bytesTotal),
+    recordCacheBytes: 0, // every record is read once
   });
   try {
     const dictionaryText = (await reader.readWhole(layout.dictionaryPath)).toString('utf8');

@@ -74,6 +74,11 @@ export interface OpenOptions {
    * 0 indexes in this thread.
    */
   readonly indexThreads?: number;
+  /**
+   * Bytes of records read lately kept in memory, to answer them again without the files
+   * (record-cache.ts). Default 64 MiB, taken as records are read; 0 keeps none.
+   */
+  readonly recordCacheBytes?: number;
 }
 
 /** A type dictionary larger than this is refused unless the limit is raised (`--max-dictionary-bytes`). */

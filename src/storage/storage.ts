@@ -11,6 +11,7 @@ import { DirectorySource } from './directory-source.js';
 import { readStorageLock, type StorageLockInfo } from './lock-file.js';
 import { readChannelLogs, type ChannelLogReader } from './log-reader.js';
 import { joinId } from './object-id-halves.js';
+import { DEFAULT_RECORD_CACHE_BYTES, RecordCache, type RecordCacheStats } from './record-cache.js';
 import type { ScanProblem } from './record-scan.js';
 import { fileStateFor, planScans, removedFiles, scanJobs } from './scan-jobs.js';
 import { readDictionaryFile } from './dictionary-file.js';
@@ -90,19 +91,29 @@ export class Storage {
   /** The storage as the user named it: the directory as given, or the source's location. */
   readonly directory: string;
 
+  /** Records read lately (undefined when none are kept). */
+  private readonly records: RecordCache | undefined;
+
   private constructor(
     /** Where the files are kept. */
     readonly source: StorageSource,
     private readonly committedLengths: CommittedLengths | undefined,
     private readonly maxDictionaryBytes: number,
+    recordCacheBytes: number,
   ) {
     this.directory = source.location;
+    this.records = recordCacheBytes > 0 ? new RecordCache(recordCacheBytes) : undefined;
   }
 
   /** Opens a storage directory (a path) or a storage kept elsewhere; the storage owns the source from here on. */
   static async open(location: string | StorageSource, options: OpenOptions = {}): Promise<Storage> {
     const source = typeof location === 'string' ? new DirectorySource(location, { allowExternalLinks: options.allowExternalLinks === true }) : location;
-    const storage = new Storage(source, options.committedLengths, options.maxDictionaryBytes ?? DEFAULT_MAX_DICTIONARY_BYTES);
+    const storage = new Storage(
+      source,
+      options.committedLengths,
+      options.maxDictionaryBytes ?? DEFAULT_MAX_DICTIONARY_BYTES,
+      options.recordCacheBytes ?? DEFAULT_RECORD_CACHE_BYTES,
+    );
     try {
       await storage.load(options);
     } catch (error) {
@@ -117,6 +128,11 @@ export class Storage {
   }
 
   /** Number of distinct object ids across all channels. */
+  /** How the cache of records read lately did (undefined when it keeps none). */
+  get recordCache(): RecordCacheStats | undefined {
+    return this.records?.stats();
+  }
+
   get entityCount(): number {
     return this.channelStates.reduce((n, c) => n + c.objects.size, 0);
   }
@@ -174,7 +190,8 @@ export class Storage {
     if (channel === undefined || location === undefined) return undefined;
     const file = channel.slots[location.fileSlot];
     if (file === undefined || file.removed) return undefined;
-    const bytes = await this.source.read(file.path, location.offset, location.length, file.totalLength);
+    const cached = this.records?.get(channel.index, location.fileSlot, location.offset, location.length);
+    const bytes = cached ?? (await this.source.read(file.path, location.offset, location.length, file.totalLength));
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     // The length as two 32-bit halves: no bigint made for it on every read.
     if (view.getUint32(0, true) !== location.length || view.getUint32(4, true) !== 0 || view.getBigInt64(16, true) !== objectId) {
@@ -183,6 +200,7 @@ export class Storage {
         offset: location.offset,
       });
     }
+    if (cached === undefined) this.records?.put(channel.index, location.fileSlot, location.offset, bytes);
     return {
       objectId,
       typeId: view.getBigInt64(8, true),
@@ -305,6 +323,8 @@ export class Storage {
         : resolveValidLengths(layout, await this.readLogs(layout));
     for (const w of valid.warnings) this.warn(w);
     this.truncations = findTruncations(valid.channels.map((c) => c.files), this.channelStates);
+    // Records cut off on disk are not answered from memory either (reading them fails, as before).
+    if (this.truncations.length > 0) this.records?.clear();
 
     const channels = this.channelStates.length === layout.channels.length ? this.channelStates : undefined;
     const rebuild = channels === undefined || valid.channels.some((c, i) => needsRebuild(channels[i]!, c.files));
@@ -336,6 +356,8 @@ export class Storage {
       if (rebuild) {
         for (const channel of targets) channel.objects.compact();
         this.channelStates = targets;
+        // Slots number the new channels' files: a kept record's place may name another one.
+        this.records?.clear();
       }
       this.lastCommitTimestamp = valid.commitTimestamp;
       for (const channel of targets) channel.invalidate();

@@ -71,7 +71,7 @@ export async function readExistingStorage(directory: string, options: ReadExisti
   const channels = await resolveHeads(layout, options.repairTails === true, clock, repairs);
   latestTimestamp = clock.latest;
 
-  const storage = await Storage.open(directory);
+  const storage = await Storage.open(directory, { recordCacheBytes: 0 });
   try {
     if (storage.warnings.length > 0) throw refuse(directory, storage.warnings);
     let maxId = 0n;

@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { join } from 'node:path';
 import { parseServeArgs } from '../../src/cli/commands/serve.js';
+import { openStorages } from '../../src/cli/commands/serve-storages.js';
+import { StorageRegistry } from '../../src/http/storage-registry.js';
+import { DEFAULT_RECORD_CACHE_BYTES } from '../../src/storage/record-cache.js';
+import { DEFAULT_MAX_DICTIONARY_BYTES } from '../../src/storage/storage.js';
+import { CONFORMANCE_DIR } from '../helpers/conformance.js';
 import { runCli, toolVersion } from '../../src/cli/run-cli.js';
 import { UsageError } from '../../src/errors.js';
 
@@ -57,6 +63,28 @@ describe('command line options', () => {
     vi.stubEnv('STORAGE_INSPECTOR_PORT', '1');
     vi.stubEnv('STORAGE_INSPECTOR_QUIET', 'maybe');
     expect(() => parseServeArgs(['dir'])).toThrow(/invalid STORAGE_INSPECTOR_QUIET "maybe": true or false/);
+  });
+
+  it('sizes the cache of records read lately from a flag or a variable, and passes it to the storage', async () => {
+    expect(parseServeArgs(['dir'])).not.toHaveProperty('recordCacheBytes');
+    expect(parseServeArgs(['dir', '--record-cache-bytes', '0'])).toMatchObject({ recordCacheBytes: 0 });
+    expect(() => parseServeArgs(['dir', '--record-cache-bytes', '-1'])).toThrow(/invalid --record-cache-bytes "-1": an integer from 0 to/);
+    vi.stubEnv('STORAGE_INSPECTOR_RECORD_CACHE_BYTES', '1048576');
+    expect(parseServeArgs(['dir'])).toMatchObject({ recordCacheBytes: 1048576 });
+    const { io } = capture();
+    const settings = { dialect: 'spark', follow: false, pollIntervalMs: 500, maxDictionaryBytes: DEFAULT_MAX_DICTIONARY_BYTES } as const;
+    const storages = async (recordCacheBytes?: number) =>
+      openStorages([{ name: undefined, directory: join(CONFORMANCE_DIR, 'storages', 'graph') }], { ...settings, recordCacheBytes }, {}, new StorageRegistry(), io);
+    const none = await storages(0);
+    const some = await storages(1048576);
+    const unset = await storages(undefined);
+    try {
+      expect(none.opened[0]!.storage.recordCache).toBeUndefined();
+      expect(some.opened[0]!.storage.recordCache?.capacity).toBe(1048576);
+      expect(unset.opened[0]!.storage.recordCache?.capacity).toBe(DEFAULT_RECORD_CACHE_BYTES);
+    } finally {
+      for (const { opened } of [none, some, unset]) await opened[0]!.storage.close();
+    }
   });
 
   it('takes the log format and the metrics token file from flags or variables', () => {

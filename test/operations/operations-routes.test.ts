@@ -100,6 +100,16 @@ describe('health, readiness and metrics', () => {
     expect(sample(text, 'storage_inspector_follow_lag_seconds')).toBe(0);
     expect(text).toMatch(/storage_inspector_follow_refreshes_total\{outcome="failed"\} 1/);
     expect(sample(text, 'storage_inspector_process_resident_memory_bytes')).toBeGreaterThan(0);
+    // Record reads, by whether the cache of records read lately answered them.
+    const cache = server.storage.recordCache!;
+    expect(sample(text, 'storage_inspector_record_cache_lookups_total{result="miss"}')).toBe(cache.misses);
+    expect(cache.misses).toBeGreaterThan(0);
+    expect(sample(text, 'storage_inspector_record_cache_bytes')).toBe(cache.bytes);
+    const hitsBefore = sample(text, 'storage_inspector_record_cache_lookups_total{result="hit"}') ?? 0;
+    await send(server.port, 'GET', '/microstream/object/1000000000000000028');
+    const after = (await send(server.port, 'GET', '/metrics')).body.toString();
+    expect(sample(after, 'storage_inspector_record_cache_lookups_total{result="hit"}')).toBe(hitsBefore + 1);
+    expect(sample(after, 'storage_inspector_record_cache_lookups_total{result="miss"}')).toBe(cache.misses);
   });
 
   it('leaves the operations routes out of the request log', async () => {

@@ -1,4 +1,4 @@
-import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -61,6 +61,37 @@ describe('Storage.open', () => {
       expect(storage.entityCount).toBe(28);
     } finally {
       await storage.close();
+    }
+  });
+
+  it('answers a record read again from memory, and not once its file was cut short', async () => {
+    const dir = copyOf('noroot');
+    const data = join(dir, 'channel_0', 'channel_0_1.dat');
+    const log = join(dir, 'channel_0', 'transactions_0.sft');
+    const before = statSync(data).size;
+    appendFileSync(data, record(INTEGER_TYPE, NEW_ID, bytes().int32(1000).build()));
+    appendFileSync(log, storeEntry(lastTimestamp(log) + 1n, statSync(data).size));
+    const storage = await Storage.open(dir);
+    try {
+      const first = await storage.readEntity(NEW_ID);
+      const hits = storage.recordCache!.hits;
+      const again = await storage.readEntity(NEW_ID);
+      expect(storage.recordCache!.hits).toBe(hits + 1);
+      expect(Buffer.from(again!.content).equals(Buffer.from(first!.content))).toBe(true);
+      expect(again).toMatchObject({ objectId: NEW_ID, typeId: INTEGER_TYPE, offset: first!.offset, file: first!.file });
+      // The committed record is cut off on disk: it is not answered from memory either.
+      truncateSync(data, before);
+      await storage.refresh();
+      expect(await storage.readEntity(NEW_ID)).toBeUndefined();
+      expect(storage.conditions.map((c) => c.code)).toEqual(['STORAGE_TRUNCATED']);
+    } finally {
+      await storage.close();
+    }
+    const uncached = await Storage.open(dir, { recordCacheBytes: 0 });
+    try {
+      expect(uncached.recordCache).toBeUndefined();
+    } finally {
+      await uncached.close();
     }
   });
 

@@ -71,6 +71,8 @@ export interface ServedStorageSettings {
   readonly allowExternalLinks?: boolean | undefined;
   /** A type dictionary larger than this is refused (also while following). */
   readonly maxDictionaryBytes: number;
+  /** Bytes of records read lately kept in memory per storage (default: the Storage's). */
+  readonly recordCacheBytes?: number | undefined;
 }
 
 /** One opened storage with its follower. */
@@ -114,6 +116,7 @@ export async function openStorages(
         onProgress: progressPrinter(say, started),
         allowExternalLinks: settings.allowExternalLinks === true,
         maxDictionaryBytes: settings.maxDictionaryBytes,
+        ...(settings.recordCacheBytes === undefined ? {} : { recordCacheBytes: settings.recordCacheBytes }),
       });
       try {
         checkServable(storage);

@@ -16,6 +16,7 @@ import { DEFAULT_MAX_UNSENT_BYTES } from '../../http/unsent-answers.js';
 import { descriptorLimit, storageDescriptorBudget } from '../../storage/file-reader.js';
 import { DEFAULT_POLL_INTERVAL_MS } from '../../storage/follow.js';
 import { DEFAULT_MAX_DICTIONARY_BYTES } from '../../storage/storage.js';
+import { DEFAULT_RECORD_CACHE_BYTES } from '../../storage/record-cache.js';
 import type { CommandIo } from '../io.js';
 import { STORAGE_ARGUMENT_TEXT, withStorageOptions } from '../storage-argument.js';
 import { fromEnv, integerOption, parseCommand, toolCommand } from '../option-values.js';
@@ -40,6 +41,7 @@ const MAX_UNSENT_BYTES = 2 ** 34;
 const MAX_CONNECTIONS = 1_000_000;
 /** Node's largest string is about 512 MiB of UTF-16; a dictionary is text. */
 const MAX_DICTIONARY_BYTES = 2 ** 30;
+const MAX_RECORD_CACHE_BYTES = 2 ** 40;
 
 export interface ServeOptions {
   /** The (first) storage: a directory, or a postgres:// URL (see openStorageSource). */
@@ -76,6 +78,8 @@ export interface ServeOptions {
   readonly logFile?: string | undefined;
   readonly allowExternalLinks?: boolean;
   readonly maxDictionaryBytes?: number | undefined;
+  /** Bytes of records read lately kept in memory (0: none). */
+  readonly recordCacheBytes?: number | undefined;
 }
 
 /** The `serve` command line: options, their ranges and environment variables (for parsing and --help). */
@@ -187,6 +191,18 @@ export function serveCommand(): Command {
           'bytes',
         ),
       ),
+    )
+    .addOption(
+      fromEnv(
+        integerOption(
+          '--record-cache-bytes',
+          'n',
+          `keep up to this many bytes of records read lately in memory, to answer them again without the files (default ${DEFAULT_RECORD_CACHE_BYTES}; 0 keeps none)`,
+          0,
+          MAX_RECORD_CACHE_BYTES,
+          'bytes',
+        ),
+      ),
     );
 }
 
@@ -216,6 +232,7 @@ interface ServeFlags {
   logFile?: string;
   allowExternalLinks?: true;
   maxDictionaryBytes?: number;
+  recordCacheBytes?: number;
 }
 
 export function parseServeArgs(args: string[]): ServeOptions | 'help' {
@@ -265,6 +282,7 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
     ...(values.logFile === undefined ? {} : { logFile: values.logFile }),
     ...(values.allowExternalLinks === true ? { allowExternalLinks: true } : {}),
     ...(values.maxDictionaryBytes === undefined ? {} : { maxDictionaryBytes: values.maxDictionaryBytes }),
+    ...(values.recordCacheBytes === undefined ? {} : { recordCacheBytes: values.recordCacheBytes }),
   };
 }
 
