@@ -351,10 +351,10 @@ function targetLines(results: readonly SizeResult[]): string[] {
       const floor = r.coldFloor?.median;
       const threaded = r.coldThreaded?.median;
       const against = r.graph.coldMs === undefined || threaded === undefined || r.threads === 1 ? '' : `; ${fmt(r.graph.coldMs / threaded, 1)}× reading in ${r.threads} threads`;
-      check(
-        r.graph.coldMs === undefined || floor === undefined ? undefined : r.graph.coldMs <= 3 * floor,
-        `${n}: graph build cold ≤ 3× cold floor (${fmt(r.graph.coldMs === undefined || floor === undefined ? Number.NaN : r.graph.coldMs / floor, 1)}×${against})`,
-      );
+      const ratio = r.graph.coldMs === undefined || floor === undefined ? Number.NaN : r.graph.coldMs / floor;
+      // The issue sets this budget at 10M entities; other sizes show where they stand.
+      if (r.entities === 10_000_000) check(Number.isNaN(ratio) ? undefined : ratio <= 3, `${n}: graph build cold ≤ 3× cold floor (${fmt(ratio, 1)}×${against})`);
+      else lines.push(`- (no target at this size): ${n}: graph build cold ${fmt(ratio, 1)}× cold floor${against}`);
     }
     if (r.api !== undefined && r.entities >= 10_000_000) {
       check(r.api.referrers.p99 < 20, `${n}: referrers p99 < 20 ms (${fmt(r.api.referrers.p99, 0)} ms)`);

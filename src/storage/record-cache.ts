@@ -43,6 +43,8 @@ export interface RecordCacheStats {
 export class RecordCache {
   hits = 0;
   misses = 0;
+  /** Times the cache was emptied: a record read before one must not be kept after it. */
+  clears = 0;
   private ring: Uint8Array | undefined;
   /**
    * Per entry: channel × 2^32 + file slot + 1 (0: empty; no filling, so that the table takes
@@ -103,6 +105,7 @@ export class RecordCache {
 
   /** Forgets every record (the index was rebuilt: slots may mean other files now). */
   clear(): void {
+    this.clears++;
     if (this.ring === undefined) return;
     // Moving past the whole ring invalidates every entry at once.
     this.written += this.ring.length;

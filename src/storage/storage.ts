@@ -127,12 +127,12 @@ export class Storage {
     return this.channelStates;
   }
 
-  /** Number of distinct object ids across all channels. */
   /** How the cache of records read lately did (undefined when it keeps none). */
   get recordCache(): RecordCacheStats | undefined {
     return this.records?.stats();
   }
 
+  /** Number of distinct object ids across all channels. */
   get entityCount(): number {
     return this.channelStates.reduce((n, c) => n + c.objects.size, 0);
   }
@@ -190,7 +190,10 @@ export class Storage {
     if (channel === undefined || location === undefined) return undefined;
     const file = channel.slots[location.fileSlot];
     if (file === undefined || file.removed) return undefined;
-    const cached = this.records?.get(channel.index, location.fileSlot, location.offset, location.length);
+    const records = this.records;
+    const cached = records?.get(channel.index, location.fileSlot, location.offset, location.length);
+    // A cache emptied while the file is read (an index rebuilt meanwhile) does not take the record.
+    const clears = records?.clears;
     const bytes = cached ?? (await this.source.read(file.path, location.offset, location.length, file.totalLength));
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     // The length as two 32-bit halves: no bigint made for it on every read.
@@ -200,7 +203,7 @@ export class Storage {
         offset: location.offset,
       });
     }
-    if (cached === undefined) this.records?.put(channel.index, location.fileSlot, location.offset, bytes);
+    if (cached === undefined && records !== undefined && records.clears === clears) records.put(channel.index, location.fileSlot, location.offset, bytes);
     return {
       objectId,
       typeId: view.getBigInt64(8, true),
