@@ -8,16 +8,16 @@
  * for a while). A record read is synchronous (file-reader.ts), so a dropped page then stalls every
  * request for a disk read. Records asked for often stay here whatever the page cache does.
  *
- * A ring of bytes and a four-way set-associative table over it, all typed arrays: a record is keyed by where
- * it lies (channel, file slot, offset), which never changes (data files are appended to; a file
- * slot is never reused; a rebuilt index clears the cache). New records overwrite the oldest ones;
- * an entry is valid while the ring has not come round over its bytes.
+ * A ring of bytes and a four-way set-associative table over it, all typed arrays: a record is
+ * keyed by where it lies (channel, file slot, offset), which never changes (data files are
+ * appended to; a file slot is never reused; a rebuilt index clears the cache). New records
+ * overwrite the oldest ones; an entry is valid while the ring has not come round over its bytes.
  */
 
 /** Default size of the cache. */
 export const DEFAULT_RECORD_CACHE_BYTES = 64 * 1024 * 1024;
 
-/** Table entries per byte of the ring: one per 256 bytes (records are mostly smaller). */
+/** One table entry per this many bytes of the ring (records are mostly smaller). */
 const BYTES_PER_ENTRY = 256;
 
 /** A record larger than this share of the ring is not kept (it would push out many others). */
@@ -103,7 +103,7 @@ export class RecordCache {
     this.written += length;
   }
 
-  /** Forgets every record (the index was rebuilt: slots may mean other files now). */
+  /** Forgets every record (the index was rebuilt, so slots may mean other files now; a file was cut short). */
   clear(): void {
     this.clears++;
     if (this.ring === undefined) return;
