@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { RequestTallies } from './request-tallies.js';
 import type { StorageChannel } from '../storage/storage.js';
-import type { FollowStatus, RefreshOutcome } from '../storage/follow-status.js';
+import type { FollowStatus } from '../storage/follow-status.js';
 import type { RecordCacheStats } from '../storage/record-cache.js';
 
 /**
@@ -80,20 +80,41 @@ function storageGauges(registry: Registry, source: () => MetricsSource): void {
   gauge('storage_generation', 'Changes of the served state since startup (+1 per commit taken over)', (s) => s.generation);
   gauge('storage_warnings', 'Problems tolerated so far (damaged records, files Java would refuse); see the log', (s) => s.warnings?.length);
   gauge('record_cache_bytes', 'Memory held by the cache of records read lately (--record-cache-bytes)', (s) => s.recordCache?.bytes ?? 0);
-  const reported = { hit: 0, miss: 0 };
+  countedTotals(
+    registry,
+    'record_cache_lookups_total',
+    'Record reads by whether the cache of records read lately answered them (hit) or a data file did (miss)',
+    'result',
+    () => {
+      const stats = source().recordCache;
+      return stats === undefined ? undefined : { hit: stats.hits, miss: stats.misses };
+    },
+  );
+}
+
+/**
+ * A counter of totals kept elsewhere, one per label value, brought up to date when scraped. A
+ * total that went down (its source started over: another snapshot, a reopened storage) is
+ * counted on from there.
+ */
+function countedTotals(
+  registry: Registry,
+  name: string,
+  help: string,
+  label: string,
+  totals: () => Readonly<Record<string, number>> | undefined,
+): void {
+  const reported = new Map<string, number>();
   new Counter({
-    name: `${METRICS_PREFIX}record_cache_lookups_total`,
-    help: 'Record reads by whether the cache of records read lately answered them (hit) or a data file did (miss)',
-    labelNames: ['result'] as const,
+    name: `${METRICS_PREFIX}${name}`,
+    help,
+    labelNames: [label],
     registers: [registry],
     collect() {
-      const stats = source().recordCache;
-      if (stats === undefined) return;
-      // A source that starts over (another snapshot, a reopened storage) counts from its own zero.
-      for (const [result, now] of [['hit', stats.hits], ['miss', stats.misses]] as const) {
-        const delta = now - reported[result];
-        if (delta > 0) this.inc({ result }, delta);
-        reported[result] = now;
+      for (const [value, total] of Object.entries(totals() ?? {})) {
+        const delta = total - (reported.get(value) ?? 0);
+        if (delta >= 0) this.inc({ [label]: value }, delta);
+        reported.set(value, total);
       }
     },
   });
@@ -117,18 +138,11 @@ function followMetrics(registry: Registry, follow: FollowStatus | undefined): vo
     },
   });
   if (follow === undefined) return;
-  const reported: Record<RefreshOutcome, number> = { changed: 0, unchanged: 0, deferred: 0, failed: 0 };
-  new Counter({
-    name: `${METRICS_PREFIX}follow_refreshes_total`,
-    help: 'Looks for new commits by outcome: changed, unchanged, deferred (a file being rewritten), failed (refresh errors)',
-    labelNames: ['outcome'] as const,
-    registers: [registry],
-    collect() {
-      for (const outcome of Object.keys(reported) as RefreshOutcome[]) {
-        const delta = follow.refreshes[outcome] - reported[outcome];
-        this.inc({ outcome }, delta);
-        reported[outcome] += delta;
-      }
-    },
-  });
+  countedTotals(
+    registry,
+    'follow_refreshes_total',
+    'Looks for new commits by outcome: changed, unchanged, deferred (a file being rewritten), failed (refresh errors)',
+    'outcome',
+    () => follow.refreshes,
+  );
 }
