@@ -1,7 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import { createTypeDictionary } from '../format/type-dictionary.js';
 import { ObjectIndex } from '../storage/object-index.js';
-import { SYNC_LOCAL_FILES } from '../storage/sync-file-chunks.js';
+import { readHeadAhead, SYNC_LOCAL_FILES } from '../storage/sync-file-chunks.js';
 import { shared } from './build-memory.js';
 import { workerListStart, type SharedNodeArrays } from './build-state.js';
 import { FileClaim, type DecodedFile, type DecodeJob, type DecodeReply, type DecodeStart, type LinkReply, type LinkTask } from './decode-messages.js';
@@ -105,11 +105,14 @@ async function decode(job: DecodeJob, start: DecodeStart): Promise<ForwardLists>
   const decoder = new RecordDecoder(nodes, types, job.channelCount);
   const sink = new FileSink(start.arrays, known);
   let claim = 0;
+  const order = job.channels.flatMap((c) => c.files);
   for (const channel of job.channels) {
     const objects = ObjectIndex.fromParts(channel.objects);
     for (const file of channel.files) {
       // The building thread took this file and the ones after it.
       if (Atomics.compareExchange(job.claims, claim++, FileClaim.unclaimed, FileClaim.worker) !== FileClaim.unclaimed) return sink.lists;
+      const next = order[claim];
+      if (next !== undefined) readHeadAhead(next.path);
       const before = decoder.records;
       const latestBefore = decoder.latestRecords;
       await decoder.decodeFile(SYNC_LOCAL_FILES.chunks(file.path, 0, file.totalLength), file, channel.index, objects, sink);

@@ -1,4 +1,4 @@
-import { closeSync, readSync } from 'node:fs';
+import { close, closeSync, read, readSync } from 'node:fs';
 import { openRegularFileSync } from './regular-file.js';
 import type { SourceReads } from './source.js';
 
@@ -44,3 +44,31 @@ async function* syncChunks(path: string, from: number, to: number): AsyncGenerat
 }
 
 export const SYNC_LOCAL_FILES: Pick<SourceReads, 'chunks'> = { chunks: syncChunks };
+
+/**
+ * Bytes of a file's head that `readHeadAhead` reads: the kernel reads ahead four times as much
+ * from a read this small at a file's start. Measured on the graph build at 10M, alternated with the
+ * page cache dropped: 128 KiB 1,637 → 1,542 ms (and 1,695 → 1,567, 1,654 → 1,613 in two more sets
+ * of runs), warm 1,494 → 1,460 (no loss); 256 KiB gained as much cold but cost 32 ms warm, 1 MiB
+ * 36 ms cold and 50 ms warm (the bytes are copied out once more, by libuv's threads).
+ */
+const HEAD = 128 * 1024;
+let headBuffer: Buffer | undefined;
+
+/**
+ * Starts reading the head of a file the thread will read next (on libuv's threads) and forgets
+ * the bytes: with the page cache dropped, the disk is then already reading that file when its
+ * synchronous reads begin, instead of the first read of each file waiting for it. Nothing is
+ * kept and nothing is reported: the file's own reads report what is wrong with it.
+ */
+export function readHeadAhead(path: string): void {
+  let fd: number;
+  try {
+    fd = openRegularFileSync(path);
+  } catch {
+    return;
+  }
+  // One buffer for every head read: its bytes are never looked at.
+  headBuffer ??= Buffer.allocUnsafeSlow(HEAD);
+  read(fd, headBuffer, 0, HEAD, 0, () => close(fd, () => undefined));
+}
