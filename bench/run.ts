@@ -4,7 +4,8 @@
  * - the read-once floor and open + index time, warm and cold (page cache dropped; needs root);
  * - index bytes per entity and RSS after opening;
  * - `/object` (random existing ids) and `/root` throughput and latency at 64 connections against
- *   the Node ceiling (a plain node:http server answering a constant).
+ *   the Node ceiling (a plain node:http server answering a constant); `/object` also on a server
+ *   without the cache of records read lately, and what each server read from disk meanwhile.
  * Every figure is the median of BENCH_ROUNDS runs with its spread (min–max). Servers and the
  * load generator (autocannon) run in processes of their own; ceiling and server runs alternate
  * round by round, and each ratio is taken within a round. Each load run also records how much

@@ -325,9 +325,12 @@ export class Storage {
         ? await this.committedLengths(layout, this.reader)
         : resolveValidLengths(layout, await this.readLogs(layout));
     for (const w of valid.warnings) this.warn(w);
-    this.truncations = findTruncations(valid.channels.map((c) => c.files), this.channelStates);
-    // Records cut off on disk are not answered from memory either (reading them fails, as before).
-    if (this.truncations.length > 0) this.records?.clear();
+    const truncations = findTruncations(valid.channels.map((c) => c.files), this.channelStates);
+    // Records cut off on disk are not answered from memory either (reading them fails, as before):
+    // the cache is emptied when a file is found cut (again), not on every look while it stays so.
+    const said = (problems: readonly SeenProblem[]): string => problems.map((p) => p.message).join('\n');
+    if (truncations.length > 0 && said(truncations) !== said(this.truncations)) this.records?.clear();
+    this.truncations = truncations;
 
     const channels = this.channelStates.length === layout.channels.length ? this.channelStates : undefined;
     const rebuild = channels === undefined || valid.channels.some((c, i) => needsRebuild(channels[i]!, c.files));
