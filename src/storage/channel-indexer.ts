@@ -51,6 +51,11 @@ export async function indexChannel(job: ChannelIndexJob): Promise<ChannelIndexRe
   const onRecord: RecordVisitor = (offset, length, tidLow, tidHigh, idLow, idHigh) => sink.record(offset, length, tidLow, tidHigh, idLow, idHigh);
 
   await reserve(job, objects);
+  // Records of objects stored again are applied in batches (object-index.ts), their live bytes then.
+  const live = sink.live;
+  objects.startBulk((slot, length) => {
+    live[slot] = (live[slot] as number) - length;
+  });
 
   // The next file is being read while one is walked (file-read-ahead.ts).
   const ahead = job.readAhead === false ? undefined : new FileReadAhead(job.reads, job.files);
@@ -67,6 +72,7 @@ export async function indexChannel(job: ChannelIndexJob): Promise<ChannelIndexRe
   } finally {
     await ahead?.close();
   }
+  objects.endBulk();
   objects.compact();
   return { objects, live: sink.live, records, meta, problems, rootsCandidates: [...sink.roots] };
 }

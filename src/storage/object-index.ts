@@ -17,6 +17,8 @@
  * later records overwrite earlier ones yields Java's "latest version" rule (storage-format.md §5.4).
  */
 
+import { BehindWrites } from './behind-writes.js';
+
 /** Words a slot of the hash table: id low, id high + 1 (0 = empty), file slot, offset, record length. */
 export const WORDS = 5;
 /** Words a position of the dense run: file slot + 1 (0 = empty), offset, record length. */
@@ -31,6 +33,13 @@ const MAX_RUN_BYTES_PER_ENTRY = 32;
  * address space only.
  */
 const MIN_RUN_USE = 0.5;
+/**
+ * While bulk loading, a write this many positions or more behind the run's top is put aside
+ * (behind-writes.ts): nearer ones hit memory written a moment ago (48 KiB of run).
+ */
+const BEHIND = 1 << 12;
+/** Writes put aside before they are applied: 16 MiB of them (and as much to order them). */
+const BEHIND_BATCH = 1 << 20;
 /** Load while indexing; `compact()` then shrinks the table to TARGET_LOAD. */
 const MAX_LOAD = 0.85;
 const TARGET_LOAD = 0.75;
@@ -87,6 +96,9 @@ export class ObjectIndex {
   private snapshots = 0;
   /** Counts the copies `ownTables` made, so that a snapshot of older tables is not released twice. */
   private generation = 0;
+  /** While bulk loading: writes far behind the run's top, put aside, and who hears what they replace. */
+  private behind: BehindWrites | undefined;
+  private behindReplaced: (fileSlot: number, length: number) => void = () => undefined;
 
   /**
    * @param idShift log2 of the channel count: all ids of one channel share their low bits, so
@@ -181,6 +193,10 @@ export class ObjectIndex {
   private setInRun(position: number, fileSlot: number, offset: number, length: number): number {
     const run = this.run;
     const base = position * RUN_WORDS;
+    if (position < this.runTop - BEHIND && this.behind !== undefined) {
+      if (this.behind.push(position, fileSlot, offset | 0, length | 0)) this.applyBehind();
+      return -1;
+    }
     if (position >= this.runTop) {
       // Never written: known empty without reading it. Reading a fresh page first maps the shared
       // zero page, and the write after it faults a second time and flushes the other cores' TLBs.
@@ -200,6 +216,53 @@ export class ObjectIndex {
     run[base + 1] = offset | 0;
     run[base + 2] = length | 0;
     return previous;
+  }
+
+  /**
+   * Starts loading records in file order, many at once (a channel's first index): a record of an
+   * id far behind the run's top (an object stored again) is then put aside and applied later with
+   * others, in position order (behind-writes.ts); `set` returns -1 for it, and `replaced` hears the
+   * file slot and length of what it replaces when it is applied.
+   * `endBulk` applies what is left; reads before it may miss what was put aside. `batch`: writes
+   * put aside before they are applied.
+   */
+  startBulk(replaced: (fileSlot: number, length: number) => void, batch = BEHIND_BATCH): void {
+    this.behind ??= new BehindWrites(batch);
+    this.behindReplaced = replaced;
+  }
+
+  /** Applies the writes put aside and ends bulk loading. */
+  endBulk(): void {
+    if (this.behind === undefined) return;
+    this.applyBehind();
+    this.behind.release();
+    this.behind = undefined;
+    this.behindReplaced = () => undefined;
+  }
+
+  /**
+   * Applies the writes put aside, over whatever the run holds: they are the latest records of their
+   * ids, since a later record of an id put aside is put aside too (the run's top only rises), and
+   * the batch keeps records of one position in file order.
+   */
+  private applyBehind(): void {
+    const behind = this.behind!;
+    const n = behind.count;
+    if (n === 0) return;
+    if (this.snapshots > 0) this.ownTables();
+    const writes = behind.byPosition(this.runLength);
+    const run = this.run;
+    const replaced = this.behindReplaced;
+    for (let at = 0; at < 4 * n; at += 4) {
+      const base = (writes[at] as number) * RUN_WORDS;
+      const current = (run[base] as number) - 1;
+      if (current < 0) this.inRun++;
+      else replaced(current, (run[base + 2] as number) >>> 0);
+      run[base] = (writes[at + 1] as number) + 1;
+      run[base + 1] = writes[at + 2] as number;
+      run[base + 2] = writes[at + 3] as number;
+    }
+    behind.clear();
   }
 
   private setHashed(low: number, high: number, fileSlot: number, offset: number, length: number): number {
@@ -409,6 +472,7 @@ export class ObjectIndex {
 
   /** Shrinks the tables when they are much larger than their entries need (call after bulk loading). */
   compact(): void {
+    this.endBulk();
     if (this.snapshots > 0) this.ownTables();
     if (this.runLength > 0) {
       if (this.run.byteLength > this.inRun * MAX_RUN_BYTES_PER_ENTRY) this.dissolveRun();

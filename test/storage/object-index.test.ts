@@ -158,4 +158,76 @@ describe('ObjectIndex', () => {
     expect(index.toParts().run).toBe(third.parts.run);
     expect(third.parts.run[6 * 3]).toBe(5);
   });
+
+  describe('bulk loading', () => {
+    /** Records in file order: mostly new ids in ascending order, some stored again (far behind or near), a few hashed. */
+    function load(batch: number | undefined, seed: number): { index: ObjectIndex; live: number[]; latest: Map<bigint, { fileSlot: number; offset: number; length: number }>; far: number } {
+      let state = seed;
+      const random = (): number => {
+        state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+        return state / 2 ** 32;
+      };
+      const channelBits = 1n;
+      const base = 1000000000000000000n + channelBits;
+      const idOf = (k: number): bigint => base + 4n * BigInt(k);
+      const index = new ObjectIndex(2);
+      index.reserveRun(30_000, ...splitId(idOf(0)));
+      const files = 6;
+      const live = new Array<number>(files).fill(0);
+      if (batch !== undefined) index.startBulk((slot, length) => (live[slot] = live[slot]! - length), batch);
+      const latest = new Map<bigint, { fileSlot: number; offset: number; length: number }>();
+      let created = 0;
+      let far = 0;
+      for (let fileSlot = 0; fileSlot < files; fileSlot++) {
+        for (let offset = 0, n = 0; n < 8_000; n++) {
+          const length = 24 + Math.floor(random() * 100);
+          const pick = random();
+          let id: bigint;
+          if (pick < 0.7 || created === 0) id = idOf(created++);
+          else if (pick < 0.9) {
+            const k = Math.floor(random() * created);
+            if (created - k > 5000) far++;
+            id = idOf(k);
+          } else if (pick < 0.97) id = idOf(Math.max(0, created - 1 - Math.floor(random() * 50)));
+          else id = (7n << 40n) + BigInt(Math.floor(random() * 500)); // outside the run: hashed
+          const previous = index.set(...splitId(id), fileSlot, offset, length);
+          live[fileSlot] = live[fileSlot]! + length;
+          if (previous >= 0) live[previous] = live[previous]! - index.replacedLength;
+          latest.set(id, { fileSlot, offset, length });
+          offset += length;
+        }
+      }
+      index.endBulk();
+      return { index, live, latest, far };
+    }
+
+    function wrongLocations(index: ObjectIndex, latest: Map<bigint, { fileSlot: number; offset: number; length: number }>): string[] {
+      const wrong: string[] = [];
+      for (const [id, { fileSlot, offset, length }] of latest) {
+        const got = index.get(id);
+        if (got?.fileSlot !== fileSlot || got.offset !== offset || got.length !== length) wrong.push(`${id}: ${JSON.stringify(got)}`);
+      }
+      return wrong.slice(0, 5);
+    }
+
+    function expected(latest: Map<bigint, { fileSlot: number; offset: number; length: number }>): number[] {
+      const live = new Array<number>(6).fill(0);
+      for (const { fileSlot, length } of latest.values()) live[fileSlot] = live[fileSlot]! + length;
+      return live;
+    }
+
+    for (const batch of [undefined, 5, 1000, 1 << 20]) {
+      it(`ends as loading in file order would${batch === undefined ? ' (not bulk)' : `, writes far behind put aside ${batch} at a time`}`, () => {
+        for (const seed of [1, 2, 3]) {
+          const { index, live, latest, far } = load(batch, seed);
+          expect(far).toBeGreaterThan(1000);
+          expect(index.size).toBe(latest.size);
+          expect(wrongLocations(index, latest)).toEqual([]);
+          expect(live).toEqual(expected(latest));
+          index.compact();
+          expect(wrongLocations(index, latest)).toEqual([]);
+        }
+      });
+    }
+  });
 });
