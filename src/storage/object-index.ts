@@ -3,10 +3,8 @@
  * MicroStream hands out object ids consecutively, so most of a channel's ids form one run: those
  * live in a dense array indexed by the id's distance from the run's start, 3 words a position
  * (file slot + 1, offset, record length: 12 bytes, no id stored, no probing). Every other id goes to
- * an open-addressing hash table (linear probing) over one Int32Array of 5-word slots (id low, id
- * high, file slot, offset, record length: 20 bytes a slot). At most 32 bytes an entity after
- * `compact()`. Ids are split into two 32-bit halves so that neither hashing nor probing allocates
- * a bigint.
+ * a hash table of 20-byte slots (hashed-locations.ts). At most 32 bytes an entity after
+ * `compact()`. Ids are split into two 32-bit halves so that no lookup allocates a bigint.
  *
  * The run matters for opening large storages: the index's memory is written once, and the first
  * write to each page of fresh memory costs a page fault (measured 2.5–9 µs a 4 KiB page on the
@@ -18,9 +16,10 @@
  */
 
 import { BehindWrites } from './behind-writes.js';
+import { HashedLocations, type LocationVisitor } from './hashed-locations.js';
+import { copyShared, sharedInts } from './shared-ints.js';
 
-/** Words a slot of the hash table: id low, id high + 1 (0 = empty), file slot, offset, record length. */
-export const WORDS = 5;
+export { WORDS } from './hashed-locations.js';
 /** Words a position of the dense run: file slot + 1 (0 = empty), offset, record length. */
 export const RUN_WORDS = 3;
 /** The run grows (copying) for an id at most this many times its length past its start. */
@@ -40,17 +39,6 @@ const MIN_RUN_USE = 0.5;
 const BEHIND = 1 << 12;
 /** Writes put aside before they are applied: 16 MiB of them (and as much to order them). */
 const BEHIND_BATCH = 1 << 20;
-/** Load while indexing; `compact()` then shrinks the table to TARGET_LOAD. */
-const MAX_LOAD = 0.85;
-const TARGET_LOAD = 0.75;
-const MIN_CAPACITY = 64;
-/** Below this load `compact()` rebuilds the table (20 bytes / 0.625 = 32 bytes an entity). */
-const MIN_COMPACT_LOAD = 0.625;
-/**
- * Slots store `high + 1`, so a zero-filled (freshly allocated) table is empty. Every word is kept
- * as a signed 32-bit value: V8 then passes and compares them without boxing into heap numbers.
- */
-const EMPTY = 0;
 /** `Long.MAX_VALUE`: computed once, not per lookup (a bigint shift allocates). */
 const LONG_MAX = 0x7fffffffffffffffn;
 
@@ -77,10 +65,8 @@ export interface ObjectIndexParts {
 }
 
 export class ObjectIndex {
-  private table: Int32Array<SharedArrayBuffer>;
-  private capacity: number;
-  /** Ids in the hash table. */
-  private hashed = 0;
+  /** Ids outside the run. */
+  private hashed: HashedLocations;
   private readonly lowMask: number;
   /** The dense run: `run[(key - runStart) * 3 ..]` for ids with `runHigh` and `runLowBits`. */
   private run = sharedInts(0);
@@ -110,13 +96,13 @@ export class ObjectIndex {
   ) {
     this.idShift = idShift | 0;
     this.lowMask = (1 << this.idShift) - 1;
-    this.capacity = Math.max(MIN_CAPACITY, Math.ceil(expectedEntities / TARGET_LOAD));
-    this.table = ObjectIndex.emptyTable(this.capacity);
+    this.hashed = new HashedLocations(this.idShift, expectedEntities);
   }
 
   /** The tables as they are (shared, not copied: for reading, or for handing over an index no longer used here). */
   toParts(): ObjectIndexParts {
-    const { idShift, table, capacity, hashed, run } = this;
+    const { idShift, run } = this;
+    const { table, capacity, count: hashed } = this.hashed;
     return { idShift, table, capacity, hashed, run, runFields: [this.runLength, this.runStart, this.runHigh, this.runLowBits, this.inRun, this.runTop] };
   }
 
@@ -143,16 +129,14 @@ export class ObjectIndex {
   private ownTables(): void {
     this.snapshots = 0;
     this.generation++;
-    this.table = copyShared(this.table);
+    this.hashed.ownTable();
     this.run = copyShared(this.run);
   }
 
   /** An index over tables made by `toParts` (no copy). */
   static fromParts(parts: ObjectIndexParts): ObjectIndex {
     const index = new ObjectIndex(parts.idShift);
-    index.table = parts.table;
-    index.capacity = parts.capacity;
-    index.hashed = parts.hashed;
+    index.hashed = HashedLocations.over(parts.idShift, parts.table, parts.capacity, parts.hashed);
     index.run = parts.run;
     [index.runLength, index.runStart, index.runHigh, index.runLowBits, index.inRun, index.runTop] = parts.runFields;
     return index;
@@ -160,12 +144,12 @@ export class ObjectIndex {
 
   /** Number of distinct object ids. */
   get size(): number {
-    return this.hashed + this.inRun;
+    return this.hashed.count + this.inRun;
   }
 
   /** Bytes held by the tables. */
   get byteSize(): number {
-    return this.table.byteLength + this.run.byteLength;
+    return this.hashed.table.byteLength + this.run.byteLength;
   }
 
   /** Record length of the entry the last `set` replaced (valid when it returned a slot). */
@@ -266,34 +250,13 @@ export class ObjectIndex {
   }
 
   private setHashed(low: number, high: number, fileSlot: number, offset: number, length: number): number {
-    const tag = (high + 1) | 0;
-    if (tag === EMPTY) return -1; // id -1 .. -2^32: not an object id, never indexed
-    if (this.hashed + 1 > this.capacity * MAX_LOAD) this.resize(this.capacity * 2);
-    const table = this.table;
-    let slot = this.home(low, high);
-    for (;;) {
-      const base = slot * WORDS;
-      const h = table[base + 1] as number;
-      if (h === EMPTY) {
-        table[base] = low;
-        table[base + 1] = tag;
-        this.hashed++;
-        table[base + 2] = fileSlot;
-        table[base + 3] = offset | 0;
-        table[base + 4] = length | 0;
-        return -1;
-      }
-      if (h === tag && table[base] === low) {
-        const previous = table[base + 2] as number;
-        this.replacedLength = (table[base + 4] as number) >>> 0;
-        this.replacedOffset = (table[base + 3] as number) >>> 0;
-        table[base + 2] = fileSlot;
-        table[base + 3] = offset | 0;
-        table[base + 4] = length | 0;
-        return previous;
-      }
-      slot = slot + 1 === this.capacity ? 0 : slot + 1;
+    const hashed = this.hashed;
+    const previous = hashed.set(low, high, fileSlot, offset, length);
+    if (previous >= 0) {
+      this.replacedLength = hashed.replacedLength;
+      this.replacedOffset = hashed.replacedOffset;
     }
+    return previous;
   }
 
   /** Location of the latest record of an object id, if any. */
@@ -306,9 +269,9 @@ export class ObjectIndex {
       const run = this.run;
       return { fileSlot: (run[at] as number) - 1, offset: (run[at + 1] as number) >>> 0, length: (run[at + 2] as number) >>> 0 };
     }
-    const base = this.slotOf(low, high);
+    const base = this.hashed.slotOf(low, high);
     if (base < 0) return undefined;
-    const table = this.table;
+    const table = this.hashed.table;
     return { fileSlot: table[base + 2] as number, offset: (table[base + 3] as number) >>> 0, length: (table[base + 4] as number) >>> 0 };
   }
 
@@ -319,13 +282,13 @@ export class ObjectIndex {
   isLatest(low: number, high: number, fileSlot: number, offset: number): boolean {
     const at = this.runWordOf(low, high);
     if (at >= 0) return this.run[at] === fileSlot + 1 && this.run[at + 1] === (offset | 0);
-    const base = this.slotOf(low, high);
-    return base >= 0 && this.table[base + 2] === fileSlot && this.table[base + 3] === (offset | 0);
+    const base = this.hashed.slotOf(low, high);
+    return base >= 0 && this.hashed.table[base + 2] === fileSlot && this.hashed.table[base + 3] === (offset | 0);
   }
 
   /** Whether an object id given as two 32-bit halves is indexed (no allocation: for whole-storage walks). */
   has(low: number, high: number): boolean {
-    return this.runWordOf(low, high) >= 0 || this.slotOf(low, high) >= 0;
+    return this.runWordOf(low, high) >= 0 || this.hashed.slotOf(low, high) >= 0;
   }
 
   /** Index of the run word where an id's entry starts, or -1 (not in the run, maybe hashed). */
@@ -338,25 +301,8 @@ export class ObjectIndex {
     return this.run[base] === 0 ? -1 : base;
   }
 
-  /** Index of the table word where an id's slot starts, or -1. */
-  private slotOf(low: number, high: number): number {
-    low |= 0;
-    high |= 0;
-    const tag = (high + 1) | 0;
-    if (tag === EMPTY || this.hashed === 0) return -1;
-    const table = this.table;
-    let slot = this.home(low, high);
-    for (;;) {
-      const base = slot * WORDS;
-      const h = table[base + 1] as number;
-      if (h === EMPTY) return -1;
-      if (h === tag && table[base] === low) return base;
-      slot = slot + 1 === this.capacity ? 0 : slot + 1;
-    }
-  }
-
   /** Calls `visit` for every indexed object with its location (the run in id order, then the rest). */
-  forEach(visit: (low: number, high: number, fileSlot: number, offset: number, length: number) => void): void {
+  forEach(visit: LocationVisitor): void {
     const run = this.run;
     for (let position = 0; position < this.runTop; position++) {
       const base = position * RUN_WORDS;
@@ -364,17 +310,7 @@ export class ObjectIndex {
       if (slotPlusOne === 0) continue;
       visit(this.runLow(position), this.runHigh, slotPlusOne - 1, (run[base + 1] as number) >>> 0, (run[base + 2] as number) >>> 0);
     }
-    const table = this.table;
-    for (let base = 0; base < table.length; base += WORDS) {
-      if (table[base + 1] === EMPTY) continue;
-      visit(
-        (table[base] as number) >>> 0,
-        ((table[base + 1] as number) - 1) | 0,
-        table[base + 2] as number,
-        (table[base + 3] as number) >>> 0,
-        (table[base + 4] as number) >>> 0,
-      );
-    }
+    this.hashed.forEach(visit);
   }
 
   /** The (unsigned) low half of the id at a run position. */
@@ -398,17 +334,11 @@ export class ObjectIndex {
       this.inRun--;
       removed?.(this.runLow(position), this.runHigh);
     }
-    const old = this.table;
-    this.table = ObjectIndex.emptyTable(this.capacity);
-    this.hashed = 0;
-    for (let base = 0; base < old.length; base += WORDS) {
-      if (old[base + 1] === EMPTY) continue;
-      if (drop(old[base + 2] as number)) {
-        removed?.((old[base] as number) >>> 0, ((old[base + 1] as number) - 1) | 0);
-        continue;
-      }
-      this.setHashed(old[base] as number, ((old[base + 1] as number) - 1) | 0, old[base + 2] as number, old[base + 3] as number, old[base + 4] as number);
-    }
+    this.hashed.filter((low, high, fileSlot) => {
+      if (!drop(fileSlot)) return true;
+      removed?.(low >>> 0, high);
+      return false;
+    });
     return before - this.size;
   }
 
@@ -445,29 +375,18 @@ export class ObjectIndex {
     const oldLength = this.runLength;
     this.run = run;
     this.runLength = length;
-    if (this.hashed > 0) this.moveHashedIntoRun(oldLength);
+    if (this.hashed.count > 0) this.moveHashedIntoRun(oldLength);
     return true;
   }
 
   /** Moves hashed ids at run positions from `from` on into the run. */
   private moveHashedIntoRun(from: number): void {
-    const old = this.table;
-    const keep: number[] = [];
-    for (let base = 0; base < old.length; base += WORDS) {
-      if (old[base + 1] === EMPTY) continue;
-      const low = old[base] as number;
-      const high = ((old[base + 1] as number) - 1) | 0;
+    this.hashed.filter((low, high, fileSlot, offset, length) => {
       const position = (low >>> this.idShift) - this.runStart;
-      if (high === this.runHigh && (low & this.lowMask) === this.runLowBits && position >= from && position < this.runLength) {
-        this.setInRun(position, old[base + 2] as number, old[base + 3] as number, old[base + 4] as number);
-      } else keep.push(base);
-    }
-    if (keep.length === this.hashed) return;
-    this.table = ObjectIndex.emptyTable(this.capacity);
-    this.hashed = 0;
-    for (const base of keep) {
-      this.setHashed(old[base] as number, ((old[base + 1] as number) - 1) | 0, old[base + 2] as number, old[base + 3] as number, old[base + 4] as number);
-    }
+      if (high !== this.runHigh || (low & this.lowMask) !== this.runLowBits || position < from || position >= this.runLength) return true;
+      this.setInRun(position, fileSlot, offset, length);
+      return false;
+    });
   }
 
   /** Shrinks the tables when they are much larger than their entries need (call after bulk loading). */
@@ -481,9 +400,7 @@ export class ObjectIndex {
         this.runLength = this.runTop;
       }
     }
-    if (this.hashed >= this.capacity * MIN_COMPACT_LOAD) return;
-    const capacity = Math.max(MIN_CAPACITY, Math.ceil(this.hashed / TARGET_LOAD));
-    if (capacity < this.capacity) this.resize(capacity);
+    this.hashed.compact();
   }
 
   /** Moves the run's entries into the hash table (too sparse a run costs more than hashing). */
@@ -501,40 +418,4 @@ export class ObjectIndex {
       this.setHashed(this.runLow(position) | 0, this.runHigh, slotPlusOne - 1, run[base + 1] as number, run[base + 2] as number);
     }
   }
-
-  /**
-   * Slot where probing for an id starts. MicroStream hands out object ids consecutively, so the id
-   * itself (modulo the capacity) spreads them perfectly and keeps neighbours in neighbouring slots:
-   * indexing a data file then writes the table almost sequentially instead of missing the cache on
-   * every record. The high half only shifts ranges apart.
-   */
-  private home(low: number, high: number): number {
-    return (((low >>> this.idShift) + Math.imul(high, 0x9e3779b1)) & 0x7fffffff) % this.capacity;
-  }
-
-  private resize(capacity: number): void {
-    const old = this.table;
-    this.table = ObjectIndex.emptyTable(capacity);
-    this.capacity = capacity;
-    this.hashed = 0;
-    for (let base = 0; base < old.length; base += WORDS) {
-      if (old[base + 1] === EMPTY) continue;
-      this.setHashed(old[base] as number, ((old[base + 1] as number) - 1) | 0, old[base + 2] as number, old[base + 3] as number, old[base + 4] as number);
-    }
-  }
-
-  private static emptyTable(capacity: number): Int32Array<SharedArrayBuffer> {
-    return sharedInts(capacity * WORDS);
-  }
-}
-
-/** Zeroed words over shared memory (read and written like any typed array's). */
-function sharedInts(length: number): Int32Array<SharedArrayBuffer> {
-  return new Int32Array(new SharedArrayBuffer(4 * length));
-}
-
-function copyShared(words: Int32Array<ArrayBufferLike>): Int32Array<SharedArrayBuffer> {
-  const copy = sharedInts(words.length);
-  copy.set(words);
-  return copy;
 }
