@@ -92,6 +92,12 @@ export async function walkRecordBytes(
         carryFill = 0;
         continue;
       }
+      // Whole records in this chunk, in a loop of their own; the rest (gaps, records cut by the
+      // chunk's end, damage) is looked at here.
+      const stop = walkWholeRecords(view, at, chunk.length, pos, length, visit);
+      pos += stop - at;
+      at = stop;
+      if (at >= chunk.length || pos >= length) break;
       if (length - pos < 8) return { offset: pos, message: `${length - pos} trailing bytes are too short for a record length` };
       const available = chunk.length - at;
       if (available < 8) {
@@ -130,6 +136,25 @@ export async function walkRecordBytes(
   }
   if (carryNeed > 0 || pos < length) return { offset: pos, message: `the file ends at ${pos}, before its committed length ${length}` };
   return undefined;
+}
+
+/**
+ * Visits the records lying wholly in `view[at, end)` one after the other, from `at` (file offset
+ * `pos`) on, and returns where it stopped: at a gap, a record the chunk's end cuts, the committed
+ * length, or bytes that are not a record (the caller looks at those). A small synchronous loop of
+ * its own: V8 compiles it, with the visitor inlined, once or twice per thread; with the chunk
+ * handling around it in one async function, the whole was compiled 13 times in a graph build of
+ * 10M entities (each rarely taken path deoptimized it once more), 20–27 ms each.
+ */
+function walkWholeRecords(view: DataView, at: number, end: number, pos: number, length: number, visit: RecordBytesVisitor): number {
+  const first = at - pos;
+  while (end - at >= HEADER) {
+    const total = view.getUint32(at, true);
+    if (view.getInt32(at + 4, true) !== 0 || total < HEADER || total > end - at || at - first + total > length) break;
+    visit(view, at, at - first, total, view.getInt32(at + 8, true), view.getInt32(at + 12, true), view.getInt32(at + 16, true), view.getInt32(at + 20, true));
+    at += total;
+  }
+  return at;
 }
 
 /** The length of the record whose header is at `at`, or why it cannot be one. */
