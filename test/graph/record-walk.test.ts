@@ -68,4 +68,24 @@ describe('record walk over chunks', () => {
       expect(result.problem?.offset).toBe(0);
     }
   });
+
+  it('stops at the committed length, whatever lies after it in the chunk', async () => {
+    const records = [recordBytes(1, 30, 10), recordBytes(2, 31, 0), recordBytes(3, 30, 300), recordBytes(4, 32, 5)];
+    const bytes = file(...records);
+    const afterTwo = records[0]!.length + records[1]!.length;
+    for (const size of SIZES) {
+      // The chunks hold all the bytes; the committed length ends after the second record, then inside the third.
+      const chunks = async (length: number) => {
+        const seen: string[] = [];
+        const problem = await walkRecordBytes(chunked(bytes, size), length, (_view, _at, offset, len) => void seen.push(`${offset}:${len}`));
+        return { seen, problem };
+      };
+      expect(await chunks(afterTwo), `chunks of ${size}`).toEqual({ seen: ['0:34', '34:24'], problem: undefined });
+      expect(await chunks(afterTwo + 100), `chunks of ${size}`).toEqual({
+        seen: ['0:34', '34:24'],
+        problem: { offset: afterTwo, message: `record of 324 bytes runs past the committed length ${afterTwo + 100}` },
+      });
+    }
+  });
 });
+
