@@ -22,6 +22,8 @@ export interface ChannelIndexJob {
   readonly idShift: number;
   /** Type id halves of the roots entity type, whose object ids are collected. */
   readonly rootsType: { readonly low: number; readonly high: number };
+  /** Run length from which records of objects stored again are applied in batches (object-index.ts `startBulk`; tests lower it). */
+  readonly batchFromRun?: number;
 }
 
 export interface ChannelIndexResult {
@@ -53,9 +55,12 @@ export async function indexChannel(job: ChannelIndexJob): Promise<ChannelIndexRe
   await reserve(job, objects);
   // Records of objects stored again are applied in batches (object-index.ts), their live bytes then.
   const live = sink.live;
-  objects.startBulk((slot, length) => {
-    live[slot] = (live[slot] as number) - length;
-  });
+  objects.startBulk(
+    (slot, length) => {
+      live[slot] = (live[slot] as number) - length;
+    },
+    job.batchFromRun === undefined ? {} : { minRun: job.batchFromRun },
+  );
 
   // The next file is being read while one is walked (file-read-ahead.ts).
   const ahead = job.readAhead === false ? undefined : new FileReadAhead(job.reads, job.files);

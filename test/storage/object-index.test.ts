@@ -174,7 +174,7 @@ describe('ObjectIndex', () => {
       index.reserveRun(30_000, ...splitId(idOf(0)));
       const files = 6;
       const live = new Array<number>(files).fill(0);
-      if (batch !== undefined) index.startBulk((slot, length) => (live[slot] = live[slot]! - length), batch);
+      if (batch !== undefined) index.startBulk((slot, length) => (live[slot] = live[slot]! - length), { batch, minRun: 0 });
       const latest = new Map<bigint, { fileSlot: number; offset: number; length: number }>();
       let created = 0;
       let far = 0;
