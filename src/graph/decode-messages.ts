@@ -3,6 +3,7 @@ import type { ObjectIndexParts } from '../storage/object-index.js';
 import type { SharedNodeArrays } from './build-state.js';
 import type { ForwardListsParts } from './forward-lists.js';
 import type { NodeIdsParts } from './node-ids.js';
+import type { SweepInput } from './reachability.js';
 import type { DecodeFile } from './record-decoder.js';
 
 /** What the building thread and the decode worker thread (decode-worker.ts) send each other. */
@@ -77,10 +78,12 @@ export interface DecodeDone {
  * The parts of linking the rows the worker takes once it is done decoding (link-steps.ts), each
  * answered with `linked`: counting the referrers of every node from both threads' lists into the
  * shared `degrees` (while the building thread sorts the older versions), then the forward halves
- * of nodes `[from, to)`.
+ * of nodes `[from, to)`, then the reachability sweep over the rows' forward entries (while the
+ * building thread appends the referrers; reachability.ts).
  */
 export type LinkTask =
   | { readonly kind: 'count'; readonly lists: ForwardListsParts }
+  | { readonly kind: 'sweep'; readonly input: SweepInput }
   | {
       readonly kind: 'forward';
       readonly lists: ForwardListsParts;

@@ -8,6 +8,7 @@ import { FileClaim, type DecodedFile, type DecodeJob, type DecodeReply, type Dec
 import { ForwardLists } from './forward-lists.js';
 import { countReferrers, writeForwardHalves } from './link-steps.js';
 import { NodeIds } from './node-ids.js';
+import { sweepReachability } from './reachability.js';
 import { RecordDecoder, type DecodeSink } from './record-decoder.js';
 import { TypeTable } from './type-table.js';
 
@@ -148,6 +149,10 @@ let decoded: { readonly arrays: SharedNodeArrays; readonly lists: ForwardLists }
 
 function link(task: LinkTask): LinkReply {
   if (decoded === undefined) throw new Error('asked to link before decoding');
+  if (task.kind === 'sweep') {
+    sweepReachability(task.input);
+    return { kind: 'linked' };
+  }
   const { arrays, lists } = decoded;
   const share = { arrays, lists: ForwardLists.fromParts(task.lists), workerLists: lists };
   if (task.kind === 'count') countReferrers(share, arrays.degrees);

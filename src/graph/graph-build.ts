@@ -29,8 +29,8 @@ export type { BuildProblem } from './build-state.js';
  * commits taken over meanwhile are applied afterwards, see graph-service.ts).
  * The forward lists collected in file order are then laid out as rows in node order and reversed
  * (adjacency.ts; the worker thread writes part of the forward halves, link-steps.ts), and
- * reachability is computed from the roots entity, in another worker thread while the rows'
- * referrer halves are written.
+ * reachability is computed from the roots entity, in the decode thread (or a thread of its own
+ * when there is none) while the rows' referrer halves are written.
  */
 
 /** What the build reads from a storage. */
@@ -50,9 +50,10 @@ export interface BuildOptions {
   readonly pause?: () => Promise<void>;
   /**
    * Whether the build uses worker threads: one decoding about half the files of a directory
-   * storage, one channel or many (decode-thread.ts; by default from 512 MiB of files on), one sweeping
-   * reachability while the rows' referrer halves are laid out (reachability-thread.ts; by default
-   * from a million entities on); neither with a single processor. true or false decides for both.
+   * storage, one channel or many (decode-thread.ts; by default from 512 MiB of files on), which
+   * then also sweeps reachability while the rows' referrer halves are laid out; without it, a
+   * thread of its own sweeps (reachability-thread.ts; by default from a million entities on);
+   * none with a single processor. true or false decides for all.
    */
   readonly threads?: boolean;
 }
@@ -67,8 +68,10 @@ export interface BuildResult {
 
 export async function buildGraph(source: GraphSource, options: BuildOptions = {}): Promise<BuildResult> {
   const entities = source.channels.reduce((sum, c) => sum + c.objects.size, 0);
+  // A build with a decode thread sweeps in that thread (idle by then): a thread of its own for
+  // the sweep cost its start-up, about 45 ms of CPU while both processors decode.
   const threads: BuildThreads = {
-    reachability: wantsReachabilityThread(options.threads, entities) ? new ReachabilityThread() : undefined,
+    reachability: !decodesInThread(source, options) && wantsReachabilityThread(options.threads, entities) ? new ReachabilityThread() : undefined,
     decoding: undefined,
     snapshots: [],
   };
@@ -111,7 +114,7 @@ async function build(source: GraphSource, options: BuildOptions, threads: BuildT
   // commit changes them meanwhile). This thread decodes the other channels' files and then the
   // worker's from the last one back, until the two meet: each file is claimed first (`claims`,
   // shared memory).
-  const theirs = local && wantsDecodeThread(options.threads, bytesTotal) ? channelsForThread(channels) : new Set<StorageChannel>();
+  const theirs = decodesInThread(source, options) ? channelsForThread(channels) : new Set<StorageChannel>();
   const orderOf = new Map(files.map(({ file }, order) => [file, order]));
   const theirFiles = [...theirs].flatMap((channel) => channel.files.map((file) => ({ channel, file, order: orderOf.get(file)! })));
   const claims = new Int32Array(new SharedArrayBuffer(4 * theirFiles.length));
@@ -210,12 +213,14 @@ async function build(source: GraphSource, options: BuildOptions, threads: BuildT
     writeForwardHalves(share, rows, histogram, 0, split);
     await asked;
   }
-  // The sweep reads forward entries only: it runs beside the referrer halves.
-  if (thread !== undefined && sweepable) {
+  // The sweep reads forward entries only: it runs beside the referrer halves, in the decode thread
+  // or a thread of its own.
+  if (sweepable && (decoding !== undefined || thread !== undefined)) {
     const allStored = decoder.latestRecords + state.latestRecords === n;
     const input = { rows, rowStart: degrees, baseNodes: n, types: typeOfNode, nodeCount: n, reach, roots: rootsNode, allStored };
+    const sweep = decoding !== undefined ? decoding.link({ kind: 'sweep', input }) : thread!.sweep(input);
     // A thread that failed leaves the sweep to this one.
-    swept = thread.sweep(input).then(
+    swept = sweep.then(
       () => true,
       () => false,
     );
@@ -225,6 +230,12 @@ async function build(source: GraphSource, options: BuildOptions, threads: BuildT
   const graph = new GraphIndex(nodes, types, typeOfNode, adjacency, reach, state.missing, superseded, rootsNode);
   if (!(await swept)) computeReachability(graph);
   return { graph, problems: state.problems(), problemCount: state.problemCount, records: decoder.records + state.records };
+}
+
+/** Whether a build shares the files with a decode thread: a directory storage, large enough (decode-thread.ts). */
+function decodesInThread(source: GraphSource, options: BuildOptions): boolean {
+  const bytes = source.channels.reduce((sum, c) => c.files.reduce((n, f) => n + f.totalLength, sum), 0);
+  return source.source instanceof DirectorySource && wantsDecodeThread(options.threads, bytes);
 }
 
 /** The channel's primary index as it is now, for the decode thread (ObjectIndex.snapshot). */

@@ -6,7 +6,8 @@ import type { SweepInput } from './reachability.js';
  * Reachability computed on a second core while the build lays out the referrer halves of its
  * rows (the two are independent: the sweep reads only forward entries, and those are written
  * before). The arrays are shared memory, so nothing is copied either way. At 10M entities the
- * sweep and the referrer halves take about 0.3 s each.
+ * sweep and the referrer halves take about 0.3 s each. A build with a decode thread sweeps there
+ * instead (graph-build.ts), saving this thread's start-up.
  */
 
 /** From this many nodes on, with more than one processor, a build sweeps in a worker thread. */

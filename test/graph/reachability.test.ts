@@ -4,6 +4,7 @@ import { GraphIndex } from '../../src/graph/graph-index.js';
 import { MissingReferences } from '../../src/graph/missing-references.js';
 import { NodeIds } from '../../src/graph/node-ids.js';
 import { computeReachability, sweepReachability, updateReachability, type EdgeChanges } from '../../src/graph/reachability.js';
+import { ReachabilityThread } from '../../src/graph/reachability-thread.js';
 import { shortestPaths } from '../../src/graph/shortest-paths.js';
 import { SupersededRecords } from '../../src/graph/superseded-records.js';
 import { NOT_STORED, TypeTable } from '../../src/graph/type-table.js';
@@ -105,6 +106,44 @@ describe('the sweep a build runs when every node is stored', () => {
     sweepReachability({ rows: adjacency.baseRows, rowStart: adjacency.baseRowStart, baseNodes: n, types: graph.typeOfNode, nodeCount: n, reach, roots, allStored: true });
     const distance = bfsDistances((v) => Uint32Array.from(forward[v]!), n, roots);
     for (let v = 0; v < n; v++) expect((reach[v >>> 3]! >>> (v & 7)) & 1, `node ${v}`).toBe(distance[v]! >= 0 ? 1 : 0);
+  });
+});
+
+describe('the sweep in a thread of its own', () => {
+  it('marks what the sweep in this thread marks (builds without a decode thread sweep there)', async () => {
+    const random = prng(22);
+    const n = 3000;
+    const forward = Array.from({ length: n }, () => [...randomTargets(random, n, 3)]);
+    const types = new Uint16Array(n);
+    for (let v = 0; v < n; v++) if (random() < 0.05) types[v] = NOT_STORED;
+    const roots = 1500;
+    types[roots] = 0;
+    for (let v = 0; v < n; v++) if (types[v] === NOT_STORED) forward[v] = [];
+    forward[roots] = [...new Set([0, n - 1, ...forward[roots]!])].sort((a, b) => a - b);
+    const graph = graphOf(forward, types, roots);
+    const shared = <T extends Uint8Array | Uint16Array | Uint32Array>(a: T, make: (b: SharedArrayBuffer) => T): T => {
+      const copy = make(new SharedArrayBuffer(a.byteLength));
+      copy.set(a);
+      return copy;
+    };
+    const adjacency = graph.adjacency;
+    const reach = new Uint8Array(new SharedArrayBuffer(Math.ceil(n / 8)));
+    const thread = new ReachabilityThread();
+    try {
+      await thread.sweep({
+        rows: shared(adjacency.baseRows, (b) => new Uint32Array(b)),
+        rowStart: shared(adjacency.baseRowStart, (b) => new Uint32Array(b)),
+        baseNodes: n,
+        types: shared(graph.typeOfNode, (b) => new Uint16Array(b)),
+        nodeCount: n,
+        reach,
+        roots,
+      });
+    } finally {
+      await thread.close();
+    }
+    expect(reach.some((b) => b !== 0)).toBe(true);
+    expect(Uint8Array.from(reach)).toEqual(Uint8Array.from(graph.reach));
   });
 });
 
