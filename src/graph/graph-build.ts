@@ -70,8 +70,10 @@ export async function buildGraph(source: GraphSource, options: BuildOptions = {}
   const entities = source.channels.reduce((sum, c) => sum + c.objects.size, 0);
   // A build with a decode thread sweeps in that thread (idle by then): a thread of its own for
   // the sweep cost its start-up, about 45 ms of CPU while both processors decode.
+  const decodes = decodesInThread(source, options);
   const threads: BuildThreads = {
-    reachability: !decodesInThread(source, options) && wantsReachabilityThread(options.threads, entities) ? new ReachabilityThread() : undefined,
+    decodes,
+    reachability: !decodes && wantsReachabilityThread(options.threads, entities) ? new ReachabilityThread() : undefined,
     decoding: undefined,
     snapshots: [],
   };
@@ -90,6 +92,8 @@ export async function buildGraph(source: GraphSource, options: BuildOptions = {}
 
 /** The worker threads of one build (closed by `buildGraph` however the build ends). */
 interface BuildThreads {
+  /** Whether a decode thread shares the files (`decodesInThread`); it then sweeps too. */
+  readonly decodes: boolean;
   readonly reachability: ReachabilityThread | undefined;
   /** Started by `build` once it knows which channels the thread takes. */
   decoding: DecodeThread | undefined;
@@ -114,7 +118,7 @@ async function build(source: GraphSource, options: BuildOptions, threads: BuildT
   // commit changes them meanwhile). This thread decodes the other channels' files and then the
   // worker's from the last one back, until the two meet: each file is claimed first (`claims`,
   // shared memory).
-  const theirs = decodesInThread(source, options) ? channelsForThread(channels) : new Set<StorageChannel>();
+  const theirs = threads.decodes ? channelsForThread(channels) : new Set<StorageChannel>();
   const orderOf = new Map(files.map(({ file }, order) => [file, order]));
   const theirFiles = [...theirs].flatMap((channel) => channel.files.map((file) => ({ channel, file, order: orderOf.get(file)! })));
   const claims = new Int32Array(new SharedArrayBuffer(4 * theirFiles.length));

@@ -33,22 +33,18 @@ export class HashedLocations {
   replacedLength = 0;
   replacedOffset = 0;
 
-  /** `idShift`: log2 of the channel count (ids of one channel share their low bits). */
+  /**
+   * `idShift`: log2 of the channel count (ids of one channel share their low bits); sized for
+   * `expectedEntities`, or over `existing`, a table another index built (not copied).
+   */
   constructor(
     private readonly idShift: number,
     expectedEntities = 0,
+    existing?: { readonly table: Int32Array<SharedArrayBuffer>; readonly capacity: number; readonly count: number },
   ) {
-    this.capacity = Math.max(MIN_CAPACITY, Math.ceil(expectedEntities / TARGET_LOAD));
-    this.table = sharedInts(this.capacity * WORDS);
-  }
-
-  /** A table another index built (not copied). */
-  static over(idShift: number, table: Int32Array<SharedArrayBuffer>, capacity: number, count: number): HashedLocations {
-    const hashed = new HashedLocations(idShift);
-    hashed.table = table;
-    hashed.capacity = capacity;
-    hashed.count = count;
-    return hashed;
+    this.capacity = existing?.capacity ?? Math.max(MIN_CAPACITY, Math.ceil(expectedEntities / TARGET_LOAD));
+    this.table = existing?.table ?? sharedInts(this.capacity * WORDS);
+    this.count = existing?.count ?? 0;
   }
 
   /** Takes a copy of the table (a snapshot still reads the one it had). */

@@ -142,7 +142,7 @@ export class ObjectIndex {
   /** An index over tables made by `toParts` (no copy). */
   static fromParts(parts: ObjectIndexParts): ObjectIndex {
     const index = new ObjectIndex(parts.idShift);
-    index.hashed = HashedLocations.over(parts.idShift, parts.table, parts.capacity, parts.hashed);
+    index.hashed = new HashedLocations(parts.idShift, 0, { table: parts.table, capacity: parts.capacity, count: parts.hashed });
     index.run = parts.run;
     [index.runLength, index.runStart, index.runHigh, index.runLowBits, index.inRun, index.runTop] = parts.runFields;
     return index;
