@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { build } from 'esbuild';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -32,11 +33,33 @@ export interface ServerChild {
   readonly info: ChildInfo;
 }
 
+/**
+ * `server-child.ts` as the servers run it: bundled into plain JavaScript (it loads the built code,
+ * which runs as users run it), not through tsx's loader, whose presence in the server process
+ * moved the figures it measures: in the benchmark's child at 10M, the graph build took 1,285–1,410
+ * ms warm with tsx loaded against 1,157–1,324 without (eight alternated pairs; cold 1,366–1,418
+ * against 1,281–1,390), and opening 281–300 against 294–326 (four). Written once per run, beside
+ * the generated storages; with BENCH_SOURCE=1 the child serves the TypeScript sources and runs
+ * through tsx.
+ */
+let serverChildScript: Promise<string> | undefined;
+
+function serverChild(): Promise<string> {
+  serverChildScript ??= (async () => {
+    const outfile = join(HERE, '.children', 'server-child.mjs');
+    // Bundled are this folder's modules; the server's own code is imported from dist/ at run time.
+    await build({ entryPoints: [join(HERE, 'server-child.ts')], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
+    return outfile;
+  })();
+  return serverChildScript;
+}
+
 /** Starts `server-child.ts` with the given arguments (and environment variables besides ours) and waits for its report. */
 export async function startServer(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<ServerChild> {
-  const child = spawn(process.execPath, [...profileFlags(), '--expose-gc', '--import', 'tsx', join(HERE, 'server-child.ts'), ...args], {
+  const script = process.env.BENCH_SOURCE === '1' ? ['--import', 'tsx', join(HERE, 'server-child.ts')] : [await serverChild()];
+  const child = spawn(process.execPath, [...profileFlags(), '--expose-gc', ...script, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, ...env },
+    env: { ...process.env, BENCH_ROOT: join(HERE, '..'), ...env },
   });
   const info = await firstLine<ChildInfo>(child, 'benchmark server');
   return { child, info };

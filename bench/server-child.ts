@@ -9,14 +9,19 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-// tsx, which runs this file, turns source maps on for all code; the server as users run it
-// (`node dist/cli/main.js`) has them off, and with them on it answered /object about 3 % slower
-// (measured at 64 connections, alternated).
+// Run as TypeScript (tsx, BENCH_SOURCE=1), source maps are on for all code; the server as users
+// run it (`node dist/cli/main.js`) has them off, and with them on it answered /object about 3 %
+// slower (measured at 64 connections, alternated).
 process.setSourceMapsEnabled(false);
 
 // The built code (dist/, as `npm start` and `npx storage-inspector` run it) unless BENCH_SOURCE=1.
-const from = process.env.BENCH_SOURCE === '1' ? '../src' : '../dist';
+// processes.ts runs this file bundled, as plain JavaScript elsewhere, and names the project in
+// BENCH_ROOT; run by hand (`tsx bench/server-child.ts`), the project is the folder above this one.
+const root = process.env.BENCH_ROOT ?? join(dirname(fileURLToPath(import.meta.url)), '..');
+const from = pathToFileURL(join(root, process.env.BENCH_SOURCE === '1' ? 'src' : 'dist')).href;
 const { buildApp } = (await import(`${from}/http/app.js`)) as typeof import('../src/http/app.js');
 const { StorageFollower } = (await import(`${from}/storage/follow.js`)) as typeof import('../src/storage/follow.js');
 const { Storage } = (await import(`${from}/storage/storage.js`)) as typeof import('../src/storage/storage.js');
