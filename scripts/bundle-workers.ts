@@ -7,13 +7,17 @@
  * thread started 6 ms sooner. The code is the same; only how it is loaded changes.
  */
 import { build } from 'esbuild';
+import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const DIST = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 
-/** The files `startWorker` (src/storage/worker-thread.ts) starts, relative to dist/. */
-const WORKER_ENTRIES = ['storage/index-worker.js', 'graph/decode-worker.js', 'graph/reachability-worker.js'];
+/**
+ * The files `startWorker` (src/storage/worker-thread.ts) starts, relative to dist/: by the
+ * project's naming, `<name>-worker.js`, so that a new worker thread is bundled too.
+ */
+const WORKER_ENTRIES = readdirSync(DIST, { recursive: true, encoding: 'utf8' }).filter((path) => path.endsWith('-worker.js'));
 
 for (const entry of WORKER_ENTRIES) {
   const path = join(DIST, entry);
