@@ -40,6 +40,12 @@ export interface ChannelIndexResult {
 
 /** How much of the start of each sampled file is walked to estimate the channel's records. */
 const DENSITY_SAMPLE_BYTES = 1024 * 1024;
+/**
+ * The sampled starts are copied here, one after the other, in every channel this thread indexes:
+ * a copy into fresh buffers for each (as before) cost 16 MiB of page faults and copying at 10M
+ * entities (8,000 of the open's 45,000 page faults).
+ */
+let sampleBuffer: Uint8Array | undefined;
 /** How many files (spread over the channel) are sampled. */
 const SAMPLED_FILES = 4;
 const TWO_32 = 4294967296;
@@ -95,12 +101,16 @@ async function reserve(job: ChannelIndexJob, objects: ObjectIndex): Promise<void
   const picks = new Set<number>();
   for (let i = 0; i < SAMPLED_FILES; i++) picks.add(Math.floor((i * (nonEmpty.length - 1)) / Math.max(1, SAMPLED_FILES - 1)));
   const sample = new DensitySample();
+  sampleBuffer ??= new Uint8Array(DENSITY_SAMPLE_BYTES);
   for (const pick of picks) {
     const file = nonEmpty[pick]!;
-    const parts: Uint8Array[] = [];
-    for await (const chunk of job.reads.chunks(file.path, file.from, Math.min(file.to, file.from + DENSITY_SAMPLE_BYTES))) parts.push(Buffer.from(chunk));
-    const bytes = Buffer.concat(parts);
-    sample.bytes += Math.min(sample.walk(bytes), bytes.length);
+    let filled = 0;
+    for await (const chunk of job.reads.chunks(file.path, file.from, Math.min(file.to, file.from + DENSITY_SAMPLE_BYTES))) {
+      const part = chunk.subarray(0, DENSITY_SAMPLE_BYTES - filled);
+      sampleBuffer.set(part, filled);
+      filled += part.length;
+    }
+    sample.bytes += Math.min(sample.walk(sampleBuffer.subarray(0, filled)), filled);
   }
   if (sample.records > 0) objects.reserveRun(Math.ceil(((sample.records + 1) / sample.bytes) * totalBytes * 1.02), sample.minLow, sample.minHigh);
 }
