@@ -29,7 +29,12 @@ export class ChannelRecords implements RecordRunWalker {
     const previous = objects.set(idLow, idHigh, this.slot, offset, length);
     if (previous >= 0) live[previous] = (live[previous] as number) - objects.replacedLength;
     live[this.slot] = (live[this.slot] as number) + length;
-    if (tidLow === this.rootsLow && tidHigh === this.rootsHigh) this.roots.add(String((BigInt(idHigh) << 32n) | BigInt(idLow >>> 0)));
+    // In a method of its own: this one stays small enough to be compiled into the walk (walkRun).
+    if (tidLow === this.rootsLow && tidHigh === this.rootsHigh) this.noteRoot(idLow, idHigh);
+  }
+
+  private noteRoot(idLow: number, idHigh: number): void {
+    this.roots.add(String((BigInt(idHigh) << 32n) | BigInt(idLow >>> 0)));
   }
 
   walkRun(view: DataView, at: number, end: number, pos: number, validLength: number): number {

@@ -1,4 +1,4 @@
-import { RUN_WORDS, WORDS, type ObjectIndex } from './object-index.js';
+import { IN_HASH, RUN_WORDS, WORDS, type ObjectIndex } from './object-index.js';
 
 /**
  * The ids an object index holds, looked at in bulk: the graph index numbers every id of a storage
@@ -36,11 +36,13 @@ export function idExtent(index: ObjectIndex): IdExtent | undefined {
       maxLow = low;
     }
   };
+  // Positions without an entry: empty, or marked IN_HASH (their ids are among the hashed ones).
+  const none = (position: number): boolean => run[position * RUN_WORDS] === 0 || run[position * RUN_WORDS] === IN_HASH;
   if (inRun > 0) {
     let first = 0;
-    while (run[first * RUN_WORDS] === 0) first++;
+    while (none(first)) first++;
     let last = runTop - 1;
-    while (run[last * RUN_WORDS] === 0) last--;
+    while (none(last)) last--;
     consider((((runStart + first) << idShift) | runLowBits) >>> 0, runHigh);
     consider((((runStart + last) << idShift) | runLowBits) >>> 0, runHigh);
     count += inRun - 2;
@@ -65,7 +67,9 @@ export function markIdBits(index: ObjectIndex, bits: Uint32Array, baseLow: numbe
   if (inRun === runTop && stride <= 32) markEvery(bits, firstRel, runTop, stride);
   else {
     for (let position = 0; position < runTop; position++) {
-      if (run[position * RUN_WORDS] === 0) continue;
+      // IN_HASH: the id is marked below if the hash table still holds it.
+      const tag = run[position * RUN_WORDS] as number;
+      if (tag === 0 || tag === IN_HASH) continue;
       const rel = firstRel + position * stride;
       bits[rel >>> 5] = (bits[rel >>> 5] as number) | (1 << (rel & 31));
     }

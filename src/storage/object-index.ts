@@ -1,15 +1,21 @@
 /**
  * Object id → location of its latest record, for one channel, with no JS object per entity.
  * MicroStream hands out object ids consecutively, so most of a channel's ids form one run: those
- * live in a dense array indexed by the id's distance from the run's start, 3 words a position
- * (file slot + 1, offset, record length: 12 bytes, no id stored, no probing). Every other id goes to
- * a hash table of 20-byte slots (hashed-locations.ts). At most 32 bytes an entity after
- * `compact()`. Ids are split into two 32-bit halves so that no lookup allocates a bigint.
+ * live in a dense array indexed by the id's distance from the run's start, 2 words a position
+ * (8 bytes, no id stored, no probing): the file slot + 1 and the record length packed in one word
+ * (`RUN_SLOT_BITS` and `RUN_LENGTH_BITS`), the offset in the other. Every other id goes to a hash
+ * table of 20-byte slots (hashed-locations.ts), and so do records too long to pack (1 MiB or more)
+ * and records in a channel's 4,095th file and beyond: their run position is then marked
+ * (`IN_HASH`), and the id's later records go to the hash table too. At most 32 bytes an entity
+ * after `compact()`. Ids are split into two 32-bit halves so that no lookup allocates a bigint.
  *
  * The run matters for opening large storages: the index's memory is written once, and the first
  * write to each page of fresh memory costs a page fault (measured 2.5–9 µs a 4 KiB page on the
  * development machine, up to half of an open's CPU time with the hash table alone, which touches
- * 27 bytes an entity instead of 12).
+ * 27 bytes an entity instead of 8). Packing a position into 8 bytes instead of 12 (file slot,
+ * offset and length a word each) took a third of those faults off: opening the benchmark storages
+ * warm, 291 → 275 ms at 10M entities and 2,143 → 1,892 ms at 100M (medians of 8 and 4 alternated
+ * opens).
  *
  * Inserting the records in file order (ascending file number, ascending offset) and letting
  * later records overwrite earlier ones yields Java's "latest version" rule (storage-format.md §5.4).
@@ -20,8 +26,15 @@ import { HashedLocations, type LocationVisitor } from './hashed-locations.js';
 import { copyShared, sharedInts } from './shared-ints.js';
 
 export { WORDS } from './hashed-locations.js';
-/** Words a position of the dense run: file slot + 1 (0 = empty), offset, record length. */
-export const RUN_WORDS = 3;
+/** Words a position of the dense run: the tag (file slot + 1 and record length; 0 = empty), the offset. */
+export const RUN_WORDS = 2;
+/** Bits of a run tag that hold the record length (the low ones); the file slot + 1 is above them. */
+export const RUN_LENGTH_BITS = 20;
+const RUN_LENGTH_MASK = (1 << RUN_LENGTH_BITS) - 1;
+/** File slots packed in a run tag: slot + 1 takes the 12 high bits, and all ones is `IN_HASH`. */
+const RUN_SLOTS = 2 ** (32 - RUN_LENGTH_BITS) - 2;
+/** A run tag saying that the id's location is in the hash table (a record that did not pack). */
+export const IN_HASH = -1;
 /** The run grows (copying) for an id at most this many times its length past its start. */
 const RUN_GROWTH_REACH = 2;
 /** `compact()` moves the run's entries into the hash table when the run costs more an entry. */
@@ -74,7 +87,7 @@ export class ObjectIndex {
   /** Ids outside the run. */
   private hashed: HashedLocations;
   private readonly lowMask: number;
-  /** The dense run: `run[(key - runStart) * 3 ..]` for ids with `runHigh` and `runLowBits`. */
+  /** The dense run: `run[(key - runStart) * 2 ..]` for ids with `runHigh` and `runLowBits`. */
   private run = sharedInts(0);
   private runLength = 0;
   /** Key (`low >>> idShift`) of the run's first position. */
@@ -181,33 +194,61 @@ export class ObjectIndex {
   }
 
   private setInRun(position: number, fileSlot: number, offset: number, length: number): number {
-    const run = this.run;
-    const base = position * RUN_WORDS;
     // `behind` is looked at first, on every write: looked at only for the first write far behind,
     // its load lacked type feedback in the compiled walk, which V8 then threw away and compiled
     // again in each index thread (10M benchmark storage: 323 → 318 ms, six alternated opens).
-    if (this.behind !== undefined && position < this.runTop - BEHIND) {
-      if (this.behind.push(position, fileSlot, offset | 0, length | 0)) this.applyBehind();
-      return -1;
+    if (this.behind !== undefined && position < this.runTop - BEHIND) return this.putBehind(position, fileSlot, offset, length);
+    // Rare cases go to methods of their own: V8 compiles this one into the walk over every record
+    // as long as it stays small (larger, it was called instead: 100M benchmark storage, 250–400 ms
+    // more CPU).
+    if (fileSlot >= RUN_SLOTS || length >>> RUN_LENGTH_BITS !== 0) return this.setUnpacked(position, fileSlot, offset, length);
+    const run = this.run;
+    const base = position * RUN_WORDS;
+    let previous = -1;
+    // Never written: known empty without reading it. Reading a fresh page first maps the shared
+    // zero page, and the write after it faults a second time and flushes the other cores' TLBs.
+    if (position >= this.runTop) this.runTop = position + 1;
+    else {
+      const tag = run[base] as number;
+      if (tag === IN_HASH) return this.setUnpacked(position, fileSlot, offset, length);
+      previous = (tag >>> RUN_LENGTH_BITS) - 1;
+      if (previous >= 0) {
+        this.replacedOffset = (run[base + 1] as number) >>> 0;
+        this.replacedLength = tag & RUN_LENGTH_MASK;
+      }
     }
-    if (position >= this.runTop) {
-      // Never written: known empty without reading it. Reading a fresh page first maps the shared
-      // zero page, and the write after it faults a second time and flushes the other cores' TLBs.
-      this.inRun++;
-      this.runTop = position + 1;
-      run[base] = fileSlot + 1;
-      run[base + 1] = offset | 0;
-      run[base + 2] = length | 0;
-      return -1;
-    }
-    const previous = (run[base] as number) - 1;
-    if (previous >= 0) {
-      this.replacedOffset = (run[base + 1] as number) >>> 0;
-      this.replacedLength = (run[base + 2] as number) >>> 0;
-    } else this.inRun++;
-    run[base] = fileSlot + 1;
+    if (previous < 0) this.inRun++;
+    run[base] = ((fileSlot + 1) << RUN_LENGTH_BITS) | length;
     run[base + 1] = offset | 0;
-    run[base + 2] = length | 0;
+    return previous;
+  }
+
+  /** Puts a write far behind the run's top aside (bulk loading); returns -1 (nothing replaced yet). */
+  private putBehind(position: number, fileSlot: number, offset: number, length: number): number {
+    if (this.behind!.push(position, fileSlot, offset | 0, length | 0)) this.applyBehind();
+    return -1;
+  }
+
+  /**
+   * A run position's location that is (or, once this record does not pack, becomes) kept in the
+   * hash table, the position marked `IN_HASH`. Returns the file slot replaced, or -1.
+   */
+  private setUnpacked(position: number, fileSlot: number, offset: number, length: number): number {
+    const run = this.run;
+    const base = position * RUN_WORDS;
+    const fresh = position >= this.runTop;
+    if (fresh) this.runTop = position + 1;
+    const tag = fresh ? 0 : (run[base] as number);
+    const low = this.runLow(position) | 0;
+    if (tag === IN_HASH) return this.setHashed(low, this.runHigh, fileSlot, offset, length);
+    run[base] = IN_HASH;
+    const previous = (tag >>> RUN_LENGTH_BITS) - 1;
+    if (previous >= 0) {
+      this.inRun--;
+      this.replacedOffset = (run[base + 1] as number) >>> 0;
+      this.replacedLength = tag & RUN_LENGTH_MASK;
+    }
+    this.hashed.set(low, this.runHigh, fileSlot, offset, length); // new there
     return previous;
   }
 
@@ -249,13 +290,21 @@ export class ObjectIndex {
     const run = this.run;
     const replaced = this.behindReplaced;
     for (let at = 0; at < 4 * n; at += 4) {
-      const base = (writes[at] as number) * RUN_WORDS;
-      const current = (run[base] as number) - 1;
+      const position = writes[at] as number;
+      const base = position * RUN_WORDS;
+      const tag = run[base] as number;
+      const fileSlot = writes[at + 1] as number;
+      const length = writes[at + 3] as number;
+      if (tag === IN_HASH || fileSlot >= RUN_SLOTS || length >>> RUN_LENGTH_BITS !== 0) {
+        const previous = this.setUnpacked(position, fileSlot, writes[at + 2] as number, length);
+        if (previous >= 0) replaced(previous, this.replacedLength);
+        continue;
+      }
+      const current = (tag >>> RUN_LENGTH_BITS) - 1;
       if (current < 0) this.inRun++;
-      else replaced(current, (run[base + 2] as number) >>> 0);
-      run[base] = (writes[at + 1] as number) + 1;
+      else replaced(current, tag & RUN_LENGTH_MASK);
+      run[base] = ((fileSlot + 1) << RUN_LENGTH_BITS) | length;
       run[base + 1] = writes[at + 2] as number;
-      run[base + 2] = writes[at + 3] as number;
     }
     behind.clear();
   }
@@ -277,8 +326,8 @@ export class ObjectIndex {
     const high = Number(id >> 32n) | 0;
     const at = this.runWordOf(low, high);
     if (at >= 0) {
-      const run = this.run;
-      return { fileSlot: (run[at] as number) - 1, offset: (run[at + 1] as number) >>> 0, length: (run[at + 2] as number) >>> 0 };
+      const tag = this.run[at] as number;
+      return { fileSlot: (tag >>> RUN_LENGTH_BITS) - 1, offset: (this.run[at + 1] as number) >>> 0, length: tag & RUN_LENGTH_MASK };
     }
     const base = this.hashed.slotOf(low, high);
     if (base < 0) return undefined;
@@ -292,7 +341,7 @@ export class ObjectIndex {
    */
   isLatest(low: number, high: number, fileSlot: number, offset: number): boolean {
     const at = this.runWordOf(low, high);
-    if (at >= 0) return this.run[at] === fileSlot + 1 && this.run[at + 1] === (offset | 0);
+    if (at >= 0) return (this.run[at] as number) >>> RUN_LENGTH_BITS === fileSlot + 1 && this.run[at + 1] === (offset | 0);
     const base = this.hashed.slotOf(low, high);
     return base >= 0 && this.hashed.table[base + 2] === fileSlot && this.hashed.table[base + 3] === (offset | 0);
   }
@@ -309,7 +358,8 @@ export class ObjectIndex {
     const position = (low >>> this.idShift) - this.runStart;
     if (position < 0 || position >= this.runLength) return -1;
     const base = position * RUN_WORDS;
-    return this.run[base] === 0 ? -1 : base;
+    const tag = this.run[base] as number;
+    return tag === 0 || tag === IN_HASH ? -1 : base;
   }
 
   /** Calls `visit` for every indexed object with its location (the run in id order, then the rest). */
@@ -317,9 +367,9 @@ export class ObjectIndex {
     const run = this.run;
     for (let position = 0; position < this.runTop; position++) {
       const base = position * RUN_WORDS;
-      const slotPlusOne = run[base] as number;
-      if (slotPlusOne === 0) continue;
-      visit(this.runLow(position), this.runHigh, slotPlusOne - 1, (run[base + 1] as number) >>> 0, (run[base + 2] as number) >>> 0);
+      const tag = run[base] as number;
+      if (tag === 0 || tag === IN_HASH) continue;
+      visit(this.runLow(position), this.runHigh, (tag >>> RUN_LENGTH_BITS) - 1, (run[base + 1] as number) >>> 0, tag & RUN_LENGTH_MASK);
     }
     this.hashed.forEach(visit);
   }
@@ -339,8 +389,9 @@ export class ObjectIndex {
     const run = this.run;
     for (let position = 0; position < this.runTop; position++) {
       const base = position * RUN_WORDS;
-      const slotPlusOne = run[base] as number;
-      if (slotPlusOne === 0 || !drop(slotPlusOne - 1)) continue;
+      const tag = run[base] as number;
+      // A position marked IN_HASH stays so: the hash table's entry is looked at below.
+      if (tag === 0 || tag === IN_HASH || !drop((tag >>> RUN_LENGTH_BITS) - 1)) continue;
       run[base] = 0;
       this.inRun--;
       removed?.(this.runLow(position), this.runHigh);
@@ -390,12 +441,24 @@ export class ObjectIndex {
     return true;
   }
 
-  /** Moves hashed ids at run positions from `from` on into the run. */
+  /**
+   * Moves hashed ids at run positions from `from` on (none used yet) into the run; a location that
+   * does not pack stays hashed, its position marked.
+   */
   private moveHashedIntoRun(from: number): void {
+    const run = this.run;
     this.hashed.filter((low, high, fileSlot, offset, length) => {
       const position = (low >>> this.idShift) - this.runStart;
       if (high !== this.runHigh || (low & this.lowMask) !== this.runLowBits || position < from || position >= this.runLength) return true;
-      this.setInRun(position, fileSlot, offset, length);
+      if (position >= this.runTop) this.runTop = position + 1;
+      const base = position * RUN_WORDS;
+      if (fileSlot >= RUN_SLOTS || length >>> RUN_LENGTH_BITS !== 0) {
+        run[base] = IN_HASH;
+        return true;
+      }
+      run[base] = ((fileSlot + 1) << RUN_LENGTH_BITS) | length;
+      run[base + 1] = offset | 0;
+      this.inRun++;
       return false;
     });
   }
@@ -424,9 +487,9 @@ export class ObjectIndex {
     this.inRun = 0;
     for (let position = 0; position < top; position++) {
       const base = position * RUN_WORDS;
-      const slotPlusOne = run[base] as number;
-      if (slotPlusOne === 0) continue;
-      this.setHashed(this.runLow(position) | 0, this.runHigh, slotPlusOne - 1, run[base + 1] as number, run[base + 2] as number);
+      const tag = run[base] as number;
+      if (tag === 0 || tag === IN_HASH) continue; // IN_HASH: hashed already
+      this.setHashed(this.runLow(position) | 0, this.runHigh, (tag >>> RUN_LENGTH_BITS) - 1, run[base + 1] as number, tag & RUN_LENGTH_MASK);
     }
   }
 }

@@ -6,14 +6,17 @@ import { prng } from '../helpers/prng.js';
 
 /** The bulk id walks against `forEach`, for indexes with a dense run, hashed ids, or both. */
 
-/** An index of `ids` whose dense run starts at the smallest (as opening a storage reserves it). */
-function indexOf(ids: readonly bigint[], idShift: number): ObjectIndex {
+/**
+ * An index of `ids` whose dense run starts at the smallest (as opening a storage reserves it);
+ * `length` gives each record's length (1 MiB or more: hashed, its run position marked).
+ */
+function indexOf(ids: readonly bigint[], idShift: number, length: (i: number) => number = () => 24): ObjectIndex {
   const index = new ObjectIndex(idShift);
   const [low, high] = splitId(ids.reduce((a, b) => (b < a ? b : a)));
   index.reserveRun(ids.length, low, high);
   ids.forEach((id, i) => {
     const [low, high] = splitId(id);
-    index.set(low, high, 0, i * 8, 24);
+    index.set(low, high, 0, i * 8, length(i));
   });
   index.compact();
   return index;
@@ -25,7 +28,7 @@ function idsOf(index: ObjectIndex): bigint[] {
   return ids.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-const cases: [string, (random: () => number) => bigint[], number][] = [
+const cases: [string, (random: () => number) => bigint[], number, ((i: number) => number)?][] = [
   ['one channel of four, consecutive (a run)', () => Array.from({ length: 5000 }, (_, i) => 1_000_000_000_000_000_002n + 4n * BigInt(i)), 2],
   ['a run crossing 2^32 in the low half, plus strays', (random) => [
     ...Array.from({ length: 3000 }, (_, i) => (7n << 32n) + 0xfffff800n + BigInt(i)),
@@ -36,12 +39,18 @@ const cases: [string, (random: () => number) => bigint[], number][] = [
     return [...ids, ...ids.slice(0, 100), 8_000_000_000_000_000_000n];
   }, 0],
   ['hashed ids alone', (random) => Array.from({ length: 300 }, () => (BigInt(Math.floor(random() * 2 ** 30)) << 20n) + 1n), 0],
+  [
+    'records too long for the run among it (the first and the last too)',
+    () => Array.from({ length: 2000 }, (_, i) => 1_000_000_000_000_000_001n + 2n * BigInt(i)),
+    1,
+    (i) => (i % 7 === 0 || i === 1999 ? 2 ** 20 + i : 24),
+  ],
 ];
 
 describe('bulk walks over an object index', () => {
-  for (const [name, make, idShift] of cases) {
+  for (const [name, make, idShift, length] of cases) {
     it(`gives the ids forEach gives: ${name}`, () => {
-      const index = indexOf(make(prng(name.length)), idShift);
+      const index = indexOf(make(prng(name.length)), idShift, length);
       const want = idsOf(index);
       const extent = idExtent(index)!;
       expect(extent.count).toBe(want.length);
@@ -87,6 +96,23 @@ describe('bulk walks over an object index', () => {
     const bits = new Uint32Array(4000 / 32);
     for (const index of channels) markIdBits(index, bits, baseLow, baseHigh);
     expect([...bits].every((word) => word === 0xffffffff)).toBe(true);
+  });
+
+  it('leaves out ids whose locations, too long for the run, were removed from the hash table', () => {
+    const base = 1_000_000_000_000_000_000n;
+    const index = new ObjectIndex(0);
+    index.reserveRun(100, ...splitId(base));
+    for (let i = 0; i < 100; i++) index.set(...splitId(base + BigInt(i)), i % 9 === 0 ? 1 : 0, i * 8, i % 9 === 0 ? 2 ** 20 : 24);
+    index.removeWhere((slot) => slot === 1);
+    const want = idsOf(index);
+    expect(want).toHaveLength(88);
+    const extent = idExtent(index)!;
+    expect([extent.count, joinId(extent.minLow, extent.minHigh), joinId(extent.maxLow, extent.maxHigh)]).toEqual([88, base + 1n, base + 98n]);
+    const bits = new Uint32Array(4);
+    markIdBits(index, bits, ...splitId(base));
+    const marked: bigint[] = [];
+    for (let rel = 0; rel < 128; rel++) if ((bits[rel >>> 5]! >>> (rel & 31)) & 1) marked.push(base + BigInt(rel));
+    expect(marked).toEqual(want);
   });
 
   it('has no extent when empty', () => {

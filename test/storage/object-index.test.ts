@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { joinId, splitId } from '../../src/storage/object-id-halves.js';
-import { ObjectIndex } from '../../src/storage/object-index.js';
+import { ObjectIndex, RUN_LENGTH_BITS, RUN_WORDS } from '../../src/storage/object-index.js';
 
 describe('ObjectIndex', () => {
   it('keeps the last location set for an id, across growth and compaction', () => {
@@ -111,6 +111,61 @@ describe('ObjectIndex', () => {
       expect(contents(index).size).toBe(300);
     });
 
+    it('keeps records that do not pack (1 MiB or longer, file slot 4,094 or beyond) in the hash table, answering as the hash table alone', () => {
+      const MIB = 2 ** 20;
+      const dense = new ObjectIndex(1);
+      const hashed = new ObjectIndex(1); // no run: every id hashed
+      dense.reserveRun(500, ...splitId(base));
+      const both = (i: number, fileSlot: number, offset: number, length: number): number => {
+        const id = base + 2n * BigInt(i);
+        const previous = dense.set(...splitId(id), fileSlot, offset, length);
+        const replaced = previous >= 0 ? [dense.replacedOffset, dense.replacedLength] : [];
+        const want = hashed.set(...splitId(id), fileSlot, offset, length);
+        expect(previous, `${i}: ${fileSlot}/${offset}/${length}`).toBe(want);
+        if (want >= 0) expect(replaced).toEqual([hashed.replacedOffset, hashed.replacedLength]);
+        return previous;
+      };
+      for (let i = 0; i < 500; i++) both(i, i % 3, i * 8, i % 10 === 0 ? MIB + i : 24); // new, past the run's top
+      both(5, 4093, 1, MIB - 1); // the largest that packs
+      both(6, 4094, 2, 30); // a file slot that does not
+      both(7, 1, 3, MIB); // a length that does not, over one that packed
+      both(10, 2, 4, 24); // packs, over a location in the hash table: stays there
+      both(10, 2, 5, MIB * 3);
+      both(20, 0, 6, 40);
+      both(600, 0, 7, MIB); // beyond the run: hashed as ever
+      expect(dense.size).toBe(hashed.size);
+      expect(contents(dense)).toEqual(contents(hashed));
+      expect(dense.get(base + 12n)).toEqual({ fileSlot: 4094, offset: 2, length: 30 });
+      expect(dense.get(base + 20n)).toEqual({ fileSlot: 2, offset: 5, length: MIB * 3 });
+      expect(dense.removeWhere((slot) => slot === 2)).toBe(hashed.removeWhere((slot) => slot === 2));
+      expect(contents(dense)).toEqual(contents(hashed));
+      both(20, 1, 8, 24); // removed, set again
+      dense.compact();
+      expect(contents(dense)).toEqual(contents(hashed));
+      expect(dense.byteSize / dense.size).toBeLessThanOrEqual(32);
+    });
+
+    it('keeps locations that do not pack hashed when the run grows over them', () => {
+      const index = new ObjectIndex(0);
+      index.reserveRun(100, ...splitId(base));
+      index.set(...splitId(base + 150n), 1, 150, 2 ** 21); // beyond the run: hashed
+      index.set(...splitId(base + 160n), 1, 160, 24);
+      for (let i = 0n; i < 200n; i++) if (i !== 150n && i !== 160n) index.set(...splitId(base + i), 0, Number(i), 24); // grows over both
+      expect(index.size).toBe(200);
+      expect(index.get(base + 150n)).toEqual({ fileSlot: 1, offset: 150, length: 2 ** 21 });
+      expect(index.get(base + 160n)).toEqual({ fileSlot: 1, offset: 160, length: 24 });
+      expect(index.set(...splitId(base + 150n), 2, 1, 24)).toBe(1);
+      expect(index.get(base + 150n)).toEqual({ fileSlot: 2, offset: 1, length: 24 });
+      expect(contents(index).size).toBe(200);
+      // The dissolved run keeps them too.
+      const sparse = new ObjectIndex(0);
+      sparse.reserveRun(10_000, ...splitId(base));
+      for (let i = 0n; i < 10_000n; i += 10n) sparse.set(...splitId(base + i), 0, Number(i), i % 30n === 0n ? 2 ** 20 : 24);
+      const before = contents(sparse);
+      sparse.compact();
+      expect(contents(sparse)).toEqual(before);
+    });
+
     it('gives a sparse run up for the hash table when compacting', () => {
       const index = new ObjectIndex(0);
       index.reserveRun(10_000, ...splitId(base));
@@ -148,7 +203,7 @@ describe('ObjectIndex', () => {
     const second = index.snapshot();
     release();
     index.set(...splitId(base + 14n), 4, 99, 24);
-    expect(second.parts.run[7 * 3]).toBe(1);
+    expect(second.parts.run[7 * RUN_WORDS]).toBe((1 << RUN_LENGTH_BITS) | 24);
     // Released: changes go to the same tables again.
     const third = index.snapshot();
     third.release();
@@ -156,7 +211,7 @@ describe('ObjectIndex', () => {
     second.release();
     index.set(...splitId(base + 12n), 4, 88, 24);
     expect(index.toParts().run).toBe(third.parts.run);
-    expect(third.parts.run[6 * 3]).toBe(5);
+    expect(third.parts.run[6 * RUN_WORDS]).toBe((5 << RUN_LENGTH_BITS) | 24);
   });
 
   describe('bulk loading', () => {
@@ -180,7 +235,8 @@ describe('ObjectIndex', () => {
       let far = 0;
       for (let fileSlot = 0; fileSlot < files; fileSlot++) {
         for (let offset = 0, n = 0; n < 8_000; n++) {
-          const length = 24 + Math.floor(random() * 100);
+          // Now and then a record too long to pack into the run (kept in the hash table).
+          const length = random() < 0.01 ? 2 ** 20 + Math.floor(random() * 100) : 24 + Math.floor(random() * 100);
           const pick = random();
           let id: bigint;
           if (pick < 0.7 || created === 0) id = idOf(created++);
