@@ -14,7 +14,7 @@
  * development machine, up to half of an open's CPU time with the hash table alone, which touches
  * 27 bytes an entity instead of 8). Packing a position into 8 bytes instead of 12 (file slot,
  * offset and length a word each) took a third of those faults off: opening the benchmark storages
- * warm, 291 → 275 ms at 10M entities and 2,143 → 1,892 ms at 100M (medians of 8 and 4 alternated
+ * warm, 316 → 304 ms at 10M entities and 2,340 → 1,950 ms at 100M (medians of 8 and 4 alternated
  * opens).
  *
  * Inserting the records in file order (ascending file number, ascending offset) and letting
