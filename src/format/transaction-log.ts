@@ -26,13 +26,13 @@ export interface ParsedLog {
   readonly incompleteTailOffset: number | undefined;
 }
 
-const ENTRY_TYPES: ReadonlyArray<readonly [LogEntryType, number]> = [
-  ['creation', 26],
-  ['store', 18],
-  ['transfer', 34],
-  ['truncation', 34],
-  ['deletion', 26],
-];
+/** Entry types by type code, and their lengths. */
+const ENTRY_TYPES: readonly LogEntryType[] = ['creation', 'store', 'transfer', 'truncation', 'deletion'];
+const ENTRY_LENGTHS: readonly number[] = [26, 18, 34, 34, 26];
+const STORE_CODE = 1;
+const TWO_32 = 2 ** 32;
+/** The high half of `Number.MAX_SAFE_INTEGER` (any low half fits below it). */
+const MAX_SAFE_HIGH = 0x1fffff;
 
 /**
  * Splits log bytes into entries; a truncated last entry is reported, not an error. `baseOffset`
@@ -41,49 +41,82 @@ const ENTRY_TYPES: ReadonlyArray<readonly [LogEntryType, number]> = [
 export function parseTransactionLog(bytes: Uint8Array, file?: string, baseOffset = 0): ParsedLog {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const entries: LogEntry[] = [];
-  let pos = 0;
-  while (pos < bytes.length) {
-    if (pos + 2 > bytes.length) return { entries, incompleteTailOffset: baseOffset + pos };
-    const length = view.getInt8(pos);
-    const typeCode = view.getUint8(pos + 1);
-    if (length <= 0) {
-      throw new FormatError('FORMAT_BAD_LOG', length === 0 ? 'zero length transactions entry' : `gap entry of ${-length} bytes (4.1 never writes gaps)`, { file, offset: baseOffset + pos });
-    }
-    const known = ENTRY_TYPES[typeCode];
-    if (known === undefined) {
-      throw new FormatError('FORMAT_BAD_LOG', `unknown transactions entry type ${typeCode}`, { file, offset: baseOffset + pos });
-    }
-    const [type, expected] = known;
-    if (length !== expected) {
-      throw new FormatError('FORMAT_BAD_LOG', `${type} entry has length ${length}, expected ${expected}`, { file, offset: baseOffset + pos });
-    }
-    if (pos + length > bytes.length) return { entries, incompleteTailOffset: baseOffset + pos };
-    const timestamp = view.getBigInt64(pos + 2, true);
-    const fileLength = toSafeLength(view.getBigInt64(pos + 10, true), file, baseOffset + pos + 10);
-    const entry: LogEntry =
-      length === 18
-        ? { type, offset: baseOffset + pos, timestamp, fileLength }
-        : length === 26
-          ? { type, offset: baseOffset + pos, timestamp, fileLength, fileNumber: view.getBigInt64(pos + 18, true) }
-          : {
-              type,
-              offset: baseOffset + pos,
-              timestamp,
-              fileLength,
-              fileNumber: view.getBigInt64(pos + 18, true),
-              specialOffset: toSafeLength(view.getBigInt64(pos + 26, true), file, baseOffset + pos + 26),
-            };
-    entries.push(entry);
+  for (let pos = 0; pos < bytes.length; ) {
+    const length = checkedEntryLength(bytes, pos, file, baseOffset);
+    if (length === 0) return { entries, incompleteTailOffset: baseOffset + pos };
+    entries.push(entryAt(view, pos, file, baseOffset));
     pos += length;
   }
   return { entries, incompleteTailOffset: undefined };
 }
 
-function toSafeLength(value: bigint, file: string | undefined, offset: number): number {
-  if (value < 0n || value > BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw new FormatError('FORMAT_BAD_LOG', `invalid file length ${value}`, { file, offset });
+/**
+ * Feeds log bytes to `aggregator` as `parseTransactionLog` would split them, the store entries
+ * (all but a few of a log) without an entry object or a bigint: opening a storage reads every
+ * channel's whole log before its index threads can start, and parsing entry objects took 15 ms
+ * at 10M entities and 41 ms at 100M (24,000 entries a channel), mostly before V8 had compiled it.
+ * Returns the file offset where the complete entries end and that of an entry cut short.
+ */
+export function applyTransactionLog(
+  bytes: Uint8Array,
+  aggregator: LogAggregator,
+  file?: string,
+  baseOffset = 0,
+): { readonly end: number; readonly incompleteTailOffset: number | undefined } {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let pos = 0;
+  while (pos < bytes.length) {
+    const length = checkedEntryLength(bytes, pos, file, baseOffset);
+    if (length === 0) return { end: baseOffset + pos, incompleteTailOffset: baseOffset + pos };
+    if (bytes[pos + 1] === STORE_CODE) {
+      const fileLength = safeLengthAt(view, pos + 10, file, baseOffset);
+      aggregator.applyStore(baseOffset + pos, view.getInt32(pos + 6, true), view.getUint32(pos + 2, true), fileLength);
+    } else aggregator.apply(entryAt(view, pos, file, baseOffset));
+    pos += length;
   }
-  return Number(value);
+  return { end: baseOffset + pos, incompleteTailOffset: undefined };
+}
+
+/** The length of the entry at `pos`, checked, or 0 when the bytes end inside it (throws for a bad entry). */
+function checkedEntryLength(bytes: Uint8Array, pos: number, file: string | undefined, baseOffset: number): number {
+  if (pos + 2 > bytes.length) return 0;
+  const length = ((bytes[pos] as number) << 24) >> 24; // a signed byte
+  const typeCode = bytes[pos + 1] as number;
+  if (length <= 0) {
+    throw new FormatError('FORMAT_BAD_LOG', length === 0 ? 'zero length transactions entry' : `gap entry of ${-length} bytes (4.1 never writes gaps)`, { file, offset: baseOffset + pos });
+  }
+  const type = ENTRY_TYPES[typeCode];
+  if (type === undefined) {
+    throw new FormatError('FORMAT_BAD_LOG', `unknown transactions entry type ${typeCode}`, { file, offset: baseOffset + pos });
+  }
+  const expected = ENTRY_LENGTHS[typeCode] as number;
+  if (length !== expected) {
+    throw new FormatError('FORMAT_BAD_LOG', `${type} entry has length ${length}, expected ${expected}`, { file, offset: baseOffset + pos });
+  }
+  return pos + length > bytes.length ? 0 : length;
+}
+
+/** The (checked, complete) entry at `pos` as an object. */
+function entryAt(view: DataView, pos: number, file: string | undefined, baseOffset: number): LogEntry {
+  const typeCode = view.getUint8(pos + 1);
+  const type = ENTRY_TYPES[typeCode] as LogEntryType;
+  const length = ENTRY_LENGTHS[typeCode];
+  const offset = baseOffset + pos;
+  const timestamp = view.getBigInt64(pos + 2, true);
+  const fileLength = safeLengthAt(view, pos + 10, file, baseOffset);
+  if (length === 18) return { type, offset, timestamp, fileLength };
+  const fileNumber = view.getBigInt64(pos + 18, true);
+  if (length === 26) return { type, offset, timestamp, fileLength, fileNumber };
+  return { type, offset, timestamp, fileLength, fileNumber, specialOffset: safeLengthAt(view, pos + 26, file, baseOffset) };
+}
+
+/** The 64-bit length at `at`, as a number (refused when negative or beyond 2^53). */
+function safeLengthAt(view: DataView, at: number, file: string | undefined, baseOffset: number): number {
+  const high = view.getInt32(at + 4, true);
+  if (high < 0 || high > MAX_SAFE_HIGH) {
+    throw new FormatError('FORMAT_BAD_LOG', `invalid file length ${view.getBigInt64(at, true)}`, { file, offset: baseOffset + at });
+  }
+  return high * TWO_32 + view.getUint32(at, true);
 }
 
 export interface LoggedFile {
@@ -117,9 +150,12 @@ export class LogAggregator {
   private readonly files = new Map<bigint, LoggedFile>();
   private current = -1n;
   private curLen = 0;
-  private curTs = 0n;
+  /** Timestamps as 32-bit halves (high signed, low unsigned): store entries change them without a bigint. */
+  private curTsHigh = 0;
+  private curTsLow = 0;
   private lastLen = 0;
-  private lastTs = 0n;
+  private lastTsHigh = 0;
+  private lastTsLow = 0;
   private count = 0;
 
   constructor(private readonly file?: string) {}
@@ -133,48 +169,58 @@ export class LogAggregator {
     const n = entry.fileNumber ?? -1n;
     switch (entry.type) {
       case 'creation':
-        if (n <= this.current) this.fail(entry, `inconsistent file number order of new file ${n} after ${this.current}`);
+        if (n <= this.current) this.fail(entry.offset, `inconsistent file number order of new file ${n} after ${this.current}`);
         if (this.current >= 0n) this.files.set(this.current, { fileNumber: this.current, length: this.curLen, deleted: false });
-        this.lastTs = this.curTs;
+        this.lastTsHigh = this.curTsHigh;
+        this.lastTsLow = this.curTsLow;
         this.lastLen = this.curLen = entry.fileLength;
         this.current = n;
         break;
       case 'store':
-        if (entry.fileLength < this.curLen) {
-          this.fail(entry, `inconsistent file length ${entry.fileLength} of file ${this.current} (was ${this.curLen})`);
-        }
-        if (entry.timestamp <= this.curTs) {
-          // EclipseStore 1.4 to 4.1 compact a log to one creation and one store entry per file; a
-          // file without stores (an empty head) gets a store entry with the latest timestamp of
-          // the whole log again, and Java's own check then refuses the log. Such an entry adds
-          // nothing (same timestamp, same length): it is read as the no-op it is.
-          if (entry.timestamp === this.curTs && entry.fileLength === this.curLen) break;
-          this.fail(entry, `inconsistent timestamp of file ${this.current}`);
-        }
-        this.lastTs = this.curTs;
-        this.lastLen = this.curLen;
-        this.curTs = entry.timestamp;
-        this.curLen = entry.fileLength;
-        break;
+        this.applyStore(entry.offset, Number(entry.timestamp >> 32n) | 0, Number(entry.timestamp & 0xffffffffn), entry.fileLength);
+        return;
       case 'transfer':
         if (entry.fileLength < this.curLen) {
-          this.fail(entry, `inconsistent file length ${entry.fileLength} of file ${this.current} (was ${this.curLen})`);
+          this.fail(entry.offset, `inconsistent file length ${entry.fileLength} of file ${this.current} (was ${this.curLen})`);
         }
         this.lastLen = this.curLen = entry.fileLength;
         break;
       case 'truncation':
-        if (n !== this.current) this.fail(entry, `truncation of file ${n}, which is not the head file ${this.current}`);
+        if (n !== this.current) this.fail(entry.offset, `truncation of file ${n}, which is not the head file ${this.current}`);
         if (entry.fileLength > this.curLen) {
-          this.fail(entry, `truncation of file ${n} to ${entry.fileLength} bytes beyond its length ${this.curLen}`);
+          this.fail(entry.offset, `truncation of file ${n} to ${entry.fileLength} bytes beyond its length ${this.curLen}`);
         }
         this.lastLen = this.curLen = entry.fileLength;
         break;
       case 'deletion': {
         const logged = this.files.get(n);
-        if (logged === undefined) this.fail(entry, `no file found in entries with number ${n}`);
+        if (logged === undefined) this.fail(entry.offset, `no file found in entries with number ${n}`);
         else this.files.set(n, { ...logged, deleted: true });
         break;
       }
+    }
+    this.count++;
+  }
+
+  /**
+   * A store entry at log offset `offset`, its timestamp as 32-bit halves (high signed, low
+   * unsigned): what `apply` does with it, without an entry object.
+   */
+  applyStore(offset: number, tsHigh: number, tsLow: number, fileLength: number): void {
+    if (fileLength < this.curLen) this.fail(offset, `inconsistent file length ${fileLength} of file ${this.current} (was ${this.curLen})`);
+    if (tsHigh < this.curTsHigh || (tsHigh === this.curTsHigh && tsLow <= this.curTsLow)) {
+      // EclipseStore 1.4 to 4.1 compact a log to one creation and one store entry per file; a
+      // file without stores (an empty head) gets a store entry with the latest timestamp of
+      // the whole log again, and Java's own check then refuses the log. Such an entry adds
+      // nothing (same timestamp, same length): it is read as the no-op it is.
+      if (tsHigh !== this.curTsHigh || tsLow !== this.curTsLow || fileLength !== this.curLen) this.fail(offset, `inconsistent timestamp of file ${this.current}`);
+    } else {
+      this.lastTsHigh = this.curTsHigh;
+      this.lastTsLow = this.curTsLow;
+      this.lastLen = this.curLen;
+      this.curTsHigh = tsHigh;
+      this.curTsLow = tsLow;
+      this.curLen = fileLength;
     }
     this.count++;
   }
@@ -186,13 +232,17 @@ export class LogAggregator {
       files,
       headFileNumber: this.current >= 0n ? this.current : undefined,
       headLatestLength: this.curLen,
-      headLatestTimestamp: this.curTs,
+      headLatestTimestamp: joinHalves(this.curTsHigh, this.curTsLow),
       headLastConsistentLength: this.lastLen,
-      headLastConsistentTimestamp: this.lastTs,
+      headLastConsistentTimestamp: joinHalves(this.lastTsHigh, this.lastTsLow),
     };
   }
 
-  private fail(entry: LogEntry, message: string): never {
-    throw new FormatError('FORMAT_BAD_LOG', message, { file: this.file, offset: entry.offset });
+  private fail(offset: number, message: string): never {
+    throw new FormatError('FORMAT_BAD_LOG', message, { file: this.file, offset });
   }
+}
+
+function joinHalves(high: number, low: number): bigint {
+  return (BigInt(high) << 32n) | BigInt(low >>> 0);
 }

@@ -1,5 +1,5 @@
 import { completeSwapContent } from '../format/compaction-swap.js';
-import { LogAggregator, parseTransactionLog, type LogAggregate } from '../format/transaction-log.js';
+import { applyTransactionLog, LogAggregator, type LogAggregate } from '../format/transaction-log.js';
 import { LOCAL_FILES } from './directory-source.js';
 import type { SourceReads } from './source.js';
 import type { ChannelLayout, StorageLayout } from './storage-dir.js';
@@ -13,6 +13,8 @@ export class ChannelLogReader {
   private readonly aggregator: LogAggregator;
   private consumed = 0;
   private tail: number | undefined;
+  /** Set when reading failed part way: entries may have been applied, so the log is read anew. */
+  private broken = false;
 
   constructor(readonly path: string) {
     this.aggregator = new LogAggregator(path);
@@ -35,11 +37,11 @@ export class ChannelLogReader {
 
   /**
    * Reads entries appended since the last call (`size`: the log's size now). Returns false if the
-   * log is now shorter than what was already read (replaced or truncated): the caller must start
-   * over with a new reader.
+   * log is now shorter than what was already read (replaced or truncated), or if an earlier call
+   * failed: the caller must start over with a new reader.
    */
   async readNew(size: number, files: SourceReads = LOCAL_FILES): Promise<boolean> {
-    if (size < this.consumed) return false;
+    if (size < this.consumed || this.broken) return false;
     if (size === this.consumed) {
       this.tail = undefined;
       return true;
@@ -50,16 +52,18 @@ export class ChannelLogReader {
       bytes.set(chunk, done);
       done += chunk.length;
     }
-    const parsed = parseTransactionLog(bytes.subarray(0, done), this.path, this.consumed);
-    for (const entry of parsed.entries) this.aggregator.apply(entry);
-    const last = parsed.entries[parsed.entries.length - 1];
-    if (last !== undefined) this.consumed = last.offset + ENTRY_LENGTHS[last.type];
-    this.tail = parsed.incompleteTailOffset;
+    let read: ReturnType<typeof applyTransactionLog>;
+    try {
+      read = applyTransactionLog(bytes.subarray(0, done), this.aggregator, this.path, this.consumed);
+    } catch (error) {
+      this.broken = true;
+      throw error;
+    }
+    this.consumed = read.end;
+    this.tail = read.incompleteTailOffset;
     return true;
   }
 }
-
-const ENTRY_LENGTHS = { creation: 26, store: 18, transfer: 34, truncation: 34, deletion: 26 } as const;
 
 /** Reads every channel's whole log once (channels without a log, or with an empty one, give undefined). */
 export async function readLogAggregates(layout: StorageLayout, files: SourceReads = LOCAL_FILES): Promise<(LogAggregate | undefined)[]> {
@@ -98,7 +102,7 @@ export async function pendingCompaction(channel: ChannelLayout, files: SourceRea
 /** The aggregate of a whole log's bytes (a swap file's content); an incomplete last entry is ignored. */
 export function aggregateLogBytes(bytes: Uint8Array, path: string): LogAggregate | undefined {
   const aggregator = new LogAggregator(path);
-  for (const entry of parseTransactionLog(bytes, path).entries) aggregator.apply(entry);
+  applyTransactionLog(bytes, aggregator, path);
   return aggregator.entryCount === 0 ? undefined : aggregator.snapshot();
 }
 
