@@ -18,24 +18,22 @@ import { StorageWriter } from '../../src/writer/storage-writer.js';
  */
 const race = vi.hoisted(() => ({ beforeLogLook: undefined as (() => void) | undefined }));
 
-vi.mock('node:fs/promises', async (importOriginal) => {
-  const fs = await importOriginal<typeof import('node:fs/promises')>();
+vi.mock('node:fs', async (importOriginal) => {
+  const fs = await importOriginal<typeof import('node:fs')>();
   const dataFilesFirst = (names: string[]): string[] => [...names].sort((a, b) => Number(b.endsWith('.dat')) - Number(a.endsWith('.dat')));
-  return {
-    ...fs,
-    readdir: (async (...args: Parameters<typeof fs.readdir>) => {
-      const names = await (fs.readdir as (...a: unknown[]) => Promise<unknown[]>)(...args);
-      return names.every((n) => typeof n === 'string') ? dataFilesFirst(names as string[]) : names;
-    }) as typeof fs.readdir,
-    lstat: (async (...args: Parameters<typeof fs.lstat>) => {
-      const hook = race.beforeLogLook;
-      if (hook !== undefined && String(args[0]).endsWith('.sft')) {
-        race.beforeLogLook = undefined;
-        hook();
-      }
-      return (fs.lstat as (...a: unknown[]) => unknown)(...args);
-    }) as typeof fs.lstat,
-  };
+  const readdirSync = ((...args: Parameters<typeof fs.readdirSync>) => {
+    const names = (fs.readdirSync as (...a: unknown[]) => unknown[])(...args);
+    return names.every((n) => typeof n === 'string') ? dataFilesFirst(names as string[]) : names;
+  }) as typeof fs.readdirSync;
+  const lstatSync = ((...args: Parameters<typeof fs.lstatSync>) => {
+    const hook = race.beforeLogLook;
+    if (hook !== undefined && String(args[0]).endsWith('.sft')) {
+      race.beforeLogLook = undefined;
+      hook();
+    }
+    return (fs.lstatSync as (...a: unknown[]) => unknown)(...args);
+  }) as typeof fs.lstatSync;
+  return { ...fs, default: { ...fs, readdirSync, lstatSync }, readdirSync, lstatSync };
 });
 
 describe('a commit between the looks at a channel folder', () => {
