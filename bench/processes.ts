@@ -57,7 +57,8 @@ function serverChild(): Promise<string> {
 /** Starts `server-child.ts` with the given arguments (and environment variables besides ours) and waits for its report. */
 export async function startServer(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<ServerChild> {
   const script = process.env.BENCH_SOURCE === '1' ? ['--import', 'tsx', join(HERE, 'server-child.ts')] : [await serverChild()];
-  const child = spawn(process.execPath, [...profileFlags(), '--expose-gc', ...script, ...args], {
+  // No --expose-gc: the child switches it on once it has measured (server-child.ts says why).
+  const child = spawn(process.execPath, [...profileFlags(), ...script, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, BENCH_ROOT: join(HERE, '..'), ...env },
   });
