@@ -1,6 +1,7 @@
 import { RECORD_HEADER_SIZE as HEADER } from '../format/entity-record.js';
 import { FileReadAhead } from './file-read-ahead.js';
-import { ObjectIndex } from './object-index.js';
+import { IndexBuilder } from './index-builder.js';
+import type { ObjectIndex } from './object-index.js';
 import { ChannelRecords } from './channel-records.js';
 import { scanRecordChunks, type RecordVisitor, type ScanProblem } from './record-scan.js';
 import type { SourceReads } from './source.js';
@@ -22,7 +23,7 @@ export interface ChannelIndexJob {
   readonly idShift: number;
   /** Type id halves of the roots entity type, whose object ids are collected. */
   readonly rootsType: { readonly low: number; readonly high: number };
-  /** Run length from which records of objects stored again are applied in batches (object-index.ts `startBulk`; tests lower it). */
+  /** Run length from which records of objects stored again are applied in batches (index-builder.ts; tests lower it). */
   readonly batchFromRun?: number;
 }
 
@@ -51,22 +52,14 @@ const SAMPLED_FILES = 4;
 const TWO_32 = 4294967296;
 
 export async function indexChannel(job: ChannelIndexJob): Promise<ChannelIndexResult> {
-  const objects = new ObjectIndex(job.idShift);
+  const builder = new IndexBuilder(job.idShift, job.batchFromRun === undefined ? {} : { behindFromRun: job.batchFromRun });
   const records = job.files.map(() => 0);
   const meta = job.files.map(() => 0);
   const problems: (ScanProblem | undefined)[] = job.files.map(() => undefined);
-  const sink = new ChannelRecords(objects, job.files.map(() => 0), job.rootsType.low, job.rootsType.high);
+  const sink = new ChannelRecords(builder, job.rootsType.low, job.rootsType.high);
   const onRecord: RecordVisitor = (offset, length, tidLow, tidHigh, idLow, idHigh) => sink.record(offset, length, tidLow, tidHigh, idLow, idHigh);
 
-  await reserve(job, objects);
-  // Records of objects stored again are applied in batches (object-index.ts), their live bytes then.
-  const live = sink.live;
-  objects.startBulk(
-    (slot, length) => {
-      live[slot] = (live[slot] as number) - length;
-    },
-    job.batchFromRun === undefined ? {} : { minRun: job.batchFromRun },
-  );
+  await reserve(job, builder);
 
   // The next file is being read while one is walked (file-read-ahead.ts).
   const ahead = job.readAhead === false ? undefined : new FileReadAhead(job.reads, job.files);
@@ -83,9 +76,10 @@ export async function indexChannel(job: ChannelIndexJob): Promise<ChannelIndexRe
   } finally {
     await ahead?.close();
   }
-  objects.endBulk();
-  objects.compact();
-  return { objects, live: sink.live, records, meta, problems, rootsCandidates: [...sink.roots] };
+  // Each file's live bytes: what its latest records take, counted once the index is complete.
+  const live = job.files.map(() => 0);
+  const objects = builder.finish(live);
+  return { objects, live, records, meta, problems, rootsCandidates: [...sink.roots] };
 }
 
 /**
@@ -94,7 +88,7 @@ export async function indexChannel(job: ChannelIndexJob): Promise<ChannelIndexRe
  * and the index then grew and shrank again: three tables' worth of page faults) times the channel's
  * bytes, in a dense run from the lowest id seen.
  */
-async function reserve(job: ChannelIndexJob, objects: ObjectIndex): Promise<void> {
+async function reserve(job: ChannelIndexJob, builder: IndexBuilder): Promise<void> {
   const nonEmpty = job.files.filter((f) => f.to > f.from);
   if (nonEmpty.length === 0) return;
   const totalBytes = nonEmpty.reduce((n, f) => n + (f.to - f.from), 0);
@@ -112,7 +106,7 @@ async function reserve(job: ChannelIndexJob, objects: ObjectIndex): Promise<void
     }
     sample.bytes += Math.min(sample.walk(sampleBuffer.subarray(0, filled)), filled);
   }
-  if (sample.records > 0) objects.reserveRun(Math.ceil(((sample.records + 1) / sample.bytes) * totalBytes * 1.02), sample.minLow, sample.minHigh);
+  if (sample.records > 0) builder.reserveRun(Math.ceil(((sample.records + 1) / sample.bytes) * totalBytes * 1.02), sample.minLow, sample.minHigh);
 }
 
 /**

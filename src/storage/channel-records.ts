@@ -1,10 +1,10 @@
 import { RECORD_HEADER_SIZE as HEADER } from '../format/entity-record.js';
-import type { ObjectIndex } from './object-index.js';
+import type { IndexBuilder } from './index-builder.js';
 import type { RecordRunWalker } from './record-scan.js';
 
 /**
- * What indexing a channel does with each record header: the object's latest location into the
- * index, live bytes per file, ids of the roots type. `walkRun` is the scanner's fast path
+ * What indexing a channel does with each record header: the object's location into the index
+ * being built (index-builder.ts: the later record of an id wins), ids of the roots type. `walkRun` is the scanner's fast path
  * (record-scan.ts): the same work in a loop of its own, no call per record (the hot loop of
  * opening a storage; a call per record cost about a quarter of the walk).
  */
@@ -15,20 +15,14 @@ export class ChannelRecords implements RecordRunWalker {
   readonly roots = new Set<string>();
 
   constructor(
-    private readonly objects: ObjectIndex,
-    /** Live bytes per file slot. */
-    readonly live: number[],
+    private readonly builder: IndexBuilder,
     private readonly rootsLow: number,
     private readonly rootsHigh: number,
   ) {}
 
   /** One record at absolute offset `offset` (ids as signed 32-bit halves). */
   record(offset: number, length: number, tidLow: number, tidHigh: number, idLow: number, idHigh: number): void {
-    const objects = this.objects;
-    const live = this.live;
-    const previous = objects.set(idLow, idHigh, this.slot, offset, length);
-    if (previous >= 0) live[previous] = (live[previous] as number) - objects.replacedLength;
-    live[this.slot] = (live[this.slot] as number) + length;
+    this.builder.load(idLow, idHigh, this.slot, offset, length);
     // In a method of its own: this one stays small enough to be compiled into the walk (walkRun).
     if (tidLow === this.rootsLow && tidHigh === this.rootsHigh) this.noteRoot(idLow, idHigh);
   }

@@ -2,12 +2,13 @@
  * Object id → location of its latest record, for one channel, with no JS object per entity.
  * MicroStream hands out object ids consecutively, so most of a channel's ids form one run: those
  * live in a dense array indexed by the id's distance from the run's start, 2 words a position
- * (8 bytes, no id stored, no probing): the file slot + 1 and the record length packed in one word
- * (`RUN_SLOT_BITS` and `RUN_LENGTH_BITS`), the offset in the other. Every other id goes to a hash
- * table of 20-byte slots (hashed-locations.ts), and so do records too long to pack (1 MiB or more)
- * and records in a channel's 4,095th file and beyond: their run position is then marked
- * (`IN_HASH`), and the id's later records go to the hash table too. At most 32 bytes an entity
- * after `compact()`. Ids are split into two 32-bit halves so that no lookup allocates a bigint.
+ * (8 bytes, no id stored, no probing; run-layout.ts): the file slot + 1 and the record length
+ * packed in one word, the offset in the other. Every other id goes to a hash table of 20-byte
+ * slots (hashed-locations.ts), and so do records too long to pack (1 MiB or more) and records in a
+ * channel's 4,095th file and beyond: their run position is then marked (`IN_HASH`), and the id's
+ * later records go to the hash table too. At most 32 bytes an entity after `compact()`. Ids are
+ * split into two 32-bit halves so that no lookup allocates a bigint. A storage's first load builds
+ * each channel's index in one go (index-builder.ts); `set` keeps it up to date afterwards.
  *
  * The run matters for opening large storages: the index's memory is written once, and the first
  * write to each page of fresh memory costs a page fault (measured 2.5–9 µs a 4 KiB page on the
@@ -21,22 +22,12 @@
  * later records overwrite earlier ones yields Java's "latest version" rule (storage-format.md §5.4).
  */
 
-import { BehindWrites } from './behind-writes.js';
 import { HashedLocations, type LocationVisitor } from './hashed-locations.js';
+import { grownRunLength, IN_HASH, packs, RUN_LENGTH_BITS, RUN_LENGTH_MASK, RUN_WORDS, tagOf } from './run-layout.js';
 import { copyShared, sharedInts } from './shared-ints.js';
 
 export { WORDS } from './hashed-locations.js';
-/** Words a position of the dense run: the tag (file slot + 1 and record length; 0 = empty), the offset. */
-export const RUN_WORDS = 2;
-/** Bits of a run tag that hold the record length (the low ones); the file slot + 1 is above them. */
-export const RUN_LENGTH_BITS = 20;
-const RUN_LENGTH_MASK = (1 << RUN_LENGTH_BITS) - 1;
-/** File slots packed in a run tag: slot + 1 takes the 12 high bits, and all ones is `IN_HASH`. */
-const RUN_SLOTS = 2 ** (32 - RUN_LENGTH_BITS) - 2;
-/** A run tag saying that the id's location is in the hash table (a record that did not pack). */
-export const IN_HASH = -1;
-/** The run grows (copying) for an id at most this many times its length past its start. */
-const RUN_GROWTH_REACH = 2;
+export { IN_HASH, RUN_LENGTH_BITS, RUN_WORDS } from './run-layout.js';
 /** `compact()` moves the run's entries into the hash table when the run costs more an entry. */
 const MAX_RUN_BYTES_PER_ENTRY = 32;
 /**
@@ -45,19 +36,6 @@ const MAX_RUN_BYTES_PER_ENTRY = 32;
  * address space only.
  */
 const MIN_RUN_USE = 0.5;
-/**
- * While bulk loading, a write this many positions or more behind the run's top is put aside
- * (behind-writes.ts): nearer ones hit memory written a moment ago (48 KiB of run).
- */
-const BEHIND = 1 << 12;
-/** Writes put aside before they are applied: 16 MiB of them (and as much to order them). */
-const BEHIND_BATCH = 1 << 20;
-/**
- * Runs shorter than this are written directly however records come: at 10M entities (runs of
- * 2.5M positions, 30 MiB) putting writes aside gained nothing measurable, and compiling its code
- * in each thread took 18 ms of CPU; at 100M (25M positions) it saved a fifth of the CPU.
- */
-const BEHIND_MIN_RUN = 1 << 23;
 /** `Long.MAX_VALUE`: computed once, not per lookup (a bigint shift allocates). */
 const LONG_MAX = 0x7fffffffffffffffn;
 
@@ -101,9 +79,6 @@ export class ObjectIndex {
   private snapshots = 0;
   /** Counts the copies `ownTables` made, so that a snapshot of older tables is not released twice. */
   private generation = 0;
-  /** While bulk loading: writes far behind the run's top, put aside, and who hears what they replace. */
-  private behind: BehindWrites | undefined;
-  private behindReplaced: (fileSlot: number, length: number) => void = () => undefined;
 
   /**
    * @param idShift log2 of the channel count: all ids of one channel share their low bits, so
@@ -194,14 +169,9 @@ export class ObjectIndex {
   }
 
   private setInRun(position: number, fileSlot: number, offset: number, length: number): number {
-    // `behind` is looked at first, on every write: looked at only for the first write far behind,
-    // its load lacked type feedback in the compiled walk, which V8 then threw away and compiled
-    // again in each index thread (10M benchmark storage: 323 → 318 ms, six alternated opens).
-    if (this.behind !== undefined && position < this.runTop - BEHIND) return this.putBehind(position, fileSlot, offset, length);
-    // Rare cases go to methods of their own: V8 compiles this one into the walk over every record
-    // as long as it stays small (larger, it was called instead: 100M benchmark storage, 250–400 ms
-    // more CPU).
-    if (fileSlot >= RUN_SLOTS || length >>> RUN_LENGTH_BITS !== 0) return this.setUnpacked(position, fileSlot, offset, length);
+    // The rare case in a method of its own, keeping this one small enough for V8 to compile into
+    // its callers.
+    if (!packs(fileSlot, length)) return this.setUnpacked(position, fileSlot, offset, length);
     const run = this.run;
     const base = position * RUN_WORDS;
     let previous = -1;
@@ -218,15 +188,9 @@ export class ObjectIndex {
       }
     }
     if (previous < 0) this.inRun++;
-    run[base] = ((fileSlot + 1) << RUN_LENGTH_BITS) | length;
+    run[base] = tagOf(fileSlot, length);
     run[base + 1] = offset | 0;
     return previous;
-  }
-
-  /** Puts a write far behind the run's top aside (bulk loading); returns -1 (nothing replaced yet). */
-  private putBehind(position: number, fileSlot: number, offset: number, length: number): number {
-    if (this.behind!.push(position, fileSlot, offset | 0, length | 0)) this.applyBehind();
-    return -1;
   }
 
   /**
@@ -250,63 +214,6 @@ export class ObjectIndex {
     }
     this.hashed.set(low, this.runHigh, fileSlot, offset, length); // new there
     return previous;
-  }
-
-  /**
-   * Starts loading records in file order, many at once (a channel's first index): a record of an
-   * id far behind the run's top (an object stored again) is then put aside and applied later with
-   * others, in position order (behind-writes.ts); `set` returns -1 for it, and `replaced` hears the
-   * file slot and length of what it replaces when it is applied.
-   * `endBulk` applies what is left; reads before it may miss what was put aside. Only for a run
-   * of `minRun` positions or more (reserved before); `batch`: writes put aside before they are
-   * applied.
-   */
-  startBulk(replaced: (fileSlot: number, length: number) => void, { batch = BEHIND_BATCH, minRun = BEHIND_MIN_RUN } = {}): void {
-    if (this.runLength < minRun) return;
-    this.behind ??= new BehindWrites(batch);
-    this.behindReplaced = replaced;
-  }
-
-  /** Applies the writes put aside and ends bulk loading. */
-  endBulk(): void {
-    if (this.behind === undefined) return;
-    this.applyBehind();
-    this.behind.release();
-    this.behind = undefined;
-    this.behindReplaced = () => undefined;
-  }
-
-  /**
-   * Applies the writes put aside, over whatever the run holds: they are the latest records of their
-   * ids, since a later record of an id put aside is put aside too (the run's top only rises), and
-   * the batch keeps records of one position in file order.
-   */
-  private applyBehind(): void {
-    const behind = this.behind!;
-    const n = behind.count;
-    if (n === 0) return;
-    if (this.snapshots > 0) this.ownTables();
-    const writes = behind.byPosition(this.runLength);
-    const run = this.run;
-    const replaced = this.behindReplaced;
-    for (let at = 0; at < 4 * n; at += 4) {
-      const position = writes[at] as number;
-      const base = position * RUN_WORDS;
-      const tag = run[base] as number;
-      const fileSlot = writes[at + 1] as number;
-      const length = writes[at + 3] as number;
-      if (tag === IN_HASH || fileSlot >= RUN_SLOTS || length >>> RUN_LENGTH_BITS !== 0) {
-        const previous = this.setUnpacked(position, fileSlot, writes[at + 2] as number, length);
-        if (previous >= 0) replaced(previous, this.replacedLength);
-        continue;
-      }
-      const current = (tag >>> RUN_LENGTH_BITS) - 1;
-      if (current < 0) this.inRun++;
-      else replaced(current, tag & RUN_LENGTH_MASK);
-      run[base] = ((fileSlot + 1) << RUN_LENGTH_BITS) | length;
-      run[base + 1] = writes[at + 2] as number;
-    }
-    behind.clear();
   }
 
   private setHashed(low: number, high: number, fileSlot: number, offset: number, length: number): number {
@@ -415,13 +322,8 @@ export class ObjectIndex {
     this.runHigh = high | 0;
     this.runLowBits = low & this.lowMask;
     this.runStart = start;
-    this.runLength = Math.min(Math.ceil(expectedEntities), this.keySpaceEnd() - start);
+    this.runLength = Math.min(Math.ceil(expectedEntities), 2 ** (32 - this.idShift) - start);
     this.run = sharedInts(this.runLength * RUN_WORDS);
-  }
-
-  /** One past the largest key (`low >>> idShift`). */
-  private keySpaceEnd(): number {
-    return 2 ** (32 - this.idShift);
   }
 
   /**
@@ -429,9 +331,8 @@ export class ObjectIndex {
    * channel), moving hashed ids the longer run now covers. Returns whether it did.
    */
   private growRun(position: number): boolean {
-    if (position >= this.runLength * RUN_GROWTH_REACH) return false;
-    const length = Math.min(Math.max(position + 1, Math.ceil(this.runLength * 1.5)), this.keySpaceEnd() - this.runStart);
-    if (position >= length) return false;
+    const length = grownRunLength(this.runLength, this.runStart, position, this.idShift);
+    if (length === 0) return false;
     const run = sharedInts(length * RUN_WORDS);
     run.set(this.run);
     const oldLength = this.runLength;
@@ -452,11 +353,11 @@ export class ObjectIndex {
       if (high !== this.runHigh || (low & this.lowMask) !== this.runLowBits || position < from || position >= this.runLength) return true;
       if (position >= this.runTop) this.runTop = position + 1;
       const base = position * RUN_WORDS;
-      if (fileSlot >= RUN_SLOTS || length >>> RUN_LENGTH_BITS !== 0) {
+      if (!packs(fileSlot, length)) {
         run[base] = IN_HASH;
         return true;
       }
-      run[base] = ((fileSlot + 1) << RUN_LENGTH_BITS) | length;
+      run[base] = tagOf(fileSlot, length);
       run[base + 1] = offset | 0;
       this.inRun++;
       return false;
@@ -465,7 +366,6 @@ export class ObjectIndex {
 
   /** Shrinks the tables when they are much larger than their entries need (call after bulk loading). */
   compact(): void {
-    this.endBulk();
     if (this.snapshots > 0) this.ownTables();
     if (this.runLength > 0) {
       if (this.run.byteLength > this.inRun * MAX_RUN_BYTES_PER_ENTRY) this.dissolveRun();

@@ -1,0 +1,41 @@
+/**
+ * How a position of an object index's dense run is laid out (object-index.ts): 2 words, 8 bytes,
+ * no id stored. The first word, the tag, packs the file slot + 1 (the 12 high bits) and the
+ * record length (the 20 low bits); 0 is an empty position, `IN_HASH` (all ones) one whose id's
+ * location is in the hash table beside the run (a record of 1 MiB or more, or one in a channel's
+ * 4,095th file or beyond). The second word is the record's offset. Shared by the index and the
+ * builder that loads a channel's records in one go (index-builder.ts).
+ */
+
+/** Words a position of the dense run: the tag, the offset. */
+export const RUN_WORDS = 2;
+/** Bits of a tag that hold the record length (the low ones); the file slot + 1 is above them. */
+export const RUN_LENGTH_BITS = 20;
+export const RUN_LENGTH_MASK = (1 << RUN_LENGTH_BITS) - 1;
+/** File slots a tag holds: slot + 1 takes the 12 high bits, and all ones is `IN_HASH`. */
+export const RUN_SLOTS = 2 ** (32 - RUN_LENGTH_BITS) - 2;
+/** A tag saying that the id's location is in the hash table. */
+export const IN_HASH = -1;
+/** The run grows (copying) for an id at most this many times its length past its start. */
+export const RUN_GROWTH_REACH = 2;
+
+/** The tag of a location that packs (see `packs`). */
+export function tagOf(fileSlot: number, length: number): number {
+  return ((fileSlot + 1) << RUN_LENGTH_BITS) | length;
+}
+
+/** Whether a location packs into a tag (its length as an unsigned 32-bit number). */
+export function packs(fileSlot: number, length: number): boolean {
+  return fileSlot < RUN_SLOTS && length >>> RUN_LENGTH_BITS === 0;
+}
+
+/**
+ * The length a run starting at key `runStart` grows to so that it holds `position` (within
+ * reach: a sample underestimated the channel), or 0 when it does not grow (too far, or past the
+ * keys an `idShift` leaves).
+ */
+export function grownRunLength(runLength: number, runStart: number, position: number, idShift: number): number {
+  if (position >= runLength * RUN_GROWTH_REACH) return 0;
+  const length = Math.min(Math.max(position + 1, Math.ceil(runLength * 1.5)), 2 ** (32 - idShift) - runStart);
+  return position < length ? length : 0;
+}
