@@ -1,6 +1,6 @@
 import { RECORD_HEADER_SIZE as HEADER } from '../format/entity-record.js';
 import { FileReadAhead } from './file-read-ahead.js';
-import { IndexBuilder } from './index-builder.js';
+import { indexLoadFor } from './index-builder.js';
 import type { ObjectIndex } from './object-index.js';
 import { ChannelRecords } from './channel-records.js';
 import { scanRecordChunks, type RecordVisitor, type ScanProblem } from './record-scan.js';
@@ -25,6 +25,8 @@ export interface ChannelIndexJob {
   readonly rootsType: { readonly low: number; readonly high: number };
   /** Run length from which records of objects stored again are applied in batches (index-builder.ts; tests lower it). */
   readonly batchFromRun?: number;
+  /** Run length from which the channel is loaded blind (index-builder.ts `BLIND_FROM_RUN`; tests lower it). */
+  readonly blindFromRun?: number;
 }
 
 export interface ChannelIndexResult {
@@ -52,14 +54,17 @@ const SAMPLED_FILES = 4;
 const TWO_32 = 4294967296;
 
 export async function indexChannel(job: ChannelIndexJob): Promise<ChannelIndexResult> {
-  const builder = new IndexBuilder(job.idShift, job.batchFromRun === undefined ? {} : { behindFromRun: job.batchFromRun });
+  const run = await estimateRun(job);
+  const builder = indexLoadFor(run?.entities ?? 0, job.idShift, job.files.length, {
+    ...(job.batchFromRun === undefined ? {} : { behindFromRun: job.batchFromRun }),
+    ...(job.blindFromRun === undefined ? {} : { blindFromRun: job.blindFromRun }),
+  });
+  if (run !== undefined) builder.reserveRun(run.entities, run.low, run.high);
   const records = job.files.map(() => 0);
   const meta = job.files.map(() => 0);
   const problems: (ScanProblem | undefined)[] = job.files.map(() => undefined);
   const sink = new ChannelRecords(builder, job.rootsType.low, job.rootsType.high);
   const onRecord: RecordVisitor = (offset, length, tidLow, tidHigh, idLow, idHigh) => sink.record(offset, length, tidLow, tidHigh, idLow, idHigh);
-
-  await reserve(job, builder);
 
   // The next file is being read while one is walked (file-read-ahead.ts).
   const ahead = job.readAhead === false ? undefined : new FileReadAhead(job.reads, job.files);
@@ -83,14 +88,14 @@ export async function indexChannel(job: ChannelIndexJob): Promise<ChannelIndexRe
 }
 
 /**
- * Sizes the index once, instead of growing it table by table: the record density of the starts of
- * a few files spread over the channel (one file's start alone misjudged the 100M benchmark storage,
- * and the index then grew and shrank again: three tables' worth of page faults) times the channel's
- * bytes, in a dense run from the lowest id seen.
+ * The channel's dense run, estimated so that the index is sized once instead of growing table by
+ * table: the record density of the starts of a few files spread over the channel (one file's start
+ * alone misjudged the 100M benchmark storage, and the index then grew and shrank again: three
+ * tables' worth of page faults) times the channel's bytes, from the lowest id seen.
  */
-async function reserve(job: ChannelIndexJob, builder: IndexBuilder): Promise<void> {
+async function estimateRun(job: ChannelIndexJob): Promise<{ entities: number; low: number; high: number } | undefined> {
   const nonEmpty = job.files.filter((f) => f.to > f.from);
-  if (nonEmpty.length === 0) return;
+  if (nonEmpty.length === 0) return undefined;
   const totalBytes = nonEmpty.reduce((n, f) => n + (f.to - f.from), 0);
   const picks = new Set<number>();
   for (let i = 0; i < SAMPLED_FILES; i++) picks.add(Math.floor((i * (nonEmpty.length - 1)) / Math.max(1, SAMPLED_FILES - 1)));
@@ -106,7 +111,8 @@ async function reserve(job: ChannelIndexJob, builder: IndexBuilder): Promise<voi
     }
     sample.bytes += Math.min(sample.walk(sampleBuffer.subarray(0, filled)), filled);
   }
-  if (sample.records > 0) builder.reserveRun(Math.ceil(((sample.records + 1) / sample.bytes) * totalBytes * 1.02), sample.minLow, sample.minHigh);
+  if (sample.records === 0) return undefined;
+  return { entities: Math.ceil(((sample.records + 1) / sample.bytes) * totalBytes * 1.02), low: sample.minLow, high: sample.minHigh };
 }
 
 /**

@@ -23,8 +23,16 @@
  */
 
 import { HashedLocations, type LocationVisitor } from './hashed-locations.js';
-import { grownRunLength, IN_HASH, packs, RUN_LENGTH_BITS, RUN_LENGTH_MASK, RUN_WORDS, tagOf } from './run-layout.js';
+import * as layout from './run-layout.js';
+import { grownRunLength } from './run-layout.js';
 import { copyShared, sharedInts } from './shared-ints.js';
+
+// Local copies (run-layout.ts says why).
+const RUN_WORDS = layout.RUN_WORDS;
+const RUN_LENGTH_BITS = layout.RUN_LENGTH_BITS;
+const RUN_LENGTH_MASK = layout.RUN_LENGTH_MASK;
+const RUN_SLOTS = layout.RUN_SLOTS;
+const IN_HASH = layout.IN_HASH;
 
 export { WORDS } from './hashed-locations.js';
 export { IN_HASH, RUN_LENGTH_BITS, RUN_WORDS } from './run-layout.js';
@@ -171,7 +179,7 @@ export class ObjectIndex {
   private setInRun(position: number, fileSlot: number, offset: number, length: number): number {
     // The rare case in a method of its own, keeping this one small enough for V8 to compile into
     // its callers.
-    if (!packs(fileSlot, length)) return this.setUnpacked(position, fileSlot, offset, length);
+    if (fileSlot >= RUN_SLOTS || length >>> RUN_LENGTH_BITS !== 0) return this.setUnpacked(position, fileSlot, offset, length);
     const run = this.run;
     const base = position * RUN_WORDS;
     let previous = -1;
@@ -188,7 +196,7 @@ export class ObjectIndex {
       }
     }
     if (previous < 0) this.inRun++;
-    run[base] = tagOf(fileSlot, length);
+    run[base] = ((fileSlot + 1) << RUN_LENGTH_BITS) | length;
     run[base + 1] = offset | 0;
     return previous;
   }
@@ -353,11 +361,11 @@ export class ObjectIndex {
       if (high !== this.runHigh || (low & this.lowMask) !== this.runLowBits || position < from || position >= this.runLength) return true;
       if (position >= this.runTop) this.runTop = position + 1;
       const base = position * RUN_WORDS;
-      if (!packs(fileSlot, length)) {
+      if (fileSlot >= RUN_SLOTS || length >>> RUN_LENGTH_BITS !== 0) {
         run[base] = IN_HASH;
         return true;
       }
-      run[base] = tagOf(fileSlot, length);
+      run[base] = ((fileSlot + 1) << RUN_LENGTH_BITS) | length;
       run[base + 1] = offset | 0;
       this.inRun++;
       return false;

@@ -61,10 +61,15 @@ describe('indexing a channel in one go', () => {
     expect(headed.objects.byteSize / headed.objects.size).toBeLessThan(14);
   });
 
-  it('ends with every object’s latest record and each file’s live bytes, as a plain walk in file order does', async () => {
+  // This channel is loaded one record at a time by default (a short run); lowered, the run lengths
+  // from which a channel is loaded blind and writes far behind are put aside in batches.
+  it.each([
+    ['one at a time', {}],
+    ['blind', { blindFromRun: 0 }],
+    ['blind, far writes in batches', { blindFromRun: 0, batchFromRun: 0 }],
+  ])('ends with every object’s latest record and each file’s live bytes, as a plain walk in file order does: %s', async (_how, how) => {
     const files = channelFiles(channel0);
-    // Records of objects stored again are applied in batches from this run length on (large storages only, by default).
-    const { objects, live } = await indexChannel({ reads: SYNC_LOCAL_FILES, readAhead: false, files, idShift: 1, rootsType: ROOTS_NONE, batchFromRun: 0 });
+    const { objects, live } = await indexChannel({ reads: SYNC_LOCAL_FILES, readAhead: false, files, idShift: 1, rootsType: ROOTS_NONE, ...how });
     // The walk: every record in file order, the later one of an id wins.
     const latest = new Map<bigint, { fileSlot: number; offset: number; length: number }>();
     let top = 0n;

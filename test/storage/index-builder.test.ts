@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { splitId } from '../../src/storage/object-id-halves.js';
-import { IndexBuilder } from '../../src/storage/index-builder.js';
+import { IndexBuilder, IndexBySet, type IndexLoad } from '../../src/storage/index-builder.js';
 import { ObjectIndex } from '../../src/storage/object-index.js';
 
 /**
@@ -64,7 +64,8 @@ function liveOf(latest: Map<bigint, Location>): number[] {
 }
 
 describe('IndexBuilder', () => {
-  const ways: [string, number, { behindFromRun?: number; behindBatch?: number }][] = [
+  const ways: [string, number, { behindFromRun?: number; behindBatch?: number } | undefined][] = [
+    ['set one by one (short runs)', 30_000, undefined],
     ['written blind', 30_000, { behindFromRun: Infinity }],
     ['written blind into a run reserved too short (it grows)', 12_000, { behindFromRun: Infinity }],
     ['writes far behind put aside 5 at a time', 30_000, { behindFromRun: 0, behindBatch: 5 }],
@@ -74,7 +75,7 @@ describe('IndexBuilder', () => {
   for (const [name, reserved, options] of ways) {
     it(`ends with the latest record of every id and each file's live bytes: ${name}`, () => {
       for (const seed of [1, 2, 3]) {
-        const builder = new IndexBuilder(2, options);
+        const builder: IndexLoad = options === undefined ? new IndexBySet(2, 4101) : new IndexBuilder(2, options);
         builder.reserveRun(reserved, ...splitId(1000000000000000001n));
         const oneByOne = new ObjectIndex(2);
         oneByOne.reserveRun(reserved, ...splitId(1000000000000000001n));
