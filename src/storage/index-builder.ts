@@ -2,7 +2,7 @@ import { BehindWrites } from './behind-writes.js';
 import { HashedLocations } from './hashed-locations.js';
 import { ObjectIndex } from './object-index.js';
 import * as layout from './run-layout.js';
-import { grownRunLength } from './run-layout.js';
+import { grownRunLength, runPlacement } from './run-layout.js';
 import { sharedInts } from './shared-ints.js';
 
 // Local copies (run-layout.ts says why).
@@ -111,11 +111,8 @@ export class IndexBuilder implements IndexLoad {
    */
   reserveRun(expectedEntities: number, low: number, high: number): void {
     if (this.runTop > 0 || this.hashed.count > 0 || expectedEntities <= 0) return;
-    const start = (low | 0) >>> this.idShift;
-    this.runHigh = high | 0;
-    this.runLowBits = low & this.lowMask;
-    this.runStart = start;
-    this.runLength = Math.min(Math.ceil(expectedEntities), 2 ** (32 - this.idShift) - start);
+    const run = runPlacement(expectedEntities, low, high, this.idShift);
+    [this.runStart, this.runHigh, this.runLowBits, this.runLength] = [run.start, run.high, run.lowBits, run.length];
     this.run = sharedInts(this.runLength * RUN_WORDS);
     if (this.runLength >= (this.options.behindFromRun ?? BEHIND_FROM_RUN)) this.behind = new BehindWrites(this.options.behindBatch ?? BEHIND_BATCH);
   }

@@ -24,7 +24,7 @@
 
 import { HashedLocations, type LocationVisitor } from './hashed-locations.js';
 import * as layout from './run-layout.js';
-import { grownRunLength } from './run-layout.js';
+import { grownRunLength, runPlacement } from './run-layout.js';
 import { copyShared, sharedInts } from './shared-ints.js';
 
 // Local copies (run-layout.ts says why).
@@ -326,11 +326,8 @@ export class ObjectIndex {
    */
   reserveRun(expectedEntities: number, low: number, high: number): void {
     if (this.size > 0 || expectedEntities <= 0) return;
-    const start = (low | 0) >>> this.idShift;
-    this.runHigh = high | 0;
-    this.runLowBits = low & this.lowMask;
-    this.runStart = start;
-    this.runLength = Math.min(Math.ceil(expectedEntities), 2 ** (32 - this.idShift) - start);
+    const run = runPlacement(expectedEntities, low, high, this.idShift);
+    [this.runStart, this.runHigh, this.runLowBits, this.runLength] = [run.start, run.high, run.lowBits, run.length];
     this.run = sharedInts(this.runLength * RUN_WORDS);
   }
 

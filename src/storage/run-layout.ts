@@ -36,3 +36,13 @@ export function grownRunLength(runLength: number, runStart: number, position: nu
   const length = Math.min(Math.max(position + 1, Math.ceil(runLength * 1.5)), 2 ** (32 - idShift) - runStart);
   return position < length ? length : 0;
 }
+
+/**
+ * A run reserved for about `expectedEntities` ids from `low`/`high` (the lowest id seen in a
+ * sample) on: its first key (`low >>> idShift`), the id bits every key shares, and its length
+ * (bounded by the keys an `idShift` leaves).
+ */
+export function runPlacement(expectedEntities: number, low: number, high: number, idShift: number): { start: number; high: number; lowBits: number; length: number } {
+  const start = (low | 0) >>> idShift;
+  return { start, high: high | 0, lowBits: low & ((1 << idShift) - 1), length: Math.min(Math.ceil(expectedEntities), 2 ** (32 - idShift) - start) };
+}
