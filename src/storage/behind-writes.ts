@@ -1,9 +1,9 @@
 /**
- * Writes to an object index's dense run that a bulk load puts aside (object-index.ts): records of
- * objects stored again long after they were first stored. Indexing a data file writes the run
- * almost sequentially, except for those, which land anywhere in it: each one a cache miss and,
- * in a run of hundreds of megabytes, an address translation miss, about a fifth of the CPU time
- * of opening the 100M benchmark storage (perf: one load, the run entry's first word). Put aside
+ * Writes to an object index's dense run that building a channel's index puts aside
+ * (index-builder.ts): records of objects stored again long after they were first stored. Indexing
+ * a data file writes the run almost sequentially, except for those, which land anywhere in it:
+ * each one a cache miss and, in a run of hundreds of megabytes, an address translation miss (read
+ * one at a time, about a fifth of the CPU time of opening the 100M benchmark storage). Put aside
  * and applied in position order, a batch walks the run once, forwards.
  *
  * Entries are four words (position, file slot, offset, length) in one array; ordering them is a
