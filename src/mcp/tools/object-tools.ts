@@ -116,7 +116,7 @@ export const registerObjectTools: ToolRegistrar = (server, deps) => {
         out.add(`version ${v.n} of ${detail.objectId}${v.current ? ' (current)' : ''}: ${v.commit === null ? 'commit unknown' : `${v.commit.kind} ${v.commit.time}`}`);
         if (detail.comparedWith === null) out.add('no newer version: nothing changed since');
         else {
-          out.add(`changes from version ${v.n} to version ${detail.comparedWith}: ${detail.changes.length === 0 ? 'none (in the members and elements shown)' : ''}`);
+          out.add(`changes from version ${v.n} to version ${detail.comparedWith}${detail.changes.length === 0 ? ': none (in the members and elements shown)' : ':'}`);
           for (const c of detail.changes) out.add(`  ${c.member}${c.index === undefined ? '' : `[${c.index}]`}: ${valueText(c.before)} ⇒ ${valueText(c.after)}`);
         }
         renderView(detail.view as ObjectViewJson, out, '  ');

@@ -37,8 +37,9 @@ export const registerStorageTools: ToolRegistrar = (server, deps) => {
       guarded(async () => {
         const name = storageOf(args);
         const context = deps.api.context(name);
-        const storage = await deps.api.get<StorageAnswer>(name, '/storage', {}, false);
+        // The types first: they wait (bounded) for the graph index, so that the summary tells its state once built.
         const types = await deps.api.get<TypesAnswer>(name, '/types', { sort: 'bytes', limit: args.types ?? 10 });
+        const storage = await deps.api.get<StorageAnswer>(name, '/storage', {}, false);
         const out = new TextBudget();
         const served = deps.registry.names();
         out.add(`storage ${storage.name} (${context.storage.family.label}): ${storage.directory}${served.length > 1 ? ` [served: ${served.join(', ')}]` : ''}`);
