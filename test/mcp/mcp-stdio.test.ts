@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -196,5 +197,28 @@ describe('the tool list', () => {
     } finally {
       await client.close();
     }
+  }, 30_000);
+});
+
+describe('the mcp command line', () => {
+  const run = (args: string[]) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [MAIN, 'mcp', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+
+  it('refuses a missing or unreadable storage on stderr, nothing on stdout', async () => {
+    const none = await run([]);
+    expect(none.code).toBe(2);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toMatch(/expected a storage directory/);
+    const missing = await run([join(ROOT, 'no-such-storage')]);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toBe('');
+    expect(missing.stderr).toMatch(/storage-inspector mcp: .*no-such-storage/);
   }, 30_000);
 });
