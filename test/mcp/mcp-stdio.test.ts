@@ -1,14 +1,12 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { StorageRegistry } from '../../src/http/storage-registry.js';
 import { Storage } from '../../src/storage/storage.js';
+import { MAIN, ROOT, stdioClient } from './stdio-client.js';
 
 /**
  * The MCP server as an assistant starts it: the built command (`node dist/cli/main.js mcp DIR`)
@@ -16,23 +14,11 @@ import { Storage } from '../../src/storage/storage.js';
  * structured content is compared with the /api/v1 answer of an application in this process.
  */
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const MAIN = join(ROOT, 'dist', 'cli', 'main.js');
 const GENERATIONS = [
   { label: 'MicroStream 4.1', dir: join(ROOT, 'test', 'fixtures', 'conformance', 'storages', 'graph') },
   { label: 'MicroStream 8.1', dir: join(ROOT, 'test', 'fixtures', 'conformance-ms8', 'storages', 'graph') },
   { label: 'EclipseStore 4.1', dir: join(ROOT, 'test', 'fixtures', 'conformance-es', 'storages', 'graph') },
 ];
-
-export async function stdioClient(args: string[]): Promise<{ client: Client; stderr: () => string }> {
-  if (!existsSync(join(ROOT, 'dist', 'mcp', 'mcp-server.js'))) throw new Error('dist/ has no MCP server: run npm run build first');
-  const transport = new StdioClientTransport({ command: process.execPath, args: [MAIN, 'mcp', '--no-follow', ...args], cwd: ROOT, stderr: 'pipe' });
-  let stderr = '';
-  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const client = new Client({ name: 'storage-inspector-test', version: '0' });
-  await client.connect(transport);
-  return { client, stderr: () => stderr };
-}
 
 /** The /api/v1 answers to compare with, from an application in this process. */
 async function apiOf(dir: string) {
