@@ -12,6 +12,7 @@ import { StorageRegistry } from '../../src/http/storage-registry.js';
 import { checkSourceOpener } from '../../src/mcp/check-sources.js';
 import { Storage } from '../../src/storage/storage.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { spawnCli } from '../security/cli.js';
 
 /** A POST with the Host header exactly as given (fetch does not let one set it). */
 function sendBody(port: number, host: string, headers: Record<string, string>, body: string): Promise<{ status: number }> {
@@ -148,4 +149,31 @@ describe('/mcp over Streamable HTTP', () => {
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { code: number } }).error.code).toBe(-32700);
   });
+});
+
+describe('/mcp of the serve command', () => {
+  it('is offered by `serve` behind its token, with check_storage on the served directory', async () => {
+    const served = spawnCli(['serve', STORAGES.ms, '--port', '0', '--no-follow'], { STORAGE_INSPECTOR_TOKEN: TOKEN });
+    try {
+      const port = await served.port;
+      await served.waitForStderr(/MCP server for AI assistants at http:\/\/127\.0\.0\.1:\d+\/mcp/);
+      const client = new Client({ name: 'storage-inspector-test', version: '0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+      try {
+        const check = (await client.callTool({ name: 'check_storage', arguments: { limit: 5 } })) as CallToolResult;
+        expect(check.isError, JSON.stringify(check.content)).toBeFalsy();
+        expect(check.structuredContent).toMatchObject({ directory: STORAGES.ms, javaStarts: true });
+        const overview = (await client.callTool({ name: 'storage_overview', arguments: {} })) as CallToolResult;
+        expect((overview.structuredContent as { storage: { entities: number } }).storage.entities).toBe(1263);
+      } finally {
+        await client.close();
+      }
+      // Without the token: refused.
+      const refused = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(refused.status).toBe(401);
+    } finally {
+      served.child.kill('SIGTERM');
+      await served.exit;
+    }
+  }, 60_000);
 });
