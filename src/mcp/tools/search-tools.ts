@@ -1,27 +1,28 @@
 import type { Static } from 'typebox';
 import { z } from 'zod';
-import type { InstanceList, ObjectViewJson, SearchResult, TypeList } from '../../http/api-v1/schemas.js';
+import type { InstanceList, ObjectViewJson, SearchResult } from '../../http/api-v1/schemas.js';
 import type { StorageContext } from '../../http/storage-registry.js';
 import { ApiAnswerError, type ApiClient } from '../api-client.js';
 import { MAX_PAGE, offsetOf, short, TextBudget, truncationMarker } from '../budget.js';
 import { simpleName, valueText } from '../render.js';
 import { answer, cursorInput, guarded, limitInput, READ_ONLY, storageInput, storageOf, type ToolRegistrar } from '../tool-kit.js';
 import { resolveType } from '../type-names.js';
+import { typeRows } from '../type-rows.js';
 
 /** `list_instances` (with a filter on a member) and `search`. */
 
 type Member = ObjectViewJson['members'][number];
 
-/** Instances looked at per call when filtering on a member (each is read and decoded). */
+/** Instances looked at per call when filtering on a member (each is read and decoded), and for how long at most. */
 const SCAN_WINDOW = 500;
+const SCAN_MS = 5000;
 
 /** The one type id to list: the one given, or the current version of a name (others are named in the text). */
 async function typeIdToList(api: ApiClient, storage: string | undefined, context: StorageContext, type: string): Promise<{ typeId: string; others: string[] }> {
   const named = resolveType(context, type);
   if (named.entries.length === 1) return { typeId: String(named.entries[0]!.typeId), others: [] };
   const ids = new Set(named.entries.map((e) => String(e.typeId)));
-  const types = await api.get<Static<typeof TypeList>>(storage, '/types', { sort: 'name', limit: 10_000 });
-  const rows = types.types.filter((t) => ids.has(t.typeId) && t.instances > 0);
+  const rows = (await typeRows(api, storage, ids)).filter((t) => t.instances > 0);
   const current = rows.find((t) => t.current) ?? rows[0];
   if (current === undefined) return { typeId: String(named.entries.at(-1)!.typeId), others: [] };
   return { typeId: current.typeId, others: rows.filter((t) => t !== current).map((t) => `type id ${t.typeId} (version ${t.version}, ${t.instances} instances)`) };
@@ -45,7 +46,7 @@ export const registerSearchTools: ToolRegistrar = (server, deps) => {
     {
       title: 'List instances of a type',
       description:
-        'Object ids of all instances of a class, ascending, paged. Optionally filtered on one member: give "member" and "equals" (exact value text) or "contains" (case-insensitive); references compare by the referenced value\'s text (Strings, numbers, dates) or id. A filtered call looks at up to 500 instances and ends with a next cursor to go on. The unfiltered answer is /api/v1/types/{typeId}/instances.',
+        'Object ids of all instances of a class, ascending, paged. Optionally filtered on one member: give "member" and "equals" (exact value text) or "contains" (case-insensitive); references compare by the referenced value\'s text (Strings, numbers, dates) or id. A filtered call looks at up to 500 instances (5 s at most) and ends with a next cursor to go on. The unfiltered answer is /api/v1/types/{typeId}/instances.',
       inputSchema: {
         ...storageInput(deps.registry),
         type: z.string().min(1).max(1000).describe('a type id, a full class name ("com.acme.Customer") or a simple one ("Customer")'),
@@ -83,8 +84,9 @@ export const registerSearchTools: ToolRegistrar = (server, deps) => {
         const matches: { objectId: string; member: Member }[] = [];
         let scanned = 0;
         let memberSeen = false;
+        const deadline = Date.now() + SCAN_MS;
         for (const id of page.objectIds) {
-          if (matches.length >= limit) break;
+          if (matches.length >= limit || Date.now() > deadline) break;
           scanned++;
           const view = await deps.api.get<ObjectViewJson>(name, `/objects/${id}`, { limit: 1 });
           const member = view.members.find((m) => m.name === args.member);

@@ -2,11 +2,11 @@ import type { Static } from 'typebox';
 import { z } from 'zod';
 import { assembleTypeEntry } from '../../format/dictionary-text.js';
 import type { StorageInfo, TypeList } from '../../http/api-v1/schemas.js';
-import { MAX_LIMIT } from '../../http/api-v1/schemas.js';
 import { offsetOf, short, TextBudget, truncationMarker } from '../budget.js';
 import { simpleName } from '../render.js';
 import { answer, cursorInput, guarded, limitInput, READ_ONLY, storageInput, storageOf, type ToolRegistrar } from '../tool-kit.js';
 import { resolveType } from '../type-names.js';
+import { typeRows } from '../type-rows.js';
 
 /** `storage_overview`, `list_types` and `type_dictionary`. */
 
@@ -103,12 +103,7 @@ export const registerStorageTools: ToolRegistrar = (server, deps) => {
         const name = storageOf(args);
         const named = resolveType(deps.api.context(name), args.type);
         const ids = new Set(named.entries.map((e) => String(e.typeId)));
-        const rows: TypesAnswer['types'][number][] = [];
-        for (let offset = 0; ; offset += MAX_LIMIT) {
-          const page = await deps.api.get<TypesAnswer>(name, '/types', { sort: 'typeId', offset, limit: MAX_LIMIT });
-          rows.push(...page.types.filter((t) => ids.has(t.typeId)));
-          if (offset + page.types.length >= page.total || page.types.length === 0) break;
-        }
+        const rows = await typeRows(deps.api, name, ids);
         const out = new TextBudget();
         out.add(`${named.typeName}: ${named.entries.length} version(s) in the dictionary`);
         const entries = named.entries.map((entry) => {
