@@ -250,6 +250,9 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
   if (values.instance === 'viewer') {
     throw new UsageError('invalid --instance "viewer": /viewer/ is where the web viewer is served; choose another name');
   }
+  if (values.instance === 'mcp') {
+    throw new UsageError('invalid --instance "mcp": /mcp is where the MCP server for AI assistants is served; choose another name');
+  }
   if (values.cors !== undefined) parseCorsOrigins(values.cors); // fail early on a bad list
   if ((values.tlsCert === undefined) !== (values.tlsKey === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
   if (values.allowedHosts !== undefined) parseAllowedHosts(values.allowedHosts);
