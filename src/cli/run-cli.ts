@@ -10,6 +10,7 @@ import type { CommandIo } from './io.js';
 /** A command's `run` may return its exit code (e.g. `check`: 1 when the storage has serious problems). */
 const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{ run(args: string[], io: CommandIo): Promise<void | number> }> }>> = {
   serve: { summary: 'serve a storage directory over the Storage REST API', load: () => import('./commands/serve.js') },
+  mcp: { summary: 'let an AI assistant inspect a storage (Model Context Protocol over stdio)', load: () => import('./commands/mcp.js') },
   generate: { summary: 'write a new storage with generated data (tests, benchmarks)', load: () => import('./commands/generate.js') },
   analyze: { summary: 'report garbage, missing references and what takes the space', load: () => import('./commands/analyze.js') },
   export: { summary: 'write every instance of a type as NDJSON or CSV', load: () => import('./commands/export.js') },

@@ -35,6 +35,7 @@ import { DEFAULT_MAX_UNSENT_BYTES, UnsentAnswers } from './unsent-answers.js';
 import { registerViewerRoutes } from './viewer-routes.js';
 import { RequestDeadlines } from './request-deadlines.js';
 import { holdTickShape } from './tick-shape.js';
+import { mcpRoutes, type McpRouteOptions } from '../mcp/http-route.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -89,6 +90,8 @@ export interface AppOptions extends JavaServiceOptions {
   readonly maxConnections?: number | undefined;
   /** Bytes of unsent answers above which no big answer is built (default 64 MiB). */
   readonly maxUnsentBytes?: number | undefined;
+  /** Serve the MCP server at /mcp for the storages of `api` (src/mcp/); not when undefined. */
+  readonly mcp?: Omit<McpRouteOptions, 'registry' | 'requestTimeoutMs'> | undefined;
 }
 
 /** How much later than a request's deadline its answer is replaced by a timeout 503 regardless. */
@@ -385,6 +388,7 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
     if ((options.dialect ?? 'spark') === 'spark') registerViewerRoutes(scope, { instance: options.instance });
     registerOperationsRoutes(scope, { state: current, follow: options.follow, metrics });
     if (options.api !== undefined) await scope.register(apiV1Plugin, { registry: options.api, requestTimeoutMs: timeoutMs });
+    if (options.api !== undefined && options.mcp !== undefined) await scope.register(mcpRoutes, { ...options.mcp, registry: options.api, requestTimeoutMs: timeoutMs });
     await scope.register(openApiRoutes);
     scope.route({ method: app.supportedMethods, url: '*', handler, schema: { hide: true } });
   });

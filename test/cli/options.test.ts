@@ -41,6 +41,7 @@ describe('command line options', () => {
     expect(() => parseServeArgs(['dir', '--host', ' '])).toThrow(/invalid --host/);
     expect(() => parseServeArgs(['dir', '--host', 'a b'])).toThrow(/invalid --host "a b"/);
     expect(() => parseServeArgs(['dir', '--instance', 'viewer'])).toThrow(/--instance "viewer"/);
+    expect(() => parseServeArgs(['dir', '--instance', 'mcp'])).toThrow(/--instance "mcp"/);
     expect(parseServeArgs(['dir', '--host', '0.0.0.0'])).toMatchObject({ host: '0.0.0.0' });
     expect(parseServeArgs(['dir', '--host', 'localhost'])).toMatchObject({ host: 'localhost' });
   });

@@ -21,7 +21,8 @@ import type { CommandIo } from '../io.js';
 import { STORAGE_ARGUMENT_TEXT, withStorageOptions } from '../storage-argument.js';
 import { fromEnv, integerOption, parseCommand, toolCommand } from '../option-values.js';
 import { serverLogger, LOG_FORMATS, type LogFormat } from '../server-logger.js';
-import { checkStorageSpecs, openStorages, parseStorageSpecs, type StorageSpec } from './serve-storages.js';
+import { checkSourceOpener } from '../../mcp/check-sources.js';
+import { checkStorageSpecs, DEFAULT_STORAGE_NAME, openStorages, parseStorageSpecs, type StorageSpec } from './serve-storages.js';
 
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 
@@ -249,6 +250,9 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
   if (values.instance === 'viewer') {
     throw new UsageError('invalid --instance "viewer": /viewer/ is where the web viewer is served; choose another name');
   }
+  if (values.instance === 'mcp') {
+    throw new UsageError('invalid --instance "mcp": /mcp is where the MCP server for AI assistants is served; choose another name');
+  }
   if (values.cors !== undefined) parseCorsOrigins(values.cors); // fail early on a bad list
   if ((values.tlsCert === undefined) !== (values.tlsKey === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
   if (values.allowedHosts !== undefined) parseAllowedHosts(values.allowedHosts);
@@ -369,6 +373,14 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     ...(first.follower === undefined ? {} : { catchUp: () => first.follower!.refreshNow() }),
+    // /mcp: the MCP server for AI assistants (src/mcp/), behind the same checks.
+    mcp: {
+      checkSource: checkSourceOpener(
+        options.storages,
+        { table: options.table, passwordFile: options.pgPasswordFile, allowExternalLinks: options.allowExternalLinks === true },
+        DEFAULT_STORAGE_NAME,
+      ),
+    },
   });
   storages.setLogger(app.log);
   const shutdownTimeoutMs = options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
@@ -437,6 +449,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
   }
   lines.push(options.dialect === 'spark' ? `web viewer at ${base}/viewer/` : `no web viewer in the ${options.dialect} dialect (it needs the default one)`);
   lines.push(`API at ${base}/api/v1/, every route documented at ${base}/docs/ (${base}/openapi.json)`);
+  lines.push(`MCP server for AI assistants at ${base}/mcp (Streamable HTTP)`);
   io.stderr.write(lines.map((line) => `storage-inspector: ${line}\n`).join(''));
 }
 

@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import type { StorageContext, StorageRegistry } from '../http/storage-registry.js';
+import type { StorageSource } from '../storage/source.js';
+import type { McpHttpHandler } from './http-transport.js';
+import type { SqlEngine } from './sql-engine.js';
+
+/**
+ * `POST /mcp`: the MCP server for assistants that speak Streamable HTTP, registered inside the
+ * application, so that the same authentication, Host check, connection cap and body limit apply
+ * as to every other route. The SDK is loaded on the first request, not when `serve` starts.
+ */
+
+export interface McpRouteOptions {
+  readonly registry: StorageRegistry;
+  /** Tools still running after this answer an error (the API's request timeout; 0: none). */
+  readonly requestTimeoutMs: number;
+  readonly checkSource?: ((context: StorageContext) => StorageSource | undefined) | undefined;
+  readonly sqlEngine?: ((context: StorageContext) => SqlEngine | undefined) | undefined;
+}
+
+export const MCP_PATH = '/mcp';
+
+const METHOD_NOT_ALLOWED = JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server is stateless, POST JSON-RPC requests to /mcp' }, id: null });
+
+export async function mcpRoutes(scope: FastifyInstance, options: McpRouteOptions): Promise<void> {
+  let handler: Promise<McpHttpHandler> | undefined;
+  // The application reads no bodies; this scope keeps JSON ones (within the application's body limit) for the transport.
+  scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  scope.route({
+    method: ['GET', 'POST', 'DELETE'],
+    url: MCP_PATH,
+    schema: { hide: true },
+    handler: async (request, reply) => {
+      if (request.method !== 'POST') {
+        // No session, so no event stream to open (GET) and none to end (DELETE).
+        return reply.code(405).header('allow', 'POST').type('application/json').send(METHOD_NOT_ALLOWED);
+      }
+      handler ??= import('./http-transport.js')
+        .then((m) => m.createMcpHttpHandler(options))
+        .catch((error: unknown) => {
+          handler = undefined;
+          throw error;
+        });
+      const headers = new Headers();
+      for (const [key, value] of Object.entries(request.headers)) {
+        if (typeof value === 'string') headers.set(key, value);
+        else if (Array.isArray(value)) headers.set(key, value.join(', '));
+      }
+      const body = typeof request.body === 'string' ? request.body : '';
+      const answer = await (await handler)(new Request(`http://localhost${MCP_PATH}`, { method: 'POST', headers, body }));
+      reply.code(answer.status).headers(answer.headers);
+      return reply.send(answer.body);
+    },
+  });
+}

@@ -1,0 +1,88 @@
+import type { ObjectViewJson, ReferenceJson, ViaJson } from '../http/api-v1/schemas.js';
+import { short, TextBudget, truncationMarker } from './budget.js';
+
+/**
+ * The compact text of API answers, for the model to read: one line per member, reference or
+ * step, ids always given (the next question needs them), type names without their package,
+ * values shortened.
+ */
+
+/** `com.acme.Customer` -> `Customer`, `java.util.HashMap$Node` -> `HashMap$Node`. */
+export function simpleName(typeName: string | null): string {
+  if (typeName === null) return '?';
+  // Arrays keep their JVM name (`[Ljava.lang.Object;`): it says what they are.
+  if (typeName.startsWith('[')) return typeName;
+  const generic = typeName.indexOf('<');
+  const base = generic < 0 ? typeName : typeName.slice(0, generic);
+  const dot = base.lastIndexOf('.');
+  return dot < 0 ? typeName : typeName.slice(dot + 1);
+}
+
+function isReference(value: unknown): value is ReferenceJson {
+  return typeof value === 'object' && value !== null && typeof (value as { objectId?: unknown }).objectId === 'string' && 'typeName' in value;
+}
+
+/** One reference on one line: `→ 1000000000000000029 String "Chapter & Verse"`. */
+export function referenceText(ref: ReferenceJson): string {
+  if (ref.missing === true) return `→ ${ref.objectId} (missing: referenced, not stored)`;
+  const text = ref.text === undefined ? '' : ` ${JSON.stringify(short(ref.text))}`;
+  return `→ ${ref.objectId} ${simpleName(ref.typeName)}${text}`;
+}
+
+/** A member value or list element: primitives as JSON, references as one line, element objects as `key: … value: …`. */
+export function valueText(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (isReference(value)) return referenceText(value);
+  if (typeof value === 'string') return JSON.stringify(short(value));
+  if (typeof value !== 'object') return String(value);
+  if (Array.isArray(value)) return `[${value.map(valueText).join(', ')}]`;
+  return Object.entries(value as Record<string, unknown>)
+    .map(([key, v]) => `${key}: ${valueText(v)}`)
+    .join('  ');
+}
+
+export function viaText(via: ViaJson | null): string {
+  if (via === null) return '';
+  const key = via.key === undefined ? '' : ` (key ${referenceText(via.key).slice(2)})`;
+  return ` via ${via.text}${key}`;
+}
+
+/** The header of an object: type, id and what the graph knows about it. */
+export function objectHeader(view: ObjectViewJson): string {
+  const facts = [
+    `type id ${view.typeId}${view.typeVersions > 1 ? `, version ${view.typeVersion} of ${view.typeVersions}${view.currentType ? '' : ', not the current one'}` : ''}`,
+    view.constant === true ? 'JDK constant' : view.reachable ? 'reachable' : 'UNREACHABLE (garbage)',
+    `${view.referrers} referrer${view.referrers === 1 ? '' : 's'}`,
+  ];
+  const text = view.text === undefined ? '' : ` = ${JSON.stringify(short(view.text))}`;
+  return `${view.typeName} ${view.objectId}${text} (${facts.join(', ')})`;
+}
+
+/**
+ * An object view's members into `out`, list members with their window; returns the offset of the
+ * next page when some list member has more elements than shown (undefined when none has).
+ */
+export function renderView(view: ObjectViewJson, out: TextBudget, indent = ''): number | undefined {
+  out.add(`${indent}${objectHeader(view)}`);
+  let next: number | undefined;
+  let more = 0;
+  for (const member of view.members) {
+    const name = member.declaringClass === undefined ? member.name : `${member.declaringClass}#${member.name}`;
+    if (member.elements === undefined) {
+      out.add(`${indent}  ${name}: ${simpleName(member.type)} = ${valueText(member.value)}`);
+      continue;
+    }
+    const offset = member.offset ?? 0;
+    const count = member.count ?? member.elements.length;
+    const shown = member.elements.length;
+    out.add(`${indent}  ${name}: ${member.type} with ${count} element${count === 1 ? '' : 's'}${shown < count ? `, showing ${offset}..${offset + shown - 1}` : ''}${shown === 0 && count > 0 ? ' (none in this page)' : ''}`);
+    member.elements.forEach((element, i) => out.add(`${indent}    [${offset + i}] ${valueText(element)}`));
+    const rest = count - offset - shown;
+    if (rest > 0) {
+      more = Math.max(more, rest);
+      next = offset + shown;
+    }
+  }
+  if (next !== undefined) out.addAlways(`${indent}${truncationMarker(more, next, 'elements')}`);
+  return next;
+}
