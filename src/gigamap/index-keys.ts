@@ -26,9 +26,13 @@ export interface IndexKeys {
   count(key: number): number;
   /** The ascending entity ids of a key (a view, not a copy). */
   entities(key: number): Float64Array;
+  /** The key whose text this is, or -1. */
+  find(text: string): number;
 }
 
 class RunKeys implements IndexKeys {
+  private byText: Map<string, number> | undefined;
+
   constructor(
     private readonly texts: readonly string[],
     private readonly starts: Float64Array,
@@ -55,6 +59,11 @@ class RunKeys implements IndexKeys {
 
   entities(key: number): Float64Array {
     return this.ids.subarray(this.starts[key]!, this.starts[key + 1]!);
+  }
+
+  find(text: string): number {
+    if (this.byText === undefined) this.byText = new Map(this.texts.map((t, i) => [t, i]));
+    return this.byText.get(text) ?? -1;
   }
 }
 
