@@ -44,11 +44,17 @@ export async function* gigaMapEntityRows(source: VersionedSource, gigaMaps: read
   }
 }
 
+export interface IndexRowOptions {
+  /** Only these indices (a `WHERE index_name IN (...)` pushed down: the others' bitmaps are not decoded). */
+  readonly indexNames?: readonly string[];
+}
+
 /** Rows of `_gigamap_index` for the given GigaMaps: every index, key by key in key order, each key's entities ascending. */
-export async function* gigaMapIndexRows(source: VersionedSource, gigaMaps: readonly bigint[]): AsyncGenerator<GigaMapIndexBatch> {
+export async function* gigaMapIndexRows(source: VersionedSource, gigaMaps: readonly bigint[], options: IndexRowOptions = {}): AsyncGenerator<GigaMapIndexBatch> {
   for (const objectId of gigaMaps) {
     const map = await gigaMapOf(source, objectId);
     for (const index of map.indices) {
+      if (options.indexNames !== undefined && !options.indexNames.includes(index.name)) continue;
       const found = await indexKeysOf(source, objectId, index.name);
       if (found === undefined) continue;
       const keys = found.keys;
