@@ -20,6 +20,9 @@ import { intMember, longMember, readRecord, referenceColumn, referenceMember, re
  * bitmaps (the bitmaps themselves are decoded when asked: bitmap-reader.ts).
  */
 
+/** Level-1 segments read at once. */
+const READ_AHEAD = 32;
+
 export interface GigaMapIndex {
   readonly name: string;
   readonly objectId: bigint;
@@ -84,21 +87,25 @@ export async function readGigaMap(source: RecordSource, objectId: bigint): Promi
       level2Segments++;
       segmentBytes += level2.bytes;
       const lazies1 = referenceColumn(level2, 'segments');
-      for (let i2 = 0; i2 < lazies1.length; i2++) {
-        const level1 = await lazySubject(source, lazies1[i2]!, GIGA_LEVEL1, (b) => (segmentBytes += b));
-        if (level1 === undefined) continue;
-        level1Segments++;
-        segmentBytes += level1.bytes;
-        if (lazies1.length > 2 ** e2) problems.push(`level-2 segment ${level2.objectId} has ${lazies1.length} slots, more than 2^${e2}`);
-        const slots = referenceColumn(level1, 'entities');
-        if (slots.length !== 2 ** e1) problems.push(`level-1 segment ${level1.objectId} has ${slots.length} slots, not 2^${e1}`);
-        const base = i3 * 2 ** (e1 + e2) + i2 * 2 ** e1;
-        for (let i1 = 0; i1 < slots.length; i1++) {
-          const entity = slots[i1]!;
-          if (entity === 0n) continue;
-          entityIds.push(base + i1);
-          oids.push(entity);
-        }
+      if (lazies1.length > 2 ** e2) problems.push(`level-2 segment ${level2.objectId} has ${lazies1.length} slots, more than 2^${e2}`);
+      // Read a window of level-1 segments at a time: the reads overlap, the entities stay in order.
+      for (let from = 0; from < lazies1.length; from += READ_AHEAD) {
+        const window = Array.from({ length: Math.min(READ_AHEAD, lazies1.length - from) }, (_v, k) => lazySubject(source, lazies1[from + k]!, GIGA_LEVEL1, (b) => (segmentBytes += b)));
+        const level1s = await Promise.all(window);
+        level1s.forEach((level1, k) => {
+          if (level1 === undefined) return;
+          level1Segments++;
+          segmentBytes += level1.bytes;
+          const slots = referenceColumn(level1, 'entities');
+          if (slots.length !== 2 ** e1) problems.push(`level-1 segment ${level1.objectId} has ${slots.length} slots, not 2^${e1}`);
+          const base = i3 * 2 ** (e1 + e2) + (from + k) * 2 ** e1;
+          for (let i1 = 0; i1 < slots.length; i1++) {
+            const entity = slots[i1]!;
+            if (entity === 0n) continue;
+            entityIds.push(base + i1);
+            oids.push(entity);
+          }
+        });
       }
     }
   }
