@@ -30,11 +30,26 @@ export interface IndexKeys {
   find(text: string): number;
 }
 
-class RunKeys implements IndexKeys {
-  private byText: Map<string, number> | undefined;
+/** How the keys of a table read: by number, and back (a text that is no key: -1). */
+interface KeyNames {
+  readonly count: number;
+  text(key: number): string;
+  find(text: string): number;
+}
 
+/** Key texts kept as strings (hashing keys: as many as distinct values). */
+function namedKeys(texts: readonly string[]): KeyNames {
+  let byText: Map<string, number> | undefined;
+  return {
+    count: texts.length,
+    text: (key) => texts[key]!,
+    find: (text) => (byText ??= new Map(texts.map((t, i) => [t, i]))).get(text) ?? -1,
+  };
+}
+
+class RunKeys implements IndexKeys {
   constructor(
-    private readonly texts: readonly string[],
+    private readonly names: KeyNames,
     private readonly starts: Float64Array,
     private readonly ids: Float64Array,
     readonly bitmapBytes: number,
@@ -42,7 +57,7 @@ class RunKeys implements IndexKeys {
   ) {}
 
   get keyCount(): number {
-    return this.texts.length;
+    return this.names.count;
   }
 
   get entityCount(): number {
@@ -50,7 +65,7 @@ class RunKeys implements IndexKeys {
   }
 
   keyText(key: number): string {
-    return this.texts[key]!;
+    return this.names.text(key);
   }
 
   count(key: number): number {
@@ -62,8 +77,7 @@ class RunKeys implements IndexKeys {
   }
 
   find(text: string): number {
-    if (this.byText === undefined) this.byText = new Map(this.texts.map((t, i) => [t, i]));
-    return this.byText.get(text) ?? -1;
+    return this.names.find(text);
   }
 }
 
@@ -131,11 +145,11 @@ function fromKeyed(map: GigaMapStructure, keyed: readonly Keyed[], bytes: number
     starts[i] = at;
     ids.set(k.ids, at);
     at += k.ids.length;
-    for (const id of k.ids) if (strays.length < 1000 && !hasEntity(map, id)) strays.push(id);
+    forEachPosition(map, k.ids, () => undefined, (id) => strays.length < 1000 && strays.push(id));
   });
   starts[keyed.length] = at;
   return new RunKeys(
-    keyed.map((k) => k.text),
+    namedKeys(keyed.map((k) => k.text)),
     starts,
     ids,
     bytes,
@@ -143,16 +157,34 @@ function fromKeyed(map: GigaMapStructure, keyed: readonly Keyed[], bytes: number
   );
 }
 
-function hasEntity(map: GigaMapStructure, id: number): boolean {
-  const i = lowerBound(map.entityIds, id);
-  return i < map.entityIds.length && map.entityIds[i] === id;
+/**
+ * Walks a bitmap's ascending ids along the GigaMap's ascending entity ids at once (no search per
+ * id): `found` gets the position of an id in the entity list, `stray` an id whose slot is empty.
+ */
+function forEachPosition(map: GigaMapStructure, ids: Float64Array, found: (position: number) => void, stray: (id: number) => void): void {
+  const entities = map.entityIds;
+  let p = ids.length > 0 ? lowerBound(entities, ids[0]!) : 0;
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]!;
+    while (p < entities.length && entities[p]! < id) p++;
+    if (p < entities.length && entities[p] === id) found(p);
+    else stray(id);
+  }
 }
 
 /**
  * Keys built per entity: `codes[p]` for the entity at position p of the GigaMap's entity list
  * (valid where `present[p]`), grouped into ascending codes; `text` names a code.
  */
-function fromCodes(map: GigaMapStructure, codes: BigInt64Array, present: Uint8Array, text: (code: bigint) => string, bytes: number, strays: Float64Array): IndexKeys {
+function fromCodes(
+  map: GigaMapStructure,
+  codes: BigInt64Array,
+  present: Uint8Array,
+  text: (code: bigint) => string,
+  parse: ((text: string) => bigint | undefined) | undefined,
+  bytes: number,
+  strays: Float64Array,
+): IndexKeys {
   let n = 0;
   for (let p = 0; p < present.length; p++) n += present[p]!;
   const indexed = new BigInt64Array(n);
@@ -180,15 +212,38 @@ function fromCodes(map: GigaMapStructure, codes: BigInt64Array, present: Uint8Ar
   const fill = counts;
   const ids = new Float64Array(n);
   for (let p = 0, i = 0; p < present.length; p++) if (present[p] === 1) ids[fill[keyOf[i++]!]!++] = map.entityIds[p]!;
-  const texts: string[] = [];
-  for (const code of keys) texts.push(text(code));
-  return new RunKeys(texts, starts, ids, bytes, strays);
+  // Texts made when asked for: a unique index of 10M entities has 10M keys.
+  let byText: Map<string, number> | undefined;
+  const names: KeyNames = {
+    count: distinct,
+    text: (key) => text(keys[key]!),
+    find: (wanted) => {
+      const code = parse?.(wanted);
+      if (parse !== undefined) {
+        if (code === undefined) return -1;
+        let lo = 0;
+        let hi = distinct;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if (keys[mid]! < code) lo = mid + 1;
+          else hi = mid;
+        }
+        return lo < distinct && keys[lo] === code && code.toString() === wanted ? lo : -1;
+      }
+      byText ??= new Map(Array.from(keys, (c, i) => [text(c), i] as const));
+      return byText.get(wanted) ?? -1;
+    },
+  };
+  return new RunKeys(names, starts, ids, bytes, strays);
 }
 
-/** Position of an entity id in the GigaMap's list, or -1 (an id whose slot is empty). */
-function positionOf(map: GigaMapStructure, id: number): number {
-  const i = lowerBound(map.entityIds, id);
-  return i < map.entityIds.length && map.entityIds[i] === id ? i : -1;
+const LONG_TEXT = /^-?\d{1,19}$/;
+
+/** A Java long's decimal text as the bigint it names (undefined: not a long). */
+function parseLong(text: string): bigint | undefined {
+  if (!LONG_TEXT.test(text)) return undefined;
+  const value = BigInt(text);
+  return value === BigInt.asIntN(64, value) ? value : undefined;
 }
 
 /** Bit-sliced: bitmap i holds the entities whose key has bit i set. */
@@ -205,18 +260,18 @@ async function binaryKeys(source: RecordSource, map: GigaMapStructure, index: Gi
     bytes += bitmap.bytes;
     const mask = (1 << (bit & 31)) >>> 0;
     const half = bit >> 5;
-    for (const id of bitmap.ids!) {
-      const p = positionOf(map, id);
-      if (p < 0) {
-        if (strays.length < 1000 && !strays.includes(id)) strays.push(id);
-        continue;
-      }
-      halves[2 * p + half] = (halves[2 * p + half]! | mask) >>> 0;
-      present[p] = 1;
-    }
+    forEachPosition(
+      map,
+      bitmap.ids!,
+      (p) => {
+        halves[2 * p + half] = (halves[2 * p + half]! | mask) >>> 0;
+        present[p] = 1;
+      },
+      (id) => strays.length < 1000 && !strays.includes(id) && strays.push(id),
+    );
   }
   const codes = new BigInt64Array(halves.buffer, 0, n);
-  return fromCodes(map, codes, present, (code) => code.toString(), bytes, Float64Array.from(strays));
+  return fromCodes(map, codes, present, (code) => code.toString(), parseLong, bytes, Float64Array.from(strays));
 }
 
 /** Composite: each part is a hashing index of one key part; an entity's key is the tuple of its parts. */
@@ -244,15 +299,15 @@ async function compositeKeys(source: RecordSource, map: GigaMapStructure, index:
   for (let i = 0; i < partKeys.length; i++) {
     partKeys[i]!.forEach((k, rank) => {
       const add = BigInt(rank + 1) * weights[i]!;
-      for (const id of k.ids) {
-        const p = positionOf(map, id);
-        if (p < 0) {
-          if (strays.length < 1000 && !strays.includes(id)) strays.push(id);
-          continue;
-        }
-        codes[p]! += add;
-        present[p] = 1;
-      }
+      forEachPosition(
+        map,
+        k.ids,
+        (p) => {
+          codes[p]! += add;
+          present[p] = 1;
+        },
+        (id) => strays.length < 1000 && !strays.includes(id) && strays.push(id),
+      );
     });
   }
   const text = (code: bigint): string => {
@@ -263,5 +318,5 @@ async function compositeKeys(source: RecordSource, map: GigaMapStructure, index:
     }
     return `[${parts.join(', ')}]`;
   };
-  return fromCodes(map, codes, present, text, bytes, Float64Array.from(strays));
+  return fromCodes(map, codes, present, text, undefined, bytes, Float64Array.from(strays));
 }
