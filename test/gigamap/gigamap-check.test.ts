@@ -1,6 +1,3 @@
-import { cpSync, mkdtempSync, openSync, rmSync, writeSync, closeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkStorage } from '../../src/check/check-storage.js';
 import { reportGigaMap } from '../../src/gigamap/gigamap-report.js';
@@ -8,6 +5,7 @@ import { readGigaMap } from '../../src/gigamap/gigamap-structure.js';
 import { readRecord, referenceColumn, referenceMember } from '../../src/gigamap/record-fields.js';
 import { Storage } from '../../src/storage/storage.js';
 import { GIGAMAP_STORAGE, loadApiDump } from './gigamap-corpus.js';
+import { damagedCopy, long, placeOf, removeCopies } from './damaged-copy.js';
 
 /**
  * `check` and the GigaMap report on copies of the corpus storage damaged on purpose: a size that
@@ -16,52 +14,8 @@ import { GIGAMAP_STORAGE, loadApiDump } from './gigamap-corpus.js';
  */
 
 const persons = BigInt(loadApiDump().find((m) => m.label === 'persons')!.objectId);
-const copies: string[] = [];
 
-afterAll(() => {
-  for (const dir of copies) rmSync(dir, { recursive: true, force: true });
-});
-
-interface Patch {
-  readonly file: string;
-  readonly offset: number;
-  readonly bytes: Buffer;
-}
-
-/** A copy of the corpus storage with the patches `damage` computes from it applied. */
-async function damagedCopy(damage: (storage: Storage) => Promise<Patch[]>): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'gigamap-damaged-'));
-  copies.push(dir);
-  cpSync(GIGAMAP_STORAGE, dir, { recursive: true });
-  const storage = await Storage.open(dir);
-  let patches: Patch[];
-  try {
-    patches = await damage(storage);
-  } finally {
-    await storage.close();
-  }
-  for (const p of patches) {
-    const fd = openSync(p.file.startsWith('/') ? p.file : join(dir, p.file), 'r+');
-    writeSync(fd, p.bytes, 0, p.bytes.length, p.offset);
-    closeSync(fd);
-  }
-  return dir;
-}
-
-function long(value: bigint): Buffer {
-  const b = Buffer.alloc(8);
-  b.writeBigInt64LE(value);
-  return b;
-}
-
-/** Where member `name` of a record sits in its file (fixed members), or element `i` of a one-reference list. */
-async function placeOf(storage: Storage, objectId: bigint, name: string, element?: number): Promise<{ file: string; offset: number }> {
-  const record = (await readRecord(storage, objectId))!;
-  const slot = record.layout.slots.find((s) => s.field.name === name)!;
-  const within = slot.variable ? slot.elementsOffset + 8 * (element ?? 0) : slot.offset;
-  return { file: record.file, offset: record.contentOffset + within };
-}
-
+afterAll(removeCopies);
 describe('check on damaged GigaMaps', () => {
   it('reports a size that disagrees with the slots', async () => {
     const dir = await damagedCopy(async (storage) => [{ ...(await placeOf(storage, persons, 'size')), bytes: long(5000n) }]);

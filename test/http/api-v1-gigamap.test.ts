@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { StorageRegistry } from '../../src/http/storage-registry.js';
 import { Storage } from '../../src/storage/storage.js';
+import { damagedCopy, long, placeOf, removeCopies } from '../gigamap/damaged-copy.js';
 import { expectedKeys, GIGAMAP_STORAGE, loadApiDump } from '../gigamap/gigamap-corpus.js';
 
 /**
@@ -127,5 +128,37 @@ describe('/api/v1/objects/{oid}/gigamap…', () => {
       expect(Object.keys(body.paths)).toContain(`/api/v1/storages/{storage}${path}`);
     }
     expect(body.tags.map((t: { name: string }) => t.name)).toContain('gigamap');
+  });
+});
+
+describe('an unreadable GigaMap', () => {
+  afterAll(removeCopies);
+
+  it('still shows its raw members in the object view, with the problem; the GigaMap routes answer 500 naming it', async () => {
+    // The level3 reference points at a Person: the segments cannot be walked.
+    const dir = await damagedCopy(async (s) => [{ ...(await placeOf(s, BigInt(persons.objectId), 'level3')), bytes: long(BigInt(persons.entities[0]!.objectId)) }]);
+    const damaged = await Storage.open(dir);
+    const damagedRegistry = new StorageRegistry();
+    damagedRegistry.add('damaged', damaged);
+    damagedRegistry.startAll();
+    await damagedRegistry.get('damaged')!.graph.ready();
+    const damagedApp = buildApp(damaged, { instance: 'store-data', api: damagedRegistry });
+    try {
+      const view = await damagedApp.inject({ url: `/api/v1/objects/${persons.objectId}` });
+      expect(view.statusCode).toBe(200);
+      const body = view.json() as { members: { name: string }[]; gigamap: { size: null; damaged: boolean; problems: string[] } };
+      expect(body.members.map((m) => m.name)).toContain('level3');
+      expect(body.gigamap).toMatchObject({ size: null, damaged: true });
+      expect(body.gigamap.problems[0]).toMatch(/GigaLevel3 \d+ is a conformance\.gigamap\.Person/);
+      const info = await damagedApp.inject({ url: `/api/v1/objects/${persons.objectId}/gigamap` });
+      expect(info.statusCode).toBe(500);
+      expect(info.json().detail).toMatch(/is a conformance\.gigamap\.Person, not org\.eclipse\.store\.gigamap\.types\.GigaLevel3/);
+      // The other GigaMap is served as before.
+      expect((await damagedApp.inject({ url: `/api/v1/objects/${tags.objectId}/gigamap` })).statusCode).toBe(200);
+    } finally {
+      await damagedApp.close();
+      await damagedRegistry.close();
+      await damaged.close();
+    }
   });
 });

@@ -91,7 +91,14 @@ async function entityJson(storage: Storage, entityId: number, objectId: bigint):
 /** What an object view of a GigaMap adds: the page of its entities and its indices. */
 export async function gigaMapPart(storage: Storage, objectId: bigint, window: { readonly offset: number; readonly limit: number }) {
   finite(window);
-  const map = await requireGigaMap(storage, objectId);
+  let map: GigaMapStructure;
+  try {
+    map = await requireGigaMap(storage, objectId);
+  } catch (error) {
+    // An unreadable GigaMap still shows its raw records; the problem says what could not be read.
+    if (!(error instanceof ApiProblem) || error.status !== 500) throw error;
+    return { objectId: String(objectId), size: null, listed: 0, damaged: true, problems: [error.message], offset: window.offset, limit: window.limit, entities: [], indices: [] };
+  }
   const from = Math.min(window.offset, map.entityIds.length);
   const to = Math.min(map.entityIds.length, from + window.limit);
   return { ...gigaMapHead(map), offset: window.offset, limit: window.limit, entities: await entityPage(storage, map, from, to), indices: map.indices.map(indexSummary) };

@@ -102,7 +102,14 @@ export const ObjectViewWithGigaMap = Type.Object({
   ...ObjectView.properties,
   gigamap: Type.Optional(
     Type.Object(
-      { ...GigaMapHead, offset: Count, limit: Count, entities: Type.Array(GigaMapEntity), indices: Type.Array(GigaMapIndexSummary) },
+      {
+        ...GigaMapHead,
+        size: Type.Union([Long, Type.Null()], { description: 'null when the GigaMap cannot be read (problems say why; the raw members still show)' }),
+        offset: Count,
+        limit: Count,
+        entities: Type.Array(GigaMapEntity),
+        indices: Type.Array(GigaMapIndexSummary),
+      },
       { description: 'an EclipseStore GigaMap as a collection: its entities in entity-id order (paged by offset/limit); the raw records stay in members' },
     ),
   ),
