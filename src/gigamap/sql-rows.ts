@@ -9,6 +9,27 @@ import { gigaMapOf, indexKeysOf, type VersionedSource } from './gigamap-cache.js
  * hold the entity (binary), `[part, part, ...]` (composite).
  */
 
+/** The two tables: names and DuckDB column types, in column order (`objectId`: the column holds object ids). */
+export const GIGAMAP_TABLES = [
+  {
+    name: '_gigamap_entities',
+    columns: [
+      { name: 'gigamap', type: 'BIGINT', objectId: true },
+      { name: 'entity_id', type: 'BIGINT', objectId: false },
+      { name: 'oid', type: 'BIGINT', objectId: true },
+    ],
+  },
+  {
+    name: '_gigamap_index',
+    columns: [
+      { name: 'gigamap', type: 'BIGINT', objectId: true },
+      { name: 'index_name', type: 'VARCHAR', objectId: false },
+      { name: 'key', type: 'VARCHAR', objectId: false },
+      { name: 'entity_id', type: 'BIGINT', objectId: false },
+    ],
+  },
+] as const;
+
 /** Rows per batch at most. */
 export const BATCH_ROWS = 65_536;
 
