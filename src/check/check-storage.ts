@@ -6,6 +6,7 @@ import { PinnedSource } from '../storage/pinned-source.js';
 import type { SourceReader, SourceReads, StorageSource } from '../storage/source.js';
 import { DICTIONARY_FILE_NAME, scanStorageLayout, type StorageLayout } from '../storage/storage-dir.js';
 import { Storage } from '../storage/storage.js';
+import { GigaMapCollector, gigaMapProblems } from './gigamap-problems.js';
 import { analyzeStartup, type StartupAnalysis } from './java-startup.js';
 import { walkLatestRecords, type LatestRecordsFindings } from './latest-records.js';
 import { checkLockFile, LOCK_FILE_NAME } from './lock-file.js';
@@ -123,8 +124,10 @@ async function checkSnapshot(source: StorageSource, reader: SourceReader, option
   }
   if (storage !== undefined) {
     try {
-      findings = await walkLatestRecords(storage, { onProgress: (done, total) => options.onProgress?.('checking records', done, total) });
+      const gigaMaps = new GigaMapCollector();
+      findings = await walkLatestRecords(storage, { onProgress: (done, total) => options.onProgress?.('checking records', done, total), onReadable: gigaMaps.onReadable });
       problems.push(...recordProblems(findings, storage.family.rootsTypeName));
+      problems.push(...(await gigaMapProblems(storage, gigaMaps.ids)));
     } finally {
       await storage.close();
     }

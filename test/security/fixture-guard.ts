@@ -10,7 +10,7 @@ import { diffSnapshots, snapshotTree } from './snapshot.js';
  */
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const GUARDED = [
-  ...['conformance', 'conformance-ms8', 'conformance-es'].map((corpus) => join(ROOT, 'test', 'fixtures', corpus)),
+  ...['conformance', 'conformance-ms8', 'conformance-es', 'conformance-es-gigamap'].map((corpus) => join(ROOT, 'test', 'fixtures', corpus)),
   join(ROOT, 'demo'),
 ];
 

@@ -1,4 +1,7 @@
 import { type Command, Option } from 'commander';
+import type { GigaMapReport } from '../../gigamap/gigamap-report.js';
+import type { GraphIndex } from '../../graph/graph-index.js';
+import type { Storage } from '../../storage/storage.js';
 import { analysis, storageInfo, typeList } from '../../http/api-v1/reports.js';
 import { StorageRegistry } from '../../http/storage-registry.js';
 import { graphProgressReporter, openProgressReporter } from '../graph-progress.js';
@@ -6,9 +9,10 @@ import type { CommandIo } from '../io.js';
 import { integerOption, parseCommand, toolCommand } from '../option-values.js';
 import { openStorage, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions, type StorageSpec } from '../storage-argument.js';
 import { formatAnalysis } from '../analysis-report.js';
+import { formatGigaMaps } from '../gigamap-report-text.js';
 
 const DESCRIPTION =
-  'Builds the graph index of a storage and reports what takes the space: instances and bytes per type, unreachable objects (garbage) by type, ids referenced but missing, and superseded and garbage bytes per data file. Reads only.';
+  'Builds the graph index of a storage and reports what takes the space: instances and bytes per type, unreachable objects (garbage) by type, ids referenced but missing, superseded and garbage bytes per data file, and EclipseStore GigaMaps (size, segments, indices, bytes of the index bitmaps). Reads only.';
 
 export interface AnalyzeArgs extends StorageSpec {
   readonly json: boolean;
@@ -31,6 +35,14 @@ export function parseAnalyzeArgs(args: string[]): AnalyzeArgs | 'help' {
   return { ...spec, json: values.json === true, examples: values.examples, top: values.top };
 }
 
+async function gigaMapsOf(storage: Storage, graph: GraphIndex): Promise<GigaMapReport[]> {
+  const { gigaMapIds } = await import('../../gigamap/find-gigamaps.js');
+  const ids = gigaMapIds(graph);
+  if (ids.length === 0) return [];
+  const { reportGigaMaps } = await import('../../gigamap/gigamap-report.js');
+  return reportGigaMaps(storage, ids);
+}
+
 export async function run(args: string[], io: CommandIo): Promise<void> {
   const options = parseAnalyzeArgs(args);
   if (options === 'help') {
@@ -47,8 +59,10 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
       storage: await storageInfo(context),
       types: typeList(context, graph).filter((t) => t.instances > 0),
       analysis: await analysis(context, graph, options.examples, 5),
+      // Loaded only when the storage has GigaMaps (EclipseStore).
+      gigamaps: await gigaMapsOf(storage, graph),
     };
-    io.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatAnalysis(report, options.top));
+    io.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatAnalysis(report, options.top) + formatGigaMaps(report.gigamaps));
   } finally {
     await registry.close();
     await storage.close();

@@ -17,6 +17,8 @@ export interface GenerateArgs {
   readonly seed: number;
   readonly fileSize: number;
   readonly family: FamilyName;
+  /** Entities of a GigaMap to add (EclipseStore only). */
+  readonly gigamap: number | undefined;
 }
 
 export function generateCommand(): Command {
@@ -33,6 +35,9 @@ export function generateCommand(): Command {
       new Option('--family <name>', "the product line to write for: microstream (MicroStream 4.1's types and type ids) or eclipsestore (EclipseStore 4.1's)")
         .choices(['microstream', 'eclipsestore'])
         .default('microstream'),
+    )
+    .addOption(
+      integerOption('--gigamap', 'n', "with --family eclipsestore: also a GigaMap of n persons with a hashing index (city) and a unique bit-sliced one (id), reachable from the library's people map under the key gigamap (beyond --entities)", 1, 2 ** 31, 'entities'),
     );
 }
 
@@ -40,11 +45,12 @@ export function parseGenerateArgs(args: string[]): GenerateArgs | 'help' {
   const command = generateCommand();
   if (parseCommand(command, args) === 'help') return 'help';
   if (command.args.length > 0) throw new UsageError(`unexpected argument "${command.args[0]}"; see 'storage-inspector generate --help'`);
-  const values = command.opts<{ entities?: number; out?: string; channels: number; seed: number; fileSize: number; family: FamilyName }>();
+  const values = command.opts<{ entities?: number; out?: string; channels: number; seed: number; fileSize: number; family: FamilyName; gigamap?: number }>();
+  if (values.gigamap !== undefined && values.family !== 'eclipsestore') throw new UsageError('--gigamap needs --family eclipsestore');
   if (values.entities === undefined) throw new UsageError('missing --entities');
   if (values.out === undefined || values.out === '') throw new UsageError('missing --out');
   if ((values.channels & (values.channels - 1)) !== 0) throw new UsageError(`--channels must be a power of two, got ${values.channels}`);
-  return { entities: values.entities, out: values.out, channels: values.channels, seed: values.seed, fileSize: values.fileSize, family: values.family };
+  return { entities: values.entities, out: values.out, channels: values.channels, seed: values.seed, fileSize: values.fileSize, family: values.family, gigamap: values.gigamap };
 }
 
 export async function run(args: string[], io: { stdout: { write(t: string): unknown }; stderr: { write(t: string): unknown } }): Promise<void> {
@@ -71,6 +77,7 @@ export async function run(args: string[], io: { stdout: { write(t: string): unkn
     seed: options.seed,
     fileMaximumSize: options.fileSize,
     family: options.family,
+    ...(options.gigamap === undefined ? {} : { gigamap: options.gigamap }),
   });
   const seconds = (performance.now() - started) / 1000;
   const rate = Math.round(summary.entities / Math.max(seconds, 1e-9));

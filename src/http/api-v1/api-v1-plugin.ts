@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { isAppError } from '../../errors.js';
 import type { StorageRegistry } from '../storage-registry.js';
 import { analysisRoutes } from './analysis-routes.js';
+import { gigaMapRoutes } from './gigamap-routes.js';
 import { objectRoutes } from './object-routes.js';
 import { ApiProblem, sendProblem } from './problem.js';
 import { API_PREFIX, registerRoute } from './routing.js';
@@ -36,6 +37,7 @@ export const API_TAGS = [
   { name: 'versions', description: 'earlier records of an object' },
   { name: 'analysis', description: 'garbage, missing references, wasted bytes' },
   { name: 'search', description: 'objects by text or value' },
+  { name: 'gigamap', description: "EclipseStore GigaMaps: entities, indices, a key's entities" },
 ];
 
 interface OpenApiDocument {
@@ -71,7 +73,7 @@ export async function apiV1Plugin(scope: FastifyInstance, options: ApiV1Options)
     return sendProblem(reply, 500, 'Internal Server Error', error.message);
   });
 
-  for (const route of [...storageRoutes, ...objectRoutes, ...versionRoutes, ...analysisRoutes]) registerRoute(scope, route, options);
+  for (const route of [...storageRoutes, ...objectRoutes, ...versionRoutes, ...analysisRoutes, ...gigaMapRoutes]) registerRoute(scope, route, options);
 
   // The application's one OpenAPI document (openapi-routes.ts) holds every route; this is its /api/v1 part.
   scope.get(`${API_PREFIX}/openapi.json`, { schema: { tags: ['storage'], summary: 'The OpenAPI document of /api/v1' } }, async () =>

@@ -1,10 +1,13 @@
 import { Type, type Static } from 'typebox';
 import { resolveJdkConstant } from '../../format/ids.js';
 import { shortestPaths } from '../../graph/shortest-paths.js';
+import { GIGAMAP } from '../../gigamap/gigamap-types.js';
+import { gigaMapPart } from './gigamap-routes.js';
+import { ObjectViewWithGigaMap } from './gigamap-schemas.js';
 import { objectViewOf, requireGraph, storedNode, typeNameOf, viaOf } from './graph-answers.js';
 import { answers, notFound } from './problem.js';
 import type { ApiRoute } from './routing.js';
-import { ObjectParams, ObjectView, Paging, PathList, ReferrerList } from './schemas.js';
+import { ObjectParams, Paging, PathList, ReferrerList } from './schemas.js';
 
 /** `/objects/{oid}`, its referrers and its paths from the roots. */
 
@@ -16,17 +19,19 @@ export const objectRoutes: readonly ApiRoute[] = [
     path: '/objects/:oid',
     schema: {
       summary: 'An object: its type, every member by name with its value, list elements and map entries paged',
-      description: '`offset` and `limit` page the elements of every list member (collections, arrays, map entries).',
+      description: '`offset` and `limit` page the elements of every list member (collections, arrays, map entries), and the entities of a GigaMap (`gigamap`).',
       tags: ['objects'],
       params: ObjectParams,
       querystring: PagingQuery,
-      response: answers(ObjectView, 404),
+      response: answers(ObjectViewWithGigaMap, 404),
     },
     handler: (request, _reply, context) =>
       context.storage.consistent(async () => {
         const graph = requireGraph(context);
         const query = request.query as Static<typeof PagingQuery>;
-        return objectViewOf(context, graph, BigInt((request.params as Static<typeof ObjectParams>).oid), { offset: query.offset ?? 0, limit: query.limit ?? 100 });
+        const window = { offset: query.offset ?? 0, limit: query.limit ?? 100 };
+        const view = await objectViewOf(context, graph, BigInt((request.params as Static<typeof ObjectParams>).oid), window);
+        return view.typeName === GIGAMAP && view.constant !== true ? { ...view, gigamap: await gigaMapPart(context.storage, BigInt(view.objectId), window) } : view;
       }),
   },
   {

@@ -4,6 +4,7 @@ import { FIRST_OBJECT_ID } from '../builtins.js';
 import { StorageWriter, DEFAULT_FILE_MAXIMUM_SIZE } from '../storage-writer.js';
 import type { StoreBuilder } from '../store-builder.js';
 import { defineBookV2, defineTypes, TAG_CONSTANTS, type GenTypes } from './domain-types.js';
+import { writeGigaMap } from './gigamap-writer.js';
 import { Prng } from './prng.js';
 import { birthDate, bookTitle, bookTraits, bytes, LANGUAGES, personName, price, ratings, shelfLabel } from './sample-values.js';
 
@@ -30,6 +31,8 @@ export interface GenerateOptions {
   /** Records stored again per new entity (default 0.1). */
   readonly updateRatio?: number;
   readonly now?: () => number;
+  /** EclipseStore only: also a GigaMap of this many persons with two indices (gigamap-writer.ts), in the library's `people` map under the key `gigamap`. */
+  readonly gigamap?: number;
   readonly onProgress?: (progress: GenerateProgress) => void;
 }
 
@@ -61,6 +64,7 @@ export function generateStorage(options: GenerateOptions): GenerateSummary {
   if (!Number.isSafeInteger(options.entities) || options.entities < MIN_GENERATED_ENTITIES) {
     throw new RangeError(`the generator needs at least ${MIN_GENERATED_ENTITIES} entities, got ${options.entities}`);
   }
+  if (options.gigamap !== undefined && (options.family ?? 'microstream') !== 'eclipsestore') throw new RangeError('a GigaMap can only be generated for the eclipsestore family');
   const writer = StorageWriter.create(options.directory, {
     channelCount: options.channelCount ?? 1,
     family: options.family ?? 'microstream',
@@ -157,6 +161,7 @@ class LibraryGenerator {
       if (!full) break;
     }
     if (this.shelfBooks.length > 0) this.closeShelf();
+    if (this.options.gigamap !== undefined) this.addGigaMap(this.options.gigamap);
     this.storeLibrary();
     this.pad();
     if (this.builder.records > 0) this.commit();
@@ -376,6 +381,24 @@ class LibraryGenerator {
   private restorePerson(index: number): void {
     const person = this.personId(index);
     this.add(this.types.person, person, [person + 1n, person + 2n, person + 3n, 18 + this.rng.below(70), this.rng.chance(0.5)]);
+  }
+
+  /** A GigaMap (beyond the entity budget), reachable as the value of key `gigamap` in the library's people map. */
+  private addGigaMap(entities: number): void {
+    const written = writeGigaMap(
+      {
+        writer: this.writer,
+        add: (entry, id, values) => this.add(entry, id, values),
+        flush: () => {
+          if (this.builder.records >= this.perStore) this.commit();
+        },
+      },
+      entities,
+      this.rng,
+    );
+    const key = this.id();
+    this.add(this.types.string, key, ['gigamap']);
+    this.people.push([key, written.rootId]);
   }
 
   /** Unreferenced Integer objects up to the exact entity count. */

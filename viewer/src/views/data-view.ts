@@ -1,6 +1,7 @@
 import { errorMessage } from '../api.js';
 import type { App } from '../app.js';
 import { detailRows, jsonSection, qualifiedLabel } from './detail-parts.js';
+import { GIGAMAP_TYPE, GigaMapPanel } from './gigamap-view.js';
 import { ObjectInsights } from './object-insights.js';
 import { shortTypeName } from '../dictionary.js';
 import { clear, h } from '../dom.js';
@@ -34,6 +35,7 @@ export class DataView {
   private detailVersion = -1;
   /** Path, referrers and versions of the selected object (storage-inspector's own API). */
   private insights: ObjectInsights | undefined;
+  private gigaMap: GigaMapPanel | undefined;
 
   constructor(private readonly app: App) {
     this.grid = new TreeGrid({
@@ -406,6 +408,11 @@ export class DataView {
 
     if (node.kind === 'object' && node.error !== undefined) parts.push(h('p', { class: 'problem', role: 'alert' }, node.error));
     if (node.kind === 'object' && node.oid !== undefined && !isConstantId(node.oid) && this.app.ownApi) {
+      if (node.desc !== undefined && this.app.types.current().get(node.desc.typeId)?.name === GIGAMAP_TYPE) {
+        this.gigaMap ??= new GigaMapPanel(this.app);
+        this.gigaMap.show(node.oid);
+        parts.push(this.gigaMap.element);
+      }
       this.insights ??= new ObjectInsights(this.app);
       this.insights.show(node.oid);
       parts.push(this.insights.element);

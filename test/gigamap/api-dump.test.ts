@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readGigaMap } from '../../src/gigamap/gigamap-structure.js';
+import { readIndexKeys } from '../../src/gigamap/index-keys.js';
+import { Storage } from '../../src/storage/storage.js';
+import { expectedKeys, GIGAMAP_STORAGE, loadApiDump } from './gigamap-corpus.js';
+
+/** Every GigaMap of the corpus against what EclipseStore's own GigaMap API reported for it. */
+
+const dump = loadApiDump();
+let storage: Storage;
+
+beforeAll(async () => {
+  storage = await Storage.open(GIGAMAP_STORAGE);
+});
+afterAll(async () => {
+  await storage.close();
+});
+
+describe.each(dump.map((m) => [m.label, m] as const))('GigaMap %s', (_label, expected) => {
+  it('has the size and every (entity id, object id) EclipseStore reports, in entity-id order', async () => {
+    const map = await readGigaMap(storage, BigInt(expected.objectId));
+    expect(map.size).toBe(BigInt(expected.size));
+    expect(map.problems).toEqual([]);
+    expect([...map.entityIds]).toEqual(expected.entities.map((e) => e.entityId));
+    expect([...map.objectIds].map(String)).toEqual(expected.entities.map((e) => e.objectId));
+  });
+
+  it('lists under every index key exactly the entities whose indexed value is that key', async () => {
+    const map = await readGigaMap(storage, BigInt(expected.objectId));
+    const valueNames = Object.keys(expected.entities[0]!).filter((k) => k !== 'entityId' && k !== 'objectId');
+    expect(map.indices.map((i) => i.name).sort()).toEqual([...valueNames].sort());
+    for (const index of map.indices) {
+      const keys = await readIndexKeys(storage, map, index);
+      const want = expectedKeys(expected, index.name);
+      const got = new Map<string, number[]>();
+      for (let k = 0; k < keys.keyCount; k++) got.set(keys.keyText(k), [...keys.entities(k)]);
+      expect(got, `index ${index.name}`).toEqual(want);
+      expect(keys.entityCount).toBe(expected.entities.length);
+      expect([...keys.strayIds]).toEqual([]);
+    }
+  });
+});
+
+describe('the persons GigaMap', () => {
+  it('has a unique bit-sliced id index, a hashing city index and a composite birthday index of three parts', async () => {
+    const map = await readGigaMap(storage, BigInt(dump.find((m) => m.label === 'persons')!.objectId));
+    const byName = new Map(map.indices.map((i) => [i.name, i]));
+    expect(byName.get('id')).toMatchObject({ kind: 'binary', unique: true });
+    expect(byName.get('city')).toMatchObject({ kind: 'hashing', unique: false });
+    expect(byName.get('birthday')).toMatchObject({ kind: 'composite', unique: false });
+    expect(byName.get('birthday')!.parts.map((p) => p.kind)).toEqual(['part', 'part', 'part']);
+    expect(map.level1Segments).toBe(20);
+    expect(map.level2Segments).toBe(1);
+  });
+
+  it('lists keys in natural order: numbers numerically', async () => {
+    const map = await readGigaMap(storage, BigInt(dump.find((m) => m.label === 'persons')!.objectId));
+    const keys = await readIndexKeys(storage, map, map.indices.find((i) => i.name === 'id')!);
+    const texts = Array.from({ length: keys.keyCount }, (_v, k) => BigInt(keys.keyText(k)));
+    expect(texts).toEqual([...texts].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+    for (let k = 0; k < keys.keyCount; k++) expect(keys.count(k)).toBe(1);
+  });
+});

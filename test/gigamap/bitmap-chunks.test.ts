@@ -1,0 +1,192 @@
+import { describe, expect, it } from 'vitest';
+import { decodeLevel2 } from '../../src/gigamap/bitmap-level2.js';
+import { IdList } from '../../src/gigamap/id-list.js';
+
+/**
+ * Bitmap segments built here, chunk kind by chunk kind (docs/gigamap.md §5), each expected
+ * long written out as the number it must expand to.
+ */
+
+const M64 = (1n << 64n) - 1n;
+
+/** A block entry: header byte (a wrong bit-count hint on purpose), short length, chunk count, chunks. */
+function blockEntry(chunks: readonly (readonly number[])[]): number[] {
+  const body = [chunks.length, ...chunks.flat()];
+  const length = 3 + body.length;
+  // The hint bits around the length are nonsense: the decoder must count bits itself.
+  return [0x5a, length & 0xff, ((length >> 8) & 0x03) | 0xfc, ...body];
+}
+
+/** A level-2 segment of the given block entries (or 0x80 / 0xFF bytes), at level-3 index L. */
+function segment(level3Index: number, blocks: readonly (readonly number[])[]): Uint8Array {
+  const header = [level3Index & 0xff, (level3Index >> 8) & 0xff, (level3Index >> 16) & 0xff, level3Index >>> 24, 2, blocks.length - 1, 0x77, 0x01];
+  return Uint8Array.from([...header, ...blocks.flat()]);
+}
+
+/** The ids a block's 64 longs stand for (block b of level 3 slot L). */
+function idsOf(longs: readonly bigint[], block = 0, level3Index = 0): number[] {
+  const ids: number[] = [];
+  longs.forEach((value, k) => {
+    for (let j = 0; j < 64; j++) if (((value >> BigInt(j)) & 1n) === 1n) ids.push(level3Index * 2 ** 20 + block * 4096 + k * 64 + j);
+  });
+  return ids;
+}
+
+function decode(data: Uint8Array): number[] {
+  const out = new IdList();
+  const summary = decodeLevel2(data, out);
+  const ids = [...out.toArray()];
+  expect(summary.count).toBe(ids.length);
+  return ids;
+}
+
+function longBytes(value: bigint): number[] {
+  return Array.from({ length: 8 }, (_v, i) => Number((value >> BigInt(8 * i)) & 0xffn));
+}
+
+/** Bytes at positions → the long they make. */
+function longOf(placed: readonly (readonly [number, number])[]): bigint {
+  let v = 0n;
+  for (const [position, byte] of placed) v |= BigInt(byte) << BigInt(8 * position);
+  return v;
+}
+
+/** One block: `chunk` makes long 0 (or the first longs), the rest is zeros in one type-0 chunk. */
+function oneChunkBlock(chunk: readonly number[], longs: readonly bigint[]): { data: Uint8Array; expected: number[] } {
+  const rest = 64 - longs.length;
+  const chunks = rest > 0 ? [chunk, [0, rest]] : [chunk];
+  return { data: segment(0, [blockEntry(chunks)]), expected: idsOf([...longs, ...Array<bigint>(rest).fill(0n)]) };
+}
+
+const PAIRS = [
+  [1, 0],
+  [2, 0],
+  [3, 0],
+  [2, 1],
+  [3, 1],
+  [3, 2],
+] as const;
+const TRIPLES = [
+  [3, 2, 1],
+  [3, 2, 0],
+  [3, 1, 0],
+  [2, 1, 0],
+  [7, 6, 5],
+  [7, 6, 4],
+  [7, 5, 4],
+  [6, 5, 4],
+] as const;
+
+/** Every single-long chunk type 35–127 with its data bytes and the long it stands for. */
+function singleLongCases(): { type: number; data: number[]; value: bigint }[] {
+  const cases: { type: number; data: number[]; value: bigint }[] = [];
+  for (const d of [0, 6, 31, 62, 63]) cases.push({ type: 35, data: [d], value: (1n << BigInt(d + 1)) - 1n });
+  for (let p = 0; p < 8; p++) cases.push({ type: 36 + p, data: [0xa5], value: longOf([[p, 0xa5]]) });
+  for (let c = 0; c < 16; c++) cases.push({ type: 44 + c, data: [0x81, 0x3c], value: longOf([[4 + (c >> 2), 0x81], [c & 3, 0x3c]]) });
+  for (let c = 0; c < 12; c++) {
+    const [a, b] = PAIRS[c % 6]!;
+    const plus = c >= 6 ? 4 : 0;
+    cases.push({ type: 60 + c, data: [0x11, 0xf0], value: longOf([[a + plus, 0x11], [b + plus, 0xf0]]) });
+  }
+  for (let c = 0; c < 8; c++) {
+    const [a, b, d] = TRIPLES[c]!;
+    cases.push({ type: 72 + c, data: [0x01, 0x80, 0x7e], value: longOf([[a, 0x01], [b, 0x80], [d, 0x7e]]) });
+  }
+  for (let c = 0; c < 24; c++) {
+    const [a, b] = PAIRS[c >> 2]!;
+    cases.push({ type: 80 + c, data: [0x12, 0x34, 0x56], value: longOf([[a + 4, 0x12], [b + 4, 0x34], [c & 3, 0x56]]) });
+  }
+  for (let c = 0; c < 24; c++) {
+    const [a, b] = PAIRS[c >> 2]!;
+    cases.push({ type: 104 + c, data: [0x9a, 0xbc, 0xde], value: longOf([[(c & 3) + 4, 0x9a], [a, 0xbc], [b, 0xde]]) });
+  }
+  return cases;
+}
+
+describe('bitmap block entries', () => {
+  it('0x80 is an empty block and 0xFF a full one, at the ids of their block and level-3 slot', () => {
+    expect(decode(segment(0, [[0x80]]))).toEqual([]);
+    const full = decode(segment(3, [[0x80], [0xff]]));
+    expect(full.length).toBe(4096);
+    expect(full[0]).toBe(3 * 2 ** 20 + 4096);
+    expect(full[4095]).toBe(3 * 2 ** 20 + 8191);
+  });
+
+  it('counts the bits itself: the count hint in the header and block headers is ignored', () => {
+    const data = segment(0, [blockEntry([[35, 9], [0, 63]])]);
+    expect(decode(data)).toEqual(idsOf([(1n << 10n) - 1n]));
+  });
+
+  it('places blocks by their index: block b covers b·4096 …', () => {
+    const data = segment(1, [[0x80], [0x80], blockEntry([[0, 5], [36, 0x01], [0, 58]])]);
+    expect(decode(data)).toEqual([2 ** 20 + 2 * 4096 + 5 * 64]);
+  });
+});
+
+describe('bitmap chunks', () => {
+  it('type 0: n longs of zero; inverted: n longs of ones', () => {
+    expect(decode(segment(0, [blockEntry([[0, 64]])]))).toEqual([]);
+    const { data, expected } = oneChunkBlock([0x80, 3], [M64, M64, M64]);
+    expect(decode(data)).toEqual(expected);
+  });
+
+  it('type 1: n raw longs; inverted: the raw longs bit-inverted', () => {
+    const raw = [0x0123456789abcdefn, 0x8000000000000001n];
+    const plain = oneChunkBlock([1, 2, ...longBytes(raw[0]!), ...longBytes(raw[1]!)], raw);
+    expect(decode(plain.data)).toEqual(plain.expected);
+    const inverted = oneChunkBlock([0x81, 2, ...longBytes(raw[0]!), ...longBytes(raw[1]!)], raw.map((v) => ~v & M64));
+    expect(decode(inverted.data)).toEqual(inverted.expected);
+  });
+
+  it('types 2–17: (type − 1) longs of zero; inverted: of ones', () => {
+    for (let type = 2; type <= 17; type++) {
+      const zeros = segment(0, [blockEntry([[type], [36, 0x80], [0, 64 - (type - 1) - 1]])]);
+      expect(decode(zeros), `type ${type}`).toEqual([(type - 1) * 64 + 7]);
+      const ones = oneChunkBlock([0x80 | type], Array<bigint>(type - 1).fill(M64));
+      expect(decode(ones.data), `type ${type} inverted`).toEqual(ones.expected);
+    }
+  });
+
+  it('types 18–33: (type − 17) raw longs; inverted: bit-inverted', () => {
+    for (let type = 18; type <= 33; type++) {
+      const longs = Array.from({ length: type - 17 }, (_v, i) => (0x1000000000000001n * BigInt(i + 1)) & M64);
+      const bytes = longs.flatMap(longBytes);
+      const plain = oneChunkBlock([type, ...bytes], longs);
+      expect(decode(plain.data), `type ${type}`).toEqual(plain.expected);
+      const inverted = oneChunkBlock([0x80 | type, ...bytes], longs.map((v) => ~v & M64));
+      expect(decode(inverted.data), `type ${type} inverted`).toEqual(inverted.expected);
+    }
+  });
+
+  it('type 34 is reserved: an error naming the chunk', () => {
+    expect(() => decode(oneChunkBlock([34], [0n]).data)).toThrow(/type 34 is reserved/);
+  });
+
+  it.each(singleLongCases())('type $type: one long from its data bytes, and inverted', ({ type, data, value }) => {
+    const plain = oneChunkBlock([type, ...data], [value]);
+    expect(decode(plain.data)).toEqual(plain.expected);
+    const inverted = oneChunkBlock([0x80 | type, ...data], [~value & M64]);
+    expect(decode(inverted.data)).toEqual(inverted.expected);
+  });
+
+  it('covers every chunk type 0–127 in these tests', () => {
+    const types = new Set([0, 1, 34, ...Array.from({ length: 32 }, (_v, i) => i + 2), ...singleLongCases().map((c) => c.type)]);
+    expect(types.size).toBe(128);
+  });
+});
+
+describe('damaged bitmap segments', () => {
+  it('chunks that do not make 64 longs are an error', () => {
+    expect(() => decode(segment(0, [blockEntry([[0, 63]])]))).toThrow(/63 longs, not 64/);
+    expect(() => decode(segment(0, [blockEntry([[0, 63], [3]])]))).toThrow(/past the block's 64 longs/);
+  });
+
+  it('a block entry longer than the segment, a missing block, a wrong type are errors', () => {
+    const entry = blockEntry([[0, 64]]);
+    expect(() => decode(segment(0, [[entry[0]!, 0xff, 0x03, ...entry.slice(3)]]))).toThrow(/runs past/);
+    expect(() => decode(segment(0, [[0x80], [0x80]]).subarray(0, 9))).toThrow(/ends before block 1/);
+    const wrongType = segment(0, [[0x80]]);
+    wrongType[4] = 1;
+    expect(() => decode(wrongType)).toThrow(/type 1/);
+  });
+});

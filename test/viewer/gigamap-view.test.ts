@@ -1,0 +1,96 @@
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/http/app.js';
+import { StorageRegistry } from '../../src/http/storage-registry.js';
+import { Storage } from '../../src/storage/storage.js';
+import { expectedKeys, GIGAMAP_STORAGE, loadApiDump } from '../gigamap/gigamap-corpus.js';
+import { chromiumAvailable, CHROMIUM_PATH, launchBrowser, REPO_ROOT, viewerBuilt, BUILT_VIEWER, type Browser } from './browser.js';
+
+/**
+ * A GigaMap in the viewer, in a real browser against the real server on the storage EclipseStore
+ * wrote: its entities paged in entity-id order, the Indices tab with keys as bars by count, a key's
+ * entities; at desktop and phone widths (screenshots in test-artifacts/viewer).
+ */
+
+const inCi = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false';
+const skip = !chromiumAvailable() && !inCi;
+if (skip) console.warn(`SKIPPED the GigaMap browser tests: ${CHROMIUM_PATH} is missing.`);
+
+const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts/viewer');
+const persons = loadApiDump().find((m) => m.label === 'persons')!;
+
+describe.skipIf(skip)('viewer: a GigaMap', () => {
+  let storage: Storage;
+  let registry: StorageRegistry;
+  let app: ReturnType<typeof buildApp>;
+  let url: string;
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    if (!viewerBuilt()) throw new Error(`The built viewer is missing (${BUILT_VIEWER}). Run "npm run build".`);
+    storage = await Storage.open(GIGAMAP_STORAGE);
+    registry = new StorageRegistry();
+    registry.add('default', storage);
+    registry.startAll();
+    await registry.get()!.graph.ready();
+    app = buildApp(storage, { instance: 'store-data', api: registry });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.address();
+    url = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+  });
+  afterAll(async () => {
+    app.server.closeAllConnections();
+    await app.close();
+    await registry.close();
+    await storage.close();
+  });
+
+  async function open(browser: Browser, hash: string): Promise<Page> {
+    const page = await browser.context.newPage();
+    page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
+    await page.goto(`${url}/viewer/${hash}`);
+    return page;
+  }
+
+  it.each([
+    ['desktop', { width: 1280, height: 900 }],
+    ['phone', { width: 390, height: 844 }],
+  ] as const)('opens as its entities with an Indices tab (%s)', async (name, viewport) => {
+    const browser = await launchBrowser(viewport);
+    try {
+      const page = await open(browser, `#/store-data/object/${persons.objectId}`);
+      const rows = page.locator('.gigamap-entities tbody tr');
+      await rows.first().waitFor();
+      expect(await page.locator('.gigamap-section .hint').first().textContent()).toContain('4,919 entities');
+      expect(await rows.count()).toBe(50);
+      expect(await rows.first().locator('td').first().textContent()).toBe(String(persons.entities[0]!.entityId));
+      expect(await rows.first().locator('a').getAttribute('href')).toContain(persons.entities[0]!.objectId);
+      await page.locator('.gigamap-pager button', { hasText: 'last »' }).first().click();
+      await page.locator('.gigamap-entities tbody tr td', { hasText: String(persons.entities.at(-1)!.entityId) }).first().waitFor();
+      await page.screenshot({ path: path.join(ARTIFACTS, `gigamap-entities-${name}.png`), fullPage: false });
+
+      await page.locator('.gigamap-tab', { hasText: 'Indices' }).click();
+      await page.locator('.gigamap-index', { hasText: 'city' }).click();
+      const keys = page.locator('.gigamap-keys li');
+      await keys.first().waitFor();
+      const cities = expectedKeys(persons, 'city');
+      expect(await keys.count()).toBe(cities.size);
+      const most = [...cities].sort((a, b) => b[1].length - a[1].length)[0]!;
+      expect(await keys.first().locator('.gigamap-key').textContent()).toBe(most[0]);
+      const widths = await page.locator('.gigamap-bar').evaluateAll((bars) => bars.map((b) => b.getBoundingClientRect().width));
+      expect([...widths].sort((a, b) => b - a)).toEqual(widths);
+      await page.screenshot({ path: path.join(ARTIFACTS, `gigamap-keys-${name}.png`), fullPage: false });
+
+      await page.locator('.gigamap-key', { hasText: 'Graz' }).click();
+      await page.locator('.gigamap-body h4', { hasText: 'city = Graz' }).waitFor();
+      const graz = cities.get('Graz')!;
+      expect(await page.locator('.gigamap-entities tbody tr').count()).toBe(Math.min(50, graz.length));
+      expect(await page.locator('.gigamap-entities tbody tr td').first().textContent()).toBe(String(graz[0]));
+      await page.close();
+    } finally {
+      await browser.close();
+    }
+    expect(errors).toEqual([]);
+  });
+});
