@@ -55,7 +55,7 @@ describe('the OpenAPI document', () => {
       const result = await validate(structuredClone(document) as never);
       expect(result.valid, compileErrors(result)).toBe(true);
       const paths = Object.keys(document.paths);
-      for (const path of ['/storage', '/types', '/types/{typeId}/instances', '/types/{typeId}/instances.ndjson', '/objects/{oid}', '/objects/{oid}/referrers', '/objects/{oid}/paths', '/objects/{oid}/versions', '/objects/{oid}/versions/{n}', '/analysis', '/search']) {
+      for (const path of ['/storage', '/types', '/types/{typeId}/instances', '/types/{typeId}/instances.ndjson', '/objects/{oid}', '/objects/{oid}/referrers', '/objects/{oid}/paths', '/objects/{oid}/versions', '/objects/{oid}/versions/{n}', '/analysis', '/search', '/summaries']) {
         expect(paths).toContain(`/api/v1${path}`);
         expect(paths).toContain(`/api/v1/storages/{storage}${path}`);
       }

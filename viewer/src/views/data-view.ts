@@ -1,5 +1,5 @@
 import { errorMessage } from '../api.js';
-import type { App } from '../app.js';
+import type { ViewHost } from '../view-host.js';
 import { detailRows, jsonSection, qualifiedLabel } from './detail-parts.js';
 import { ObjectInsights } from './object-insights.js';
 import { shortTypeName } from '../dictionary.js';
@@ -8,6 +8,7 @@ import { groupDigits } from '../format.js';
 import { isConstantId, type TreeNode } from '../tree-node.js';
 import { summarize, VALUE_LENGTH } from '../node-summary.js';
 import { TreeGrid } from '../tree.js';
+import { splitter } from '../splitter.js';
 
 /** A tree for one starting object, kept while the user looks elsewhere (back/forward). */
 interface TreeState {
@@ -35,7 +36,7 @@ export class DataView {
   /** Path, referrers and versions of the selected object (storage-inspector's own API). */
   private insights: ObjectInsights | undefined;
 
-  constructor(private readonly app: App) {
+  constructor(private readonly app: ViewHost) {
     this.grid = new TreeGrid({
       types: () => app.types.current(),
       select: (node) => this.select(node),
@@ -51,23 +52,23 @@ export class DataView {
     this.crumbs = h('nav', { class: 'crumbs', 'aria-label': 'Path of the selected node' });
     this.notice = h('div', { class: 'path-notice', role: 'status', hidden: true });
     this.detail = h('aside', { class: 'detail', 'aria-label': 'Selected node' });
+    const split = h('div', { class: 'split' });
     this.element = h(
       'section',
       { class: 'view data-view', 'aria-label': 'Data' },
       this.crumbs,
       this.notice,
+      split,
+    );
+    split.append(
       h(
         'div',
-        { class: 'split' },
-        h(
-          'div',
-          { class: 'tree-pane' },
-          this.grid.element,
-          h('div', { class: 'tree-foot' }, '↑ ↓ move · → ← open / close · Enter or double-click: show an object on its own · / go to an object id'),
-        ),
-        this.detail,
+        { class: 'tree-pane' },
+        this.grid.element,
+        h('div', { class: 'tree-foot' }, '↑ ↓ move · → ← open / close · Enter or double-click: show an object on its own · / go to an object id'),
       ),
     );
+    split.append(splitter(split, 'data', '--detail-width', 'second', 260), this.detail);
   }
 
   /** Show the tree for `oid` (undefined: the storage root) and select `path` in it. */
@@ -371,6 +372,10 @@ export class DataView {
         'header',
         { class: 'detail-head' },
         h('h2', { class: 'detail-title' }, h('span', { class: 'qname' }, title), showValue ? h('span', { class: 'eq' }, ' = ') : null, showValue ? h('span', { class: summary.cls }, summary.text) : null),
+        h('a', { class: 'small json-jump', href: '#', onclick: (event: Event) => {
+          event.preventDefault();
+          this.detail.querySelector('.json-section')?.scrollIntoView({ block: 'start' });
+        } }, 'JSON ↓'),
       ),
     );
     const rows = detailRows(node, this.app, this.state?.root.label ?? '');
