@@ -42,6 +42,7 @@ const ROW_HEIGHT = 28;
 const PAGE = 200;
 const DEFAULT_WIDTH = 160;
 const MIN_WIDTH = 48;
+const OWN_ID_COLUMNS = new Set(['_oid', 'oid']);
 
 export class DataGrid {
   readonly element: HTMLElement;
@@ -70,6 +71,7 @@ export class DataGrid {
     this.body.addEventListener('keydown', (event) => this.onKey(event));
     this.menu = h('details', { class: 'grid-columns-menu' });
     this.element = h('div', { class: 'data-grid' }, this.body);
+    this.renderMenu();
     new ResizeObserver(() => this.renderRows()).observe(this.body);
   }
 
@@ -111,7 +113,7 @@ export class DataGrid {
     const template = this.template();
     const titles = h(
       'div',
-      { class: 'grid-row grid-titles', role: 'row', style: `grid-template-columns: ${template}` },
+      { class: 'grid-row grid-titles', role: 'row' },
       columns.map((column) => {
         const sorted = this.state.sort === column.name;
         const label = `${column.name}${sorted ? (this.state.desc === true ? ' ▼' : ' ▲') : ''}`;
@@ -128,7 +130,7 @@ export class DataGrid {
       rows.push(
         h(
           'div',
-          { class: 'grid-row grid-filters', role: 'row', style: `grid-template-columns: ${template}` },
+          { class: 'grid-row grid-filters', role: 'row' },
           columns.map((column) => {
             const input = h('input', {
               type: 'search',
@@ -145,6 +147,8 @@ export class DataGrid {
         ),
       );
     }
+    // Styles set through the CSSOM: the page's Content-Security-Policy refuses style attributes.
+    for (const row of rows) row.style.gridTemplateColumns = template;
     clear(this.header, rows);
   }
 
@@ -214,13 +218,14 @@ export class DataGrid {
       const page = this.pages.get(Math.floor(r / PAGE));
       if (page === undefined) void this.load(Math.floor(r / PAGE));
       const values = page === undefined || page === 'loading' ? undefined : page[r % PAGE];
-      rows.push(
-        h(
-          'div',
-          { class: `grid-row${r % 2 === 1 ? ' odd' : ''}`, role: 'row', 'aria-rowindex': String(r + (this.options.filterable ? 3 : 2)), style: `grid-template-columns: ${template}; top: ${r * ROW_HEIGHT}px` },
-          columns.map((column, c) => this.cell(column, values, r, c)),
-        ),
+      const row = h(
+        'div',
+        { class: `grid-row${r % 2 === 1 ? ' odd' : ''}`, role: 'row', 'aria-rowindex': String(r + (this.options.filterable ? 3 : 2)) },
+        columns.map((column, c) => this.cell(column, values, r, c)),
       );
+      row.style.gridTemplateColumns = template;
+      row.style.top = `${r * ROW_HEIGHT}px`;
+      rows.push(row);
     }
     this.rowsLayer.style.top = `${headHeight}px`;
     clear(this.rowsLayer, rows);
@@ -236,6 +241,8 @@ export class DataGrid {
     const value = values[index] ?? null;
     if (value === null) return h('div', { ...attrs, class: `${attrs.class} v-null` }, 'null');
     if (column.objectId && typeof value === 'string' && /^[0-9]+$/.test(value) && value !== '0') {
+      // The row's own id as itself; references as a summary of what they point at.
+      if (OWN_ID_COLUMNS.has(column.name)) return h('div', attrs, h('a', { class: 'ref-link', href: this.options.objectHref(value), tabindex: '-1' }, value));
       const summary = this.summaryTexts.get(value);
       if (summary === undefined) this.summaryWanted.add(value);
       return h(

@@ -19,9 +19,13 @@ export interface SqlEditor {
 }
 
 export function createSqlEditor(parent: HTMLElement, text: string, tables: readonly SqlTable[], run: () => void): SqlEditor {
+  // In a shadow root CodeMirror styles itself with constructed style sheets, which the page's
+  // Content-Security-Policy (style-src 'self') allows, unlike the <style> elements it adds to a document.
+  const shadow = parent.attachShadow({ mode: 'open' });
   const view = new EditorView({
     doc: text,
-    parent,
+    parent: shadow,
+    root: shadow,
     extensions: [
       basicSetup,
       sql({ dialect: PostgreSQL, schema: namespaceOf(tables), upperCaseKeywords: true }),
