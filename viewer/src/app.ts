@@ -203,6 +203,14 @@ export class App implements ViewHost {
         void this.boot();
       });
       parts.push(form, h('p', { class: 'hint' }, 'The token is sent as "Authorization: Bearer …" and kept for this tab only. For HTTP Basic, reload the page and let the browser ask.'));
+    } else if (error instanceof ApiError && error.kind === 'not-found' && this.instances.length > 0 && !this.instances.includes(this.api.instance)) {
+      // The server runs and answers, but serves no storage under this name: say which it serves.
+      parts.splice(
+        1,
+        1,
+        h('p', null, `No storage is served under the name "${this.api.instance}" here.`),
+        h('p', null, 'Served here: ', this.instances.flatMap((instance, i) => [i > 0 ? ', ' : '', h('a', { href: formatRoute({ view: 'data', instance: undefined, oid: undefined, path: [] }, instance) }, instance)])),
+      );
     } else {
       const unreachable = error instanceof ApiError && error.kind === 'unreachable';
       parts.push(

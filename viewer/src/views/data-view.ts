@@ -410,7 +410,7 @@ export class DataView {
     }
 
     if (node.kind === 'object' && node.error !== undefined) parts.push(h('p', { class: 'problem', role: 'alert' }, node.error));
-    if (node.kind === 'object' && node.oid !== undefined && !isConstantId(node.oid) && this.app.ownApi) {
+    if (node.kind === 'object' && node.oid !== undefined && !isConstantId(node.oid) && this.app.ownApi && node.errorKind !== 'not-found') {
       this.insights ??= new ObjectInsights(this.app);
       this.insights.show(node.oid);
       parts.push(this.insights.element);
