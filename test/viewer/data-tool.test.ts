@@ -126,6 +126,22 @@ describeInBrowser('viewer as a data tool', () => {
     await typed.close();
   });
 
+  it('leaves the subject of a Lazy out of the path shown', async () => {
+    const page = await open(1440, '#/microstream?path=bookIndex/subject');
+    await page.locator('.row[aria-selected="true"][data-key="root/bookIndex/subject"]').waitFor();
+    // Open what the Lazy holds and go to its first entry, by keyboard.
+    await page.keyboard.press('ArrowRight');
+    await page.locator('.row[data-key^="root/bookIndex/subject/"]').first().waitFor();
+    await page.keyboard.press('ArrowDown');
+    await page.locator('.row[aria-selected="true"][data-key^="root/bookIndex/subject/"]').waitFor();
+    const label = await page.locator('.row[aria-selected="true"] .c-name').textContent();
+    const crumbs = await page.locator('.crumbs .crumb').allTextContents();
+    expect(crumbs).toEqual(['ROOT', 'bookIndex', label?.replace(/^[▸▾\s]+/, '')]);
+    const path = await page.locator('.detail .props tr', { hasText: 'Path' }).first().locator('td').textContent();
+    expect(path).toBe(`ROOT › bookIndex › ${crumbs[2]}`);
+    await page.close();
+  });
+
   it('gives every referrer a summary', async () => {
     const page = await open(1440, '#/microstream/object/1000000000000000059');
     const items = page.locator('.referrer-list li');

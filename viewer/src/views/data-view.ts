@@ -6,9 +6,10 @@ import { shortTypeName } from '../dictionary.js';
 import { clear, h } from '../dom.js';
 import { groupDigits } from '../format.js';
 import { isConstantId, type TreeNode } from '../tree-node.js';
-import { summarize, VALUE_LENGTH } from '../node-summary.js';
+import { isLazySubject, summarize, VALUE_LENGTH } from '../node-summary.js';
 import { TreeGrid } from '../tree.js';
 import { splitter } from '../splitter.js';
+import { collectionTableSql } from '../grid/collection-table.js';
 
 /** A tree for one starting object, kept while the user looks elsewhere (back/forward). */
 interface TreeState {
@@ -338,7 +339,8 @@ export class DataView {
     const state = this.state;
     if (state === undefined) return;
     const chain: TreeNode[] = [];
-    for (let n = state.selected; n !== undefined; n = n.parent) chain.unshift(n);
+    // A Lazy's `subject` is no step of its own (the Lazy stands for what it holds), unless selected.
+    for (let n = state.selected; n !== undefined; n = n.parent) if (n === state.selected || !isLazySubject(n)) chain.unshift(n);
     const items: (HTMLElement | string)[] = [];
     if (state.rootKey !== 'ROOT') {
       items.push(h('a', { class: 'crumb home', href: this.app.href({ view: 'data', instance: undefined, oid: undefined, path: [] }), title: 'Start again from the storage root' }, '⌂ storage root'));
@@ -372,6 +374,7 @@ export class DataView {
         'header',
         { class: 'detail-head' },
         h('h2', { class: 'detail-title' }, h('span', { class: 'qname' }, title), showValue ? h('span', { class: 'eq' }, ' = ') : null, showValue ? h('span', { class: summary.cls }, summary.text) : null),
+        this.tableLink(node),
         h('a', { class: 'small json-jump', href: '#', onclick: (event: Event) => {
           event.preventDefault();
           this.detail.querySelector('.json-section')?.scrollIntoView({ block: 'start' });
@@ -418,6 +421,22 @@ export class DataView {
 
     parts.push(jsonSection(node));
     clear(this.detail, parts);
+  }
+
+  /** "Open as table" for a collection with elements, where the server runs SQL. */
+  private tableLink(node: TreeNode): HTMLElement | null {
+    const oid = node.oid;
+    const counts = node.desc?.variableLength ?? [];
+    if (!this.app.sqlAvailable || node.kind !== 'object' || oid === undefined || isConstantId(oid) || counts.length !== 1 || counts[0] === '0') return null;
+    const link = h('a', { class: 'small json-jump', href: '#' }, 'Open as table ›');
+    link.addEventListener('click', (event) => {
+      event.preventDefault();
+      collectionTableSql(this.app, oid).then(
+        (sql) => this.app.navigate({ view: 'query', instance: undefined, sql }),
+        (error: unknown) => link.replaceWith(h('span', { class: 'v-error' }, errorMessage(error))),
+      );
+    });
+    return link;
   }
 
   /** Loads the selected object's path, referrers and versions again (the storage changed). */
