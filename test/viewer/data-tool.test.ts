@@ -36,24 +36,25 @@ const VIEWS = [
  * that hides the overflow does not excuse it: the content is cut off.
  */
 async function overflowing(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
+  // As a script text: it runs in the page (the test's own types know no DOM).
+  return page.evaluate<string[]>(`(() => {
     const width = document.documentElement.clientWidth;
-    const out: string[] = [];
-    const clipped = (element: Element): boolean => {
+    const out = [];
+    const scrolled = (element) => {
       for (let e = element.parentElement; e !== null && e !== document.body; e = e.parentElement) {
-        const style = getComputedStyle(e);
-        if (style.overflowX === 'auto' || style.overflowX === 'scroll') return true;
+        const overflow = getComputedStyle(e).overflowX;
+        if (overflow === 'auto' || overflow === 'scroll') return true;
       }
       return false;
     };
     for (const element of document.body.querySelectorAll('*')) {
       const box = element.getBoundingClientRect();
-      if (box.width === 0 || box.height === 0 || box.right <= width + 1 || clipped(element)) continue;
-      out.push(`${element.tagName.toLowerCase()}.${[...element.classList].join('.')} right=${Math.round(box.right)} of ${width}`);
+      if (box.width === 0 || box.height === 0 || box.right <= width + 1 || scrolled(element)) continue;
+      out.push(element.tagName.toLowerCase() + '.' + [...element.classList].join('.') + ' right=' + Math.round(box.right) + ' of ' + width);
     }
-    if (document.documentElement.scrollWidth > width + 1) out.push(`page scrollWidth ${document.documentElement.scrollWidth} of ${width}`);
+    if (document.documentElement.scrollWidth > width + 1) out.push('page scrollWidth ' + document.documentElement.scrollWidth + ' of ' + width);
     return out;
-  });
+  })()`);
 }
 
 describeInBrowser('viewer as a data tool', () => {
@@ -86,7 +87,7 @@ describeInBrowser('viewer as a data tool', () => {
   async function settled(page: Page): Promise<void> {
     await page.locator('.main > *').first().waitFor();
     await page.waitForLoadState('networkidle');
-    await page.waitForFunction(() => !/Loading|Searching/.test(document.querySelector('.main')?.textContent ?? ''));
+    await page.waitForFunction("!/Loading|Searching/.test(document.querySelector('.main')?.textContent ?? '')");
   }
 
   async function sqlServed(): Promise<boolean> {
@@ -163,7 +164,7 @@ describeInBrowser('viewer as a data tool', () => {
       if (sql) {
         await page.locator('.grid-status', { hasText: 'unreachable instances' }).waitFor();
         expect(await page.locator('.grid-status').textContent()).toMatch(new RegExp(`^${t.count} unreachable`));
-        const shown = await page.locator('.grid-rows .grid-row .grid-cell:first-child a').evaluateAll((links) => links.map((a) => /object\/([0-9]+)/.exec((a as HTMLAnchorElement).href)?.[1]));
+        const shown = await page.locator('.grid-rows .grid-row .grid-cell:first-child a').evaluateAll((links) => links.map((a) => /object\/([0-9]+)/.exec(a.getAttribute('href') ?? '')?.[1]));
         expect(shown).toEqual(expected.objectIds.slice(0, shown.length));
       } else {
         await page.locator('.instance-list li').first().waitFor();

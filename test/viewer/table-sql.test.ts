@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SqlTable } from '../../viewer/src/grid/sql-api.js';
+import type { SqlTable } from '../../viewer/src/grid/sql-types.js';
 import { countSql, filterCondition, pageSql, selectSql } from '../../viewer/src/grid/table-sql.js';
 
 /** The SQL a type's grid sends to /api/v1/sql: what is shown is what is asked for (and downloaded). */

@@ -57,6 +57,8 @@ export class App implements ViewHost {
   private readonly storageSwitch: HTMLSelectElement;
   /** The storages the route list names (one, or one per storage served by name). */
   private instances: readonly string[] = [];
+  /** Storages the server was asked to serve but could not open (from `/api/v1/storages`). */
+  private failedStorages: readonly { readonly name: string; readonly reason: string }[] = [];
   private readonly tabs: Record<ViewName, HTMLAnchorElement>;
   private readonly jumpInput: HTMLInputElement;
   private readonly jumpError: HTMLElement;
@@ -173,6 +175,15 @@ export class App implements ViewHost {
       return;
     }
     this.ownApi = await this.v1.available();
+    if (this.ownApi) {
+      // The server's list, not the storage's: /api/v1/storages whichever storage is shown.
+      this.failedStorages = await this.api
+        .fetch(`${this.api.base}/api/v1/storages`)
+        .then(async (response) => (response.ok ? ((await response.json()) as { storages: { name: string; state: string; reason?: string }[] }).storages : []))
+        .then((storages) => storages.filter((s) => s.state === 'failed').map((s) => ({ name: s.name, reason: s.reason ?? '' })))
+        .catch(() => []);
+      this.updateInstanceLabel();
+    }
     this.sqlAvailable = this.ownApi && (await this.sql.available());
     for (const view of API_V1_VIEWS) this.tabs[view].hidden = !this.ownApi || (view === 'query' && !this.sqlAvailable);
     if (!this.started) {
@@ -229,11 +240,13 @@ export class App implements ViewHost {
   }
 
   private updateInstanceLabel(): void {
-    const several = this.instances.length > 1;
+    const several = this.instances.length + this.failedStorages.length > 1;
     this.storageSwitch.hidden = !several;
     if (several) {
       const options = this.instances.includes(this.api.instance) ? this.instances : [...this.instances, this.api.instance];
-      this.storageSwitch.replaceChildren(...options.map((instance) => h('option', { value: instance }, instance)));
+      // Storages that could not be opened are listed too, not selectable, saying why.
+      const failed = this.failedStorages.map((f) => h('option', { value: '', disabled: true, title: f.reason }, `${f.name} (not served: ${f.reason.length > 60 ? `${f.reason.slice(0, 60)}…` : f.reason})`));
+      this.storageSwitch.replaceChildren(...options.map((instance) => h('option', { value: instance }, instance)), ...failed);
       this.storageSwitch.value = this.api.instance;
     }
     this.instanceLabel.textContent = several ? `@ ${this.api.serverLabel}` : `${this.api.instance} @ ${this.api.serverLabel}`;

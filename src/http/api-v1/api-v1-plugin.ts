@@ -7,6 +7,7 @@ import { ApiProblem, sendProblem } from './problem.js';
 import { API_PREFIX, registerRoute } from './routing.js';
 import { searchRoutes } from './search-route.js';
 import { storageRoutes } from './storage-routes.js';
+import { registerStoragesRoute } from './storages-route.js';
 import { summaryRoutes } from './summaries.js';
 import { versionRoutes } from './version-routes.js';
 
@@ -73,6 +74,7 @@ export async function apiV1Plugin(scope: FastifyInstance, options: ApiV1Options)
     return sendProblem(reply, 500, 'Internal Server Error', error.message);
   });
 
+  registerStoragesRoute(scope, options.registry);
   for (const route of [...storageRoutes, ...objectRoutes, ...summaryRoutes, ...versionRoutes, ...analysisRoutes, ...searchRoutes]) registerRoute(scope, route, options);
 
   // The application's one OpenAPI document (openapi-routes.ts) holds every route; this is its /api/v1 part.

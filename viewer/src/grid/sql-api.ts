@@ -1,5 +1,6 @@
 import type { Api } from '../api.js';
 import type { ApiV1 } from '../api-v1.js';
+import type { SqlResult, SqlTable } from './sql-types.js';
 
 /**
  * Client of `/api/v1/sql` and `/api/v1/sql/schema` (the SQL engine's contract): run a
@@ -7,30 +8,8 @@ import type { ApiV1 } from '../api-v1.js';
  * and columns of the storage, and the whole result as a file (CSV) for downloads.
  */
 
-export interface SqlColumn {
-  readonly name: string;
-  /** DuckDB type text: BIGINT, VARCHAR, TIMESTAMP, ... */
-  readonly type: string;
-}
-
-export type SqlValue = string | number | boolean | null;
-
-export interface SqlResult {
-  readonly columns: readonly SqlColumn[];
-  readonly rows: readonly (readonly SqlValue[])[];
-  readonly rowCount: number;
-  readonly truncated: boolean;
-  readonly elapsedMs: number;
-}
-
-export interface SqlTable {
-  readonly name: string;
-  readonly alias: string | null;
-  readonly kind: 'type' | 'system';
-  readonly typeName: string | null;
-  readonly typeIds: readonly string[];
-  readonly columns: readonly (SqlColumn & { readonly objectId: boolean })[];
-}
+export type { SqlColumn, SqlResult, SqlTable, SqlValue } from './sql-types.js';
+export { quoteIdentifier, quoteLiteral } from './sql-types.js';
 
 /** A statement the server refused or could not run; `position` is where DuckDB located it. */
 export class SqlError extends Error {
@@ -121,14 +100,4 @@ async function problemOf(response: Response): Promise<SqlError> {
   } catch {
     return new SqlError(response.status === 404 ? 'this server has no SQL engine (/api/v1/sql)' : `the server answered ${response.status}`, response.status, undefined);
   }
-}
-
-/** `"com.acme.Customer"`: a name as an SQL identifier. */
-export function quoteIdentifier(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
-
-/** A text as an SQL string literal. */
-export function quoteLiteral(text: string): string {
-  return `'${text.replace(/'/g, "''")}'`;
 }

@@ -1,5 +1,5 @@
 import type { GridState } from '../router.js';
-import { quoteIdentifier, quoteLiteral, type SqlTable } from './sql-api.js';
+import { quoteIdentifier, quoteLiteral, type SqlTable } from './sql-types.js';
 
 /**
  * The SQL of a type's grid: the visible columns of its table, the column filters and the free
