@@ -191,7 +191,8 @@ function valueText(value: unknown): string {
   if (value === null || value === undefined) return 'null';
   if (typeof value === 'string') return quote(value, 60);
   if (typeof value !== 'object') return String(value);
-  if (Array.isArray(value)) return `[${value.map(valueText).join(', ')}]`;
+  // An empty collection reads "empty" here as in the tree and in summaries.
+  if (Array.isArray(value)) return value.length === 0 ? 'empty' : `[${value.map(valueText).join(', ')}]`;
   const ref = value as { objectId?: string; typeName?: string | null; text?: string };
   if (typeof ref.objectId === 'string') return ref.text !== undefined ? quote(ref.text, 40) : `${shortTypeName(ref.typeName ?? 'missing')} ${ref.objectId}`;
   return `{${Object.entries(value).map(([k, v]) => `${k}: ${valueText(v)}`).join(', ')}}`;
