@@ -80,9 +80,23 @@ try {
   await page.locator('.analysis-view .card').first().waitFor();
   await save(page, 'analysis');
 
-  await page.goto(`${graph.url}/viewer/#/microstream/search?q=verse`);
-  await page.locator('table.results tbody tr').first().waitFor();
+  await page.goto(`${graph.url}/viewer/#/microstream/search?q=e&type=Customer`);
+  await page.locator('tr.search-hit').first().waitFor();
   await save(page, 'search');
+
+  // With the server's SQL engine: a type's grid and the SQL console (left out where it has none).
+  const openapi = (await (await fetch(`${graph.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, unknown> };
+  if (openapi.paths['/api/v1/sql'] !== undefined) {
+    await page.goto(`${graph.url}/viewer/#/microstream/types/1000073?sort=title`);
+    await page.locator('.grid-rows .grid-row').first().waitFor();
+    await save(page, 'grid');
+    const sql = 'SELECT c.name, c.firstName, count(o._oid) AS orders\nFROM Customer c JOIN "Order" o ON o.customer = c._oid\nGROUP BY ALL ORDER BY orders DESC LIMIT 20';
+    await page.goto(`${graph.url}/viewer/#/microstream/query?${new URLSearchParams({ sql }).toString()}`);
+    await page.locator('.query-status', { hasText: 'rows' }).waitFor();
+    await save(page, 'query');
+  } else {
+    console.log('grid.png and query.png left out: this server has no /api/v1/sql');
+  }
 } finally {
   await browser.close();
   await graph.close();

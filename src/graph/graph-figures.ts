@@ -105,7 +105,7 @@ export function unstoredReferencedNodes(graph: GraphIndex, limit: number): { cou
 }
 
 /** Instances of a type in ascending id order: `[offset, offset + limit)` and how many there are. */
-export function instancesOf(graph: GraphIndex, type: number, offset: number, limit: number): { total: number; nodes: number[] } {
+export function instancesOf(graph: GraphIndex, type: number, offset: number, limit: number, reachable?: boolean): { total: number; nodes: number[] } {
   const typeOfNode = graph.typeOfNode;
   const nodes: number[] = [];
   let seen = 0;
@@ -113,6 +113,7 @@ export function instancesOf(graph: GraphIndex, type: number, offset: number, lim
     const end = first + length;
     for (let v = first; v < end; v++) {
       if (typeOfNode[v] !== type) continue;
+      if (reachable !== undefined && graph.isReachable(v) !== reachable) continue;
       if (seen >= offset && nodes.length < limit) nodes.push(v);
       seen++;
     }

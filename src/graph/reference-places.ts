@@ -98,6 +98,11 @@ export class RecordReferencePlaces {
 
   /** The first place (in storage order) of `target` in the record `content` (the one indexed). */
   find(content: Uint8Array, target: bigint): ReferencePlace | undefined {
+    return this.findAll(content, target, 1)[0];
+  }
+
+  /** The places (at most `limit`, in storage order) of `target` in the record `content` (the one indexed). */
+  findAll(content: Uint8Array, target: bigint, limit: number): ReferencePlace[] {
     let lo = 0;
     let hi = this.ids.length;
     while (lo < hi) {
@@ -105,20 +110,24 @@ export class RecordReferencePlaces {
       if (this.ids[mid]! < target) lo = mid + 1;
       else hi = mid;
     }
-    if (lo >= this.ids.length || this.ids[lo] !== target) return undefined;
-    const slot = this.slotOf[lo]!;
-    const { member, memberName } = this.members[this.memberOf[slot]!]!;
-    const index = this.indexOf[slot]!;
-    const element = this.elementOf[slot]!;
-    const keyAt = this.keyAtOf[slot]!;
     const view = new DataView(content.buffer, content.byteOffset, content.byteLength);
-    return {
-      member,
-      memberName,
-      indices: index < 0 ? [] : [index],
-      element: element < 0 ? undefined : this.elements[element],
-      keyId: keyAt < 0 ? undefined : view.getBigInt64(keyAt, true),
-    };
+    const places: ReferencePlace[] = [];
+    // Equal ids are sorted by slot: storage order.
+    for (let k = lo; k < this.ids.length && this.ids[k] === target && places.length < limit; k++) {
+      const slot = this.slotOf[k]!;
+      const { member, memberName } = this.members[this.memberOf[slot]!]!;
+      const index = this.indexOf[slot]!;
+      const element = this.elementOf[slot]!;
+      const keyAt = this.keyAtOf[slot]!;
+      places.push({
+        member,
+        memberName,
+        indices: index < 0 ? [] : [index],
+        element: element < 0 ? undefined : this.elements[element],
+        keyId: keyAt < 0 ? undefined : view.getBigInt64(keyAt, true),
+      });
+    }
+    return places;
   }
 }
 

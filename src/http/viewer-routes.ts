@@ -49,6 +49,9 @@ const INDEX_CSP = [
   'connect-src *',
   "img-src 'self' data:",
   "style-src 'self'",
+  // The SQL editor (CodeMirror) sets a few style attributes (tab size, tooltip places); style
+  // elements and sheets stay limited to our own files.
+  "style-src-attr 'unsafe-inline'",
   "script-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",

@@ -42,7 +42,7 @@ export interface ValueContext {
   readonly objectId: bigint;
 }
 
-type Renderer = (layout: EntityLayout, context: ValueContext) => string;
+export type Renderer = (layout: EntityLayout, context: ValueContext) => string;
 
 const SIMPLE_WRAPPERS = ['java.lang.Byte', 'java.lang.Boolean', 'java.lang.Short', 'java.lang.Character', 'java.lang.Integer', 'java.lang.Long'];
 

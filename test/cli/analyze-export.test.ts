@@ -83,6 +83,14 @@ describe('analyze and export', () => {
     expect(list.members[0]!.elements.map((e) => e?.objectId ?? null)).toEqual([ids.b, ids.c, ids.hole, null, ids.map, ids.b].map((id) => (id === null ? null : String(id))));
   });
 
+  it('takes a simple type name where it is unambiguous', async () => {
+    const simple = await cli(['export', dir, '--type', 'Node', '--format', 'csv']);
+    const full = await cli(['export', dir, '--type', 'gen.Node', '--format', 'csv']);
+    expect(simple.code).toBe(0);
+    expect(simple.stdout).toBe(full.stdout);
+    expect(simple.stderr).toMatch(/exported 9 objects of gen\.Node/);
+  });
+
   it('refuses to write into the storage directory and unknown types', async () => {
     expect((await cli(['export', dir, '--type', 'gen.Node', '--out', join(dir, 'x.csv')])).code).toBe(2);
     const unknown = await cli(['export', dir, '--type', 'no.Such']);

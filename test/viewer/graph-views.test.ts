@@ -70,7 +70,11 @@ describe.skipIf(skip)('viewer: types, object insights, analysis, search', () => 
     const referrers = page.locator('.referrer-list li');
     await referrers.first().waitFor();
     expect(await referrers.count()).toBe(6);
-    expect(await referrers.first().textContent()).toBe('ArrayList 1000000000000000031 via elements[1]');
+    expect(await referrers.first().locator('a').textContent()).toBe('ArrayList 1000000000000000031');
+    expect(await referrers.first().locator('.via').textContent()).toBe(' via elements[1]');
+    // Each referrer with a summary of it: the list's size, a book's title.
+    expect(await referrers.first().locator('.summary').textContent()).toMatch(/^\d+ elements$/);
+    expect(await referrers.nth(1).locator('.summary').textContent()).toMatch(/^\{.*title: ".+".*\}$/);
     await referrers.nth(1).locator('a').click();
     await page.waitForURL(/object\/1000000000000000242/);
     await page.locator('.detail .qname').first().waitFor();
@@ -126,9 +130,14 @@ describe.skipIf(skip)('viewer: types, object insights, analysis, search', () => 
     await page.waitForURL(/#\/microstream\/search\?q=Chapter/);
     await page.locator('table.results tbody tr').first().waitFor();
     expect(await page.locator('table.results tbody tr').count()).toBe(1);
-    expect(await page.locator('table.results tbody td').nth(3).textContent()).toBe('"Chapter & Verse <Books>"');
+    // The String is reported as the bookstore holding it as its name, with a summary of the bookstore.
+    const cells = page.locator('table.results tbody td');
+    expect(await cells.nth(0).textContent()).toBe('Bookstore 1000000000000000028');
+    expect(await cells.nth(1).textContent()).toBe('.name');
+    expect(await cells.nth(2).textContent()).toBe('"Chapter & Verse <Books>"');
+    expect(await cells.nth(3).textContent()).toContain('name: "Chapter & Verse <Books>"');
     await page.locator('table.results a').click();
-    await page.waitForURL(/object\/1000000000000000029/);
+    await page.waitForURL(/object\/1000000000000000028/);
     await page.close();
     expect(errors).toEqual([]);
   });

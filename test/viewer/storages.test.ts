@@ -39,6 +39,8 @@ describe.skipIf(skip)('web viewer with several storages', () => {
       storages.push(storage);
       registry.add(name, storage, {}, { instance: storage.family.defaultInstance });
     }
+    // Asked for but not opened (`serve … bad=<empty dir>`): listed in the switch, not selectable.
+    registry.addUnavailable({ name: 'bad', instance: 'microstream', reason: 'bad: no storage in this directory' });
     app = buildApp(storages[0]!, { instance: 'microstream', api: registry });
     // The viewer's views from /api/v1 wait while a graph index builds: have them ready.
     await Promise.all(registry.all().map((context) => context.graph.ready()));
@@ -63,7 +65,8 @@ describe.skipIf(skip)('web viewer with several storages', () => {
     await page.goto(`${url}/viewer/`);
     const select = page.locator('select.storage-switch');
     await select.waitFor();
-    expect(await select.locator('option').allTextContents()).toEqual(['microstream/shop', 'store-data/lab']);
+    await expect.poll(() => select.locator('option').allTextContents()).toEqual(['microstream/shop', 'store-data/lab', 'bad (not served: bad: no storage in this directory)']);
+    expect(await select.locator('option[disabled]').allTextContents()).toEqual(['bad (not served: bad: no storage in this directory)']);
     await page.locator(row('root/books')).waitFor();
     expect(page.url()).toContain('#/microstream%2Fshop');
     await page.screenshot({ path: path.join(ARTIFACTS, 'storages-shop.png') });

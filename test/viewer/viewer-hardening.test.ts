@@ -163,7 +163,10 @@ describeInBrowser('web viewer hardening in chromium', () => {
     const { page, errors } = await open(`${home.url}/viewer/`);
     await page.locator(row('root/books')).waitFor();
     await page.evaluate("location.hash = '#/nosuchinstance'");
-    await expect.poll(() => page.locator('.start-problem').textContent()).toContain('Is the instance name "nosuchinstance" right?');
+    // The server answers: it says which storages it serves, not that it should be started.
+    await expect.poll(() => page.locator('.start-problem').textContent()).toContain('No storage is served under the name "nosuchinstance" here.');
+    expect(await page.locator('.start-problem a').allTextContents()).toEqual(['microstream']);
+    expect(await page.locator('.start-problem').textContent()).not.toContain('Start the server');
     expect(await page.locator('.instance').textContent()).toContain('nosuchinstance');
     await page.evaluate("location.hash = '#/microstream'");
     await page.locator(row('root/books')).waitFor();

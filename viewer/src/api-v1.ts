@@ -20,12 +20,16 @@ export interface Via {
   readonly indices?: readonly number[];
   readonly element?: string;
   readonly key?: Reference;
+  /** Further places in the same referrer. */
+  readonly others?: readonly string[];
 }
 
 export interface Step {
   readonly objectId: string;
   readonly typeName: string;
   readonly via: Via | null;
+  readonly lazyObjectId?: string;
+  readonly summary?: string;
 }
 
 export interface TypeInfo {
@@ -96,7 +100,20 @@ export interface SearchResult {
   readonly stoppedBy: 'limit' | 'time' | null;
   readonly scannedBytes: number;
   readonly totalBytes: number;
-  readonly results: readonly { objectId: string; typeName: string; member: string; text: string }[];
+  readonly offset: number;
+  readonly typeName?: string;
+  readonly results: readonly SearchHit[];
+}
+
+export interface SearchHit {
+  readonly objectId: string;
+  readonly typeName: string;
+  readonly member: string;
+  readonly text: string;
+  readonly value: string | number | boolean;
+  readonly valueObjectId?: string;
+  readonly valueTypeName?: string;
+  readonly summary?: string;
 }
 
 export interface Progress {

@@ -191,6 +191,21 @@ export class Api {
     }
   }
 
+  /**
+   * Any request (a POST with a body, an abortable one) with the credentials the viewer holds;
+   * rejects when the server cannot be reached or the request was aborted (the AbortError as is).
+   */
+  async send(url: string, init: RequestInit): Promise<Response> {
+    const headers: Record<string, string> = { ...(init.headers as Record<string, string> | undefined) };
+    if (this.token !== undefined) headers['authorization'] = `Bearer ${this.token}`;
+    try {
+      return await fetch(url, { ...init, headers, cache: 'no-store' });
+    } catch (error) {
+      if (error instanceof DOMException && error.name === 'AbortError') throw error;
+      throw new ApiError('unreachable', `The server at ${this.serverLabel} does not answer. Is storage-inspector still running?`, undefined, url);
+    }
+  }
+
   /** A GET with the credentials the viewer holds; rejects only when the server cannot be reached. */
   async fetch(url: string): Promise<Response> {
     const headers: Record<string, string> = {};

@@ -12,6 +12,9 @@ import { StatisticsView } from './views/statistics-view.js';
 import { AnalysisView } from './views/analysis-view.js';
 import { SearchView } from './views/search-view.js';
 import { TypesView } from './views/types-view.js';
+import type { ViewHost } from './view-host.js';
+import type { QueryView } from './views/query-view.js';
+import { SqlApi } from './grid/sql-api.js';
 
 type ViewName = Route['view'];
 
@@ -26,16 +29,21 @@ function defaultRoute(view: Exclude<ViewName, 'data'>): Route {
     case 'types':
       return { view, instance: undefined, typeId: undefined, offset: 0 };
     case 'search':
-      return { view, instance: undefined, query: '', type: '' };
+      return { view, instance: undefined, query: '', type: '', offset: 0 };
+    case 'query':
+      return { view, instance: undefined, sql: '' };
   }
 }
 
 /** Views that need storage-inspector's own API (not offered against the Java service). */
-const API_V1_VIEWS: readonly ViewName[] = ['types', 'analysis', 'search'];
+const API_V1_VIEWS: readonly ViewName[] = ['types', 'analysis', 'search', 'query'];
 
-export class App {
+export class App implements ViewHost {
   readonly api: Api;
   readonly v1: ApiV1;
+  readonly sql: SqlApi;
+  /** The server runs SQL (`/api/v1/sql`): the Query tab and the instance grids. */
+  sqlAvailable = false;
   /** The server has storage-inspector's own API (`/api/v1`); the Java service has not. */
   ownApi = false;
   readonly types: DictionaryHolder;
@@ -49,6 +57,8 @@ export class App {
   private readonly storageSwitch: HTMLSelectElement;
   /** The storages the route list names (one, or one per storage served by name). */
   private instances: readonly string[] = [];
+  /** Storages the server was asked to serve but could not open (from `/api/v1/storages`). */
+  private failedStorages: readonly { readonly name: string; readonly reason: string }[] = [];
   private readonly tabs: Record<ViewName, HTMLAnchorElement>;
   private readonly jumpInput: HTMLInputElement;
   private readonly jumpError: HTMLElement;
@@ -58,6 +68,7 @@ export class App {
   private typesView: TypesView | undefined;
   private analysisView: AnalysisView | undefined;
   private searchView: SearchView | undefined;
+  private queryView: QueryView | undefined;
   private current: ViewName | undefined;
   private lastDataRoute: Route = { view: 'data', instance: undefined, oid: undefined, path: [] };
   private readonly live: LiveWatcher;
@@ -73,6 +84,7 @@ export class App {
   ) {
     this.api = new Api(base, instance);
     this.v1 = new ApiV1(this.api);
+    this.sql = new SqlApi(this.api, this.v1);
     this.types = new DictionaryHolder(this.api, () => this.onDictionaryReloaded());
     this.loader = new TreeLoader(this.api, this.types);
     this.main = h('main', { class: 'main', id: 'main' });
@@ -90,6 +102,7 @@ export class App {
       types: tab('types', 'Types'),
       analysis: tab('analysis', 'Analysis'),
       search: tab('search', 'Search'),
+      query: tab('query', 'Query'),
       dictionary: tab('dictionary', 'Dictionary'),
       statistics: tab('statistics', 'Statistics'),
     };
@@ -116,7 +129,7 @@ export class App {
       h('span', { class: 'brand' }, h('span', { class: 'logo', 'aria-hidden': 'true' }, '◆'), 'storage-inspector'),
       this.instanceLabel,
       this.storageSwitch,
-      h('nav', { class: 'tabs', 'aria-label': 'Views' }, this.tabs.data, this.tabs.types, this.tabs.analysis, this.tabs.search, this.tabs.dictionary, this.tabs.statistics),
+      h('nav', { class: 'tabs', 'aria-label': 'Views' }, this.tabs.data, this.tabs.types, this.tabs.analysis, this.tabs.search, this.tabs.query, this.tabs.dictionary, this.tabs.statistics),
       jump,
       this.liveStatus,
     );
@@ -162,7 +175,17 @@ export class App {
       return;
     }
     this.ownApi = await this.v1.available();
-    for (const view of API_V1_VIEWS) this.tabs[view].hidden = !this.ownApi;
+    if (this.ownApi) {
+      // The server's list, not the storage's: /api/v1/storages whichever storage is shown.
+      this.failedStorages = await this.api
+        .fetch(`${this.api.base}/api/v1/storages`)
+        .then(async (response) => (response.ok ? ((await response.json()) as { storages: { name: string; state: string; reason?: string }[] }).storages : []))
+        .then((storages) => storages.filter((s) => s.state === 'failed').map((s) => ({ name: s.name, reason: s.reason ?? '' })))
+        .catch(() => []);
+      this.updateInstanceLabel();
+    }
+    this.sqlAvailable = this.ownApi && (await this.sql.available());
+    for (const view of API_V1_VIEWS) this.tabs[view].hidden = !this.ownApi || (view === 'query' && !this.sqlAvailable);
     if (!this.started) {
       this.started = true;
       let initial: FilesStatistics | undefined;
@@ -191,6 +214,14 @@ export class App {
         void this.boot();
       });
       parts.push(form, h('p', { class: 'hint' }, 'The token is sent as "Authorization: Bearer …" and kept for this tab only. For HTTP Basic, reload the page and let the browser ask.'));
+    } else if (error instanceof ApiError && error.kind === 'not-found' && this.instances.length > 0 && !this.instances.includes(this.api.instance)) {
+      // The server runs and answers, but serves no storage under this name: say which it serves.
+      parts.splice(
+        1,
+        1,
+        h('p', null, `No storage is served under the name "${this.api.instance}" here.`),
+        h('p', null, 'Served here: ', this.instances.flatMap((instance, i) => [i > 0 ? ', ' : '', h('a', { href: formatRoute({ view: 'data', instance: undefined, oid: undefined, path: [] }, instance) }, instance)])),
+      );
     } else {
       const unreachable = error instanceof ApiError && error.kind === 'unreachable';
       parts.push(
@@ -209,11 +240,13 @@ export class App {
   }
 
   private updateInstanceLabel(): void {
-    const several = this.instances.length > 1;
+    const several = this.instances.length + this.failedStorages.length > 1;
     this.storageSwitch.hidden = !several;
     if (several) {
       const options = this.instances.includes(this.api.instance) ? this.instances : [...this.instances, this.api.instance];
-      this.storageSwitch.replaceChildren(...options.map((instance) => h('option', { value: instance }, instance)));
+      // Storages that could not be opened are listed too, not selectable, saying why.
+      const failed = this.failedStorages.map((f) => h('option', { value: '', disabled: true, title: f.reason }, `${f.name} (not served: ${f.reason.length > 60 ? `${f.reason.slice(0, 60)}…` : f.reason})`));
+      this.storageSwitch.replaceChildren(...options.map((instance) => h('option', { value: instance }, instance)), ...failed);
       this.storageSwitch.value = this.api.instance;
     }
     this.instanceLabel.textContent = several ? `@ ${this.api.serverLabel}` : `${this.api.instance} @ ${this.api.serverLabel}`;
@@ -279,7 +312,7 @@ export class App {
         this.typesView ??= new TypesView(this);
         this.mount(this.typesView.element);
         document.title = `Types · ${this.api.instance} · storage-inspector`;
-        await this.typesView.show(route.typeId, route.offset);
+        await this.typesView.show(route.typeId, route.offset, route.reachable, route.grid);
         break;
       case 'analysis':
         this.analysisView ??= new AnalysisView(this);
@@ -291,8 +324,19 @@ export class App {
         this.searchView ??= new SearchView(this);
         this.mount(this.searchView.element);
         document.title = `Search · ${this.api.instance} · storage-inspector`;
-        await this.searchView.show(route.query, route.type);
+        await this.searchView.show(route.query, route.type, route.offset);
         break;
+      case 'query': {
+        // CodeMirror comes with this view only: its own chunk, loaded on the first visit.
+        if (this.queryView === undefined) {
+          const { QueryView } = await import('./views/query-view.js');
+          this.queryView ??= new QueryView(this);
+        }
+        this.mount(this.queryView.element);
+        document.title = `Query · ${this.api.instance} · storage-inspector`;
+        await this.queryView.show(route.sql);
+        break;
+      }
     }
   }
 
@@ -308,6 +352,8 @@ export class App {
     this.typesView = undefined;
     this.analysisView = undefined;
     this.searchView = undefined;
+    this.queryView = undefined;
+    this.sql.reset();
     this.loader.clear();
     this.types.reset();
     this.live.reset();
@@ -338,7 +384,7 @@ export class App {
         // Not meant as an id: look for it in the objects' texts and values.
         this.setJumpError('');
         this.jumpInput.value = '';
-        this.navigate({ view: 'search', instance: undefined, query: text.trim(), type: '' });
+        this.navigate({ view: 'search', instance: undefined, query: text.trim(), type: '', offset: 0 });
         return;
       }
       this.setJumpError('An object id is a whole number such as 1000000000000000028.');

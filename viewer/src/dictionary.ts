@@ -260,6 +260,15 @@ export function shortTypeName(name: string): string {
 }
 
 /** Readable full form: `[Ljava.lang.String;` → `java.lang.String[]`. */
+/**
+ * The one name a Java type is shown by everywhere (lists, charts, search, versions): the
+ * dictionary's name, arrays in Java source form (`[B` → `byte[]`, `[Ljava.lang.String;` →
+ * `java.lang.String[]`).
+ */
+export function displayTypeName(name: string): string {
+  return readableTypeName(name);
+}
+
 export function readableTypeName(name: string): string {
   let dims = 0;
   while (name.charAt(dims) === '[') dims++;

@@ -209,11 +209,21 @@ function cycleOf(node: TreeNode): string | undefined {
   return undefined;
 }
 
-/** `books › [3] › author` for a node (without the root). */
+/** `books › [3] › author` for a node (without the root); a Lazy's `subject` is no step of its own. */
 export function pathLabel(node: TreeNode): string {
   const parts: string[] = [];
-  for (let n: TreeNode | undefined = node; n?.parent !== undefined; n = n.parent) parts.unshift(n.label);
+  for (let n: TreeNode | undefined = node; n?.parent !== undefined; n = n.parent) {
+    if (isLazySubject(n)) continue;
+    parts.unshift(n.label);
+  }
   return parts.join(' › ');
+}
+
+const LAZY_TYPE = /\.reference\.Lazy(\$Default)?$/;
+
+/** The `subject` member of a Lazy reference. */
+export function isLazySubject(node: TreeNode): boolean {
+  return node.label === 'subject' && node.parent !== undefined && LAZY_TYPE.test(node.parent.declaredType ?? '');
 }
 
 /** The type to show for a node: the actual type when known, else the declared one. */

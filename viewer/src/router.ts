@@ -5,9 +5,12 @@
  *   #/<instance>/object/<oid>           data, from that object
  *   #/<instance>/dictionary[/<typeId>]  the type dictionary
  *   #/<instance>/statistics             file statistics
- *   #/<instance>/types[/<typeId>]       types by bytes; with a type id, its instances (`?offset=`)
+ *   #/<instance>/types[/<typeId>]       types by bytes; with a type id, its instances (`?offset=`,
+ *                                       `?reachable=false` the garbage, grid state: `sort`, `desc`,
+ *                                       `where`, `hide`, `f.<column>`)
  *   #/<instance>/analysis               garbage, missing references, wasted bytes
- *   #/<instance>/search?q=&type=        objects by text or value
+ *   #/<instance>/search?q=&type=&offset= objects by text or value
+ *   #/<instance>/query?sql=             the SQL console
  *
  * Data routes take `?path=a/[3]/b` (the selected node, ranges left out); the dictionary takes
  * `?q=` (the search text).
@@ -17,9 +20,48 @@ export type Route =
   | { readonly view: 'data'; readonly instance: string | undefined; readonly oid: string | undefined; readonly path: readonly string[] }
   | { readonly view: 'dictionary'; readonly instance: string | undefined; readonly typeId: string | undefined; readonly query: string }
   | { readonly view: 'statistics'; readonly instance: string | undefined }
-  | { readonly view: 'types'; readonly instance: string | undefined; readonly typeId: string | undefined; readonly offset: number }
+  | { readonly view: 'types'; readonly instance: string | undefined; readonly typeId: string | undefined; readonly offset: number; readonly reachable?: boolean; readonly grid?: GridState }
   | { readonly view: 'analysis'; readonly instance: string | undefined }
-  | { readonly view: 'search'; readonly instance: string | undefined; readonly query: string; readonly type: string };
+  | { readonly view: 'search'; readonly instance: string | undefined; readonly query: string; readonly type: string; readonly offset: number }
+  | { readonly view: 'query'; readonly instance: string | undefined; readonly sql: string };
+
+/** What a grid shows of its table, kept in the URL. */
+export interface GridState {
+  /** Sort column and direction. */
+  readonly sort?: string;
+  readonly desc?: boolean;
+  /** The free SQL condition. */
+  readonly where?: string;
+  /** Per-column filter texts. */
+  readonly filters?: Readonly<Record<string, string>>;
+  readonly hidden?: readonly string[];
+}
+
+function gridOf(params: URLSearchParams): GridState | undefined {
+  const filters: Record<string, string> = {};
+  for (const [key, value] of params) if (key.startsWith('f.') && value !== '') filters[key.slice(2)] = value;
+  const sort = params.get('sort') ?? undefined;
+  const where = params.get('where') ?? undefined;
+  const hidden = (params.get('hide') ?? '').split(',').filter((c) => c !== '');
+  const grid: GridState = {
+    ...(sort === undefined ? {} : { sort, desc: params.get('desc') === '1' }),
+    ...(where === undefined || where === '' ? {} : { where }),
+    ...(Object.keys(filters).length === 0 ? {} : { filters }),
+    ...(hidden.length === 0 ? {} : { hidden }),
+  };
+  return Object.keys(grid).length === 0 ? undefined : grid;
+}
+
+function setGrid(params: URLSearchParams, grid: GridState | undefined): void {
+  if (grid === undefined) return;
+  if (grid.sort !== undefined) {
+    params.set('sort', grid.sort);
+    if (grid.desc === true) params.set('desc', '1');
+  }
+  if (grid.where !== undefined && grid.where !== '') params.set('where', grid.where);
+  for (const [column, text] of Object.entries(grid.filters ?? {})) if (text !== '') params.set(`f.${column}`, text);
+  if (grid.hidden !== undefined && grid.hidden.length > 0) params.set('hide', grid.hidden.join(','));
+}
 
 export function parseHash(hash: string): Route {
   const text = hash.startsWith('#') ? hash.slice(1) : hash;
@@ -31,9 +73,21 @@ export function parseHash(hash: string): Route {
   const view = segments[1];
   if (view === 'dictionary') return { view: 'dictionary', instance, typeId: segments[2], query: params.get('q') ?? '' };
   if (view === 'statistics') return { view: 'statistics', instance };
-  if (view === 'types') return { view: 'types', instance, typeId: segments[2], offset: Math.max(0, Number(params.get('offset') ?? '0') || 0) };
+  if (view === 'types') {
+    const reachable = params.get('reachable');
+    const grid = gridOf(params);
+    return {
+      view: 'types',
+      instance,
+      typeId: segments[2],
+      offset: offsetOf(params),
+      ...(reachable === 'true' || reachable === 'false' ? { reachable: reachable === 'true' } : {}),
+      ...(grid === undefined ? {} : { grid }),
+    };
+  }
   if (view === 'analysis') return { view: 'analysis', instance };
-  if (view === 'search') return { view: 'search', instance, query: params.get('q') ?? '', type: params.get('type') ?? '' };
+  if (view === 'search') return { view: 'search', instance, query: params.get('q') ?? '', type: params.get('type') ?? '', offset: offsetOf(params) };
+  if (view === 'query') return { view: 'query', instance, sql: params.get('sql') ?? '' };
   const path = (params.get('path') ?? '').split('/').filter((s) => s !== '');
   if (view === 'object' && segments[2] !== undefined) return { view: 'data', instance, oid: segments[2], path };
   return { view: 'data', instance, oid: undefined, path };
@@ -44,14 +98,24 @@ export function formatRoute(route: Route, instance: string): string {
   switch (route.view) {
     case 'statistics':
       return `${base}/statistics`;
-    case 'types':
-      return `${base}/types${route.typeId === undefined ? '' : `/${route.typeId}${route.offset > 0 ? `?offset=${route.offset}` : ''}`}`;
+    case 'types': {
+      if (route.typeId === undefined) return `${base}/types`;
+      const params = new URLSearchParams();
+      if (route.offset > 0) params.set('offset', String(route.offset));
+      if (route.reachable !== undefined) params.set('reachable', String(route.reachable));
+      setGrid(params, route.grid);
+      const text = params.toString();
+      return `${base}/types/${route.typeId}${text === '' ? '' : `?${text}`}`;
+    }
+    case 'query':
+      return `${base}/query${route.sql === '' ? '' : `?${new URLSearchParams({ sql: route.sql }).toString()}`}`;
     case 'analysis':
       return `${base}/analysis`;
     case 'search': {
       const params = new URLSearchParams();
       if (route.query !== '') params.set('q', route.query);
       if (route.type !== '') params.set('type', route.type);
+      if (route.offset > 0) params.set('offset', String(route.offset));
       const text = params.toString();
       return `${base}/search${text === '' ? '' : `?${text}`}`;
     }
@@ -64,6 +128,11 @@ export function formatRoute(route: Route, instance: string): string {
       return `${route.oid === undefined ? base : `${base}/object/${route.oid}`}${path}`;
     }
   }
+}
+
+function offsetOf(params: URLSearchParams): number {
+  const n = Number(params.get('offset') ?? '0');
+  return Number.isSafeInteger(n) && n > 0 ? n : 0;
 }
 
 function encodePathSegment(segment: string): string {

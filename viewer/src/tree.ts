@@ -67,6 +67,8 @@ export class TreeGrid {
     const walk = (node: TreeNode): void => {
       rows.push({ node });
       if (!node.expanded) return;
+      // A definite "not found" is said once, in the node's own row: nothing to retry.
+      if (node.error !== undefined && node.errorKind === 'not-found' && node.kind === 'object') return;
       if (node.error !== undefined && node.kind !== 'object') rows.push({ node, pseudo: 'error' });
       else if (node.error !== undefined && node.children === undefined) rows.push({ node, pseudo: 'error' });
       else if (node.loading && node.children === undefined) rows.push({ node, pseudo: 'loading' });
@@ -105,11 +107,8 @@ export class TreeGrid {
       name.style.paddingLeft = indent;
       if (row.pseudo === 'loading') name.append(h('span', { class: 'spinner', 'aria-hidden': 'true' }), 'loading…');
       else {
-        name.append(
-          h('span', { class: 'v-error' }, `⚠ ${node.error ?? ''}`),
-          ' ',
-          h('button', { class: 'link', type: 'button', 'data-retry': '1' }, 'retry'),
-        );
+        name.append(h('span', { class: 'v-error' }, `⚠ ${node.error ?? ''}`));
+        if (node.errorKind !== 'not-found') name.append(' ', h('button', { class: 'link', type: 'button', 'data-retry': '1' }, 'retry'));
       }
       el.append(name);
       delete el.dataset['key'];

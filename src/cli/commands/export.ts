@@ -7,6 +7,7 @@ import { channelOf } from '../../format/ids.js';
 import { UTC } from '../../format/java-time-zones.js';
 import { forEachLatestRecord } from '../../graph/latest-records.js';
 import { describeObjectView, type ReferenceInfo } from '../../inspect/object-view.js';
+import { lookUpType } from '../../inspect/type-names.js';
 import { Storage } from '../../storage/storage.js';
 import { csvHeader, csvRow, exportColumns } from '../export-csv.js';
 import { openProgressReporter } from '../graph-progress.js';
@@ -25,7 +26,7 @@ export interface ExportArgs extends StorageSpec {
 
 export function exportCommand(): Command {
   return withStorageOptions(toolCommand('export').description(DESCRIPTION).argument('<storage-dir>', STORAGE_ARGUMENT_TEXT))
-    .addOption(new Option('--type <name|id>', 'the type: a type id, or a type name (every version of it)'))
+    .addOption(new Option('--type <name|id>', 'the type: a type id, or a type name, full or simple where unambiguous (every version of it)'))
     .addOption(new Option('--format <format>', 'output format').choices(['ndjson', 'csv']).default('ndjson'))
     .addOption(new Option('--out <file>', 'write to this file instead of standard output'));
 }
@@ -91,15 +92,9 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
 }
 
 function typeEntries(storage: Storage, type: string) {
-  const dictionary = storage.dictionary;
-  if (/^[0-9]{1,19}$/.test(type)) {
-    const entry = dictionary.byId.get(BigInt(type));
-    if (entry === undefined) throw new UsageError(`type id ${type} is not in the type dictionary`);
-    return [entry];
-  }
-  const entries = dictionary.entries.filter((e) => e.typeName === type).sort((a, b) => (a.typeId < b.typeId ? 1 : -1));
-  if (entries.length === 0) throw new UsageError(`no type named ${type} in the type dictionary`);
-  return entries;
+  const found = lookUpType(storage.dictionary, type);
+  if ('error' in found) throw new UsageError(found.error);
+  return [...found.entries].sort((a, b) => (a.typeId < b.typeId ? 1 : -1));
 }
 
 /** Type names of referenced objects, from their record headers (no graph needed, no memory kept). */

@@ -6,7 +6,10 @@ import { gigaMapRoutes } from './gigamap-routes.js';
 import { objectRoutes } from './object-routes.js';
 import { ApiProblem, sendProblem } from './problem.js';
 import { API_PREFIX, registerRoute } from './routing.js';
+import { searchRoutes } from './search-route.js';
 import { storageRoutes } from './storage-routes.js';
+import { registerStoragesRoute } from './storages-route.js';
+import { summaryRoutes } from './summaries.js';
 import { versionRoutes } from './version-routes.js';
 
 /**
@@ -73,7 +76,8 @@ export async function apiV1Plugin(scope: FastifyInstance, options: ApiV1Options)
     return sendProblem(reply, 500, 'Internal Server Error', error.message);
   });
 
-  for (const route of [...storageRoutes, ...objectRoutes, ...versionRoutes, ...analysisRoutes, ...gigaMapRoutes]) registerRoute(scope, route, options);
+  registerStoragesRoute(scope, options.registry);
+  for (const route of [...storageRoutes, ...objectRoutes, ...summaryRoutes, ...versionRoutes, ...analysisRoutes, ...searchRoutes, ...gigaMapRoutes]) registerRoute(scope, route, options);
 
   // The application's one OpenAPI document (openapi-routes.ts) holds every route; this is its /api/v1 part.
   scope.get(`${API_PREFIX}/openapi.json`, { schema: { tags: ['storage'], summary: 'The OpenAPI document of /api/v1' } }, async () =>

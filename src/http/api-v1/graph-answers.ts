@@ -88,11 +88,11 @@ const INDEXED_RECORD_BYTES = 64 * 1024;
 const INDEXED_REFERENCES = 4 * 1024 * 1024;
 const indexedRecords = new WeakMap<StorageContext, Map<string, RecordReferencePlaces | undefined>>();
 
-/** The place in `referrer`'s latest record (as read into `entity`) where it refers to `target`. */
-function placeOf(context: StorageContext, entry: TypeEntry, entity: StoredEntity, target: bigint): ReferencePlace | undefined {
+/** The places (at most `limit`) in `referrer`'s latest record (as read into `entity`) where it refers to `target`. */
+function placesOf(context: StorageContext, entry: TypeEntry, entity: StoredEntity, target: bigint, limit: number): ReferencePlace[] {
   // Too small to be worth it, or too large to keep: walked for this question alone.
   if (entity.content.length < INDEXED_RECORD_BYTES || entity.content.length / 8 > INDEXED_REFERENCES) {
-    return findReferencePlaces(entry, entity.content, target, 1)[0];
+    return findReferencePlaces(entry, entity.content, target, limit);
   }
   let records = indexedRecords.get(context);
   if (records === undefined) indexedRecords.set(context, (records = new Map()));
@@ -113,19 +113,29 @@ function placeOf(context: StorageContext, entry: TypeEntry, entity: StoredEntity
   }
   // Last in the map: the most recently used.
   records.set(key, places);
-  return places === undefined ? findReferencePlaces(entry, entity.content, target, 1)[0] : places.find(entity.content, target);
+  return places === undefined ? findReferencePlaces(entry, entity.content, target, limit) : places.findAll(entity.content, target, limit);
 }
 
-/** Through which member (element, map entry) `referrer` holds a reference to `target`. */
-export async function viaOf(context: StorageContext, graph: GraphIndex, referrer: number, target: bigint): Promise<ViaJson | null> {
+function placeText(place: ReferencePlace): string {
+  return `${place.memberName}${place.indices.map((i) => `[${i}]`).join('')}${place.element === undefined ? '' : `.${place.element}`}`;
+}
+
+/** Further places listed after the first (`Via.others`). */
+export const OTHER_PLACES = 100;
+
+/**
+ * Through which member (element, map entry) `referrer` holds a reference to `target`; with
+ * `others`, up to that many further places in the same record as well.
+ */
+export async function viaOf(context: StorageContext, graph: GraphIndex, referrer: number, target: bigint, others = 0): Promise<ViaJson | null> {
   const entity = await context.storage.readEntity(graph.nodes.idOf(referrer));
   if (entity === undefined) return null;
   const entry = context.storage.dictionary.byId.get(entity.typeId);
   if (entry === undefined) return null;
-  const place = placeOf(context, entry, entity, target);
+  const places = placesOf(context, entry, entity, target, 1 + others);
+  const place = places[0];
   if (place === undefined) return null;
-  const text = `${place.memberName}${place.indices.map((i) => `[${i}]`).join('')}${place.element === undefined ? '' : `.${place.element}`}`;
-  const via: { -readonly [K in keyof ViaJson]: ViaJson[K] } = { text, member: place.member.name };
+  const via: { -readonly [K in keyof ViaJson]: ViaJson[K] } = { text: placeText(place), member: place.member.name };
   if (place.memberName !== place.member.name && place.member.qualifier !== undefined) via.declaringClass = place.member.qualifier;
   if (place.indices.length > 0) via.indices = [...place.indices];
   if (place.element !== undefined) via.element = place.element;
@@ -133,6 +143,7 @@ export async function viaOf(context: StorageContext, graph: GraphIndex, referrer
     const key = (await referenceInfos(context, graph, [place.keyId])).get(place.keyId);
     if (key !== undefined) via.key = key as NonNullable<ViaJson['key']>;
   }
+  if (places.length > 1) via.others = places.slice(1).map(placeText);
   return via;
 }
 

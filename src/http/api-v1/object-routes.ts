@@ -2,12 +2,14 @@ import { Type, type Static } from 'typebox';
 import { resolveJdkConstant } from '../../format/ids.js';
 import { shortestPaths } from '../../graph/shortest-paths.js';
 import { GIGAMAP } from '../../gigamap/gigamap-types.js';
+import { isLazyType } from '../../inspect/type-names.js';
 import { gigaMapPart } from './gigamap-routes.js';
 import { ObjectViewWithGigaMap } from './gigamap-schemas.js';
-import { objectViewOf, requireGraph, storedNode, typeNameOf, viaOf } from './graph-answers.js';
+import { objectViewOf, OTHER_PLACES, requireGraph, storedNode, typeNameOf, viaOf } from './graph-answers.js';
 import { answers, notFound } from './problem.js';
 import type { ApiRoute } from './routing.js';
-import { ObjectParams, Paging, PathList, ReferrerList } from './schemas.js';
+import { ObjectParams, Paging, PathList, ReferrerList, type ViaJson } from './schemas.js';
+import { summariesOf } from './summaries.js';
 
 /** `/objects/{oid}`, its referrers and its paths from the roots. */
 
@@ -37,8 +39,8 @@ export const objectRoutes: readonly ApiRoute[] = [
   {
     path: '/objects/:oid/referrers',
     schema: {
-      summary: 'The objects that refer to this one, and through which member, element or map key',
-      description: 'Also answers for ids that are referenced but not stored (missing references).',
+      summary: 'The objects that refer to this one, through which members, elements or map keys, and a summary of each',
+      description: 'Also answers for ids that are referenced but not stored (missing references). `via` is the first place in the referrer, `via.others` the further ones (up to 100).',
       tags: ['objects'],
       params: ObjectParams,
       querystring: PagingQuery,
@@ -65,8 +67,14 @@ export const objectRoutes: readonly ApiRoute[] = [
           total = sources.length;
           page = sources.slice(offset, offset + limit);
         }
+        const summaries = await summariesOf(context, graph, page.map((r) => graph.nodes.idOf(r)));
         const referrers = [];
-        for (const r of page) referrers.push({ objectId: String(graph.nodes.idOf(r)), typeName: typeNameOf(graph, r), via: await viaOf(context, graph, r, objectId) });
+        for (const r of page) {
+          const id = graph.nodes.idOf(r);
+          const summary = summaries.get(id);
+          const referrer = { objectId: String(id), typeName: typeNameOf(graph, r), via: await viaOf(context, graph, r, objectId, OTHER_PLACES) };
+          referrers.push(summary === undefined ? referrer : { ...referrer, summary });
+        }
         return { objectId: String(objectId), total, offset, limit, referrers };
       }),
   },
@@ -85,12 +93,24 @@ export const objectRoutes: readonly ApiRoute[] = [
         const objectId = BigInt((request.params as Static<typeof ObjectParams>).oid);
         const node = storedNode(graph, objectId);
         const result = shortestPaths(graph, node, (request.query as Static<typeof PathsQuery>).limit ?? 3);
+        const summaries = await summariesOf(context, graph, result.paths.flat().map((n) => graph.nodes.idOf(n)));
         const paths = [];
         for (const path of result.paths) {
-          const steps = [];
+          const steps: { objectId: string; typeName: string; via: ViaJson | null; lazyObjectId?: string; summary?: string }[] = [];
           for (let i = 0; i < path.length; i++) {
             const id = graph.nodes.idOf(path[i]!);
-            steps.push({ objectId: String(id), typeName: typeNameOf(graph, path[i]!), via: i === 0 ? null : await viaOf(context, graph, path[i - 1]!, id) });
+            const typeName = typeNameOf(graph, path[i]!);
+            let via = i === 0 ? null : await viaOf(context, graph, path[i - 1]!, id);
+            // A Lazy is no step of its own: what it holds is reached through the member holding the Lazy.
+            const before = steps.at(-1);
+            let lazyObjectId: string | undefined;
+            if (before !== undefined && isLazyType(before.typeName)) {
+              steps.pop();
+              via = before.via;
+              lazyObjectId = before.objectId;
+            }
+            const summary = summaries.get(id);
+            steps.push({ objectId: String(id), typeName, via, ...(lazyObjectId === undefined ? {} : { lazyObjectId }), ...(summary === undefined ? {} : { summary }) });
           }
           paths.push(steps);
         }

@@ -13,6 +13,8 @@ const Bytes = Type.Integer({ minimum: 0, description: 'bytes' });
 
 export const MAX_LIMIT = 10_000;
 
+const Summary = Type.String({ description: 'one line of Java-like text: a value, an enum constant, a collection size or the first members' });
+
 export const Paging = {
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'first item of the page' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: 100, description: 'items per page' })),
@@ -52,6 +54,9 @@ export const Via = Type.Object(
     indices: Type.Optional(Type.Array(Count, { description: 'element index in the list member (of enclosing lists first)' })),
     element: Type.Optional(Type.String({ description: 'member of the list element, e.g. `key` or `value` of a map entry' })),
     key: Type.Optional(Reference),
+    others: Type.Optional(
+      Type.Array(Type.String(), { maxItems: 100, description: 'further places in the same object that hold the reference (readable form), after this first one; at most 100' }),
+    ),
   },
   { description: 'through which member, element or map entry the reference is held' },
 );
@@ -109,7 +114,9 @@ export const InstanceList = Type.Object({
   total: Count,
   offset: Count,
   limit: Count,
+  reachable: Type.Optional(Type.Boolean({ description: 'only reachable (true) or only unreachable, garbage (false) instances were asked for' })),
   objectIds: Type.Array(ObjectId),
+  summaries: Type.Optional(Type.Array(Type.Union([Summary, Type.Null()]), { description: 'with `summaries=true`: the summary of each object, in the order of objectIds' })),
 });
 
 const Member = Type.Object({
@@ -136,15 +143,24 @@ export const ObjectView = Type.Object({
   members: Type.Array(Member),
 });
 
-const Referrer = Type.Object({ objectId: ObjectId, typeName: Type.String(), via: Type.Union([Via, Type.Null()]) });
+const Referrer = Type.Object({ objectId: ObjectId, typeName: Type.String(), via: Type.Union([Via, Type.Null()]), summary: Type.Optional(Summary) });
 
 export const ReferrerList = Type.Object({ objectId: ObjectId, total: Count, offset: Count, limit: Count, referrers: Type.Array(Referrer) });
 
 export const PathList = Type.Object({
   objectId: ObjectId,
   reachable: Type.Boolean(),
-  paths: Type.Array(Type.Array(Type.Object({ objectId: ObjectId, typeName: Type.String(), via: Type.Union([Via, Type.Null()]) })), {
-    description: 'shortest paths from the roots entity (first step) to the object (last step); `via` says how the previous step refers to this one',
+  paths: Type.Array(Type.Array(
+      Type.Object({
+        objectId: ObjectId,
+        typeName: Type.String(),
+        via: Type.Union([Via, Type.Null()]),
+        lazyObjectId: Type.Optional(Type.String({ pattern: '^[0-9]{1,19}$', description: 'the Lazy reference passed through to reach this step (left out as a step of its own)' })),
+        summary: Type.Optional(Summary),
+      }),
+    ),
+    {
+    description: 'shortest paths from the roots entity (first step) to the object (last step); `via` says how the previous step refers to this one. A `Lazy` reference is no step of its own: the object it holds is reached through the member holding the Lazy (`lazyObjectId` names it)',
   }),
 });
 
@@ -214,6 +230,9 @@ export const Analysis = Type.Object({
 export const SearchResult = Type.Object({
   query: Type.String(),
   typeIds: Type.Optional(Type.Array(TypeId)),
+  typeName: Type.Optional(Type.String({ description: 'the full name of the type asked for' })),
+  offset: Count,
+  limit: Count,
   complete: Type.Boolean({ description: 'the whole storage was searched' }),
   stoppedBy: Type.Union([Type.Literal('limit'), Type.Literal('time'), Type.Null()]),
   scannedBytes: Bytes,
@@ -223,8 +242,14 @@ export const SearchResult = Type.Object({
     Type.Object({
       objectId: ObjectId,
       typeName: Type.String(),
-      member: Type.String(),
+      member: Type.String({ description: 'the member (element, map entry) of the object that holds the value' }),
       text: Type.String({ description: 'the matching value, shortened around the match' }),
+      value: Type.Union([Type.String(), Type.Number(), Type.Boolean()], {
+        description: 'the matching value typed: numbers as numbers (`long`, Long, BigInteger, BigDecimal as decimal strings), booleans, dates as ISO-8601, texts in full up to 1,000 characters',
+      }),
+      valueObjectId: Type.Optional(ObjectId),
+      valueTypeName: Type.Optional(Type.String({ description: 'the type of the value object (a String, Integer, Date...) when the match is inside one: objectId is then its owner' })),
+      summary: Type.Optional(Summary),
     }),
   ),
 });

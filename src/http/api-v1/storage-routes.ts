@@ -5,11 +5,18 @@ import type { GraphIndex } from '../../graph/graph-index.js';
 import type { StorageContext } from '../storage-registry.js';
 import { objectViewOf, requireGraph } from './graph-answers.js';
 import { storageInfo, typeList } from './reports.js';
+import { summariesOf } from './summaries.js';
 import { answers, notFound } from './problem.js';
 import type { ApiRoute } from './routing.js';
 import { InstanceList, ObjectView, Paging, StorageInfo, TypeList, TypeParams, MAX_LIMIT } from './schemas.js';
 
 /** `/storage`, `/types`, `/types/{typeId}/instances` and its NDJSON export. */
+
+const InstancesQuery = Type.Object({
+  ...Paging,
+  reachable: Type.Optional(Type.Boolean({ description: 'true: only instances reachable from the roots; false: only unreachable ones (garbage); absent: all' })),
+  summaries: Type.Optional(Type.Boolean({ default: false, description: 'add a one-line summary of each object' })),
+});
 
 const TypesQuery = Type.Object({
   ...Paging,
@@ -50,21 +57,34 @@ export const storageRoutes: readonly ApiRoute[] = [
   {
     path: '/types/:typeId/instances',
     schema: {
-      summary: 'The object ids of a type, ascending',
+      summary: 'The object ids of a type, ascending; all, only reachable or only unreachable (garbage) ones; with summaries on request',
+      description: '`reachable=false` lists exactly the garbage of this type that /analysis counts.',
       tags: ['types'],
       params: TypeParams,
-      querystring: Type.Object(Paging),
+      querystring: InstancesQuery,
       response: answers(InstanceList, 404),
     },
     handler: (request, _reply, context) =>
       context.storage.consistent(async () => {
         const graph = requireGraph(context);
         const { typeId, type } = typeOf(graph, (request.params as Static<typeof TypeParams>).typeId);
-        const query = request.query as Static<ReturnType<typeof Type.Object<typeof Paging>>>;
+        const query = request.query as Static<typeof InstancesQuery>;
         const offset = query.offset ?? 0;
         const limit = query.limit ?? 100;
-        const { total, nodes } = instancesOf(graph, type, offset, limit);
-        return { typeId: String(typeId), typeName: graph.types.nameOf(type), total, offset, limit, objectIds: nodes.map((n) => String(graph.nodes.idOf(n))) };
+        const { total, nodes } = instancesOf(graph, type, offset, limit, query.reachable);
+        const ids = nodes.map((n) => graph.nodes.idOf(n));
+        const answer = {
+          typeId: String(typeId),
+          typeName: graph.types.nameOf(type),
+          total,
+          offset,
+          limit,
+          ...(query.reachable === undefined ? {} : { reachable: query.reachable }),
+          objectIds: ids.map(String),
+        };
+        if (query.summaries !== true) return answer;
+        const summaries = await summariesOf(context, graph, ids);
+        return { ...answer, summaries: ids.map((id) => summaries.get(id) ?? null) };
       }),
   },
   {

@@ -1,6 +1,7 @@
 import { errorMessage } from '../api.js';
 import type { Analysis } from '../api-v1.js';
-import type { App } from '../app.js';
+import type { ViewHost } from '../view-host.js';
+import { displayTypeName } from '../dictionary.js';
 import { clear, h } from '../dom.js';
 import { groupDigits, humanBytes, percent } from '../format.js';
 import { card, legendOf, stackedBar } from './charts.js';
@@ -15,7 +16,7 @@ export class AnalysisView {
   private readonly body: HTMLElement;
   private loaded = false;
 
-  constructor(private readonly app: App) {
+  constructor(private readonly app: ViewHost) {
     this.body = h('div', { class: 'stats-body' });
     const refresh = h('button', { type: 'button', class: 'button', onclick: () => void this.refresh() }, '↻ Refresh');
     this.element = h('section', { class: 'view analysis-view', 'aria-label': 'Analysis' }, h('div', { class: 'stats-toolbar' }, h('h2', null, 'Garbage and waste'), refresh), this.body);
@@ -60,8 +61,8 @@ export class AnalysisView {
             a.unreachable.byType.map((t) =>
               h(
                 'a',
-                { class: 'bar-row', role: 'listitem', href: this.app.href({ view: 'types', instance: undefined, typeId: t.typeId, offset: 0 }), title: `${t.typeName}: ${groupDigits(t.count)} unreachable objects, ${groupDigits(t.bytes)} bytes` },
-                h('div', { class: 'bar-label' }, t.typeName),
+                { class: 'bar-row', role: 'listitem', href: this.app.href({ view: 'types', instance: undefined, typeId: t.typeId, offset: 0, reachable: false }), title: `${displayTypeName(t.typeName)}: ${groupDigits(t.count)} unreachable objects, ${groupDigits(t.bytes)} bytes; click to list them` },
+                h('div', { class: 'bar-label' }, displayTypeName(t.typeName)),
                 stackedBar([{ value: t.bytes, kind: 'garbage' }], garbageMax, `${groupDigits(t.bytes)} bytes`),
                 h('div', { class: 'bar-figures' }, humanBytes(t.bytes), h('span', { class: 'ratio' }, `${groupDigits(t.count)} obj`)),
               ),
@@ -82,7 +83,7 @@ export class AnalysisView {
                 m.referrers.flatMap((r, i) => [
                   i > 0 ? ', ' : null,
                   h('a', { class: 'ref-link', href: this.app.href({ view: 'data', instance: undefined, oid: r.objectId, path: [] }) }, r.objectId),
-                  h('span', { class: 'hint' }, ` ${r.typeName}${r.via === null ? '' : ` via ${r.via.text}`}`),
+                  h('span', { class: 'hint' }, ` ${displayTypeName(r.typeName)}${r.via === null ? '' : ` via ${r.via.text}`}`),
                 ]),
                 m.referrerCount > m.referrers.length ? h('span', { class: 'hint' }, ` … ${groupDigits(m.referrerCount)} in all`) : null,
               ),

@@ -1,5 +1,5 @@
 import { errorMessage } from '../api.js';
-import type { App } from '../app.js';
+import type { ViewHost } from '../view-host.js';
 import { detailRows, jsonSection, qualifiedLabel } from './detail-parts.js';
 import { GIGAMAP_TYPE, GigaMapPanel } from './gigamap-view.js';
 import { ObjectInsights } from './object-insights.js';
@@ -7,8 +7,10 @@ import { shortTypeName } from '../dictionary.js';
 import { clear, h } from '../dom.js';
 import { groupDigits } from '../format.js';
 import { isConstantId, type TreeNode } from '../tree-node.js';
-import { summarize, VALUE_LENGTH } from '../node-summary.js';
+import { isLazySubject, summarize, VALUE_LENGTH } from '../node-summary.js';
 import { TreeGrid } from '../tree.js';
+import { splitter } from '../splitter.js';
+import { collectionTableSql } from '../grid/collection-table.js';
 
 /** A tree for one starting object, kept while the user looks elsewhere (back/forward). */
 interface TreeState {
@@ -37,7 +39,7 @@ export class DataView {
   private insights: ObjectInsights | undefined;
   private gigaMap: GigaMapPanel | undefined;
 
-  constructor(private readonly app: App) {
+  constructor(private readonly app: ViewHost) {
     this.grid = new TreeGrid({
       types: () => app.types.current(),
       select: (node) => this.select(node),
@@ -53,23 +55,23 @@ export class DataView {
     this.crumbs = h('nav', { class: 'crumbs', 'aria-label': 'Path of the selected node' });
     this.notice = h('div', { class: 'path-notice', role: 'status', hidden: true });
     this.detail = h('aside', { class: 'detail', 'aria-label': 'Selected node' });
+    const split = h('div', { class: 'split' });
     this.element = h(
       'section',
       { class: 'view data-view', 'aria-label': 'Data' },
       this.crumbs,
       this.notice,
+      split,
+    );
+    split.append(
       h(
         'div',
-        { class: 'split' },
-        h(
-          'div',
-          { class: 'tree-pane' },
-          this.grid.element,
-          h('div', { class: 'tree-foot' }, '↑ ↓ move · → ← open / close · Enter or double-click: show an object on its own · / go to an object id'),
-        ),
-        this.detail,
+        { class: 'tree-pane' },
+        this.grid.element,
+        h('div', { class: 'tree-foot' }, '↑ ↓ move · → ← open / close · Enter or double-click: show an object on its own · / go to an object id'),
       ),
     );
+    split.append(splitter(split, 'data', '--detail-width', 'second', 260), this.detail);
   }
 
   /** Show the tree for `oid` (undefined: the storage root) and select `path` in it. */
@@ -339,7 +341,8 @@ export class DataView {
     const state = this.state;
     if (state === undefined) return;
     const chain: TreeNode[] = [];
-    for (let n = state.selected; n !== undefined; n = n.parent) chain.unshift(n);
+    // A Lazy's `subject` is no step of its own (the Lazy stands for what it holds), unless selected.
+    for (let n = state.selected; n !== undefined; n = n.parent) if (n === state.selected || !isLazySubject(n)) chain.unshift(n);
     const items: (HTMLElement | string)[] = [];
     if (state.rootKey !== 'ROOT') {
       items.push(h('a', { class: 'crumb home', href: this.app.href({ view: 'data', instance: undefined, oid: undefined, path: [] }), title: 'Start again from the storage root' }, '⌂ storage root'));
@@ -373,6 +376,11 @@ export class DataView {
         'header',
         { class: 'detail-head' },
         h('h2', { class: 'detail-title' }, h('span', { class: 'qname' }, title), showValue ? h('span', { class: 'eq' }, ' = ') : null, showValue ? h('span', { class: summary.cls }, summary.text) : null),
+        this.tableLink(node),
+        h('a', { class: 'small json-jump', href: '#', onclick: (event: Event) => {
+          event.preventDefault();
+          this.detail.querySelector('.json-section')?.scrollIntoView({ block: 'start' });
+        } }, 'JSON ↓'),
       ),
     );
     const rows = detailRows(node, this.app, this.state?.root.label ?? '');
@@ -407,7 +415,7 @@ export class DataView {
     }
 
     if (node.kind === 'object' && node.error !== undefined) parts.push(h('p', { class: 'problem', role: 'alert' }, node.error));
-    if (node.kind === 'object' && node.oid !== undefined && !isConstantId(node.oid) && this.app.ownApi) {
+    if (node.kind === 'object' && node.oid !== undefined && !isConstantId(node.oid) && this.app.ownApi && node.errorKind !== 'not-found') {
       if (node.desc !== undefined && this.app.types.current().get(node.desc.typeId)?.name === GIGAMAP_TYPE) {
         this.gigaMap ??= new GigaMapPanel(this.app);
         this.gigaMap.show(node.oid);
@@ -420,6 +428,22 @@ export class DataView {
 
     parts.push(jsonSection(node));
     clear(this.detail, parts);
+  }
+
+  /** "Open as table" for a collection with elements, where the server runs SQL. */
+  private tableLink(node: TreeNode): HTMLElement | null {
+    const oid = node.oid;
+    const counts = node.desc?.variableLength ?? [];
+    if (!this.app.sqlAvailable || node.kind !== 'object' || oid === undefined || isConstantId(oid) || counts.length !== 1 || counts[0] === '0') return null;
+    const link = h('a', { class: 'small json-jump', href: '#' }, 'Open as table ›');
+    link.addEventListener('click', (event) => {
+      event.preventDefault();
+      collectionTableSql(this.app, oid).then(
+        (sql) => this.app.navigate({ view: 'query', instance: undefined, sql }),
+        (error: unknown) => link.replaceWith(h('span', { class: 'v-error' }, errorMessage(error))),
+      );
+    });
+    return link;
   }
 
   /** Loads the selected object's path, referrers and versions again (the storage changed). */

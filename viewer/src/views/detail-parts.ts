@@ -1,5 +1,5 @@
 import type { ObjectDescription } from '../api.js';
-import type { App } from '../app.js';
+import type { ViewHost } from '../view-host.js';
 import { readableTypeName, shortTypeName } from '../dictionary.js';
 import { h } from '../dom.js';
 import { groupDigits } from '../format.js';
@@ -11,10 +11,10 @@ import { isConstantId, type TreeNode } from '../tree-node.js';
  * rows, its qualified label and its JSON (data-view.ts lays them out and keeps the state).
  */
 
-type Types = ReturnType<App['types']['current']>;
+type Types = ReturnType<ViewHost['types']['current']>;
 
 /** Path, declaration, type, object id, size and element count of a node. */
-export function detailRows(node: TreeNode, app: App, rootLabel: string): [string, Node | string][] {
+export function detailRows(node: TreeNode, app: ViewHost, rootLabel: string): [string, Node | string][] {
   const type = nodeType(node, app.types.current());
   const rows: [string, Node | string][] = [];
   rows.push(['Path', pathLabel(node) === '' ? node.label : `${rootLabel} › ${pathLabel(node)}`]);

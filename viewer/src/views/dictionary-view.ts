@@ -1,4 +1,4 @@
-import type { App } from '../app.js';
+import type { ViewHost } from '../view-host.js';
 import { compareIds, packageOf, readableTypeName, shortTypeName, type Member, type TypeDictionary, type TypeEntry } from '../dictionary.js';
 import { clear, h } from '../dom.js';
 import { groupDigits } from '../format.js';
@@ -22,7 +22,7 @@ export class DictionaryView {
   private selectedId: string | undefined;
   private query = '';
 
-  constructor(private readonly app: App) {
+  constructor(private readonly app: ViewHost) {
     this.searchInput = h('input', {
       type: 'search',
       class: 'search-input',
@@ -177,6 +177,7 @@ export class DictionaryView {
         { class: 'detail-head' },
         h('h2', null, shortTypeName(entry.name), h('span', { class: 'type-id-big' }, ` type id ${entry.id}`)),
         h('div', { class: 'full-name' }, readableTypeName(entry.name)),
+        this.app.ownApi ? h('p', null, h('a', { class: 'button small instances-link', href: this.app.href({ view: 'types', instance: undefined, typeId: entry.id, offset: 0 }) }, 'Instances of this type ›')) : null,
         versions.length > 1
           ? h('p', { class: current ? 'hint' : 'legacy-note' }, current ? `Current version ${versions.length} of ${versions.length}.` : `Older version ${versions.indexOf(entry) + 1} of ${versions.length}: objects stored before the class changed keep this layout.`)
           : null,

@@ -1,5 +1,5 @@
 import { errorMessage } from '../api.js';
-import type { App } from '../app.js';
+import type { ViewHost } from '../view-host.js';
 import { clear, h } from '../dom.js';
 import { groupDigits, humanBytes } from '../format.js';
 
@@ -57,7 +57,7 @@ export class GigaMapPanel {
   private info: GigaMapInfo | undefined;
   private generation = 0;
 
-  constructor(private readonly app: App) {
+  constructor(private readonly app: ViewHost) {
     this.head = h('p', { class: 'hint' });
     this.body = h('div', { class: 'insight-body gigamap-body' });
     this.entitiesTab = h('button', { type: 'button', class: 'gigamap-tab', role: 'tab', onclick: () => this.showEntities(0) }, 'Entities');

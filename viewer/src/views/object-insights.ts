@@ -1,6 +1,7 @@
 import { errorMessage } from '../api.js';
 import type { Member, ObjectView, Step, Version } from '../api-v1.js';
-import type { App } from '../app.js';
+import type { ViewHost } from '../view-host.js';
+import { shortTypeName } from '../dictionary.js';
 import { clear, h } from '../dom.js';
 import { groupDigits, humanBytes, quote } from '../format.js';
 
@@ -22,7 +23,7 @@ export class ObjectInsights {
   private oid: string | undefined;
   private generation = 0;
 
-  constructor(private readonly app: App) {
+  constructor(private readonly app: ViewHost) {
     this.path = h('div', { class: 'insight-body' });
     this.referrers = h('div', { class: 'insight-body' });
     this.versions = h('div', { class: 'insight-body' });
@@ -64,8 +65,8 @@ export class ObjectInsights {
       .then((v) => generation === this.generation && this.renderVersions(oid, v.versions), fail(this.versions));
   }
 
-  private link(oid: string, label: string): HTMLElement {
-    return h('a', { class: 'ref-link', href: this.app.href({ view: 'data', instance: undefined, oid, path: [] }), title: `object ${oid}` }, label);
+  private link(oid: string, label: string, summary?: string): HTMLElement {
+    return h('a', { class: 'ref-link', href: this.app.href({ view: 'data', instance: undefined, oid, path: [] }), title: summary === undefined ? `object ${oid}` : `object ${oid}: ${summary}` }, label);
   }
 
   private renderPath(reachable: boolean, path: readonly Step[] | undefined): void {
@@ -78,7 +79,7 @@ export class ObjectInsights {
         'li',
         { class: 'crumb-step' },
         step.via === null ? null : h('span', { class: 'via' }, step.via.text, step.via.key?.text === undefined ? null : ` (key ${quote(step.via.key.text, 30)})`),
-        this.link(step.objectId, i === 0 ? 'Roots' : shortName(step.typeName)),
+        this.link(step.objectId, i === 0 ? 'Roots' : shortTypeName(step.typeName), step.summary),
       ),
     );
     clear(this.path, h('ol', { class: 'path-crumbs', 'aria-label': 'Shortest path from the roots' }, crumbs));
@@ -86,7 +87,7 @@ export class ObjectInsights {
 
   private async loadReferrers(oid: string, offset: number, generation: number, onWait: (p: { phase: string; percent: number }) => void, fail: (error: unknown) => void): Promise<void> {
     try {
-      const page = await this.app.v1.get<{ total: number; referrers: { objectId: string; typeName: string; via: Step['via'] }[] }>(
+      const page = await this.app.v1.get<{ total: number; referrers: { objectId: string; typeName: string; via: Step['via']; summary?: string }[] }>(
         `/objects/${oid}/referrers?offset=${offset}&limit=${REFERRERS_PAGE}`,
         'the referrers',
         onWait,
@@ -110,7 +111,13 @@ export class ObjectInsights {
           'ul',
           { class: 'referrer-list' },
           page.referrers.map((r) =>
-            h('li', null, this.link(r.objectId, `${shortName(r.typeName)} ${r.objectId}`), r.via === null ? null : h('span', { class: 'via' }, ` via ${r.via.text}${r.via.key?.text === undefined ? '' : ` (key ${quote(r.via.key.text, 30)})`}`)),
+            h(
+              'li',
+              null,
+              this.link(r.objectId, `${shortTypeName(r.typeName)} ${r.objectId}`, r.summary),
+              r.via === null ? null : h('span', { class: 'via' }, ` via ${[r.via.text, ...(r.via.others ?? [])].join(', ')}${r.via.key?.text === undefined ? '' : ` (key ${quote(r.via.key.text, 30)})`}`),
+              r.summary === undefined ? null : h('div', { class: 'summary' }, r.summary),
+            ),
           ),
         ),
         nav,
@@ -135,7 +142,7 @@ export class ObjectInsights {
             'li',
             null,
             h('span', { class: 'version-when' }, v.commit === null ? 'commit unknown' : `${v.commit.kind === 'store' ? 'stored' : v.commit.kind === 'transfer' ? 'moved by housekeeping' : 'in a file created'} ${v.commit.time.replace('T', ' ').replace('Z', ' UTC')}`),
-            h('span', { class: 'hint' }, ` ${baseName(v.file)} @ ${groupDigits(v.offset)}, ${humanBytes(v.length)}${v.typeName === versions[0]!.typeName ? '' : `, ${shortName(v.typeName)}`}`),
+            h('span', { class: 'hint' }, ` ${baseName(v.file)} @ ${groupDigits(v.offset)}, ${humanBytes(v.length)}${v.typeName === versions[0]!.typeName ? '' : `, ${shortTypeName(v.typeName)}`}`),
             v.current ? h('span', { class: 'badge' }, 'current') : h('button', { type: 'button', class: 'button small', onclick: () => void this.showDiff(oid, v.n) }, 'Diff with current'),
           ),
         ),
@@ -184,23 +191,11 @@ function valueText(value: unknown): string {
   if (value === null || value === undefined) return 'null';
   if (typeof value === 'string') return quote(value, 60);
   if (typeof value !== 'object') return String(value);
-  if (Array.isArray(value)) return `[${value.map(valueText).join(', ')}]`;
+  // An empty collection reads "empty" here as in the tree and in summaries.
+  if (Array.isArray(value)) return value.length === 0 ? 'empty' : `[${value.map(valueText).join(', ')}]`;
   const ref = value as { objectId?: string; typeName?: string | null; text?: string };
-  if (typeof ref.objectId === 'string') return ref.text !== undefined ? quote(ref.text, 40) : `${shortName(ref.typeName ?? 'missing')} ${ref.objectId}`;
+  if (typeof ref.objectId === 'string') return ref.text !== undefined ? quote(ref.text, 40) : `${shortTypeName(ref.typeName ?? 'missing')} ${ref.objectId}`;
   return `{${Object.entries(value).map(([k, v]) => `${k}: ${valueText(v)}`).join(', ')}}`;
-}
-
-/** `gen.Book` → `Book`, `[Ljava.lang.Object;` → `Object[]`. */
-function shortName(typeName: string): string {
-  let name = typeName;
-  let dims = '';
-  while (name.startsWith('[')) {
-    dims += '[]';
-    name = name.slice(1);
-  }
-  if (dims !== '' && name.startsWith('L') && name.endsWith(';')) name = name.slice(1, -1);
-  const cut = name.lastIndexOf('.');
-  return `${cut < 0 ? name : name.slice(cut + 1)}${dims}`;
 }
 
 function baseName(path: string): string {

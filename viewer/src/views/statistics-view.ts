@@ -1,5 +1,5 @@
 import { errorMessage, type ChannelStatistics, type FilesStatistics } from '../api.js';
-import type { App } from '../app.js';
+import type { ViewHost } from '../view-host.js';
 import { clear, h } from '../dom.js';
 import { formatTime, groupDigits, humanBytes, percent } from '../format.js';
 
@@ -12,7 +12,7 @@ export class StatisticsView {
   private statistics: FilesStatistics | undefined;
   private loading: Promise<void> | undefined;
 
-  constructor(private readonly app: App) {
+  constructor(private readonly app: ViewHost) {
     this.stamp = h('span', { class: 'hint' });
     this.refreshButton = h('button', { type: 'button', class: 'button', onclick: () => void this.refresh() }, '↻ Refresh');
     this.body = h('div', { class: 'stats-body' });

@@ -1,0 +1,124 @@
+import { Type, type Static } from 'typebox';
+import type { GraphIndex } from '../../graph/graph-index.js';
+import { searchText, type SearchHit } from '../../graph/text-search.js';
+import { NOT_STORED } from '../../graph/type-table.js';
+import { lookUpType } from '../../inspect/type-names.js';
+import type { StorageContext } from '../storage-registry.js';
+import { viaOf } from './graph-answers.js';
+import { answers, badRequest } from './problem.js';
+import type { ApiRoute } from './routing.js';
+import { MAX_LIMIT, SearchResult } from './schemas.js';
+import { summariesOf } from './summaries.js';
+
+/**
+ * `/search`: a text or value anywhere in the storage, reported where people look for it. A match
+ * inside a value object (a String, an Integer, a Date) is reported as each object holding that
+ * value and the member it holds it in (`gen.Person 1000… .name = "Greta Schmidt"`), once the graph
+ * index is ready (before that, as the value object itself). The type filter applies to these
+ * owners (or to the value's own type), and pages go on past the first with `offset`.
+ */
+
+/** Owners listed per matching value object (a String shared by more is rare; the rest are left out). */
+const OWNERS_PER_VALUE = 100;
+const MAX_OFFSET = 100_000;
+
+const SearchQuery = Type.Object({
+  q: Type.String({ minLength: 1, maxLength: 1000, description: 'text to find (case-insensitive) in texts, values and primitive members' }),
+  type: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'a type id, a full type name (all its versions) or a simple name (`Person`) where unambiguous' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: 'results to skip (the scan starts again from the beginning)' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: 100 })),
+  maxMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 30_000, default: 2000, description: 'stop scanning after this many milliseconds' })),
+});
+
+type Row = SearchHit;
+
+export const searchRoutes: readonly ApiRoute[] = [
+  {
+    path: '/search',
+    schema: {
+      summary: 'Objects holding a text or value containing q (the owner and member for texts and values in value objects), optionally of one type; paged; bounded in time',
+      description:
+        'Scans the latest records in file order while the storage is served (a commit meanwhile may or may not be seen). Works while the graph index is still being built (matches in value objects are then reported as the value objects themselves).',
+      tags: ['search'],
+      querystring: SearchQuery,
+      response: answers(SearchResult),
+    },
+    handler: async (request, _reply, context) => {
+      const query = request.query as Static<typeof SearchQuery>;
+      const found = query.type === undefined ? undefined : lookUpType(context.storage.dictionary, query.type);
+      if (found !== undefined && 'error' in found) throw badRequest(found.error);
+      const typeIds = found === undefined ? undefined : new Set(found.entries.map((e) => e.typeId));
+      const offset = query.offset ?? 0;
+      const limit = query.limit ?? 100;
+      const started = Date.now();
+      const state = context.graph.state;
+      const graph = state.kind === 'ready' ? state.graph : undefined;
+      const outcome = await searchText(context.storage, {
+        query: query.q,
+        // Without owners to filter by, only the type's own records can match.
+        ...(typeIds !== undefined && graph === undefined ? { typeIds } : {}),
+        limit: offset + limit,
+        deadline: started + (query.maxMs ?? 2000),
+        expand: (hit) => rowsOf(hit, graph, typeIds),
+      });
+      const page = outcome.hits.slice(offset);
+      const dictionary = context.storage.dictionary;
+      const results = await context.storage.consistent(() => describeRows(context, graph, page));
+      return {
+        query: query.q,
+        ...(found === undefined ? {} : { typeIds: found.entries.map((e) => String(e.typeId)), typeName: found.typeName }),
+        offset,
+        limit,
+        complete: outcome.stoppedBy === undefined,
+        stoppedBy: outcome.stoppedBy ?? null,
+        scannedBytes: outcome.scannedBytes,
+        totalBytes: outcome.totalBytes,
+        elapsedMs: Date.now() - started,
+        results: results.map(({ row, member, summary }) => ({
+          objectId: String(row.objectId),
+          typeName: dictionary.byId.get(row.typeId)?.typeName ?? String(row.typeId),
+          member,
+          text: row.text,
+          value: row.value,
+          ...(row.valueObjectId === undefined ? {} : { valueObjectId: String(row.valueObjectId), valueTypeName: dictionary.byId.get(row.valueTypeId!)?.typeName ?? String(row.valueTypeId) }),
+          ...(summary === undefined ? {} : { summary }),
+        })),
+      };
+    },
+  },
+];
+
+/** A hit as result rows: a value object as its owners (of the type asked for), anything else as itself. */
+function rowsOf(hit: SearchHit, graph: GraphIndex | undefined, typeIds: ReadonlySet<bigint> | undefined): readonly Row[] {
+  const itself = typeIds === undefined || typeIds.has(hit.typeId);
+  if (!hit.valueObject || graph === undefined) return itself ? [hit] : [];
+  const node = graph.nodes.nodeOfId(hit.objectId);
+  if (!graph.isStored(node) || graph.adjacency.referrerCount(node) === 0) return itself ? [hit] : [];
+  const rows: Row[] = [];
+  for (const referrer of graph.adjacency.referrers(node, 0, OWNERS_PER_VALUE)) {
+    const type = graph.typeOf(referrer);
+    if (type === NOT_STORED) continue;
+    const ownerTypeId = graph.types.at(type).typeId;
+    if (!itself && !typeIds!.has(ownerTypeId)) continue;
+    rows.push({ ...hit, objectId: graph.nodes.idOf(referrer), typeId: ownerTypeId, valueObjectId: hit.objectId, valueTypeId: hit.typeId });
+  }
+  return rows;
+}
+
+/** The member each owner holds its value in, and a summary of each object. */
+async function describeRows(context: StorageContext, graph: GraphIndex | undefined, rows: readonly Row[]): Promise<{ row: Row; member: string; summary?: string }[]> {
+  if (graph === undefined) return rows.map((row) => ({ row, member: row.member }));
+  const summaries = await summariesOf(context, graph, rows.map((r) => r.objectId));
+  const out = [];
+  for (const row of rows) {
+    let member = row.member;
+    if (row.valueObjectId !== undefined) {
+      const node = graph.nodes.nodeOfId(row.objectId);
+      const via = graph.isStored(node) ? await viaOf(context, graph, node, row.valueObjectId) : null;
+      member = via?.text ?? '';
+    }
+    const summary = summaries.get(row.objectId);
+    out.push(summary === undefined ? { row, member } : { row, member, summary });
+  }
+  return out;
+}

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import type { SqlTable } from '../../viewer/src/grid/sql-types.js';
+import { countSql, filterCondition, pageSql, selectSql } from '../../viewer/src/grid/table-sql.js';
+
+/** The SQL a type's grid sends to /api/v1/sql: what is shown is what is asked for (and downloaded). */
+
+const PERSON: SqlTable = {
+  name: 'gen.Person',
+  alias: 'Person',
+  kind: 'type',
+  typeName: 'gen.Person',
+  typeIds: ['1000064'],
+  columns: [
+    { name: '_oid', type: 'BIGINT', objectId: true },
+    { name: '_type_id', type: 'BIGINT', objectId: false },
+    { name: 'name', type: 'VARCHAR', objectId: false },
+    { name: 'age', type: 'INTEGER', objectId: false },
+    { name: 'friend', type: 'BIGINT', objectId: true },
+  ],
+};
+
+describe('the SQL of a type grid', () => {
+  it('selects the visible columns in the order shown, all of them for the grid itself', () => {
+    const view = { table: PERSON, state: { sort: 'age', desc: true, hidden: ['_type_id'] }, reachable: undefined };
+    expect(selectSql(view)).toBe('SELECT "_oid", "name", "age", "friend" FROM "gen.Person" ORDER BY "age" DESC NULLS LAST, "_oid"');
+    expect(pageSql(view, 400, 200)).toBe('SELECT "_oid", "_type_id", "name", "age", "friend" FROM "gen.Person" ORDER BY "age" DESC NULLS LAST, "_oid" LIMIT 200 OFFSET 400');
+  });
+
+  it('combines column filters, the WHERE box and unreachable-only, in the count as well', () => {
+    const view = { table: PERSON, state: { filters: { name: "Gre'ta", age: '> 70' }, where: 'friend IS NOT NULL' }, reachable: false };
+    const where = ` WHERE CAST("name" AS VARCHAR) ILIKE '%Gre''ta%' ESCAPE '\\' AND "age" > 70 AND (friend IS NOT NULL) AND "_oid" IN (SELECT oid FROM _objects WHERE reachable = false)`;
+    expect(countSql(view)).toBe(`SELECT count(*) AS n FROM "gen.Person"${where}`);
+    expect(selectSql(view)).toBe(`SELECT "_oid", "_type_id", "name", "age", "friend" FROM "gen.Person"${where} ORDER BY "_oid"`);
+  });
+
+  it('reads a filter text as a comparison, a range, null or a contains, and ignores an unknown sort column', () => {
+    expect(filterCondition('"age"', 'INTEGER', false, '75')).toBe('"age" = 75');
+    expect(filterCondition('"age"', 'INTEGER', false, '<= 3.5')).toBe('"age" <= 3.5');
+    expect(filterCondition('"age"', 'INTEGER', false, '10..20')).toBe('"age" BETWEEN 10 AND 20');
+    expect(filterCondition('"friend"', 'BIGINT', true, 'null')).toBe('"friend" IS NULL');
+    expect(filterCondition('"friend"', 'BIGINT', true, '!null')).toBe('"friend" IS NOT NULL');
+    expect(filterCondition('"ok"', 'BOOLEAN', false, 'TRUE')).toBe('"ok" = true');
+    // Not a number in a number column: no SQL is made of it, it is a text to look for.
+    expect(filterCondition('"age"', 'INTEGER', false, '1; DROP')).toBe(`CAST("age" AS VARCHAR) ILIKE '%1; DROP%' ESCAPE '\\'`);
+    expect(filterCondition('"name"', 'VARCHAR', false, '50%_x')).toBe(`CAST("name" AS VARCHAR) ILIKE '%50\\%\\_x%' ESCAPE '\\'`);
+    expect(selectSql({ table: PERSON, state: { sort: 'nosuch' }, reachable: undefined })).toMatch(/ORDER BY "_oid"$/);
+  });
+});
