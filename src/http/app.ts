@@ -21,6 +21,7 @@ import {
   type ServiceState,
 } from './java-service.js';
 import { BigAnswerAdmission, BigAnswerPending, type BuildConditions } from './big-answers.js';
+import { finiteNumbersValidator } from './finite-numbers.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, RequestLimitError, requestTimedOut, shuttingDown } from './limits.js';
 import { createMetrics } from './metrics.js';
 import { openApiRoutes, registerOpenApi } from './openapi-routes.js';
@@ -151,6 +152,8 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
     // One line per request, written by the onResponse hook below.
     logController: new LogController({ disableRequestLogging: true }),
     exposeHeadRoutes: false,
+    // No infinite number passes a schema (finite-numbers.ts says why Ajv alone lets them through).
+    schemaController: { compilersFactory: { buildValidator: finiteNumbersValidator() } },
     // Bodies are never read; this only bounds what a client can make us buffer.
     bodyLimit: 1024 * 1024,
     frameworkErrors: (error, request, reply) => {

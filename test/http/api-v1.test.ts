@@ -178,7 +178,7 @@ describe('answers and problems', () => {
     const paths = (await server.get(`/api/v1/storages/model/objects/${ids.d}/paths`)).json() as { reachable: boolean; paths: { typeName: string; via: { text: string } | null }[][] };
     expect(paths.reachable).toBe(true);
     expect(paths.paths[0]!.map((s) => s.via?.text ?? null)).toEqual([null, expect.stringMatching(/^instances\[\d+\]$/), 'root', 'lazy', 'subject']);
-    expect((await server.get(`/api/v1/storages/model/objects/${ids.g3}/paths`)).json()).toEqual({ objectId: String(ids.g3), reachable: false, paths: [] });
+    expect((await server.get(`/api/v1/storages/model/objects/${ids.g3}/paths`)).json()).toEqual({ objectId: String(ids.g3), reachable: false, length: 0, truncated: false, paths: [] });
   });
 
   it('lists the versions of an object with their commits and what changed', async () => {

@@ -14,7 +14,7 @@ const Bytes = Type.Integer({ minimum: 0, description: 'bytes' });
 export const MAX_LIMIT = 10_000;
 
 export const Paging = {
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'first item of the page' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'first item of the page' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: 100, description: 'items per page' })),
 };
 
@@ -143,6 +143,10 @@ export const ReferrerList = Type.Object({ objectId: ObjectId, total: Count, offs
 export const PathList = Type.Object({
   objectId: ObjectId,
   reachable: Type.Boolean(),
+  length: Type.Integer({ minimum: 0, description: 'steps of every shortest path (0 for the roots entity or when unreachable)' }),
+  truncated: Type.Boolean({
+    description: 'more shortest paths exist than are listed: the limit, or the budget of 5,000 steps over all paths, stopped the listing (a path longer than the budget is not listed at all)',
+  }),
   paths: Type.Array(Type.Array(Type.Object({ objectId: ObjectId, typeName: Type.String(), via: Type.Union([Via, Type.Null()]) })), {
     description: 'shortest paths from the roots entity (first step) to the object (last step); `via` says how the previous step refers to this one',
   }),

@@ -10,7 +10,7 @@ import { ObjectParams, Paging, VersionDetail, VersionList, type Version } from '
 
 /** `/objects/{oid}/versions` and `/objects/{oid}/versions/{n}`. */
 
-const VersionParams = Type.Object({ ...ObjectParams.properties, n: Type.Integer({ minimum: 0, description: 'version number, 0 = the current one' }) });
+const VersionParams = Type.Object({ ...ObjectParams.properties, n: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'version number, 0 = the current one' }) });
 const PagingQuery = Type.Object(Paging);
 
 export const versionRoutes: readonly ApiRoute[] = [
