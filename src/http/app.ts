@@ -30,6 +30,7 @@ import { javaLane } from './java-lane.js';
 import type { FollowStatus } from '../storage/follow-status.js';
 import type { TlsConfig } from './tls.js';
 import { apiV1Plugin } from './api-v1/api-v1-plugin.js';
+import type { AnswerAdmission } from './api-v1/routing.js';
 import { combinedRouteListJson, resolveStorage, unavailableAnswer } from './named-routes.js';
 import type { StorageRegistry } from './storage-registry.js';
 import { DEFAULT_MAX_UNSENT_BYTES, UnsentAnswers } from './unsent-answers.js';
@@ -196,6 +197,14 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
     connectionDrained: () => Promise.resolve(),
     room: (deadline, signal) => unsent.room(deadline, signal),
     signal: shutdown.signal,
+  };
+  /** What big /api/v1 answers wait for, as big answers of the Java routes do. */
+  const apiAdmission: AnswerAdmission = {
+    big: async (request, deadline) => {
+      const admission = new BigAnswerAdmission({ ...buildConditions, connectionDrained: (_deadline, signal) => connections.earlierResponsesSent(request.raw, signal) }, deadline);
+      await admission.acquire();
+      return () => admission.finish();
+    },
   };
   /** Which storage a Java-compatible request is for (several storages: by its path, named-routes.ts). */
   const targetFor = (url: string): JavaTarget | Answer => {
@@ -387,7 +396,7 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
     // The viewer speaks the SparkJava dialect (route list, string ids); other dialects go without it.
     if ((options.dialect ?? 'spark') === 'spark') registerViewerRoutes(scope, { instance: options.instance });
     registerOperationsRoutes(scope, { state: current, follow: options.follow, metrics });
-    if (options.api !== undefined) await scope.register(apiV1Plugin, { registry: options.api, requestTimeoutMs: timeoutMs });
+    if (options.api !== undefined) await scope.register(apiV1Plugin, { registry: options.api, requestTimeoutMs: timeoutMs, admission: apiAdmission });
     await scope.register(openApiRoutes);
     scope.route({ method: app.supportedMethods, url: '*', handler, schema: { hide: true } });
   });

@@ -173,7 +173,7 @@ export const Version = Type.Object({
   commit: Type.Union([Commit, Type.Null()]),
 });
 
-export const VersionList = Type.Object({ objectId: ObjectId, total: Count, versions: Type.Array(Version) });
+export const VersionList = Type.Object({ objectId: ObjectId, total: Count, offset: Count, limit: Count, versions: Type.Array(Version) });
 
 export const VersionDetail = Type.Object({
   objectId: ObjectId,
