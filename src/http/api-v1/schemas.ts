@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { STORAGE_NAME_PATTERN } from '../storage-names.js';
 
 /**
  * The JSON Schemas of `/api/v1`: they validate requests, serialize answers (fastify) and are the
@@ -18,7 +19,7 @@ export const Paging = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: 100, description: 'items per page' })),
 };
 
-export const StorageParams = Type.Object({ storage: Type.String({ pattern: '^[A-Za-z0-9._-]{1,64}$', description: 'name of a served storage' }) });
+export const StorageParams = Type.Object({ storage: Type.String({ pattern: STORAGE_NAME_PATTERN, description: 'name of a served storage' }) });
 export const ObjectParams = Type.Object({ oid: ObjectId });
 export const TypeParams = Type.Object({ typeId: TypeId });
 
