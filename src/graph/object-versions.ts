@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { isAppError } from '../errors.js';
 import { RECORD_HEADER_SIZE } from '../format/entity-record.js';
 import { channelOf } from '../format/ids.js';
@@ -80,6 +81,8 @@ export class ObjectVersions {
     const versions: ObjectVersion[] = [];
     const end = Math.min(count, offset + limit);
     for (let k = offset; k < end; k++) {
+      // Header reads may be answered at once: a turn for other requests now and then.
+      if ((k - offset) % 256 === 255) await nextTurn();
       const i = order[k] as number;
       const file = channel.fileAt(slots[i] as number)!;
       const at = offsets[i] as number;

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { forEachNodeInIdOrder } from '../../graph/graph-figures.js';
+import { bigAnswerSlots } from '../big-answers.js';
 import { RequestLimitError } from '../limits.js';
 import type { StorageContext } from '../storage-registry.js';
 import type { UnsentAnswers } from '../unsent-answers.js';
@@ -13,8 +14,9 @@ import { MAX_LIMIT } from './schemas.js';
  * shares the process with every other request:
  * - it produces a batch only when its client has taken the previous ones (a `Readable` read on
  *   demand: a client that does not read stops it, holding one batch at most);
- * - each batch is bounded (objects, bytes, nodes scanned) and starts on a turn of its own of the
- *   event loop, so other requests are answered between batches;
+ * - each batch is bounded (objects, bytes, nodes scanned), starts on a turn of its own of the
+ *   event loop and is built in one of the process's few building slots, so other requests are
+ *   answered between batches however many exports run;
  * - its bytes not yet handed to the kernel count against `--max-unsent-bytes`, and it waits for
  *   room there before each batch, like the big answers of the Java routes.
  * Each batch is read from one consistent state of a followed storage.
@@ -23,7 +25,7 @@ import { MAX_LIMIT } from './schemas.js';
 /** Objects per batch at most. */
 export const EXPORT_BATCH_OBJECTS = 256;
 /** A batch ends once its lines reach this many bytes (one object's line may pass it). */
-export const EXPORT_BATCH_BYTES = 256 * 1024;
+export const EXPORT_BATCH_BYTES = 64 * 1024;
 /** Nodes looked at per batch at most (a type with few instances among many objects). */
 const EXPORT_BATCH_SCAN = 65_536;
 /** What the stream buffers ahead of its client. */
@@ -73,7 +75,17 @@ export class NdjsonExport extends Readable {
       if (this.stopped.signal.aborted) return;
       await this.waitForRoom();
       if (this.stopped.signal.aborted) return;
-      const batch = await this.context.storage.consistent(() => this.batch());
+      // Batches are built a few at a time across the process (the building slots of big answers),
+      // so that many exports at once leave turns to other requests instead of taking them all.
+      const release = await bigAnswerSlots.acquire(this.stopped.signal);
+      let batch: Batch;
+      try {
+        // A slot handed over resolves in a microtask: give I/O a turn before the work.
+        await nextTurn();
+        batch = await this.context.storage.consistent(() => this.batch());
+      } finally {
+        release();
+      }
       if (this.destroyed) return;
       if (batch.text.length > 0) {
         // Readable calls _read again when it wants more.

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TObject, type TProperties } from 'typebox';
 import type { StorageContext, StorageRegistry } from '../storage-registry.js';
@@ -104,6 +105,9 @@ async function admitted(request: FastifyRequest, options: RoutingOptions): Promi
   if (admission === undefined || !asksForBig(request.query)) return;
   const deadline = options.requestTimeoutMs > 0 ? Date.now() + options.requestTimeoutMs : Number.POSITIVE_INFINITY;
   (request as SlotHolding)[SLOT] = await admission.big(request, deadline);
+  // A slot handed over resolves in a microtask: give I/O (and small answers) a turn first, or
+  // queued big answers would follow each other without one.
+  await nextTurn();
 }
 
 function releaseSlot(request: FastifyRequest): void {
