@@ -39,6 +39,8 @@ export const analysisRoutes: readonly ApiRoute[] = [
   },
   {
     path: '/search',
+    // Its scan is bounded by maxMs; holding a building slot that long would stall big answers.
+    neverBig: true,
     schema: {
       summary: 'Objects whose text or primitive value contains q, optionally of one type; bounded in time',
       description: 'Scans the latest records in file order while the storage is served (a commit meanwhile may or may not be seen). Works while the graph index is still being built.',

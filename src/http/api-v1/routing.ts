@@ -28,6 +28,11 @@ export interface ApiRoute {
   readonly path: string;
   readonly schema: RouteSchema;
   readonly handler: (request: FastifyRequest, reply: FastifyReply, context: StorageContext) => Promise<unknown>;
+  /**
+   * Not admitted as a big answer whatever its page: for a route whose work is long but bounded by
+   * its own budget (search: `maxMs`), which would hold a building slot all that time.
+   */
+  readonly neverBig?: boolean;
 }
 
 export interface RoutingOptions {
@@ -87,7 +92,7 @@ export function registerRoute(scope: FastifyInstance, route: ApiRoute, options: 
         const name = named ? (request.params as { storage: string }).storage : undefined;
         const context = options.registry.get(name);
         if (context === undefined) throw notFound(name === undefined ? 'no storage is served' : `no storage named ${name} is served`);
-        await admitted(request, options);
+        if (route.neverBig !== true) await admitted(request, options);
         return withinTimeout(route.handler(request, reply, context), options.requestTimeoutMs);
       },
     );
