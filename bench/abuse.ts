@@ -11,6 +11,8 @@
  *   sigterm        N clients (default 66) ask for the big answer and read it slowly (ABUSE_READ_KIB_S,
  *                  default 1024 KiB/s each); SIGTERM once ABUSE_SIGNAL_AT (default 8) are receiving
  *                  at the same time. Prints how many got their whole answer, and the server's words.
+ *   api-limits, export, versions: /api/v1 under non-finite numbers, NDJSON exports that are not
+ *                  read, and big version pages that are not read (abuse-api.ts).
  *
  * Environment: ABUSE_CLIENTS (N), ABUSE_SECONDS (slow-readers duration, default 40),
  * ABUSE_SERVER (path of the CLI's main.js to run, default dist/cli/main.js), ABUSE_ARGS (extra
@@ -249,7 +251,9 @@ const scenario = process.argv[2];
 if (scenario === 'slow-readers') await slowReaders();
 else if (scenario === 'idle-sockets') await idleSockets();
 else if (scenario === 'sigterm') await sigterm();
-else {
-  console.error('usage: npm run bench:abuse -- slow-readers | idle-sockets | sigterm');
+else if (scenario !== undefined && (await (await import('./abuse-api.js')).runApiScenario(scenario))) {
+  // An /api/v1 scenario (abuse-api.ts): api-limits, export, versions.
+} else {
+  console.error('usage: npm run bench:abuse -- slow-readers | idle-sockets | sigterm | api-limits | export | versions');
   process.exit(2);
 }

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { isAppError } from '../errors.js';
 import { RECORD_HEADER_SIZE } from '../format/entity-record.js';
 import { channelOf } from '../format/ids.js';
@@ -22,6 +23,12 @@ export interface ObjectVersion {
   readonly commit: Commit | undefined;
 }
 
+/** Versions `offset` on of an object (newest first), and how many it has on disk. */
+export interface VersionPage {
+  readonly total: number;
+  readonly versions: readonly ObjectVersion[];
+}
+
 /** A record of an object at a known place, with its content. */
 export interface VersionRecord {
   readonly objectId: bigint;
@@ -37,38 +44,61 @@ export class ObjectVersions {
     private readonly timeline: CommitTimeline,
   ) {}
 
-  /** The versions of an object, newest first; empty when the object is not stored. */
-  async list(graph: GraphIndex, objectId: bigint): Promise<ObjectVersion[]> {
+  /**
+   * A page of the versions of an object, newest first, and how many there are (none when the
+   * object is not stored). Only the page's records are read: an object stored a hundred thousand
+   * times costs its places in typed arrays and the headers of one page.
+   */
+  async list(graph: GraphIndex, objectId: bigint, offset = 0, limit = Number.MAX_SAFE_INTEGER): Promise<VersionPage> {
     const channels = this.storage.channels;
     const channel = channels[channelOf(objectId, channels.length)];
     const latest = channel?.objects.get(objectId);
     const node = graph.nodes.nodeOfId(objectId);
-    if (channel === undefined || latest === undefined || node < 0) return [];
+    if (channel === undefined || latest === undefined || node < 0) return { total: 0, versions: [] };
     await this.timeline.update();
-    const places = [{ fileSlot: latest.fileSlot, offset: latest.offset, current: true }];
-    for (const p of graph.superseded.of(node)) {
-      if (p.channel === channel.index && !(p.fileSlot === latest.fileSlot && p.offset === latest.offset)) {
-        places.push({ fileSlot: p.fileSlot, offset: p.offset, current: false });
-      }
+    const superseded = graph.superseded.of(node);
+    // Places of records in files still there: file slot, offset and file number (for the order).
+    const slots = new Int32Array(superseded.length + 1);
+    const offsets = new Float64Array(superseded.length + 1);
+    const numbers = new Float64Array(superseded.length + 1);
+    let count = 0;
+    const add = (fileSlot: number, at: number): void => {
+      const file = channel.fileAt(fileSlot);
+      if (file === undefined) return;
+      slots[count] = fileSlot;
+      offsets[count] = at;
+      numbers[count] = Number(file.fileNumber);
+      count++;
+    };
+    add(latest.fileSlot, latest.offset);
+    for (const p of superseded) {
+      if (p.channel === channel.index && !(p.fileSlot === latest.fileSlot && p.offset === latest.offset)) add(p.fileSlot, p.offset);
     }
+    // Newest first: later files first, later offsets first within a file.
+    const order = new Uint32Array(count);
+    for (let i = 0; i < count; i++) order[i] = i;
+    order.sort((a, b) => (numbers[b] as number) - (numbers[a] as number) || (offsets[b] as number) - (offsets[a] as number));
     const versions: ObjectVersion[] = [];
-    for (const place of places) {
-      const file = channel.fileAt(place.fileSlot);
-      if (file === undefined) continue;
-      const header = await this.readHeader(file.path, place.offset);
+    const end = Math.min(count, offset + limit);
+    for (let k = offset; k < end; k++) {
+      // Header reads may be answered at once: a turn for other requests now and then.
+      if ((k - offset) % 256 === 255) await nextTurn();
+      const i = order[k] as number;
+      const file = channel.fileAt(slots[i] as number)!;
+      const at = offsets[i] as number;
+      const header = await this.readHeader(file.path, at);
       if (header === undefined || header.objectId !== objectId) continue;
       versions.push({
         channel: channel.index,
         file,
-        offset: place.offset,
+        offset: at,
         length: header.length,
         typeId: header.typeId,
-        current: place.current,
-        commit: this.timeline.commitOf(channel.index, file.fileNumber, place.offset),
+        current: slots[i] === latest.fileSlot && at === latest.offset,
+        commit: this.timeline.commitOf(channel.index, file.fileNumber, at),
       });
     }
-    versions.sort((a, b) => (a.file.fileNumber !== b.file.fileNumber ? (a.file.fileNumber < b.file.fileNumber ? 1 : -1) : b.offset - a.offset));
-    return versions;
+    return { total: count, versions };
   }
 
   /** The record of one version (its bytes as on disk). */

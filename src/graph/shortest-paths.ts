@@ -9,7 +9,15 @@ import type { GraphIndex } from './graph-index.js';
  * through all of its referrers, and a root with a huge collection is left for the backward side.
  * The searches meet in a layer of nodes that every shortest path crosses; the paths are read off
  * forwards in ascending node order (the same paths, in the same order, as a search from one end).
+ *
+ * The number of shortest paths can grow exponentially with their length (a diamond of 40 levels
+ * has 2^40), and one path can be as long as the graph: reading them off is bounded by the number
+ * of paths asked for and by a budget of steps over all paths, and the result says when it stopped
+ * short.
  */
+
+/** Steps (nodes) over all paths read off at most; a longer answer is cut and says so. */
+export const MAX_PATH_STEPS = 5_000;
 
 export interface PathsResult {
   readonly reachable: boolean;
@@ -17,6 +25,10 @@ export interface PathsResult {
   readonly paths: readonly (readonly number[])[];
   /** Nodes the search visited (a measure of its cost). */
   readonly visited: number;
+  /** Steps of every shortest path (0 for the roots entity itself, or when unreachable). */
+  readonly length: number;
+  /** More shortest paths exist than `paths` holds (the limit or the step budget stopped reading). */
+  readonly truncated: boolean;
 }
 
 /** Node → distance to the target, open addressing over typed arrays. */
@@ -68,10 +80,10 @@ function hash(node: number): number {
   return Math.imul(node, 0x9e3779b1) >>> 0;
 }
 
-export function shortestPaths(graph: GraphIndex, target: number, limit: number): PathsResult {
+export function shortestPaths(graph: GraphIndex, target: number, limit: number, maxSteps = MAX_PATH_STEPS): PathsResult {
   const roots = graph.rootsNode;
-  if (roots < 0 || !graph.isStored(target) || !graph.isReachable(target)) return { reachable: false, paths: [], visited: 0 };
-  if (target === roots) return { reachable: true, paths: [[roots]], visited: 1 };
+  if (roots < 0 || !graph.isStored(target) || !graph.isReachable(target)) return { reachable: false, paths: [], visited: 0, length: 0, truncated: false };
+  if (target === roots) return { reachable: true, paths: [[roots]], visited: 1, length: 0, truncated: false };
   const adjacency = graph.adjacency;
 
   // Distances from the roots entity and to the object, and the nodes of each level, per side.
@@ -85,7 +97,7 @@ export function shortestPaths(graph: GraphIndex, target: number, limit: number):
   while (meeting.length === 0) {
     const forwardLevel = forwardLevels[forwardLevels.length - 1]!;
     const backwardLevel = backwardLevels[backwardLevels.length - 1]!;
-    if (forwardLevel.length === 0 || backwardLevel.length === 0) return { reachable: false, paths: [], visited: fromRoots.count + toTarget.count };
+    if (forwardLevel.length === 0 || backwardLevel.length === 0) return { reachable: false, paths: [], visited: fromRoots.count + toTarget.count, length: 0, truncated: false };
     let forwardCost = 0;
     for (const v of forwardLevel) forwardCost += adjacency.forwardCount(v);
     let backwardCost = 0;
@@ -114,6 +126,9 @@ export function shortestPaths(graph: GraphIndex, target: number, limit: number):
   // by level backwards from it); from it on, through nodes one step closer to the object.
   const meetAt = forwardLevels.length - 1;
   const length = meetAt + backwardLevels.length - 1;
+  // Not even one path fits the budget (a chain as long as the graph): say how long, list none.
+  const pathLimit = Math.min(limit, Math.floor(maxSteps / (length + 1)));
+  if (pathLimit < 1) return { reachable: true, paths: [], visited, length, truncated: true };
   const leading: number[][] = [];
   leading[meetAt] = meeting.sort((a, b) => a - b);
   for (let d = meetAt - 1; d >= 0; d--) {
@@ -130,11 +145,12 @@ export function shortestPaths(graph: GraphIndex, target: number, limit: number):
     return stepsTo(graph, v, backwardLevels[d]!, (u) => toTarget.get(u) === d);
   };
 
-  // Read the paths off forwards, depth first without recursion (a path can be long).
+  // Read the paths off forwards, depth first without recursion (a path can be long). Every step
+  // offered leads on to the object, so each path costs its length and no dead ends.
   const paths: number[][] = [];
   const path = [roots];
   const stack = [{ next: closer(roots, 0), i: 0 }];
-  while (stack.length > 0 && paths.length < limit) {
+  while (stack.length > 0 && paths.length < pathLimit) {
     const top = stack[stack.length - 1]!;
     if (top.i >= top.next.length) {
       stack.pop();
@@ -150,7 +166,9 @@ export function shortestPaths(graph: GraphIndex, target: number, limit: number):
     }
     stack.push({ next: closer(u, path.length - 1), i: 0 });
   }
-  return { reachable: true, paths, visited };
+  // A step not yet taken on the way down is another path still to read.
+  const truncated = stack.some((frame) => frame.i < frame.next.length);
+  return { reachable: true, paths, visited, length, truncated };
 }
 
 /**

@@ -21,6 +21,7 @@ import {
   type ServiceState,
 } from './java-service.js';
 import { BigAnswerAdmission, BigAnswerPending, type BuildConditions } from './big-answers.js';
+import { finiteNumbersValidator } from './finite-numbers.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, RequestLimitError, requestTimedOut, shuttingDown } from './limits.js';
 import { createMetrics } from './metrics.js';
 import { openApiRoutes, registerOpenApi } from './openapi-routes.js';
@@ -29,6 +30,7 @@ import { javaLane } from './java-lane.js';
 import type { FollowStatus } from '../storage/follow-status.js';
 import type { TlsConfig } from './tls.js';
 import { apiV1Plugin } from './api-v1/api-v1-plugin.js';
+import type { AnswerAdmission } from './api-v1/routing.js';
 import { combinedRouteListJson, resolveStorage, unavailableAnswer } from './named-routes.js';
 import type { StorageRegistry } from './storage-registry.js';
 import { DEFAULT_MAX_UNSENT_BYTES, UnsentAnswers } from './unsent-answers.js';
@@ -154,6 +156,8 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
     // One line per request, written by the onResponse hook below.
     logController: new LogController({ disableRequestLogging: true }),
     exposeHeadRoutes: false,
+    // No infinite number passes a schema (finite-numbers.ts says why Ajv alone lets them through).
+    schemaController: { compilersFactory: { buildValidator: finiteNumbersValidator() } },
     // Bodies are never read; this only bounds what a client can make us buffer.
     bodyLimit: 1024 * 1024,
     frameworkErrors: (error, request, reply) => {
@@ -196,6 +200,14 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
     connectionDrained: () => Promise.resolve(),
     room: (deadline, signal) => unsent.room(deadline, signal),
     signal: shutdown.signal,
+  };
+  /** What big /api/v1 answers wait for, as big answers of the Java routes do. */
+  const apiAdmission: AnswerAdmission = {
+    big: async (request, deadline) => {
+      const admission = new BigAnswerAdmission({ ...buildConditions, connectionDrained: (_deadline, signal) => connections.earlierResponsesSent(request.raw, signal) }, deadline);
+      await admission.acquire();
+      return () => admission.finish();
+    },
   };
   /** Which storage a Java-compatible request is for (several storages: by its path, named-routes.ts). */
   const targetFor = (url: string): JavaTarget | Answer => {
@@ -387,7 +399,7 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
     // The viewer speaks the SparkJava dialect (route list, string ids); other dialects go without it.
     if ((options.dialect ?? 'spark') === 'spark') registerViewerRoutes(scope, { instance: options.instance });
     registerOperationsRoutes(scope, { state: current, follow: options.follow, metrics });
-    if (options.api !== undefined) await scope.register(apiV1Plugin, { registry: options.api, requestTimeoutMs: timeoutMs });
+    if (options.api !== undefined) await scope.register(apiV1Plugin, { registry: options.api, requestTimeoutMs: timeoutMs, admission: apiAdmission });
     if (options.api !== undefined && options.mcp !== undefined) await scope.register(mcpRoutes, { ...options.mcp, registry: options.api, requestTimeoutMs: timeoutMs });
     await scope.register(openApiRoutes);
     scope.route({ method: app.supportedMethods, url: '*', handler, schema: { hide: true } });

@@ -1,6 +1,7 @@
 import type { StorageContext, StorageRegistry, UnavailableStorage } from './storage-registry.js';
 import { ERROR_HEADER, type Answer } from './java-service.js';
 import { routeListingEntries } from './documentation.js';
+import { MAX_STORAGE_NAME_LENGTH, STORAGE_NAME_PATTERN } from './storage-names.js';
 
 /**
  * Several storages in one process, the way EclipseStore's Spring Boot controller
@@ -24,7 +25,8 @@ const ROUTE_WORDS = new Set(['root', 'dictionary', 'object', 'maintenance']);
 
 /** Why a storage name cannot be used, or undefined. */
 export function storageNameProblem(name: string): string | undefined {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) return 'letters, digits, ".", "_" and "-", starting with a letter or digit';
+  if (name.length > MAX_STORAGE_NAME_LENGTH) return `${MAX_STORAGE_NAME_LENGTH} characters at most (it is ${name.length})`;
+  if (!new RegExp(STORAGE_NAME_PATTERN).test(name)) return 'letters, digits, ".", "_" and "-", starting with a letter or digit';
   if (ROUTE_WORDS.has(name)) return `"${name}" is a route of the single-storage paths`;
   return undefined;
 }

@@ -91,6 +91,9 @@ export async function openApiRoutes(scope: FastifyInstance): Promise<void> {
   await scope.register(swaggerUi, {
     routePrefix: DOCS_PATH,
     staticCSP: true,
+    // The plugin's policy ends with upgrade-insecure-requests: over plain HTTP under any name but
+    // a loopback one the browser would then fetch the page's own assets over https, and show nothing.
+    transformStaticCSP: (header: string) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
     uiConfig: { url: OPENAPI_PATH, docExpansion: 'list', deepLinking: true, validatorUrl: null, tryItOutEnabled: false },
   });
 }

@@ -18,7 +18,7 @@ export const DEFAULT_MAX_UNSENT_BYTES = 64 * 1024 * 1024;
  * young-generation collector ephemeron work on every request).
  */
 const HELD = Symbol('storage-inspector.heldBytes');
-type Holding = ServerResponse & { [HELD]?: { readonly answers: UnsentAnswers; readonly bytes: number } };
+type Holding = ServerResponse & { [HELD]?: { readonly answers: UnsentAnswers; bytes: number } };
 
 export class UnsentAnswers {
   private heldBytes = 0;
@@ -47,6 +47,27 @@ export class UnsentAnswers {
     holding[HELD] = { answers: this, bytes };
     this.heldBytes += bytes;
     response.on('close', UnsentAnswers.responseDone);
+  }
+
+  /**
+   * Counts a streamed answer: the returned function sets the bytes it holds now (produced and not
+   * yet handed to the kernel), as often as the stream likes, until `response` is done. Undefined
+   * when the response is counted already or done.
+   */
+  holdStream(response: ServerResponse): ((bytes: number) => void) | undefined {
+    const holding = response as Holding;
+    if (response.writableFinished || response.destroyed || holding[HELD] !== undefined) return undefined;
+    const held = { answers: this, bytes: 0 };
+    holding[HELD] = held;
+    response.on('close', UnsentAnswers.responseDone);
+    return (bytes) => {
+      // After the response is done its bytes are released once and for all.
+      if (response.destroyed || response.writableFinished) return;
+      const delta = bytes - held.bytes;
+      held.bytes = bytes;
+      if (delta > 0) this.heldBytes += delta;
+      else if (delta < 0) this.release(-delta);
+    };
   }
 
   /** The one close listener of every counted response (`this` is the response): no closure per request. */

@@ -180,7 +180,7 @@ describe('answers and problems', () => {
     // The Lazy is no step of its own: d is reached through the member holding it.
     expect(paths.paths[0]!.map((s) => s.via?.text ?? null)).toEqual([null, expect.stringMatching(/^instances\[\d+\]$/), 'root', 'lazy']);
     expect(paths.paths[0]!.at(-1)).toMatchObject({ objectId: String(ids.d), lazyObjectId: expect.stringMatching(/^[0-9]+$/) });
-    expect((await server.get(`/api/v1/storages/model/objects/${ids.g3}/paths`)).json()).toEqual({ objectId: String(ids.g3), reachable: false, paths: [] });
+    expect((await server.get(`/api/v1/storages/model/objects/${ids.g3}/paths`)).json()).toEqual({ objectId: String(ids.g3), reachable: false, length: 0, truncated: false, paths: [] });
   });
 
   it('lists the versions of an object with their commits and what changed', async () => {

@@ -120,6 +120,8 @@ describe('GET /openapi.json', () => {
     expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
     expect((await send(port, 'GET', '/docs/static/swagger-ui-bundle.js')).status).toBe(200);
     expect(page.headers['content-security-policy']).toMatch(/default-src 'self'/);
+    // Over plain HTTP the browser would fetch the page's own assets over https (and find nothing).
+    expect(page.headers['content-security-policy']).not.toMatch(/upgrade-insecure-requests/);
   });
 });
 
@@ -139,6 +141,26 @@ describeInBrowser(`/docs in ${CHROMIUM_PATH}`, () => {
       mkdirSync(dir, { recursive: true });
       await page.screenshot({ path: path.join(dir, 'docs.png'), fullPage: false });
       expect(requested.filter((url) => !url.startsWith(`http://127.0.0.1:${port}/`))).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+});
+
+describeInBrowser(`/docs under a host name other than loopback, over plain HTTP, in ${CHROMIUM_PATH}`, () => {
+  it('loads its assets and renders', async () => {
+    // A name that is not loopback (a LAN or container name), resolved to this server by the browser.
+    const browser = await launchBrowser(undefined, ['--host-resolver-rules=MAP inspector.test 127.0.0.1']);
+    try {
+      const page = await browser.context.newPage();
+      const failed: string[] = [];
+      page.on('requestfailed', (request) => void failed.push(request.url()));
+      await page.goto(`http://inspector.test:${port}/docs/`);
+      await page.locator('.swagger-ui .info .title').filter({ hasText: 'storage-inspector' }).waitFor({ timeout: 15_000 });
+      expect(failed).toEqual([]);
+      const dir = path.join(REPO_ROOT, 'test-artifacts/operations');
+      mkdirSync(dir, { recursive: true });
+      await page.screenshot({ path: path.join(dir, 'docs-host-name.png'), fullPage: false });
     } finally {
       await browser.close();
     }

@@ -173,14 +173,10 @@ describe('request timeout', () => {
   afterAll(() => server.close());
 
   it('answers 503 with the error header once the timeout has passed, and the work stops', async () => {
-    const started = Date.now();
     const answer = await send(server.port, 'GET', `/microstream/object/${BIG_LIST}?references=true`);
-    const took = Date.now() - started;
     expect(answer.status).toBe(503);
     expect(answer.body.toString()).toMatch(/took longer than the request timeout of 300 ms \(--request-timeout\)/);
     expect(answer.headers['x-storage-inspector-error']).toMatch(/^REQUEST_TIMEOUT: /);
-    expect(took).toBeGreaterThanOrEqual(290);
-    expect(took).toBeLessThan(3000);
     const readsThen = reads;
     await new Promise((r) => setTimeout(r, 200));
     expect(reads - readsThen).toBeLessThanOrEqual(1);

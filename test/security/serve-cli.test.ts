@@ -111,7 +111,6 @@ describe('serve: graceful shutdown', () => {
     await run.waitForStderr(/SIGTERM: no new connections/);
     // Refused, or (if it raced the closing listener) reset before any answer.
     await expect(send(port, 'GET', '/microstream/root')).rejects.toThrow(/ECONNREFUSED|ECONNRESET/);
-    const finished = Date.now();
     socket.write('defghij');
     const text = await answer;
     expect(text).toMatch(/^HTTP\/1\.1 404 Not Found\r\n/);
@@ -120,7 +119,8 @@ describe('serve: graceful shutdown', () => {
     expect(text.endsWith('<html><body><h2>404 Not found</h2></body></html>')).toBe(true);
     const exit = await run.exit;
     expect(exit.code).toBe(0);
-    expect(Date.now() - finished).toBeLessThan(5000);
+    // It did not wait for the grace period: nothing was cut at its end.
+    expect(run.stderr()).not.toContain('shutdown timeout');
     expect(run.stderr()).toContain('storage-inspector: stopped');
   });
 
@@ -131,11 +131,9 @@ describe('serve: graceful shutdown', () => {
     const answer = collect(socket);
     socket.write('POST /microstream/root HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\nabc');
     await new Promise((r) => setTimeout(r, 100));
-    const started = Date.now();
     run.child.kill('SIGINT');
     const exit = await run.exit;
     expect(exit.code).toBe(0);
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(run.stderr()).toContain('shutdown timeout of 300 ms (--shutdown-timeout) passed: closed 1 request(s) not answered yet');
     expect(await answer).toBe('');
   });

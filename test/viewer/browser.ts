@@ -57,13 +57,13 @@ export interface Browser {
 }
 
 /** Chromium with a fresh profile directory (removed again on close). */
-export async function launchBrowser(viewport = { width: 1280, height: 800 }): Promise<Browser> {
+export async function launchBrowser(viewport = { width: 1280, height: 800 }, extraArgs: readonly string[] = []): Promise<Browser> {
   const userDataDir = mkdtempSync(path.join(tmpdir(), 'storage-inspector-chromium-'));
   try {
     const context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: chromiumPath(),
       headless: true,
-      args: CHROMIUM_ARGS,
+      args: [...CHROMIUM_ARGS, ...extraArgs],
       viewport,
       deviceScaleFactor: 1,
       colorScheme: 'light',

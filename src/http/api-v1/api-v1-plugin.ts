@@ -1,11 +1,12 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { isAppError } from '../../errors.js';
+import { RequestLimitError } from '../limits.js';
 import type { StorageRegistry } from '../storage-registry.js';
 import { analysisRoutes } from './analysis-routes.js';
 import { gigaMapRoutes } from './gigamap-routes.js';
 import { objectRoutes } from './object-routes.js';
 import { ApiProblem, sendProblem } from './problem.js';
-import { API_PREFIX, registerRoute } from './routing.js';
+import { API_PREFIX, registerRoute, type AnswerAdmission } from './routing.js';
 import { searchRoutes } from './search-route.js';
 import { storageRoutes } from './storage-routes.js';
 import { registerStoragesRoute } from './storages-route.js';
@@ -24,6 +25,8 @@ export interface ApiV1Options {
   readonly registry: StorageRegistry;
   /** Requests still running after this many milliseconds are answered 503 (0: no limit). */
   readonly requestTimeoutMs: number;
+  /** The budget of unsent answers every answer waits for (--max-unsent-bytes). */
+  readonly admission?: AnswerAdmission | undefined;
 }
 
 /** What /api/v1/openapi.json says about itself (the whole application's is at /openapi.json). */
@@ -67,6 +70,10 @@ export async function apiV1Plugin(scope: FastifyInstance, options: ApiV1Options)
       return sendProblem(reply, error.status, error.title, error.message, error.extra);
     }
     if (error.validation !== undefined) return sendProblem(reply, 400, 'Bad Request', error.message);
+    if (error instanceof RequestLimitError) {
+      if (error.code === 'SERVER_BUSY') reply.header('retry-after', '1');
+      return sendProblem(reply, error.status, error.code === 'SERVER_BUSY' ? 'Server Busy' : 'Service Unavailable', error.message);
+    }
     if (isAppError(error) && error.code === 'STORAGE_FILE_GONE') {
       reply.header('retry-after', '1');
       return sendProblem(reply, 503, 'Storage Changed', `${error.message}; ask again`);

@@ -114,7 +114,7 @@ export const objectRoutes: readonly ApiRoute[] = [
           }
           paths.push(steps);
         }
-        return { objectId: String(objectId), reachable: result.reachable, paths };
+        return { objectId: String(objectId), reachable: result.reachable, length: result.length, truncated: result.truncated, paths };
       }),
   },
 ];

@@ -4,6 +4,7 @@ import type { GraphIndex } from '../../graph/graph-index.js';
 import type { StorageContext } from '../storage-registry.js';
 import { typeNameOf, viaOf } from './graph-answers.js';
 import type { Analysis, StorageInfo, TypeList } from './schemas.js';
+import { redactConnections } from './redaction.js';
 
 /**
  * The larger answers of `/api/v1` as plain functions of a storage's state, shared by the routes
@@ -27,9 +28,9 @@ export async function storageInfo(context: StorageContext): Promise<Static<typeo
   const state = context.graph.state;
   let graph: Static<typeof StorageInfo>['graph'];
   if (state.kind === 'ready') {
-    graph = { state: 'ready', buildMs: state.buildMs, references: state.graph.adjacency.referenceCount(), problems: [...state.problems], problemCount: state.problemCount };
+    graph = { state: 'ready', buildMs: state.buildMs, references: state.graph.adjacency.referenceCount(), problems: state.problems.map((p) => ({ ...p, message: redactConnections(p.message) })), problemCount: state.problemCount };
   } else if (state.kind === 'failed') {
-    graph = { state: 'failed', error: state.error instanceof Error ? state.error.message : String(state.error) };
+    graph = { state: 'failed', error: redactConnections(state.error instanceof Error ? state.error.message : String(state.error)) };
   } else {
     const p = state.progress;
     const percent = p === undefined || p.bytesTotal === 0 ? 0 : Math.floor((100 * p.bytesDone) / p.bytesTotal);
@@ -40,7 +41,7 @@ export async function storageInfo(context: StorageContext): Promise<Static<typeo
   }
   return {
     name: context.name,
-    directory: storage.directory,
+    directory: redactConnections(storage.directory),
     generation: storage.generation,
     channels: storage.channels.length,
     entities: storage.entityCount,

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { STORAGE_NAME_PATTERN } from '../storage-names.js';
 
 /**
  * The JSON Schemas of `/api/v1`: they validate requests, serialize answers (fastify) and are the
@@ -16,11 +17,11 @@ export const MAX_LIMIT = 10_000;
 const Summary = Type.String({ description: 'one line of Java-like text: a value, an enum constant, a collection size or the first members' });
 
 export const Paging = {
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'first item of the page' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'first item of the page' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: 100, description: 'items per page' })),
 };
 
-export const StorageParams = Type.Object({ storage: Type.String({ pattern: '^[A-Za-z0-9._-]{1,64}$', description: 'name of a served storage' }) });
+export const StorageParams = Type.Object({ storage: Type.String({ pattern: STORAGE_NAME_PATTERN, description: 'name of a served storage' }) });
 export const ObjectParams = Type.Object({ oid: ObjectId });
 export const TypeParams = Type.Object({ typeId: TypeId });
 
@@ -150,6 +151,10 @@ export const ReferrerList = Type.Object({ objectId: ObjectId, total: Count, offs
 export const PathList = Type.Object({
   objectId: ObjectId,
   reachable: Type.Boolean(),
+  length: Type.Integer({ minimum: 0, description: 'steps of every shortest path (0 for the roots entity or when unreachable)' }),
+  truncated: Type.Boolean({
+    description: 'more shortest paths exist than are listed: the limit, or the budget of 5,000 steps over all paths, stopped the listing (a path longer than the budget is not listed at all)',
+  }),
   paths: Type.Array(Type.Array(
       Type.Object({
         objectId: ObjectId,
@@ -185,7 +190,7 @@ export const Version = Type.Object({
   commit: Type.Union([Commit, Type.Null()]),
 });
 
-export const VersionList = Type.Object({ objectId: ObjectId, total: Count, versions: Type.Array(Version) });
+export const VersionList = Type.Object({ objectId: ObjectId, total: Count, offset: Count, limit: Count, versions: Type.Array(Version) });
 
 export const VersionDetail = Type.Object({
   objectId: ObjectId,

@@ -35,6 +35,8 @@ type Row = SearchHit;
 export const searchRoutes: readonly ApiRoute[] = [
   {
     path: '/search',
+    // Its scan is bounded by maxMs; holding a building slot that long would stall big answers.
+    neverBig: true,
     schema: {
       summary: 'Objects holding a text or value containing q (the owner and member for texts and values in value objects), optionally of one type; paged; bounded in time',
       description:

@@ -1,14 +1,13 @@
-import { Readable } from 'node:stream';
 import { Type, type Static } from 'typebox';
-import { forEachNodeInIdOrder, instancesOf } from '../../graph/graph-figures.js';
+import { instancesOf } from '../../graph/graph-figures.js';
 import type { GraphIndex } from '../../graph/graph-index.js';
-import type { StorageContext } from '../storage-registry.js';
-import { objectViewOf, requireGraph } from './graph-answers.js';
+import { requireGraph } from './graph-answers.js';
+import { NdjsonExport } from './ndjson-export.js';
 import { storageInfo, typeList } from './reports.js';
 import { summariesOf } from './summaries.js';
 import { answers, notFound } from './problem.js';
 import type { ApiRoute } from './routing.js';
-import { InstanceList, ObjectView, Paging, StorageInfo, TypeList, TypeParams, MAX_LIMIT } from './schemas.js';
+import { InstanceList, ObjectView, Paging, StorageInfo, TypeList, TypeParams } from './schemas.js';
 
 /** `/storage`, `/types`, `/types/{typeId}/instances` and its NDJSON export. */
 
@@ -91,7 +90,7 @@ export const storageRoutes: readonly ApiRoute[] = [
     path: '/types/:typeId/instances.ndjson',
     schema: {
       summary: 'Every instance of a type as its type-aware view, one JSON object a line, streamed',
-      description: 'Each line is an ObjectView (lists in full up to 10,000 elements). Lines are read in batches, each from one consistent state.',
+      description: 'Each line is an ObjectView (lists in full up to 10,000 elements). Lines are read in batches, each from one consistent state, as the client takes them; their bytes count against --max-unsent-bytes.',
       tags: ['types'],
       params: TypeParams,
       produces: ['application/x-ndjson'],
@@ -101,7 +100,7 @@ export const storageRoutes: readonly ApiRoute[] = [
       const typeIdText = (request.params as Static<typeof TypeParams>).typeId;
       await context.storage.consistent(async () => typeOf(requireGraph(context), typeIdText));
       reply.type('application/x-ndjson');
-      return Readable.from(instanceLines(context, BigInt(typeIdText)));
+      return new NdjsonExport(context, BigInt(typeIdText), reply.raw, request.server.unsentAnswers);
     },
   },
 ];
@@ -115,29 +114,4 @@ function typeOf(graph: GraphIndex, typeIdText: string): { typeId: bigint; type: 
   const type = graph.types.find(typeId);
   if (type === undefined) throw notFound(`type id ${typeId} is not in the type dictionary`);
   return { typeId, type };
-}
-
-const EXPORT_BATCH = 256;
-
-/** The NDJSON lines of a type's instances, batch by batch, each batch in one consistent state. */
-async function* instanceLines(context: StorageContext, typeId: bigint): AsyncGenerator<string> {
-  let after: bigint | undefined;
-  for (;;) {
-    const lines = await context.storage.consistent(async () => {
-      const graph = requireGraph(context);
-      const type = graph.types.find(typeId);
-      if (type === undefined) return [];
-      const ids: bigint[] = [];
-      forEachNodeInIdOrder(graph, after, (node) => {
-        if (graph.typeOfNode[node] === type) ids.push(graph.nodes.idOf(node));
-        return ids.length < EXPORT_BATCH;
-      });
-      const out: string[] = [];
-      for (const id of ids) out.push(`${JSON.stringify(await objectViewOf(context, graph, id, { offset: 0, limit: MAX_LIMIT }))}\n`);
-      after = ids.at(-1);
-      return out;
-    });
-    if (lines.length === 0) return;
-    yield lines.join('');
-  }
 }

@@ -10,7 +10,7 @@ import { ObjectParams, Paging, VersionDetail, VersionList, type Version } from '
 
 /** `/objects/{oid}/versions` and `/objects/{oid}/versions/{n}`. */
 
-const VersionParams = Type.Object({ ...ObjectParams.properties, n: Type.Integer({ minimum: 0, description: 'version number, 0 = the current one' }) });
+const VersionParams = Type.Object({ ...ObjectParams.properties, n: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'version number, 0 = the current one' }) });
 const PagingQuery = Type.Object(Paging);
 
 export const versionRoutes: readonly ApiRoute[] = [
@@ -18,8 +18,10 @@ export const versionRoutes: readonly ApiRoute[] = [
     path: '/objects/:oid/versions',
     schema: {
       summary: 'Every record of the object still on disk, newest first, each with the commit that made it valid',
+      description: '`offset` and `limit` page the versions; `total` counts them all.',
       tags: ['versions'],
       params: ObjectParams,
+      querystring: PagingQuery,
       response: answers(VersionList, 404),
     },
     handler: (request, _reply, context) =>
@@ -27,8 +29,11 @@ export const versionRoutes: readonly ApiRoute[] = [
         const graph = requireGraph(context);
         const objectId = BigInt((request.params as Static<typeof ObjectParams>).oid);
         storedNode(graph, objectId);
-        const versions = await context.versions.list(graph, objectId);
-        return { objectId: String(objectId), total: versions.length, versions: versions.map((v, n) => versionJson(context, v, n)) };
+        const query = request.query as Static<typeof PagingQuery>;
+        const offset = query.offset ?? 0;
+        const limit = query.limit ?? 100;
+        const page = await context.versions.list(graph, objectId, offset, limit);
+        return { objectId: String(objectId), total: page.total, offset, limit, versions: page.versions.map((v, i) => versionJson(context, v, offset + i)) };
       }),
   },
   {
@@ -48,11 +53,13 @@ export const versionRoutes: readonly ApiRoute[] = [
         const window = { offset: query.offset ?? 0, limit: query.limit ?? 100 };
         const objectId = BigInt(params.oid);
         storedNode(graph, objectId);
-        const versions = await context.versions.list(graph, objectId);
-        const version = versions[params.n];
-        if (version === undefined) throw notFound(`object ${objectId} has ${versions.length} versions on disk (0 to ${versions.length - 1})`);
+        // Version n and the next newer one (n - 1), read alone.
+        const first = Math.max(0, params.n - 1);
+        const page = await context.versions.list(graph, objectId, first, params.n - first + 1);
+        const version = page.versions[params.n - first];
+        if (version === undefined) throw notFound(`object ${objectId} has ${page.total} versions on disk (0 to ${page.total - 1})`);
         const view = await versionView(context, graph, version, objectId, window);
-        const newer = params.n > 0 ? await versionView(context, graph, versions[params.n - 1]!, objectId, window) : undefined;
+        const newer = params.n > 0 ? await versionView(context, graph, page.versions[0]!, objectId, window) : undefined;
         return {
           objectId: String(objectId),
           version: versionJson(context, version, params.n),
