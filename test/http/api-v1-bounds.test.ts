@@ -55,7 +55,7 @@ describe('numeric parameters of every /api/v1 route', () => {
     const storage = (await app.inject('/api/v1/storage')).json() as { rootObjectId: string };
     const types = (await app.inject('/api/v1/types?sort=instances&limit=1')).json() as { types: { typeId: string }[] };
     // A valid value for every parameter that is not the one tried.
-    const valid: Record<string, string> = { storage: 'default', oid: storage.rootObjectId, typeId: types.types[0]!.typeId, n: '0', q: 'e' };
+    const valid: Record<string, string> = { storage: 'default', oid: storage.rootObjectId, typeId: types.types[0]!.typeId, n: '0', q: 'e', index: 'city', entityId: '0', key: 'x' };
     const tried = new Set<string>();
     for (const [template, item] of Object.entries(document.paths)) {
       const parameters = item.get?.parameters ?? [];
@@ -82,8 +82,9 @@ describe('numeric parameters of every /api/v1 route', () => {
           expect(answer.headers['content-type'], url).toMatch(/^application\/problem\+json/);
           expect(answer.json(), url).toMatchObject({ status: 400, detail: expect.stringContaining(p.name) });
         }
+        // The value in range is taken: answered, or 404 where the storage has no such thing (a GigaMap's routes on another object).
         const fine = urlWith(p.name, String(p.schema.minimum ?? 0));
-        expect((await app.inject(fine)).statusCode, fine).toBeLessThan(400);
+        expect([200, 404], fine).toContain((await app.inject(fine)).statusCode);
       }
     }
     // Both forms (default and named storage) of the routes known to take numbers were walked.
