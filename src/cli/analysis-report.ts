@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
 import type { Analysis, StorageInfo, TypeList } from '../http/api-v1/schemas.js';
+import { groupDigits } from './number-text.js';
 
 /**
  * The `analyze` report as text: a summary, the types that take the space, the garbage by type,
@@ -71,7 +72,7 @@ function table(head: readonly string[], rows: readonly (readonly string[])[], ri
 }
 
 function count(n: number): string {
-  return n.toLocaleString('en-US');
+  return groupDigits(n);
 }
 
 function bytes(n: number): string {

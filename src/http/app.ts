@@ -22,6 +22,7 @@ import {
 } from './java-service.js';
 import { BigAnswerAdmission, BigAnswerPending, type BuildConditions } from './big-answers.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, RequestLimitError, requestTimedOut, shuttingDown } from './limits.js';
+import { lazySchemaCompilers } from './lazy-schema-compilers.js';
 import { createMetrics } from './metrics.js';
 import { openApiRoutes, registerOpenApi } from './openapi-routes.js';
 import { javaRouteLabeller, registerOperationsRoutes, routeLabeller } from './operations-routes.js';
@@ -129,6 +130,8 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
   const nextRequestId = (): string => `req-${(++requestCount).toString(36)}`;
   const app = Fastify({
     logger: options.logger ?? false,
+    // Each route's schemas compiled on its first request, not all before the first answer.
+    schemaController: { compilersFactory: lazySchemaCompilers() },
     // Still given with the server below: fastify names its addresses https:// from it.
     ...(options.tls === undefined ? {} : { https: { cert: options.tls.cert, key: options.tls.key } }),
     // The server's requests go to the Java routes' lane first (serverFactory: fastify's way of

@@ -20,7 +20,7 @@ import { DEFAULT_RECORD_CACHE_BYTES } from '../../storage/record-cache.js';
 import type { CommandIo } from '../io.js';
 import { STORAGE_ARGUMENT_TEXT, withStorageOptions } from '../storage-argument.js';
 import { fromEnv, integerOption, parseCommand, toolCommand } from '../option-values.js';
-import { serverLogger, LOG_FORMATS, type LogFormat } from '../server-logger.js';
+import { defaultLogFormat, serverLogger, LOG_FORMATS, type LogFormat } from '../server-logger.js';
 import { checkStorageSpecs, openStorages, parseStorageSpecs, type StorageSpec } from './serve-storages.js';
 
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -110,7 +110,13 @@ export function serveCommand(): Command {
       ),
     )
     .addOption(fromEnv(new Option('--quiet', 'no request log (failures are still logged)')))
-    .addOption(fromEnv(new Option('--log-format <format>', 'log lines: json (one JSON object per line, for machines) or pretty (for people)').choices(LOG_FORMATS).default('json')))
+    .addOption(
+      fromEnv(
+        new Option('--log-format <format>', 'log lines: json (one JSON object per line, for machines) or pretty (for people)')
+          .choices(LOG_FORMATS)
+          .default(undefined, 'pretty on a terminal, json otherwise (a pipe, a file, --log-file)'),
+      ),
+    )
     .addOption(fromEnv(new Option('--log-file <file>', 'append the log to this file instead of stdout')))
     .addOption(
       fromEnv(
@@ -216,7 +222,7 @@ interface ServeFlags {
   follow: boolean;
   pollInterval: number;
   quiet?: true;
-  logFormat: LogFormat;
+  logFormat?: LogFormat;
   metricsTokenFile?: string;
   authTokenFile?: string;
   basicAuthFile?: string;
@@ -264,7 +270,7 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
     instance: values.instance,
     dialect: values.dialect,
     quiet: values.quiet === true,
-    logFormat: values.logFormat,
+    logFormat: values.logFormat ?? defaultLogFormat(values.logFile, process.stdout.isTTY),
     follow: values.follow,
     pollIntervalMs: values.pollInterval,
     authTokenFile: values.authTokenFile,
@@ -356,7 +362,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     instance: first.instance,
     dialect: options.dialect,
     // --quiet drops the request log (info), not the failures (warn, error).
-    logger: serverLogger(options.logFormat, options.quiet ? 'warn' : 'info', options.logFile),
+    logger: await serverLogger(options.logFormat, options.quiet ? 'warn' : 'info', options.logFile),
     auth,
     metricsToken,
     // /ready and /metrics follow the first storage.
