@@ -19,7 +19,8 @@ import { fmtSpread, spread, type Spread } from './stats.js';
  */
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const CLI = join(ROOT, 'dist', 'cli', 'main.js');
+/** BENCH_STARTUP_DIST: another build to measure (e.g. a copy of an earlier commit's dist/ inside the project). */
+const CLI = join(process.env.BENCH_STARTUP_DIST ?? join(ROOT, 'dist'), 'cli', 'main.js');
 const DEMO = join(ROOT, 'demo', 'graph');
 
 /** The targets of the first five minutes (milliseconds). */

@@ -17,11 +17,12 @@ type Factory<Fn> = (...args: never[]) => Compiler<Fn>;
 /** A factory whose compilers compile when the compiled function is first called. */
 function lazily<Fn extends (...args: never[]) => unknown>(factory: Factory<Fn>): Factory<Fn> {
   return (...args) => {
-    const compile = factory(...args);
+    // The compiler itself too (ajv's is a new Ajv instance with its formats): made on first use.
+    let compile: Compiler<Fn> | undefined;
     return (definition) => {
       let compiled: Fn | undefined;
       const call = (...callArgs: Parameters<Fn>): ReturnType<Fn> => {
-        compiled ??= compile(definition);
+        compiled ??= (compile ??= factory(...args))(definition);
         const result = compiled(...callArgs) as ReturnType<Fn>;
         // ajv's validators report through a property of the function (fastify reads `validate.errors`).
         (call as unknown as { errors?: unknown }).errors = (compiled as unknown as { errors?: unknown }).errors;
