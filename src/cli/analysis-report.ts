@@ -54,11 +54,15 @@ export function formatAnalysis(report: AnalysisReport, top: number): string {
   if (missing.count > missing.examples.length) out.push(`  … ${count(missing.count - missing.examples.length)} more`);
   out.push('');
 
-  out.push('Data files:');
+  // Past --top, the files with the most waste (superseded and garbage bytes), still in file order.
+  const waste = (f: (typeof analysis.files)[number]): number => f.supersededBytes + f.unreachableBytes;
+  const shownFiles =
+    analysis.files.length <= top ? analysis.files : [...analysis.files].sort((a, b) => waste(b) - waste(a)).slice(0, top).sort((a, b) => analysis.files.indexOf(a) - analysis.files.indexOf(b));
+  out.push(analysis.files.length <= top ? 'Data files:' : `Data files (the ${top} of ${analysis.files.length} with the most waste):`);
   out.push(
     table(
       ['file', 'total', 'live', 'superseded', 'garbage', 'waste'],
-      analysis.files.map((f) => [f.file, bytes(f.totalBytes), bytes(f.liveBytes), bytes(f.supersededBytes), bytes(f.unreachableBytes), percent(f.supersededBytes + f.unreachableBytes, f.totalBytes)]),
+      shownFiles.map((f) => [f.file, bytes(f.totalBytes), bytes(f.liveBytes), bytes(f.supersededBytes), bytes(f.unreachableBytes), percent(f.supersededBytes + f.unreachableBytes, f.totalBytes)]),
       [false, true, true, true, true, true],
     ),
   );
