@@ -105,7 +105,7 @@ describe('command line options', () => {
     const help = capture();
     expect(await runCli(['serve', '--help'], help.io)).toBe(0);
     expect(help.out()).toContain('Usage: storage-inspector serve [options] [storages...]');
-    expect(help.out()).toContain('env: STORAGE_INSPECTOR_PORT');
+    expect(help.out().replace(/\s+/g, ' ')).toContain('env: STORAGE_INSPECTOR_PORT');
     const unknown = capture();
     expect(await runCli(['bogus'], unknown.io)).toBe(2);
     expect(unknown.err()).toContain('unknown command "bogus"');
