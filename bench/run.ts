@@ -16,11 +16,15 @@
  * BENCH_ROUNDS (default 3), BENCH_FOLLOW=0 (skip the following benchmark), BENCH_CPU_PROF=<dir>
  * (CPU profiles of the server processes), BENCH_SOURCE=1 (serve the TypeScript sources),
  * BENCH_FAMILY=eclipsestore (EclipseStore-family storages instead of MicroStream 4.1 ones).
+ *
+ * First, start-up (startup-bench.ts): launch to the first /root answer and `check` on the demo
+ * storage beside `node -e 0`. BENCH_STARTUP=0 skips it, BENCH_STARTUP=only runs nothing else.
  */
 import { readdirSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { indexWorkerCount } from '../src/storage/index-workers.js';
 import { benchFollow } from './follow-bench.js';
+import { benchStartup, startupLines } from './startup-bench.js';
 import type { LoadResult } from './load-child.js';
 import type { ChildInfo } from './server-child.js';
 import { measureOpen, runLoad, startServer, stopChild, type ServerChild } from './processes.js';
@@ -415,6 +419,9 @@ async function main(): Promise<void> {
     `storage-inspector benchmark: node ${process.version}, ${cpus().length} cores, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, ` +
       `${CONNECTIONS} connections, ${SECONDS} s per load run, ${ROUNDS} rounds; load average at start ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
   );
+  const startup = process.env.BENCH_STARTUP === '0' ? undefined : startupLines(await benchStartup());
+  if (startup !== undefined) console.log(startup.join('\n'));
+  if (process.env.BENCH_STARTUP === 'only') return;
   const results: SizeResult[] = [];
   const ceiling = await startServer(['', '--ceiling']);
   try {
@@ -431,6 +438,7 @@ async function main(): Promise<void> {
   console.log(`\nTargets:\n${targetLines(results).join('\n')}`);
   console.log(`\nNoise (load average at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}):\n${noiseLines(results).join('\n')}`);
   if (follow.length > 0) console.log(`\n${follow.join('\n')}`);
+  if (startup !== undefined) console.log(`\n${startup.join('\n')}`);
 }
 
 await main();

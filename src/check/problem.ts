@@ -21,7 +21,7 @@ export interface JavaFailure {
 }
 
 export interface Problem {
-  /** Stable identifier of the kind of problem (README lists them). */
+  /** Stable identifier of the kind of problem (docs/diagnosing-and-rescuing.md lists them). */
   readonly code: string;
   readonly severity: Severity;
   /** The file the problem is in (a path below the storage directory as given), if one. */

@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
 import type { Analysis, StorageInfo, TypeList } from '../http/api-v1/schemas.js';
+import { groupDigits } from './number-text.js';
 
 /**
  * The `analyze` report as text: a summary, the types that take the space, the garbage by type,
@@ -53,11 +54,15 @@ export function formatAnalysis(report: AnalysisReport, top: number): string {
   if (missing.count > missing.examples.length) out.push(`  … ${count(missing.count - missing.examples.length)} more`);
   out.push('');
 
-  out.push('Data files:');
+  // Past --top, the files with the most waste (superseded and garbage bytes), still in file order.
+  const waste = (f: (typeof analysis.files)[number]): number => f.supersededBytes + f.unreachableBytes;
+  const shownFiles =
+    analysis.files.length <= top ? analysis.files : [...analysis.files].sort((a, b) => waste(b) - waste(a)).slice(0, top).sort((a, b) => analysis.files.indexOf(a) - analysis.files.indexOf(b));
+  out.push(analysis.files.length <= top ? 'Data files:' : `Data files (the ${top} of ${analysis.files.length} with the most waste):`);
   out.push(
     table(
       ['file', 'total', 'live', 'superseded', 'garbage', 'waste'],
-      analysis.files.map((f) => [f.file, bytes(f.totalBytes), bytes(f.liveBytes), bytes(f.supersededBytes), bytes(f.unreachableBytes), percent(f.supersededBytes + f.unreachableBytes, f.totalBytes)]),
+      shownFiles.map((f) => [f.file, bytes(f.totalBytes), bytes(f.liveBytes), bytes(f.supersededBytes), bytes(f.unreachableBytes), percent(f.supersededBytes + f.unreachableBytes, f.totalBytes)]),
       [false, true, true, true, true, true],
     ),
   );
@@ -71,7 +76,7 @@ function table(head: readonly string[], rows: readonly (readonly string[])[], ri
 }
 
 function count(n: number): string {
-  return n.toLocaleString('en-US');
+  return groupDigits(n);
 }
 
 function bytes(n: number): string {

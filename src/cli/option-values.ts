@@ -1,5 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { UsageError } from '../errors.js';
+import { groupDigits } from './number-text.js';
 
 /**
  * What every command shares on top of commander: typed integer options that name their range,
@@ -17,12 +18,23 @@ export function envName(flag: string): string {
 
 /** A command of `storage-inspector` (so that its help says `Usage: storage-inspector <name> ...`). */
 export function toolCommand(name: string): Command {
-  return new Command('storage-inspector').command(name);
+  // The same help line in every command, whether its help is printed by parseCommand or directly.
+  return new Command('storage-inspector').command(name).helpOption('-h, --help', HELP_TEXT);
 }
 
-/** An integer option in `[min, max]`; out-of-range or malformed values are refused naming the range. */
+const HELP_TEXT = 'print this help';
+
+/**
+ * An integer option in `[min, max]`, its range in its help; out-of-range or malformed values are
+ * refused naming the range.
+ */
 export function integerOption(flag: string, valueName: string, description: string, min: number, max: number, unit: string): Option {
-  return new Option(`${flag} <${valueName}>`, description).argParser((text: string) => parseInteger(text, min, max, unit));
+  return new Option(`${flag} <${valueName}>`, `${description} ${rangeText(min, max, unit)}`).argParser((text: string) => parseInteger(text, min, max, unit));
+}
+
+/** `(10 to 3,600,000 milliseconds)`; a unit that names one thing (`a TCP port`) is left out. */
+export function rangeText(min: number, max: number, unit: string): string {
+  return `(${groupDigits(min)} to ${groupDigits(max)}${/^an? /.test(unit) ? '' : ` ${unit}`})`;
 }
 
 export function parseInteger(text: string, min: number, max: number, unit: string): number {
@@ -77,7 +89,7 @@ export function parseCommand(command: Command, args: readonly string[]): 'help' 
   command
     .exitOverride()
     .configureOutput({ writeOut: () => undefined, writeErr: () => undefined, outputError: () => undefined })
-    .helpOption('-h, --help', 'this text');
+    .helpOption('-h, --help', HELP_TEXT);
   // Help wins over every other problem of the line (as in most tools).
   if (args.includes('-h') || args.includes('--help')) return 'help';
   try {
@@ -95,9 +107,14 @@ export function parseCommand(command: Command, args: readonly string[]): 'help' 
 
 /** Commander's messages in this tool's form: `invalid --port "x" (...)`, naming the variable for env values. */
 function usageText(message: string): string {
-  const text = message.replace(/^error: /, '');
+  // commander's suggestion comes on a line of its own: `(Did you mean --port?)`.
+  const text = message
+    .replace(/^error: /, '')
+    .replace(/\s*\n\s*\(Did you mean (.*)\?\)\s*$/s, ' (did you mean $1?)');
   const invalid = /^option '(--[\w-]+)[^']*' (?:argument '(.*)'|value '(.*)' from env '(\w+)') is invalid\. (.*)$/s.exec(text);
   if (invalid === null) return text.replace(/\.$/, '');
-  const [, flag, argument, envValue, env, why] = invalid;
+  const [, flag, argument, envValue, env, whyText] = invalid;
+  // `Allowed choices are a, b, c.`: the sentence's full stop would come before our `; see ...`.
+  const why = whyText!.replace(/\.$/, '').replace(/^Allowed choices are (.*)$/, 'one of $1 is expected');
   return env === undefined ? `invalid ${flag} "${argument}": ${why}` : `invalid ${env} "${envValue}" (for ${flag}): ${why}`;
 }

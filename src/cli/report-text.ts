@@ -3,6 +3,7 @@ import type { CheckReport, CommitListing } from '../check/check-storage.js';
 import type { Problem, Severity } from '../check/problem.js';
 import type { RescueReport } from '../rescue/rescue-storage.js';
 import type { CommandIo } from './io.js';
+import { groupDigits } from './number-text.js';
 
 /** The texts `check` and `rescue` print, and their JSON forms (ids and timestamps as strings). */
 
@@ -12,7 +13,7 @@ const LABELS: Readonly<Record<Severity, string>> = {
   harmless: 'harmless',
 };
 
-const number = (n: number): string => n.toLocaleString('en-US');
+const number = groupDigits;
 
 export function checkReportText(report: CheckReport): string {
   const s = report.summary;

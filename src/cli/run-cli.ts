@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { isAppError, UsageError } from '../errors.js';
 import type { CommandIo } from './io.js';
+import { didYouMean } from './suggest.js';
 
 /**
  * `storage-inspector <command> ...`: parses the command word, loads the command lazily and maps
@@ -25,10 +26,19 @@ export function toolVersion(): string {
 
 function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);
-  return ['Usage: storage-inspector <command> [options]', '', 'Commands:', ...lines, '', "Run 'storage-inspector <command> --help' for its options; --version prints the version."].join('\n');
+  return [
+    'Usage: storage-inspector <command> [options]',
+    '',
+    'Commands:',
+    ...lines,
+    '',
+    "Run 'storage-inspector help <command>' (or '<command> --help') for its options; --version prints the version.",
+  ].join('\n');
 }
 
 export async function runCli(argv: string[], io: CommandIo): Promise<number> {
+  // `help serve` is `serve --help`.
+  if (argv[0] === 'help' && argv.length > 1) return runCli([argv[1]!, '--help'], io);
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(`${usage()}\n`);
@@ -40,7 +50,7 @@ export async function runCli(argv: string[], io: CommandIo): Promise<number> {
   }
   const command = COMMANDS[name];
   if (command === undefined) {
-    io.stderr.write(`storage-inspector: unknown command "${name}"\n\n${usage()}\n`);
+    io.stderr.write(`storage-inspector: unknown command "${name}"${didYouMean(name, Object.keys(COMMANDS))}\n\n${usage()}\n`);
     return 2;
   }
   try {

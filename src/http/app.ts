@@ -21,8 +21,8 @@ import {
   type ServiceState,
 } from './java-service.js';
 import { BigAnswerAdmission, BigAnswerPending, type BuildConditions } from './big-answers.js';
-import { finiteNumbersValidator } from './finite-numbers.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, RequestLimitError, requestTimedOut, shuttingDown } from './limits.js';
+import { lazySchemaCompilers } from './lazy-schema-compilers.js';
 import { createMetrics } from './metrics.js';
 import { openApiRoutes, registerOpenApi } from './openapi-routes.js';
 import { javaRouteLabeller, registerOperationsRoutes, routeLabeller } from './operations-routes.js';
@@ -134,6 +134,9 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
   const nextRequestId = (): string => `req-${(++requestCount).toString(36)}`;
   const app = Fastify({
     logger: options.logger ?? false,
+    // Each route's schemas compiled on its first request, not all before the first answer.
+    // Schemas compiled on first use (lazy-schema-compilers.ts); no infinite number passes one (finite-numbers.ts).
+    schemaController: { compilersFactory: lazySchemaCompilers() },
     // Still given with the server below: fastify names its addresses https:// from it.
     ...(options.tls === undefined ? {} : { https: { cert: options.tls.cert, key: options.tls.key } }),
     // The server's requests go to the Java routes' lane first (serverFactory: fastify's way of
@@ -156,8 +159,6 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
     // One line per request, written by the onResponse hook below.
     logController: new LogController({ disableRequestLogging: true }),
     exposeHeadRoutes: false,
-    // No infinite number passes a schema (finite-numbers.ts says why Ajv alone lets them through).
-    schemaController: { compilersFactory: { buildValidator: finiteNumbersValidator() } },
     // Bodies are never read; this only bounds what a client can make us buffer.
     bodyLimit: 1024 * 1024,
     frameworkErrors: (error, request, reply) => {

@@ -165,7 +165,7 @@ const DIALECT_SERVICES = {
   micronaut: "the Micronaut controller (`--dialect micronaut`): `application/json` throughout, Micronaut's JSON error bodies (400 for unconvertible parameters, 405 for other methods), no route list, no OPTIONS documentation",
 } as const;
 
-/** The routes of the other dialects: the same adapter behind other frameworks' routing and errors (see README, Dialects). */
+/** The routes of the other dialects: the same adapter behind other frameworks' routing and errors (see docs/rest-api.md, Dialects). */
 function dialectRoutesOpenApi(instance: string, dialect: keyof typeof DIALECT_SERVICES): { paths: Json; schemas: Record<string, Json> } {
   const service = DIALECT_SERVICES[dialect];
   const operation = (summary: string, parameters: Json[] = []): Json => ({

@@ -119,8 +119,9 @@ export function registerOperationsRoutes(app: FastifyInstance, options: Operatio
       schema: METRICS_SCHEMA,
       ...quiet,
       handler: async (_request, reply) => {
-        const text = await metrics.registry.metrics();
-        return reply.header('cache-control', NO_STORE).type(metrics.registry.contentType).send(text);
+        const registry = await metrics.registry();
+        const text = await registry.metrics();
+        return reply.header('cache-control', NO_STORE).type(registry.contentType).send(text);
       },
     });
   }

@@ -4,6 +4,7 @@ import { StorageError } from '../errors.js';
 import { FileReader } from './file-reader.js';
 import { kindOf, openRegularFile, readRegularFile } from './regular-file.js';
 import type { RootListing, SourceFile, SourceFolder, SourceReader, SourceReads, SourceWatch, StorageSource } from './source.js';
+import { nearbyStorageHint } from './nearby-storages.js';
 
 /**
  * A storage kept in a directory, read through node:fs: files are opened read-only and never
@@ -57,10 +58,10 @@ export class DirectorySource implements StorageSource, SourceReader {
     try {
       dirStat = statSync(directory, { bigint: true });
     } catch (cause) {
-      throw new StorageError('STORAGE_NOT_A_STORAGE', `${directory}: cannot read the storage directory (${errorText(cause)})`, { cause });
+      throw new StorageError('STORAGE_NOT_A_STORAGE', `${directory}: cannot read the storage directory (${errorText(cause)}).${nearbyStorageHint(directory)}`, { cause });
     }
     if (!dirStat.isDirectory()) {
-      throw new StorageError('STORAGE_NOT_A_STORAGE', `${directory} is not a directory`);
+      throw new StorageError('STORAGE_NOT_A_STORAGE', `${directory} is not a directory.${nearbyStorageHint(directory)}`);
     }
     this.realRoot = realpathSync(directory);
     const files: SourceFile[] = [];

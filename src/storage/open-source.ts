@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import type pg from 'pg';
-import pgpass from 'pgpass';
 import { UsageError } from '../errors.js';
 import { DirectorySource } from './directory-source.js';
 import { PostgresSource } from './postgres-source.js';
@@ -67,7 +66,9 @@ export function openStorageSource(spec: string, options: SourceSpecOptions = {})
     // node-postgres calls this with its connection parameters and takes undefined as "no password"
     // (its typings say neither).
     const lookup = (params: { host?: string; port?: number; database?: string; user?: string }): Promise<string | undefined> =>
-      Promise.resolve(process.env['PGPASSWORD'] ?? new Promise<string | undefined>((resolve) => pgpass(params, resolve)));
+      Promise.resolve(
+        process.env['PGPASSWORD'] ?? import('pgpass').then(({ default: pgpass }) => new Promise<string | undefined>((resolve) => pgpass(params, resolve))),
+      );
     connection.password = lookup as unknown as () => Promise<string>;
   }
   return new PostgresSource({

@@ -1,5 +1,4 @@
 import type pg from 'pg';
-import QueryStream from 'pg-query-stream';
 import { FormatError, StorageError } from '../errors.js';
 import type { StorageTable } from './postgres-tables.js';
 
@@ -81,6 +80,8 @@ const MAX_BATCH_ROWS = 256;
 export async function* streamRange(client: pg.ClientBase, file: FileLocation, from: number, to: number): AsyncGenerator<Uint8Array> {
   if (from >= to) return;
   const batchSize = Math.max(MIN_BATCH_ROWS, Math.min(MAX_BATCH_ROWS, Math.round(CURSOR_BATCH_BYTES / Math.max(1, file.rowBytes))));
+  // Loaded here: only a storage kept in PostgreSQL needs it.
+  const { default: QueryStream } = await import('pg-query-stream');
   const stream = client.query(new QueryStream(rangeQuery(file.table), [file.identifier, from, to], { batchSize }));
   try {
     let expected: number | undefined;

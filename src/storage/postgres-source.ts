@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { isAppError, StorageError } from '../errors.js';
 import { findStorageTables, listTableFiles, type StorageTable, type StorageTables, type TableFile, type TableName } from './postgres-tables.js';
 import { assembleRange, readRows, readWholeFile, streamRange, type FileLocation } from './postgres-rows.js';
@@ -39,7 +39,8 @@ const RETRY_DELAY_MS = 25;
 export class PostgresSource implements StorageSource {
   readonly kind = 'postgresql';
   readonly location: string;
-  private readonly pool: pg.Pool;
+  /** The connection pool, made on the first read: the PostgreSQL client is loaded only by a command that reads such a storage. */
+  private pool: Promise<pg.Pool> | undefined;
   private readonly prepared = new WeakSet<pg.PoolClient>();
   private readonly cache: RowCache;
   /** Where each listed file is kept (filled by listings). */
@@ -52,26 +53,33 @@ export class PostgresSource implements StorageSource {
   constructor(private readonly options: PostgresSourceOptions) {
     this.location = options.location;
     this.cache = new RowCache(options.cacheBytes ?? DEFAULT_ROW_CACHE_BYTES);
-    this.pool = new pg.Pool({
-      application_name: 'storage-inspector',
-      connectionTimeoutMillis: 10_000,
-      idleTimeoutMillis: 30_000,
-      keepAlive: true,
-      max: options.poolSize ?? 8,
-      ...options.connection,
-    });
-    // A connection that breaks (server restart, network) must not take the process down: the
-    // pool listens on idle ones only, so every connection also gets a listener of its own for the
-    // time a snapshot or a stream holds it between statements. Its next statement then fails as a
-    // connection error, and the connection is dropped and replaced.
-    this.pool.on('error', (error) => {
-      this.lastIdleError = error;
-    });
-    this.pool.on('connect', (client) => {
-      client.on('error', (error) => {
+  }
+
+  private connectionPool(): Promise<pg.Pool> {
+    this.pool ??= import('pg').then(({ default: pg }) => {
+      const pool = new pg.Pool({
+        application_name: 'storage-inspector',
+        connectionTimeoutMillis: 10_000,
+        idleTimeoutMillis: 30_000,
+        keepAlive: true,
+        max: this.options.poolSize ?? 8,
+        ...this.options.connection,
+      });
+      // A connection that breaks (server restart, network) must not take the process down: the
+      // pool listens on idle ones only, so every connection also gets a listener of its own for the
+      // time a snapshot or a stream holds it between statements. Its next statement then fails as a
+      // connection error, and the connection is dropped and replaced.
+      pool.on('error', (error) => {
         this.lastIdleError = error;
       });
+      pool.on('connect', (client) => {
+        client.on('error', (error) => {
+          this.lastIdleError = error;
+        });
+      });
+      return pool;
     });
+    return this.pool;
   }
 
   async snapshot<T>(fn: (reader: SourceReader) => Promise<T>): Promise<T> {
@@ -151,7 +159,7 @@ export class PostgresSource implements StorageSource {
     if (this.closed) return;
     this.closed = true;
     this.cache.clear();
-    await this.pool.end();
+    if (this.pool !== undefined) await (await this.pool).end();
   }
 
   /** @internal the listing of the root table, through a snapshot's connection. */
@@ -212,7 +220,7 @@ export class PostgresSource implements StorageSource {
     if (this.closed) throw new StorageError('STORAGE_NOT_OPEN', `${this.location}: closed`);
     let client: pg.PoolClient;
     try {
-      client = await this.pool.connect();
+      client = await (await this.connectionPool()).connect();
     } catch (error) {
       throw this.explain(error);
     }

@@ -1,6 +1,7 @@
 import { StorageError } from '../errors.js';
 import { parseJavaLong } from '../format/type-dictionary.js';
 import { DirectorySource } from './directory-source.js';
+import { nearbyStorageHint } from './nearby-storages.js';
 import type { SourceFile, SourceFolder, SourceReader } from './source.js';
 
 /**
@@ -105,7 +106,9 @@ export async function scanStorageLayout(reader: SourceReader, location: string):
   while (channelIndexes[channelCount] === channelCount) channelCount++;
   if (channelCount === 0) missing.push(`a channel directory ${CHANNEL_PREFIX}0`);
   if (dictionaryFile === undefined || missing.length > 0) {
-    throw new NotAStorageError(`${directory} is not a MicroStream storage directory: missing ${missing.join(' and ')}`, channelCount > 0);
+    // A directory given one level off is the usual mistake: say where the storage seems to be.
+    const hint = reader instanceof DirectorySource ? nearbyStorageHint(directory) : '';
+    throw new NotAStorageError(`${directory} is not a MicroStream or EclipseStore storage: missing ${missing.join(' and ')}.${hint}`, channelCount > 0);
   }
   // Java's channel count is a power of two; surplus directories beyond it are not read.
   let powerOfTwo = 1;

@@ -71,7 +71,7 @@ describe('storage-inspector check', () => {
     mkdirSync(empty);
     const result = await cli('check', empty);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('is not a MicroStream storage directory');
+    expect(result.stderr).toContain('is not a MicroStream or EclipseStore storage');
   });
 
   it('runs as a process with the exit code of the report', () => {

@@ -91,7 +91,7 @@ describe('command line options', () => {
   it('takes the log format and the metrics token file from flags or variables', () => {
     expect(parseServeArgs(['dir'])).toMatchObject({ logFormat: 'json', metricsTokenFile: undefined });
     expect(parseServeArgs(['dir', '--log-format', 'pretty', '--metrics-token-file', 'm.token'])).toMatchObject({ logFormat: 'pretty', metricsTokenFile: 'm.token' });
-    expect(() => parseServeArgs(['dir', '--log-format', 'text'])).toThrow(/invalid --log-format "text": Allowed choices are json, pretty/);
+    expect(() => parseServeArgs(['dir', '--log-format', 'text'])).toThrow(/invalid --log-format "text": one of json, pretty is expected/);
     vi.stubEnv('STORAGE_INSPECTOR_LOG_FORMAT', 'pretty');
     vi.stubEnv('STORAGE_INSPECTOR_METRICS_TOKEN_FILE', '/run/secrets/metrics');
     expect(parseServeArgs(['dir'])).toMatchObject({ logFormat: 'pretty', metricsTokenFile: '/run/secrets/metrics' });
@@ -106,7 +106,7 @@ describe('command line options', () => {
     const help = capture();
     expect(await runCli(['serve', '--help'], help.io)).toBe(0);
     expect(help.out()).toContain('Usage: storage-inspector serve [options] [storages...]');
-    expect(help.out()).toContain('env: STORAGE_INSPECTOR_PORT');
+    expect(help.out().replace(/\s+/g, ' ')).toContain('env: STORAGE_INSPECTOR_PORT');
     const unknown = capture();
     expect(await runCli(['bogus'], unknown.io)).toBe(2);
     expect(unknown.err()).toContain('unknown command "bogus"');

@@ -48,7 +48,7 @@ describe('serve with several storages', () => {
       const baseUrl = await until(async () => /serving shop: .* at (http:\/\/127\.0\.0\.1:\d+)\/microstream\/shop\/root/.exec(stderr)?.[1], 'the serving line');
       expect(stderr).toMatch(/\[shop\] indexed 1263 entities in 21 data files of 2 channel\(s\)/);
       expect(stderr).toMatch(/\[lab\] indexed 27 entities/);
-      expect(stderr).toMatch(/\[gone\] error: not served: .*is not a MicroStream storage directory/);
+      expect(stderr).toMatch(/\[gone\] error: not served: .*is not a MicroStream or EclipseStore storage/);
       expect(stderr).toContain(`serving lab: ${lab} (EclipseStore) at ${baseUrl}/store-data/lab/root`);
       expect(stderr).toMatch(/not serving gone: /);
 

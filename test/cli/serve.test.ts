@@ -41,7 +41,7 @@ describe('serve command line', () => {
       mkdirSync(join(dir, 'other'));
       const result = await runCli(['serve', dir, '--port', '0']);
       expect(result.code).toBe(1);
-      expect(result.stderr).toContain('is not a MicroStream storage directory: missing the type dictionary PersistenceTypeDictionary.ptd and a channel directory channel_0');
+      expect(result.stderr).toContain('is not a MicroStream or EclipseStore storage: missing the type dictionary PersistenceTypeDictionary.ptd and a channel directory channel_0');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -42,7 +42,7 @@ describe('health, readiness and metrics', () => {
   beforeAll(async () => {
     log.on('data', (d: Buffer) => (logged += d.toString()));
     follow = new FollowStatus({ following: true, staleAfterMs: 10_000, now: () => clockMs });
-    server = await startServer(GRAPH, { follow, logger: serverLogger('json', 'info', log) });
+    server = await startServer(GRAPH, { follow, logger: await serverLogger('json', 'info', log) });
   });
   afterAll(() => server.close());
 
@@ -181,7 +181,7 @@ describe('--log-format pretty', () => {
     const out = new PassThrough();
     let text = '';
     out.on('data', (d: Buffer) => (text += d.toString()));
-    const server = await startServer(GRAPH, { logger: serverLogger('pretty', 'info', out) });
+    const server = await startServer(GRAPH, { logger: await serverLogger('pretty', 'info', out) });
     try {
       await send(server.port, 'GET', '/microstream/root');
       await send(server.port, 'GET', '/microstream/object/abc');

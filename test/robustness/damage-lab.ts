@@ -229,7 +229,7 @@ async function checkCase(dir: string, outcome: CaseOutcome): Promise<Pick<CaseOu
     }
     return { checkExitCode: report.exitCode, problems };
   } catch (error) {
-    if (isAppError(error) && /is not a MicroStream storage directory/.test(error.message)) return { checkExitCode: 1, problems };
+    if (isAppError(error) && /is not a MicroStream or EclipseStore storage/.test(error.message)) return { checkExitCode: 1, problems };
     problems.push(`check ${error === HANG ? 'hangs' : `crashed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`}`);
     return { checkExitCode: undefined, problems };
   }

@@ -45,7 +45,7 @@ describe('generate command', () => {
     const { io, out, err } = capture();
     await run(['--entities', '500', '--out', dir, '--channels', '2', '--seed', '3', '--file-size', '4096'], io);
     expect(out).toEqual([]);
-    expect(err.join('')).toMatch(/^generated .*: 500 entities, \d+ records in \d+ stores, \d+ files, \d+ bytes, [\d.]+ s \(\d+ entities\/s\)\n$/);
+    expect(err.join('')).toMatch(/^generated .*: 500 entities, [\d,]+ records in [\d,]+ stores, [\d,]+ files, \d{1,3}(,\d{3})* bytes, [\d.]+ s \([\d,]+ entities\/s\)\n$/);
     const storage = await Storage.open(dir);
     try {
       expect(storage.entityCount).toBe(500);

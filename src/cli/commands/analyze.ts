@@ -24,7 +24,7 @@ export function analyzeCommand(): Command {
   return withStorageOptions(toolCommand('analyze').description(DESCRIPTION).argument('<storage-dir>', STORAGE_ARGUMENT_TEXT))
     .addOption(new Option('--json', 'print the analysis as JSON (the shapes of /api/v1/storage, /types and /analysis)'))
     .addOption(integerOption('--examples', 'n', 'missing ids to list with who refers to them', 0, 1000, 'examples').default(20))
-    .addOption(integerOption('--top', 'n', 'types to list per table', 1, 100_000, 'types').default(25));
+    .addOption(integerOption('--top', 'n', 'rows to list per table (types, garbage by type, data files: those with the most waste)', 1, 100_000, 'rows').default(25));
 }
 
 export function parseAnalyzeArgs(args: string[]): AnalyzeArgs | 'help' {

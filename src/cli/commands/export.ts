@@ -7,12 +7,13 @@ import { channelOf } from '../../format/ids.js';
 import { UTC } from '../../format/java-time-zones.js';
 import { forEachLatestRecord } from '../../graph/latest-records.js';
 import { describeObjectView, type ReferenceInfo } from '../../inspect/object-view.js';
-import { lookUpType } from '../../inspect/type-names.js';
+import { simpleTypeName } from '../../inspect/type-names.js';
 import { Storage } from '../../storage/storage.js';
 import { csvHeader, csvRow, exportColumns } from '../export-csv.js';
 import { openProgressReporter } from '../graph-progress.js';
 import type { CommandIo } from '../io.js';
 import { parseCommand, toolCommand } from '../option-values.js';
+import { closeMatches } from '../suggest.js';
 import { isDirectorySpec, openStorage, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions, type StorageSpec } from '../storage-argument.js';
 
 const DESCRIPTION =
@@ -26,7 +27,7 @@ export interface ExportArgs extends StorageSpec {
 
 export function exportCommand(): Command {
   return withStorageOptions(toolCommand('export').description(DESCRIPTION).argument('<storage-dir>', STORAGE_ARGUMENT_TEXT))
-    .addOption(new Option('--type <name|id>', 'the type: a type id, or a type name, full or simple where unambiguous (every version of it)'))
+    .addOption(new Option('--type <name|id>', 'the type: a type id, or a type name, full or simple when only one type has it (every version of it)'))
     .addOption(new Option('--format <format>', 'output format').choices(['ndjson', 'csv']).default('ndjson'))
     .addOption(new Option('--out <file>', 'write to this file instead of standard output'));
 }
@@ -92,9 +93,35 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
 }
 
 function typeEntries(storage: Storage, type: string) {
-  const found = lookUpType(storage.dictionary, type);
-  if ('error' in found) throw new UsageError(found.error);
-  return [...found.entries].sort((a, b) => (a.typeId < b.typeId ? 1 : -1));
+  const dictionary = storage.dictionary;
+  if (/^[0-9]{1,19}$/.test(type)) {
+    const entry = dictionary.byId.get(BigInt(type));
+    if (entry === undefined) throw new UsageError(`type id ${type} is not in the type dictionary`);
+    return [entry];
+  }
+  const name = typeNameFor(type, new Set(dictionary.entries.map((e) => e.typeName)));
+  return dictionary.entries.filter((e) => e.typeName === name).sort((a, b) => (a.typeId < b.typeId ? 1 : -1));
+}
+
+/**
+ * The full type name `--type` means: the name itself, or the one type whose simple name it is.
+ * Otherwise a UsageError that lists the candidates (a simple name several types share) or the
+ * names close to it.
+ */
+export function typeNameFor(type: string, names: ReadonlySet<string>): string {
+  if (names.has(type)) return type;
+  const bySimpleName = [...names].filter((n) => simpleTypeName(n) === type).sort();
+  if (bySimpleName.length === 1) return bySimpleName[0]!;
+  if (bySimpleName.length > 1) throw new UsageError(`several types are named ${type}: ${bySimpleName.join(', ')}; give the full name`);
+  // Near misses of the full or the simple name; suggested by their full names.
+  const fullNames = new Map<string, string>();
+  for (const n of names) {
+    fullNames.set(n, n);
+    if (!fullNames.has(simpleTypeName(n))) fullNames.set(simpleTypeName(n), n);
+  }
+  const close = closeMatches(type, fullNames.keys()).map((k) => fullNames.get(k)!);
+  const hint = close.length === 0 ? '' : ` (did you mean ${[...new Set(close)].join(' or ')}?)`;
+  throw new UsageError(`no type named ${type} in the type dictionary${hint}`);
 }
 
 /** Type names of referenced objects, from their record headers (no graph needed, no memory kept). */

@@ -5,6 +5,7 @@ import { makeDirectories } from '../../writer/make-directories.js';
 import type { FamilyName } from '../../format/storage-family.js';
 import { DEFAULT_FILE_MAXIMUM_SIZE } from '../../writer/storage-writer.js';
 import { generateStorage, MIN_GENERATED_ENTITIES } from '../../writer/generator/generate-storage.js';
+import { groupDigits } from '../number-text.js';
 import { integerOption, parseCommand, toolCommand } from '../option-values.js';
 
 const DESCRIPTION =
@@ -82,7 +83,7 @@ export async function run(args: string[], io: { stdout: { write(t: string): unkn
   const seconds = (performance.now() - started) / 1000;
   const rate = Math.round(summary.entities / Math.max(seconds, 1e-9));
   io.stderr.write(
-    `generated ${options.out}: ${summary.entities} entities, ${summary.records} records in ${summary.stores} stores, ` +
-      `${summary.files} files, ${summary.bytes} bytes, ${seconds.toFixed(2)} s (${rate} entities/s)\n`,
+    `generated ${options.out}: ${groupDigits(summary.entities)} entities, ${groupDigits(summary.records)} records in ${groupDigits(summary.stores)} stores, ` +
+      `${groupDigits(summary.files)} files, ${groupDigits(summary.bytes)} bytes, ${seconds.toFixed(2)} s (${groupDigits(rate)} entities/s)\n`,
   );
 }

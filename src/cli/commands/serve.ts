@@ -19,8 +19,9 @@ import { DEFAULT_MAX_DICTIONARY_BYTES } from '../../storage/storage.js';
 import { DEFAULT_RECORD_CACHE_BYTES } from '../../storage/record-cache.js';
 import type { CommandIo } from '../io.js';
 import { STORAGE_ARGUMENT_TEXT, withStorageOptions } from '../storage-argument.js';
+import { groupDigits } from '../number-text.js';
 import { fromEnv, integerOption, parseCommand, toolCommand } from '../option-values.js';
-import { serverLogger, LOG_FORMATS, type LogFormat } from '../server-logger.js';
+import { defaultLogFormat, serverLogger, LOG_FORMATS, type LogFormat } from '../server-logger.js';
 import { checkSourceOpener } from '../../mcp/check-sources.js';
 import { checkStorageSpecs, DEFAULT_STORAGE_NAME, openStorages, parseStorageSpecs, type StorageSpec } from './serve-storages.js';
 
@@ -111,7 +112,13 @@ export function serveCommand(): Command {
       ),
     )
     .addOption(fromEnv(new Option('--quiet', 'no request log (failures are still logged)')))
-    .addOption(fromEnv(new Option('--log-format <format>', 'log lines: json (one JSON object per line, for machines) or pretty (for people)').choices(LOG_FORMATS).default('json')))
+    .addOption(
+      fromEnv(
+        new Option('--log-format <format>', 'log lines: json (one JSON object per line, for machines) or pretty (for people)')
+          .choices(LOG_FORMATS)
+          .default(undefined, 'pretty on a terminal, json otherwise (a pipe, a file, --log-file)'),
+      ),
+    )
     .addOption(fromEnv(new Option('--log-file <file>', 'append the log to this file instead of stdout')))
     .addOption(
       fromEnv(
@@ -129,12 +136,12 @@ export function serveCommand(): Command {
     .addOption(fromEnv(new Option('--tls-key <file>', '... and this PEM private key')))
     .addOption(
       fromEnv(
-        integerOption('--max-response-bytes', 'n', `refuse (413) object answers larger than this (default ${DEFAULT_MAX_RESPONSE_BYTES})`, 1024, MAX_RESPONSE_BYTES, 'bytes'),
+        integerOption('--max-response-bytes', 'n', `refuse (413) object answers larger than this (default: ${groupDigits(DEFAULT_MAX_RESPONSE_BYTES)})`, 1024, MAX_RESPONSE_BYTES, 'bytes'),
       ),
     )
     .addOption(
       fromEnv(
-        integerOption('--request-timeout', 'ms', `answer 503 to requests still running after this; 0: none (default ${DEFAULT_REQUEST_TIMEOUT_MS})`, 0, MAX_TIMEOUT_MS, 'milliseconds'),
+        integerOption('--request-timeout', 'ms', `answer 503 to requests still running after this; 0: none (default: ${groupDigits(DEFAULT_REQUEST_TIMEOUT_MS)})`, 0, MAX_TIMEOUT_MS, 'milliseconds'),
       ),
     )
     .addOption(
@@ -142,7 +149,7 @@ export function serveCommand(): Command {
         integerOption(
           '--shutdown-timeout',
           'ms',
-          `on SIGINT/SIGTERM, wait this long for requests in flight (default ${DEFAULT_SHUTDOWN_TIMEOUT_MS})`,
+          `on SIGINT/SIGTERM, wait this long for requests in flight (default: ${groupDigits(DEFAULT_SHUTDOWN_TIMEOUT_MS)})`,
           0,
           MAX_TIMEOUT_MS,
           'milliseconds',
@@ -154,7 +161,7 @@ export function serveCommand(): Command {
         integerOption(
           '--max-connections',
           'n',
-          `open connections at most; at the cap the longest idle one is closed, or the new one gets 503 (default ${defaultMaxConnections()}: below the descriptor limit by what the storage may keep open and ${DESCRIPTOR_RESERVE} more, at most 4096)`,
+          `open connections at most; at the cap the longest idle one is closed, or the new one gets 503 (default: ${groupDigits(defaultMaxConnections())}: below the descriptor limit by what the storage may keep open and ${DESCRIPTOR_RESERVE} more, at most 4096)`,
           1,
           MAX_CONNECTIONS,
           'connections',
@@ -166,7 +173,7 @@ export function serveCommand(): Command {
         integerOption(
           '--max-unsent-bytes',
           'n',
-          `bytes of answers not yet read by their clients above which big answers wait to be built (default ${DEFAULT_MAX_UNSENT_BYTES})`,
+          `bytes of answers not yet read by their clients above which big answers wait to be built (default: ${groupDigits(DEFAULT_MAX_UNSENT_BYTES)})`,
           1024 * 1024,
           MAX_UNSENT_BYTES,
           'bytes',
@@ -186,7 +193,7 @@ export function serveCommand(): Command {
         integerOption(
           '--max-dictionary-bytes',
           'n',
-          `refuse a type dictionary larger than this (default ${DEFAULT_MAX_DICTIONARY_BYTES})`,
+          `refuse a type dictionary larger than this (default: ${groupDigits(DEFAULT_MAX_DICTIONARY_BYTES)})`,
           1024,
           MAX_DICTIONARY_BYTES,
           'bytes',
@@ -198,7 +205,7 @@ export function serveCommand(): Command {
         integerOption(
           '--record-cache-bytes',
           'n',
-          `keep up to this many bytes of records read lately in memory, to answer them again without the files (default ${DEFAULT_RECORD_CACHE_BYTES}; 0 keeps none)`,
+          `keep up to this many bytes of records read lately in memory, to answer them again without the files (default: ${groupDigits(DEFAULT_RECORD_CACHE_BYTES)}; 0 keeps none)`,
           0,
           MAX_RECORD_CACHE_BYTES,
           'bytes',
@@ -217,7 +224,7 @@ interface ServeFlags {
   follow: boolean;
   pollInterval: number;
   quiet?: true;
-  logFormat: LogFormat;
+  logFormat?: LogFormat;
   metricsTokenFile?: string;
   authTokenFile?: string;
   basicAuthFile?: string;
@@ -268,7 +275,7 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
     instance: values.instance,
     dialect: values.dialect,
     quiet: values.quiet === true,
-    logFormat: values.logFormat,
+    logFormat: values.logFormat ?? defaultLogFormat(values.logFile, process.stdout.isTTY),
     follow: values.follow,
     pollIntervalMs: values.pollInterval,
     authTokenFile: values.authTokenFile,
@@ -330,7 +337,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
   // (Not naming the storages: a postgres:// URL may carry credentials.)
   const what = options.storages.length === 1 ? 'the storage' : `${options.storages.length} storages`;
   const openingSince = Date.now();
-  const opening = await OpeningServer.listen({
+  const opening = await listenOrExplain(options, {
     host: options.host,
     port: options.port,
     status: () => `opening ${what}, ${Math.round((Date.now() - openingSince) / 1000)} s so far`,
@@ -360,7 +367,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     instance: first.instance,
     dialect: options.dialect,
     // --quiet drops the request log (info), not the failures (warn, error).
-    logger: serverLogger(options.logFormat, options.quiet ? 'warn' : 'info', options.logFile),
+    logger: await serverLogger(options.logFormat, options.quiet ? 'warn' : 'info', options.logFile),
     auth,
     metricsToken,
     // /ready and /metrics follow the first storage.
@@ -451,6 +458,24 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
   lines.push(`API at ${base}/api/v1/, every route documented at ${base}/docs/ (${base}/openapi.json)`);
   lines.push(`MCP server for AI assistants at ${base}/mcp (Streamable HTTP)`);
   io.stderr.write(lines.map((line) => `storage-inspector: ${line}\n`).join(''));
+}
+
+/** The stand-in's listen, with the usual failures said in words that point to the fix. */
+async function listenOrExplain(options: ServeOptions, settings: Parameters<typeof OpeningServer.listen>[0]): Promise<OpeningServer> {
+  try {
+    return await OpeningServer.listen(settings);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const where = `${hostForUrl(options.host)}:${options.port}`;
+    if (code === 'EADDRINUSE') {
+      throw new Error(`cannot listen on ${where}: the port is already in use (another server?); choose another with --port <n>, or --port 0 for a free one`, { cause: error });
+    }
+    if (code === 'EACCES') {
+      throw new Error(`cannot listen on ${where}: not permitted (ports below 1024 need privileges); choose another with --port <n>, or --port 0 for a free one`, { cause: error });
+    }
+    if (code === 'EADDRNOTAVAIL') throw new Error(`cannot listen on ${where}: this machine has no interface with the address ${options.host} (--host)`, { cause: error });
+    throw error;
+  }
 }
 
 function hostForUrl(host: string): string {

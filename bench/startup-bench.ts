@@ -1,0 +1,153 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { fmtSpread, spread, type Spread } from './stats.js';
+
+/**
+ * Start-up: what a user waits for on every `serve` and `check` of a small storage (the bundled
+ * demo), measured from outside with plain `node` on the built CLI, beside `node -e 0` (the floor
+ * no Node program goes below). Rounds alternate the launches so that a busy moment of the
+ * machine falls on all of them alike; each figure is the median with its spread.
+ * - serve: launch until the first answer of /{instance}/root has arrived;
+ * - check: launch until the process has exited;
+ * - --version: launch until exit (the command word only, no command loaded).
+ * Beside each wall time, the CPU time the launched process used (user + system): on a machine that
+ * other work keeps busy the wall times stretch, the CPU times much less.
+ * Runs alone with `tsx bench/startup-bench.ts` (BENCH_STARTUP_ROUNDS, default 9).
+ */
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** BENCH_STARTUP_DIST: another build to measure (e.g. a copy of an earlier commit's dist/ inside the project). */
+const CLI = join(process.env.BENCH_STARTUP_DIST ?? join(ROOT, 'dist'), 'cli', 'main.js');
+const DEMO = join(ROOT, 'demo', 'graph');
+
+/** The targets of the first five minutes (milliseconds). */
+export const STARTUP_TARGETS = { serve: 250, check: 150 } as const;
+
+/** Wall and CPU milliseconds of one kind of launch. */
+export interface LaunchFigures {
+  readonly wall: Spread;
+  readonly cpu: Spread;
+}
+
+export interface StartupResult {
+  readonly rounds: number;
+  readonly nodeFloor: LaunchFigures;
+  readonly version: LaunchFigures;
+  readonly serve: LaunchFigures;
+  readonly check: LaunchFigures;
+}
+
+interface Launch {
+  readonly wall: number;
+  readonly cpu: number;
+}
+
+/**
+ * The process's own CPU time, printed by a hook as it exits (stderr is a pipe: written
+ * synchronously on Linux). Loading the hook itself is a data: URL, no file.
+ */
+const CPU_ON_EXIT = `data:text/javascript,process.on('exit',()=>{const u=process.cpuUsage();process.stderr.write('\\ncpu-us '+(u.user+u.system)+'\\n')})`;
+
+/** Wall milliseconds from spawn until the process exits (0 expected), and its CPU milliseconds. */
+function timeToExit(args: readonly string[]): Promise<Launch> {
+  const started = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', CPU_ON_EXIT, ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const wall = Number(process.hrtime.bigint() - started) / 1e6;
+      const cpu = /cpu-us (\d+)/.exec(err)?.[1];
+      if (code === 0 && cpu !== undefined) resolve({ wall, cpu: Number(cpu) / 1000 });
+      else reject(new Error(`node ${args.join(' ')} exited with ${code}: ${err}`));
+    });
+  });
+}
+
+/** CPU milliseconds a running process has used so far (Linux /proc; NaN elsewhere). */
+function cpuSoFar(pid: number): number {
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+function get(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    request(url, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+/** Milliseconds from spawn of `serve` until /{instance}/root has answered (the URL comes from its start-up line). */
+function timeToFirstRoot(): Promise<Launch> {
+  const started = process.hrtime.bigint();
+  const child = spawn(process.execPath, [CLI, 'serve', DEMO, '--port', '0', '--no-follow', '--quiet'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  return new Promise<Launch>((resolve, reject) => {
+    let err = '';
+    const onData = (chunk: Buffer): void => {
+      err += chunk.toString();
+      const url = /at (http:\/\/\S+\/root)/.exec(err)?.[1];
+      if (url === undefined) return;
+      child.stderr.off('data', onData);
+      get(url).then((status) => {
+        const wall = Number(process.hrtime.bigint() - started) / 1e6;
+        if (status === 200) resolve({ wall, cpu: cpuSoFar(child.pid ?? 0) });
+        else reject(new Error(`${url} answered ${status}`));
+      }, reject);
+    };
+    child.stderr.on('data', onData);
+    child.on('error', reject);
+    child.on('exit', (code) => reject(new Error(`serve exited with ${code} before answering: ${err}`)));
+  }).finally(() => {
+    child.removeAllListeners('exit');
+    child.kill('SIGKILL');
+  });
+}
+
+export async function benchStartup(rounds = Math.max(1, Number(process.env.BENCH_STARTUP_ROUNDS ?? 9))): Promise<StartupResult> {
+  const floor: Launch[] = [];
+  const version: Launch[] = [];
+  const serve: Launch[] = [];
+  const check: Launch[] = [];
+  // One launch of each first: the files in the page cache, as on a user's second try.
+  await timeToExit(['-e', '0']);
+  await timeToFirstRoot();
+  await timeToExit([CLI, 'check', DEMO]);
+  for (let i = 0; i < rounds; i++) {
+    floor.push(await timeToExit(['-e', '0']));
+    version.push(await timeToExit([CLI, '--version']));
+    serve.push(await timeToFirstRoot());
+    check.push(await timeToExit([CLI, 'check', DEMO]));
+  }
+  const figures = (launches: readonly Launch[]): LaunchFigures => ({ wall: spread(launches.map((l) => l.wall)), cpu: spread(launches.map((l) => l.cpu)) });
+  return { rounds, nodeFloor: figures(floor), version: figures(version), serve: figures(serve), check: figures(check) };
+}
+
+export function startupLines(r: StartupResult): string[] {
+  const met = (s: Spread, target: number): string => (s.median <= target ? `target <= ${target} ms met` : `target <= ${target} ms NOT met`);
+  const line = (what: string, f: LaunchFigures, target?: number): string =>
+    `  ${what.padEnd(38)} ${fmtSpread(f.wall, 0, ' ms').padEnd(20)} cpu ${fmtSpread(f.cpu, 0, ' ms').padEnd(20)}${target === undefined ? '' : ` ${met(f.wall, target)}`}`;
+  return [
+    `Start-up on the demo storage (plain node, medians of ${r.rounds} alternated launches, [min–max]; cpu: the launched process's user + system time):`,
+    line('node -e 0', r.nodeFloor),
+    line('storage-inspector --version', r.version),
+    line('serve: launch to first /root answer', r.serve, STARTUP_TARGETS.serve),
+    line('check: launch to exit', r.check, STARTUP_TARGETS.check),
+  ];
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  console.log(startupLines(await benchStartup()).join('\n'));
+}
