@@ -1,0 +1,131 @@
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, isAbsolute, resolve } from 'node:path';
+import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement } from '@duckdb/node-api';
+import type { DuckModule } from './duck-module.js';
+
+/**
+ * The locked-down DuckDB a storage's tables live in: in memory, with a memory limit, spilling
+ * to a temporary directory of its own (never inside the storage directory), no extensions. After
+ * the tables are built, `enable_external_access=false` and `lock_configuration=true` make every
+ * later statement unable to touch a file or the network or to change a setting; on top of that
+ * only one read-only statement per request is run (checked by DuckDB's own parser).
+ */
+
+export class SqlError extends Error {
+  constructor(
+    /** refused: not allowed here; invalid: DuckDB's parser or binder said no; timeout; busy. */
+    readonly kind: 'refused' | 'invalid' | 'timeout' | 'busy' | 'cancelled',
+    message: string,
+    /** 0-based character offset into the statement, where DuckDB located the error. */
+    readonly position?: number,
+  ) {
+    super(message);
+    this.name = 'SqlError';
+  }
+}
+
+export interface SandboxOptions {
+  readonly memoryLimitBytes: number;
+  /** Never inside this directory (the storage's). */
+  readonly storageDirectory?: string;
+  /** Leave file access on (exports by our own code: no user SQL runs there). */
+  readonly allowFiles?: boolean;
+  readonly threads?: number;
+}
+
+export interface Sandbox {
+  readonly instance: DuckDBInstance;
+  readonly tempDirectory: string;
+  /** Locks it down: no file or network access, no configuration changes from now on. */
+  lock(connection: DuckDBConnection): Promise<void>;
+  close(): void;
+}
+
+function inside(child: string, parent: string): boolean {
+  const rel = relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+export async function openSandbox(duck: DuckModule, options: SandboxOptions): Promise<Sandbox> {
+  let base = realpathSync(tmpdir());
+  if (options.storageDirectory !== undefined) {
+    let storage = resolve(options.storageDirectory);
+    try {
+      storage = realpathSync(storage);
+    } catch {
+      // a PostgreSQL-kept storage or a directory gone: nothing to stay out of
+    }
+    if (inside(base, storage)) throw new Error(`the temporary directory ${base} is inside the storage directory ${storage}; set TMPDIR elsewhere`);
+  }
+  const tempDirectory = mkdtempSync(join(base, 'storage-inspector-sql-'));
+  const config: Record<string, string> = {
+    memory_limit: `${Math.max(16, Math.floor(options.memoryLimitBytes / (1024 * 1024)))}MB`,
+    temp_directory: tempDirectory,
+    autoinstall_known_extensions: 'false',
+    autoload_known_extensions: 'false',
+    allow_community_extensions: 'false',
+    allow_unsigned_extensions: 'false',
+  };
+  if (options.threads !== undefined) config.threads = String(options.threads);
+  let instance: DuckDBInstance;
+  try {
+    instance = await duck.DuckDBInstance.create(':memory:', config);
+  } catch (error) {
+    rmSync(tempDirectory, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    instance,
+    tempDirectory,
+    async lock(connection) {
+      if (options.allowFiles === true) return;
+      await connection.run('SET enable_external_access = false');
+      await connection.run('SET lock_configuration = true');
+    },
+    close() {
+      instance.closeSync();
+      rmSync(tempDirectory, { recursive: true, force: true });
+    },
+  };
+}
+
+/** SELECT (DESCRIBE, SHOW, SUMMARIZE, PRAGMA queries parse as it) and EXPLAIN. */
+const READ_ONLY_TYPES = new Set(['SELECT', 'EXPLAIN']);
+
+/** The one read-only statement of `sql`, prepared; anything else refused before it runs. */
+export async function prepareReadOnly(duck: DuckModule, connection: DuckDBConnection, sql: string): Promise<DuckDBPreparedStatement> {
+  let extracted;
+  try {
+    extracted = await connection.extractStatements(sql);
+  } catch (error) {
+    throw invalid(error);
+  }
+  if (extracted.count === 0) throw new SqlError('invalid', 'no statement given');
+  if (extracted.count > 1) throw new SqlError('refused', `one statement per request, ${extracted.count} given`);
+  let prepared: DuckDBPreparedStatement;
+  try {
+    prepared = await extracted.prepare(0);
+  } catch (error) {
+    throw invalid(error);
+  }
+  const type = duck.StatementType[prepared.statementType] ?? String(prepared.statementType);
+  if (!READ_ONLY_TYPES.has(type)) {
+    prepared.destroySync();
+    throw new SqlError('refused', `only read-only statements are run (SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN); this is ${type}`);
+  }
+  if (prepared.parameterCount > 0) {
+    prepared.destroySync();
+    throw new SqlError('invalid', 'the statement has parameters ($1, ?); write the values into it');
+  }
+  return prepared;
+}
+
+/** DuckDB's message, with the character position it names (`LINE 1: ...` excerpts dropped). */
+export function invalid(error: unknown): SqlError {
+  const message = error instanceof Error ? error.message : String(error);
+  const position = /"position"\s*:\s*"?(\d+)/.exec(message)?.[1];
+  const short = message.split('\n\nLINE ')[0]!.trim();
+  if (/Interrupt/i.test(message)) return new SqlError('timeout', short);
+  return new SqlError(/Permission Error|disabled/i.test(message) ? 'refused' : 'invalid', short, position === undefined ? undefined : Number(position));
+}
