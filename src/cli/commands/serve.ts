@@ -21,6 +21,8 @@ import type { CommandIo } from '../io.js';
 import { STORAGE_ARGUMENT_TEXT, withStorageOptions } from '../storage-argument.js';
 import { fromEnv, integerOption, parseCommand, toolCommand } from '../option-values.js';
 import { serverLogger, LOG_FORMATS, type LogFormat } from '../server-logger.js';
+import { sqlLimitsOf, withSqlOptions, type SqlOptionValues } from '../sql-options.js';
+import type { SqlLimits } from '../../sql/sql-engine.js';
 import { checkStorageSpecs, openStorages, parseStorageSpecs, type StorageSpec } from './serve-storages.js';
 
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -69,6 +71,8 @@ export interface ServeOptions {
   readonly tlsKey?: string | undefined;
   readonly maxResponseBytes?: number | undefined;
   readonly requestTimeoutMs?: number | undefined;
+  /** SQL limits, or false (--no-sql). */
+  readonly sql?: Partial<SqlLimits> | false;
   readonly shutdownTimeoutMs?: number | undefined;
   readonly metricsTokenFile?: string | undefined;
   readonly allowedHosts?: string | undefined;
@@ -84,6 +88,10 @@ export interface ServeOptions {
 
 /** The `serve` command line: options, their ranges and environment variables (for parsing and --help). */
 export function serveCommand(): Command {
+  return withSqlOptions(serveOptions(), true);
+}
+
+function serveOptions(): Command {
   return withStorageOptions(
     toolCommand('serve')
       .description(DESCRIPTION)
@@ -206,7 +214,7 @@ export function serveCommand(): Command {
     );
 }
 
-interface ServeFlags {
+interface ServeFlags extends SqlOptionValues {
   table?: string;
   pgPasswordFile?: string;
   port: number;
@@ -274,6 +282,7 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
     tlsKey: values.tlsKey,
     maxResponseBytes: values.maxResponseBytes,
     requestTimeoutMs: values.requestTimeout,
+    sql: sqlLimitsOf(values),
     shutdownTimeoutMs: values.shutdownTimeout,
     metricsTokenFile: values.metricsTokenFile,
     ...(values.allowedHosts === undefined ? {} : { allowedHosts: values.allowedHosts }),
@@ -368,6 +377,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     maxUnsentBytes: options.maxUnsentBytes,
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    sql: options.sql ?? {},
     ...(first.follower === undefined ? {} : { catchUp: () => first.follower!.refreshNow() }),
   });
   storages.setLogger(app.log);

@@ -5,6 +5,8 @@ import { analysisRoutes } from './analysis-routes.js';
 import { objectRoutes } from './object-routes.js';
 import { ApiProblem, sendProblem } from './problem.js';
 import { API_PREFIX, registerRoute } from './routing.js';
+import { closeSqlEngines, type SqlServiceOptions } from './sql-engines.js';
+import { sqlRoutes } from './sql-routes.js';
 import { storageRoutes } from './storage-routes.js';
 import { versionRoutes } from './version-routes.js';
 
@@ -20,6 +22,8 @@ export interface ApiV1Options {
   readonly registry: StorageRegistry;
   /** Requests still running after this many milliseconds are answered 503 (0: no limit). */
   readonly requestTimeoutMs: number;
+  /** SQL limits, or false: POST /api/v1/sql answers 404 (--no-sql). */
+  readonly sql?: SqlServiceOptions | false;
 }
 
 /** What /api/v1/openapi.json says about itself (the whole application's is at /openapi.json). */
@@ -36,6 +40,7 @@ export const API_TAGS = [
   { name: 'versions', description: 'earlier records of an object' },
   { name: 'analysis', description: 'garbage, missing references, wasted bytes' },
   { name: 'search', description: 'objects by text or value' },
+  { name: 'sql', description: 'SQL over the storage: every type a table (DuckDB, read-only statements)' },
 ];
 
 interface OpenApiDocument {
@@ -72,6 +77,8 @@ export async function apiV1Plugin(scope: FastifyInstance, options: ApiV1Options)
   });
 
   for (const route of [...storageRoutes, ...objectRoutes, ...versionRoutes, ...analysisRoutes]) registerRoute(scope, route, options);
+  await scope.register(sqlRoutes, { registry: options.registry, sql: options.sql ?? false });
+  scope.addHook('onClose', async () => closeSqlEngines(options.registry.all()));
 
   // The application's one OpenAPI document (openapi-routes.ts) holds every route; this is its /api/v1 part.
   scope.get(`${API_PREFIX}/openapi.json`, { schema: { tags: ['storage'], summary: 'The OpenAPI document of /api/v1' } }, async () =>
