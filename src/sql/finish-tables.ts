@@ -128,7 +128,7 @@ export async function finishTables(connection: DuckDBConnection, dictionary: Typ
   const aliases = new Map<string, string>();
   for (const t of tables) {
     const simple = simpleNameOf(t.name);
-    if (simple === t.name || bySimple.get(simple) !== 1 || fullNames.has(simple.toLowerCase()) || simple.startsWith('_')) continue;
+    if (simple === t.name || t.name.startsWith('[') || bySimple.get(simple) !== 1 || fullNames.has(simple.toLowerCase()) || simple.startsWith('_')) continue;
     await connection.run(`CREATE VIEW ${quoteIdent(simple)} AS SELECT * FROM ${quoteIdent(t.name)}`);
     aliases.set(t.name, simple);
   }
