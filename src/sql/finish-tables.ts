@@ -61,8 +61,9 @@ export async function finishTables(connection: DuckDBConnection, dictionary: Typ
   await connection.run(`INSERT INTO _values (oid, text, int, bool) VALUES ${jdkConstantRows()}`);
   for (const staging of stagings) {
     const plan = staging.plan;
-    const isEnum = plan.entries.some((e) => e.enumConstants.length > 0);
-    const nameColumn = plan.columns.findIndex((c) => c.name === 'name' || c.name.endsWith('Enum#name'));
+    // Enum constants, constant-specific bodies (`Op$1`) too: their value is the constant's name.
+    const isEnum = plan.entries.some((e) => e.enumConstants.length > 0 || e.fields.some((f) => f.name === 'name' && f.qualifier === 'java.lang.Enum'));
+    const nameColumn = plan.columns.findIndex((c) => c.name === 'name' || c.name === 'java.lang.Enum#name');
     if (isEnum && nameColumn >= 0) {
       await connection.run(`INSERT INTO _values (oid, type_id, text) SELECT s._oid, s._type_id, n.text FROM ${staging.table} s LEFT JOIN _values n ON n.oid = s.c${nameColumn}`);
     }
@@ -123,12 +124,13 @@ export async function finishTables(connection: DuckDBConnection, dictionary: Typ
 
   // Simple-name views where exactly one table has that simple name and nothing else is so named.
   const bySimple = new Map<string, number>();
-  for (const t of tables) bySimple.set(simpleNameOf(t.name), (bySimple.get(simpleNameOf(t.name)) ?? 0) + 1);
+  // DuckDB's names are case-insensitive: `HashTable` and `Hashtable` are one name.
+  for (const t of tables) bySimple.set(simpleNameOf(t.name).toLowerCase(), (bySimple.get(simpleNameOf(t.name).toLowerCase()) ?? 0) + 1);
   const fullNames = new Set(tables.map((t) => t.name.toLowerCase()));
   const aliases = new Map<string, string>();
   for (const t of tables) {
     const simple = simpleNameOf(t.name);
-    if (simple === t.name || t.name.startsWith('[') || bySimple.get(simple) !== 1 || fullNames.has(simple.toLowerCase()) || simple.startsWith('_')) continue;
+    if (simple === t.name || t.name.startsWith('[') || bySimple.get(simple.toLowerCase()) !== 1 || fullNames.has(simple.toLowerCase()) || simple.startsWith('_')) continue;
     await connection.run(`CREATE VIEW ${quoteIdent(simple)} AS SELECT * FROM ${quoteIdent(t.name)}`);
     aliases.set(t.name, simple);
   }

@@ -28,6 +28,16 @@ function timestamp(value: DuckDBValue): JsonCell {
   return Number.isFinite(date.getTime()) && date.getUTCFullYear() >= 0 && date.getUTCFullYear() <= 9999 ? date.toISOString() : String(value);
 }
 
+/** ISO-8601 dates, years before 1 as `-0044` (1 BC is year 0) and after 9999 with a `+`. */
+function date(value: DuckDBValue): JsonCell {
+  const days = (value as { days: number }).days;
+  const d = new Date(days * 86_400_000);
+  if (!Number.isFinite(d.getTime())) return String(value);
+  const year = d.getUTCFullYear();
+  const y = year < 0 ? `-${pad(-year, 4)}` : year > 9999 ? `+${year}` : pad(year, 4);
+  return `${y}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)}`;
+}
+
 function time(value: DuckDBValue): JsonCell {
   const micros = (value as { micros: bigint }).micros;
   const ms = micros / 1000n;
@@ -54,7 +64,7 @@ export function converterFor(type: DuckDBType): CellConverter {
       case 'TIMESTAMP':
         return timestamp;
       case 'DATE':
-        return (v) => String(v);
+        return date;
       case 'TIME':
         return time;
       default:

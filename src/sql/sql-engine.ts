@@ -2,6 +2,7 @@ import type { DuckDBConnection, DuckDBResult } from '@duckdb/node-api';
 import type { GraphIndex } from '../graph/graph-index.js';
 import type { RecordPassProgress } from '../graph/latest-records.js';
 import type { Storage } from '../storage/storage.js';
+import { quoteIdent, quoteText } from './column-model.js';
 import { loadDuck, type DuckModule } from './duck-module.js';
 import type { SchemaTable } from './finish-tables.js';
 import { converterFor, type CellConverter, type JsonCell } from './result-values.js';
@@ -32,6 +33,8 @@ export interface SqlEngineOptions extends Partial<SqlLimits> {
   readonly onBuildProgress?: (progress: RecordPassProgress) => void;
   readonly onBuilt?: (figures: { objects: number; problems: number; buildMs: number }) => void;
   readonly onProblem?: (message: string) => void;
+  /** Our own exports only (no user statement runs there): leaves file access on for COPY. */
+  readonly allowFiles?: boolean;
 }
 
 export interface SqlColumn {
@@ -208,6 +211,24 @@ export class SqlEngine {
     if (built.retired && built.active === 0) built.sandbox.close();
   }
 
+  /**
+   * Writes a table as Parquet (zstd) with DuckDB's writer: for exports by our own code, on an
+   * engine made with `allowFiles` (a sandboxed engine refuses; its users' SQL never gets here).
+   */
+  async copyToParquet(table: string, file: string): Promise<void> {
+    if (this.options.allowFiles !== true) throw new Error('this SQL engine has no file access');
+    const built = await this.current();
+    built.active++;
+    const connection = await built.sandbox.instance.connect();
+    try {
+      await connection.run(`COPY (SELECT * FROM ${quoteIdent(table)}) TO ${quoteText(file)} (FORMAT parquet, COMPRESSION zstd)`);
+    } finally {
+      connection.closeSync();
+      built.active--;
+      this.release(built);
+    }
+  }
+
   close(): void {
     this.closed = true;
     if (this.built !== undefined) {
@@ -220,7 +241,7 @@ export class SqlEngine {
 
 async function buildState(duck: DuckModule, storage: Storage, graph: GraphIndex | undefined, limits: SqlLimits, options: SqlEngineOptions): Promise<{ built: Built; objects: number; problems: number }> {
   const generation = storage.generation;
-  const sandbox = await openSandbox(duck, { memoryLimitBytes: limits.memoryLimitBytes, storageDirectory: storage.directory });
+  const sandbox = await openSandbox(duck, { memoryLimitBytes: limits.memoryLimitBytes, storageDirectory: storage.directory, allowFiles: options.allowFiles === true });
   try {
     const connection = await sandbox.instance.connect();
     try {

@@ -18,6 +18,11 @@ export interface ObjectValue {
 
 const MICROS_PER_DAY = 86_400_000_000n;
 
+/** DuckDB's TIMESTAMP spans about ±290,000 years of microseconds (int64, less the infinities). */
+function inTimestampRange(micros: bigint): boolean {
+  return micros > -9_200_000_000_000_000_000n && micros < 9_200_000_000_000_000_000n;
+}
+
 function member(layout: EntityLayout, name: string): string | bigint | undefined {
   const slot = layout.slots.find((s) => s.field.name === name && !s.variable);
   return slot === undefined ? undefined : fixedValue(slot.field, layout.view, slot.offset);
@@ -90,17 +95,19 @@ export function valueOfObject(layout: EntityLayout, kind: ValueKind, dictionary:
         const nanos = BigInt(member(layout, 'nanos') ?? 0n);
         const micros = seconds * 1_000_000n + nanos / 1000n;
         // Beyond DuckDB's TIMESTAMP range (Instant.MIN, Instant.MAX): NULL, the text still says it.
-        const inRange = seconds > -9_000_000_000_000n && seconds < 9_000_000_000_000n;
+        const inRange = inTimestampRange(micros);
         return { text: instantText(seconds, nanos), typed: inRange ? micros : null };
       }
       const millis = BigInt(memberAt(layout, 0) ?? 0n);
-      return { text, typed: millis * 1000n };
+      return { text, typed: inTimestampRange(millis * 1000n) ? millis * 1000n : null };
     }
     case 'date': {
       const year = Number(member(layout, 'year') ?? 0);
       const month = Number(member(layout, 'month') ?? 1);
       const day = Number(member(layout, 'day') ?? 1);
-      return { text: text ?? `${year < 0 ? '-' : year > 9999 ? '+' : ''}${pad(Math.abs(year), 4)}-${pad(month, 2)}-${pad(day, 2)}`, typed: epochDay(year, month, day) };
+      const days = epochDay(year, month, day);
+      // Beyond DuckDB's DATE range (LocalDate.MIN, MAX): NULL, the text still says it.
+      return { text: text ?? `${year < 0 ? '-' : year > 9999 ? '+' : ''}${pad(Math.abs(year), 4)}-${pad(month, 2)}-${pad(day, 2)}`, typed: Math.abs(days) <= 2_000_000_000 ? days : null };
     }
     case 'time': {
       const hour = Number(member(layout, 'hour') ?? 0);
