@@ -114,11 +114,52 @@ export async function prepareReadOnly(duck: DuckModule, connection: DuckDBConnec
     prepared.destroySync();
     throw new SqlError('refused', `only read-only statements are run (SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN); this is ${type}`);
   }
+  // EXPLAIN ANALYZE runs the statement it explains: that one must be read-only as well.
+  if (type === 'EXPLAIN') {
+    const analyzed = /^\s*EXPLAIN\s+ANALY[SZ]E\b([\s\S]*)$/i.exec(withoutComments(sql));
+    if (analyzed !== undefined && analyzed !== null) {
+      let inner: DuckDBPreparedStatement | undefined;
+      try {
+        inner = await prepareReadOnly(duck, connection, analyzed[1]!);
+      } catch (error) {
+        prepared.destroySync();
+        throw error;
+      } finally {
+        inner?.destroySync();
+      }
+    }
+  }
   if (prepared.parameterCount > 0) {
     prepared.destroySync();
     throw new SqlError('invalid', 'the statement has parameters ($1, ?); write the values into it');
   }
   return prepared;
+}
+
+/** The statement with its comments blanked (so that a comment cannot hide a keyword). */
+function withoutComments(sql: string): string {
+  let out = '';
+  for (let i = 0; i < sql.length; ) {
+    const ch = sql[i]!;
+    if (ch === '-' && sql[i + 1] === '-') {
+      const end = sql.indexOf('\n', i);
+      i = end < 0 ? sql.length : end;
+      out += ' ';
+    } else if (ch === '/' && sql[i + 1] === '*') {
+      const end = sql.indexOf('*/', i + 2);
+      i = end < 0 ? sql.length : end + 2;
+      out += ' ';
+    } else if (ch === "'" || ch === '"') {
+      const end = sql.indexOf(ch, i + 1);
+      const stop = end < 0 ? sql.length : end + 1;
+      out += sql.slice(i, stop);
+      i = stop;
+    } else {
+      out += ch;
+      i++;
+    }
+  }
+  return out;
 }
 
 /** DuckDB's message, with the character position it names (`LINE 1: ...` excerpts dropped). */

@@ -163,3 +163,24 @@ describe('switches and guards', () => {
     }
   });
 });
+
+describe('statements that would write behind a read-only type', () => {
+  it.each([
+    'EXPLAIN ANALYZE CREATE TABLE sneaky AS SELECT 1',
+    '/* hi */ explain analyse DELETE FROM _objects',
+    'EXPLAIN ANALYZE DROP TABLE _objects',
+    "PRAGMA memory_limit = '100GB'",
+    'CALL pragma_version()',
+    "SELECT * FROM query('DROP TABLE _objects')",
+  ])('refuses %s and changes nothing', async (sql) => {
+    const response = await server.sql({ sql });
+    expect(response.statusCode).toBe(400);
+    expect((await server.sql({ sql: 'SELECT count(*) AS n FROM _objects' })).json()).toMatchObject({ rows: [['1263']] });
+    expect((await server.sql({ sql: "SELECT count(*) FROM information_schema.tables WHERE table_name = 'sneaky'" })).json()).toMatchObject({ rows: [['0']] });
+  });
+
+  it('runs EXPLAIN and EXPLAIN ANALYZE of a query', async () => {
+    expect((await server.sql({ sql: 'EXPLAIN SELECT * FROM Book' })).statusCode).toBe(200);
+    expect((await server.sql({ sql: 'EXPLAIN ANALYZE SELECT count(*) FROM Book' })).statusCode).toBe(200);
+  });
+});
