@@ -99,7 +99,7 @@ export async function prepareReadOnly(duck: DuckModule, connection: DuckDBConnec
   try {
     extracted = await connection.extractStatements(sql);
   } catch (error) {
-    throw invalid(error);
+    throw invalid(error, sql);
   }
   if (extracted.count === 0) throw new SqlError('invalid', 'no statement given');
   if (extracted.count > 1) throw new SqlError('refused', `one statement per request, ${extracted.count} given`);
@@ -107,7 +107,7 @@ export async function prepareReadOnly(duck: DuckModule, connection: DuckDBConnec
   try {
     prepared = await extracted.prepare(0);
   } catch (error) {
-    throw invalid(error);
+    throw invalid(error, sql);
   }
   const type = duck.StatementType[prepared.statementType] ?? String(prepared.statementType);
   if (!READ_ONLY_TYPES.has(type)) {
@@ -162,11 +162,33 @@ function withoutComments(sql: string): string {
   return out;
 }
 
-/** DuckDB's message, with the character position it names (`LINE 1: ...` excerpts dropped). */
-export function invalid(error: unknown): SqlError {
+/** DuckDB's message (its `LINE n:` excerpt dropped), with the 0-based character position the excerpt's caret points at. */
+export function invalid(error: unknown, sql?: string): SqlError {
   const message = error instanceof Error ? error.message : String(error);
-  const position = /"position"\s*:\s*"?(\d+)/.exec(message)?.[1];
   const short = message.split('\n\nLINE ')[0]!.trim();
   if (/Interrupt/i.test(message)) return new SqlError('timeout', short);
-  return new SqlError(/Permission Error|disabled/i.test(message) ? 'refused' : 'invalid', short, position === undefined ? undefined : Number(position));
+  const position = sql === undefined ? undefined : caretPosition(message, sql);
+  return new SqlError(/Permission Error|disabled/i.test(message) ? 'refused' : 'invalid', short, position);
+}
+
+/** Where `LINE n: <excerpt>` and the caret under it point in the statement, when that can be told. */
+function caretPosition(message: string, sql: string): number | undefined {
+  const match = /\n\nLINE (\d+): (.*)\n( *)\^/.exec(message);
+  if (match === null) return undefined;
+  const line = Number(match[1]);
+  const prefix = `LINE ${match[1]}: `.length;
+  let excerpt = match[2]!;
+  let column = match[3]!.length - prefix;
+  if (excerpt.startsWith('...')) {
+    excerpt = excerpt.slice(3);
+    column -= 3;
+  }
+  excerpt = excerpt.replace(/\.\.\.$/, '');
+  const lines = sql.split('\n');
+  if (line < 1 || line > lines.length || column < 0) return undefined;
+  const text = lines[line - 1]!;
+  const at = text.indexOf(excerpt.slice(0, Math.max(1, Math.min(excerpt.length, 40))));
+  if (at < 0) return undefined;
+  const start = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
+  return Math.min(sql.length, start + at + column);
 }

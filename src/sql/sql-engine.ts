@@ -164,7 +164,7 @@ export class SqlEngine {
     } catch (error) {
       if (stop !== undefined) throw stopped(stop, this.limits.timeoutMs);
       if (error instanceof SqlError) throw error;
-      if (error instanceof Error && /^[A-Z][A-Za-z ]* Error: /.test(error.message)) throw invalid(error);
+      if (error instanceof Error && /^[A-Z][A-Za-z ]* Error: /.test(error.message)) throw invalid(error, sql);
       throw error;
     } finally {
       clearTimeout(timer);

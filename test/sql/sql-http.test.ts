@@ -102,9 +102,11 @@ describe('POST /api/v1/sql', () => {
   });
 
   it('says where a statement is wrong', async () => {
-    const response = await server.sql({ sql: 'SELECT * FROM nosuchtable' });
+    const response = await server.sql({ sql: 'SELECT *\n  FROM nosuchtable' });
     expect(response.statusCode).toBe(400);
-    expect((response.json() as { detail: string }).detail).toMatch(/nosuchtable/);
+    expect(response.json()).toMatchObject({ detail: expect.stringMatching(/nosuchtable/), position: 'SELECT *\n  FROM '.length });
+    const column = await server.sql({ sql: 'SELECT nocolumn FROM Book' });
+    expect(column.json()).toMatchObject({ position: 'SELECT '.length });
   });
 
   it('validates the body', async () => {
