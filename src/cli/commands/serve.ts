@@ -282,7 +282,7 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
     tlsKey: values.tlsKey,
     maxResponseBytes: values.maxResponseBytes,
     requestTimeoutMs: values.requestTimeout,
-    sql: sqlLimitsOf(values),
+    ...sqlOption(sqlLimitsOf(values)),
     shutdownTimeoutMs: values.shutdownTimeout,
     metricsTokenFile: values.metricsTokenFile,
     ...(values.allowedHosts === undefined ? {} : { allowedHosts: values.allowedHosts }),
@@ -293,6 +293,11 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
     ...(values.maxDictionaryBytes === undefined ? {} : { maxDictionaryBytes: values.maxDictionaryBytes }),
     ...(values.recordCacheBytes === undefined ? {} : { recordCacheBytes: values.recordCacheBytes }),
   };
+}
+
+/** SQL is on with default limits unless said otherwise: only what was given is kept. */
+function sqlOption(sql: Partial<SqlLimits> | false): { sql?: Partial<SqlLimits> | false } {
+  return sql !== false && Object.keys(sql).length === 0 ? {} : { sql };
 }
 
 /** A DNS name (RFC 1123 labels); anything else is neither an address nor a name to listen on. */
