@@ -4,7 +4,7 @@ import type { JsonValue, ObjectView } from '../inspect/object-view.js';
 /**
  * CSV of object views (RFC 4180: commas, CRLF, quotes doubled): `objectId`, `typeId`, then one
  * column per member of the exported type versions (the newest version's members first, members
- * only older versions have after them). References become their object ids, list members a JSON
+ * only older versions have after them). References become their object ids (JDK values their text), list members a JSON
  * array of their elements (references as ids), Java value types their text in a `text` column.
  */
 
@@ -62,7 +62,8 @@ function idsOnly(value: JsonValue): JsonValue {
 
 function plain(value: JsonValue): string {
   if (value === null) return '';
-  if (isReference(value)) return value.objectId;
+  // A JDK value (String, BigDecimal, Date...) is its text: an author's name, not its id.
+  if (isReference(value)) return typeof (value as { text?: unknown }).text === 'string' ? (value as unknown as { text: string }).text : value.objectId;
   if (typeof value === 'object') return JSON.stringify(idsOnly(value));
   return String(value);
 }

@@ -15,6 +15,7 @@ const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{
   generate: { summary: 'write a new storage with generated data (tests, benchmarks)', load: () => import('./commands/generate.js') },
   analyze: { summary: 'report garbage, missing references and what takes the space', load: () => import('./commands/analyze.js') },
   export: { summary: 'write every instance of a type as NDJSON or CSV', load: () => import('./commands/export.js') },
+  sql: { summary: 'query a storage with SQL: every type a table (DuckDB), or an interactive shell', load: () => import('./commands/sql.js') },
   check: { summary: 'diagnose a storage: would MicroStream start on it, is anything lost', load: () => import('./commands/check.js') },
   rescue: { summary: 'copy what is readable (or an earlier state) into a new, clean storage', load: () => import('./commands/rescue.js') },
 };

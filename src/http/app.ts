@@ -31,6 +31,7 @@ import type { FollowStatus } from '../storage/follow-status.js';
 import type { TlsConfig } from './tls.js';
 import { apiV1Plugin } from './api-v1/api-v1-plugin.js';
 import type { AnswerAdmission } from './api-v1/routing.js';
+import type { SqlServiceOptions } from './api-v1/sql-engines.js';
 import { combinedRouteListJson, resolveStorage, unavailableAnswer } from './named-routes.js';
 import type { StorageRegistry } from './storage-registry.js';
 import { DEFAULT_MAX_UNSENT_BYTES, UnsentAnswers } from './unsent-answers.js';
@@ -86,6 +87,8 @@ export interface AppOptions extends JavaServiceOptions {
    * registered with `served` are also served on the Java-compatible routes by name.
    */
   readonly api?: StorageRegistry | undefined;
+  /** SQL over the storages of `api` (POST /api/v1/sql) with these limits; off when false or absent. */
+  readonly sql?: SqlServiceOptions | false | undefined;
   /** Answer only requests whose Host header is on this list (421 otherwise); no check when undefined. */
   readonly allowedHosts?: HostAllowList | undefined;
   /** Open connections at most (default: below the descriptor limit, see connections.ts). */
@@ -400,7 +403,7 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
     // The viewer speaks the SparkJava dialect (route list, string ids); other dialects go without it.
     if ((options.dialect ?? 'spark') === 'spark') registerViewerRoutes(scope, { instance: options.instance });
     registerOperationsRoutes(scope, { state: current, follow: options.follow, metrics });
-    if (options.api !== undefined) await scope.register(apiV1Plugin, { registry: options.api, requestTimeoutMs: timeoutMs, admission: apiAdmission });
+    if (options.api !== undefined) await scope.register(apiV1Plugin, { registry: options.api, requestTimeoutMs: timeoutMs, admission: apiAdmission, sql: options.sql ?? false });
     if (options.api !== undefined && options.mcp !== undefined) await scope.register(mcpRoutes, { ...options.mcp, registry: options.api, requestTimeoutMs: timeoutMs });
     await scope.register(openApiRoutes);
     scope.route({ method: app.supportedMethods, url: '*', handler, schema: { hide: true } });

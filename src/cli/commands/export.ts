@@ -1,6 +1,5 @@
-import { createWriteStream, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
-import type { Writable } from 'node:stream';
 import { type Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import { channelOf } from '../../format/ids.js';
@@ -9,36 +8,47 @@ import { forEachLatestRecord } from '../../graph/latest-records.js';
 import { describeObjectView, type ReferenceInfo } from '../../inspect/object-view.js';
 import { simpleTypeName } from '../../inspect/type-names.js';
 import { Storage } from '../../storage/storage.js';
+import { layoutEntity } from '../../format/entity-layout.js';
+import type { TypeEntry } from '../../format/type-dictionary.js';
+import { StorageRegistry } from '../../http/storage-registry.js';
+import { simplifiedRenderer } from '../../inspect/simplified-value.js';
 import { csvHeader, csvRow, exportColumns } from '../export-csv.js';
-import { openProgressReporter } from '../graph-progress.js';
+import { openOutput } from '../output-target.js';
+import { graphProgressReporter, openProgressReporter } from '../graph-progress.js';
 import type { CommandIo } from '../io.js';
 import { parseCommand, toolCommand } from '../option-values.js';
 import { closeMatches } from '../suggest.js';
 import { isDirectorySpec, openStorage, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions, type StorageSpec } from '../storage-argument.js';
 
-const DESCRIPTION =
-  'Writes every instance of a type (all its versions when given by name) as NDJSON (the /api/v1 object view, one a line) or CSV (one column per member, references as ids), in file order, streaming: memory stays constant whatever the storage size. Reads only.';
+const DESCRIPTION = [
+  'Writes every instance of a type (all its versions when given by name) as NDJSON (the /api/v1 object view, one a line) or CSV (one column per member, references as ids, values such as names and prices as their text), in file order, streaming: memory stays constant whatever the storage size.',
+  'Without --type, or with --format parquet: writes the SQL tables (every type a table, _objects, _references, _elements, _values; see docs/sql.md) into a new directory --out DIR, one file per table plus manifest.json (--type T: that table only). Reads only.',
+].join('\n\n');
 
 export interface ExportArgs extends StorageSpec {
-  readonly type: string;
-  readonly format: 'ndjson' | 'csv';
+  readonly type: string | undefined;
+  readonly format: 'ndjson' | 'csv' | 'parquet';
   readonly out: string | undefined;
+  /** Writing the SQL tables into the directory `out`. */
+  readonly tables: boolean;
 }
 
 export function exportCommand(): Command {
   return withStorageOptions(toolCommand('export').description(DESCRIPTION).argument('<storage-dir>', STORAGE_ARGUMENT_TEXT))
     .addOption(new Option('--type <name|id>', 'the type: a type id, or a type name, full or simple when only one type has it (every version of it)'))
-    .addOption(new Option('--format <format>', 'output format').choices(['ndjson', 'csv']).default('ndjson'))
-    .addOption(new Option('--out <file>', 'write to this file instead of standard output'));
+    .addOption(new Option('--format <format>', 'output format').choices(['ndjson', 'csv', 'parquet']).default('ndjson'))
+    .addOption(new Option('--out <file|dir>', 'write to this new file instead of standard output (a new directory for the tables)'));
 }
 
 export function parseExportArgs(args: string[]): ExportArgs | 'help' {
   const command = exportCommand();
   if (parseCommand(command, args) === 'help') return 'help';
   const spec = storageSpecOf(command);
-  const values = command.opts<{ type?: string; format: 'ndjson' | 'csv'; out?: string }>();
-  if (values.type === undefined || values.type === '') throw new UsageError('missing --type');
-  return { ...spec, type: values.type, format: values.format, out: values.out };
+  const values = command.opts<{ type?: string; format: 'ndjson' | 'csv' | 'parquet'; out?: string }>();
+  if (values.type === '') throw new UsageError('invalid --type "": give a type name or id');
+  const tables = values.type === undefined || values.format === 'parquet';
+  if (tables && values.out === undefined) throw new UsageError(values.type === undefined ? 'missing --type (one type to standard output), or --out DIR (every table)' : '--format parquet writes a directory: give --out DIR');
+  return { ...spec, type: values.type, format: values.format, out: values.out, tables };
 }
 
 export async function run(args: string[], io: CommandIo): Promise<void> {
@@ -48,44 +58,49 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     return;
   }
   if (options.out !== undefined && isDirectorySpec(options)) refuseInside(options.out, options.directory);
+  if (options.tables) return exportTableFiles(options, io);
+  const type = options.type!;
+  const format = options.format === 'csv' ? 'csv' : 'ndjson';
   const storage = await openStorage(options, { onProgress: openProgressReporter(io) }, (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`));
   try {
-    const entries = typeEntries(storage, options.type);
-    const output: Writable = options.out === undefined ? (io.stdout as Writable) : createWriteStream(options.out, { flags: 'wx' });
-    const write = (text: string): Promise<void> =>
-      new Promise((done, fail) => {
-        if (output.write(text)) done();
-        else {
-          output.once('drain', done);
-          output.once('error', fail);
-        }
-      });
+    const entries = typeEntries(storage, type);
+    const output = await openOutput(options.out, io.stdout);
+    const write = (text: string): Promise<void> => {
+      if (output.closed) throw new PipeClosed();
+      return output.write(text);
+    };
     const columns = exportColumns(entries);
-    if (options.format === 'csv') await write(csvHeader(columns));
     const started = Date.now();
     let last = started;
     let count = 0;
-    await forEachLatestRecord(
-      storage,
-      new Set(entries.map((e) => e.typeId)),
-      async (record) => {
-        const view = await describeObjectView(record, storage.dictionary, {
-          offset: 0,
-          limit: Number.MAX_SAFE_INTEGER,
-          timeZone: UTC,
-          resolve: (ids) => referenceTypes(storage, ids),
-        });
-        await write(options.format === 'csv' ? csvRow(columns, view) : `${JSON.stringify(view)}\n`);
-        count++;
-      },
-      (p) => {
-        const now = Date.now();
-        if (now - started < 1000 || now - last < 1000) return;
-        last = now;
-        io.stderr.write(`storage-inspector: exporting ${p.bytesTotal === 0 ? 100 : Math.floor((100 * p.bytesDone) / p.bytesTotal)}% (${count} objects)\n`);
-      },
-    );
-    if (options.out !== undefined) await new Promise<void>((done, fail) => output.end((error?: Error | null) => (error ? fail(error) : done())));
+    try {
+      if (format === 'csv') await write(csvHeader(columns));
+      await forEachLatestRecord(
+        storage,
+        new Set(entries.map((e) => e.typeId)),
+        async (record) => {
+          const view = await describeObjectView(record, storage.dictionary, {
+            offset: 0,
+            limit: Number.MAX_SAFE_INTEGER,
+            timeZone: UTC,
+            resolve: (ids) => referenceTypes(storage, ids),
+          });
+          await write(format === 'csv' ? csvRow(columns, view) : `${JSON.stringify(view)}\n`);
+          count++;
+        },
+        (p) => {
+          const now = Date.now();
+          if (now - started < 1000 || now - last < 1000) return;
+          last = now;
+          io.stderr.write(`storage-inspector: exporting ${p.bytesTotal === 0 ? 100 : Math.floor((100 * p.bytesDone) / p.bytesTotal)}% (${count} objects)\n`);
+        },
+      );
+    } catch (error) {
+      // The reader went away (`export ... | head`): a normal end.
+      if (!(error instanceof PipeClosed)) throw error;
+    }
+    await output.end();
+    if (output.closed) return;
     io.stderr.write(`storage-inspector: exported ${count} objects of ${entries.map((e) => `${e.typeName} (${e.typeId})`).join(', ')}${options.out === undefined ? '' : ` to ${options.out}`}\n`);
   } finally {
     await storage.close();
@@ -137,9 +152,59 @@ async function referenceTypes(storage: Storage, ids: readonly bigint[]): Promise
     }
     const header = await storage.readFileRange(file.path, location.offset, 24);
     const typeId = new DataView(header.buffer, header.byteOffset, 24).getBigInt64(8, true);
-    out.set(id, { objectId: String(id), typeName: storage.dictionary.byId.get(typeId)?.typeName ?? null });
+    const entry = storage.dictionary.byId.get(typeId);
+    const text = entry === undefined ? undefined : await valueText(storage, entry, id);
+    out.set(id, text === undefined ? { objectId: String(id), typeName: entry?.typeName ?? null } : { objectId: String(id), typeName: entry!.typeName, text });
   }
   return out;
+}
+
+const TEXT_PREVIEW = 200;
+
+/** The Java text of a referenced JDK value (String, BigDecimal, Date...), shortened like the HTTP view's. */
+async function valueText(storage: Storage, entry: TypeEntry, id: bigint): Promise<string | undefined> {
+  const renderer = simplifiedRenderer(entry, storage.dictionary);
+  if (renderer === undefined) return undefined;
+  try {
+    const entity = await storage.readEntity(id);
+    if (entity === undefined) return undefined;
+    const text = renderer(layoutEntity(entry, entity.content), { dictionary: storage.dictionary, timeZone: UTC, objectId: id });
+    return text.length > TEXT_PREVIEW ? `${text.slice(0, TEXT_PREVIEW)}…` : text;
+  } catch {
+    return undefined; // a value Java could not rebuild either: the type name alone
+  }
+}
+
+/** Thrown to end the pass when standard output's reader has gone. */
+class PipeClosed extends Error {}
+
+/** The SQL tables into a new directory (Parquet, CSV or NDJSON) with a manifest. */
+async function exportTableFiles(options: ExportArgs, io: CommandIo): Promise<void> {
+  const storage = await openStorage(options, { onProgress: openProgressReporter(io) }, (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`));
+  const registry = new StorageRegistry();
+  try {
+    const context = registry.add('default', storage, graphProgressReporter(io));
+    const { exportTables, ExportTargetError } = await import('../../sql/table-export.js');
+    try {
+      const started = Date.now();
+      const manifest = await exportTables({
+        storage,
+        graph: () => context.graph.ready(),
+        out: options.out!,
+        format: options.format,
+        table: options.type,
+        onTable: (table, rows) => void io.stderr.write(`storage-inspector: wrote ${table} (${rows} rows)\n`),
+      });
+      const rows = manifest.tables.reduce((n, t) => n + t.rows, 0);
+      io.stderr.write(`storage-inspector: exported ${manifest.tables.length} tables (${rows} rows) as ${options.format} to ${options.out} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+    } catch (error) {
+      if (error instanceof ExportTargetError) throw new UsageError(error.message);
+      throw error;
+    }
+  } finally {
+    await registry.close();
+    await storage.close();
+  }
 }
 
 /** Nothing is ever written into a storage directory. */

@@ -22,6 +22,8 @@ import { STORAGE_ARGUMENT_TEXT, withStorageOptions } from '../storage-argument.j
 import { groupDigits } from '../number-text.js';
 import { fromEnv, integerOption, parseCommand, toolCommand } from '../option-values.js';
 import { defaultLogFormat, serverLogger, LOG_FORMATS, type LogFormat } from '../server-logger.js';
+import { sqlLimitsOf, withSqlOptions, type SqlOptionValues } from '../sql-options.js';
+import type { SqlLimits } from '../../sql/sql-engine.js';
 import { checkSourceOpener } from '../../mcp/check-sources.js';
 import { checkStorageSpecs, DEFAULT_STORAGE_NAME, openStorages, parseStorageSpecs, type StorageSpec } from './serve-storages.js';
 
@@ -71,6 +73,8 @@ export interface ServeOptions {
   readonly tlsKey?: string | undefined;
   readonly maxResponseBytes?: number | undefined;
   readonly requestTimeoutMs?: number | undefined;
+  /** SQL limits, or false (--no-sql). */
+  readonly sql?: Partial<SqlLimits> | false;
   readonly shutdownTimeoutMs?: number | undefined;
   readonly metricsTokenFile?: string | undefined;
   readonly allowedHosts?: string | undefined;
@@ -86,6 +90,10 @@ export interface ServeOptions {
 
 /** The `serve` command line: options, their ranges and environment variables (for parsing and --help). */
 export function serveCommand(): Command {
+  return withSqlOptions(serveOptions(), true);
+}
+
+function serveOptions(): Command {
   return withStorageOptions(
     toolCommand('serve')
       .description(DESCRIPTION)
@@ -214,7 +222,7 @@ export function serveCommand(): Command {
     );
 }
 
-interface ServeFlags {
+interface ServeFlags extends SqlOptionValues {
   table?: string;
   pgPasswordFile?: string;
   port: number;
@@ -285,6 +293,7 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
     tlsKey: values.tlsKey,
     maxResponseBytes: values.maxResponseBytes,
     requestTimeoutMs: values.requestTimeout,
+    ...sqlOption(sqlLimitsOf(values)),
     shutdownTimeoutMs: values.shutdownTimeout,
     metricsTokenFile: values.metricsTokenFile,
     ...(values.allowedHosts === undefined ? {} : { allowedHosts: values.allowedHosts }),
@@ -295,6 +304,11 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
     ...(values.maxDictionaryBytes === undefined ? {} : { maxDictionaryBytes: values.maxDictionaryBytes }),
     ...(values.recordCacheBytes === undefined ? {} : { recordCacheBytes: values.recordCacheBytes }),
   };
+}
+
+/** SQL is on with default limits unless said otherwise: only what was given is kept. */
+function sqlOption(sql: Partial<SqlLimits> | false): { sql?: Partial<SqlLimits> | false } {
+  return sql !== false && Object.keys(sql).length === 0 ? {} : { sql };
 }
 
 /** A DNS name (RFC 1123 labels); anything else is neither an address nor a name to listen on. */
@@ -379,6 +393,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     maxUnsentBytes: options.maxUnsentBytes,
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    sql: options.sql ?? {},
     ...(first.follower === undefined ? {} : { catchUp: () => first.follower!.refreshNow() }),
     // /mcp: the MCP server for AI assistants (src/mcp/), behind the same checks.
     mcp: {

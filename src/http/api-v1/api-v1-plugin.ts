@@ -8,6 +8,8 @@ import { objectRoutes } from './object-routes.js';
 import { ApiProblem, sendProblem } from './problem.js';
 import { API_PREFIX, registerRoute, type AnswerAdmission } from './routing.js';
 import { searchRoutes } from './search-route.js';
+import { closeSqlEngines, type SqlServiceOptions } from './sql-engines.js';
+import { sqlRoutes } from './sql-routes.js';
 import { storageRoutes } from './storage-routes.js';
 import { registerStoragesRoute } from './storages-route.js';
 import { summaryRoutes } from './summaries.js';
@@ -27,6 +29,8 @@ export interface ApiV1Options {
   readonly requestTimeoutMs: number;
   /** The budget of unsent answers every answer waits for (--max-unsent-bytes). */
   readonly admission?: AnswerAdmission | undefined;
+  /** SQL limits, or false: POST /api/v1/sql answers 404 (--no-sql). */
+  readonly sql?: SqlServiceOptions | false;
 }
 
 /** What /api/v1/openapi.json says about itself (the whole application's is at /openapi.json). */
@@ -44,6 +48,7 @@ export const API_TAGS = [
   { name: 'analysis', description: 'garbage, missing references, wasted bytes' },
   { name: 'search', description: 'objects by text or value' },
   { name: 'gigamap', description: "EclipseStore GigaMaps: entities, indices, a key's entities" },
+  { name: 'sql', description: 'SQL over the storage: every type a table (DuckDB, read-only statements)' },
 ];
 
 interface OpenApiDocument {
@@ -85,6 +90,8 @@ export async function apiV1Plugin(scope: FastifyInstance, options: ApiV1Options)
 
   registerStoragesRoute(scope, options.registry);
   for (const route of [...storageRoutes, ...objectRoutes, ...summaryRoutes, ...versionRoutes, ...analysisRoutes, ...searchRoutes, ...gigaMapRoutes]) registerRoute(scope, route, options);
+  await scope.register(sqlRoutes, { registry: options.registry, sql: options.sql ?? false });
+  scope.addHook('onClose', async () => closeSqlEngines(options.registry.all()));
 
   // The application's one OpenAPI document (openapi-routes.ts) holds every route; this is its /api/v1 part.
   scope.get(`${API_PREFIX}/openapi.json`, { schema: { tags: ['storage'], summary: 'The OpenAPI document of /api/v1' } }, async () =>

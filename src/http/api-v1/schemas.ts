@@ -33,6 +33,7 @@ export const Problem = Type.Object(
     detail: Type.Optional(Type.String()),
     instance: Type.Optional(Type.String()),
     progress: Type.Optional(Type.Unknown({ description: 'for 503 while the graph index is built: how far it is' })),
+    position: Type.Optional(Type.Integer({ minimum: 0, description: 'for SQL statements: the 0-based character offset where DuckDB located the error' })),
   },
   { description: 'RFC 9457 problem details (application/problem+json)' },
 );

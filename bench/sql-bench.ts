@@ -1,0 +1,66 @@
+/**
+ * `npm run bench:sql`: SQL on generated storages (BENCH_SIZES, default 1M entities, 4 channels;
+ * generated once under bench/.storages), in a fresh process each: building every table (rows/s)
+ * against the graph build and the read-once floor, the first filtered query on the largest type
+ * (table build included), repeated queries p50/p99, RSS with every table built against the
+ * storage's size on disk, and the Parquet export (MB/s of storage read). Warm page cache.
+ */
+import { spawn } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { cannotRun, readOnceFloor, storageBytes, storageFor, STORAGES } from './storages.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+interface Report {
+  buildCpuMs: number;
+  graphCpuMs: number;
+  objects: number;
+  otherRows: number;
+  graphMs: number;
+  buildMs: number;
+  firstSql: string;
+  firstQueryMs: number;
+  largest: string;
+  largestRows: number;
+  repeated: Record<string, { p50: number; p99: number }>;
+  rssBytes: number;
+  maxRssBytes: number;
+  exportMs: number;
+  parquetBytes: number;
+}
+
+function runChild(dir: string): Promise<Report> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'sql-child.ts'), dir, STORAGES], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout });
+  return new Promise((resolve, reject) => {
+    lines.once('line', (line) => resolve(JSON.parse(line) as Report));
+    child.once('close', (code) => reject(new Error(`sql-child exited with ${code} before reporting`)));
+  });
+}
+
+const sizes = (process.env.BENCH_SIZES?.split(',').map(Number) ?? [1_000_000]).filter((n) => {
+  const reason = cannotRun(n);
+  if (reason !== undefined) console.log(`skipping ${n.toLocaleString('en')} entities: ${reason}`);
+  return reason === undefined;
+});
+
+const mb = (bytes: number): string => `${(bytes / 1024 ** 2).toFixed(1)} MB`;
+for (const entities of sizes) {
+  const dir = storageFor(entities);
+  const bytes = storageBytes(dir);
+  await readOnceFloor(dir); // warm the page cache
+  const floorMs = await readOnceFloor(dir);
+  const load = loadavg()[0]!;
+  const r = await runChild(dir);
+  console.log(`\n${entities.toLocaleString('en')} entities (${mb(bytes)} on disk), load average ${load.toFixed(2)}`);
+  console.log(`  read-once floor              ${floorMs.toFixed(0)} ms`);
+  console.log(`  graph build                  ${r.graphMs.toFixed(0)} ms (${r.graphCpuMs.toFixed(0)} ms of CPU in this process; the graph's worker threads count too)`);
+  console.log(`  all tables built             ${r.buildMs.toFixed(0)} ms (${(r.buildMs / r.graphMs).toFixed(2)}× the graph build, ${Math.round(r.objects / (r.buildMs / 1000)).toLocaleString('en')} objects/s; ${r.objects.toLocaleString('en')} objects, ${r.otherRows.toLocaleString('en')} rows of _references, _elements, _values; ${r.buildCpuMs.toFixed(0)} ms of CPU)`);
+  console.log(`  first query (build included) ${r.firstQueryMs.toFixed(0)} ms on ${r.largest} (${r.largestRows.toLocaleString('en')} rows): ${r.firstSql}`);
+  for (const [name, t] of Object.entries(r.repeated)) console.log(`  ${name.padEnd(32)} p50 ${t.p50.toFixed(1)} ms, p99 ${t.p99.toFixed(1)} ms`);
+  console.log(`  RSS with every table built   ${mb(r.rssBytes)} (${(r.rssBytes / bytes).toFixed(2)}× the storage on disk; peak ${mb(r.maxRssBytes)})`);
+  console.log(`  Parquet export               ${r.exportMs.toFixed(0)} ms, ${mb(r.parquetBytes)} written, ${(bytes / 1024 ** 2 / (r.exportMs / 1000)).toFixed(1)} MB/s of storage`);
+}

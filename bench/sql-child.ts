@@ -1,0 +1,86 @@
+/**
+ * One SQL benchmark run in a fresh process (bench/sql-bench.ts starts it): the graph build, the
+ * table build, the first filtered query on the largest type (build included, on a fresh engine),
+ * repeated queries, RSS with every table built, and the Parquet export. One JSON line on stdout.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { StorageRegistry } from '../src/http/storage-registry.js';
+import { SqlEngine } from '../src/sql/sql-engine.js';
+import { exportTables } from '../src/sql/table-export.js';
+import { Storage } from '../src/storage/storage.js';
+
+const [dir, outBase] = process.argv.slice(2) as [string, string];
+const REPEATS = Math.max(5, Number(process.env.BENCH_SQL_REPEATS ?? 30));
+
+const storage = await Storage.open(dir);
+const registry = new StorageRegistry();
+const context = registry.add('default', storage);
+let started = performance.now();
+const graphCpuBefore = process.cpuUsage();
+registry.startAll();
+const graph = await context.graph.ready();
+const graphMs = performance.now() - started;
+const graphCpu = process.cpuUsage(graphCpuBefore);
+const graphCpuMs = (graphCpu.user + graphCpu.system) / 1000;
+
+// The first filtered query on the largest type, the table build included.
+const counts = new Map<string, number>();
+for (let node = 0; node < graph.nodeCount; node++) {
+  if (!graph.isStored(node)) continue;
+  const name = graph.types.nameOf(graph.typeOf(node));
+  counts.set(name, (counts.get(name) ?? 0) + 1);
+}
+const engine = new SqlEngine({ storage, graph: async () => graph, memoryLimitBytes: 4 * 1024 ** 3, timeoutMs: 0 });
+let buildMs = 0;
+const firstEngine = new SqlEngine({ storage, graph: async () => graph, memoryLimitBytes: 4 * 1024 ** 3, timeoutMs: 0, onBuilt: (f) => (buildMs = f.buildMs) });
+const cpuBefore = process.cpuUsage();
+const schema = await firstEngine.schema();
+const cpu = process.cpuUsage(cpuBefore);
+const buildCpuMs = (cpu.user + cpu.system) / 1000;
+const largest = schema.tables.filter((t) => t.kind === 'type' && t.columns.some((c) => c.type === 'VARCHAR' && !c.name.startsWith('_') && c.name !== 'text')).sort((a, b) => (counts.get(b.name) ?? 0) - (counts.get(a.name) ?? 0))[0]!;
+const stringColumn = largest.columns.find((c) => c.type === 'VARCHAR' && !c.name.startsWith('_'))!.name;
+const firstSql = `SELECT count(*) FROM "${largest.name}" WHERE "${stringColumn}" LIKE '%ab%'`;
+firstEngine.close();
+started = performance.now();
+await engine.query(firstSql, { limit: 10 });
+const firstQueryMs = performance.now() - started;
+const objects = Number((await engine.query('SELECT count(*) FROM _objects', { limit: 1 })).rows[0]![0]);
+const tableRows = await engine.query(
+  `SELECT (SELECT count(*) FROM _references) + (SELECT count(*) FROM _elements) + (SELECT count(*) FROM _values)`,
+  { limit: 1 },
+);
+
+const QUERIES: Record<string, string> = {
+  'count by type': 'SELECT type_name, count(*) FROM _objects GROUP BY type_name',
+  'filter on a string member': `SELECT count(*) FROM "gen.Person" WHERE name LIKE 'A%'`,
+  'join via a reference member': `SELECT count(*) FROM "gen.Book" b JOIN "gen.Person" p ON b.author = p._oid WHERE p.age > 50`,
+  'aggregate over _elements': 'SELECT owner, count(*) AS n FROM _elements GROUP BY owner ORDER BY n DESC LIMIT 10',
+  'recursive walk over _references': `WITH RECURSIVE walk(oid, depth) AS (SELECT min(_oid), 0 FROM "gen.Library" UNION SELECT r.to_oid, w.depth + 1 FROM walk w JOIN _references r ON r.from_oid = w.oid WHERE w.depth < 3) SELECT depth, count(DISTINCT oid) FROM walk GROUP BY depth`,
+};
+const repeated: Record<string, { p50: number; p99: number }> = {};
+for (const [name, sql] of Object.entries(QUERIES)) {
+  const times: number[] = [];
+  for (let i = 0; i < REPEATS; i++) {
+    const t = performance.now();
+    await engine.query(sql, { limit: 1000 });
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  repeated[name] = { p50: times[Math.floor(times.length / 2)]!, p99: times[Math.min(times.length - 1, Math.floor(times.length * 0.99))]! };
+}
+const rssBytes = process.memoryUsage().rss;
+engine.close();
+
+const out = mkdtempSync(join(outBase, 'sql-export-'));
+started = performance.now();
+const manifest = await exportTables({ storage, graph: async () => graph, out: join(out, 'tables'), format: 'parquet', memoryLimitBytes: 4 * 1024 ** 3 });
+const exportMs = performance.now() - started;
+const parquetBytes = manifest.tables.reduce((n, t) => n + t.bytes, 0);
+rmSync(out, { recursive: true, force: true });
+
+await registry.close();
+await storage.close();
+process.stdout.write(
+  `${JSON.stringify({ buildCpuMs, graphCpuMs, objects, otherRows: Number(tableRows.rows[0]![0]), graphMs, buildMs, firstSql, firstQueryMs, largest: largest.name, largestRows: counts.get(largest.name) ?? 0, repeated, rssBytes, exportMs, parquetBytes, maxRssBytes: process.resourceUsage().maxRSS * 1024 })}\n`,
+);

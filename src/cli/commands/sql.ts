@@ -1,0 +1,102 @@
+import { readFile } from 'node:fs/promises';
+import { type Command, Option } from 'commander';
+import { UsageError } from '../../errors.js';
+import { StorageRegistry } from '../../http/storage-registry.js';
+import { RESULT_FORMATS, type ResultFormat } from '../../sql/result-text.js';
+import type { SqlEngine } from '../../sql/sql-engine.js';
+import { graphProgressReporter, openProgressReporter } from '../graph-progress.js';
+import type { CommandIo } from '../io.js';
+import { integerOption, parseCommand, toolCommand } from '../option-values.js';
+import { openOutput } from '../output-target.js';
+import { sqlLimitsOf, withSqlOptions, type SqlOptionValues } from '../sql-options.js';
+import { runStatement, sqlErrorText } from '../sql-output.js';
+import { openStorage, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions, type StorageSpec } from '../storage-argument.js';
+
+const DESCRIPTION =
+  'Runs SQL over a storage: every type with instances is a table named by its Java type name (and a view under its simple name), with _objects, _references, _elements and _values (see docs/sql.md). One read-only statement (SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN); without one, an interactive shell (.tables, .schema T, statements end with ;). Reads only.';
+
+export interface SqlArgs extends StorageSpec {
+  readonly query: string | undefined;
+  readonly format: ResultFormat;
+  readonly out: string | undefined;
+  readonly maxRows: number;
+  readonly limits: Exclude<ReturnType<typeof sqlLimitsOf>, false>;
+}
+
+export function sqlCommand(): Command {
+  return withSqlOptions(
+    withStorageOptions(toolCommand('sql').description(DESCRIPTION).argument('<storage-dir>', STORAGE_ARGUMENT_TEXT).argument('[query]', 'the statement; none: an interactive shell'))
+      .addOption(new Option('--format <format>', 'output format').choices(RESULT_FORMATS).default('table'))
+      .addOption(new Option('--out <file>', 'write to this new file instead of standard output'))
+      .addOption(new Option('--file <file>', 'read the statement from this file'))
+      .addOption(integerOption('--max-rows', 'n', 'rows at most in table and markdown output (csv, json and ndjson are streamed whole)', 1, 10_000_000, 'rows').default(10_000)),
+    false,
+  );
+}
+
+export async function parseSqlArgs(args: string[]): Promise<SqlArgs | 'help'> {
+  const command = sqlCommand();
+  if (parseCommand(command, args) === 'help') return 'help';
+  const [directory, query0, ...extra] = command.args;
+  if (extra.length > 0) throw new UsageError(`one storage and one statement are expected (quote the statement); see 'storage-inspector sql --help'`);
+  const spec = storageSpecOf({ args: directory === undefined ? [] : [directory], opts: () => command.opts(), name: () => 'sql' } as unknown as Command);
+  const values = command.opts<SqlOptionValues & { format: ResultFormat; out?: string; file?: string; maxRows: number }>();
+  let query = query0;
+  if (values.file !== undefined) {
+    if (query !== undefined) throw new UsageError('give the statement either as an argument or with --file, not both');
+    try {
+      query = await readFile(values.file, 'utf8');
+    } catch (error) {
+      throw new UsageError(`--file ${values.file}: ${(error as Error).message}`);
+    }
+  }
+  if (query !== undefined && query.trim() === '') throw new UsageError('the statement is empty');
+  return { ...spec, query, format: values.format, out: values.out, maxRows: values.maxRows, limits: sqlLimitsOf(values) as SqlArgs['limits'] };
+}
+
+export async function run(args: string[], io: CommandIo): Promise<number | void> {
+  const options = await parseSqlArgs(args);
+  if (options === 'help') {
+    io.stdout.write(sqlCommand().helpInformation());
+    return;
+  }
+  if (options.query === undefined && options.out !== undefined) throw new UsageError('--out needs a statement (the shell writes to the terminal)');
+  const storage = await openStorage(options, { onProgress: openProgressReporter(io) }, (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`));
+  const registry = new StorageRegistry();
+  let engine: SqlEngine | undefined;
+  try {
+    for (const warning of storage.warnings) io.stderr.write(`storage-inspector: warning: ${warning}\n`);
+    const context = registry.add('default', storage, graphProgressReporter(io));
+    const { SqlEngine } = await import('../../sql/sql-engine.js');
+    engine = new SqlEngine({
+      ...options.limits,
+      storage,
+      graph: () => context.graph.ready(),
+      onProblem: (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`),
+    });
+    if (options.query === undefined) {
+      const { runShell } = await import('../sql-shell.js');
+      return await runShell(engine, io, options.maxRows);
+    }
+    const output = await openOutput(options.out, io.stdout);
+    try {
+      await runStatement(engine, options.query, options.format, output, { maxRows: options.maxRows, terminalWidth: terminalWidth(io), notes: io.stderr });
+    } catch (error) {
+      const text = sqlErrorText(error);
+      if (text === undefined) throw error;
+      io.stderr.write(`storage-inspector sql: ${text}\n`);
+      return 1;
+    } finally {
+      await output.end();
+    }
+  } finally {
+    engine?.close();
+    await registry.close();
+    await storage.close();
+  }
+}
+
+function terminalWidth(io: CommandIo): number {
+  const columns = (io.stdout as { columns?: number }).columns;
+  return typeof columns === 'number' && columns > 20 ? columns : 120;
+}

@@ -1,0 +1,34 @@
+import { type Command, Option } from 'commander';
+import { DEFAULT_SQL_LIMITS, type SqlLimits } from '../sql/sql-engine.js';
+import { fromEnv, integerOption } from './option-values.js';
+
+/** The SQL limits, the same for `serve` and `sql`: checked (integers, in range) before anything starts. */
+
+const MAX_TIMEOUT_MS = 86_400_000;
+const MIN_MEMORY = 16 * 1024 * 1024;
+const MAX_MEMORY = 2 ** 44;
+
+export function withSqlOptions(command: Command, serving: boolean): Command {
+  if (serving) command.addOption(fromEnv(new Option('--no-sql', 'no SQL: POST /api/v1/sql and /api/v1/sql/schema answer 404')));
+  return command
+    .addOption(fromEnv(integerOption('--sql-timeout', 'ms', `interrupt SQL statements running longer than this; 0: never (default ${DEFAULT_SQL_LIMITS.timeoutMs})`, 0, MAX_TIMEOUT_MS, 'milliseconds')))
+    .addOption(fromEnv(integerOption('--sql-memory-limit', 'bytes', `memory DuckDB may use before it spills to a temporary directory (default ${DEFAULT_SQL_LIMITS.memoryLimitBytes})`, MIN_MEMORY, MAX_MEMORY, 'bytes')))
+    .addOption(fromEnv(integerOption('--sql-max-concurrent', 'n', `SQL statements running at once; more are refused (default ${DEFAULT_SQL_LIMITS.maxConcurrent})`, 1, 1000, 'statements')));
+}
+
+export interface SqlOptionValues {
+  sql?: boolean;
+  sqlTimeout?: number;
+  sqlMemoryLimit?: number;
+  sqlMaxConcurrent?: number;
+}
+
+/** The limits given (defaults filled in by the engine), or false when SQL is off. */
+export function sqlLimitsOf(values: SqlOptionValues): Partial<SqlLimits> | false {
+  if (values.sql === false) return false;
+  return {
+    ...(values.sqlTimeout === undefined ? {} : { timeoutMs: values.sqlTimeout }),
+    ...(values.sqlMemoryLimit === undefined ? {} : { memoryLimitBytes: values.sqlMemoryLimit }),
+    ...(values.sqlMaxConcurrent === undefined ? {} : { maxConcurrent: values.sqlMaxConcurrent }),
+  };
+}

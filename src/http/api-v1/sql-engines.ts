@@ -1,0 +1,29 @@
+import type { SqlLimits } from '../../sql/sql-engine.js';
+import { SqlEngine } from '../../sql/sql-engine.js';
+import type { StorageContext } from '../storage-registry.js';
+
+/**
+ * The SQL engine of each served storage, made when first asked for. The engine loads DuckDB
+ * itself on its first statement (dynamic import), so a server nobody sends SQL to never loads it.
+ */
+
+export type SqlServiceOptions = Partial<SqlLimits>;
+
+const engines = new WeakMap<StorageContext, SqlEngine>();
+
+export function sqlEngineOf(context: StorageContext, options: SqlServiceOptions = {}): SqlEngine {
+  let engine = engines.get(context);
+  if (engine === undefined) {
+    engine = new SqlEngine({ ...options, storage: context.storage, graph: () => context.graph.ready() });
+    engines.set(context, engine);
+  }
+  return engine;
+}
+
+/** Closes the engines of these storages (their DuckDB databases and temporary directories). */
+export function closeSqlEngines(contexts: readonly StorageContext[]): void {
+  for (const context of contexts) {
+    engines.get(context)?.close();
+    engines.delete(context);
+  }
+}

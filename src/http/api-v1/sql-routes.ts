@@ -1,0 +1,222 @@
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type Static } from 'typebox';
+import type { JsonCell } from '../../sql/result-values.js';
+import type { SqlEngine, SqlColumn } from '../../sql/sql-engine.js';
+import type { SqlError } from '../../sql/sandbox.js';
+import type { StorageContext, StorageRegistry } from '../storage-registry.js';
+import { sqlEngineOf, type SqlServiceOptions } from './sql-engines.js';
+import { ApiProblem, notFound, problemResponse, sendProblem } from './problem.js';
+import { API_PREFIX } from './routing.js';
+import { StorageParams } from './schemas.js';
+
+/**
+ * `POST /api/v1/sql` and `GET /api/v1/sql/schema` (and per named storage): one read-only
+ * statement over the storage's tables, answered as JSON (at most `limit` rows) or streamed whole
+ * as CSV or NDJSON (`Accept`), pulled chunk by chunk as the client reads (back-pressure). A client
+ * that goes away interrupts its statement.
+ */
+
+const SqlBody = Type.Object(
+  {
+    sql: Type.String({ minLength: 1, maxLength: 100_000, description: 'one read-only statement (SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN)' }),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 1000, description: 'rows at most in a JSON answer' })),
+  },
+  { additionalProperties: false },
+);
+
+const Column = Type.Object({ name: Type.String(), type: Type.String({ description: 'DuckDB type, e.g. BIGINT, VARCHAR, TIMESTAMP' }) });
+
+const SqlAnswer = Type.Object({
+  columns: Type.Array(Column),
+  rows: Type.Array(Type.Array(Type.Unknown({ description: 'BIGINT/DECIMAL as decimal strings, small integers and floats as numbers, TIMESTAMP ISO-8601, NULL null' }))),
+  rowCount: Type.Integer({ minimum: 0 }),
+  truncated: Type.Boolean({ description: 'more rows existed than limit' }),
+  elapsedMs: Type.Number(),
+});
+
+const SchemaAnswer = Type.Object({
+  tables: Type.Array(
+    Type.Object({
+      name: Type.String({ description: 'exact SQL name (quote it): "com.acme.Customer", _objects' }),
+      alias: Type.Union([Type.String(), Type.Null()], { description: 'a view under the simple name, when unambiguous' }),
+      kind: Type.Union([Type.Literal('type'), Type.Literal('system')]),
+      typeName: Type.Union([Type.String(), Type.Null()]),
+      typeIds: Type.Array(Type.String()),
+      columns: Type.Array(Type.Object({ name: Type.String(), type: Type.String(), objectId: Type.Boolean({ description: 'holds object ids' }) })),
+    }),
+  ),
+});
+
+const SQL_PROBLEMS = {
+  400: problemResponse('invalid or refused statement (not read-only, file or network access, more than one statement); position: where DuckDB located it'),
+  404: problemResponse('no such storage, or SQL is off (--no-sql)'),
+  408: problemResponse('interrupted by the SQL timeout (--sql-timeout)'),
+  503: problemResponse('too many statements running at once (Retry-After), or the graph index is being built'),
+};
+
+export interface SqlRoutesOptions {
+  readonly registry: StorageRegistry;
+  /** false: SQL is off (--no-sql). */
+  readonly sql: SqlServiceOptions | false;
+}
+
+export async function sqlRoutes(scope: FastifyInstance, options: SqlRoutesOptions): Promise<void> {
+  // The application parses no bodies; this scope reads the JSON of its statements.
+  scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: 256 * 1024 }, (_request, body, done) => {
+    try {
+      done(null, JSON.parse(body as string));
+    } catch {
+      done(new ApiProblem(400, 'Bad Request', 'the body is not JSON'), undefined);
+    }
+  });
+  for (const named of [false, true]) {
+    const prefix = `${API_PREFIX}${named ? '/storages/:storage' : ''}`;
+    const params = named ? { params: StorageParams } : {};
+    const suffix = named ? ' (a named storage)' : '';
+    scope.post(
+      `${prefix}/sql`,
+      {
+        schema: {
+          summary: `Runs one read-only SQL statement over the storage's tables${suffix}`,
+          description:
+            'Every type with instances is a table named by its Java type name (plus a view under its simple name), with `_objects`, `_references`, `_elements` and `_values`. `Accept: text/csv` or `application/x-ndjson` streams the whole result.',
+          tags: ['sql'],
+          ...params,
+          body: SqlBody,
+          produces: ['application/json', 'text/csv', 'application/x-ndjson'],
+          response: { 200: SqlAnswer, ...SQL_PROBLEMS },
+        },
+      },
+      async (request, reply) => {
+        const engine = engineFor(request, options);
+        const body = request.body as Static<typeof SqlBody>;
+        const accept = String(request.headers.accept ?? '');
+        const format = /text\/csv/.test(accept) ? 'csv' : /application\/x-ndjson/.test(accept) ? 'ndjson' : 'json';
+        const abort = new AbortController();
+        reply.raw.on('close', () => abort.abort());
+        try {
+          if (format === 'json') return await engine.query(body.sql, { limit: body.limit ?? 1000, signal: abort.signal });
+          return await streamAnswer(engine, body.sql, format, abort, reply);
+        } catch (error) {
+          throw asProblem(error);
+        }
+      },
+    );
+    scope.get(
+      `${prefix}/sql/schema`,
+      { schema: { summary: `The SQL tables of the storage and their columns${suffix}`, tags: ['sql'], ...params, response: { 200: SchemaAnswer, ...SQL_PROBLEMS } } },
+      async (request) => {
+        try {
+          return await engineFor(request, options).schema();
+        } catch (error) {
+          throw asProblem(error);
+        }
+      },
+    );
+  }
+}
+
+function engineFor(request: FastifyRequest, options: SqlRoutesOptions): SqlEngine {
+  if (options.sql === false) throw notFound('SQL is off on this server (--no-sql)');
+  const name = (request.params as { storage?: string } | undefined)?.storage;
+  const context: StorageContext | undefined = options.registry.get(name);
+  if (context === undefined) throw notFound(name === undefined ? 'no storage is served' : `no storage named ${name} is served`);
+  return sqlEngineOf(context, options.sql);
+}
+
+function asProblem(error: unknown): unknown {
+  if (!(error instanceof Error) || error.name !== 'SqlError') return error;
+  const e = error as SqlError;
+  const extra = e.position === undefined ? {} : { position: e.position };
+  switch (e.kind) {
+    case 'timeout':
+      return new ApiProblem(408, 'Statement Timeout', e.message);
+    case 'busy':
+      return new ApiProblem(503, 'Too Many Statements', e.message, { 'retry-after': '1' });
+    case 'cancelled':
+      return new ApiProblem(499, 'Cancelled', e.message);
+    case 'refused':
+      return new ApiProblem(400, 'Statement Refused', e.message, {}, extra);
+    default:
+      return new ApiProblem(400, 'Invalid Statement', e.message, {}, extra);
+  }
+}
+
+/**
+ * The whole result as CSV or NDJSON. The statement starts (and fails, with a problem answer)
+ * before the first byte is sent; after that rows are pulled only as the client reads them.
+ */
+async function streamAnswer(engine: SqlEngine, sql: string, format: 'csv' | 'ndjson', abort: AbortController, reply: FastifyReply): Promise<Readable> {
+  const { csvCell } = await import('../../sql/result-values.js');
+  let columns: readonly SqlColumn[] = [];
+  let started: () => void = () => undefined;
+  let failed: (error: unknown) => void = () => undefined;
+  const ready = new Promise<void>((resolve, reject) => {
+    started = resolve;
+    failed = reject;
+  });
+  let wake: (() => void) | undefined;
+  const queue: string[] = [];
+  let done = false;
+  let failure: unknown;
+  const line = (row: JsonCell[]): string =>
+    format === 'csv' ? `${row.map(csvCell).join(',')}\r\n` : `${JSON.stringify(Object.fromEntries(columns.map((c, i) => [c.name, row[i] ?? null])))}\n`;
+  let pull: (() => void) | undefined;
+  const running = engine
+    .stream(
+      sql,
+      abort.signal,
+      (c) => {
+        columns = c;
+        if (format === 'csv') queue.push(`${columns.map((col) => csvCell(col.name)).join(',')}\r\n`);
+        started();
+      },
+      async (rows) => {
+        queue.push(rows.map(line).join(''));
+        wake?.();
+        // Wait until the reader has taken what is queued: one chunk ahead at most.
+        await new Promise<void>((resolve) => (pull = resolve));
+        return !abort.signal.aborted;
+      },
+    )
+    .then(
+      () => {
+        done = true;
+        started();
+        wake?.();
+      },
+      (error: unknown) => {
+        done = true;
+        failure = error;
+        failed(error);
+        wake?.();
+      },
+    );
+  await ready;
+  reply.type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson');
+  async function* lines(): AsyncGenerator<string> {
+    try {
+      for (;;) {
+        if (queue.length > 0) {
+          yield queue.splice(0).join('');
+          continue;
+        }
+        if (done) break;
+        const next = new Promise<void>((resolve) => (wake = resolve));
+        const p = pull;
+        pull = undefined;
+        p?.();
+        await next;
+      }
+      if (failure !== undefined) throw failure;
+    } finally {
+      abort.abort();
+      pull?.();
+      await running;
+    }
+  }
+  return Readable.from(lines(), { objectMode: false });
+}
+
+export { sendProblem };

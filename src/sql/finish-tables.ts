@@ -1,0 +1,186 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { TypeDictionary, TypeEntry } from '../format/type-dictionary.js';
+import { quoteIdent, quoteText, simpleNameOf, sqlTypeOf, type ValueKind } from './column-model.js';
+import { jdkConstantRows } from './jdk-constants.js';
+import type { Staging } from './table-build.js';
+
+/**
+ * After the pass: the values that need other values (enum constant names, LocalDateTime from its
+ * date and time, JDK constants), the SQL type of big-number columns, then every type's table
+ * (staging joined to `_values` for value members), the value types' views and the simple-name
+ * aliases. Returns what `GET /api/v1/sql/schema` lists.
+ */
+
+export interface SchemaColumn {
+  readonly name: string;
+  readonly type: string;
+  readonly objectId: boolean;
+}
+
+export interface SchemaTable {
+  readonly name: string;
+  readonly alias: string | null;
+  readonly kind: 'type' | 'system';
+  readonly typeName: string | null;
+  readonly typeIds: readonly string[];
+  readonly columns: readonly SchemaColumn[];
+}
+
+export interface BuiltSchema {
+  readonly tables: readonly SchemaTable[];
+}
+
+interface PerTypeInfo {
+  readonly entry: TypeEntry;
+  readonly value: ValueKind | undefined;
+}
+
+const SYSTEM_OBJECT_IDS: Readonly<Record<string, readonly string[]>> = {
+  _objects: ['oid'],
+  _references: ['from_oid', 'to_oid'],
+  _elements: ['owner', 'key_oid', 'value_oid'],
+  _values: ['oid'],
+};
+
+const TYPED: Readonly<Record<ValueKind, string>> = {
+  text: 'v.text',
+  tinyint: 'CAST(v.int AS TINYINT)',
+  smallint: 'CAST(v.int AS SMALLINT)',
+  integer: 'CAST(v.int AS INTEGER)',
+  bigint: 'v.int',
+  boolean: 'v.bool',
+  float: 'CAST(v.num AS FLOAT)',
+  double: 'v.num',
+  decimal: 'v.text',
+  timestamp: 'v.ts',
+  date: 'v.dt',
+  time: 'v.tm',
+};
+
+export async function finishTables(connection: DuckDBConnection, dictionary: TypeDictionary, stagings: readonly Staging[], perType: ReadonlyMap<bigint, PerTypeInfo | null>): Promise<BuiltSchema> {
+  await connection.run(`INSERT INTO _values (oid, text, int, bool) VALUES ${jdkConstantRows()}`);
+  for (const staging of stagings) {
+    const plan = staging.plan;
+    // Enum constants, constant-specific bodies (`Op$1`) too: their value is the constant's name.
+    const isEnum = plan.entries.some((e) => e.enumConstants.length > 0 || e.fields.some((f) => f.name === 'name' && f.qualifier === 'java.lang.Enum'));
+    const nameColumn = plan.columns.findIndex((c) => c.name === 'name' || c.name === 'java.lang.Enum#name');
+    if (isEnum && nameColumn >= 0) {
+      await connection.run(`INSERT INTO _values (oid, type_id, text) SELECT s._oid, s._type_id, n.text FROM ${staging.table} s LEFT JOIN _values n ON n.oid = s.c${nameColumn}`);
+    }
+    if (plan.typeName === 'java.time.LocalDateTime') {
+      const date = plan.columns.findIndex((c) => c.name === 'date');
+      const time = plan.columns.findIndex((c) => c.name === 'time');
+      if (date >= 0 && time >= 0) {
+        await connection.run(
+          `INSERT INTO _values (oid, type_id, text, ts) SELECT s._oid, s._type_id, strftime(d.dt + t.tm, '%Y-%m-%dT%H:%M:%S.%f'), d.dt + t.tm FROM ${staging.table} s LEFT JOIN _values d ON d.oid = s.c${date} LEFT JOIN _values t ON t.oid = s.c${time}`,
+        );
+      }
+    }
+  }
+  const decimals = await decimalTypes(connection, dictionary);
+  const valueExpression = (kind: ValueKind, typeName: string | undefined): string => {
+    if (kind !== 'decimal') return TYPED[kind];
+    const sql = typeName === undefined ? undefined : decimals.get(typeName);
+    return sql === undefined ? 'v.text' : `CAST(v.text AS ${sql})`;
+  };
+
+  const tables: { name: string; kind: 'type'; typeName: string; typeIds: string[]; objectIds: Set<string> }[] = [];
+  for (const staging of stagings) {
+    const plan = staging.plan;
+    const select = ['s._oid AS _oid', 's._type_id AS _type_id'];
+    const joins: string[] = [];
+    const objectIds = new Set<string>(['_oid']);
+    plan.columns.forEach((column, i) => {
+      const role = column.role;
+      if (role.kind === 'value') {
+        joins.push(`LEFT JOIN _values v${i} ON v${i}.oid = s.c${i}`);
+        select.push(`${valueExpression(role.value, role.declared).replace(/\bv\./g, `v${i}.`)} AS ${quoteIdent(column.name)}`);
+      } else {
+        if (role.kind === 'reference') objectIds.add(column.name);
+        select.push(`s.c${i} AS ${quoteIdent(column.name)}`);
+      }
+    });
+    await connection.run(`CREATE TABLE ${quoteIdent(plan.typeName)} AS SELECT ${select.join(', ')} FROM ${staging.table} s ${joins.join(' ')}`);
+    await connection.run(`DROP TABLE ${staging.table}`);
+    const typeIds = [...perType.values()].filter((t): t is PerTypeInfo => t !== null && t.entry.typeName === plan.typeName).map((t) => String(t.entry.typeId));
+    tables.push({ name: plan.typeName, kind: 'type', typeName: plan.typeName, typeIds, objectIds });
+  }
+  // Value types: a view over `_values` each, the typed value and the Java text.
+  const valueTypes = new Map<string, { kind: ValueKind; ids: string[] }>();
+  for (const t of perType.values()) {
+    if (t === null || t.value === undefined) continue;
+    const known = valueTypes.get(t.entry.typeName) ?? { kind: t.value, ids: [] };
+    known.ids.push(String(t.entry.typeId));
+    valueTypes.set(t.entry.typeName, known);
+  }
+  for (const [typeName, { kind, ids }] of valueTypes) {
+    await connection.run(
+      `CREATE VIEW ${quoteIdent(typeName)} AS SELECT v.oid AS _oid, v.type_id AS _type_id, ${valueExpression(kind, typeName)} AS value, v.text AS text FROM _values v WHERE v.type_id IN (${ids.join(', ')})`,
+    );
+    tables.push({ name: typeName, kind: 'type', typeName, typeIds: ids, objectIds: new Set(['_oid']) });
+  }
+  await connection.run(`UPDATE _elements SET value_text = v.text FROM _values v WHERE _elements.value_oid = v.oid AND _elements.value_text IS NULL`);
+  await connection.run(`UPDATE _elements SET key_text = v.text FROM _values v WHERE _elements.key_oid = v.oid AND _elements.key_text IS NULL`);
+
+  // Simple-name views where exactly one table has that simple name and nothing else is so named.
+  const bySimple = new Map<string, number>();
+  // DuckDB's names are case-insensitive: `HashTable` and `Hashtable` are one name.
+  for (const t of tables) bySimple.set(simpleNameOf(t.name).toLowerCase(), (bySimple.get(simpleNameOf(t.name).toLowerCase()) ?? 0) + 1);
+  const fullNames = new Set(tables.map((t) => t.name.toLowerCase()));
+  const aliases = new Map<string, string>();
+  for (const t of tables) {
+    const simple = simpleNameOf(t.name);
+    if (simple === t.name || t.name.startsWith('[') || bySimple.get(simple.toLowerCase()) !== 1 || fullNames.has(simple.toLowerCase()) || simple.startsWith('_')) continue;
+    await connection.run(`CREATE VIEW ${quoteIdent(simple)} AS SELECT * FROM ${quoteIdent(t.name)}`);
+    aliases.set(t.name, simple);
+  }
+
+  const described = await describeColumns(connection);
+  const schema: SchemaTable[] = [];
+  for (const name of ['_objects', '_references', '_elements', '_values']) {
+    const ids = new Set(SYSTEM_OBJECT_IDS[name]);
+    schema.push({ name, alias: null, kind: 'system', typeName: null, typeIds: [], columns: (described.get(name) ?? []).map((c) => ({ ...c, objectId: ids.has(c.name) })) });
+  }
+  tables.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const t of tables) {
+    schema.push({
+      name: t.name,
+      alias: aliases.get(t.name) ?? null,
+      kind: 'type',
+      typeName: t.typeName,
+      typeIds: t.typeIds,
+      columns: (described.get(t.name) ?? []).map((c) => ({ ...c, objectId: t.objectIds.has(c.name) })),
+    });
+  }
+  return { tables: schema };
+}
+
+/** DECIMAL(38, s) for a big-number type whose every value fits, else none (the column stays VARCHAR). */
+async function decimalTypes(connection: DuckDBConnection, dictionary: TypeDictionary): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const typeName of ['java.math.BigDecimal', 'java.math.BigInteger']) {
+    const ids = dictionary.entries.filter((e) => e.typeName === typeName).map((e) => String(e.typeId));
+    if (ids.length === 0) continue;
+    const reader = await connection.runAndReadAll(
+      `SELECT count(*) FILTER (WHERE NOT regexp_full_match(text, '-?[0-9]+(\\.[0-9]+)?')), max(length(regexp_replace(split_part(text, '.', 1), '^-', ''))), max(length(split_part(text, '.', 2))) FROM _values WHERE type_id IN (${ids.join(', ')}) AND text IS NOT NULL`,
+    );
+    const [bad, digits, scale] = reader.getRows()[0] as [bigint, number | null, number | null];
+    if (bad > 0n || digits === null) continue;
+    const s = scale ?? 0;
+    if (digits + s <= 38) out.set(typeName, `DECIMAL(38, ${s})`);
+  }
+  return out;
+}
+
+async function describeColumns(connection: DuckDBConnection): Promise<Map<string, { name: string; type: string }[]>> {
+  const reader = await connection.runAndReadAll(`SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = 'main' ORDER BY table_name, ordinal_position`);
+  const out = new Map<string, { name: string; type: string }[]>();
+  for (const [table, column, type] of reader.getRows() as [string, string, string][]) {
+    let list = out.get(table);
+    if (list === undefined) out.set(table, (list = []));
+    list.push({ name: column, type });
+  }
+  return out;
+}
+
+export { quoteText, sqlTypeOf };

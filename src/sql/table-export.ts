@@ -1,0 +1,125 @@
+import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { GraphIndex } from '../graph/graph-index.js';
+import type { Storage } from '../storage/storage.js';
+import type { SchemaTable } from './finish-tables.js';
+import { csvHeaderLine, csvLines, ndjsonLines } from './result-text.js';
+import type { SqlColumn } from './sql-engine.js';
+import { SqlEngine } from './sql-engine.js';
+
+/**
+ * Every table of a storage (or the chosen ones) written into a new directory: Parquet through
+ * DuckDB's writer (zstd), or CSV / NDJSON with the value rules of the HTTP answers, plus a small
+ * `manifest.json`. Written into a temporary directory beside the target and renamed into place
+ * when complete, so a directory at `out` is always whole.
+ */
+
+export type TableExportFormat = 'parquet' | 'csv' | 'ndjson';
+
+export interface TableExportOptions {
+  readonly storage: Storage;
+  readonly graph?: () => Promise<GraphIndex | undefined>;
+  readonly out: string;
+  readonly format: TableExportFormat;
+  /** Only this table: its SQL name, simple-name alias or one of its type ids. */
+  readonly table?: string | undefined;
+  readonly memoryLimitBytes?: number;
+  readonly onTable?: (table: string, rows: number) => void;
+}
+
+export interface ManifestTable {
+  readonly name: string;
+  readonly alias: string | null;
+  readonly kind: 'type' | 'system';
+  readonly typeIds: readonly string[];
+  readonly file: string;
+  readonly rows: number;
+  readonly bytes: number;
+  readonly columns: readonly { readonly name: string; readonly type: string; readonly objectId: boolean }[];
+}
+
+export interface ExportManifest {
+  readonly format: TableExportFormat;
+  readonly storage: string;
+  readonly objects: number;
+  readonly writtenAt: string;
+  readonly tables: readonly ManifestTable[];
+}
+
+export class ExportTargetError extends Error {}
+
+/** A file name for a table: its SQL name with anything unusual replaced. */
+export function tableFileName(table: string, format: TableExportFormat): string {
+  return `${table.replace(/[^A-Za-z0-9._$-]/g, '_')}.${format}`;
+}
+
+export async function exportTables(options: TableExportOptions): Promise<ExportManifest> {
+  const out = resolve(options.out);
+  if (existsSync(out)) throw new ExportTargetError(`--out ${options.out} exists already; give a new directory (nothing is overwritten)`);
+  if (!existsSync(dirname(out)) || !statSync(dirname(out)).isDirectory()) throw new ExportTargetError(`--out ${options.out}: its parent directory does not exist`);
+  const partial = join(dirname(out), `.${basename(out)}.partial-${process.pid}`);
+  const engine = new SqlEngine({ storage: options.storage, allowFiles: true, timeoutMs: 0, maxConcurrent: 1, ...(options.graph === undefined ? {} : { graph: options.graph }), ...(options.memoryLimitBytes === undefined ? {} : { memoryLimitBytes: options.memoryLimitBytes }) });
+  const onSignal = (): void => {
+    rmSync(partial, { recursive: true, force: true });
+  };
+  process.once('exit', onSignal);
+  try {
+    const { tables } = await engine.schema();
+    const chosen = chooseTables(tables, options.table);
+    mkdirSync(partial);
+    const written: ManifestTable[] = [];
+    for (const table of chosen) {
+      const file = tableFileName(table.name, options.format);
+      const path = join(partial, file);
+      const rows = Number((await engine.query(`SELECT count(*) FROM ${sqlName(table.name)}`, { limit: 1 })).rows[0]![0]);
+      if (options.format === 'parquet') await engine.copyToParquet(table.name, path);
+      else await writeText(engine, table.name, path, options.format);
+      written.push({ name: table.name, alias: table.alias, kind: table.kind, typeIds: table.typeIds, file, rows, bytes: statSync(path).size, columns: table.columns });
+      options.onTable?.(table.name, rows);
+    }
+    const objects = Number((await engine.query('SELECT count(*) FROM _objects', { limit: 1 })).rows[0]![0]);
+    const manifest: ExportManifest = { format: options.format, storage: options.storage.directory, objects, writtenAt: new Date().toISOString(), tables: written };
+    writeFileSync(join(partial, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    renameSync(partial, out);
+    return manifest;
+  } catch (error) {
+    rmSync(partial, { recursive: true, force: true });
+    throw error;
+  } finally {
+    process.off('exit', onSignal);
+    engine.close();
+  }
+}
+
+function sqlName(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+function chooseTables(tables: readonly SchemaTable[], wanted: string | undefined): SchemaTable[] {
+  if (wanted === undefined) return [...tables];
+  const found = tables.find((t) => t.name === wanted || t.alias === wanted || t.typeIds.includes(wanted));
+  if (found === undefined) throw new ExportTargetError(`no table ${wanted}: give a type name with instances, its simple name or a type id`);
+  return [found];
+}
+
+async function writeText(engine: SqlEngine, table: string, path: string, format: 'csv' | 'ndjson'): Promise<void> {
+  const { createWriteStream } = await import('node:fs');
+  const stream = createWriteStream(path, { flags: 'wx' });
+  const failed = new Promise<never>((_resolve, reject) => stream.once('error', reject));
+  failed.catch(() => undefined);
+  const write = (text: string): Promise<void> =>
+    stream.write(text) ? Promise.resolve() : Promise.race([new Promise<void>((done) => stream.once('drain', () => done())), failed]);
+  let columns: readonly SqlColumn[] = [];
+  await engine.stream(
+    `SELECT * FROM ${sqlName(table)}`,
+    undefined,
+    async (c) => {
+      columns = c;
+      if (format === 'csv') await write(csvHeaderLine(columns));
+    },
+    async (rows) => {
+      await write(format === 'csv' ? csvLines(rows) : ndjsonLines(columns, rows));
+    },
+  );
+  await Promise.race([new Promise<void>((done) => stream.end(() => done())), failed]);
+}

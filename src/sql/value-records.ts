@@ -1,0 +1,131 @@
+import { fixedValue, type EntityLayout } from '../format/entity-layout.js';
+import { UTC } from '../format/java-time-zones.js';
+import type { TypeDictionary } from '../format/type-dictionary.js';
+import { simplifiedRenderer } from '../inspect/simplified-value.js';
+import type { ValueKind } from './column-model.js';
+
+/**
+ * The value of one value-type object (String, Integer, BigDecimal, Date, Instant...): its Java
+ * text (as the REST service shows it, UTC) and its typed SQL value. Texts come from the
+ * project's renderers; the typed value from the same stored members.
+ */
+
+export interface ObjectValue {
+  readonly text: string | null;
+  /** bigint for integers, number for floats, boolean, or microseconds / days for times. */
+  readonly typed: bigint | number | boolean | null;
+}
+
+const MICROS_PER_DAY = 86_400_000_000n;
+
+/** DuckDB's TIMESTAMP spans about ±290,000 years of microseconds (int64, less the infinities). */
+function inTimestampRange(micros: bigint): boolean {
+  return micros > -9_200_000_000_000_000_000n && micros < 9_200_000_000_000_000_000n;
+}
+
+function member(layout: EntityLayout, name: string): string | bigint | undefined {
+  const slot = layout.slots.find((s) => s.field.name === name && !s.variable);
+  return slot === undefined ? undefined : fixedValue(slot.field, layout.view, slot.offset);
+}
+
+function memberAt(layout: EntityLayout, index: number): string | bigint | undefined {
+  const slot = layout.slots[index];
+  return slot === undefined || slot.variable ? undefined : fixedValue(slot.field, layout.view, slot.offset);
+}
+
+function pad(n: number | bigint, width: number): string {
+  return String(n).padStart(width, '0');
+}
+
+/** Days since 1970-01-01 of a proleptic Gregorian date (the algorithm of java.time.LocalDate#toEpochDay). */
+export function epochDay(year: number, month: number, day: number): number {
+  let total = 365 * year;
+  total += year >= 0 ? Math.floor((year + 3) / 4) - Math.floor((year + 99) / 100) + Math.floor((year + 399) / 400) : -(Math.trunc(year / -4) - Math.trunc(year / -100) + Math.trunc(year / -400));
+  total += Math.floor((367 * month - 362) / 12);
+  total += day - 1;
+  if (month > 2) total -= isLeap(year) ? 1 : 2;
+  return total - 719528;
+}
+
+function isLeap(year: number): boolean {
+  return (year & 3) === 0 && (year % 100 !== 0 || year % 400 === 0);
+}
+
+function timeText(hour: number, minute: number, second: number, nano: number): string {
+  let text = `${pad(hour, 2)}:${pad(minute, 2)}`;
+  if (second > 0 || nano > 0) {
+    text += `:${pad(second, 2)}`;
+    if (nano > 0) text += nano % 1_000_000 === 0 ? `.${pad(nano / 1_000_000, 3)}` : nano % 1000 === 0 ? `.${pad(nano / 1000, 6)}` : `.${pad(nano, 9)}`;
+  }
+  return text;
+}
+
+export function valueOfObject(layout: EntityLayout, kind: ValueKind, dictionary: TypeDictionary, objectId: bigint): ObjectValue {
+  const entry = layout.entry;
+  const renderer = simplifiedRenderer(entry, dictionary);
+  let text: string | null = null;
+  if (renderer !== undefined) {
+    try {
+      text = renderer(layout, { dictionary, timeZone: UTC, objectId });
+    } catch {
+      text = null; // a value Java cannot rebuild either (a NaN wrapper): NULL
+    }
+  }
+  switch (kind) {
+    case 'text':
+    case 'decimal':
+      return { text, typed: null };
+    case 'tinyint':
+    case 'smallint':
+    case 'integer':
+    case 'bigint': {
+      const v = memberAt(layout, 0);
+      return { text, typed: v === undefined ? null : BigInt(v) };
+    }
+    case 'boolean':
+      return { text, typed: memberAt(layout, 0) === 'true' };
+    case 'float':
+    case 'double': {
+      const v = memberAt(layout, 0);
+      return { text, typed: v === undefined ? null : Number(v) };
+    }
+    case 'timestamp': {
+      if (entry.typeName === 'java.time.Instant') {
+        const seconds = BigInt(member(layout, 'seconds') ?? 0n);
+        const nanos = BigInt(member(layout, 'nanos') ?? 0n);
+        const micros = seconds * 1_000_000n + nanos / 1000n;
+        // Beyond DuckDB's TIMESTAMP range (Instant.MIN, Instant.MAX): NULL, the text still says it.
+        const inRange = inTimestampRange(micros);
+        return { text: instantText(seconds, nanos), typed: inRange ? micros : null };
+      }
+      const millis = BigInt(memberAt(layout, 0) ?? 0n);
+      return { text, typed: inTimestampRange(millis * 1000n) ? millis * 1000n : null };
+    }
+    case 'date': {
+      const year = Number(member(layout, 'year') ?? 0);
+      const month = Number(member(layout, 'month') ?? 1);
+      const day = Number(member(layout, 'day') ?? 1);
+      const days = epochDay(year, month, day);
+      // Beyond DuckDB's DATE range (LocalDate.MIN, MAX): NULL, the text still says it.
+      return { text: text ?? `${year < 0 ? '-' : year > 9999 ? '+' : ''}${pad(Math.abs(year), 4)}-${pad(month, 2)}-${pad(day, 2)}`, typed: Math.abs(days) <= 2_000_000_000 ? days : null };
+    }
+    case 'time': {
+      const hour = Number(member(layout, 'hour') ?? 0);
+      const minute = Number(member(layout, 'minute') ?? 0);
+      const second = Number(member(layout, 'second') ?? 0);
+      const nano = Number(member(layout, 'nano') ?? 0);
+      const micros = BigInt(((hour * 60 + minute) * 60 + second) * 1_000_000) + BigInt(Math.floor(nano / 1000));
+      return { text: text ?? timeText(hour, minute, second, nano), typed: micros % MICROS_PER_DAY };
+    }
+  }
+}
+
+/** `Instant#toString` for the years 0000..9999 (ISO-8601, fraction in groups of three digits). */
+function instantText(seconds: bigint, nanos: bigint): string {
+  const date = new Date(Number(seconds) * 1000);
+  if (!Number.isFinite(date.getTime()) || date.getUTCFullYear() < 0 || date.getUTCFullYear() > 9999) return `${seconds}s+${nanos}ns`;
+  const base = date.toISOString().slice(0, 19);
+  const n = Number(nanos);
+  const fraction = n === 0 ? '' : n % 1_000_000 === 0 ? `.${pad(n / 1_000_000, 3)}` : n % 1000 === 0 ? `.${pad(n / 1000, 6)}` : `.${pad(n, 9)}`;
+  return `${base}${fraction}Z`;
+}

@@ -1,0 +1,38 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/http/app.js';
+import { StorageRegistry } from '../../src/http/storage-registry.js';
+import { Storage } from '../../src/storage/storage.js';
+import { compareTablesWithViews } from './table-views.js';
+
+/**
+ * The relational model on every vendored storage of every generation (MicroStream 4.1 and 8.1,
+ * EclipseStore 4.1): each type table's rows equal the /api/v1/objects views of its instances,
+ * `_elements` the views' lists, `_references` the graph index, `_objects` the /api/v1 counts.
+ */
+
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
+const STORAGES = ['conformance', 'conformance-ms8', 'conformance-es'].flatMap((corpus) =>
+  readdirSync(join(FIXTURES, corpus, 'storages')).map((name) => [`${corpus}/${name}`, join(FIXTURES, corpus, 'storages', name)] as const),
+);
+
+describe.each(STORAGES)('%s', (_name, directory) => {
+  it('has tables that equal the object views, the graph and the counts', { timeout: 120_000 }, async () => {
+    const registry = new StorageRegistry();
+    const storage = await Storage.open(directory);
+    const context = registry.add('default', storage);
+    const app = buildApp(storage, { instance: 'microstream', api: registry, sql: {} });
+    try {
+      registry.startAll();
+      const graph = await context.graph.ready();
+      const figures = await compareTablesWithViews(app, graph);
+      expect(figures.tables).toBeGreaterThan(0);
+      expect(figures.rows).toBeGreaterThan(0);
+    } finally {
+      await app.close();
+      await registry.close();
+      await storage.close();
+    }
+  });
+});
