@@ -51,8 +51,9 @@ export function recordProblems(findings: LatestRecordsFindings, rootsTypeName: s
       severity: 'data-lost',
       file: first.file,
       offset: first.offset,
-      meaning: `${findings.danglingCount} reference${findings.danglingCount === 1 ? '' : 's'} point${findings.danglingCount === 1 ? 's' : ''} to objects that are not in the storage (${examples}${findings.danglingCount > 5 ? ', …' : ''}): MicroStream loads them as null`,
-      rescue: 'copies the references as they are and lists them',
+      meaning: `${findings.danglingCount} reference${findings.danglingCount === 1 ? '' : 's'} point${findings.danglingCount === 1 ? 's' : ''} to objects that are not in the storage (${examples}${findings.danglingCount > 5 ? ', …' : ''}): MicroStream fails to start with "No entity found for objectId …" when one of them is reached from the roots without a Lazy (it loads that graph at start), and when a Lazy leading to one is loaded; a reference only garbage holds is harmless`,
+      java: { exception: STORAGE_EXCEPTION, message: `No entity found for objectId ${first.missing}` },
+      rescue: 'replaces each reference so that MicroStream starts (a field or a list element: null; a set or map entry: left out; a Lazy: empty) and lists them; --keep-dangling copies them as they are',
       count: findings.danglingCount,
     });
   }

@@ -2,6 +2,7 @@ import { relative } from 'node:path';
 import type { CheckReport, CommitListing } from '../check/check-storage.js';
 import type { Problem, Severity } from '../check/problem.js';
 import type { RescueReport } from '../rescue/rescue-storage.js';
+import type { ReferenceReplacement } from '../rescue/reference-replacement.js';
 import type { CommandIo } from './io.js';
 
 /** The texts `check` and `rescue` print, and their JSON forms (ids and timestamps as strings). */
@@ -86,13 +87,27 @@ export function rescueReportText(report: RescueReport): string {
     lines.push('', 'lost objects:');
     for (const l of report.lost) lines.push(`  ${l.objectId} ${l.typeName ?? `type id ${l.typeId}`}: ${l.reason}`);
   }
+  if (report.replacedCount > 0) {
+    lines.push('', `references to objects that are not recovered, replaced so that MicroStream starts (${number(report.replacedCount)}):`);
+    for (const r of report.replaced) lines.push(`  ${r.owner} ${r.ownerType} ${r.member} → ${r.lost}: ${REPLACED[r.action]}`);
+    if (report.replaced.length < report.replacedCount) lines.push(`  … ${number(report.replacedCount - report.replaced.length)} more`);
+  }
   if (report.danglingCount > 0) {
-    lines.push('', `references to missing objects (${number(report.danglingCount)}; MicroStream loads them as null):`);
+    const why = report.keepDangling
+      ? 'kept as they are (--keep-dangling): MicroStream refuses to start ("No entity found for objectId …") when one of them is reached from the roots without a Lazy'
+      : 'kept as they are: their records cannot be decoded';
+    lines.push('', `WARNING: references to missing objects (${number(report.danglingCount)}), ${why}:`);
     for (const d of report.dangling) lines.push(`  ${d.referrer} ${d.referrerType} → ${d.missing}`);
     if (report.dangling.length < report.danglingCount) lines.push(`  … ${number(report.danglingCount - report.dangling.length)} more`);
   }
   return `${lines.join('\n')}\n`;
 }
+
+const REPLACED: Record<ReferenceReplacement['action'], string> = {
+  null: 'null',
+  'empty-lazy': 'empty Lazy',
+  'entry-left-out': 'entry left out',
+};
 
 /** JSON with bigint values as decimal strings (64-bit ids never pass through a JS number). */
 export function jsonText(value: unknown): string {

@@ -16,6 +16,7 @@ export function rescueCommand(): Command {
   return withStorageOptions(toolCommand('rescue').description(DESCRIPTION).argument('<storage-dir>', `${STORAGE_ARGUMENT_TEXT}; only read`))
     .addOption(new Option('--out <new-dir>', 'where to write the new storage (must not exist or be empty)'))
     .addOption(new Option('--as-of <commit|time>', 'rebuild the state after this commit: its number or timestamp as check --commits lists them, or a date-time (the last commit at or before it)'))
+    .addOption(new Option('--keep-dangling', 'copy references to objects that are not recovered as they are, instead of replacing them (null, an entry left out, an empty Lazy); MicroStream then refuses to start when one is reached from the roots'))
     .addOption(new Option('--json', 'print the report as JSON'));
 }
 
@@ -26,13 +27,13 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
     return 0;
   }
   const spec = storageSpecOf(command);
-  const options = command.opts<{ out?: string; asOf?: string; json?: boolean }>();
+  const options = command.opts<{ out?: string; asOf?: string; json?: boolean; keepDangling?: boolean }>();
   if (options.out === undefined || options.out === '') throw new UsageError('missing --out <new-dir>');
   if (isPostgresSpec(options.out)) throw new UsageError(`--out ${options.out}: rescue writes a new storage directory, never into a database`);
   const asOf = options.asOf === undefined ? undefined : parseAsOf(options.asOf);
   const started = Date.now();
   const source = openSpecSource(spec, (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`));
-  const report = await rescueStorage(source, { out: options.out, asOf, onProgress: progressPrinter(io, 'rescue') });
+  const report = await rescueStorage(source, { out: options.out, asOf, keepDangling: options.keepDangling === true, onProgress: progressPrinter(io, 'rescue') });
   io.stdout.write(options.json === true ? jsonText(report) : rescueReportText(report));
   io.stderr.write(`storage-inspector rescue: done in ${((Date.now() - started) / 1000).toFixed(1)} s; check the new storage with: storage-inspector check ${options.out}\n`);
   return 0;
