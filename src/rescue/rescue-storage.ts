@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, relative, resolve, isAbsolute } from 'node:path';
 import { StorageError, UsageError } from '../errors.js';
 import { analyzeStartup } from '../check/java-startup.js';
@@ -18,6 +18,7 @@ import { StorageWriter } from '../writer/storage-writer.js';
 import { findOlderVersions, findReferrerRecords, findReferrers } from './older-versions.js';
 import { replaceMissingReferences, type ReferenceReplacement } from './reference-replacement.js';
 import { resolveAsOf, type AsOf } from './as-of.js';
+import { TemporaryTarget } from './temporary-target.js';
 
 /**
  * `rescue`: a new storage with, for every object, its newest committed version that can still be
@@ -35,6 +36,8 @@ export interface RescueOptions {
   /** Bytes copied per commit of the new storage (default 8 MiB). */
   readonly batchBytes?: number;
   readonly onProgress?: (phase: string, done: number, total: number) => void;
+  /** Told the hidden directory the storage is written into before it is renamed to `out` (to remove it on a signal). */
+  readonly onTemporaryTarget?: (target: TemporaryTarget | undefined) => void;
 }
 
 export interface LostObject {
@@ -95,15 +98,23 @@ const BATCH_BYTES = 8 * 1024 * 1024;
  */
 export async function rescueStorage(location: string | StorageSource, options: RescueOptions): Promise<RescueReport> {
   const source = typeof location === 'string' ? new DirectorySource(location) : location;
+  let target: TemporaryTarget | undefined;
   try {
     checkTarget(source, options.out);
-    return await source.snapshot((reader) => rescueSnapshot(source, reader, options));
+    target = new TemporaryTarget(options.out);
+    options.onTemporaryTarget?.(target);
+    const written = target.path;
+    const report = await source.snapshot((reader) => rescueSnapshot(source, reader, options, written));
+    target.commit();
+    return report;
   } finally {
+    target?.discard();
+    options.onTemporaryTarget?.(undefined);
     await source.close();
   }
 }
 
-async function rescueSnapshot(from: StorageSource, reader: SourceReader, options: RescueOptions): Promise<RescueReport> {
+async function rescueSnapshot(from: StorageSource, reader: SourceReader, options: RescueOptions, directory: string): Promise<RescueReport> {
   const source = from.location;
   const root = await reader.listRoot();
   if (!root.files.some((f) => f.name === DICTIONARY_FILE_NAME)) {
@@ -125,7 +136,7 @@ async function rescueSnapshot(from: StorageSource, reader: SourceReader, options
   });
   try {
     const dictionaryText = (await reader.readWhole(layout.dictionaryPath)).toString('utf8');
-    const writer = StorageWriter.createForRecords(options.out, dictionaryText, { channelCount: storage.channels.length });
+    const writer = StorageWriter.createForRecords(directory, dictionaryText, { channelCount: storage.channels.length });
     try {
       const batch = options.batchBytes ?? BATCH_BYTES;
       const builder = writer.beginStore();
@@ -267,7 +278,6 @@ async function rescueSnapshot(from: StorageSource, reader: SourceReader, options
 
 /** The output must be a new or empty directory, and not inside the storage directory being rescued. */
 function checkTarget(from: StorageSource, out: string): void {
-  if (existsSync(out) && readdirSync(out).length > 0) throw new UsageError(`--out ${out} exists and is not empty: rescue writes only to a new or empty directory`);
   if (from.kind !== 'directory') return; // a storage kept in a database: the new directory cannot lie inside it
   const source = from.location;
   const real = (p: string): string => {

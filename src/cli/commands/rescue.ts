@@ -2,6 +2,7 @@ import { type Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import { parseAsOf } from '../../rescue/as-of.js';
 import { rescueStorage } from '../../rescue/rescue-storage.js';
+import type { TemporaryTarget } from '../../rescue/temporary-target.js';
 import { isPostgresSpec } from '../../storage/open-source.js';
 import type { CommandIo } from '../io.js';
 import { parseCommand, toolCommand } from '../option-values.js';
@@ -11,6 +12,8 @@ import { openSpecSource, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOption
 const DESCRIPTION =
   'Writes a new storage that MicroStream opens: for every object its newest committed version that can still be read (or, with --as-of, its version right after an earlier commit), ' +
   'the same channel count, the whole type dictionary, fresh data files and logs, always into a new directory. The storage (a directory, or one kept in PostgreSQL) is only read. Reports what was kept and what is lost.';
+
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
 export function rescueCommand(): Command {
   return withStorageOptions(toolCommand('rescue').description(DESCRIPTION).argument('<storage-dir>', `${STORAGE_ARGUMENT_TEXT}; only read`))
@@ -33,7 +36,26 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
   const asOf = options.asOf === undefined ? undefined : parseAsOf(options.asOf);
   const started = Date.now();
   const source = openSpecSource(spec, (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`));
-  const report = await rescueStorage(source, { out: options.out, asOf, keepDangling: options.keepDangling === true, onProgress: progressPrinter(io, 'rescue') });
+  // Interrupted, the half-written storage is removed: nothing (rather than a part) is at --out.
+  let pending: TemporaryTarget | undefined;
+  const interrupted = (signal: NodeJS.Signals): void => {
+    pending?.discard();
+    io.stderr.write(`storage-inspector rescue: interrupted (${signal}); nothing was written to ${options.out}\n`);
+    process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
+  };
+  for (const signal of SIGNALS) process.on(signal, interrupted);
+  let report;
+  try {
+    report = await rescueStorage(source, {
+      out: options.out,
+      asOf,
+      keepDangling: options.keepDangling === true,
+      onProgress: progressPrinter(io, 'rescue'),
+      onTemporaryTarget: (target) => (pending = target),
+    });
+  } finally {
+    for (const signal of SIGNALS) process.off(signal, interrupted);
+  }
   io.stdout.write(options.json === true ? jsonText(report) : rescueReportText(report));
   io.stderr.write(`storage-inspector rescue: done in ${((Date.now() - started) / 1000).toFixed(1)} s; check the new storage with: storage-inspector check ${options.out}\n`);
   return 0;
