@@ -9,6 +9,7 @@ import { Storage } from '../storage/storage.js';
 import { analyzeStartup, type StartupAnalysis } from './java-startup.js';
 import { walkLatestRecords, type LatestRecordsFindings } from './latest-records.js';
 import { checkLockFile, LOCK_FILE_NAME } from './lock-file.js';
+import { classifyMissingReferences } from './missing-reachability.js';
 import { isSerious, SEVERITIES, STORAGE_EXCEPTION, type Problem } from './problem.js';
 import { recordProblems } from './record-problems.js';
 
@@ -124,7 +125,8 @@ async function checkSnapshot(source: StorageSource, reader: SourceReader, option
   if (storage !== undefined) {
     try {
       findings = await walkLatestRecords(storage, { onProgress: (done, total) => options.onProgress?.('checking records', done, total) });
-      problems.push(...recordProblems(findings, storage.family.rootsTypeName));
+      const reach = findings.dangling.length > 0 ? await classifyMissingReferences(storage) : undefined;
+      problems.push(...recordProblems(findings, storage.family.rootsTypeName, reach));
     } finally {
       await storage.close();
     }

@@ -49,7 +49,7 @@ describe('storage-inspector check', () => {
     expect(json.code).toBe(1);
     const report = JSON.parse(json.stdout) as { exitCode: number; javaStarts: boolean; problems: { code: string; file: string; offset: number; severity: string }[] };
     expect(report).toMatchObject({ exitCode: 1, javaStarts: false });
-    expect(report.problems[0]).toMatchObject({ code: 'DATA_FILE_TOO_SHORT', file: join(dir, 'channel_0', 'channel_0_12.dat'), offset: 1000, severity: 'refuses-start' });
+    expect(report.problems.find((p) => p.code === 'DATA_FILE_TOO_SHORT')).toMatchObject({ code: 'DATA_FILE_TOO_SHORT', file: join(dir, 'channel_0', 'channel_0_12.dat'), offset: 1000, severity: 'refuses-start' });
   });
 
   it('--commits lists every commit and whether it can be rebuilt', async () => {

@@ -175,6 +175,7 @@ describe.skipIf(missing !== undefined)('--keep-dangling', () => {
     expect(report.replacedCount).toBe(0);
     const check = await checkStorage(`${dir}-kept`);
     const problem = check.problems.find((p) => p.code === 'MISSING_REFERENCE_TARGET');
+    expect(problem?.severity).toBe('refuses-start');
     expect(problem?.java?.message).toMatch(/^No entity found for objectId \d+$/);
     const refused = await startJava('ms41', `${dir}-kept`).then(
       async (java) => {
@@ -186,5 +187,22 @@ describe.skipIf(missing !== undefined)('--keep-dangling', () => {
     expect(refused).toMatch(/StorageException: No entity found for objectId \d+/);
     const lostIds = new Set(report.dangling.map((r) => r.missing.toString()));
     expect(lostIds.has(/No entity found for objectId (\d+)/.exec(refused)![1]!)).toBe(true);
+  });
+
+  it('references only garbage holds are harmless: the library starts on a rescue that keeps them', async () => {
+    // The README's example: the end of a file cut off; the two objects lost there were referred to by an unreachable address.
+    const dir = join(work, 'graph-cut');
+    cpSync(corpusStorage('graph'), dir, { recursive: true });
+    truncateSync(join(dir, 'channel_1', 'channel_1_16.dat'), 3000);
+    const before = await checkStorage(dir);
+    expect(before.problems.filter((p) => p.code === 'MISSING_REFERENCE_TARGET').map((p) => [p.severity, p.count])).toEqual([['harmless', 2]]);
+    const report = await rescueStorage(dir, { out: `${dir}-kept`, keepDangling: true });
+    expect(report.danglingCount).toBe(2);
+    const java = await startJava('ms41', `${dir}-kept`);
+    try {
+      expect((await java.get('/microstream/root')).status).toBe(200);
+    } finally {
+      await java.stop();
+    }
   });
 });
