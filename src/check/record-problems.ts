@@ -91,12 +91,15 @@ function stopProblem(stop: FileStop): Problem {
   }
   const implausible = /record length (-?\d+) is implausible/.exec(stop.message);
   if (implausible !== null) {
+    // MicroStream 4.1 does not throw here (checked against it): it indexes the file up to this
+    // header and starts without what follows; the start fails only when the roots reach an object
+    // stored after it (MISSING_REFERENCE_TARGET says whether they do).
     return {
       ...base,
       code: 'RECORD_LENGTH_IMPOSSIBLE',
-      severity: 'refuses-start',
-      java: { exception: 'java.lang.IllegalArgumentException', message: `${implausible[1]} > 2147483647` },
-      meaning: `a record header claims ${implausible[1]} bytes, more than any record can have (an overwritten length field): nothing after it in this file can be read`,
+      severity: 'data-lost',
+      java: undefined,
+      meaning: `a record header claims ${implausible[1]} bytes, more than any record can have (an overwritten length field): nothing after it in this file can be read, and MicroStream reads nothing after it either (the objects stored there are missing to it)`,
       rescue,
     };
   }

@@ -23,7 +23,7 @@ export function checkReportText(report: CheckReport): string {
     '',
   ];
   const count = (severity: Severity): number => report.problems.filter((p) => p.severity === severity).length;
-  const verdict = report.javaStarts ? 'MicroStream 4.1 would start on this storage' : 'MicroStream 4.1 would refuse to start';
+  const verdict = report.javaStarts ? `${report.generation} would start on this storage` : `${report.generation} would refuse to start`;
   lines.push(
     report.problems.length === 0
       ? `${verdict}. No problems found.`
@@ -31,7 +31,7 @@ export function checkReportText(report: CheckReport): string {
   );
   for (const what of report.notChecked ?? []) lines.push(`Not checked: ${what}.`);
   const shown = fileNamer(report.directory, report.kind);
-  for (const problem of report.problems) lines.push('', ...problemText(problem, shown));
+  for (const problem of report.problems) lines.push('', ...problemText(problem, shown, report.generation));
   if (report.commits !== undefined || report.commitsNote !== undefined) lines.push('', ...commitsText(report.commits ?? [], report.commitsNote, shown));
   lines.push('', `exit code ${report.exitCode}`);
   return `${lines.join('\n')}\n`;
@@ -45,10 +45,10 @@ function fileNamer(location: string, kind: string | undefined): (file: string) =
   return kind === undefined ? (file) => relative(location, file) : (file) => file;
 }
 
-function problemText(p: Problem, shown: (file: string) => string): string[] {
+function problemText(p: Problem, shown: (file: string) => string, generation: string): string[] {
   const where = p.file === undefined ? '' : ` ${shown(p.file) || p.file}${p.offset === undefined ? '' : `, offset ${p.offset}`}`;
   const out = [`[${LABELS[p.severity]}]${where}  ${p.code}${p.count === undefined || p.count <= 1 ? '' : ` (${number(p.count)})`}`];
-  if (p.java !== undefined) out.push(`  MicroStream says: ${p.java.exception}: ${p.java.message}`);
+  if (p.java !== undefined) out.push(`  ${generation.split(' ')[0]} says: ${p.java.exception}: ${p.java.message}`);
   out.push(`  What it means:    ${p.meaning}`);
   out.push(`  Rescue:           ${p.rescue}`);
   return out;

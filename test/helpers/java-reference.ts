@@ -63,9 +63,11 @@ export async function startJava(library: JavaLibrary, dir: string): Promise<Runn
   child.stderr.on('data', collect);
   const cleanUp = (): void => rmSync(copy, { recursive: true, force: true });
   const started = await Promise.race([
-    new Promise<true>((resolve) => {
+    new Promise<boolean>((resolve) => {
       const look = (): void => {
         if (/listening on http/.test(output)) resolve(true);
+        // EclipseStore's threads keep the JVM alive after the exception: the output is the answer.
+        if (/Exception in thread "main"/.test(output)) setTimeout(() => resolve(false), 1000);
       };
       child.stdout.on('data', look);
       child.stderr.on('data', look);
@@ -73,6 +75,8 @@ export async function startJava(library: JavaLibrary, dir: string): Promise<Runn
     exited.then(() => false as const),
   ]);
   if (!started) {
+    child.kill('SIGKILL');
+    await exited;
     cleanUp();
     const lines = output.split('\n').filter((l) => /Exception|Caused by|Error/.test(l));
     throw new JavaRefused(lines.join('\n') || output);

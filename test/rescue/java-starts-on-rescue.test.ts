@@ -53,13 +53,14 @@ interface Damage {
   readonly source: () => string;
   readonly library: JavaLibrary;
   readonly damage: (dir: string) => void;
+  readonly intact?: boolean;
   /** Objects that others refer to are lost, so references are replaced. */
   readonly replaces?: boolean;
 }
 
 const DAMAGES: readonly Damage[] = [
-  { name: 'the intact storage (MicroStream 4.1 corpus, graph)', source: () => corpusStorage('graph'), library: 'ms41', damage: () => undefined },
-  { name: 'a storage generate wrote', source: () => generated, library: 'ms41', damage: () => undefined },
+  { name: 'the intact storage (MicroStream 4.1 corpus, graph)', source: () => corpusStorage('graph'), library: 'ms41', intact: true, damage: () => undefined },
+  { name: 'a storage generate wrote', source: () => generated, library: 'ms41', intact: true, damage: () => undefined },
   { name: 'a data file the log names deleted', source: () => generated, library: 'ms41', replaces: true, damage: (dir) => rmSync(join(dir, 'channel_0', 'channel_0_2.dat')) },
   {
     name: 'a data file cut at 60 %',
@@ -97,6 +98,7 @@ const DAMAGES: readonly Damage[] = [
     },
   },
   { name: 'an EclipseStore storage generate wrote, a data file cut at 60 %', source: () => generatedEs, library: 'es41', replaces: true, damage: (dir) => truncateFile(join(dir, 'channel_0', 'channel_0_2.dat'), 0.6) },
+  { name: 'an EclipseStore storage generate wrote, a data file the log names deleted', source: () => generatedEs, library: 'es41', replaces: true, damage: (dir) => rmSync(join(dir, 'channel_1', 'channel_1_2.dat')) },
 ];
 
 function truncateFile(file: string, fraction: number): void {
@@ -132,6 +134,31 @@ describe.skipIf(missing !== undefined).each(DAMAGES)('$name', (d) => {
       `${d.name}: kept ${report.keptObjects} (${report.olderVersions.length} in an older version), lost ${report.lost.length} known ids, ` +
         `${report.missingData.length} missing byte range(s), ${report.unreadableRegions.length} unreadable region(s), replaced ${report.replacedCount} references ${JSON.stringify(Object.fromEntries(actions))}`,
     );
+  });
+
+  it.skipIf(d.intact === true)('check names the exception the library refuses the damaged original with', async () => {
+    const check = await checkStorage(dir);
+    expect(check.javaStarts).toBe(false);
+    expect(check.generation).toBe(d.library === 'es41' ? 'EclipseStore 4.1' : 'MicroStream 4.1');
+    const refused = await startJava(d.library, dir).then(
+      async (java) => {
+        await java.stop();
+        return 'started';
+      },
+      (error: unknown) => (error instanceof JavaRefused ? error.message : String(error)),
+    );
+    // The innermost cause is what the library says about the storage.
+    const cause = /(?:Caused by: |Exception in thread "main" )([\w.$]+): (.*)$/.exec(refused.split('\n').filter((l) => /Caused by: |Exception in thread/.test(l)).at(-1) ?? '');
+    expect(cause, refused).not.toBeNull();
+    const said = check.problems.filter((p) => p.severity === 'refuses-start').map((p) => p.java);
+    const missing = /^No entity found for objectId (\d+)$/.exec(cause![2]!);
+    if (missing === null) {
+      expect(said).toContainEqual({ exception: cause![1], message: cause![2] });
+    } else {
+      // The library walks the graph in its own order: it names one of the missing ids the roots reach.
+      expect(said.some((j) => j?.exception === cause![1] && j?.message.startsWith('No entity found for objectId '))).toBe(true);
+      expect(report.replaced.map((r) => r.lost.toString())).toContain(missing[1]);
+    }
   });
 
   it('the real library starts on the rescue and answers every recovered object as our server does', async () => {
