@@ -260,7 +260,9 @@ async function rescueSnapshot(from: StorageSource, reader: SourceReader, options
         olderVersions,
         lost,
         unreadableRegions,
-        missingData: startup.problems.filter((p) => p.missingBytes !== undefined),
+        // A point in time that resolved needs no byte that is gone (else resolveAsOf refuses, naming the
+        // files): bytes missing from today's state do not touch it.
+        missingData: asOf === undefined ? startup.problems.filter((p) => p.missingBytes !== undefined) : [],
         danglingCount,
         dangling,
         replacedCount,
