@@ -7,6 +7,7 @@ import { answerRequest } from '../../src/http/java-service.js';
 import { rescueStorage } from '../../src/rescue/rescue-storage.js';
 import { Storage } from '../../src/storage/storage.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
+import { runCli } from '../../src/cli/run-cli.js';
 import { spawnCli } from '../security/cli.js';
 
 /**
@@ -62,6 +63,19 @@ describe.each([
   let dir: string;
   beforeAll(() => {
     dir = damaged(name, damage);
+  });
+
+  it('analyze and export read what can be read, naming the damage; --strict refuses', async () => {
+    for (const args of [['analyze', dir, '--json'], ['export', dir, '--type', 'gen.Person']]) {
+      let stdout = '';
+      let stderr = '';
+      const io = { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) } };
+      expect(await runCli(args, io), stderr).toBe(0);
+      expect(stderr).toContain(`storage-inspector: warning: damage: ${join(dir, file)} at offset ${offset}: ${code}: `);
+      expect(stdout.length).toBeGreaterThan(100);
+      const strict = await runCli([...args, '--strict'], { stdout: { write: () => true }, stderr: { write: () => true } });
+      expect(strict).toBe(1);
+    }
   });
 
   it('--strict refuses it as before', async () => {

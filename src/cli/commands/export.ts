@@ -21,22 +21,25 @@ export interface ExportArgs extends StorageSpec {
   readonly type: string;
   readonly format: 'ndjson' | 'csv';
   readonly out: string | undefined;
+  /** Refuse a storage MicroStream would refuse instead of reading what can be read of it. */
+  readonly strict?: true | undefined;
 }
 
 export function exportCommand(): Command {
   return withStorageOptions(toolCommand('export').description(DESCRIPTION).argument('<storage-dir>', STORAGE_ARGUMENT_TEXT))
     .addOption(new Option('--type <name|id>', 'the type: a type id, or a type name (every version of it)'))
     .addOption(new Option('--format <format>', 'output format').choices(['ndjson', 'csv']).default('ndjson'))
-    .addOption(new Option('--out <file>', 'write to this file instead of standard output'));
+    .addOption(new Option('--out <file>', 'write to this file instead of standard output'))
+    .addOption(new Option('--strict', 'refuse a storage MicroStream would refuse to start, instead of reading what can be read of it'));
 }
 
 export function parseExportArgs(args: string[]): ExportArgs | 'help' {
   const command = exportCommand();
   if (parseCommand(command, args) === 'help') return 'help';
   const spec = storageSpecOf(command);
-  const values = command.opts<{ type?: string; format: 'ndjson' | 'csv'; out?: string }>();
+  const values = command.opts<{ type?: string; format: 'ndjson' | 'csv'; out?: string; strict?: true }>();
   if (values.type === undefined || values.type === '') throw new UsageError('missing --type');
-  return { ...spec, type: values.type, format: values.format, out: values.out };
+  return { ...spec, type: values.type, format: values.format, out: values.out, strict: values.strict };
 }
 
 export async function run(args: string[], io: CommandIo): Promise<void> {
@@ -46,7 +49,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     return;
   }
   if (options.out !== undefined && isDirectorySpec(options)) refuseInside(options.out, options.directory);
-  const storage = await openStorage(options, { onProgress: openProgressReporter(io) }, (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`));
+  const storage = await openStorage(options, { onProgress: openProgressReporter(io) }, (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`), options.strict === true);
   try {
     const entries = typeEntries(storage, options.type);
     const output: Writable = options.out === undefined ? (io.stdout as Writable) : createWriteStream(options.out, { flags: 'wx' });
