@@ -129,7 +129,7 @@ async function checkSnapshot(source: StorageSource, reader: SourceReader, option
   if (storage !== undefined) {
     try {
       findings = await walkLatestRecords(storage, { onProgress: (done, total) => options.onProgress?.('checking records', done, total) });
-      const reach = findings.dangling.length > 0 ? await classifyMissingReferences(storage) : undefined;
+      const reach = findings.dangling.length > 0 ? await classifyMissingReferences(storage, findings.dangling) : undefined;
       problems.push(...recordProblems(findings, storage.family.rootsTypeName, reach));
     } finally {
       await storage.close();

@@ -10,21 +10,22 @@ import type { DanglingReference } from './latest-records.js';
  * At start it loads the graph reachable from the roots eagerly, everything not behind a `Lazy`: the
  * first missing id reached that way ends the start ("No entity found for objectId …"). One reached
  * only through a `Lazy` fails when that Lazy is loaded. One that only garbage holds is never loaded.
- * This walks the graph from the roots entity twice (without and with Lazy subjects), reading each
- * reached object once per walk; the marks are typed arrays (16 bytes per object and walk). Only run
- * when references to missing objects exist.
+ * This walks the graph from the roots entity (without Lazy subjects, and again through them when a
+ * holder was not reached), reading each reached object once per walk; the marks are typed arrays
+ * (about 40 bytes per object and walk). Only run when references to missing objects exist.
  */
 
 export type MissingReach = 'at-start' | 'behind-lazy' | 'garbage-only';
 
 const LAZY_TYPE = /\.reference\.Lazy\$Default$/;
 
-export async function classifyMissingReferences(storage: Storage): Promise<(reference: DanglingReference) => MissingReach> {
+export async function classifyMissingReferences(storage: Storage, dangling: readonly DanglingReference[]): Promise<(reference: DanglingReference) => MissingReach> {
+  const halves = (id: bigint): [number, number] => [Number(id & 0xffffffffn) | 0, Number(id >> 32n) | 0];
   const eager = await reachable(storage, false);
-  const all = await reachable(storage, true);
+  // The second walk only when some holder is not reached at start.
+  const all = dangling.every((r) => eager.has(...halves(r.referrer))) ? eager : await reachable(storage, true);
   return (r) => {
-    const low = Number(r.referrer & 0xffffffffn) | 0;
-    const high = Number(r.referrer >> 32n) | 0;
+    const [low, high] = halves(r.referrer);
     return eager.has(low, high) ? 'at-start' : all.has(low, high) ? 'behind-lazy' : 'garbage-only';
   };
 }

@@ -52,6 +52,19 @@ describe('storage-inspector check', () => {
     expect(report.problems.find((p) => p.code === 'DATA_FILE_TOO_SHORT')).toMatchObject({ code: 'DATA_FILE_TOO_SHORT', file: join(dir, 'channel_0', 'channel_0_12.dat'), offset: 1000, severity: 'refuses-start' });
   });
 
+  it('classifies references to missing objects by who holds them: reached at start, behind a Lazy, garbage', async () => {
+    const dir = join(work, 'library');
+    expect((await cli('generate', '--entities', '3000', '--channels', '2', '--seed', '5', '--file-size', '16384', '--out', dir)).code).toBe(0);
+    truncateSync(join(dir, 'channel_1', 'channel_1_1.dat'), 66938);
+    const { code, stdout } = await cli('check', dir, '--json');
+    expect(code).toBe(1);
+    const report = JSON.parse(stdout) as { problems: { code: string; severity: string; count: number; java?: { message: string } }[] };
+    const missing = report.problems.filter((p) => p.code === 'MISSING_REFERENCE_TARGET');
+    expect(missing.map((p) => p.severity)).toEqual(['refuses-start', 'data-lost', 'harmless']);
+    expect(missing[0]!.java?.message).toMatch(/^No entity found for objectId \d+$/);
+    expect(missing.every((p) => p.count > 0)).toBe(true);
+  });
+
   it('--commits lists every commit and whether it can be rebuilt', async () => {
     const { code, stdout } = await cli('check', join(SEQUENCE_DIR, 'states', 'S10'), '--commits');
     expect(code).toBe(0);
