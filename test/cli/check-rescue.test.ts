@@ -65,6 +65,18 @@ describe('storage-inspector check', () => {
     expect(missing.every((p) => p.count > 0)).toBe(true);
   });
 
+  it('speaks of EclipseStore 4.1 on an EclipseStore storage, with its exception classes', async () => {
+    const dir = join(work, 'eclipsestore');
+    expect((await cli('generate', '--entities', '500', '--channels', '2', '--seed', '7', '--out', dir, '--family', 'eclipsestore')).code).toBe(0);
+    truncateSync(join(dir, 'channel_0', 'channel_0_1.dat'), 5000);
+    const { code, stdout } = await cli('check', dir);
+    expect(code).toBe(1);
+    expect(stdout).toContain('EclipseStore 4.1 would refuse to start.');
+    expect(stdout).toMatch(/\n {2}EclipseStore says: org\.eclipse\.store\.storage\.exceptions\.StorageExceptionConsistency: 0 Length 5000 of file 1 is inconsistent with the transactions entry's length of \d+\n/);
+    expect(stdout).not.toContain('MicroStream');
+    expect(stdout).not.toContain('one.microstream');
+  });
+
   it('--commits lists every commit and whether it can be rebuilt', async () => {
     const { code, stdout } = await cli('check', join(SEQUENCE_DIR, 'states', 'S10'), '--commits');
     expect(code).toBe(0);
