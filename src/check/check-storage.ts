@@ -10,6 +10,9 @@ import { GigaMapCollector, gigaMapProblems } from './gigamap-problems.js';
 import { analyzeStartup, type StartupAnalysis } from './java-startup.js';
 import { walkLatestRecords, type LatestRecordsFindings } from './latest-records.js';
 import { checkLockFile, LOCK_FILE_NAME } from './lock-file.js';
+import { classifyMissingReferences } from './missing-reachability.js';
+import { generationOf, inGeneration } from './generation-messages.js';
+import { familyByName } from '../format/storage-family.js';
 import { isSerious, SEVERITIES, STORAGE_EXCEPTION, type Problem } from './problem.js';
 import { recordProblems } from './record-problems.js';
 
@@ -37,7 +40,9 @@ export interface CheckReport {
   readonly kind?: string | undefined;
   /** Checks that do not apply to where the storage is kept, and why (the lock file of a directory). */
   readonly notChecked?: readonly string[] | undefined;
-  /** MicroStream 4.1 would start on the directory as it is. */
+  /** The library whose start is judged: `MicroStream 4.1`, or `EclipseStore 4.1` for an EclipseStore storage. */
+  readonly generation: string;
+  /** That library would start on the directory as it is. */
   readonly javaStarts: boolean;
   readonly exitCode: 0 | 1;
   readonly summary: CheckSummary;
@@ -126,17 +131,19 @@ async function checkSnapshot(source: StorageSource, reader: SourceReader, option
     try {
       const gigaMaps = new GigaMapCollector();
       findings = await walkLatestRecords(storage, { onProgress: (done, total) => options.onProgress?.('checking records', done, total), onReadable: gigaMaps.onReadable });
-      problems.push(...recordProblems(findings, storage.family.rootsTypeName));
+      const reach = findings.dangling.length > 0 ? await classifyMissingReferences(storage, findings.dangling) : undefined;
+      problems.push(...recordProblems(findings, storage.family.rootsTypeName, reach));
       problems.push(...(await gigaMapProblems(storage, gigaMaps.ids)));
     } finally {
       await storage.close();
     }
   }
+  const family = storage?.family ?? familyByName('microstream');
   const summary = summarize(layout, startup, findings);
   let commits: CommitListing[] | undefined;
   let commitsNote: string | undefined;
   if (options.commits === true) ({ commits, note: commitsNote } = await listCommits(layout, reader));
-  return finish(directory, where, { ...summary, commits: commits?.length }, problems, commits, commitsNote);
+  return finish(directory, where, { ...summary, commits: commits?.length }, problems.map((p) => inGeneration(p, family)), commits, commitsNote, generationOf(family));
 }
 
 export async function listCommits(layout: StorageLayout, reads?: SourceReads): Promise<{ commits: CommitListing[] | undefined; note: string | undefined }> {
@@ -185,6 +192,7 @@ function finish(
   problems: Problem[],
   commits?: CommitListing[],
   commitsNote?: string,
+  generation = 'MicroStream 4.1',
 ): CheckReport {
   const order = (p: Problem): number => SEVERITIES.indexOf(p.severity);
   const sorted = [...problems].sort(
@@ -194,6 +202,7 @@ function finish(
   return {
     directory,
     ...where,
+    generation,
     javaStarts,
     exitCode: sorted.some(isSerious) ? 1 : 0,
     summary,

@@ -62,8 +62,11 @@ export interface OpaqueType {
 }
 
 export interface LatestRecordsOptions {
-  /** Every readable newest version, with its bytes (valid during the call only). */
-  readonly onReadable?: (record: Buffer, entry: TypeEntry, channel: number) => void;
+  /**
+   * Every readable newest version, with its bytes (valid during the call only) and how many of its
+   * references point to objects the index does not have.
+   */
+  readonly onReadable?: (record: Buffer, entry: TypeEntry, channel: number, dangling: number) => void;
   readonly onProgress?: (bytesDone: number, bytesTotal: number) => void;
 }
 
@@ -128,8 +131,9 @@ export async function walkLatestRecords(storage: Storage, options: LatestRecords
         currentOffset = offset;
         currentFile = file.path;
         currentType = entry.typeName;
+        const danglingBefore = danglingCount;
         checker.forEachReference(bytes, at, onReference);
-        options.onReadable?.(bytes.subarray(at, at + length), entry, channel.index);
+        options.onReadable?.(bytes.subarray(at, at + length), entry, channel.index, danglingCount - danglingBefore);
       });
       if (file.problem !== undefined) {
         stops.push({ channel: channel.index, file, offset: file.problem.offset, message: file.problem.message, header: await headerAt(storage, file, file.problem.offset) });

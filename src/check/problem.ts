@@ -44,7 +44,7 @@ export const STORAGE_EXCEPTION = 'one.microstream.storage.exceptions.StorageExce
 /** Whether data is unreadable or MicroStream would refuse: `check` then exits with 1. */
 export function isSerious(problem: Problem): boolean {
   if (problem.severity === 'refuses-start') return true;
-  // A reference to an object that is not there loses data, but nothing in the directory is unreadable:
-  // MicroStream starts and loads the reference as null.
+  // A reference behind a Lazy to an object that is not there loses data, but nothing in the
+  // directory is unreadable: MicroStream starts (and fails when that Lazy is loaded).
   return problem.severity === 'data-lost' && problem.code !== 'MISSING_REFERENCE_TARGET';
 }

@@ -1,4 +1,5 @@
-import type { DefectiveRecord, FileStop, LatestRecordsFindings } from './latest-records.js';
+import type { DanglingReference, DefectiveRecord, FileStop, LatestRecordsFindings } from './latest-records.js';
+import type { MissingReach } from './missing-reachability.js';
 import { STORAGE_EXCEPTION, type Problem } from './problem.js';
 
 /** The findings of the record walk, as problems. */
@@ -8,7 +9,11 @@ const LISTED_DEFECTS = 50;
 
 const KEEP_OLDER = 'keeps the newest older version that can be read, if there is one; else the object is lost and listed';
 
-export function recordProblems(findings: LatestRecordsFindings, rootsTypeName: string): Problem[] {
+/**
+ * `reach` says who holds a reference to a missing object (see missing-reachability.ts); without it
+ * every such reference counts as reached at start.
+ */
+export function recordProblems(findings: LatestRecordsFindings, rootsTypeName: string, reach?: (r: DanglingReference) => MissingReach): Problem[] {
   const problems: Problem[] = [];
   for (const stop of findings.stops) problems.push(stopProblem(stop));
 
@@ -40,22 +45,7 @@ export function recordProblems(findings: LatestRecordsFindings, rootsTypeName: s
       problems.push({ ...defectProblem(d), meaning: `${list.length - LISTED_DEFECTS} more objects with this problem (${kind})`, count: list.length - LISTED_DEFECTS });
     }
   }
-  if (findings.danglingCount > 0) {
-    const first = findings.dangling[0]!;
-    const examples = findings.dangling
-      .slice(0, 5)
-      .map((r) => `${r.referrerType} ${r.referrer} → ${r.missing}`)
-      .join(', ');
-    problems.push({
-      code: 'MISSING_REFERENCE_TARGET',
-      severity: 'data-lost',
-      file: first.file,
-      offset: first.offset,
-      meaning: `${findings.danglingCount} reference${findings.danglingCount === 1 ? '' : 's'} point${findings.danglingCount === 1 ? 's' : ''} to objects that are not in the storage (${examples}${findings.danglingCount > 5 ? ', …' : ''}): MicroStream loads them as null`,
-      rescue: 'copies the references as they are and lists them',
-      count: findings.danglingCount,
-    });
-  }
+  if (findings.danglingCount > 0) problems.push(...missingReferenceProblems(findings, reach));
   for (const t of findings.opaqueTypes) {
     problems.push({
       code: 'UNDECLARED_LAYOUT',
@@ -101,12 +91,15 @@ function stopProblem(stop: FileStop): Problem {
   }
   const implausible = /record length (-?\d+) is implausible/.exec(stop.message);
   if (implausible !== null) {
+    // MicroStream 4.1 does not throw here (checked against it): it indexes the file up to this
+    // header and starts without what follows; the start fails only when the roots reach an object
+    // stored after it (MISSING_REFERENCE_TARGET says whether they do).
     return {
       ...base,
       code: 'RECORD_LENGTH_IMPOSSIBLE',
-      severity: 'refuses-start',
-      java: { exception: 'java.lang.IllegalArgumentException', message: `${implausible[1]} > 2147483647` },
-      meaning: `a record header claims ${implausible[1]} bytes, more than any record can have (an overwritten length field): nothing after it in this file can be read`,
+      severity: 'data-lost',
+      java: undefined,
+      meaning: `a record header claims ${implausible[1]} bytes, more than any record can have (an overwritten length field): nothing after it in this file can be read, and MicroStream reads nothing after it either (the objects stored there are missing to it)`,
       rescue,
     };
   }
@@ -121,4 +114,62 @@ function stopProblem(stop: FileStop): Problem {
     meaning: `${stop.message} (bytes ${at}): ${stop.header === undefined ? 'the record there' : `object ${stop.header.objectId}'s record`} cannot be read, and MicroStream reads nothing after it in this file either (loading that object fails)`,
     rescue,
   };
+}
+
+const RESCUE_REFERENCES = 'replaces each reference so that MicroStream starts (a field or a list element: null; a set or map entry: left out; a Lazy: empty) and lists them; --keep-dangling copies them as they are';
+
+/** References to missing objects, one problem per kind of holder: reached at start, behind a Lazy, garbage. */
+function missingReferenceProblems(findings: LatestRecordsFindings, reach: ((r: DanglingReference) => MissingReach) | undefined): Problem[] {
+  const groups = new Map<MissingReach, DanglingReference[]>();
+  for (const r of findings.dangling) {
+    const kind = reach?.(r) ?? 'at-start';
+    groups.set(kind, [...(groups.get(kind) ?? []), r]);
+  }
+  const unlisted = findings.danglingCount - findings.dangling.length;
+  const problems: Problem[] = [];
+  const describe = (list: readonly DanglingReference[], extra: number): string => {
+    const n = list.length + extra;
+    const examples = list.slice(0, 5).map((r) => `${r.referrerType} ${r.referrer} → ${r.missing}`).join(', ');
+    return `${n} reference${n === 1 ? '' : 's'} point${n === 1 ? 's' : ''} to objects that are not in the storage (${examples}${n > 5 ? ', …' : ''})`;
+  };
+  const atStart = groups.get('at-start');
+  if (atStart !== undefined) {
+    problems.push({
+      code: 'MISSING_REFERENCE_TARGET',
+      severity: 'refuses-start',
+      file: atStart[0]!.file,
+      offset: atStart[0]!.offset,
+      java: { exception: STORAGE_EXCEPTION, message: `No entity found for objectId ${atStart[0]!.missing}` },
+      meaning: `${describe(atStart, unlisted)}, held by objects reachable from the roots without a Lazy: MicroStream loads that graph at start and fails on the first missing id (the exception names whichever it reaches first)`,
+      rescue: RESCUE_REFERENCES,
+      count: atStart.length + unlisted,
+    });
+  }
+  const behindLazy = groups.get('behind-lazy');
+  if (behindLazy !== undefined) {
+    problems.push({
+      code: 'MISSING_REFERENCE_TARGET',
+      severity: 'data-lost',
+      file: behindLazy[0]!.file,
+      offset: behindLazy[0]!.offset,
+      java: { exception: STORAGE_EXCEPTION, message: `No entity found for objectId ${behindLazy[0]!.missing}` },
+      meaning: `${describe(behindLazy, atStart === undefined ? unlisted : 0)}, held by objects reachable from the roots only through a Lazy: MicroStream starts, and loading that Lazy fails`,
+      rescue: RESCUE_REFERENCES,
+      count: behindLazy.length + (atStart === undefined ? unlisted : 0),
+    });
+  }
+  const garbage = groups.get('garbage-only');
+  if (garbage !== undefined) {
+    const extra = atStart === undefined && behindLazy === undefined ? unlisted : 0;
+    problems.push({
+      code: 'MISSING_REFERENCE_TARGET',
+      severity: 'harmless',
+      file: garbage[0]!.file,
+      offset: garbage[0]!.offset,
+      meaning: `${describe(garbage, extra)}, held only by objects that are not reachable from the roots (garbage): MicroStream never loads them, and its housekeeping deletes them`,
+      rescue: RESCUE_REFERENCES,
+      count: garbage.length + extra,
+    });
+  }
+  return problems;
 }

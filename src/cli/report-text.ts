@@ -2,6 +2,7 @@ import { relative } from 'node:path';
 import type { CheckReport, CommitListing } from '../check/check-storage.js';
 import type { Problem, Severity } from '../check/problem.js';
 import type { RescueReport } from '../rescue/rescue-storage.js';
+import type { ReferenceReplacement } from '../rescue/reference-replacement.js';
 import type { CommandIo } from './io.js';
 import { groupDigits } from './number-text.js';
 
@@ -23,7 +24,7 @@ export function checkReportText(report: CheckReport): string {
     '',
   ];
   const count = (severity: Severity): number => report.problems.filter((p) => p.severity === severity).length;
-  const verdict = report.javaStarts ? 'MicroStream 4.1 would start on this storage' : 'MicroStream 4.1 would refuse to start';
+  const verdict = report.javaStarts ? `${report.generation} would start on this storage` : `${report.generation} would refuse to start`;
   lines.push(
     report.problems.length === 0
       ? `${verdict}. No problems found.`
@@ -31,7 +32,7 @@ export function checkReportText(report: CheckReport): string {
   );
   for (const what of report.notChecked ?? []) lines.push(`Not checked: ${what}.`);
   const shown = fileNamer(report.directory, report.kind);
-  for (const problem of report.problems) lines.push('', ...problemText(problem, shown));
+  for (const problem of report.problems) lines.push('', ...problemText(problem, shown, report.generation));
   if (report.commits !== undefined || report.commitsNote !== undefined) lines.push('', ...commitsText(report.commits ?? [], report.commitsNote, shown));
   lines.push('', `exit code ${report.exitCode}`);
   return `${lines.join('\n')}\n`;
@@ -45,10 +46,10 @@ function fileNamer(location: string, kind: string | undefined): (file: string) =
   return kind === undefined ? (file) => relative(location, file) : (file) => file;
 }
 
-function problemText(p: Problem, shown: (file: string) => string): string[] {
+function problemText(p: Problem, shown: (file: string) => string, generation: string): string[] {
   const where = p.file === undefined ? '' : ` ${shown(p.file) || p.file}${p.offset === undefined ? '' : `, offset ${p.offset}`}`;
   const out = [`[${LABELS[p.severity]}]${where}  ${p.code}${p.count === undefined || p.count <= 1 ? '' : ` (${number(p.count)})`}`];
-  if (p.java !== undefined) out.push(`  MicroStream says: ${p.java.exception}: ${p.java.message}`);
+  if (p.java !== undefined) out.push(`  ${generation.split(' ')[0]} says: ${p.java.exception}: ${p.java.message}`);
   out.push(`  What it means:    ${p.meaning}`);
   out.push(`  Rescue:           ${p.rescue}`);
   return out;
@@ -87,13 +88,27 @@ export function rescueReportText(report: RescueReport): string {
     lines.push('', 'lost objects:');
     for (const l of report.lost) lines.push(`  ${l.objectId} ${l.typeName ?? `type id ${l.typeId}`}: ${l.reason}`);
   }
+  if (report.replacedCount > 0) {
+    lines.push('', `references to objects that are not recovered, replaced so that MicroStream starts (${number(report.replacedCount)}):`);
+    for (const r of report.replaced) lines.push(`  ${r.owner} ${r.ownerType} ${r.member} → ${r.lost}: ${REPLACED[r.action]}`);
+    if (report.replaced.length < report.replacedCount) lines.push(`  … ${number(report.replacedCount - report.replaced.length)} more`);
+  }
   if (report.danglingCount > 0) {
-    lines.push('', `references to missing objects (${number(report.danglingCount)}; MicroStream loads them as null):`);
+    const why = report.keepDangling
+      ? 'kept as they are (--keep-dangling): MicroStream refuses to start ("No entity found for objectId …") when one of them is reached from the roots without a Lazy'
+      : 'kept as they are: their records cannot be decoded';
+    lines.push('', `WARNING: references to missing objects (${number(report.danglingCount)}), ${why}:`);
     for (const d of report.dangling) lines.push(`  ${d.referrer} ${d.referrerType} → ${d.missing}`);
     if (report.dangling.length < report.danglingCount) lines.push(`  … ${number(report.danglingCount - report.dangling.length)} more`);
   }
   return `${lines.join('\n')}\n`;
 }
+
+const REPLACED: Record<ReferenceReplacement['action'], string> = {
+  null: 'null',
+  'empty-lazy': 'empty Lazy',
+  'entry-left-out': 'entry left out',
+};
 
 /** JSON with bigint values as decimal strings (64-bit ids never pass through a JS number). */
 export function jsonText(value: unknown): string {

@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import { damageLine, isRefusedDamage, openReadablePart, type StorageDamage } from '../damaged/readable-part.js';
 import { UsageError } from '../errors.js';
 import { warnIfShared } from '../http/auth.js';
 import { checkStorageSpec, isPostgresSpec, openStorageSource } from '../storage/open-source.js';
@@ -47,10 +48,33 @@ export function isDirectorySpec(spec: StorageSpec): boolean {
   return !isPostgresSpec(spec.directory);
 }
 
-/** Opens the storage a spec names (a warning if a password file can be read by others). */
-export function openStorage(spec: StorageSpec, options: OpenOptions, warn: (message: string) => void): Promise<Storage> {
+/**
+ * Opens the storage a spec names (a warning if a password file can be read by others). A storage
+ * MicroStream would refuse (a logged data file gone, damaged log entries) is opened as far as it
+ * can be read, its damage told through `warn`, unless `strict`.
+ */
+export async function openStorage(spec: StorageSpec, options: OpenOptions, warn: (message: string) => void, strict = false): Promise<Storage> {
+  return (await openStorageWithDamage(spec, options, warn, strict)).storage;
+}
+
+/** `openStorage`, with the damage for which MicroStream would refuse the storage (empty when none). */
+export async function openStorageWithDamage(
+  spec: StorageSpec,
+  options: OpenOptions,
+  warn: (message: string) => void,
+  strict = false,
+): Promise<{ storage: Storage; damage: readonly StorageDamage[] }> {
   // A command reads each record once or not at all: keeping them would only cost copies.
-  return Storage.open(openSpecSource(spec, warn, options.allowExternalLinks === true), { recordCacheBytes: 0, ...options });
+  const open = { recordCacheBytes: 0, ...options };
+  try {
+    return { storage: await Storage.open(openSpecSource(spec, warn, options.allowExternalLinks === true), open), damage: [] };
+  } catch (error) {
+    if (strict || !isRefusedDamage(error)) throw error;
+    const opened = await openReadablePart(openSpecSource(spec, () => undefined, options.allowExternalLinks === true), open);
+    warn(`MicroStream would refuse this storage (${error instanceof Error ? error.message : String(error)}); reading what can be read of it (--strict refuses it)`);
+    for (const d of opened.damage) warn(`damage: ${damageLine(d)}`);
+    return opened;
+  }
 }
 
 /** The source of the storage a spec names, for commands that read it themselves (`check`, `rescue`). */

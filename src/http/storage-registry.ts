@@ -3,6 +3,7 @@ import type { GraphIndex } from '../graph/graph-index.js';
 import { GraphService, type GraphServiceOptions } from '../graph/graph-service.js';
 import { ObjectVersions } from '../graph/object-versions.js';
 import { CommitTimeline } from '../storage/commit-timeline.js';
+import type { StorageDamage } from '../damaged/readable-part.js';
 import type { Storage } from '../storage/storage.js';
 
 /**
@@ -18,6 +19,8 @@ export interface ServedStorage {
   readonly instance: string;
   /** Brings the storage up to date after a request read a file that was deleted meanwhile. */
   readonly catchUp?: () => Promise<void>;
+  /** Damage for which MicroStream would refuse the storage; what can be read of it is served. */
+  readonly damage?: readonly StorageDamage[];
 }
 
 /** A storage that was asked for but could not be opened: its routes say why. */

@@ -64,3 +64,31 @@ export async function findReferrers(storage: Storage, ids: ReadonlySet<bigint>):
   }
   return out;
 }
+
+/** A newest readable version that references any of a set of ids, with its bytes. */
+export interface ReferrerRecord {
+  readonly record: Buffer;
+  readonly channel: number;
+  readonly file: string;
+  readonly offset: number;
+}
+
+/** The newest readable versions that reference any of `ids` (copies of their records). */
+export async function findReferrerRecords(storage: Storage, ids: ReadonlySet<bigint>): Promise<ReferrerRecord[]> {
+  const out: ReferrerRecord[] = [];
+  const checker = new RecordChecker(storage.dictionary, storage.channels.length);
+  for (const channel of storage.channels) {
+    for (const file of channel.files) {
+      await streamRecords(storage.source, file.path, 0, file.problem?.offset ?? file.totalLength, (bytes, at, offset, length) => {
+        if (!channel.objects.isLatest(bytes.readInt32LE(at + 16), bytes.readInt32LE(at + 20), file.slot, offset)) return;
+        if (checker.check(bytes, at, length, channel.index, { file: file.path, offset }) !== undefined) return;
+        let refers = false;
+        checker.forEachReference(bytes, at, (low, high) => {
+          if (!refers && ids.has((BigInt(high) << 32n) | BigInt(low >>> 0))) refers = true;
+        });
+        if (refers) out.push({ record: Buffer.from(bytes.subarray(at, at + length)), channel: channel.index, file: file.path, offset });
+      });
+    }
+  }
+  return out;
+}

@@ -1,8 +1,8 @@
-import { existsSync, readdirSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, relative, resolve, isAbsolute } from 'node:path';
 import { StorageError, UsageError } from '../errors.js';
 import { analyzeStartup } from '../check/java-startup.js';
-import { walkLatestRecords, type DanglingReference } from '../check/latest-records.js';
+import { MAX_LISTED_DANGLING, walkLatestRecords, type DanglingReference } from '../check/latest-records.js';
 import type { Problem } from '../check/problem.js';
 import { checkRecord, isDefect } from '../check/record-defects.js';
 import { forEachReference } from '../format/entity-references.js';
@@ -15,8 +15,10 @@ import type { SourceReader, StorageSource } from '../storage/source.js';
 import { DICTIONARY_FILE_NAME, scanStorageLayout } from '../storage/storage-dir.js';
 import { Storage, type CommittedLengths } from '../storage/storage.js';
 import { StorageWriter } from '../writer/storage-writer.js';
-import { findOlderVersions, findReferrers } from './older-versions.js';
+import { findOlderVersions, findReferrerRecords, findReferrers } from './older-versions.js';
+import { replaceMissingReferences, type ReferenceReplacement } from './reference-replacement.js';
 import { resolveAsOf, type AsOf } from './as-of.js';
+import { TemporaryTarget } from './temporary-target.js';
 
 /**
  * `rescue`: a new storage with, for every object, its newest committed version that can still be
@@ -29,9 +31,13 @@ import { resolveAsOf, type AsOf } from './as-of.js';
 export interface RescueOptions {
   readonly out: string;
   readonly asOf?: AsOf | undefined;
+  /** Copy references to objects that are not recovered as they are (MicroStream then refuses to start) instead of replacing them. */
+  readonly keepDangling?: boolean | undefined;
   /** Bytes copied per commit of the new storage (default 8 MiB). */
   readonly batchBytes?: number;
   readonly onProgress?: (phase: string, done: number, total: number) => void;
+  /** Told the hidden directory the storage is written into before it is renamed to `out` (to remove it on a signal). */
+  readonly onTemporaryTarget?: (target: TemporaryTarget | undefined) => void;
 }
 
 export interface LostObject {
@@ -72,8 +78,13 @@ export interface RescueReport {
   readonly unreadableRegions: readonly UnreadableRegion[];
   /** Committed bytes of the source that are gone (missing data files, files cut short): what was stored there is lost. */
   readonly missingData: readonly Problem[];
+  /** References to missing objects left in the new storage (with `keepDangling`, all of them). */
   readonly danglingCount: number;
   readonly dangling: readonly DanglingReference[];
+  /** References to objects that are not recovered, replaced so that MicroStream starts (listed up to 100,000). */
+  readonly replacedCount: number;
+  readonly replaced: readonly ReferenceReplacement[];
+  readonly keepDangling: boolean;
   /** The new storage has a roots entity (else MicroStream would refuse it: "No roots found"). */
   readonly hasRoots: boolean;
 }
@@ -87,15 +98,23 @@ const BATCH_BYTES = 8 * 1024 * 1024;
  */
 export async function rescueStorage(location: string | StorageSource, options: RescueOptions): Promise<RescueReport> {
   const source = typeof location === 'string' ? new DirectorySource(location) : location;
+  let target: TemporaryTarget | undefined;
   try {
     checkTarget(source, options.out);
-    return await source.snapshot((reader) => rescueSnapshot(source, reader, options));
+    target = new TemporaryTarget(options.out);
+    options.onTemporaryTarget?.(target);
+    const written = target.path;
+    const report = await source.snapshot((reader) => rescueSnapshot(source, reader, options, written));
+    target.commit();
+    return report;
   } finally {
+    target?.discard();
+    options.onTemporaryTarget?.(undefined);
     await source.close();
   }
 }
 
-async function rescueSnapshot(from: StorageSource, reader: SourceReader, options: RescueOptions): Promise<RescueReport> {
+async function rescueSnapshot(from: StorageSource, reader: SourceReader, options: RescueOptions, directory: string): Promise<RescueReport> {
   const source = from.location;
   const root = await reader.listRoot();
   if (!root.files.some((f) => f.name === DICTIONARY_FILE_NAME)) {
@@ -117,7 +136,7 @@ async function rescueSnapshot(from: StorageSource, reader: SourceReader, options
   });
   try {
     const dictionaryText = (await reader.readWhole(layout.dictionaryPath)).toString('utf8');
-    const writer = StorageWriter.createForRecords(options.out, dictionaryText, { channelCount: storage.channels.length });
+    const writer = StorageWriter.createForRecords(directory, dictionaryText, { channelCount: storage.channels.length });
     try {
       const batch = options.batchBytes ?? BATCH_BYTES;
       const builder = writer.beginStore();
@@ -129,8 +148,34 @@ async function rescueSnapshot(from: StorageSource, reader: SourceReader, options
       let keptBytes = 0;
       let rootsKept = 0;
       const rootsType = storage.dictionary.currentByName.get(storage.family.rootsTypeName)?.typeId;
+      const keepDangling = options.keepDangling === true;
+      const channelCount = storage.channels.length;
+      // Objects in the index that turn out to be lost (damaged, no older version): known after the walk.
+      const lostIds = new Set<bigint>();
+      const missing = (low: number, high: number): boolean =>
+        !storage.channels[low & (channelCount - 1)]!.objects.has(low, high) || (lostIds.size > 0 && lostIds.has((BigInt(high) << 32n) | BigInt(low >>> 0)));
+      const replaced: ReferenceReplacement[] = [];
+      let replacedCount = 0;
+      let unreplaced = 0;
+      /** The record with its references to missing objects replaced, or undefined when nothing is to replace (or it cannot be decoded). */
+      const patch = (record: Buffer, channel: number, where: { file: string; offset: number }, only?: ReadonlySet<bigint>): Buffer | undefined => {
+        const checked = checkRecord(storage.dictionary, record, channel, channelCount, where);
+        if (isDefect(checked) || checked.layout === undefined) return undefined;
+        return replaceMissingReferences(record, checked.layout, missing, (r) => {
+          if (only !== undefined && !only.has(r.lost)) return; // reported when the record was first written
+          replacedCount++;
+          if (replaced.length < MAX_LISTED_DANGLING) replaced.push(r);
+        });
+      };
       const findings = await walkLatestRecords(storage, {
-        onReadable: (record, entry) => {
+        onReadable: (original, entry, channel, danglingHere) => {
+          let record = original;
+          if (danglingHere > 0 && !keepDangling) {
+            const before = replacedCount;
+            const patched = patch(original, channel, { file: '', offset: 0 });
+            if (patched !== undefined) record = patched;
+            unreplaced += danglingHere - (replacedCount - before);
+          }
           builder.addRecord(record);
           keptObjects++;
           keptBytes += record.length;
@@ -149,22 +194,26 @@ async function rescueSnapshot(from: StorageSource, reader: SourceReader, options
       if (damaged.size > 0) {
         const older = await findOlderVersions(storage, new Set(damaged.keys()), (done, total) => options.onProgress?.('looking for older versions', done, total));
         for (const [objectId, d] of damaged) {
-          const typeName = storage.dictionary.byId.get(d.header.typeId)?.typeName;
+          if (older.has(objectId)) continue;
+          lostIds.add(objectId);
+          lost.push({ objectId, typeId: d.header.typeId, typeName: storage.dictionary.byId.get(d.header.typeId)?.typeName, reason: d.defect.message, file: d.file, offset: d.offset });
+        }
+        for (const [objectId, d] of damaged) {
           const found = older.get(objectId);
-          if (found === undefined) {
-            lost.push({ objectId, typeId: d.header.typeId, typeName, reason: d.defect.message, file: d.file, offset: d.offset });
-            continue;
-          }
-          builder.addRecord(found.record);
+          if (found === undefined) continue;
+          const where = { file: found.file, offset: found.offset };
+          const record = (keepDangling ? undefined : patch(found.record, found.channel, where)) ?? found.record;
+          builder.addRecord(record);
           keptObjects++;
-          keptBytes += found.record.length;
+          keptBytes += record.length;
           if (found.typeId === rootsType) rootsKept++;
           olderVersions.push({ objectId, typeName: storage.dictionary.byId.get(found.typeId)?.typeName, reason: `${d.defect.message} (${d.file} at offset ${d.offset})` });
+          if (!keepDangling) continue;
           // The older version may reference objects the storage no longer has.
-          const checked = checkRecord(storage.dictionary, found.record, found.channel, storage.channels.length, { file: found.file, offset: found.offset });
+          const checked = checkRecord(storage.dictionary, found.record, found.channel, channelCount, where);
           if (!isDefect(checked) && checked.layout !== undefined) {
             forEachReference(checked.layout, (low, high) => {
-              if (!isObjectIdHalves(low, high) || storage.channels[low & (storage.channels.length - 1)]!.objects.has(low, high)) return;
+              if (!isObjectIdHalves(low, high) || !missing(low, high)) return;
               danglingCount++;
               dangling.push({ referrer: objectId, referrerType: checked.entry.typeName, missing: (BigInt(high) << 32n) | BigInt(low >>> 0), file: found.file, offset: found.offset });
             });
@@ -183,10 +232,21 @@ async function rescueSnapshot(from: StorageSource, reader: SourceReader, options
       }
       // References to objects lost just now (they were in the index, so the first pass took them for present).
       const lostInIndex = new Set(lost.filter((l) => damaged.has(l.objectId)).map((l) => l.objectId));
-      if (lostInIndex.size > 0) {
+      if (lostInIndex.size > 0 && keepDangling) {
         const referrers = await findReferrers(storage, lostInIndex);
         danglingCount += referrers.length;
         dangling.push(...referrers);
+      } else if (lostInIndex.size > 0) {
+        // Their referrers were copied before the loss was known: a later store holds their new version.
+        if (builder.records > 0) flush();
+        for (const r of await findReferrerRecords(storage, lostInIndex)) {
+          const patched = patch(r.record, r.channel, { file: r.file, offset: r.offset }, lostInIndex);
+          if (patched !== undefined) builder.addRecord(patched);
+        }
+      }
+      if (!keepDangling) {
+        danglingCount = unreplaced;
+        dangling.length = 0;
       }
       if (builder.records > 0 || writer.channels.every((c) => c.headNumber === 0n)) flush();
       return {
@@ -200,9 +260,14 @@ async function rescueSnapshot(from: StorageSource, reader: SourceReader, options
         olderVersions,
         lost,
         unreadableRegions,
-        missingData: startup.problems.filter((p) => p.missingBytes !== undefined),
+        // A point in time that resolved needs no byte that is gone (else resolveAsOf refuses, naming the
+        // files): bytes missing from today's state do not touch it.
+        missingData: asOf === undefined ? startup.problems.filter((p) => p.missingBytes !== undefined) : [],
         danglingCount,
         dangling,
+        replacedCount,
+        replaced,
+        keepDangling,
         hasRoots: rootsKept > 0,
       };
     } finally {
@@ -215,7 +280,6 @@ async function rescueSnapshot(from: StorageSource, reader: SourceReader, options
 
 /** The output must be a new or empty directory, and not inside the storage directory being rescued. */
 function checkTarget(from: StorageSource, out: string): void {
-  if (existsSync(out) && readdirSync(out).length > 0) throw new UsageError(`--out ${out} exists and is not empty: rescue writes only to a new or empty directory`);
   if (from.kind !== 'directory') return; // a storage kept in a database: the new directory cannot lie inside it
   const source = from.location;
   const real = (p: string): string => {

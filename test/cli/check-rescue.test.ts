@@ -49,7 +49,32 @@ describe('storage-inspector check', () => {
     expect(json.code).toBe(1);
     const report = JSON.parse(json.stdout) as { exitCode: number; javaStarts: boolean; problems: { code: string; file: string; offset: number; severity: string }[] };
     expect(report).toMatchObject({ exitCode: 1, javaStarts: false });
-    expect(report.problems[0]).toMatchObject({ code: 'DATA_FILE_TOO_SHORT', file: join(dir, 'channel_0', 'channel_0_12.dat'), offset: 1000, severity: 'refuses-start' });
+    expect(report.problems.find((p) => p.code === 'DATA_FILE_TOO_SHORT')).toMatchObject({ code: 'DATA_FILE_TOO_SHORT', file: join(dir, 'channel_0', 'channel_0_12.dat'), offset: 1000, severity: 'refuses-start' });
+  });
+
+  it('classifies references to missing objects by who holds them: reached at start, behind a Lazy, garbage', async () => {
+    const dir = join(work, 'library');
+    expect((await cli('generate', '--entities', '3000', '--channels', '2', '--seed', '5', '--file-size', '16384', '--out', dir)).code).toBe(0);
+    truncateSync(join(dir, 'channel_1', 'channel_1_1.dat'), 66938);
+    const { code, stdout } = await cli('check', dir, '--json');
+    expect(code).toBe(1);
+    const report = JSON.parse(stdout) as { problems: { code: string; severity: string; count: number; java?: { message: string } }[] };
+    const missing = report.problems.filter((p) => p.code === 'MISSING_REFERENCE_TARGET');
+    expect(missing.map((p) => p.severity)).toEqual(['refuses-start', 'data-lost', 'harmless']);
+    expect(missing[0]!.java?.message).toMatch(/^No entity found for objectId \d+$/);
+    expect(missing.every((p) => p.count > 0)).toBe(true);
+  });
+
+  it('speaks of EclipseStore 4.1 on an EclipseStore storage, with its exception classes', async () => {
+    const dir = join(work, 'eclipsestore');
+    expect((await cli('generate', '--entities', '500', '--channels', '2', '--seed', '7', '--out', dir, '--family', 'eclipsestore')).code).toBe(0);
+    truncateSync(join(dir, 'channel_0', 'channel_0_1.dat'), 5000);
+    const { code, stdout } = await cli('check', dir);
+    expect(code).toBe(1);
+    expect(stdout).toContain('EclipseStore 4.1 would refuse to start.');
+    expect(stdout).toMatch(/\n {2}EclipseStore says: org\.eclipse\.store\.storage\.exceptions\.StorageExceptionConsistency: 0 Length 5000 of file 1 is inconsistent with the transactions entry's length of \d+\n/);
+    expect(stdout).not.toContain('MicroStream');
+    expect(stdout).not.toContain('one.microstream');
   });
 
   it('--commits lists every commit and whether it can be rebuilt', async () => {

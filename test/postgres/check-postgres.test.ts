@@ -186,8 +186,9 @@ describe('check and rescue on a storage kept in PostgreSQL', () => {
     });
     const text = await run(['check', ...pgArgs(database, 'graph')]);
     expect(text.code, text.stderr).toBe(1);
-    expect(text.stdout).toContain(`[refuses start] ms_graph_channel_0/${identifier}, offset 0  RECORD_LENGTH_IMPOSSIBLE\n`);
-    expect(text.stdout).toContain('MicroStream says: java.lang.IllegalArgumentException: 4294967296 > 2147483647');
+    // MicroStream 4.1 does not throw on it (checked against it): the rest of the file is lost to it.
+    expect(text.stdout).toContain(`[data lost] ms_graph_channel_0/${identifier}, offset 0  RECORD_LENGTH_IMPOSSIBLE\n`);
+    expect(text.stdout).toContain('a record header claims 4294967296 bytes');
 
     const copy = join(work, 'graph-length');
     cpSync(directoryOf('graph'), copy, { recursive: true });

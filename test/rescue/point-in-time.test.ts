@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import { scanStorageDirectory } from '../../src/storage/storage-dir.js';
 import { Storage } from '../../src/storage/storage.js';
 import { compareWithCase, type RecordedCase } from '../helpers/conformance.js';
 import { loadStateCases, SEQUENCE_DIR } from '../helpers/follow-sequence.js';
+import { corpusStorage } from '../security/server.js';
 import { diffSnapshots, snapshotTree } from '../security/snapshot.js';
 
 /**
@@ -143,5 +144,20 @@ describe('which commit wrote a record', () => {
     // Commit 2 (the initial root graph) wrote file 1 from 2552 on; file 1 is long gone but its log entries remain.
     expect(history.commitOf(0, 1n, 2552)?.commit.number).toBe(2);
     expect(history.commitOf(0, 1n, 0)?.commit.number).toBe(1);
+  });
+});
+
+describe('damage after the point in time', () => {
+  it('is not reported by rescue --as-of: the end of a file cut off that the commit did not reach yet', async () => {
+    const dir = join(work, 'cut-later');
+    cpSync(corpusStorage('graph'), dir, { recursive: true });
+    truncateSync(join(dir, 'channel_1', 'channel_1_16.dat'), 3000);
+    const latest = await rescueStorage(dir, { out: `${dir}-latest` });
+    expect(latest.missingData.map((m) => m.missingBytes)).toEqual([{ from: 3000, to: 4012 }]);
+    // Commit 150 is older than channel_1_16.dat: nothing that is gone touches it.
+    const early = await rescueStorage(dir, { out: `${dir}-150`, asOf: { commit: 150 } });
+    expect(early.missingData).toEqual([]);
+    expect(early.unreadableRegions).toEqual([]);
+    expect(early.lost).toEqual([]);
   });
 });

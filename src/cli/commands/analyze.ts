@@ -7,7 +7,7 @@ import { StorageRegistry } from '../../http/storage-registry.js';
 import { graphProgressReporter, openProgressReporter } from '../graph-progress.js';
 import type { CommandIo } from '../io.js';
 import { integerOption, parseCommand, toolCommand } from '../option-values.js';
-import { openStorage, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions, type StorageSpec } from '../storage-argument.js';
+import { openStorageWithDamage, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions, type StorageSpec } from '../storage-argument.js';
 import { formatAnalysis } from '../analysis-report.js';
 import { formatGigaMaps } from '../gigamap-report-text.js';
 
@@ -18,10 +18,13 @@ export interface AnalyzeArgs extends StorageSpec {
   readonly json: boolean;
   readonly examples: number;
   readonly top: number;
+  /** Refuse a storage MicroStream would refuse instead of reading what can be read of it. */
+  readonly strict?: true | undefined;
 }
 
 export function analyzeCommand(): Command {
   return withStorageOptions(toolCommand('analyze').description(DESCRIPTION).argument('<storage-dir>', STORAGE_ARGUMENT_TEXT))
+    .addOption(new Option('--strict', 'refuse a storage MicroStream would refuse to start, instead of reading what can be read of it'))
     .addOption(new Option('--json', 'print the analysis as JSON (the shapes of /api/v1/storage, /types and /analysis)'))
     .addOption(integerOption('--examples', 'n', 'missing ids to list with who refers to them', 0, 1000, 'examples').default(20))
     .addOption(integerOption('--top', 'n', 'rows to list per table (types, garbage by type, data files: those with the most waste)', 1, 100_000, 'rows').default(25));
@@ -31,8 +34,8 @@ export function parseAnalyzeArgs(args: string[]): AnalyzeArgs | 'help' {
   const command = analyzeCommand();
   if (parseCommand(command, args) === 'help') return 'help';
   const spec = storageSpecOf(command);
-  const values = command.opts<{ json?: boolean; examples: number; top: number }>();
-  return { ...spec, json: values.json === true, examples: values.examples, top: values.top };
+  const values = command.opts<{ json?: boolean; examples: number; top: number; strict?: true }>();
+  return { ...spec, json: values.json === true, examples: values.examples, top: values.top, strict: values.strict };
 }
 
 async function gigaMapsOf(storage: Storage, graph: GraphIndex): Promise<GigaMapReport[]> {
@@ -49,11 +52,11 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     io.stdout.write(analyzeCommand().helpInformation());
     return;
   }
-  const storage = await openStorage(options, { onProgress: openProgressReporter(io) }, (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`));
+  const { storage, damage } = await openStorageWithDamage(options, { onProgress: openProgressReporter(io) }, (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`), options.strict === true);
   const registry = new StorageRegistry();
   try {
     for (const warning of storage.warnings) io.stderr.write(`storage-inspector: warning: ${warning}\n`);
-    const context = registry.add('default', storage, graphProgressReporter(io));
+    const context = registry.add('default', storage, graphProgressReporter(io), damage.length === 0 ? undefined : { instance: storage.family.defaultInstance, damage });
     const graph = await context.graph.ready();
     const report = {
       storage: await storageInfo(context),

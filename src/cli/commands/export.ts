@@ -31,24 +31,27 @@ export interface ExportArgs extends StorageSpec {
   readonly out: string | undefined;
   /** Writing the SQL tables into the directory `out`. */
   readonly tables: boolean;
+  /** Refuse a storage MicroStream would refuse instead of reading what can be read of it. */
+  readonly strict?: true | undefined;
 }
 
 export function exportCommand(): Command {
   return withStorageOptions(toolCommand('export').description(DESCRIPTION).argument('<storage-dir>', STORAGE_ARGUMENT_TEXT))
     .addOption(new Option('--type <name|id>', 'the type: a type id, or a type name, full or simple when only one type has it (every version of it)'))
     .addOption(new Option('--format <format>', 'output format').choices(['ndjson', 'csv', 'parquet']).default('ndjson'))
-    .addOption(new Option('--out <file|dir>', 'write to this new file instead of standard output (a new directory for the tables)'));
+    .addOption(new Option('--out <file|dir>', 'write to this new file instead of standard output (a new directory for the tables)'))
+    .addOption(new Option('--strict', 'refuse a storage MicroStream would refuse to start, instead of reading what can be read of it'));
 }
 
 export function parseExportArgs(args: string[]): ExportArgs | 'help' {
   const command = exportCommand();
   if (parseCommand(command, args) === 'help') return 'help';
   const spec = storageSpecOf(command);
-  const values = command.opts<{ type?: string; format: 'ndjson' | 'csv' | 'parquet'; out?: string }>();
+  const values = command.opts<{ type?: string; format: 'ndjson' | 'csv' | 'parquet'; out?: string; strict?: true }>();
   if (values.type === '') throw new UsageError('invalid --type "": give a type name or id');
   const tables = values.type === undefined || values.format === 'parquet';
   if (tables && values.out === undefined) throw new UsageError(values.type === undefined ? 'missing --type (one type to standard output), or --out DIR (every table)' : '--format parquet writes a directory: give --out DIR');
-  return { ...spec, type: values.type, format: values.format, out: values.out, tables };
+  return { ...spec, type: values.type, format: values.format, out: values.out, tables, strict: values.strict };
 }
 
 export async function run(args: string[], io: CommandIo): Promise<void> {
@@ -61,7 +64,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
   if (options.tables) return exportTableFiles(options, io);
   const type = options.type!;
   const format = options.format === 'csv' ? 'csv' : 'ndjson';
-  const storage = await openStorage(options, { onProgress: openProgressReporter(io) }, (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`));
+  const storage = await openStorage(options, { onProgress: openProgressReporter(io) }, (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`), options.strict === true);
   try {
     const entries = typeEntries(storage, type);
     const output = await openOutput(options.out, io.stdout);
@@ -180,7 +183,7 @@ class PipeClosed extends Error {}
 
 /** The SQL tables into a new directory (Parquet, CSV or NDJSON) with a manifest. */
 async function exportTableFiles(options: ExportArgs, io: CommandIo): Promise<void> {
-  const storage = await openStorage(options, { onProgress: openProgressReporter(io) }, (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`));
+  const storage = await openStorage(options, { onProgress: openProgressReporter(io) }, (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`), options.strict === true);
   const registry = new StorageRegistry();
   try {
     const context = registry.add('default', storage, graphProgressReporter(io));

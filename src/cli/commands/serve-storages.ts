@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { UsageError } from '../../errors.js';
 import { defaultInstance, type Dialect } from '../../http/dialects.js';
+import { damageLine, isRefusedDamage, openReadablePart, type StorageDamage } from '../../damaged/readable-part.js';
 import { checkServable } from '../../http/integrity.js';
 import { storageNameProblem } from '../../http/named-routes.js';
 import type { StorageRegistry } from '../../http/storage-registry.js';
@@ -73,6 +74,8 @@ export interface ServedStorageSettings {
   readonly maxDictionaryBytes: number;
   /** Bytes of records read lately kept in memory per storage (default: the Storage's). */
   readonly recordCacheBytes?: number | undefined;
+  /** Refuse a storage MicroStream would refuse, instead of serving what can be read of it. */
+  readonly strict?: boolean | undefined;
 }
 
 /** One opened storage with its follower. */
@@ -110,14 +113,24 @@ export async function openStorages(
     const say = (text: string): void => void io.stderr.write(`storage-inspector: ${several ? `[${name}] ` : ''}${text}\n`);
     const started = Date.now();
     let storage: Storage;
+    let damage: readonly StorageDamage[] = [];
     try {
-      const source = openStorageSource(spec.directory, isPostgresSpec(spec.directory) ? sourceOptions : {});
-      storage = await Storage.open(source, {
+      const openSource = () => openStorageSource(spec.directory, isPostgresSpec(spec.directory) ? sourceOptions : {});
+      const openOptions = {
         onProgress: progressPrinter(say, started),
         allowExternalLinks: settings.allowExternalLinks === true,
         maxDictionaryBytes: settings.maxDictionaryBytes,
         ...(settings.recordCacheBytes === undefined ? {} : { recordCacheBytes: settings.recordCacheBytes }),
-      });
+      };
+      try {
+        storage = await Storage.open(openSource(), openOptions);
+      } catch (error) {
+        if (settings.strict === true || !isRefusedDamage(error)) throw error;
+        // MicroStream would refuse it; its owners most need to look inside: serve what can be read.
+        ({ storage, damage } = await openReadablePart(openSource(), openOptions));
+        say(`warning: MicroStream would refuse this storage (${error instanceof Error ? error.message : String(error)}); serving what can be read of it, as found (not followed); --strict refuses it`);
+        for (const d of damage) say(`damage: ${damageLine(d)}`);
+      }
       try {
         checkServable(storage);
       } catch (error) {
@@ -137,11 +150,12 @@ export async function openStorages(
     for (const warning of storage.warnings) say(`warning: ${warning}`);
     const instance = settings.instance ?? defaultInstance(settings.dialect, storage.family);
     // Not ready once the state has not been confirmed current for ten looks (at least 10 s).
-    const followStatus = settings.follow
+    const follow = settings.follow && damage.length === 0;
+    const followStatus = follow
       ? new FollowStatus({ following: true, staleAfterMs: Math.max(10_000, 10 * settings.pollIntervalMs), problems: () => follower?.problems ?? [] })
       : undefined;
     const context = several ? { storage: name } : {};
-    const follower: StorageFollower | undefined = settings.follow
+    const follower: StorageFollower | undefined = follow
       ? new StorageFollower(storage, {
           pollIntervalMs: settings.pollIntervalMs,
           onRefresh: (event) => {
@@ -165,6 +179,7 @@ export async function openStorages(
     registry.add(name, storage, graphProgressReporter(io, several ? `[${name}] graph index` : 'graph index'), {
       instance,
       ...(follower === undefined ? {} : { catchUp: () => follower.refreshNow() }),
+      ...(damage.length === 0 ? {} : { damage }),
     });
     opened.push({ name, directory: spec.directory, storage, instance, follower, followStatus });
   }

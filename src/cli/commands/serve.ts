@@ -64,6 +64,8 @@ export interface ServeOptions {
   readonly quiet: boolean;
   readonly logFormat: LogFormat;
   readonly follow: boolean;
+  /** Refuse a storage MicroStream would refuse instead of serving what can be read of it. */
+  readonly strict?: boolean | undefined;
   readonly pollIntervalMs: number;
   /** Security and limits; undefined = not given (defaults apply in `run`). */
   readonly authTokenFile?: string | undefined;
@@ -112,6 +114,7 @@ function serveOptions(): Command {
       ),
     )
     .addOption(fromEnv(new Option('--no-follow', 'serve the state at startup; do not follow later commits')))
+    .addOption(fromEnv(new Option('--strict', 'refuse a storage MicroStream would refuse to start (a data file the log names is gone, damaged log entries) instead of serving what can be read of it')))
     .addOption(
       fromEnv(
         integerOption('--poll-interval', 'ms', 'how often to look for changes besides file system events', 10, MAX_POLL_INTERVAL_MS, 'milliseconds').default(
@@ -230,6 +233,7 @@ interface ServeFlags extends SqlOptionValues {
   instance?: string;
   dialect: Dialect;
   follow: boolean;
+  strict?: true;
   pollInterval: number;
   quiet?: true;
   logFormat?: LogFormat;
@@ -285,6 +289,7 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
     quiet: values.quiet === true,
     logFormat: values.logFormat ?? defaultLogFormat(values.logFile, process.stdout.isTTY),
     follow: values.follow,
+    strict: values.strict,
     pollIntervalMs: values.pollInterval,
     authTokenFile: values.authTokenFile,
     basicAuthFile: values.basicAuthFile,

@@ -13,7 +13,14 @@ import { redactConnections } from './redaction.js';
 
 export async function storageInfo(context: StorageContext): Promise<Static<typeof StorageInfo>> {
   const storage = context.storage;
-  await context.timeline.update();
+  let timelineRead = true;
+  try {
+    await context.timeline.update();
+  } catch (error) {
+    // A damaged log of a storage served as far as it can be read: the last commit is unknown.
+    if (context.served?.damage === undefined) throw error;
+    timelineRead = false;
+  }
   let files = 0;
   let bytes = 0;
   let liveBytes = 0;
@@ -24,7 +31,7 @@ export async function storageInfo(context: StorageContext): Promise<Static<typeo
       liveBytes += file.liveLength;
     }
   }
-  const last = context.timeline.lastStoreTimestamp;
+  const last = timelineRead ? context.timeline.lastStoreTimestamp : 0n;
   const state = context.graph.state;
   let graph: Static<typeof StorageInfo>['graph'];
   if (state.kind === 'ready') {
@@ -52,6 +59,7 @@ export async function storageInfo(context: StorageContext): Promise<Static<typeo
     liveBytes,
     lastCommitTime: last === 0n ? null : new Date(Number(last / 1_000_000n)).toISOString(),
     lastCommitTimestamp: last === 0n ? null : String(last),
+    ...(context.served?.damage === undefined ? {} : { damage: context.served.damage.map((d) => ({ code: d.code, severity: d.severity, message: d.message, ...(d.file === undefined ? {} : { file: d.file }), ...(d.offset === undefined ? {} : { offset: d.offset }) })) }),
     graph,
   };
 }

@@ -86,6 +86,18 @@ export const StorageInfo = Type.Object({
   liveBytes: Bytes,
   lastCommitTime: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   lastCommitTimestamp: Type.Union([Type.String({ pattern: '^[0-9]+$', description: 'epoch nanoseconds' }), Type.Null()]),
+  damage: Type.Optional(
+    Type.Array(
+      Type.Object({
+        code: Type.String({ description: "as check names it (DATA_FILE_MISSING, LOG_INVALID, …)" }),
+        severity: Type.Union([Type.Literal('refuses-start'), Type.Literal('data-lost'), Type.Literal('harmless')]),
+        file: Type.Optional(Type.String()),
+        offset: Type.Optional(Count),
+        message: Type.String(),
+      }),
+      { description: 'present when MicroStream would refuse the storage and what can be read of it is served (serve without --strict): objects stored in the lost parts answer 404' },
+    ),
+  ),
   graph: Type.Object({
     state: Type.Union([Type.Literal('building'), Type.Literal('ready'), Type.Literal('failed')]),
     progress: Type.Optional(GraphProgress),

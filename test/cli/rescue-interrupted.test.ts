@@ -1,0 +1,106 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+import { generateStorage } from '../../src/writer/generator/generate-storage.js';
+
+/**
+ * An interrupted `rescue` leaves nothing at --out: the storage is written into a hidden directory
+ * beside it and renamed into place only when complete; SIGINT and SIGTERM remove the hidden
+ * directory. The CLI is a real process, stopped (SIGSTOP) the moment its hidden directory appears
+ * so that the signal surely arrives in the middle of the copy.
+ */
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
+
+let work: string;
+let source: string;
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'si-rescue-signal-'));
+  source = join(work, 'storage');
+  // Many small files: the copy reads file after file, so a signal is handled between two of them.
+  generateStorage({ directory: source, entities: 40_000, channelCount: 2, seed: 3, fileMaximumSize: 32 * 1024 });
+});
+afterAll(() => {
+  rmSync(work, { recursive: true, force: true });
+});
+
+async function interruptedRescue(name: string, signal: NodeJS.Signals): Promise<{ code: number | null; stderr: string; parent: string; out: string }> {
+  const parent = join(work, name);
+  const out = join(parent, 'rescued');
+  rmSync(parent, { recursive: true, force: true });
+  mkdirSync(parent);
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'rescue', source, '--out', out], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // The moment the hidden directory appears, the copy is under way: freeze the process there.
+  await new Promise<void>((resolve, reject) => {
+    const watcher = watch(parent, () => {
+      if (readdirSync(parent).some((n) => n.startsWith('.rescued.rescue-'))) {
+        child.kill('SIGSTOP');
+        watcher.close();
+        resolve();
+      }
+    });
+    child.once('exit', () => {
+      watcher.close();
+      reject(new Error(`rescue ended before it was interrupted: ${stderr}`));
+    });
+  });
+  child.kill(signal);
+  child.kill('SIGCONT');
+  return { code: await exited, stderr, parent, out };
+}
+
+describe('an interrupted rescue', () => {
+  it.each([
+    ['SIGTERM', 143],
+    ['SIGINT', 130],
+  ] as const)('%s: nothing at --out, the hidden directory removed, a message on stderr', async (signal, code) => {
+    const r = await interruptedRescue(signal, signal);
+    expect(r.code).toBe(code);
+    expect(r.stderr).toContain(`storage-inspector rescue: interrupted (${signal}); nothing was written to ${r.out}`);
+    expect(existsSync(r.out)).toBe(false);
+    expect(readdirSync(r.parent)).toEqual([]);
+  });
+
+  it('SIGKILL: nothing at --out either (only the hidden directory, which no one takes for a storage)', async () => {
+    const r = await interruptedRescue('kill', 'SIGKILL');
+    expect(r.code).toBe(null);
+    expect(existsSync(r.out)).toBe(false);
+    expect(readdirSync(r.parent).every((n) => n.startsWith('.rescued.rescue-'))).toBe(true);
+  });
+
+  it('completes into --out when not interrupted, leaving nothing beside it', async () => {
+    const parent = join(work, 'whole');
+    const out = join(parent, 'rescued');
+    const code = await runCli(['rescue', source, '--out', out], { stdout: { write: () => true }, stderr: { write: () => true } });
+    expect(code).toBe(0);
+    expect(readdirSync(parent)).toEqual(['rescued']);
+    expect(readdirSync(out).sort()).toEqual(['PersistenceTypeDictionary.ptd', 'channel_0', 'channel_1']);
+  });
+});
+
+describe('rescue --out', () => {
+  it('onto an existing file is a usage error (exit 2) and leaves the file alone', async () => {
+    const file = join(work, 'a-file');
+    writeFileSync(file, 'x');
+    let stderr = '';
+    const code = await runCli(['rescue', source, '--out', file], { stdout: { write: () => true }, stderr: { write: (t: string) => (stderr += t) } });
+    expect(code).toBe(2);
+    expect(stderr).toBe(`storage-inspector rescue: --out ${file} exists and is not a directory: rescue writes only to a new or empty directory\n`);
+    expect(readdirSync(work).filter((n) => n.startsWith('.a-file'))).toEqual([]);
+  });
+
+  it('below an existing file is a usage error (exit 2)', async () => {
+    const file = join(work, 'b-file');
+    writeFileSync(file, 'x');
+    const code = await runCli(['rescue', source, '--out', join(file, 'x')], { stdout: { write: () => true }, stderr: { write: () => true } });
+    expect(code).toBe(2);
+  });
+});

@@ -1,0 +1,107 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { get, Agent } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * The real MicroStream 4.1 and EclipseStore 4.1, started on a storage the way an application
+ * starts them (the whole graph reachable from the root is loaded), serving their own REST adapter.
+ * They come as two commands, `ms41 serve DIR PORT` and `es41 serve DIR PORT`, in the directory
+ * that STORAGE_INSPECTOR_JAVA_REFERENCE names (they print the exception and exit 1 when the library
+ * refuses to start); `java` must be on the PATH. Each start works on a copy: the library writes
+ * into what it opens.
+ */
+
+export const JAVA_REFERENCE_VARIABLE = 'STORAGE_INSPECTOR_JAVA_REFERENCE';
+
+export type JavaLibrary = 'ms41' | 'es41';
+
+/** Why the Java tests cannot run here, or undefined when they can. */
+export function javaMissing(): string | undefined {
+  const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
+  if (java.error !== undefined) return 'java is not on the PATH';
+  const dir = process.env[JAVA_REFERENCE_VARIABLE];
+  if (dir === undefined || dir === '') return `${JAVA_REFERENCE_VARIABLE} does not name the directory of the ms41 and es41 commands`;
+  for (const command of ['ms41', 'es41']) if (!existsSync(join(dir, command))) return `${JAVA_REFERENCE_VARIABLE}=${dir} holds no ${command}`;
+  return undefined;
+}
+
+export interface JavaAnswer {
+  readonly status: number;
+  readonly body: Buffer;
+}
+
+export interface RunningJava {
+  readonly port: number;
+  get(path: string): Promise<JavaAnswer>;
+  stop(): Promise<void>;
+}
+
+/** What the library said when it refused to start (its exception and causes). */
+export class JavaRefused extends Error {}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Starts the library on a copy of `dir`; rejects with JavaRefused when it does not start. */
+export async function startJava(library: JavaLibrary, dir: string): Promise<RunningJava> {
+  const copy = mkdtempSync(join(tmpdir(), 'si-java-copy-'));
+  cpSync(dir, copy, { recursive: true });
+  const port = await freePort();
+  const child = spawn(join(process.env[JAVA_REFERENCE_VARIABLE]!, library), ['serve', copy, String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const collect = (d: Buffer): void => void (output += d.toString());
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  const cleanUp = (): void => rmSync(copy, { recursive: true, force: true });
+  const started = await Promise.race([
+    new Promise<boolean>((resolve) => {
+      const look = (): void => {
+        if (/listening on http/.test(output)) resolve(true);
+        // EclipseStore's threads keep the JVM alive after the exception: the output is the answer.
+        if (/Exception in thread "main"/.test(output)) setTimeout(() => resolve(false), 1000);
+      };
+      child.stdout.on('data', look);
+      child.stderr.on('data', look);
+    }),
+    exited.then(() => false as const),
+  ]);
+  if (!started) {
+    child.kill('SIGKILL');
+    await exited;
+    cleanUp();
+    const lines = output.split('\n').filter((l) => /Exception|Caused by|Error/.test(l));
+    throw new JavaRefused(lines.join('\n') || output);
+  }
+  const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+  return {
+    port,
+    get: (path) =>
+      new Promise<JavaAnswer>((resolve, reject) => {
+        get({ host: '127.0.0.1', port, path, agent }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+          res.on('error', reject);
+        }).on('error', reject);
+      }),
+    stop: async () => {
+      agent.destroy();
+      child.kill('SIGTERM');
+      const stopped = await Promise.race([exited.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 5000))]);
+      if (!stopped) {
+        child.kill('SIGKILL');
+        await exited;
+      }
+      cleanUp();
+    },
+  };
+}
