@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import type pg from 'pg';
-import pgpass from 'pgpass';
 import { UsageError } from '../errors.js';
 import { DirectorySource } from './directory-source.js';
+import { environmentPassword } from './postgres-password.js';
 import { PostgresSource } from './postgres-source.js';
 import { parseTableName } from './postgres-tables.js';
 import type { StorageSource } from './source.js';
@@ -63,12 +63,9 @@ export function openStorageSource(spec: string, options: SourceSpecOptions = {})
     connection.password = () => readPasswordFile(file);
     readPasswordFile(file); // fail early on a missing file
   } else {
-    // libpq's order: PGPASSWORD, then the password file (PGPASSFILE or ~/.pgpass); none: no password.
-    // node-postgres calls this with its connection parameters and takes undefined as "no password"
-    // (its typings say neither).
-    const lookup = (params: { host?: string; port?: number; database?: string; user?: string }): Promise<string | undefined> =>
-      Promise.resolve(process.env['PGPASSWORD'] ?? new Promise<string | undefined>((resolve) => pgpass(params, resolve)));
-    connection.password = lookup as unknown as () => Promise<string>;
+    // libpq's order: PGPASSWORD, then the password file (PGPASSFILE or ~/.pgpass); node-postgres
+    // asks only when the server wants a password, and none found is an error naming the sources.
+    connection.password = environmentPassword as unknown as () => Promise<string>;
   }
   return new PostgresSource({
     connection,

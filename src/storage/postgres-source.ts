@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { isAppError, StorageError } from '../errors.js';
 import { findStorageTables, listTableFiles, type StorageTable, type StorageTables, type TableFile, type TableName } from './postgres-tables.js';
+import { ClosingClient } from './postgres-password.js';
 import { assembleRange, readRows, readWholeFile, streamRange, type FileLocation } from './postgres-rows.js';
 import { DEFAULT_ROW_CACHE_BYTES, RowCache } from './row-cache.js';
 import type { RootListing, SourceFile, SourceFolder, SourceReader, StorageSource } from './source.js';
@@ -58,6 +59,7 @@ export class PostgresSource implements StorageSource {
       idleTimeoutMillis: 30_000,
       keepAlive: true,
       max: options.poolSize ?? 8,
+      Client: ClosingClient,
       ...options.connection,
     });
     // A connection that breaks (server restart, network) must not take the process down: the
