@@ -24,7 +24,7 @@ export interface ExportArgs extends StorageSpec {
 }
 
 export function exportCommand(): Command {
-  return withStorageOptions(toolCommand('export').description(DESCRIPTION).argument('<storage-dir>', STORAGE_ARGUMENT_TEXT))
+  return withStorageOptions(toolCommand('export').description(DESCRIPTION).argument('<storage-dir>', STORAGE_ARGUMENT_TEXT), true)
     .addOption(new Option('--type <name|id>', 'the type: a type id, or a type name (every version of it)'))
     .addOption(new Option('--format <format>', 'output format').choices(['ndjson', 'csv']).default('ndjson'))
     .addOption(new Option('--out <file>', 'write to this file instead of standard output'));

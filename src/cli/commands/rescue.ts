@@ -13,7 +13,7 @@ const DESCRIPTION =
   'the same channel count, the whole type dictionary, fresh data files and logs, always into a new directory. The storage (a directory, or one kept in PostgreSQL) is only read. Reports what was kept and what is lost.';
 
 export function rescueCommand(): Command {
-  return withStorageOptions(toolCommand('rescue').description(DESCRIPTION).argument('<storage-dir>', `${STORAGE_ARGUMENT_TEXT}; only read`))
+  return withStorageOptions(toolCommand('rescue').description(DESCRIPTION).argument('<storage-dir>', `${STORAGE_ARGUMENT_TEXT}; only read`), true)
     .addOption(new Option('--out <new-dir>', 'where to write the new storage (must not exist or be empty)'))
     .addOption(new Option('--as-of <commit|time>', 'rebuild the state after this commit: its number or timestamp as check --commits lists them, or a date-time (the last commit at or before it)'))
     .addOption(new Option('--json', 'print the report as JSON'));
@@ -32,7 +32,7 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
   const asOf = options.asOf === undefined ? undefined : parseAsOf(options.asOf);
   const started = Date.now();
   const source = openSpecSource(spec, (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`));
-  const report = await rescueStorage(source, { out: options.out, asOf, onProgress: progressPrinter(io, 'rescue') });
+  const report = await rescueStorage(source, { out: options.out, asOf, maxDictionaryBytes: spec.maxDictionaryBytes, onProgress: progressPrinter(io, 'rescue') });
   io.stdout.write(options.json === true ? jsonText(report) : rescueReportText(report));
   io.stderr.write(`storage-inspector rescue: done in ${((Date.now() - started) / 1000).toFixed(1)} s; check the new storage with: storage-inspector check ${options.out}\n`);
   return 0;
