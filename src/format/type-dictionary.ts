@@ -118,8 +118,18 @@ export function parseTypeDictionary(text: string, file?: string): TypeDictionary
   return createTypeDictionary(new DictionaryParser(text, file).parseEntries());
 }
 
+/** The enum constants of the (many) types that have none. */
+const NO_ENUM_CONSTANTS: readonly string[] = Object.freeze([]);
+
 class DictionaryParser {
   private pos = 0;
+  /**
+   * One descriptor object per distinct field (kind, type, qualifier, name): descriptors are never
+   * changed, and the same fields recur in every version of a type and across types, so that a
+   * dictionary's parsed form grows with its distinct fields rather than with its text (a 63 MiB
+   * dictionary of 32,849 types held 193 MB of descriptors, one object per field line).
+   */
+  private readonly interned = new Map<string, FieldDescriptor>();
 
   constructor(
     private readonly text: string,
@@ -154,8 +164,10 @@ class DictionaryParser {
       members.push(this.parseMember());
     }
     this.pos++;
-    const fields = members.filter((m): m is FieldDescriptor => m.kind !== 'enumConstant' && m.kind !== 'primitiveDefinition');
-    const enumConstants = members.flatMap((m) => (m.kind === 'enumConstant' ? [m.name] : []));
+    const isField = (m: MemberDescriptor): m is FieldDescriptor => m.kind !== 'enumConstant' && m.kind !== 'primitiveDefinition';
+    // Most types have fields only: one array serves as both.
+    const fields = members.every(isField) ? members : members.filter(isField);
+    const enumConstants = members.some((m) => m.kind === 'enumConstant') ? members.flatMap((m) => (m.kind === 'enumConstant' ? [m.name] : [])) : NO_ENUM_CONSTANTS;
     return { typeId, typeName, members, fields, enumConstants };
   }
 
@@ -226,6 +238,15 @@ class DictionaryParser {
     if (name === '') this.fail(`missing name of member of type ${quoteForeign(typeName)}`, this.pos);
     this.skipWhitespace();
     this.expectTerminator();
+    const key = `${typeName}\u0000${qualifier ?? ''}\u0000${qualifier === undefined ? 0 : 1}\u0000${name}`;
+    const known = this.interned.get(key);
+    if (known !== undefined) return known;
+    const field = this.fieldOf(typeName, name, qualifier);
+    this.interned.set(key, field);
+    return field;
+  }
+
+  private fieldOf(typeName: string, name: string, qualifier: string | undefined): FieldDescriptor {
     const base = qualifier === undefined ? { name } : { name, qualifier };
     if (typeName === '[char]') return { kind: 'chars', typeName, ...base };
     if (typeName === '[byte]') return { kind: 'bytes', typeName, ...base };

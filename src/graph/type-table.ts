@@ -33,6 +33,26 @@ export interface GraphType {
   readonly plan: ReferencePlan | undefined;
 }
 
+/**
+ * A dictionary type whose reference plan is compiled when a record of it is first walked: memory
+ * follows the types in use, not the dictionary (a 63 MiB dictionary of 32,849 types, none in use,
+ * held 159 MB of plans).
+ */
+class DictionaryType implements GraphType {
+  private compiled: ReferencePlan | undefined;
+
+  constructor(readonly entry: TypeEntry) {}
+
+  get typeId(): bigint {
+    return this.entry.typeId;
+  }
+
+  get plan(): ReferencePlan {
+    this.compiled ??= compileReferencePlan(this.entry);
+    return this.compiled;
+  }
+}
+
 export class TypeTable {
   private readonly types: GraphType[] = [];
   private readonly byId = new Map<bigint, number>();
@@ -54,10 +74,10 @@ export class TypeTable {
     for (const entry of dictionary.entries) {
       const existing = this.byId.get(entry.typeId);
       if (existing !== undefined) {
-        if (this.types[existing]!.entry === undefined) this.types[existing] = { typeId: entry.typeId, entry, plan: compileReferencePlan(entry) };
+        if (this.types[existing]!.entry === undefined) this.types[existing] = new DictionaryType(entry);
         continue;
       }
-      this.add({ typeId: entry.typeId, entry, plan: compileReferencePlan(entry) });
+      this.add(new DictionaryType(entry));
     }
   }
 
