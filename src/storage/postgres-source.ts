@@ -33,6 +33,9 @@ export interface PostgresSourceOptions {
 /** SQLSTATE classes and Node errors that mean the connection, not the query, failed. */
 const CONNECTION_CODES = /^(08|57P0|53300|3D000|28)|^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH)$/;
 
+/** Connections of the background reads (the graph index build): one, apart from the requests' pool. */
+const BACKGROUND_CONNECTIONS = 1;
+
 /** Tries of a read whose connection broke, and the pause before each further try (times the try). */
 const CONNECTION_ATTEMPTS = 3;
 const RETRY_DELAY_MS = 25;
@@ -41,6 +44,8 @@ export class PostgresSource implements StorageSource {
   readonly kind = 'postgresql';
   readonly location: string;
   private readonly pool: pg.Pool;
+  /** The background reads' own pool (made on first use). */
+  private backgroundPool: pg.Pool | undefined;
   private readonly prepared = new WeakSet<pg.PoolClient>();
   private readonly cache: RowCache;
   /** Where each listed file is kept (filled by listings). */
@@ -53,27 +58,42 @@ export class PostgresSource implements StorageSource {
   constructor(private readonly options: PostgresSourceOptions) {
     this.location = options.location;
     this.cache = new RowCache(options.cacheBytes ?? DEFAULT_ROW_CACHE_BYTES);
-    this.pool = new pg.Pool({
-      application_name: 'storage-inspector',
+    this.pool = this.makePool('storage-inspector', options.poolSize ?? 8);
+  }
+
+  private makePool(applicationName: string, max: number): pg.Pool {
+    const pool = new pg.Pool({
+      application_name: applicationName,
       connectionTimeoutMillis: 10_000,
       idleTimeoutMillis: 30_000,
       keepAlive: true,
-      max: options.poolSize ?? 8,
+      max,
       Client: ClosingClient,
-      ...options.connection,
+      ...this.options.connection,
     });
     // A connection that breaks (server restart, network) must not take the process down: the
     // pool listens on idle ones only, so every connection also gets a listener of its own for the
     // time a snapshot or a stream holds it between statements. Its next statement then fails as a
     // connection error, and the connection is dropped and replaced.
-    this.pool.on('error', (error) => {
+    pool.on('error', (error) => {
       this.lastIdleError = error;
     });
-    this.pool.on('connect', (client) => {
+    pool.on('connect', (client) => {
       client.on('error', (error) => {
         this.lastIdleError = error;
       });
     });
+    return pool;
+  }
+
+  /**
+   * The graph index build's reads, over a connection of their own: a build streams every row of
+   * the storage, and requests for single objects no longer wait for the pool meanwhile.
+   */
+  get background(): { chunks: (path: string, from: number, to: number) => AsyncGenerator<Uint8Array> } {
+    this.backgroundPool ??= this.makePool('storage-inspector (graph index)', BACKGROUND_CONNECTIONS);
+    const pool = this.backgroundPool;
+    return { chunks: (path, from, to) => this.chunksFrom(pool, path, from, to) };
   }
 
   async snapshot<T>(fn: (reader: SourceReader) => Promise<T>): Promise<T> {
@@ -113,9 +133,13 @@ export class PostgresSource implements StorageSource {
   }
 
   /** Outside a snapshot: the range is streamed in a transaction of its own. */
-  async *chunks(path: string, from: number, to: number): AsyncGenerator<Uint8Array> {
+  chunks(path: string, from: number, to: number): AsyncGenerator<Uint8Array> {
+    return this.chunksFrom(this.pool, path, from, to);
+  }
+
+  private async *chunksFrom(pool: pg.Pool, path: string, from: number, to: number): AsyncGenerator<Uint8Array> {
     const file = this.locate(path);
-    const client = await this.begin();
+    const client = await this.begin(pool);
     let broken: Error | undefined;
     try {
       yield* streamRange(client, file, from, to);
@@ -153,7 +177,7 @@ export class PostgresSource implements StorageSource {
     if (this.closed) return;
     this.closed = true;
     this.cache.clear();
-    await this.pool.end();
+    await Promise.all([this.pool.end(), this.backgroundPool?.end()]);
   }
 
   /** @internal the listing of the root table, through a snapshot's connection. */
@@ -210,11 +234,11 @@ export class PostgresSource implements StorageSource {
   }
 
   /** A pooled connection whose session defaults to read-only transactions. */
-  private async connect(): Promise<pg.PoolClient> {
+  private async connect(pool = this.pool): Promise<pg.PoolClient> {
     if (this.closed) throw new StorageError('STORAGE_NOT_OPEN', `${this.location}: closed`);
     let client: pg.PoolClient;
     try {
-      client = await this.pool.connect();
+      client = await pool.connect();
     } catch (error) {
       throw this.explain(error);
     }
@@ -231,11 +255,15 @@ export class PostgresSource implements StorageSource {
   }
 
   /** A connection in a new snapshot transaction. */
-  private begin(): Promise<pg.PoolClient> {
-    return this.withClient(async (client) => {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-      return client;
-    }, false);
+  private begin(pool = this.pool): Promise<pg.PoolClient> {
+    return this.withClient(
+      async (client) => {
+        await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+        return client;
+      },
+      false,
+      pool,
+    );
   }
 
   /**
@@ -243,9 +271,9 @@ export class PostgresSource implements StorageSource {
    * network dropped it) is dropped and the read tried again on another, a few times: idle
    * connections that died together are found one by one.
    */
-  private async withClient<T>(fn: (client: pg.PoolClient) => Promise<T>, release = true): Promise<T> {
+  private async withClient<T>(fn: (client: pg.PoolClient) => Promise<T>, release = true, pool = this.pool): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const client = await this.connect();
+      const client = await this.connect(pool);
       try {
         const result = await fn(client);
         if (release) client.release();
@@ -260,9 +288,16 @@ export class PostgresSource implements StorageSource {
   }
 }
 
-/** What one refresh reads through: the connection of its REPEATABLE READ transaction. */
+/**
+ * What one refresh reads through: the connection of its REPEATABLE READ transaction. One
+ * statement (or stream) at a time, the next when the last is done: a connection runs them one
+ * after the other anyway, and node-postgres' own queue for that is deprecated (it warned on
+ * every start of a large storage, whose files are read ahead).
+ */
 class SnapshotReader implements SourceReader {
   readonly oneInstant = true;
+  /** Settles when the statement or stream before the next one is done. */
+  private last: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly source: PostgresSource,
@@ -270,24 +305,49 @@ class SnapshotReader implements SourceReader {
   ) {}
 
   listRoot(): Promise<RootListing> {
-    return this.source.listRootWith(this.client);
+    return this.exclusive(() => this.source.listRootWith(this.client));
   }
 
   listFolder(folder: SourceFolder): Promise<readonly SourceFile[]> {
-    return this.source.listFolderWith(this.client, folder);
+    return this.exclusive(() => this.source.listFolderWith(this.client, folder));
   }
 
-  async read(path: string, position: number, length: number): Promise<Buffer> {
+  read(path: string, position: number, length: number): Promise<Buffer> {
     const file = this.source.locate(path);
-    return assembleRange(await readRows(this.client, file, position, position + length), file, position, length);
+    return this.exclusive(async () => assembleRange(await readRows(this.client, file, position, position + length), file, position, length));
   }
 
-  chunks(path: string, from: number, to: number): AsyncIterable<Uint8Array> {
-    return streamRange(this.client, this.source.locate(path), from, to);
+  async *chunks(path: string, from: number, to: number): AsyncGenerator<Uint8Array> {
+    const file = this.source.locate(path);
+    const release = await this.turn();
+    try {
+      yield* streamRange(this.client, file, from, to);
+    } finally {
+      release();
+    }
   }
 
   readWhole(path: string): Promise<Buffer> {
-    return readWholeFile(this.client, this.source.locate(path));
+    const file = this.source.locate(path);
+    return this.exclusive(() => readWholeFile(this.client, file));
+  }
+
+  private async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const release = await this.turn();
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+
+  /** Waits for the statements before; the function returned lets the next one go. */
+  private async turn(): Promise<() => void> {
+    const before = this.last;
+    let release!: () => void;
+    this.last = new Promise<void>((resolve) => (release = resolve));
+    await before;
+    return release;
   }
 }
 
