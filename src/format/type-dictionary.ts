@@ -152,7 +152,7 @@ class DictionaryParser {
     const typeId = parseJavaLong(idText);
     if (typeId === undefined) this.fail(`invalid type id ${quoteForeign(idText)}`, idStart);
     this.skipWhitespace();
-    const typeName = this.token('{');
+    const typeName = ownCopy(this.token('{'));
     if (typeName === '') this.fail('missing type name', this.pos);
     this.skipWhitespace();
     this.expect('{', `"{" after type name ${quoteForeign(typeName)}`);
@@ -176,14 +176,14 @@ class DictionaryParser {
       this.pos += 'primitive'.length;
       const start = this.pos;
       while (this.pos < this.text.length && this.text[this.pos] !== ',' && this.text[this.pos] !== '}') this.pos++;
-      const definition = this.text.slice(start, this.pos).trim();
+      const definition = ownCopy(this.text.slice(start, this.pos).trim());
       this.expectTerminator();
       return { kind: 'primitiveDefinition', definition };
     }
     if (this.text.startsWith('enum', this.pos)) {
       this.pos += 'enum'.length;
       this.skipWhitespace();
-      const name = this.token(',', '}', '#');
+      const name = ownCopy(this.token(',', '}', '#'));
       this.skipWhitespace();
       this.expectTerminator();
       return { kind: 'enumConstant', name };
@@ -195,7 +195,7 @@ class DictionaryParser {
     if (this.text.startsWith('[list]', this.pos)) {
       this.pos += '[list]'.length;
       this.skipWhitespace();
-      const name = this.token(',', '}', '(');
+      const name = ownCopy(this.token(',', '}', '('));
       this.skipWhitespace();
       this.expect('(', `"(" after [list] ${quoteForeign(name)}`);
       const elements: FieldDescriptor[] = [];
@@ -212,7 +212,7 @@ class DictionaryParser {
     }
     let typeName: string;
     if (this.text.startsWith('[char]', this.pos) || this.text.startsWith('[byte]', this.pos)) {
-      typeName = this.text.slice(this.pos, this.pos + 6);
+      typeName = this.text.startsWith('[char]', this.pos) ? '[char]' : '[byte]';
       this.pos += 6;
     } else {
       typeName = this.token(',', '}', '#');
@@ -241,7 +241,7 @@ class DictionaryParser {
     const key = `${typeName}\u0000${qualifier ?? ''}\u0000${qualifier === undefined ? 0 : 1}\u0000${name}`;
     const known = this.interned.get(key);
     if (known !== undefined) return known;
-    const field = this.fieldOf(typeName, name, qualifier);
+    const field = this.fieldOf(ownCopy(typeName), ownCopy(name), qualifier === undefined ? undefined : ownCopy(qualifier));
     this.interned.set(key, field);
     return field;
   }
@@ -287,6 +287,14 @@ class DictionaryParser {
       offset: Buffer.byteLength(before, 'utf8'),
     });
   }
+}
+
+/**
+ * A string of its own, not a slice that keeps the whole dictionary text alive (V8 makes longer
+ * substrings views of their parent): what the parsed dictionary keeps must not hold the text.
+ */
+function ownCopy(text: string): string {
+  return text.length < 13 ? text : Buffer.from(text, 'utf8').toString('utf8');
 }
 
 /** Whether `text` holds only ASCII digits from `from` on (and at least one). */
