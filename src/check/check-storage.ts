@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { isAppError } from '../errors.js';
 import { CommitHistory, type Commit } from '../storage/commit-history.js';
+import { DictionaryTooLargeError } from '../storage/dictionary-file.js';
 import { DirectorySource } from '../storage/directory-source.js';
 import { PinnedSource } from '../storage/pinned-source.js';
 import type { SourceReader, SourceReads, StorageSource } from '../storage/source.js';
@@ -63,6 +64,8 @@ export interface CommitListing extends Commit {
 
 export interface CheckOptions {
   readonly commits?: boolean;
+  /** A larger type dictionary is not read (default 64 MiB): the check then ends with that error. */
+  readonly maxDictionaryBytes?: number | undefined;
   readonly onProgress?: (phase: string, done: number, total: number) => void;
   /** The time lock files are judged against (default now). */
   readonly now?: number;
@@ -116,9 +119,11 @@ async function checkSnapshot(source: StorageSource, reader: SourceReader, option
       committedLengths: async () => startup.readableLengths,
       onProgress: (p) => options.onProgress?.('indexing', p.bytesDone, p.bytesTotal),
       recordCacheBytes: 0, // every record is read once
+      ...(options.maxDictionaryBytes === undefined ? {} : { maxDictionaryBytes: options.maxDictionaryBytes }),
     });
   } catch (error) {
-    if (!isAppError(error)) throw error;
+    // Over the limit says nothing about the dictionary, nor about Java: nothing can be checked.
+    if (!isAppError(error) || error instanceof DictionaryTooLargeError) throw error;
     problems.push({
       code: 'DICTIONARY_INVALID',
       severity: 'refuses-start',

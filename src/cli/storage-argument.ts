@@ -4,8 +4,8 @@ import { UsageError } from '../errors.js';
 import { warnIfShared } from '../http/auth.js';
 import { checkStorageSpec, isPostgresSpec, openStorageSource } from '../storage/open-source.js';
 import type { StorageSource } from '../storage/source.js';
-import { Storage, type OpenOptions } from '../storage/storage.js';
-import { fromEnv } from './option-values.js';
+import { DEFAULT_MAX_DICTIONARY_BYTES, Storage, type OpenOptions } from '../storage/storage.js';
+import { fromEnv, integerOption } from './option-values.js';
 
 /**
  * The storage argument every command that reads a storage takes: a directory, or a PostgreSQL
@@ -24,10 +24,26 @@ export interface StorageSpec {
   readonly table?: string | undefined;
   /** A file holding the database password. */
   readonly pgPasswordFile?: string | undefined;
+  /** A directory: follow symbolic links that lead outside it (`--allow-external-links`). */
+  readonly allowExternalLinks?: boolean | undefined;
+  /** A larger type dictionary is refused (`--max-dictionary-bytes`). */
+  readonly maxDictionaryBytes?: number | undefined;
 }
 
-/** Adds `--table` and `--pg-password-file` (also from STORAGE_INSPECTOR_* variables). */
-export function withStorageOptions(command: Command): Command {
+/** The largest `--max-dictionary-bytes` accepted. */
+export const MAX_DICTIONARY_BYTES = 2 ** 30;
+
+/**
+ * Adds `--table` and `--pg-password-file` (also from STORAGE_INSPECTOR_* variables); with
+ * `readingLimits` also `--allow-external-links` and `--max-dictionary-bytes`, which messages
+ * about refused files suggest (`serve` declares those itself, among its other limits).
+ */
+export function withStorageOptions(command: Command, readingLimits = false): Command {
+  if (readingLimits) {
+    command
+      .addOption(new Option('--allow-external-links', 'follow symbolic links of the storage directory that lead outside it (e.g. channels on another disk; refused by default)'))
+      .addOption(integerOption('--max-dictionary-bytes', 'n', `refuse a type dictionary larger than this (default ${DEFAULT_MAX_DICTIONARY_BYTES})`, 1024, MAX_DICTIONARY_BYTES, 'bytes'));
+  }
   return command
     .addOption(fromEnv(new Option('--table <name>', 'a storage kept in PostgreSQL: its root table ([schema.]name, e.g. ms_graph; the channels are <name>_channel_<i>)')))
     .addOption(fromEnv(new Option('--pg-password-file <file>', 'a storage kept in PostgreSQL: the database password is the first line of this file (or PGPASSWORD, PGPASSFILE, ~/.pgpass)')));
@@ -39,9 +55,15 @@ export function storageSpecOf(command: Command): StorageSpec {
   if (directory === undefined || directory === '' || rest.length > 0) {
     throw new UsageError(`expected exactly one storage directory; see 'storage-inspector ${command.name()} --help'`);
   }
-  const values = command.opts<{ table?: string; pgPasswordFile?: string }>();
+  const values = command.opts<{ table?: string; pgPasswordFile?: string; allowExternalLinks?: boolean; maxDictionaryBytes?: number }>();
   checkStorageSpec(directory, { table: values.table, passwordFile: values.pgPasswordFile });
-  return { directory, table: values.table, pgPasswordFile: values.pgPasswordFile };
+  return {
+    directory,
+    table: values.table,
+    pgPasswordFile: values.pgPasswordFile,
+    allowExternalLinks: values.allowExternalLinks === true,
+    maxDictionaryBytes: values.maxDictionaryBytes,
+  };
 }
 
 export function isDirectorySpec(spec: StorageSpec): boolean {
@@ -65,12 +87,13 @@ export async function openStorageWithDamage(
   strict = false,
 ): Promise<{ storage: Storage; damage: readonly StorageDamage[] }> {
   // A command reads each record once or not at all: keeping them would only cost copies.
-  const open = { recordCacheBytes: 0, ...options };
+  const limits = { allowExternalLinks: spec.allowExternalLinks === true, ...(spec.maxDictionaryBytes === undefined ? {} : { maxDictionaryBytes: spec.maxDictionaryBytes }) };
+  const open = { recordCacheBytes: 0, ...limits, ...options };
   try {
-    return { storage: await Storage.open(openSpecSource(spec, warn, options.allowExternalLinks === true), open), damage: [] };
+    return { storage: await Storage.open(openSpecSource(spec, warn), open), damage: [] };
   } catch (error) {
     if (strict || !isRefusedDamage(error)) throw error;
-    const opened = await openReadablePart(openSpecSource(spec, () => undefined, options.allowExternalLinks === true), open);
+    const opened = await openReadablePart(openSpecSource(spec, () => undefined), open);
     warn(`MicroStream would refuse this storage (${error instanceof Error ? error.message : String(error)}); reading what can be read of it (--strict refuses it)`);
     for (const d of opened.damage) warn(`damage: ${damageLine(d)}`);
     return opened;
@@ -78,7 +101,7 @@ export async function openStorageWithDamage(
 }
 
 /** The source of the storage a spec names, for commands that read it themselves (`check`, `rescue`). */
-export function openSpecSource(spec: StorageSpec, warn: (message: string) => void, allowExternalLinks = false): StorageSource {
+export function openSpecSource(spec: StorageSpec, warn: (message: string) => void): StorageSource {
   if (spec.pgPasswordFile !== undefined) warnIfShared(spec.pgPasswordFile, '--pg-password-file', warn);
-  return openStorageSource(spec.directory, { table: spec.table, passwordFile: spec.pgPasswordFile, allowExternalLinks });
+  return openStorageSource(spec.directory, { table: spec.table, passwordFile: spec.pgPasswordFile, allowExternalLinks: spec.allowExternalLinks === true });
 }

@@ -4,7 +4,7 @@ import type { LinkShare } from './link-steps.js';
 import { MissingReferences } from './missing-references.js';
 import type { DecodeSink } from './record-decoder.js';
 import { SupersededRecords } from './superseded-records.js';
-import { NOT_STORED, type TypeTable } from './type-table.js';
+import { NOT_STORED, type TypeNumbers, type TypeTable } from './type-table.js';
 
 /**
  * What a graph build collects from the data files, per node: its type, its forward list and how
@@ -31,7 +31,7 @@ export interface Allocator {
 
 /** The per-node arrays the decode worker thread writes too (over shared memory). */
 export interface SharedNodeArrays {
-  readonly typeOfNode: Uint16Array;
+  readonly typeOfNode: TypeNumbers;
   readonly degrees: Uint32Array;
   readonly listStart: Int32Array;
 }
@@ -63,7 +63,7 @@ export function workerListAt(listStart: number): number {
 const MAX_PROBLEMS = 100;
 
 export class BuildState implements DecodeSink {
-  readonly typeOfNode: Uint16Array;
+  readonly typeOfNode: TypeNumbers;
   /** Forward count per node, later plus referrer count, then the rows' starts (length n + 1). */
   readonly degrees: Uint32Array;
   /** Where each node's forward list starts: in `lists` (`ownListStart`), in the worker's (`workerListStart`) or none (0). */
@@ -92,7 +92,9 @@ export class BuildState implements DecodeSink {
     memory: Allocator,
     private readonly types: TypeTable,
   ) {
-    this.typeOfNode = memory.u16(n).fill(NOT_STORED);
+    // 2 bytes per node unless the storage has very many types (type-table.ts).
+    if (!types.wide) types.narrow();
+    this.typeOfNode = (types.wide ? memory.u32(n) : memory.u16(n)).fill(NOT_STORED);
     this.degrees = memory.u32(n + 1);
     this.listStart = memory.i32(n);
     this.lists = new ForwardLists([], memory.u32);
@@ -140,7 +142,8 @@ export class BuildState implements DecodeSink {
    * this thread's number of that type.
    */
   merge(file: DecodedFile): void {
-    for (const typeId of file.addedTypes) this.workerTypes.push(this.types.indexOfId(typeId));
+    // A negative id is the worker's placeholder for the number NOT_STORED (type-table.ts).
+    for (const typeId of file.addedTypes) this.workerTypes.push(typeId < 0n ? NOT_STORED : this.types.indexOfId(typeId));
     const base = this.dictionaryTypes;
     const retyped = file.retyped;
     for (let i = 0; i < retyped.length; i += 2) this.typeOfNode[retyped[i] as number] = this.workerTypes[(retyped[i + 1] as number) - base] as number;

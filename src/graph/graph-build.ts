@@ -160,7 +160,7 @@ async function build(source: GraphSource, options: BuildOptions, threads: BuildT
   // Measured at 10M entities with the page cache dropped: reading and decoding took 0.94–0.97 s
   // so, against 1.09–1.14 s with the next file read ahead in 8 MiB reads on libuv's threads (the
   // same with a warm cache). Other sources' files are read ahead (file-read-ahead.ts).
-  const reads = local ? undefined : new FileReadAhead(source.source, ours.map(({ file }) => ({ path: file.path, from: 0, to: file.totalLength })));
+  const reads = local ? undefined : new FileReadAhead(source.source.background ?? source.source, ours.map(({ file }) => ({ path: file.path, from: 0, to: file.totalLength })));
   const decodeHere = async (channel: StorageChannel, file: StorageChannel['files'][number], order: number, chunks: AsyncIterable<Uint8Array>): Promise<void> => {
     state.startFile(channel.index, order);
     await decoder.decodeFile(chunks, file, channel.index, channel.objects, state, options.pause);

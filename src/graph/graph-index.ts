@@ -2,7 +2,7 @@ import type { Adjacency } from './adjacency.js';
 import type { MissingReferences } from './missing-references.js';
 import type { NodeIds } from './node-ids.js';
 import type { SupersededRecords } from './superseded-records.js';
-import { NOT_STORED, type TypeTable } from './type-table.js';
+import { NOT_STORED, type TypeNumbers, type TypeTable } from './type-table.js';
 
 /**
  * The reference graph of one storage state: node numbers for the stored ids, each node's type
@@ -19,7 +19,7 @@ export class GraphIndex {
     readonly nodes: NodeIds,
     readonly types: TypeTable,
     /** Type number per node (capacity may exceed the node count). */
-    public typeOfNode: Uint16Array,
+    public typeOfNode: TypeNumbers,
     readonly adjacency: Adjacency,
     /** One bit per node: reachable from the roots entity. */
     public reach: Uint8Array,
@@ -49,7 +49,7 @@ export class GraphIndex {
   ensureCapacity(count: number): void {
     if (count <= this.typeOfNode.length) return;
     const capacity = Math.max(count, Math.ceil(this.typeOfNode.length * 1.25) + 1024);
-    const types = new Uint16Array(capacity).fill(NOT_STORED);
+    const types = (this.typeOfNode instanceof Uint32Array ? new Uint32Array(capacity) : new Uint16Array(capacity)).fill(NOT_STORED);
     types.set(this.typeOfNode);
     this.typeOfNode = types;
     const reach = new Uint8Array(Math.ceil(capacity / 8));

@@ -81,6 +81,7 @@ export class GraphService {
     try {
       await applyStorageChange(state.graph, this.storage, change);
     } catch (error) {
+      if (this.closed) return;
       // The index can no longer be trusted: build it again from the files.
       this.current = { kind: 'building', progress: undefined, startedAt: Date.now() };
       this.options.onFailed?.(error);
@@ -116,8 +117,11 @@ export class GraphService {
         });
         if (!again) return;
       } catch (error) {
+        // Closed meanwhile (a normal shutdown closes the storage's connections under the build):
+        // nothing failed that anyone waits for.
+        if (this.closed) return;
         // A file deleted by housekeeping meanwhile: the storage moved on, so try its new state.
-        if (this.storage.generation !== generation && !this.closed) continue;
+        if (this.storage.generation !== generation) continue;
         this.current = { kind: 'failed', error };
         this.options.onFailed?.(error);
         return;

@@ -1,6 +1,6 @@
 import { FORWARD_FLAG } from './adjacency.js';
 import type { GraphIndex } from './graph-index.js';
-import { NOT_STORED } from './type-table.js';
+import { NOT_STORED, type TypeNumbers } from './type-table.js';
 
 /**
  * Reachability as MicroStream's garbage collector sees it: everything reachable over forward
@@ -113,7 +113,7 @@ export interface SweepInput {
   readonly rows: Uint32Array;
   readonly rowStart: Uint32Array;
   readonly baseNodes: number;
-  readonly types: Uint16Array;
+  readonly types: TypeNumbers;
   readonly nodeCount: number;
   readonly reach: Uint8Array;
   /** Node of the roots entity (stored). */

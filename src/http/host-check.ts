@@ -1,17 +1,20 @@
 import { isIP } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { UsageError } from '../errors.js';
 
 /**
  * Protection against DNS rebinding: a web page whose name is made to resolve to 127.0.0.1 can
  * send requests to a loopback server from the user's browser, and read the answers, because for
  * the browser they come from the page's own origin. Such requests still carry the page's name in
- * their `Host` header. So a server bound to loopback answers only requests addressed to a
- * loopback name (`localhost`, `127.0.0.1`, `[::1]`, with any port), plus the names the operator
- * lists with `--allowed-hosts` (e.g. the name a reverse proxy forwards); others get 421.
+ * their `Host` header. So a server answers only requests addressed to a loopback name
+ * (`localhost`, `127.0.0.1`, `[::1]`), to an address it listens on (with any port: a page whose
+ * origin is an address is no rebinding), plus the names the operator lists with
+ * `--allowed-hosts` (e.g. the name a reverse proxy forwards); others get 421. On every interface,
+ * loopback or not, unless `--allowed-hosts '*'`.
  */
 
 export interface HostAllowList {
-  /** Host names (lower case, IPv6 in brackets) accepted with any port. */
+  /** Host names (lower case, IPv6 in brackets) accepted with any port: loopback names and the addresses listened on. */
   readonly loopbackNames: ReadonlySet<string>;
   /** Names given by the operator: `name` (any port) or `name:port`. */
   readonly names: ReadonlySet<string>;
@@ -47,17 +50,38 @@ export function parseAllowedHosts(value: string): string[] | 'any' {
 }
 
 /**
- * The allow-list of a server bound to `bindHost`: the loopback names when it is a loopback
- * address (and the address itself), plus `extra`. Undefined when nothing is to be checked
- * (another interface without `--allowed-hosts`, or `--allowed-hosts '*'`).
+ * The allow-list of a server bound to `bindHost`: the loopback names, the addresses it listens on
+ * (`listening`: by default the machine's interface addresses for a wildcard such as 0.0.0.0, the
+ * address or name itself otherwise), plus `extra`. Undefined only for `--allowed-hosts '*'`.
  */
-export function hostAllowList(bindHost: string, extra: readonly string[] | 'any' | undefined): HostAllowList | undefined {
+export function hostAllowList(
+  bindHost: string,
+  extra: readonly string[] | 'any' | undefined,
+  listening: readonly string[] = listeningAddresses(bindHost),
+): HostAllowList | undefined {
   if (extra === 'any') return undefined;
-  const loopback = isLoopbackHost(bindHost);
-  if (!loopback && extra === undefined) return undefined;
   const loopbackNames = new Set(LOOPBACK_NAMES);
-  if (loopback) loopbackNames.add(isIP(bindHost) === 6 ? `[${bindHost.toLowerCase()}]` : bindHost.toLowerCase());
+  for (const address of listening) loopbackNames.add(isIP(address) === 6 ? `[${address.toLowerCase()}]` : address.toLowerCase());
   return { loopbackNames, names: new Set(extra ?? []) };
+}
+
+/** Wildcard addresses: the server listens on every interface (0.0.0.0 on IPv4 ones only). */
+const WILDCARDS = new Set(['0.0.0.0', '::', '[::]']);
+
+/** The addresses a server bound to `bindHost` can be reached at (Host values that name it). */
+export function listeningAddresses(bindHost: string, interfaces = networkInterfaces()): string[] {
+  if (!WILDCARDS.has(bindHost)) return [bindHost];
+  const ipv4Only = bindHost === '0.0.0.0';
+  const addresses: string[] = [];
+  for (const list of Object.values(interfaces)) {
+    for (const info of list ?? []) {
+      if (ipv4Only && info.family !== 'IPv4') continue;
+      // A link-local IPv6 address needs its zone in a URL: no browser sends it as a Host.
+      if (info.family === 'IPv6' && info.scopeid !== undefined && info.scopeid !== 0) continue;
+      addresses.push(info.address);
+    }
+  }
+  return addresses;
 }
 
 /** `name` and optional port of a Host header value; undefined when it is malformed. */
@@ -90,6 +114,6 @@ export function misdirectedText(header: string | undefined): string {
   const shown = (header ?? '').slice(0, 100).replace(/[^\x20-\x7e]/g, '?');
   return (
     `Misdirected Request: this storage-inspector does not answer for the host "${shown}". ` +
-    'It accepts localhost, 127.0.0.1, [::1] and the names given with --allowed-hosts (protection against DNS rebinding).\n'
+    'It accepts localhost, 127.0.0.1, [::1], the addresses it listens on and the names given with --allowed-hosts (protection against DNS rebinding).\n'
   );
 }

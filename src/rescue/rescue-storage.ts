@@ -35,6 +35,8 @@ export interface RescueOptions {
   readonly keepDangling?: boolean | undefined;
   /** Bytes copied per commit of the new storage (default 8 MiB). */
   readonly batchBytes?: number;
+  /** A larger type dictionary is refused (default 64 MiB). */
+  readonly maxDictionaryBytes?: number | undefined;
   readonly onProgress?: (phase: string, done: number, total: number) => void;
   /** Told the hidden directory the storage is written into before it is renamed to `out` (to remove it on a signal). */
   readonly onTemporaryTarget?: (target: TemporaryTarget | undefined) => void;
@@ -133,6 +135,7 @@ async function rescueSnapshot(from: StorageSource, reader: SourceReader, options
     committedLengths,
     onProgress: (p) => options.onProgress?.('indexing', p.bytesDone, p.bytesTotal),
     recordCacheBytes: 0, // every record is read once
+    ...(options.maxDictionaryBytes === undefined ? {} : { maxDictionaryBytes: options.maxDictionaryBytes }),
   });
   try {
     const dictionaryText = (await reader.readWhole(layout.dictionaryPath)).toString('utf8');

@@ -27,6 +27,8 @@ export class ChannelState implements StorageChannel {
   readonly slots: FileState[] = [];
   objects: ObjectIndex;
   private sorted: StorageFile[] | undefined;
+  private byNumber: Map<bigint, FileState> | undefined;
+  private byNumberSlots = 0;
 
   constructor(
     readonly index: number,
@@ -49,8 +51,25 @@ export class ChannelState implements StorageChannel {
     return file === undefined || file.removed ? undefined : { ...file };
   }
 
+  /**
+   * By file number, through a map (a search of the slots per file made each look at a channel of
+   * 50,000 files take most of a minute); the map is rebuilt when slots were added or the file
+   * found was removed since.
+   */
   fileByNumber(fileNumber: bigint): FileState | undefined {
-    return this.slots.find((f) => !f.removed && f.fileNumber === fileNumber);
+    const found = this.numbers().get(fileNumber);
+    if (found === undefined || !found.removed) return found;
+    this.byNumber = undefined;
+    return this.numbers().get(fileNumber);
+  }
+
+  private numbers(): Map<bigint, FileState> {
+    if (this.byNumber === undefined || this.byNumberSlots !== this.slots.length) {
+      this.byNumber = new Map();
+      for (const file of this.slots) if (!file.removed) this.byNumber.set(file.fileNumber, file);
+      this.byNumberSlots = this.slots.length;
+    }
+    return this.byNumber;
   }
 
   invalidate(): void {

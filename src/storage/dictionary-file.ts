@@ -22,16 +22,26 @@ export interface KnownDictionary {
   readonly stamp: string;
 }
 
+/**
+ * A dictionary larger than the limit: refused before it is read (it says nothing about whether
+ * the dictionary is valid, nor whether Java would start on it).
+ */
+export class DictionaryTooLargeError extends StorageError {
+  constructor(
+    readonly path: string,
+    readonly size: number,
+    readonly limit: number,
+  ) {
+    super('STORAGE_REFUSED', `${path} is ${size} bytes, more than the limit of ${limit} bytes for a type dictionary (--max-dictionary-bytes raises it)`);
+  }
+}
+
 /** The dictionary as the refresh finds it; `known` undefined on the first load (which fails on a bad file). */
 export async function readDictionaryFile(reader: SourceReader, layout: StorageLayout, known: KnownDictionary | undefined, maxBytes: number): Promise<DictionaryRead> {
   const stamp = layout.dictionaryFile.stamp;
   if (known !== undefined && stamp === known.stamp) return { kind: 'same', stamp };
   // Bounded like every read: a dictionary linked to something huge is refused, not loaded.
-  const tooLarge = (size: number): StorageError =>
-    new StorageError(
-      'STORAGE_REFUSED',
-      `${layout.dictionaryPath} is ${size} bytes, more than the limit of ${maxBytes} bytes for a type dictionary (--max-dictionary-bytes raises it)`,
-    );
+  const tooLarge = (size: number): StorageError => new DictionaryTooLargeError(layout.dictionaryPath, size, maxBytes);
   if (layout.dictionaryFile.size > maxBytes) throw tooLarge(layout.dictionaryFile.size);
   const bytes = await reader.readWhole(layout.dictionaryPath, { maxBytes, tooLarge });
   let parsed: TypeDictionary;

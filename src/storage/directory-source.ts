@@ -107,7 +107,8 @@ export class DirectorySource implements StorageSource, SourceReader {
       const target = realTarget(path);
       const followed = target === undefined ? undefined : statOrNothing(target, statSync);
       if (target === undefined || followed === undefined) {
-        return { kind: 'file', file: refusedFile(name, path, 'is a symbolic link to nothing that exists') };
+        const why = linkLoops(path) ? 'is a symbolic link that loops' : 'is a symbolic link to nothing that exists';
+        return { kind: 'file', file: refusedFile(name, path, why) };
       }
       info = followed;
       if (!this.options.allowExternalLinks && !inside(this.realRoot ?? this.location, target)) {
@@ -172,6 +173,16 @@ function realTarget(path: string): string | undefined {
     return realpathSync(path);
   } catch {
     return undefined;
+  }
+}
+
+/** A link that leads back to itself (directly or through others). */
+function linkLoops(path: string): boolean {
+  try {
+    statSync(path);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ELOOP';
   }
 }
 

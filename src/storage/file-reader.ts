@@ -1,27 +1,32 @@
-import { closeSync, readFileSync, readSync } from 'node:fs';
+import { readFileSync, readSync } from 'node:fs';
 import { FormatError } from '../errors.js';
+import { DescriptorPool, type DescriptorOwner } from './descriptor-pool.js';
 import { openRegularFileSync } from './regular-file.js';
 
 /**
  * Positioned reads of entity records that either return exactly the bytes asked for or fail: a
  * short read means the file is shorter than the index believed (truncated or replaced), never
- * silent zeros. Files are opened read-only; descriptors are kept in a small LRU cache.
+ * silent zeros. Files are opened read-only; descriptors are kept in an LRU cache that every
+ * storage of the process shares (descriptor-pool.ts).
  *
  * Reads are synchronous `pread`s: a record is a few hundred bytes that the page cache almost
  * always holds, and a round trip through libuv's thread pool costs ten times more than the read
  * itself (measured: ~40 µs against ~3 µs per record), which capped request throughput.
  */
 export class FileReader {
-  private readonly descriptors = new Map<string, number>();
+  /** The descriptors this reader keeps, in the pool shared by every reader of the process. */
+  private readonly descriptors: DescriptorOwner = new Map();
 
-  constructor(private readonly maxOpen = storageDescriptorBudget()) {}
+  constructor(private readonly pool: DescriptorPool = sharedDescriptorPool()) {}
 
   async read(path: string, position: number, length: number): Promise<Buffer> {
     return this.readNow(path, position, length);
   }
 
   readNow(path: string, position: number, length: number): Buffer {
-    const fd = this.descriptor(path);
+    // Regular files only: a FIFO swapped in for a data file must not block the process. The
+    // descriptor is used before anything else runs, so no other reader can evict it meanwhile.
+    const fd = this.pool.descriptor(this.descriptors, path, openRegularFileSync);
     const buffer = Buffer.allocUnsafe(length);
     let done = 0;
     while (done < length) {
@@ -39,41 +44,25 @@ export class FileReader {
 
   /** Drops the cached descriptor of a file (e.g. after it was deleted or replaced). */
   async forget(path: string): Promise<void> {
-    const fd = this.descriptors.get(path);
-    if (fd === undefined) return;
-    this.descriptors.delete(path);
-    closeSync(fd);
+    this.pool.forget(this.descriptors, path);
   }
 
   async close(): Promise<void> {
-    for (const fd of this.descriptors.values()) closeSync(fd);
-    this.descriptors.clear();
+    this.pool.forgetAll(this.descriptors);
   }
 
-  private descriptor(path: string): number {
-    const cached = this.descriptors.get(path);
-    if (cached !== undefined) {
-      // Refresh the LRU position, but only when something may be evicted: with every file of a
-      // storage open (up to 4,096), the order is never asked for, and moving an entry to the end
-      // of a Map of 938 paths on every read cost a delete, an insert and, now and then, a rehash
-      // of the whole Map (with the bigints readEntity no longer makes: a record read at 100M
-      // entities 4.8 → 4.3 µs, in process).
-      if (this.descriptors.size >= this.maxOpen) {
-        this.descriptors.delete(path);
-        this.descriptors.set(path, cached);
-      }
-      return cached;
-    }
-    // Regular files only: a FIFO swapped in for a data file must not block the process.
-    const fd = openRegularFileSync(path);
-    this.descriptors.set(path, fd);
-    if (this.descriptors.size > this.maxOpen) {
-      const [oldestPath, oldestFd] = this.descriptors.entries().next().value as [string, number];
-      this.descriptors.delete(oldestPath);
-      closeSync(oldestFd);
-    }
-    return fd;
+  /** Descriptors this reader keeps open now. */
+  get openDescriptors(): number {
+    return this.descriptors.size;
   }
+}
+
+let shared: DescriptorPool | undefined;
+
+/** The pool of every storage's data file descriptors, bounded by `storageDescriptorBudget()`. */
+export function sharedDescriptorPool(): DescriptorPool {
+  shared ??= new DescriptorPool(storageDescriptorBudget());
+  return shared;
 }
 
 /** Most descriptors kept open, whatever the system allows (a storage of 1 TB in 8 MiB files has 125,000). */
@@ -99,8 +88,9 @@ export function descriptorLimit(): number | undefined {
  * default 8 MiB files), so that a random read never pays an open and a close. With fewer cached
  * descriptors than files a request's cost grew with the storage: with 92 files and 64 cached
  * descriptors 30 % of random reads paid an open and a close, with 938 files 93 %. At most a
- * quarter of the process's descriptor limit (1024 assumed where it cannot be told). The HTTP
- * server keeps this many (and some more) out of its connection cap.
+ * quarter of the process's descriptor limit (1024 assumed where it cannot be told), for all
+ * storages together (sharedDescriptorPool). The HTTP server keeps this many (and some more) out
+ * of its connection cap.
  */
 export function storageDescriptorBudget(limit: number = descriptorLimit() ?? 1024): number {
   return Math.max(MIN_CACHED_DESCRIPTORS, Math.min(MAX_CACHED_DESCRIPTORS, Math.floor(limit / 4)));

@@ -3,6 +3,7 @@ import { parse as parseConnectionString } from 'pg-connection-string';
 import type pg from 'pg';
 import { UsageError } from '../errors.js';
 import { DirectorySource } from './directory-source.js';
+import { environmentPassword } from './postgres-password.js';
 import { PostgresSource } from './postgres-source.js';
 import { parseTableName } from './postgres-tables.js';
 import type { StorageSource } from './source.js';
@@ -62,14 +63,9 @@ export function openStorageSource(spec: string, options: SourceSpecOptions = {})
     connection.password = () => readPasswordFile(file);
     readPasswordFile(file); // fail early on a missing file
   } else {
-    // libpq's order: PGPASSWORD, then the password file (PGPASSFILE or ~/.pgpass); none: no password.
-    // node-postgres calls this with its connection parameters and takes undefined as "no password"
-    // (its typings say neither).
-    const lookup = (params: { host?: string; port?: number; database?: string; user?: string }): Promise<string | undefined> =>
-      Promise.resolve(
-        process.env['PGPASSWORD'] ?? import('pgpass').then(({ default: pgpass }) => new Promise<string | undefined>((resolve) => pgpass(params, resolve))),
-      );
-    connection.password = lookup as unknown as () => Promise<string>;
+    // libpq's order: PGPASSWORD, then the password file (PGPASSFILE or ~/.pgpass); node-postgres
+    // asks only when the server wants a password, and none found is an error naming the sources.
+    connection.password = environmentPassword as unknown as () => Promise<string>;
   }
   return new PostgresSource({
     connection,

@@ -32,6 +32,9 @@ export interface PostgresSourceOptions {
 /** SQLSTATE classes and Node errors that mean the connection, not the query, failed. */
 const CONNECTION_CODES = /^(08|57P0|53300|3D000|28)|^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH)$/;
 
+/** Connections of the background reads (the graph index build): one, apart from the requests' pool. */
+const BACKGROUND_CONNECTIONS = 1;
+
 /** Tries of a read whose connection broke, and the pause before each further try (times the try). */
 const CONNECTION_ATTEMPTS = 3;
 const RETRY_DELAY_MS = 25;
@@ -41,6 +44,8 @@ export class PostgresSource implements StorageSource {
   readonly location: string;
   /** The connection pool, made on the first read: the PostgreSQL client is loaded only by a command that reads such a storage. */
   private pool: Promise<pg.Pool> | undefined;
+  /** The background reads' own pool (made on first use). */
+  private backgroundPool: Promise<pg.Pool> | undefined;
   private readonly prepared = new WeakSet<pg.PoolClient>();
   private readonly cache: RowCache;
   /** Where each listed file is kept (filled by listings). */
@@ -55,31 +60,46 @@ export class PostgresSource implements StorageSource {
     this.cache = new RowCache(options.cacheBytes ?? DEFAULT_ROW_CACHE_BYTES);
   }
 
+  /** The requests' pool. */
   private connectionPool(): Promise<pg.Pool> {
-    this.pool ??= import('pg').then(({ default: pg }) => {
-      const pool = new pg.Pool({
-        application_name: 'storage-inspector',
-        connectionTimeoutMillis: 10_000,
-        idleTimeoutMillis: 30_000,
-        keepAlive: true,
-        max: this.options.poolSize ?? 8,
-        ...this.options.connection,
-      });
-      // A connection that breaks (server restart, network) must not take the process down: the
-      // pool listens on idle ones only, so every connection also gets a listener of its own for the
-      // time a snapshot or a stream holds it between statements. Its next statement then fails as a
-      // connection error, and the connection is dropped and replaced.
-      pool.on('error', (error) => {
+    this.pool ??= this.makePool('storage-inspector', this.options.poolSize ?? 8);
+    return this.pool;
+  }
+
+  private async makePool(applicationName: string, max: number): Promise<pg.Pool> {
+    const [{ default: pg }, { ClosingClient }] = await Promise.all([import('pg'), import('./closing-client.js')]);
+    const pool = new pg.Pool({
+      application_name: applicationName,
+      connectionTimeoutMillis: 10_000,
+      idleTimeoutMillis: 30_000,
+      keepAlive: true,
+      max,
+      Client: ClosingClient,
+      ...this.options.connection,
+    });
+    // A connection that breaks (server restart, network) must not take the process down: the
+    // pool listens on idle ones only, so every connection also gets a listener of its own for the
+    // time a snapshot or a stream holds it between statements. Its next statement then fails as a
+    // connection error, and the connection is dropped and replaced.
+    pool.on('error', (error) => {
+      this.lastIdleError = error;
+    });
+    pool.on('connect', (client) => {
+      client.on('error', (error) => {
         this.lastIdleError = error;
       });
-      pool.on('connect', (client) => {
-        client.on('error', (error) => {
-          this.lastIdleError = error;
-        });
-      });
-      return pool;
     });
-    return this.pool;
+    return pool;
+  }
+
+  /**
+   * The graph index build's reads, over a connection of their own: a build streams every row of
+   * the storage, and requests for single objects no longer wait for the pool meanwhile.
+   */
+  get background(): { chunks: (path: string, from: number, to: number) => AsyncGenerator<Uint8Array> } {
+    this.backgroundPool ??= this.makePool('storage-inspector (graph index)', BACKGROUND_CONNECTIONS);
+    const pool = this.backgroundPool;
+    return { chunks: (path, from, to) => this.chunksFrom(pool, path, from, to) };
   }
 
   async snapshot<T>(fn: (reader: SourceReader) => Promise<T>): Promise<T> {
@@ -119,9 +139,13 @@ export class PostgresSource implements StorageSource {
   }
 
   /** Outside a snapshot: the range is streamed in a transaction of its own. */
-  async *chunks(path: string, from: number, to: number): AsyncGenerator<Uint8Array> {
+  chunks(path: string, from: number, to: number): AsyncGenerator<Uint8Array> {
+    return this.chunksFrom(this.connectionPool(), path, from, to);
+  }
+
+  private async *chunksFrom(pool: Promise<pg.Pool>, path: string, from: number, to: number): AsyncGenerator<Uint8Array> {
     const file = this.locate(path);
-    const client = await this.begin();
+    const client = await this.begin(pool);
     let broken: Error | undefined;
     try {
       yield* streamRange(client, file, from, to);
@@ -159,7 +183,7 @@ export class PostgresSource implements StorageSource {
     if (this.closed) return;
     this.closed = true;
     this.cache.clear();
-    if (this.pool !== undefined) await (await this.pool).end();
+    await Promise.all([this.pool?.then((p) => p.end()), this.backgroundPool?.then((p) => p.end())]);
   }
 
   /** @internal the listing of the root table, through a snapshot's connection. */
@@ -216,11 +240,11 @@ export class PostgresSource implements StorageSource {
   }
 
   /** A pooled connection whose session defaults to read-only transactions. */
-  private async connect(): Promise<pg.PoolClient> {
+  private async connect(pool?: Promise<pg.Pool>): Promise<pg.PoolClient> {
     if (this.closed) throw new StorageError('STORAGE_NOT_OPEN', `${this.location}: closed`);
     let client: pg.PoolClient;
     try {
-      client = await (await this.connectionPool()).connect();
+      client = await (await (pool ?? this.connectionPool())).connect();
     } catch (error) {
       throw this.explain(error);
     }
@@ -237,11 +261,15 @@ export class PostgresSource implements StorageSource {
   }
 
   /** A connection in a new snapshot transaction. */
-  private begin(): Promise<pg.PoolClient> {
-    return this.withClient(async (client) => {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-      return client;
-    }, false);
+  private begin(pool?: Promise<pg.Pool>): Promise<pg.PoolClient> {
+    return this.withClient(
+      async (client) => {
+        await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+        return client;
+      },
+      false,
+      pool,
+    );
   }
 
   /**
@@ -249,9 +277,9 @@ export class PostgresSource implements StorageSource {
    * network dropped it) is dropped and the read tried again on another, a few times: idle
    * connections that died together are found one by one.
    */
-  private async withClient<T>(fn: (client: pg.PoolClient) => Promise<T>, release = true): Promise<T> {
+  private async withClient<T>(fn: (client: pg.PoolClient) => Promise<T>, release = true, pool?: Promise<pg.Pool>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const client = await this.connect();
+      const client = await this.connect(pool);
       try {
         const result = await fn(client);
         if (release) client.release();
@@ -266,9 +294,16 @@ export class PostgresSource implements StorageSource {
   }
 }
 
-/** What one refresh reads through: the connection of its REPEATABLE READ transaction. */
+/**
+ * What one refresh reads through: the connection of its REPEATABLE READ transaction. One
+ * statement (or stream) at a time, the next when the last is done: a connection runs them one
+ * after the other anyway, and node-postgres' own queue for that is deprecated (it warned on
+ * every start of a large storage, whose files are read ahead).
+ */
 class SnapshotReader implements SourceReader {
   readonly oneInstant = true;
+  /** Settles when the statement or stream before the next one is done. */
+  private last: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly source: PostgresSource,
@@ -276,24 +311,49 @@ class SnapshotReader implements SourceReader {
   ) {}
 
   listRoot(): Promise<RootListing> {
-    return this.source.listRootWith(this.client);
+    return this.exclusive(() => this.source.listRootWith(this.client));
   }
 
   listFolder(folder: SourceFolder): Promise<readonly SourceFile[]> {
-    return this.source.listFolderWith(this.client, folder);
+    return this.exclusive(() => this.source.listFolderWith(this.client, folder));
   }
 
-  async read(path: string, position: number, length: number): Promise<Buffer> {
+  read(path: string, position: number, length: number): Promise<Buffer> {
     const file = this.source.locate(path);
-    return assembleRange(await readRows(this.client, file, position, position + length), file, position, length);
+    return this.exclusive(async () => assembleRange(await readRows(this.client, file, position, position + length), file, position, length));
   }
 
-  chunks(path: string, from: number, to: number): AsyncIterable<Uint8Array> {
-    return streamRange(this.client, this.source.locate(path), from, to);
+  async *chunks(path: string, from: number, to: number): AsyncGenerator<Uint8Array> {
+    const file = this.source.locate(path);
+    const release = await this.turn();
+    try {
+      yield* streamRange(this.client, file, from, to);
+    } finally {
+      release();
+    }
   }
 
   readWhole(path: string): Promise<Buffer> {
-    return readWholeFile(this.client, this.source.locate(path));
+    const file = this.source.locate(path);
+    return this.exclusive(() => readWholeFile(this.client, file));
+  }
+
+  private async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const release = await this.turn();
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+
+  /** Waits for the statements before; the function returned lets the next one go. */
+  private async turn(): Promise<() => void> {
+    const before = this.last;
+    let release!: () => void;
+    this.last = new Promise<void>((resolve) => (release = resolve));
+    await before;
+    return release;
   }
 }
 

@@ -100,6 +100,11 @@ export interface StorageSource extends SourceReads {
   rootFilePath(name: string): string;
   /** Starts file system events (sources without events leave this out: polling only). */
   watch?(onChange: () => void): SourceWatch;
+  /**
+   * Sequential reads for work in the background (the graph index build) over connections of
+   * their own, where the source has connections: requests do not wait behind them.
+   */
+  readonly background?: Pick<SourceReads, 'chunks'>;
   /** Drops whatever is kept about a file (open descriptors, cached bytes): it was deleted or replaced. */
   forget(path: string): void;
   close(): Promise<void>;

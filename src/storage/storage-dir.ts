@@ -104,6 +104,7 @@ export async function scanStorageLayout(reader: SourceReader, location: string):
   const channelIndexes = [...folders.keys()].sort((a, b) => a - b);
   let channelCount = 0;
   while (channelIndexes[channelCount] === channelCount) channelCount++;
+  checkUnreadableChannels(root.files, folders, channelCount);
   if (channelCount === 0) missing.push(`a channel directory ${CHANNEL_PREFIX}0`);
   if (dictionaryFile === undefined || missing.length > 0) {
     // A directory given one level off is the usual mistake: say where the storage seems to be.
@@ -140,6 +141,24 @@ export async function scanStorageLayout(reader: SourceReader, location: string):
 async function dictionaryLookedAtLast(reader: SourceReader, first: SourceFile): Promise<SourceFile> {
   const later = (await reader.listRoot()).files.find((f) => f.name === DICTIONARY_FILE_NAME);
   return later === undefined || later.problem !== undefined || later.refused !== undefined ? first : later;
+}
+
+/**
+ * A `channel_<i>` entry that is not a directory the source can read (a link to a disk that is not
+ * mounted, a link that loops, a plain file) where the storage's channels continue: the channels
+ * before it are there, so the storage has (at least) this one too, and serving the others alone
+ * would show part of the objects, perhaps without the root. Java cannot start on it either.
+ */
+function checkUnreadableChannels(rootFiles: readonly SourceFile[], folders: ReadonlyMap<number, SourceFolder>, channelCount: number): void {
+  for (const file of rootFiles) {
+    const name = file.name;
+    if (!name.startsWith(CHANNEL_PREFIX) || !/^\d+$/.test(name.slice(CHANNEL_PREFIX.length))) continue;
+    const index = Number(name.slice(CHANNEL_PREFIX.length));
+    if (index >= MAX_CHANNELS || folders.has(index) || index > channelCount) continue;
+    const why = file.refused ?? 'is not a directory';
+    const before = index === 0 ? '' : index === 1 ? ' (after channel 0)' : ` (after channels 0..${index - 1})`;
+    throw new StorageError('STORAGE_REFUSED', `${file.path} ${why}: the storage's channel ${index}${before} cannot be read, and its objects would be missing`);
+  }
 }
 
 /** A storage file or folder that its source refuses to read is an error that names it. */

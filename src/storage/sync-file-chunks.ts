@@ -54,6 +54,13 @@ export const SYNC_LOCAL_FILES: Pick<SourceReads, 'chunks'> = { chunks: syncChunk
  */
 const HEAD = 128 * 1024;
 let headBuffer: Buffer | undefined;
+/**
+ * Head reads under way at most (each holds a descriptor until its read ends): a walk through
+ * thousands of empty files asks for the next head faster than reads end, and without a bound
+ * their descriptors added up until opens failed with EMFILE. A hint skipped costs nothing.
+ */
+const MAX_HEAD_READS = 2;
+let headReads = 0;
 
 /**
  * Starts reading the head of a file the thread will read next (on libuv's threads) and forgets
@@ -62,6 +69,7 @@ let headBuffer: Buffer | undefined;
  * kept and nothing is reported: the file's own reads report what is wrong with it.
  */
 export function readHeadAhead(path: string): void {
+  if (headReads >= MAX_HEAD_READS) return;
   let fd: number;
   try {
     fd = openRegularFileSync(path);
@@ -70,5 +78,10 @@ export function readHeadAhead(path: string): void {
   }
   // One buffer for every head read: its bytes are never looked at.
   headBuffer ??= Buffer.allocUnsafeSlow(HEAD);
-  read(fd, headBuffer, 0, HEAD, 0, () => close(fd, () => undefined));
+  headReads++;
+  read(fd, headBuffer, 0, HEAD, 0, () =>
+    close(fd, () => {
+      headReads--;
+    }),
+  );
 }

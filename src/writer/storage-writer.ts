@@ -1,7 +1,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, writeFileSync, writeSync } from 'node:fs';
 import { StorageError } from '../errors.js';
 import { detectFamily, type FamilyName } from '../format/storage-family.js';
-import { parseTypeDictionary, type TypeEntry } from '../format/type-dictionary.js';
+import { createTypeDictionary, type TypeEntry } from '../format/type-dictionary.js';
 import { builtinObjects, FIRST_OBJECT_ID } from './builtins.js';
 import { makeDirectories } from './make-directories.js';
 import type { FieldValue } from './entity-encoder.js';
@@ -128,7 +128,8 @@ export class StorageWriter {
     const channelCount = prepareNewDirectory(directory, options.channelCount ?? 1);
     const dictionary = WriterDictionary.parse(dictionaryText);
     const state: WriterState = {
-      family: writerFamily(detectFamily(parseTypeDictionary(dictionaryText)).name),
+      // The parsed entries once more, not the text (a dictionary of 64 MiB took a parse of its own).
+      family: writerFamily(detectFamily(createTypeDictionary(dictionary.entries)).name),
       dictionary,
       writtenDictionaryRevision: -1,
       channels: Array.from({ length: channelCount }, () => ({ headNumber: 0n, headLength: 0, logLength: 0 })),

@@ -34,11 +34,11 @@ describe('Host allow-list', () => {
     expect(hostAllowed('evil.example', list, 80)).toBe(false);
   });
 
-  it('checks on loopback by default, elsewhere only with --allowed-hosts, never with *', () => {
+  it('checks on every interface by default, never with *', () => {
     expect(hostAllowList('127.0.0.1', undefined)).toBeDefined();
     expect(hostAllowList('::1', undefined)).toBeDefined();
     expect(hostAllowList('localhost', undefined)).toBeDefined();
-    expect(hostAllowList('0.0.0.0', undefined)).toBeUndefined();
+    expect(hostAllowList('0.0.0.0', undefined)).toBeDefined();
     expect(hostAllowList('0.0.0.0', ['inspector.example.com'])).toBeDefined();
     expect(hostAllowList('127.0.0.1', 'any')).toBeUndefined();
     // Bound to another loopback address: that address is accepted too.

@@ -61,9 +61,9 @@ describe('serve: security options', () => {
     expect(run.stderr()).toContain('--auth-token-file');
   });
 
-  it('warns about a non-loopback host without authentication', async () => {
+  it('warns about a non-loopback host without authentication (allowed with --allowed-hosts)', async () => {
     // A directory that does not exist: the warning comes first, then the start fails before listening.
-    const run = spawnCli(['serve', join(tmp, 'no-such-storage'), '--port', '0', '--host', '0.0.0.0']);
+    const run = spawnCli(['serve', join(tmp, 'no-such-storage'), '--port', '0', '--host', '0.0.0.0', '--allowed-hosts', 'inspector.example']);
     expect((await run.exit).code).toBe(1);
     expect(run.stderr()).toContain('warning: listening on 0.0.0.0 without authentication');
   });

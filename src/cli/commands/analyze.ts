@@ -23,7 +23,7 @@ export interface AnalyzeArgs extends StorageSpec {
 }
 
 export function analyzeCommand(): Command {
-  return withStorageOptions(toolCommand('analyze').description(DESCRIPTION).argument('<storage-dir>', STORAGE_ARGUMENT_TEXT))
+  return withStorageOptions(toolCommand('analyze').description(DESCRIPTION).argument('<storage-dir>', STORAGE_ARGUMENT_TEXT), true)
     .addOption(new Option('--strict', 'refuse a storage MicroStream would refuse to start, instead of reading what can be read of it'))
     .addOption(new Option('--json', 'print the analysis as JSON (the shapes of /api/v1/storage, /types and /analysis)'))
     .addOption(integerOption('--examples', 'n', 'missing ids to list with who refers to them', 0, 1000, 'examples').default(20))

@@ -11,7 +11,7 @@ const DESCRIPTION =
   'Exit code 0: MicroStream would start and nothing is unreadable; 1: it would refuse, or data is unreadable; 2: usage error.';
 
 export function checkCommand(): Command {
-  return withStorageOptions(toolCommand('check').description(DESCRIPTION).argument('<storage-dir>', STORAGE_ARGUMENT_TEXT))
+  return withStorageOptions(toolCommand('check').description(DESCRIPTION).argument('<storage-dir>', STORAGE_ARGUMENT_TEXT), true)
     .addOption(new Option('--json', 'print the report as JSON'))
     .addOption(new Option('--commits', 'also list every commit (time, timestamp, bytes per channel, whether rescue --as-of can rebuild it)'));
 }
@@ -25,7 +25,7 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
   const spec = storageSpecOf(command);
   const options = command.opts<{ json?: boolean; commits?: boolean }>();
   const source = openSpecSource(spec, (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`));
-  const report = await checkStorage(source, { commits: options.commits === true, onProgress: progressPrinter(io, 'check') });
+  const report = await checkStorage(source, { commits: options.commits === true, maxDictionaryBytes: spec.maxDictionaryBytes, onProgress: progressPrinter(io, 'check') });
   io.stdout.write(options.json === true ? jsonText(report) : checkReportText(report));
   return report.exitCode;
 }

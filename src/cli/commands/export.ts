@@ -36,7 +36,7 @@ export interface ExportArgs extends StorageSpec {
 }
 
 export function exportCommand(): Command {
-  return withStorageOptions(toolCommand('export').description(DESCRIPTION).argument('<storage-dir>', STORAGE_ARGUMENT_TEXT))
+  return withStorageOptions(toolCommand('export').description(DESCRIPTION).argument('<storage-dir>', STORAGE_ARGUMENT_TEXT), true)
     .addOption(new Option('--type <name|id>', 'the type: a type id, or a type name, full or simple when only one type has it (every version of it)'))
     .addOption(new Option('--format <format>', 'output format').choices(['ndjson', 'csv', 'parquet']).default('ndjson'))
     .addOption(new Option('--out <file|dir>', 'write to this new file instead of standard output (a new directory for the tables)'))

@@ -16,7 +16,7 @@ const DESCRIPTION =
 const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
 export function rescueCommand(): Command {
-  return withStorageOptions(toolCommand('rescue').description(DESCRIPTION).argument('<storage-dir>', `${STORAGE_ARGUMENT_TEXT}; only read`))
+  return withStorageOptions(toolCommand('rescue').description(DESCRIPTION).argument('<storage-dir>', `${STORAGE_ARGUMENT_TEXT}; only read`), true)
     .addOption(new Option('--out <new-dir>', 'where to write the new storage (must not exist or be empty)'))
     .addOption(new Option('--as-of <commit|time>', 'rebuild the state after this commit: its number or timestamp as check --commits lists them, or a date-time (the last commit at or before it)'))
     .addOption(new Option('--keep-dangling', 'copy references to objects that are not recovered as they are, instead of replacing them (null, an entry left out, an empty Lazy); MicroStream then refuses to start when one is reached from the roots'))
@@ -50,6 +50,7 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
       out: options.out,
       asOf,
       keepDangling: options.keepDangling === true,
+      maxDictionaryBytes: spec.maxDictionaryBytes,
       onProgress: progressPrinter(io, 'rescue'),
       onTemporaryTarget: (target) => (pending = target),
     });

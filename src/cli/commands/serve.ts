@@ -332,13 +332,14 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
   const metricsToken = loadMetricsToken(options.metricsTokenFile, warn);
   const cors = options.cors === undefined ? undefined : parseCorsOrigins(options.cors);
   const allowedHosts = hostAllowList(options.host, options.allowedHosts === undefined ? undefined : parseAllowedHosts(options.allowedHosts));
+  refuseOpenServer(options.host, auth !== undefined, options.allowedHosts !== undefined);
   if (!isLoopbackHost(options.host) && auth === undefined) {
     warn(`listening on ${options.host} without authentication: anyone who can reach this port can read the whole storage (see --auth-token-file)`);
   }
   if (!isLoopbackHost(options.host) && auth !== undefined && tls === undefined) {
     warn(`listening on ${options.host} with credentials but without TLS: they cross the network in clear text (see --tls-cert)`);
   }
-  if (isLoopbackHost(options.host) && allowedHosts === undefined) {
+  if (allowedHosts === undefined) {
     warn('--allowed-hosts * turns off the Host check: any web page whose name resolves to this machine can read the storage from your browser (DNS rebinding)');
   }
   const limit = descriptorLimit();
@@ -500,4 +501,19 @@ async function listenOrExplain(options: ServeOptions, settings: Parameters<typeo
 
 function hostForUrl(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * Beyond loopback without credentials, anyone who reaches the port reads the whole storage (a
+ * container's port published on every interface, by default): refused unless the operator
+ * says which names clients use (`--allowed-hosts`, e.g. when the port is published on
+ * 127.0.0.1 only) or requires credentials.
+ */
+export function refuseOpenServer(host: string, hasAuth: boolean, hasAllowedHosts: boolean): void {
+  if (isLoopbackHost(host) || hasAuth || hasAllowedHosts) return;
+  throw new UsageError(
+    `refusing to listen on ${host} without authentication: anyone who can reach the port could read the whole storage. ` +
+      'Require credentials (--auth-token-file, --basic-auth-file), or name the host names clients use with --allowed-hosts ' +
+      '(e.g. --allowed-hosts localhost when the port is published on 127.0.0.1 only; * turns the Host check off)',
+  );
 }

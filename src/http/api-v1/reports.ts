@@ -1,6 +1,7 @@
 import type { Static } from 'typebox';
 import { unstoredReferencedNodes, type GraphFigures } from '../../graph/graph-figures.js';
 import type { GraphIndex } from '../../graph/graph-index.js';
+import { NOT_STORED } from '../../graph/type-table.js';
 import type { StorageContext } from '../storage-registry.js';
 import { typeNameOf, viaOf } from './graph-answers.js';
 import type { Analysis, StorageInfo, TypeList } from './schemas.js';
@@ -69,11 +70,13 @@ export function typeList(context: StorageContext, graph: GraphIndex): Static<typ
   const dictionary = context.storage.dictionary;
   const versionsOf = new Map<string, bigint[]>();
   for (const entry of dictionary.entries) versionsOf.set(entry.typeName, [...(versionsOf.get(entry.typeName) ?? []), entry.typeId]);
-  return graph.types.all().map((type, index) => {
+  // The number NOT_STORED holds a placeholder, not a type (type-table.ts).
+  return graph.types.all().flatMap((type, index) => {
+    if (index === NOT_STORED) return [];
     const f = figures.types[index];
     const name = graph.types.nameOf(index);
     const versions = (versionsOf.get(name) ?? [type.typeId]).sort((a, b) => (a < b ? -1 : 1));
-    return {
+    return [{
       typeId: String(type.typeId),
       typeName: name,
       current: type.entry !== undefined && dictionary.currentByName.get(name) === type.entry,
@@ -82,7 +85,7 @@ export function typeList(context: StorageContext, graph: GraphIndex): Static<typ
       liveBytes: f?.bytes ?? 0,
       reachable: f?.reachable ?? 0,
       reachableBytes: f?.reachableBytes ?? 0,
-    };
+    }];
   });
 }
 
