@@ -1,5 +1,7 @@
 import { type Command, Option } from 'commander';
-import { DEFAULT_SQL_LIMITS, type SqlLimits } from '../sql/sql-engine.js';
+import type { StorageContext } from '../http/storage-registry.js';
+import { sqlEngineOf } from '../http/api-v1/sql-engines.js';
+import { DEFAULT_SQL_LIMITS, type SqlEngine, type SqlLimits } from '../sql/sql-engine.js';
 import { fromEnv, integerOption } from './option-values.js';
 
 /** The SQL limits, the same for `serve` and `sql`: checked (integers, in range) before anything starts. */
@@ -31,4 +33,9 @@ export function sqlLimitsOf(values: SqlOptionValues): Partial<SqlLimits> | false
     ...(values.sqlMemoryLimit === undefined ? {} : { memoryLimitBytes: values.sqlMemoryLimit }),
     ...(values.sqlMaxConcurrent === undefined ? {} : { maxConcurrent: values.sqlMaxConcurrent }),
   };
+}
+
+/** A storage's SQL engine with these limits: the one /api/v1/sql uses, for the MCP server's sql_query tool. */
+export function sqlEngineFor(limits: Partial<SqlLimits>): (context: StorageContext) => SqlEngine {
+  return (context) => sqlEngineOf(context, limits);
 }

@@ -26,7 +26,8 @@ export function mcpCommand(): Command {
     .addOption(fromEnv(integerOption('--poll-interval', 'ms', 'how often to look for changes besides file system events', 10, 3_600_000, 'milliseconds').default(DEFAULT_POLL_INTERVAL_MS)))
     .addOption(fromEnv(integerOption('--request-timeout', 'ms', `a tool still running after this answers an error; 0: none (default ${DEFAULT_REQUEST_TIMEOUT_MS})`, 0, 86_400_000, 'milliseconds')))
     .addOption(fromEnv(new Option('--allow-external-links', 'follow symbolic links of the storage directory that lead outside it')))
-    .addOption(fromEnv(integerOption('--max-dictionary-bytes', 'n', `refuse a type dictionary larger than this (default ${DEFAULT_MAX_DICTIONARY_BYTES})`, 1024, 2 ** 30, 'bytes')));
+    .addOption(fromEnv(integerOption('--max-dictionary-bytes', 'n', `refuse a type dictionary larger than this (default ${DEFAULT_MAX_DICTIONARY_BYTES})`, 1024, 2 ** 30, 'bytes')))
+    .addOption(fromEnv(new Option('--no-sql', 'no sql_query tool')));
 }
 
 interface McpFlags {
@@ -37,6 +38,7 @@ interface McpFlags {
   requestTimeout?: number;
   allowExternalLinks?: true;
   maxDictionaryBytes?: number;
+  sql: boolean;
 }
 
 export interface McpArgs {
@@ -78,14 +80,22 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     registry,
     quiet,
   );
-  const [{ ApiClient }, { createMcpServer }, { checkSourceOpener }, { StdioServerTransport }] = await Promise.all([
+  const [{ ApiClient }, { createMcpServer }, { checkSourceOpener }, { StdioServerTransport }, { sqlEngineFor }, { closeSqlEngines }] = await Promise.all([
     import('../../mcp/api-client.js'),
     import('../../mcp/mcp-server.js'),
     import('../../mcp/check-sources.js'),
     import('@modelcontextprotocol/sdk/server/stdio.js'),
+    import('../sql-options.js'),
+    import('../../http/api-v1/sql-engines.js'),
   ]);
   const api = await ApiClient.create(registry, flags.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS);
-  const server = createMcpServer({ api, registry, checkSource: checkSourceOpener(specs, sourceOptions, DEFAULT_STORAGE_NAME) });
+  const server = createMcpServer({
+    api,
+    registry,
+    checkSource: checkSourceOpener(specs, sourceOptions, DEFAULT_STORAGE_NAME),
+    // The sql_query tool: the storage's SQL engine with the default limits (--no-sql: none).
+    ...(flags.sql ? { sqlEngine: sqlEngineFor({}) } : {}),
+  });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
@@ -101,6 +111,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
   await server.close();
   await opened.stop();
   await api.close();
+  closeSqlEngines(registry.all());
   await registry.close();
   for (const o of opened.opened) await o.storage.close();
 }

@@ -25,6 +25,7 @@ import { defaultLogFormat, serverLogger, LOG_FORMATS, type LogFormat } from '../
 import { sqlLimitsOf, withSqlOptions, type SqlOptionValues } from '../sql-options.js';
 import type { SqlLimits } from '../../sql/sql-engine.js';
 import { checkSourceOpener } from '../../mcp/check-sources.js';
+import { sqlEngineFor } from '../sql-options.js';
 import { checkStorageSpecs, DEFAULT_STORAGE_NAME, openStorages, parseStorageSpecs, type StorageSpec } from './serve-storages.js';
 
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -408,6 +409,8 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
         { table: options.table, passwordFile: options.pgPasswordFile, allowExternalLinks: options.allowExternalLinks === true },
         DEFAULT_STORAGE_NAME,
       ),
+      // The sql_query tool runs on the same engines as /api/v1/sql (none with --no-sql).
+      ...(options.sql === false ? {} : { sqlEngine: sqlEngineFor(options.sql ?? {}) }),
     },
   });
   storages.setLogger(app.log);
