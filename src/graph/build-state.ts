@@ -5,6 +5,7 @@ import { MissingReferences } from './missing-references.js';
 import type { DecodeSink } from './record-decoder.js';
 import { SupersededRecords } from './superseded-records.js';
 import { NOT_STORED, type TypeNumbers, type TypeTable } from './type-table.js';
+import { ownListStart, type SharedNodeArrays } from './shared-node-arrays.js';
 
 /**
  * What a graph build collects from the data files, per node: its type, its forward list and how
@@ -27,37 +28,6 @@ export interface Allocator {
   u32(length: number): Uint32Array;
   u16(length: number): Uint16Array;
   i32(length: number): Int32Array;
-}
-
-/** The per-node arrays the decode worker thread writes too (over shared memory). */
-export interface SharedNodeArrays {
-  readonly typeOfNode: TypeNumbers;
-  readonly degrees: Uint32Array;
-  readonly listStart: Int32Array;
-}
-
-/**
- * `listStart` of a node whose list is at `at` in this thread's lists: 0 means none, so that the
- * array needs no filling before the threads write it (fresh memory is zero; filling it took the
- * building thread 30–40 ms at 10M entities before the decode thread could start).
- */
-export function ownListStart(at: number): number {
-  return at + 1;
-}
-
-/** Where in this thread's lists a `listStart` above 0 points (the inverse of `ownListStart`). */
-export function ownListAt(listStart: number): number {
-  return listStart - 1;
-}
-
-/** `listStart` of a node whose list is at `at` in the decode worker's lists (below 0). */
-export function workerListStart(at: number): number {
-  return -at - 1;
-}
-
-/** Where in the decode worker's lists a `listStart` below 0 points (the inverse of `workerListStart`). */
-export function workerListAt(listStart: number): number {
-  return -listStart - 1;
 }
 
 const MAX_PROBLEMS = 100;

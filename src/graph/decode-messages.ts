@@ -1,6 +1,6 @@
 import type { TypeEntry } from '../format/type-dictionary.js';
 import type { ObjectIndexParts } from '../storage/object-index.js';
-import type { SharedNodeArrays } from './build-state.js';
+import type { SharedNodeArrays } from './shared-node-arrays.js';
 import type { ForwardListsParts } from './forward-lists.js';
 import type { NodeIdsParts } from './node-ids.js';
 import type { SweepInput } from './reachability.js';

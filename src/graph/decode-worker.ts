@@ -3,7 +3,7 @@ import { createTypeDictionary } from '../format/type-dictionary.js';
 import { ObjectIndex } from '../storage/object-index.js';
 import { readHeadAhead, SYNC_LOCAL_FILES } from '../storage/sync-file-chunks.js';
 import { shared } from './build-memory.js';
-import { workerListStart, type SharedNodeArrays } from './build-state.js';
+import { workerListStart, type SharedNodeArrays } from './shared-node-arrays.js';
 import { FileClaim, type DecodedFile, type DecodeJob, type DecodeReply, type DecodeStart, type LinkReply, type LinkTask } from './decode-messages.js';
 import { ForwardLists } from './forward-lists.js';
 import { countReferrers, writeForwardHalves } from './link-steps.js';

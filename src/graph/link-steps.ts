@@ -1,4 +1,4 @@
-import { ownListAt, workerListAt, type SharedNodeArrays } from './build-state.js';
+import { ownListAt, workerListAt, type SharedNodeArrays } from './shared-node-arrays.js';
 import type { ForwardLists } from './forward-lists.js';
 import { appendReferrers, BLOCK_BITS, targetRanges } from './referrer-rows.js';
 

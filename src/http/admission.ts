@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { challenges, checkAuthorization, UNAUTHORIZED_BODY, type AuthConfig } from './auth.js';
 import { allowedOrigin, isPreflight, preflightHeaders, responseHeaders, type CorsConfig } from './cors.js';
 import { hostAllowed, misdirectedText, type HostAllowList } from './host-check.js';
-import { METRICS_PATH } from './operations-routes.js';
+import { METRICS_PATH } from './operation-paths.js';
 import type { TlsConfig } from './tls.js';
 
 /**

@@ -1,20 +1,10 @@
 import type { StorageFamily } from '../format/storage-family.js';
+import type { Dialect } from './dialect-names.js';
 import { answerRequest, type Answer, type JavaServiceOptions, type RawRequest, type RequestContext, type ServiceState } from './java-service.js';
 import { answerJavalin } from './javalin-service.js';
 import { answerMicronaut } from './micronaut-service.js';
 
-/**
- * The Java services that serve the REST adapter, each with its own routes, serialization and
- * errors: `spark` (MicroStream's and EclipseStore's SparkJava service, the recorded corpora; the
- * default), `javalin` (EclipseStore's current service) and `micronaut` (the Micronaut
- * integrations' controller).
- */
-export const DIALECTS = ['spark', 'javalin', 'micronaut'] as const;
-export type Dialect = (typeof DIALECTS)[number];
-
-export function isDialect(name: string): name is Dialect {
-  return (DIALECTS as readonly string[]).includes(name);
-}
+export { DIALECTS, isDialect, type Dialect } from './dialect-names.js';
 
 /**
  * The first path segment when `--instance` is not given: the Java default of the service for the

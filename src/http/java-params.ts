@@ -1,6 +1,16 @@
 import { parseJavaLong } from '../format/type-dictionary.js';
-import type { ObjectRequest } from './rest-adapter.js';
 import type { QueryParameters } from './servlet-query.js';
+
+/** The adapter's `getObject` arguments, as parsed by the framework. */
+export interface ObjectRequest {
+  readonly objectId: bigint;
+  readonly fixedOffset: bigint;
+  readonly fixedLength: bigint;
+  readonly variableOffset: bigint;
+  readonly variableLength: bigint;
+  readonly valueLength: bigint;
+  readonly references: boolean;
+}
 
 /** A request the Java service rejects with 404 and a plain message. */
 export class ParameterError extends Error {}

@@ -2,7 +2,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { admit, type AdmissionOptions } from './admission.js';
-import { HEALTH_PATH, READY_PATH } from './operations-routes.js';
+import { HEALTH_PATH, READY_PATH } from './operation-paths.js';
 
 /**
  * The port's stand-in while the storages open. Opening indexes every record header, which takes

@@ -5,6 +5,7 @@ import type { MetricsSource, ServiceMetrics } from './metrics.js';
 import type { Dialect } from './dialects.js';
 import { matchTemplate } from './path-templates.js';
 import { matchRoute } from './spark-routing.js';
+import { HEALTH_PATH, METRICS_PATH, READY_PATH } from './operation-paths.js';
 
 /**
  * Routes for operators, outside the Java-compatible instance path and left out of the request
@@ -13,9 +14,7 @@ import { matchRoute } from './spark-routing.js';
  * They pass the same access control as every route; /metrics also accepts its own token (app.ts).
  */
 
-export const HEALTH_PATH = '/health';
-export const READY_PATH = '/ready';
-export const METRICS_PATH = '/metrics';
+export { HEALTH_PATH, METRICS_PATH, READY_PATH };
 
 export interface OperationsOptions {
   /** The state being served (entity count and generation for /ready). */

@@ -2,8 +2,8 @@ import { FormatError } from '../errors.js';
 import { UTC } from '../format/java-time-zones.js';
 import { describeObject, type ObjectDescription } from '../inspect/describe-object.js';
 import { checkedSource, damageReport, type RequestWarnings } from './integrity.js';
-import { clampToInt, ParameterError } from './java-params.js';
-import type { JavaServiceOptions, ServiceState } from './java-service.js';
+import type { JavaServiceOptions, ServiceState } from './java-answers.js';
+import { clampToInt, ParameterError, type ObjectRequest } from './java-params.js';
 import { budgetedSource, type RequestBudget } from './limits.js';
 
 /**
@@ -13,19 +13,11 @@ import { budgetedSource, type RequestBudget } from './limits.js';
  * and report errors (java-service.ts, javalin-service.ts, micronaut-service.ts).
  */
 
+export type { ObjectRequest } from './java-params.js';
+
 export const LONG_MAX = 9223372036854775807n;
 const FIRST_OBJECT_ID = 1000000000000000001n;
 
-/** The adapter's `getObject` arguments, as parsed by the framework. */
-export interface ObjectRequest {
-  readonly objectId: bigint;
-  readonly fixedOffset: bigint;
-  readonly fixedLength: bigint;
-  readonly variableOffset: bigint;
-  readonly variableLength: bigint;
-  readonly valueLength: bigint;
-  readonly references: boolean;
-}
 
 /**
  * `StorageRestAdapter.getObject`: negative paging values are refused (`invalid parameter <name>`,

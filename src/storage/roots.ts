@@ -1,6 +1,6 @@
 import { layoutEntity, variableElements, type VariableSlot } from '../format/entity-layout.js';
 import type { StorageFamily } from '../format/storage-family.js';
-import type { StoredEntity } from './storage.js';
+import type { StoredEntity } from './storage-types.js';
 import type { TypeDictionary, TypeEntry } from '../format/type-dictionary.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ownListStart, workerListStart } from '../../src/graph/build-state.js';
+import { ownListStart, workerListStart } from '../../src/graph/shared-node-arrays.js';
 import { ForwardLists } from '../../src/graph/forward-lists.js';
 import { countReferrers, splitByRows, writeForwardHalves, writeReferrerHalves, type LinkShare } from '../../src/graph/link-steps.js';
 import { rowStartsFromDegrees } from '../../src/graph/adjacency.js';
