@@ -1,6 +1,5 @@
 import { ECLIPSESTORE, MICROSTREAM, type FamilyName, type StorageFamily } from '../format/storage-family.js';
-import { BASE_DICTIONARY_TEXT } from './base-dictionary.js';
-import { ECLIPSESTORE_BASE_DICTIONARY_TEXT } from './base-dictionary-eclipsestore.js';
+import { baseDictionaryText } from './base-dictionary.js';
 
 /**
  * What the writer needs to know about the product line it writes for: the dictionary of a fresh
@@ -20,16 +19,19 @@ export interface WriterFamily {
 const MICROSTREAM_PREFIX = 'one.microstream.';
 const SERIALIZER_PREFIX = 'org.eclipse.serializer.';
 
+const sameName = (name: string): string => name;
+const serializerName = (name: string): string => (name.startsWith(MICROSTREAM_PREFIX) ? SERIALIZER_PREFIX + name.slice(MICROSTREAM_PREFIX.length) : name);
+
 export const MICROSTREAM_WRITER: WriterFamily = {
   family: MICROSTREAM,
-  baseDictionaryText: BASE_DICTIONARY_TEXT,
-  typeName: (name) => name,
+  baseDictionaryText: baseDictionaryText('microstream', sameName),
+  typeName: sameName,
 };
 
 export const ECLIPSESTORE_WRITER: WriterFamily = {
   family: ECLIPSESTORE,
-  baseDictionaryText: ECLIPSESTORE_BASE_DICTIONARY_TEXT,
-  typeName: (name) => (name.startsWith(MICROSTREAM_PREFIX) ? SERIALIZER_PREFIX + name.slice(MICROSTREAM_PREFIX.length) : name),
+  baseDictionaryText: baseDictionaryText('eclipsestore', serializerName),
+  typeName: serializerName,
 };
 
 export function writerFamily(name: FamilyName): WriterFamily {
