@@ -30,20 +30,8 @@ import {
 } from './java-answers.js';
 import { acceptAllowsRoutes, matchRoute, type RouteMatch } from './spark-routing.js';
 
-export {
-  ERROR_HEADER,
-  errorCode,
-  errorHeaderValue,
-  limitAnswer,
-  notFoundPage,
-  serverErrorPage,
-  WARNING_HEADER,
-  type Answer,
-  type JavaServiceOptions,
-  type RawRequest,
-  type RequestContext,
-  type ServiceState,
-} from './java-answers.js';
+/** What the services take and give (java-answers.ts), for those who import it from the service. */
+export * from './java-answers.js';
 
 /**
  * The Java 4.1 Storage REST service as a function from a raw request to status, content type and
