@@ -1,8 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { StorageContext, StorageRegistry } from '../http/storage-registry.js';
-import type { StorageSource } from '../storage/source.js';
-import type { McpHttpHandler } from './http-transport.js';
-import type { SqlEngine } from './sql-engine.js';
+import type { McpHttpHandler, McpRouteOptions } from './http-types.js';
 
 /**
  * `POST /mcp`: the MCP server for assistants that speak Streamable HTTP, registered inside the
@@ -10,13 +7,7 @@ import type { SqlEngine } from './sql-engine.js';
  * as to every other route. The SDK is loaded on the first request, not when `serve` starts.
  */
 
-export interface McpRouteOptions {
-  readonly registry: StorageRegistry;
-  /** Tools still running after this answer an error (the API's request timeout; 0: none). */
-  readonly requestTimeoutMs: number;
-  readonly checkSource?: ((context: StorageContext) => StorageSource | undefined) | undefined;
-  readonly sqlEngine?: ((context: StorageContext) => SqlEngine | undefined) | undefined;
-}
+export type { McpRouteOptions } from './http-types.js';
 
 export const MCP_PATH = '/mcp';
 

@@ -1,7 +1,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { ApiClient } from './api-client.js';
 import { createMcpServer } from './mcp-server.js';
-import type { McpRouteOptions } from './http-route.js';
+import type { McpHttpHandler, McpRouteOptions } from './http-types.js';
 
 /**
  * One `/mcp` request through the SDK's Streamable HTTP transport (its web-standard form: a
@@ -9,14 +9,6 @@ import type { McpRouteOptions } from './http-route.js';
  * metrics). Stateless (no session id generator): a new server and transport per request, no session kept, JSON answers
  * (no event stream is held open).
  */
-
-export interface McpHttpAnswer {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly body: string;
-}
-
-export type McpHttpHandler = (request: Request) => Promise<McpHttpAnswer>;
 
 export async function createMcpHttpHandler(options: McpRouteOptions): Promise<McpHttpHandler> {
   const api = await ApiClient.create(options.registry, options.requestTimeoutMs);

@@ -1,0 +1,25 @@
+import type { StorageContext, StorageRegistry } from '../http/storage-registry.js';
+import type { StorageSource } from '../storage/source.js';
+import type { SqlEngine } from './sql-engine.js';
+
+/**
+ * What `/mcp`'s route (http-route.ts, registered when serve starts) and its transport
+ * (http-transport.ts, loaded with the SDK on the first request) share: the options and the
+ * answer. Their own module, so that neither imports the other for its types.
+ */
+
+export interface McpRouteOptions {
+  readonly registry: StorageRegistry;
+  /** Tools still running after this answer an error (the API's request timeout; 0: none). */
+  readonly requestTimeoutMs: number;
+  readonly checkSource?: ((context: StorageContext) => StorageSource | undefined) | undefined;
+  readonly sqlEngine?: ((context: StorageContext) => SqlEngine | undefined) | undefined;
+}
+
+export interface McpHttpAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+export type McpHttpHandler = (request: Request) => Promise<McpHttpAnswer>;
