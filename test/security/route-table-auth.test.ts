@@ -56,6 +56,8 @@ function expand(url: string): string[] {
   fill(/:oid|\{oid\}|\{objectId\}/, [OBJECT]);
   fill(/:typeId|\{typeId\}/, ['30']);
   fill(/:n\b|\{n\}/, ['0']);
+  fill(/:entityId|\{entityId\}/, ['0']);
+  fill(/:index\b|\{index\}/, ['city']);
   fill(/\*$/, ['index.html']);
   for (const u of urls) expect(u, `a parameter of ${url} has no value`).not.toMatch(/[:{}*]/);
   return urls;

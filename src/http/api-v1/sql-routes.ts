@@ -82,6 +82,8 @@ export async function sqlRoutes(scope: FastifyInstance, options: SqlRoutesOption
           description:
             'Every type with instances is a table named by its Java type name (plus a view under its simple name), with `_objects`, `_references`, `_elements` and `_values`. `Accept: text/csv` or `application/x-ndjson` streams the whole result.',
           tags: ['sql'],
+          // Off (--no-sql): the routes answer 404 and are left out of the OpenAPI document, so that clients (the viewer) do not offer SQL.
+          hide: options.sql === false,
           ...params,
           body: SqlBody,
           produces: ['application/json', 'text/csv', 'application/x-ndjson'],
@@ -105,7 +107,7 @@ export async function sqlRoutes(scope: FastifyInstance, options: SqlRoutesOption
     );
     scope.get(
       `${prefix}/sql/schema`,
-      { schema: { summary: `The SQL tables of the storage and their columns${suffix}`, tags: ['sql'], ...params, response: { 200: SchemaAnswer, ...SQL_PROBLEMS } } },
+      { schema: { summary: `The SQL tables of the storage and their columns${suffix}`, tags: ['sql'], hide: options.sql === false, ...params, response: { 200: SchemaAnswer, ...SQL_PROBLEMS } } },
       async (request) => {
         try {
           return await engineFor(request, options).schema();
