@@ -18,13 +18,16 @@
  * BENCH_FAMILY=eclipsestore (EclipseStore-family storages instead of MicroStream 4.1 ones).
  *
  * First, start-up (startup-bench.ts): launch to the first /root answer and `check` on the demo
- * storage beside `node -e 0`. BENCH_STARTUP=0 skips it, BENCH_STARTUP=only runs nothing else.
+ * storage beside `node -e 0`. BENCH_STARTUP=0 skips it, BENCH_STARTUP=only runs nothing else;
+ * BENCH_STARTUP_LARGE=10000000 adds the launch of that size against `cat` of its files and its
+ * memory once the graph index is ready (startup-large-bench.ts).
  */
 import { readdirSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { indexWorkerCount } from '../src/storage/index-workers.js';
 import { benchFollow } from './follow-bench.js';
 import { benchStartup, startupLines } from './startup-bench.js';
+import { benchLargeStartup, largeStartupLines } from './startup-large-bench.js';
 import type { LoadResult } from './load-child.js';
 import type { ChildInfo } from './server-child.js';
 import { measureOpen, runLoad, startServer, stopChild, type ServerChild } from './processes.js';
@@ -419,7 +422,11 @@ async function main(): Promise<void> {
     `storage-inspector benchmark: node ${process.version}, ${cpus().length} cores, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, ` +
       `${CONNECTIONS} connections, ${SECONDS} s per load run, ${ROUNDS} rounds; load average at start ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
   );
-  const startup = process.env.BENCH_STARTUP === '0' ? undefined : startupLines(await benchStartup());
+  const largeEntities = Number(process.env.BENCH_STARTUP_LARGE ?? 0);
+  const startup =
+    process.env.BENCH_STARTUP === '0'
+      ? undefined
+      : [...startupLines(await benchStartup()), ...(largeEntities > 0 ? largeStartupLines(await benchLargeStartup(largeEntities)) : [])];
   if (startup !== undefined) console.log(startup.join('\n'));
   if (process.env.BENCH_STARTUP === 'only') return;
   const results: SizeResult[] = [];

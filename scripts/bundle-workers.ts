@@ -13,10 +13,11 @@
  * over every record): with esbuild's bundle, opening the 10M benchmark storage took 302 ms, with
  * the same bundle's constants declared `const` 283 ms (medians of eight alternated opens).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { rollup, type Plugin } from 'rollup';
+import { rollup } from 'rollup';
+import { withTscMaps } from './tsc-source-maps.js';
 
 const DIST = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 
@@ -25,17 +26,6 @@ const DIST = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist');
  * project's naming, `<name>-worker.js`, so that a new worker thread is bundled too.
  */
 const WORKER_ENTRIES = readdirSync(DIST, { recursive: true, encoding: 'utf8' }).filter((path) => path.endsWith('-worker.js'));
-
-/** Each module with the source map tsc wrote beside it, so that the bundle's map leads to the TypeScript sources. */
-const withTscMaps: Plugin = {
-  name: 'tsc-source-maps',
-  load(id) {
-    if (!id.endsWith('.js')) return null;
-    const code = readFileSync(id, 'utf8').replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n');
-    const mapPath = `${id}.map`;
-    return { code, map: existsSync(mapPath) ? readFileSync(mapPath, 'utf8') : null };
-  },
-};
 
 /** Our own modules are bundled; npm packages and node: builtins are left to Node to load. */
 const external = (id: string): boolean => !id.startsWith('.') && !isAbsolute(id);

@@ -394,18 +394,18 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
     }
     done();
   });
-  // Every route is registered in a plugin after the OpenAPI generator, which learns them as they
-  // are added: the web viewer's static files under /viewer/, the operators' routes, our own API
+  // Every route is registered in a plugin after the OpenAPI hook, which notes them as they are
+  // added (the document is made from them when first asked for, openapi-routes.ts): the web viewer's static files under /viewer/, the operators' routes, our own API
   // (/api/v1), the document itself (find-my-way prefers them all to the catch-all), and the
   // catch-all of the Java routes, which the document describes on its own (java-routes-openapi.ts).
-  registerOpenApi(app, { instance: options.instance, dialect: options.dialect });
+  const openApi = registerOpenApi(app, { instance: options.instance, dialect: options.dialect });
   void app.register(async (scope) => {
     // The viewer speaks the SparkJava dialect (route list, string ids); other dialects go without it.
     if ((options.dialect ?? 'spark') === 'spark') registerViewerRoutes(scope, { instance: options.instance });
     registerOperationsRoutes(scope, { state: current, follow: options.follow, metrics });
     if (options.api !== undefined) await scope.register(apiV1Plugin, { registry: options.api, requestTimeoutMs: timeoutMs, admission: apiAdmission, sql: options.sql ?? false });
     if (options.api !== undefined && options.mcp !== undefined) await scope.register(mcpRoutes, { ...options.mcp, registry: options.api, requestTimeoutMs: timeoutMs });
-    await scope.register(openApiRoutes);
+    await scope.register(openApiRoutes, { openApi });
     scope.route({ method: app.supportedMethods, url: '*', handler, schema: { hide: true } });
   });
   app.setNotFoundHandler(handler);

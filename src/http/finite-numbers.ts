@@ -1,4 +1,5 @@
-import AjvCompiler from '@fastify/ajv-compiler';
+import { createRequire } from 'node:module';
+import type AjvCompilerModule from '@fastify/ajv-compiler';
 import type { FastifyServerOptions } from 'fastify';
 
 /**
@@ -53,8 +54,13 @@ function finiteChecked(validate: ValidateFunction): ValidateFunction {
   return checked;
 }
 
-/** fastify's `schemaController.compilersFactory.buildValidator`: its own Ajv compiler, checked for finite numbers. */
+/**
+ * fastify's `schemaController.compilersFactory.buildValidator`: its own Ajv compiler, checked for
+ * finite numbers. The compiler (and Ajv, a large package) is loaded here, when this is called, not
+ * when this module is: lazy-schema-compilers.ts calls it on the first request that validates.
+ */
 export function finiteNumbersValidator(): BuildValidator {
+  const AjvCompiler = createRequire(import.meta.url)('@fastify/ajv-compiler') as typeof AjvCompilerModule;
   const build = AjvCompiler();
   const factory = (externalSchemas: Parameters<typeof build>[0], options: Parameters<typeof build>[1]) => {
     const compile = build(externalSchemas, options) as unknown as (route: unknown) => ValidateFunction;

@@ -1,19 +1,32 @@
 import { createRequire } from 'node:module';
-import swagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
+import type { FastifySwaggerUiOptions } from '@fastify/swagger-ui';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { API_TAGS } from './api-v1/api-v1-plugin.js';
 import type { Dialect } from './dialects.js';
 import { JAVA_TAG, javaRoutesOpenApi } from './java-routes-openapi.js';
 
 /**
  * The OpenAPI 3.1 document of every route (`GET /openapi.json`) and a page to read it
- * (`GET /docs`, Swagger UI served from the installed package, nothing from a CDN). One
- * @fastify/swagger registration for the whole application: it must be registered before any
- * route (it learns routes as they are added); routes with schemas document themselves, the
- * Java-compatible routes (one catch-all) are described in java-routes-openapi.ts, and routes
- * without a schema get a summary here.
+ * (`GET /docs`, Swagger UI served from the installed package, nothing from a CDN). Routes with
+ * schemas document themselves, the Java-compatible routes (one catch-all) are described in
+ * java-routes-openapi.ts, and routes without a schema get a summary here.
+ *
+ * Both are made when first asked for, not while the server starts: @fastify/swagger and
+ * @fastify/swagger-ui (with @fastify/static, yaml, glob and the rest) took about a fifth of the CPU
+ * from launch to the first answer of a small storage. Until then a hook only notes each route as
+ * it is added (what @fastify/swagger's own hook notes); the first request for the document or the
+ * page builds a documentation server (documentation-server.ts) that registers the same plugins with
+ * the same options and the noted routes in the same order, so the document is the one the plugins
+ * would have made in this application; `/docs` is answered by that server.
  */
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The OpenAPI document of every route (made on first call; after `ready`). */
+    openApiDocument(): Promise<Record<string, unknown>>;
+  }
+}
 
 export const OPENAPI_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';
@@ -36,12 +49,12 @@ function packageVersion(): string {
   return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 }
 
-/** Registers the document generator; call before registering any route. */
-export function registerOpenApi(app: FastifyInstance, options: { readonly instance: string; readonly dialect?: Dialect | undefined }): void {
+/** The document's beginning: what the routes' own descriptions are added to. */
+function documentBase(options: { readonly instance: string; readonly dialect?: Dialect | undefined }): Record<string, unknown> {
   const java = javaRoutesOpenApi(options.instance, options.dialect ?? 'spark');
   // Built as plain JSON (the tests validate the whole document): openapi-types' 3.1 types do not
   // survive exactOptionalPropertyTypes.
-  const document = {
+  return {
     openapi: '3.1.0',
     info: {
       title: 'storage-inspector',
@@ -64,18 +77,82 @@ export function registerOpenApi(app: FastifyInstance, options: { readonly instan
       },
     },
   };
-  void app.register(swagger, {
-    openapi: document as unknown as NonNullable<FastifyDynamicSwaggerOptions['openapi']>,
+}
+
+/** @fastify/swagger's options: the document's beginning, and summaries for routes without a schema. */
+function swaggerOptions(options: { readonly instance: string; readonly dialect?: Dialect | undefined }): FastifyDynamicSwaggerOptions {
+  return {
+    openapi: documentBase(options) as unknown as NonNullable<FastifyDynamicSwaggerOptions['openapi']>,
     transform: ({ schema, url }) => {
       const known = SCHEMALESS[url];
       if (known === undefined || (schema !== undefined && schema !== null && Object.keys(schema).length > 0)) return { schema, url };
       return { schema: { tags: [known.tag], summary: known.summary, description: known.description }, url };
     },
-  });
+  };
 }
 
+/** @fastify/swagger-ui's options: the page under /docs, reading /openapi.json. */
+const SWAGGER_UI_OPTIONS: FastifySwaggerUiOptions = {
+  routePrefix: DOCS_PATH,
+  staticCSP: true,
+  // The plugin's policy ends with upgrade-insecure-requests: over plain HTTP under any name but
+  // a loopback one the browser would then fetch the page's own assets over https, and show nothing.
+  transformStaticCSP: (header: string) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
+  uiConfig: { url: OPENAPI_PATH, docExpansion: 'list', deepLinking: true, validatorUrl: null, tryItOutEnabled: false },
+};
+
+/** The routes and their documentation, once they are all known. */
+export interface OpenApi {
+  /** The documentation server (documentation-server.ts), made on first call. */
+  server(): Promise<FastifyInstance>;
+}
+
+/**
+ * Notes every route as it is added, for the document made later; call before registering any
+ * route. Decorates the application with `openApiDocument()`.
+ */
+export function registerOpenApi(app: FastifyInstance, options: { readonly instance: string; readonly dialect?: Dialect | undefined }): OpenApi {
+  const routes: RouteOptions[] = [];
+  app.addHook('onRoute', (route) => {
+    // As @fastify/swagger's own hook: the HEAD routes fastify adds beside each GET are not
+    // documented; hidden routes (the catch-all, the page's own) never are.
+    if (route.method === 'HEAD' || (route.schema as { hide?: boolean } | undefined)?.hide === true) return;
+    routes.push(route);
+  });
+  let ready = false;
+  app.addHook('onReady', (done) => {
+    ready = true;
+    done();
+  });
+  let server: Promise<FastifyInstance> | undefined;
+  const openApi: OpenApi = {
+    server() {
+      if (!ready) return Promise.reject(new Error('the OpenAPI document is made after the server is ready'));
+      server ??= import('./documentation-server.js')
+        .then((m) => m.documentationServer(routes, swaggerOptions(options), SWAGGER_UI_OPTIONS))
+        .catch((error: unknown) => {
+          // Asked again, it is tried again.
+          server = undefined;
+          throw error;
+        });
+      return server;
+    },
+  };
+  app.decorate('openApiDocument', async () => (await openApi.server()).swagger() as unknown as Record<string, unknown>);
+  app.addHook('onClose', async () => {
+    if (server !== undefined) await (await server.catch(() => undefined))?.close();
+  });
+  return openApi;
+}
+
+/**
+ * Response headers of the documentation server that belong to its own connection, not to ours
+ * (its content-length is kept: fastify keeps it for HEAD and corrects it otherwise).
+ */
+const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'date']);
+
 /** `GET /openapi.json` and the Swagger UI page under `/docs`. */
-export async function openApiRoutes(scope: FastifyInstance): Promise<void> {
+export async function openApiRoutes(scope: FastifyInstance, options: { readonly openApi: OpenApi }): Promise<void> {
   scope.get(
     OPENAPI_PATH,
     {
@@ -86,14 +163,26 @@ export async function openApiRoutes(scope: FastifyInstance): Promise<void> {
         response: { 200: { description: 'the OpenAPI document', type: 'object', additionalProperties: true } },
       },
     },
-    async () => scope.swagger(),
+    async () => scope.openApiDocument(),
   );
-  await scope.register(swaggerUi, {
-    routePrefix: DOCS_PATH,
-    staticCSP: true,
-    // The plugin's policy ends with upgrade-insecure-requests: over plain HTTP under any name but
-    // a loopback one the browser would then fetch the page's own assets over https, and show nothing.
-    transformStaticCSP: (header: string) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
-    uiConfig: { url: OPENAPI_PATH, docExpansion: 'list', deepLinking: true, validatorUrl: null, tryItOutEnabled: false },
-  });
+  // The page and its files: answered by the documentation server, through this application's
+  // hooks (access control, limits, logging). The same methods as @fastify/swagger-ui's routes:
+  // GET, and HEAD for the static files (other requests go to the Java routes, as before).
+  const page = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const server = await options.openApi.server();
+    const answer = await server.inject({ method: request.method === 'HEAD' ? 'HEAD' : 'GET', url: request.raw.url ?? request.url, headers: request.headers });
+    for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !CONNECTION_HEADERS.has(name)) reply.header(name, value);
+    // What the page does not have is answered as any unknown path of this application is.
+    if (answer.statusCode === 404) {
+      reply.removeHeader('content-type').removeHeader('content-length');
+      reply.callNotFound();
+      return reply;
+    }
+    reply.code(answer.statusCode);
+    // An empty answer (a redirect, 304) stays without a body, as the plugins sent it.
+    return answer.rawPayload.length === 0 ? reply.send() : reply.send(answer.rawPayload);
+  };
+  scope.get(DOCS_PATH, { schema: { hide: true } }, page);
+  scope.get(`${DOCS_PATH}/*`, { schema: { hide: true } }, page);
+  scope.route({ method: ['HEAD', 'GET'], url: `${DOCS_PATH}/static/*`, schema: { hide: true }, handler: page });
 }

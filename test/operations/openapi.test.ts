@@ -125,6 +125,39 @@ describe('GET /openapi.json', () => {
   });
 });
 
+describe('/docs, answered by the documentation server made on first request', () => {
+  it('answers what @fastify/swagger-ui answers: GET pages, GET and HEAD files, a redirect, 304, and this server\'s 404 for the rest', async () => {
+    const file = await send(port, 'GET', '/docs/static/swagger-ui.css');
+    expect(file.status).toBe(200);
+    expect(file.headers['content-type']).toBe('text/css; charset=utf-8');
+    expect(Number(file.headers['content-length'])).toBe(file.body.length);
+    // HEAD: the file's headers (its length), no body.
+    const head = await send(port, 'HEAD', '/docs/static/swagger-ui.css');
+    expect(head.status).toBe(200);
+    expect(head.headers['content-length']).toBe(file.headers['content-length']);
+    expect(head.body.length).toBe(0);
+    // A cached file: 304 without a body.
+    const again = await send(port, 'GET', '/docs/static/swagger-ui.css', { 'If-None-Match': String(file.headers.etag) });
+    expect(again.status).toBe(304);
+    expect(again.body.length).toBe(0);
+    // The plugin's redirect of its own index.html, with no body and no content type of ours.
+    const redirect = await send(port, 'GET', '/docs/static/index.html');
+    expect(redirect.status).toBe(302);
+    expect(redirect.headers['content-type']).toBeUndefined();
+    // What the page does not have is this server's not-found answer (the Java 404 page), as for any unknown path.
+    const unknown = await send(port, 'GET', '/not-documented-anywhere');
+    for (const target of ['/docs/nothing', '/docs/static/nothing.js']) {
+      const missing = await send(port, 'GET', target);
+      expect(missing.status, target).toBe(404);
+      expect(missing.headers['content-type'], target).toBe(unknown.headers['content-type']);
+      expect(missing.body.toString(), target).toBe(unknown.body.toString());
+    }
+    // The pages are GET only (HEAD of a page goes to the Java routes, as before), the document is the same object.
+    expect((await send(port, 'HEAD', '/docs/')).status).toBe(404);
+    expect(JSON.parse((await send(port, 'GET', '/docs/json')).body.toString())).toEqual(doc);
+  });
+});
+
 describeInBrowser(`/docs in ${CHROMIUM_PATH}`, () => {
   it('renders every route of the document', async () => {
     const browser = await launchBrowser();

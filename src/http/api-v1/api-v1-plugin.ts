@@ -95,7 +95,7 @@ export async function apiV1Plugin(scope: FastifyInstance, options: ApiV1Options)
 
   // The application's one OpenAPI document (openapi-routes.ts) holds every route; this is its /api/v1 part.
   scope.get(`${API_PREFIX}/openapi.json`, { schema: { tags: ['storage'], summary: 'The OpenAPI document of /api/v1' } }, async () =>
-    apiDocument(scope.swagger() as unknown as OpenApiDocument),
+    apiDocument((await scope.openApiDocument()) as unknown as OpenApiDocument),
   );
   // Whatever else is asked below the prefix is a problem of this API, not a Java 404 page.
   scope.route({
