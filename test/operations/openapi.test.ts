@@ -33,7 +33,7 @@ beforeAll(async () => {
   storage = await Storage.open(corpusStorage('graph'));
   registry = new StorageRegistry();
   registry.add('default', storage);
-  app = buildApp(storage, { instance: 'microstream', api: registry });
+  app = buildApp(storage, { instance: 'microstream', api: registry, sql: {} });
   // Routes are registered in plugins that load at ready(): this hook sees every one of them.
   app.addHook('onRoute', (route) => void routes.push(route));
   await app.listen({ host: '127.0.0.1', port: 0 });
