@@ -10,13 +10,13 @@ import { didYouMean } from './suggest.js';
 
 /** A command's `run` may return its exit code (e.g. `check`: 1 when the storage has serious problems). */
 const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{ run(args: string[], io: CommandIo): Promise<void | number> }> }>> = {
-  serve: { summary: 'serve a storage directory over the Storage REST API', load: () => import('./commands/serve.js') },
+  serve: { summary: 'serve storages over the Java Storage REST API, our own API and the web viewer', load: () => import('./commands/serve.js') },
   mcp: { summary: 'let an AI assistant inspect a storage (Model Context Protocol over stdio)', load: () => import('./commands/mcp.js') },
   generate: { summary: 'write a new storage with generated data (tests, benchmarks)', load: () => import('./commands/generate.js') },
   analyze: { summary: 'report garbage, missing references and what takes the space', load: () => import('./commands/analyze.js') },
-  export: { summary: 'write every instance of a type as NDJSON or CSV', load: () => import('./commands/export.js') },
+  export: { summary: 'write the instances of a type as NDJSON or CSV, or every table as Parquet, CSV or NDJSON', load: () => import('./commands/export.js') },
   sql: { summary: 'query a storage with SQL: every type a table (DuckDB), or an interactive shell', load: () => import('./commands/sql.js') },
-  check: { summary: 'diagnose a storage: would MicroStream start on it, is anything lost', load: () => import('./commands/check.js') },
+  check: { summary: 'diagnose a storage: would MicroStream or EclipseStore start on it, is anything lost', load: () => import('./commands/check.js') },
   rescue: { summary: 'copy what is readable (or an earlier state) into a new, clean storage', load: () => import('./commands/rescue.js') },
 };
 
