@@ -14,7 +14,8 @@
 
 export const BIG_ANSWER_BYTES = 1024 * 1024;
 export const BIG_ANSWER_READS = 1000;
-const BIG_ANSWER_SLOTS = 2;
+/** Big answers built at a time. */
+export const BIG_ANSWER_SLOTS = 2;
 
 export function isBig(lowerBound: number, reads: number): boolean {
   return lowerBound >= BIG_ANSWER_BYTES || reads >= BIG_ANSWER_READS;

@@ -130,6 +130,16 @@ export class ConnectionGuard {
   }
 
   /**
+   * Requests whose big answer waits for the earlier responses of their connection to be sent
+   * (pipelining; see earlierResponsesSent).
+   */
+  get waitingForEarlierResponses(): number {
+    let waiting = 0;
+    for (const c of this.connections.values()) for (const entry of c.inFlight) waiting += entry.waiters.length;
+    return waiting;
+  }
+
+  /**
    * Resolves when the responses that the connection of `request` started before this request's
    * have been sent completely (HTTP/1.1 answers pipelined requests in order, so building a later
    * answer earlier would only hold its bytes).

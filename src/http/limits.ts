@@ -126,7 +126,7 @@ export function budgetedSource(source: EntitySource, budget: RequestBudget, opti
  * promoted them to the old one. Measured on /object at 10M entities, 15k requests/s over 64
  * connections: 2 KB promoted per request before, none after; the server's CPU per request
  * 44 → 32 µs. test/http/per-request-shapes.test.ts keeps the wrappers fast, and
- * per-request-garbage.test.ts counts what an answer promotes.
+ * `npm run bench:garbage` measures what an answer promotes.
  */
 class BudgetedSource implements EntitySource {
   private readonly lowerBound: RequestBudget;

@@ -121,7 +121,7 @@ export async function describeObjectView(entity: ViewableEntity, dictionary: Typ
  * A member as decoded, its keys in the order the view shows them. Built as object literals, not
  * by spreading a common head (`{ ...head, value }`): with the spreads every view promoted about
  * 300 bytes to the old generation (`--trace-gc-nvp`, 20,000 objects of a 10M storage), none now
- * (test/http/per-request-garbage.test.ts counts it).
+ * (`npm run bench:garbage` measures it).
  */
 interface DecodedMember {
   readonly name: string;

@@ -1,10 +1,14 @@
 /**
  * Child of per-request-shapes.test.ts, run with --allow-natives-syntax: builds the per-request
- * wrappers of the Java routes twice, for two different requests, and prints whether each pair
- * has fast properties and shares one hidden class (V8's map).
+ * wrappers of the Java routes twice, for two different requests, and the `/api/v1` views of two
+ * objects of one type in the storage given, and prints whether each pair (the views, and their
+ * first members) has fast properties and shares one hidden class (V8's map).
  */
 import { checkedSource, RequestWarnings, type DamageReport } from '../../src/http/integrity.js';
+import { objectViewOf } from '../../src/http/api-v1/graph-answers.js';
 import { budgetedSource, RequestBudget } from '../../src/http/limits.js';
+import { StorageRegistry } from '../../src/http/storage-registry.js';
+import { Storage } from '../../src/storage/storage.js';
 import { UTC } from '../../src/format/java-time-zones.js';
 
 // V8's own test intrinsics, parsed only with --allow-natives-syntax.
@@ -19,6 +23,35 @@ const damaged: DamageReport = {
 
 const budgeted = [1, 2].map((n) => budgetedSource(source, new RequestBudget(n, 0), options));
 const checked = [1, 2].map(() => checkedSource(source, damaged, new RequestWarnings()));
+// Two stored objects of one type, viewed as GET /api/v1/objects/{oid} builds them.
+const [dir = ''] = process.argv.slice(2);
+const storage = await Storage.open(dir);
+const registry = new StorageRegistry();
+registry.add('default', storage);
+registry.startAll();
+const context = registry.get()!;
+const graph = await context.graph.ready();
+const firstOfType = new Map<bigint, bigint>();
+let pair: [bigint, bigint] | undefined;
+for (const channel of storage.channels) {
+  const ids: bigint[] = [];
+  channel.objects.forEach((low, high) => void ids.push((BigInt(high) << 32n) | BigInt(low)));
+  for (const id of ids) {
+    const typeId = (await storage.readEntity(id))!.typeId;
+    const first = firstOfType.get(typeId);
+    if (first === undefined) firstOfType.set(typeId, id);
+    else if (pair === undefined) pair = [first, id];
+  }
+}
+if (pair === undefined) throw new Error('no two objects of one type');
+const views = await Promise.all(pair.map((id) => objectViewOf(context, graph, id, { offset: 0, limit: 100 })));
+await registry.close();
 process.stdout.write(
-  `${JSON.stringify({ budgeted: sameShape(budgeted[0]!, budgeted[1]!), checked: sameShape(checked[0]!, checked[1]!) })}\n`,
+  `${JSON.stringify({
+    budgeted: sameShape(budgeted[0]!, budgeted[1]!),
+    checked: sameShape(checked[0]!, checked[1]!),
+    apiView: sameShape(views[0]!, views[1]!),
+    apiMember: views[0]!.members.length > 0 && sameShape(views[0]!.members[0]!, views[1]!.members[0]!),
+  })}\n`,
 );
+process.exit(0);

@@ -53,7 +53,10 @@ describe('connection cap', () => {
       open(server.port);
       await sleep(5);
     }
-    await sleep(300);
+    // Every connection seen by the server (kept, closed to make room, or refused), not a pause.
+    const stats = server.app.connections;
+    await expect.poll(() => stats.stats.open + stats.stats.evicted + stats.stats.refused, { timeout: 20_000 }).toBe(30);
+    expect(stats.stats.refused).toBe(0);
     expect(await openConnections(server)).toBeLessThanOrEqual(8);
     // A new client is served: the connection idle the longest was closed for it.
     const answer = await send(server.port, 'GET', '/microstream/root');

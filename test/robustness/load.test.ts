@@ -4,14 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Prng } from '../../src/writer/generator/prng.js';
 import { CONFORMANCE_DIR, loadCases } from '../helpers/conformance.js';
 import { corpusStorage, startServer, type TestServer } from '../security/server.js';
-import { settledHeap } from './memory.js';
 
 /**
  * A bounded load test on loopback: 64 keep-alive connections, 30 requests each, against the
  * collections storage, mixing every route, object answers with references=true and windows over
  * the 50,000-element list (object ...071), and now and then its unbounded answer (7 MB, every
- * element described). Zero errors; afterwards the heap settles back near where it started.
- * Client and server share this process (2 cores): the figures are a floor, not a benchmark.
+ * element described). Zero errors; afterwards, with the clients gone, the server holds nothing for
+ * them (connections, responses in flight, bytes of unsent answers). Client and server share this
+ * process (2 cores): the figures logged are a floor, not a benchmark (`npm run bench` measures).
  */
 
 const CONNECTIONS = 64;
@@ -57,7 +57,7 @@ describe('load', () => {
   });
   afterAll(() => server.close());
 
-  it(`${CONNECTIONS} connections × ${REQUESTS_PER_CONNECTION} requests mixing all routes: no errors, heap back to its baseline`, async () => {
+  it(`${CONNECTIONS} connections × ${REQUESTS_PER_CONNECTION} requests mixing all routes: no errors, nothing held afterwards`, async () => {
     const ids = okIds().filter((id) => id !== BIG_LIST);
     const random = new Prng(64);
     const pick = (): { path: string; kind: string } => {
@@ -79,7 +79,6 @@ describe('load', () => {
     const warm = new Agent({ keepAlive: true, maxSockets: 4 });
     for (let i = 0; i < 50; i++) await get(warm, server.port, pick().path);
     warm.destroy();
-    const baseline = settledHeap();
 
     const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
     const latencies: number[] = [];
@@ -107,18 +106,20 @@ describe('load', () => {
     await Promise.all(Array.from({ length: CONNECTIONS }, worker));
     const seconds = (Date.now() - started) / 1000;
     agent.destroy();
-    const after = settledHeap();
 
     latencies.sort((a, b) => a - b);
     const mib = (n: number): string => (n / 1048576).toFixed(1);
     console.log(
       `load: ${latencies.length} requests in ${seconds.toFixed(1)} s over ${CONNECTIONS} connections = ${Math.round(latencies.length / seconds)} req/s, ` +
         `${mib(bytes / seconds)} MiB/s; latency p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${latencies[latencies.length - 1]?.toFixed(1)} ms; ` +
-        `errors ${errors.length}; heap after GC: baseline ${mib(baseline)} MiB, after ${mib(after)} MiB; RSS ${mib(rssBefore)} MiB before, peak ${mib(peakRss)} MiB; mix ${JSON.stringify(Object.fromEntries(kinds))}`,
+        `errors ${errors.length}; RSS ${mib(rssBefore)} MiB before, peak ${mib(peakRss)} MiB; mix ${JSON.stringify(Object.fromEntries(kinds))}`,
     );
     expect(errors.slice(0, 10), `${errors.length} errors`).toEqual([]);
     expect(latencies.length).toBe(CONNECTIONS * REQUESTS_PER_CONNECTION);
     expect(kinds.get('big list unbounded+references') ?? 0).toBeGreaterThan(0);
-    expect(after - baseline).toBeLessThan(32 * 1024 * 1024);
+    await expect.poll(() => server.app.connections.stats.open, { timeout: 20_000 }).toBe(0);
+    expect(server.app.connections.stats.inFlight).toBe(0);
+    expect(server.app.unsentAnswers.held).toBe(0);
+    expect(server.app.unsentAnswers.waiters).toBe(0);
   });
 });

@@ -1,5 +1,10 @@
-import { request } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { generateStorage } from '../../src/writer/generator/generate-storage.js';
 import { spawnCli } from './cli.js';
 import { corpusStorage } from './server.js';
 
@@ -57,7 +62,7 @@ describe('serve: SIGTERM with answers being sent', () => {
     const results = await Promise.all(readers.map((r) => r.done));
     for (const result of results) expect(result).toEqual({ status: 200, bytes: BIG_BYTES, complete: true });
     expect((await run.exit).code).toBe(0);
-    expect(run.stderr()).toContain('SIGTERM: no new connections; finishing 3 request(s) in flight');
+    expect(run.stderr()).toContain('SIGTERM: no new connections; finishing 3 request(s) in flight (answers not yet handed to the system completely;');
     expect(run.stderr()).toContain('all 3 request(s) in flight were answered completely');
     expect(run.stderr()).not.toContain('cut');
   });
@@ -76,5 +81,43 @@ describe('serve: SIGTERM with answers being sent', () => {
     expect(result.complete).toBe(false);
     expect((await run.exit).code).toBe(0);
     expect(run.stderr()).toContain('shutdown timeout of 1000 ms (--shutdown-timeout) passed: cut 1 response(s) still being sent');
+  });
+
+  it('counts the answers not yet handed to the system: an export its client stopped taking, not an answer taken', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'si-shutdown-'));
+    try {
+      const dir = join(root, 'storage');
+      // Its strings' export (type 30) is about 11 MB: more than the socket buffers take.
+      generateStorage({ directory: dir, entities: 200_000, channelCount: 2, seed: 36 });
+      const run = spawnCli(['serve', dir, '--port', '0', '--quiet', '--no-follow', '--shutdown-timeout', '1000']);
+      const port = await run.port;
+      await run.waitForStderr(/graph index ready/);
+      // A whole answer taken, its keep-alive connection left open.
+      const agent = new Agent({ keepAlive: true });
+      const taken = await new Promise<number>((resolve, reject) => {
+        request({ host: '127.0.0.1', port, path: '/microstream/root', agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        })
+          .on('error', reject)
+          .end();
+      });
+      expect(taken).toBe(200);
+      // An export whose client takes its first bytes and then nothing more.
+      const socket = connect(port, '127.0.0.1', () => socket.write(`GET /api/v1/types/30/instances.ndjson HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`));
+      socket.on('error', () => undefined);
+      const head = await new Promise<string>((resolve) => socket.once('data', (d: Buffer) => resolve(d.toString('latin1'))));
+      socket.pause();
+      expect(head).toMatch(/^HTTP\/1\.1 200 /);
+      run.child.kill('SIGTERM');
+      await run.waitForStderr(/finishing \d+ request\(s\) in flight/);
+      expect(run.stderr()).toContain('SIGTERM: no new connections; finishing 1 request(s) in flight (answers not yet handed to the system completely;');
+      expect((await run.exit).code).toBe(0);
+      expect(run.stderr()).toContain('shutdown timeout of 1000 ms (--shutdown-timeout) passed: cut 1 response(s) still being sent');
+      socket.destroy();
+      agent.destroy();
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

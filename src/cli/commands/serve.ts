@@ -422,9 +422,12 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
       process.exit(1);
     }
     stopping = true;
+    // Counted: requests whose answer has not been handed to the operating system completely. An
+    // answer that fits in the connection's socket buffers is complete for the process (the system
+    // delivers it, also after the process ends), so clients may still be receiving beyond these.
     const inFlight = app.connections.stats.inFlight;
     io.stderr.write(
-      `storage-inspector: ${signal}: no new connections; finishing ${inFlight} request(s) in flight (at most ${shutdownTimeoutMs} ms, --shutdown-timeout)\n`,
+      `storage-inspector: ${signal}: no new connections; finishing ${inFlight} request(s) in flight (answers not yet handed to the system completely; what its socket buffers hold it delivers) (at most ${shutdownTimeoutMs} ms, --shutdown-timeout)\n`,
     );
     // If closing hangs anyway (it should not), the process still goes.
     const hard = setTimeout(() => process.exit(1), shutdownTimeoutMs + 5000);
