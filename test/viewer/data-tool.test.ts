@@ -28,6 +28,7 @@ const VIEWS = [
   '#/microstream/dictionary',
   '#/microstream/dictionary/1000073',
   '#/microstream/statistics',
+  `#/microstream/query?sql=${encodeURIComponent('SELECT b._oid, b.title, b.author, a.name FROM Book b JOIN Author a ON a._oid = b.author ORDER BY b.title LIMIT 50')}`,
 ];
 
 /**
@@ -216,12 +217,18 @@ describeInBrowser('viewer as a data tool', () => {
     const page = await open(1440, '#/microstream/query');
     await page.locator('.cm-content').waitFor();
     await page.locator('.cm-content').focus();
-    await page.keyboard.type('SELECT b._oid, o.type_name FROM "conformance.bookstore.Book" b JOIN _objects o ON o.oid = b._oid ORDER BY b._oid LIMIT 3');
+    await page.keyboard.type('SELECT b._oid, b.author, b.pages, o.type_name, o.type_id FROM "conformance.bookstore.Book" b JOIN _objects o ON o.oid = b._oid ORDER BY b._oid LIMIT 3');
     await page.keyboard.press('Control+Enter');
     await page.locator('.query-status', { hasText: /3 rows/ }).waitFor();
     await page.waitForURL(/query\?sql=SELECT/);
     expect(await page.locator('.grid-rows .grid-row').count()).toBe(3);
-    expect(await page.locator('.grid-rows .grid-row').first().locator('a').getAttribute('href')).toMatch(/object\/[0-9]+/);
+    // The ids (the object's and its author's) link to the Data view; the number, the name and the type id do not.
+    const answer = (await (
+      await fetch(`${server.url}/api/v1/sql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sql: 'SELECT b._oid, b.author FROM "conformance.bookstore.Book" b ORDER BY b._oid LIMIT 1' }) })
+    ).json()) as { rows: string[][] };
+    const first = page.locator('.grid-rows .grid-row').first();
+    expect(await first.locator('a').evaluateAll((links) => links.map((a) => a.getAttribute('href')))).toEqual(answer.rows[0]!.map((oid) => expect.stringMatching(new RegExp(`object/${oid}$`))));
+    expect(await first.locator('.grid-cell:nth-child(3)').textContent()).toMatch(/^[0-9]+$/);
     await page.keyboard.press('Control+a');
     await page.keyboard.type('SELECT nosuchcolumn FROM _objects');
     await page.keyboard.press('Control+Enter');
