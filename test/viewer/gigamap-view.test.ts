@@ -34,7 +34,7 @@ describe.skipIf(skip)('viewer: a GigaMap', () => {
     registry.add('default', storage);
     registry.startAll();
     await registry.get()!.graph.ready();
-    app = buildApp(storage, { instance: 'store-data', api: registry });
+    app = buildApp(storage, { instance: 'store-data', api: registry, sql: {} });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
     url = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
@@ -69,6 +69,23 @@ describe.skipIf(skip)('viewer: a GigaMap', () => {
       await page.locator('.gigamap-pager button', { hasText: 'last »' }).first().click();
       await page.locator('.gigamap-entities tbody tr td', { hasText: String(persons.entities.at(-1)!.entityId) }).first().waitFor();
       await page.screenshot({ path: path.join(ARTIFACTS, `gigamap-entities-${name}.png`), fullPage: false });
+
+      // Values: the same entities as rows of their type's SQL table, in entity-id order.
+      await page.locator('.gigamap-tab', { hasText: 'Values' }).click();
+      const gridRows = page.locator('.gigamap-grid .grid-rows .grid-row');
+      await gridRows.first().waitFor();
+      const headers = await page.locator('.gigamap-grid .grid-titles .grid-th').allTextContents();
+      expect(headers.slice(0, 2)).toEqual(['entity_id', '_oid']);
+      const city = headers.indexOf('city');
+      expect(city).toBeGreaterThan(1);
+      expect(await page.locator('.gigamap-grid-status').textContent()).toMatch(/^50 entities of .*Person, rows of its table\.$/);
+      const shown = await gridRows.evaluateAll((rows, column) => rows.slice(0, 5).map((r) => [r.children[0]?.textContent, r.children[1]?.querySelector('a')?.getAttribute('href'), r.children[column]?.textContent]), city);
+      expect(shown).toEqual(
+        persons.entities.slice(0, shown.length).map((e) => [String(e.entityId), expect.stringMatching(new RegExp(`object/${e.objectId}$`)), JSON.stringify(e['city'])]),
+      );
+      expect(shown.length).toBeGreaterThan(3);
+      expect(await page.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth')).toBe(true);
+      await page.screenshot({ path: path.join(ARTIFACTS, `gigamap-values-${name}.png`), fullPage: false });
 
       await page.locator('.gigamap-tab', { hasText: 'Indices' }).click();
       await page.locator('.gigamap-index', { hasText: 'city' }).click();

@@ -8,6 +8,7 @@ import type { GridState } from '../router.js';
 import { TypeGrid } from '../grid/type-grid.js';
 import { splitter } from '../splitter.js';
 import { legendOf, stackedBar } from './charts.js';
+import { machineryLabel, machineryOf, machineryText } from './gigamap-machinery.js';
 
 /**
  * What takes the space: every type with instances, largest first, with bars of the bytes of its
@@ -99,6 +100,7 @@ export class TypesView {
           ? `${groupDigits(types.length)} types with instances, ${humanBytes(total)} in the latest records of their objects. Click a type for its instances.`
           : `${groupDigits(visible.length)} of ${groupDigits(types.length)} types with instances match the filter.`,
       ),
+      ((m) => (m === undefined ? null : h('p', { class: 'hint gigamap-machinery' }, machineryText(m))))(machineryOf(types)),
       legendOf([
         ['live', 'reachable from the root'],
         ['garbage', 'unreachable (garbage)'],
@@ -118,7 +120,13 @@ export class TypesView {
               title,
               'data-type-id': t.typeId,
             },
-            h('div', { class: 'bar-label' }, displayTypeName(t.typeName), t.current ? null : h('span', { class: 'hint' }, ` v${t.version}`)),
+            h(
+              'div',
+              { class: 'bar-label' },
+              displayTypeName(t.typeName),
+              t.current ? null : h('span', { class: 'hint' }, ` v${t.version}`),
+              ((label) => (label === undefined ? null : h('span', { class: 'tag machinery-tag' }, label)))(machineryLabel(t)),
+            ),
             stackedBar(
               [
                 { value: t.reachableBytes, kind: 'live' },
