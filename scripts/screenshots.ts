@@ -89,7 +89,7 @@ try {
   // With the server's SQL engine: a type's grid and the SQL console (left out where it has none).
   const openapi = (await (await fetch(`${graph.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, unknown> };
   if (openapi.paths['/api/v1/sql'] !== undefined) {
-    await page.goto(`${graph.url}/viewer/#/microstream/types/1000073?sort=price&desc=1&f.genre=FICTION`);
+    await page.goto(`${graph.url}/viewer/#/microstream/types/1000073?sort=price&desc=1&f.genre=FICTION&hide=_type_id,isbn`);
     await page.locator('.grid-rows .grid-row').first().waitFor();
     await page.waitForLoadState('networkidle');
     await save(page, 'grid');
