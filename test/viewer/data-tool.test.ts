@@ -131,6 +131,11 @@ describeInBrowser('viewer as a data tool', () => {
   it('leaves the subject of a Lazy out of the path shown', async () => {
     const page = await open(1440, '#/microstream?path=bookIndex/subject');
     await page.locator('.row[aria-selected="true"][data-key="root/bookIndex/subject"]').waitFor();
+    // The Lazy's row shows what it holds (the server's summary of its subject), not "Lazy → <id>".
+    const subject = await page.locator('.row[data-key="root/bookIndex/subject"] .c-oid').textContent();
+    const summaries = (await (await fetch(`${server.url}/api/v1/summaries?ids=${subject}`)).json()) as { summaries: { summary: string }[] };
+    await page.locator('.row[data-key="root/bookIndex"] .c-value', { hasText: summaries.summaries[0]!.summary }).waitFor();
+    expect(await page.locator('.row[data-key="root/bookIndex"] .c-value').textContent()).toBe(summaries.summaries[0]!.summary);
     // Open what the Lazy holds and go to its first entry, by keyboard.
     await page.keyboard.press('ArrowRight');
     await page.locator('.row[data-key^="root/bookIndex/subject/"]').first().waitFor();

@@ -16,6 +16,7 @@ import type { ViewHost } from './view-host.js';
 import type { QueryView } from './views/query-view.js';
 import { SqlApi } from './grid/sql-api.js';
 import { DamageBanner } from './damage-banner.js';
+import { objectSummaries } from './grid/summaries.js';
 
 type ViewName = Route['view'];
 
@@ -177,6 +178,7 @@ export class App implements ViewHost {
       return;
     }
     this.ownApi = await this.v1.available();
+    this.loader.summaries = this.ownApi ? (ids) => objectSummaries(this, ids) : undefined;
     if (this.ownApi) {
       void this.damage.load(this.v1);
       // The server's list, not the storage's: /api/v1/storages whichever storage is shown.
