@@ -149,6 +149,25 @@ describeInBrowser('viewer as a data tool', () => {
     await page.close();
   });
 
+  it('shows every empty collection as "empty", in the tree and in the summaries, shared empty ones too', async () => {
+    const sql = `SELECT oid, type_name FROM _objects WHERE type_name IN ('java.util.Collections$EmptyList', 'one.microstream.collections.EmptyTable', 'java.util.ArrayList') ORDER BY type_name, oid`;
+    const found = (await (await fetch(`${server.url}/api/v1/sql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sql }) })).json()) as { rows: [string, string][] };
+    const shared = found.rows.filter(([, type]) => type !== 'java.util.ArrayList').map(([oid]) => oid);
+    expect(shared.length).toBeGreaterThanOrEqual(2);
+    const lists = found.rows.filter(([, type]) => type === 'java.util.ArrayList').map(([oid]) => oid);
+    const answer = (await (await fetch(`${server.url}/api/v1/summaries?ids=${[...shared, ...lists].join(',')}`)).json()) as { summaries: { objectId: string; summary: string }[] };
+    const texts = new Map(answer.summaries.map((s) => [s.objectId, s.summary]));
+    for (const oid of shared) expect(texts.get(oid), oid).toBe('empty');
+    const emptyList = lists.find((oid) => texts.get(oid) === 'empty');
+    for (const oid of [...shared, ...(emptyList === undefined ? [] : [emptyList])]) {
+      const page = await open(1440, `#/microstream/object/${oid}`);
+      const value = page.locator('.row[data-key="root"] .c-value');
+      await value.waitFor();
+      expect(await value.textContent(), oid).toBe('empty');
+      await page.close();
+    }
+  });
+
   it('gives every referrer a summary', async () => {
     const page = await open(1440, '#/microstream/object/1000000000000000059');
     const items = page.locator('.referrer-list li');

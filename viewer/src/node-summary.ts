@@ -26,6 +26,9 @@ export function referenceMap(desc: ObjectDescription): Map<string, ObjectDescrip
 /** The Lazy reference of each generation (one member, `subject`): shown as what it holds. */
 export const LAZY_TYPES: ReadonlySet<string> = new Set(['one.microstream.reference.Lazy$Default', 'org.eclipse.serializer.reference.Lazy$Default']);
 
+/** The JDK's and the collections libraries' shared empty collections (as the server's `isEmptyCollectionType`). */
+const EMPTY_COLLECTION = /^java\.util\.Collections\$Empty(List|Set|Map)$|^(one\.microstream|org\.eclipse\.serializer)\.collections\.Empty(Table)?$/;
+
 /** A class with fields (not a collection, enum, value type or Lazy). */
 export function isPlainObjectType(type: TypeEntry): boolean {
   return type.variable.length === 0 && type.enumConstants.length === 0 && type.fixed.length > 0 && !LAZY_TYPES.has(type.name);
@@ -159,6 +162,8 @@ export function objectSummary(node: TreeNode, types: TypeDictionary): Summary {
     if (node.subjectSummary !== undefined) return done({ text: node.subjectSummary, cls: 'v-meta', title: `${node.subjectSummary} (held by a Lazy: object ${String(subject)})` });
     return done({ text: `Lazy → ${String(subject)}`, cls: 'v-meta' });
   }
+  // One way for every empty collection: a shared empty one, or one whose every list is empty.
+  if (EMPTY_COLLECTION.test(type.name) || (counts.length > 1 && type.fixed.length === 0 && counts.every((c) => c === '0'))) return done({ text: 'empty', cls: 'v-meta' });
   if (counts.length === 1 && type.variable.length === 1) {
     const count = int(counts[0]);
     const member = type.variable[0];
