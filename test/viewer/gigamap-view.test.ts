@@ -105,6 +105,27 @@ describe.skipIf(skip)('viewer: a GigaMap', () => {
       expect(await page.locator('.gigamap-entities tbody tr').count()).toBe(Math.min(50, graz.length));
       expect(await page.locator('.gigamap-entities tbody tr td').first().textContent()).toBe(String(graz[0]));
       await page.close();
+
+      // Types and Analysis count the GigaMap's machinery apart from the entities, as /api/v1/types marks it.
+      const types = ((await (await fetch(`${url}/api/v1/types?limit=10000`)).json()) as { types: { typeName: string; instances: number; liveBytes: number; gigaMapMachinery?: number }[] }).types;
+      const machinery = types.filter((t) => t.instances > 0 && (t.gigaMapMachinery ?? 0) > 0);
+      const whole = machinery.filter((t) => t.gigaMapMachinery === t.instances).reduce((n, t) => n + t.instances, 0);
+      for (const view of ['types', 'analysis']) {
+        const other = await open(browser, `#/store-data/${view}`);
+        const line = other.locator('.gigamap-machinery');
+        await line.waitFor();
+        expect(await line.textContent()).toContain(`GigaMap machinery (levels, indices, bitmaps): ${whole.toLocaleString('en-GB')} objects`);
+        expect(await line.textContent()).toContain(`in ${machinery.length} types`);
+        if (view === 'types') {
+          expect(await other.locator('.machinery-tag').count()).toBe(machinery.length);
+          expect(await other.locator('.type-row', { hasText: 'conformance.gigamap.Person' }).locator('.machinery-tag').count()).toBe(0);
+        }
+        await other.screenshot({ path: path.join(ARTIFACTS, `gigamap-machinery-${view}-${name}.png`), fullPage: false });
+        expect(await other.evaluate('[document.documentElement.scrollWidth, document.documentElement.clientWidth]'), view).toEqual([expect.any(Number), expect.any(Number)]);
+        const [scrollWidth, clientWidth] = (await other.evaluate('[document.documentElement.scrollWidth, document.documentElement.clientWidth]')) as number[];
+        expect(scrollWidth, `${view}: page scrollWidth ${scrollWidth} of ${clientWidth}`).toBeLessThanOrEqual(clientWidth!);
+        await other.close();
+      }
     } finally {
       await browser.close();
     }

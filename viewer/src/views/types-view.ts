@@ -110,7 +110,7 @@ export class TypesView {
         { class: 'chart types-chart', role: 'list', 'aria-label': 'Types by bytes' },
         visible.map((t) => {
           const garbage = t.liveBytes - t.reachableBytes;
-          const title = `${displayTypeName(t.typeName)} (type id ${t.typeId}): ${groupDigits(t.instances)} instances, ${groupDigits(t.liveBytes)} bytes; ${groupDigits(t.instances - t.reachable)} unreachable, ${groupDigits(garbage)} bytes`;
+          const title = `${displayTypeName(t.typeName)} (type id ${t.typeId}): ${groupDigits(t.instances)} instances, ${groupDigits(t.liveBytes)} bytes; ${groupDigits(t.instances - t.reachable)} unreachable, ${groupDigits(garbage)} bytes${((label) => (label === undefined ? '' : `; ${label}`))(machineryLabel(t))}`;
           return h(
             'a',
             {
@@ -123,9 +123,10 @@ export class TypesView {
             h(
               'div',
               { class: 'bar-label' },
+              // First, where a long name's end is cut off.
+              ((label) => (label === undefined ? null : h('span', { class: 'machinery-tag', title: label }, 'GigaMap')))(machineryLabel(t)),
               displayTypeName(t.typeName),
               t.current ? null : h('span', { class: 'hint' }, ` v${t.version}`),
-              ((label) => (label === undefined ? null : h('span', { class: 'tag machinery-tag' }, label)))(machineryLabel(t)),
             ),
             stackedBar(
               [
