@@ -79,7 +79,9 @@ describeInBrowser('viewer: a damaged storage', () => {
           const banner = page.locator('.damage-banner');
           await banner.locator('summary').waitFor();
           expect(await banner.locator('summary').textContent()).toContain('Damaged storage.');
+          expect(await banner.locator('summary .damage-more').innerText()).toMatch(/^Show the/);
           await banner.locator('summary').click();
+          expect(await banner.locator('summary .damage-more').innerText()).toBe('Hide');
           const items = await banner.locator('.damage-list li').allTextContents();
           expect(items).toHaveLength(info.damage.length);
           expect(items).toContainEqual(expect.stringContaining(`${missing.file} at offset ${missing.offset ?? 0}: DATA_FILE_MISSING`));

@@ -52,7 +52,7 @@ export class DamageBanner {
           null,
           h('strong', null, 'Damaged storage. '),
           'MicroStream would refuse to start on it; what can still be read is shown, and objects stored in the lost parts are not found. ',
-          h('span', { class: 'damage-more' }, `Show ${problems}`),
+          h('span', { class: 'damage-more' }, h('span', { class: 'when-closed' }, `Show ${problems}`), h('span', { class: 'when-open' }, 'Hide')),
         ),
         h(
           'ul',
