@@ -61,8 +61,10 @@ try {
   await page.locator('.card').first().waitFor();
   await save(page, 'statistics');
 
+  // With SQL (as serve runs by default) a type opens as the grid of its table.
   await page.goto(`${graph.url}/viewer/#/microstream/types/1000069`);
-  await page.locator('.instance-list li').first().waitFor();
+  await page.locator('.grid-rows .grid-row, .instance-list li').first().waitFor();
+  await page.waitForLoadState('networkidle');
   await save(page, 'types');
 
   await page.goto(`${graph.url}/viewer/#/microstream/object/1000000000000000059`);
@@ -87,12 +89,14 @@ try {
   // With the server's SQL engine: a type's grid and the SQL console (left out where it has none).
   const openapi = (await (await fetch(`${graph.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, unknown> };
   if (openapi.paths['/api/v1/sql'] !== undefined) {
-    await page.goto(`${graph.url}/viewer/#/microstream/types/1000073?sort=title`);
+    await page.goto(`${graph.url}/viewer/#/microstream/types/1000073?sort=price&desc=1&f.genre=FICTION&hide=_type_id,isbn`);
     await page.locator('.grid-rows .grid-row').first().waitFor();
+    await page.waitForLoadState('networkidle');
     await save(page, 'grid');
-    const sql = 'SELECT c.name, c.firstName, count(o._oid) AS orders\nFROM Customer c JOIN "Order" o ON o.customer = c._oid\nGROUP BY ALL ORDER BY orders DESC LIMIT 20';
+    const sql = 'SELECT c._oid AS customer, c.name, c.firstName, count(o._oid) AS orders, sum(o.total) AS spent\nFROM Customer c JOIN "Order" o ON o.customer = c._oid\nGROUP BY ALL ORDER BY spent DESC LIMIT 20';
     await page.goto(`${graph.url}/viewer/#/microstream/query?${new URLSearchParams({ sql }).toString()}`);
     await page.locator('.query-status', { hasText: 'rows' }).waitFor();
+    await page.waitForLoadState('networkidle');
     await save(page, 'query');
   } else {
     console.log('grid.png and query.png left out: this server has no /api/v1/sql');

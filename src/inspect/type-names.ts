@@ -33,3 +33,14 @@ export function simpleTypeName(typeName: string): string {
 export function isLazyType(typeName: string): boolean {
   return /\.reference\.Lazy\$Default$/.test(typeName);
 }
+
+/**
+ * The JDK's and the collections libraries' shared empty collections (`Collections.emptyList()`,
+ * MicroStream's and EclipseStore's `Empty`, `EmptyTable`): stored without members, shown as
+ * `empty` like any collection without elements.
+ */
+export function isEmptyCollectionType(typeName: string): boolean {
+  return EMPTY_COLLECTION.test(typeName);
+}
+
+const EMPTY_COLLECTION = /^java\.util\.Collections\$Empty(List|Set|Map)$|^(one\.microstream|org\.eclipse\.serializer)\.collections\.Empty(Table)?$/;

@@ -101,12 +101,12 @@ export interface ServerSetup {
 /** The real HTTP application on a loopback port, serving one corpus storage. */
 export async function startServer(storageName: string, setup: ServerSetup = {}): Promise<RunningServer> {
   const storage = await Storage.open(path.join(STORAGES, storageName));
-  // With storage-inspector's own API, as `serve` runs it (its graph index built before the tests look).
+  // With storage-inspector's own API and SQL, as `serve` runs them (its graph index built before the tests look).
   const registry = new StorageRegistry();
   registry.add('default', storage);
   registry.startAll();
   await registry.get()!.graph.ready();
-  const app = buildApp(storage, { instance: 'microstream', api: registry, ...setup.app });
+  const app = buildApp(storage, { instance: 'microstream', api: registry, sql: {}, ...setup.app });
   const onRequest = setup.onRequest;
   if (onRequest !== undefined) app.server.prependListener('request', (request: IncomingMessage) => onRequest(request.headers));
   await app.listen({ host: '127.0.0.1', port: setup.port ?? 0 });

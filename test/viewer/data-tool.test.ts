@@ -28,6 +28,7 @@ const VIEWS = [
   '#/microstream/dictionary',
   '#/microstream/dictionary/1000073',
   '#/microstream/statistics',
+  `#/microstream/query?sql=${encodeURIComponent('SELECT b._oid, b.title, b.author, a.name FROM Book b JOIN Author a ON a._oid = b.author ORDER BY b.title LIMIT 50')}`,
 ];
 
 /**
@@ -130,6 +131,11 @@ describeInBrowser('viewer as a data tool', () => {
   it('leaves the subject of a Lazy out of the path shown', async () => {
     const page = await open(1440, '#/microstream?path=bookIndex/subject');
     await page.locator('.row[aria-selected="true"][data-key="root/bookIndex/subject"]').waitFor();
+    // The Lazy's row shows what it holds (the server's summary of its subject), not "Lazy → <id>".
+    const subject = await page.locator('.row[data-key="root/bookIndex/subject"] .c-oid').textContent();
+    const summaries = (await (await fetch(`${server.url}/api/v1/summaries?ids=${subject}`)).json()) as { summaries: { summary: string }[] };
+    await page.locator('.row[data-key="root/bookIndex"] .c-value', { hasText: summaries.summaries[0]!.summary }).waitFor();
+    expect(await page.locator('.row[data-key="root/bookIndex"] .c-value').textContent()).toBe(summaries.summaries[0]!.summary);
     // Open what the Lazy holds and go to its first entry, by keyboard.
     await page.keyboard.press('ArrowRight');
     await page.locator('.row[data-key^="root/bookIndex/subject/"]').first().waitFor();
@@ -141,6 +147,25 @@ describeInBrowser('viewer as a data tool', () => {
     const path = await page.locator('.detail .props tr', { hasText: 'Path' }).first().locator('td').textContent();
     expect(path).toBe(`ROOT › bookIndex › ${crumbs[2]}`);
     await page.close();
+  });
+
+  it('shows every empty collection as "empty", in the tree and in the summaries, shared empty ones too', async () => {
+    const sql = `SELECT oid, type_name FROM _objects WHERE type_name IN ('java.util.Collections$EmptyList', 'one.microstream.collections.EmptyTable', 'java.util.ArrayList') ORDER BY type_name, oid`;
+    const found = (await (await fetch(`${server.url}/api/v1/sql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sql }) })).json()) as { rows: [string, string][] };
+    const shared = found.rows.filter(([, type]) => type !== 'java.util.ArrayList').map(([oid]) => oid);
+    expect(shared.length).toBeGreaterThanOrEqual(2);
+    const lists = found.rows.filter(([, type]) => type === 'java.util.ArrayList').map(([oid]) => oid);
+    const answer = (await (await fetch(`${server.url}/api/v1/summaries?ids=${[...shared, ...lists].join(',')}`)).json()) as { summaries: { objectId: string; summary: string }[] };
+    const texts = new Map(answer.summaries.map((s) => [s.objectId, s.summary]));
+    for (const oid of shared) expect(texts.get(oid), oid).toBe('empty');
+    const emptyList = lists.find((oid) => texts.get(oid) === 'empty');
+    for (const oid of [...shared, ...(emptyList === undefined ? [] : [emptyList])]) {
+      const page = await open(1440, `#/microstream/object/${oid}`);
+      const value = page.locator('.row[data-key="root"] .c-value');
+      await value.waitFor();
+      expect(await value.textContent(), oid).toBe('empty');
+      await page.close();
+    }
   });
 
   it('gives every referrer a summary', async () => {
@@ -190,9 +215,9 @@ describeInBrowser('viewer as a data tool', () => {
       await fetch(`${server.url}/api/v1/sql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sql: 'SELECT title FROM "conformance.bookstore.Book" ORDER BY title DESC NULLS LAST, _oid LIMIT 5', limit: 5 }) })
     ).json()) as { rows: string[][] };
     const titleColumn = headers.indexOf('title');
-    await page.locator('.grid-rows .grid-row').first().waitFor();
-    const titles = await page.locator(`.grid-rows .grid-row .grid-cell:nth-child(${titleColumn + 1})`).evaluateAll((cells) => cells.slice(0, 5).map((c) => c.textContent));
-    expect(titles).toEqual(answer.rows.map((r) => JSON.stringify(r[0])));
+    // The rows of the new order replace the old ones once their page arrives (the old ones show meanwhile).
+    const titles = () => page.locator(`.grid-rows .grid-row .grid-cell:nth-child(${titleColumn + 1})`).evaluateAll((cells) => cells.slice(0, 5).map((c) => c.textContent));
+    await expect.poll(titles, { timeout: 20_000 }).toEqual(answer.rows.map((r) => JSON.stringify(r[0])));
     // A column filter and the free WHERE box, kept in the URL.
     await page.locator(`.grid-filters .grid-cell:nth-child(${titleColumn + 1}) input`).fill('the');
     await page.locator(`.grid-filters .grid-cell:nth-child(${titleColumn + 1}) input`).press('Enter');
@@ -216,12 +241,18 @@ describeInBrowser('viewer as a data tool', () => {
     const page = await open(1440, '#/microstream/query');
     await page.locator('.cm-content').waitFor();
     await page.locator('.cm-content').focus();
-    await page.keyboard.type('SELECT b._oid, o.type_name FROM "conformance.bookstore.Book" b JOIN _objects o ON o.oid = b._oid ORDER BY b._oid LIMIT 3');
+    await page.keyboard.type('SELECT b._oid, b.author, b.pages, o.type_name, o.type_id FROM "conformance.bookstore.Book" b JOIN _objects o ON o.oid = b._oid ORDER BY b._oid LIMIT 3');
     await page.keyboard.press('Control+Enter');
     await page.locator('.query-status', { hasText: /3 rows/ }).waitFor();
     await page.waitForURL(/query\?sql=SELECT/);
     expect(await page.locator('.grid-rows .grid-row').count()).toBe(3);
-    expect(await page.locator('.grid-rows .grid-row').first().locator('a').getAttribute('href')).toMatch(/object\/[0-9]+/);
+    // The ids (the object's and its author's) link to the Data view; the number, the name and the type id do not.
+    const answer = (await (
+      await fetch(`${server.url}/api/v1/sql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sql: 'SELECT b._oid, b.author FROM "conformance.bookstore.Book" b ORDER BY b._oid LIMIT 1' }) })
+    ).json()) as { rows: string[][] };
+    const first = page.locator('.grid-rows .grid-row').first();
+    expect(await first.locator('a').evaluateAll((links) => links.map((a) => a.getAttribute('href')))).toEqual(answer.rows[0]!.map((oid) => expect.stringMatching(new RegExp(`object/${oid}$`))));
+    expect(await first.locator('.grid-cell:nth-child(3)').textContent()).toMatch(/^[0-9]+$/);
     await page.keyboard.press('Control+a');
     await page.keyboard.type('SELECT nosuchcolumn FROM _objects');
     await page.keyboard.press('Control+Enter');

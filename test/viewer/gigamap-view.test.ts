@@ -34,7 +34,7 @@ describe.skipIf(skip)('viewer: a GigaMap', () => {
     registry.add('default', storage);
     registry.startAll();
     await registry.get()!.graph.ready();
-    app = buildApp(storage, { instance: 'store-data', api: registry });
+    app = buildApp(storage, { instance: 'store-data', api: registry, sql: {} });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
     url = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
@@ -70,6 +70,23 @@ describe.skipIf(skip)('viewer: a GigaMap', () => {
       await page.locator('.gigamap-entities tbody tr td', { hasText: String(persons.entities.at(-1)!.entityId) }).first().waitFor();
       await page.screenshot({ path: path.join(ARTIFACTS, `gigamap-entities-${name}.png`), fullPage: false });
 
+      // Values: the same entities as rows of their type's SQL table, in entity-id order.
+      await page.locator('.gigamap-tab', { hasText: 'Values' }).click();
+      const gridRows = page.locator('.gigamap-grid .grid-rows .grid-row');
+      await gridRows.first().waitFor();
+      const headers = await page.locator('.gigamap-grid .grid-titles .grid-th').allTextContents();
+      expect(headers.slice(0, 2)).toEqual(['entity_id', '_oid']);
+      const city = headers.indexOf('city');
+      expect(city).toBeGreaterThan(1);
+      expect(await page.locator('.gigamap-grid-status').textContent()).toMatch(/^50 entities of .*Person, rows of its table\.$/);
+      const shown = await gridRows.evaluateAll((rows, column) => rows.slice(0, 5).map((r) => [r.children[0]?.textContent, r.children[1]?.querySelector('a')?.getAttribute('href'), r.children[column]?.textContent]), city);
+      expect(shown).toEqual(
+        persons.entities.slice(0, shown.length).map((e) => [String(e.entityId), expect.stringMatching(new RegExp(`object/${e.objectId}$`)), JSON.stringify(e['city'])]),
+      );
+      expect(shown.length).toBeGreaterThan(3);
+      expect(await page.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth')).toBe(true);
+      await page.screenshot({ path: path.join(ARTIFACTS, `gigamap-values-${name}.png`), fullPage: false });
+
       await page.locator('.gigamap-tab', { hasText: 'Indices' }).click();
       await page.locator('.gigamap-index', { hasText: 'city' }).click();
       const keys = page.locator('.gigamap-keys li');
@@ -88,6 +105,27 @@ describe.skipIf(skip)('viewer: a GigaMap', () => {
       expect(await page.locator('.gigamap-entities tbody tr').count()).toBe(Math.min(50, graz.length));
       expect(await page.locator('.gigamap-entities tbody tr td').first().textContent()).toBe(String(graz[0]));
       await page.close();
+
+      // Types and Analysis count the GigaMap's machinery apart from the entities, as /api/v1/types marks it.
+      const types = ((await (await fetch(`${url}/api/v1/types?limit=10000`)).json()) as { types: { typeName: string; instances: number; liveBytes: number; gigaMapMachinery?: number }[] }).types;
+      const machinery = types.filter((t) => t.instances > 0 && (t.gigaMapMachinery ?? 0) > 0);
+      const whole = machinery.filter((t) => t.gigaMapMachinery === t.instances).reduce((n, t) => n + t.instances, 0);
+      for (const view of ['types', 'analysis']) {
+        const other = await open(browser, `#/store-data/${view}`);
+        const line = other.locator('.gigamap-machinery');
+        await line.waitFor();
+        expect(await line.textContent()).toContain(`GigaMap machinery (levels, indices, bitmaps): ${whole.toLocaleString('en-GB')} objects`);
+        expect(await line.textContent()).toContain(`in ${machinery.length} types`);
+        if (view === 'types') {
+          expect(await other.locator('.machinery-tag').count()).toBe(machinery.length);
+          expect(await other.locator('.type-row', { hasText: 'conformance.gigamap.Person' }).locator('.machinery-tag').count()).toBe(0);
+        }
+        await other.screenshot({ path: path.join(ARTIFACTS, `gigamap-machinery-${view}-${name}.png`), fullPage: false });
+        expect(await other.evaluate('[document.documentElement.scrollWidth, document.documentElement.clientWidth]'), view).toEqual([expect.any(Number), expect.any(Number)]);
+        const [scrollWidth, clientWidth] = (await other.evaluate('[document.documentElement.scrollWidth, document.documentElement.clientWidth]')) as number[];
+        expect(scrollWidth, `${view}: page scrollWidth ${scrollWidth} of ${clientWidth}`).toBeLessThanOrEqual(clientWidth!);
+        await other.close();
+      }
     } finally {
       await browser.close();
     }

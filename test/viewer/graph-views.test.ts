@@ -40,8 +40,12 @@ describe.skipIf(skip)('viewer: types, object insights, analysis, search', () => 
     return page;
   }
 
-  it('shows types by bytes with bars, opens a type and pages its instances with an export link', async () => {
-    const page = await open('#/microstream/types');
+  it('shows types by bytes with bars, opens a type and pages its instances with an export link (a server without SQL)', async () => {
+    // Without the SQL engine (--no-sql) a type opens as a paged list of ids (the grid is data-tool.test.ts').
+    const noSql = await startServer('graph', { app: { sql: false } });
+    const page = await browser.context.newPage();
+    page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
+    await page.goto(`${noSql.url}/viewer/#/microstream/types`);
     const rows = page.locator('.type-row');
     await rows.first().waitFor();
     expect(await rows.first().locator('.bar-label').textContent()).toBe('java.lang.String');
@@ -51,7 +55,7 @@ describe.skipIf(skip)('viewer: types, object insights, analysis, search', () => 
     await page.locator('.instance-list li').first().waitFor();
     expect(await page.locator('.instances h3').textContent()).toBe('java.lang.String');
     expect(await page.locator('.instance-list li').count()).toBe(100);
-    expect(await page.locator('.export-link').getAttribute('href')).toBe(`${server.url}/api/v1/types/30/instances.ndjson`);
+    expect(await page.locator('.export-link').getAttribute('href')).toBe(`${noSql.url}/api/v1/types/30/instances.ndjson`);
     await page.locator('.pager a', { hasText: 'Next' }).click();
     await page.waitForURL(/offset=100/);
     await page.locator('.instance-list[start="101"]').waitFor();
@@ -59,6 +63,7 @@ describe.skipIf(skip)('viewer: types, object insights, analysis, search', () => 
     await page.locator('.instance-list li a').first().click();
     await page.waitForURL(/#\/microstream\/object\/\d+/);
     await page.close();
+    await noSql.close();
   });
 
   it('shows how an object opened by id is reachable, who refers to it and its versions', async () => {

@@ -41,7 +41,7 @@ describe.skipIf(skip)('web viewer with several storages', () => {
     }
     // Asked for but not opened (`serve … bad=<empty dir>`): listed in the switch, not selectable.
     registry.addUnavailable({ name: 'bad', instance: 'microstream', reason: 'bad: no storage in this directory' });
-    app = buildApp(storages[0]!, { instance: 'microstream', api: registry });
+    app = buildApp(storages[0]!, { instance: 'microstream', api: registry, sql: {} });
     // The viewer's views from /api/v1 wait while a graph index builds: have them ready.
     await Promise.all(registry.all().map((context) => context.graph.ready()));
     await app.listen({ host: '127.0.0.1', port: 0 });

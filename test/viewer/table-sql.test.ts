@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SqlTable } from '../../viewer/src/grid/sql-types.js';
+import { objectIdColumns, type SqlTable } from '../../viewer/src/grid/sql-types.js';
 import { countSql, filterCondition, pageSql, selectSql } from '../../viewer/src/grid/table-sql.js';
 
 /** The SQL a type's grid sends to /api/v1/sql: what is shown is what is asked for (and downloaded). */
@@ -44,5 +44,17 @@ describe('the SQL of a type grid', () => {
     expect(filterCondition('"age"', 'INTEGER', false, '1; DROP')).toBe(`CAST("age" AS VARCHAR) ILIKE '%1; DROP%' ESCAPE '\\'`);
     expect(filterCondition('"name"', 'VARCHAR', false, '50%_x')).toBe(`CAST("name" AS VARCHAR) ILIKE '%50\\%\\_x%' ESCAPE '\\'`);
     expect(selectSql({ table: PERSON, state: { sort: 'nosuch' }, reachable: undefined })).toMatch(/ORDER BY "_oid"$/);
+  });
+});
+
+describe('the object-id columns of a query result', () => {
+  it('links a column name that holds ids in some table and plain integers in none', () => {
+    const table = (name: string, columns: SqlTable['columns']): SqlTable => ({ name, alias: null, kind: 'type', typeName: name, typeIds: [], columns });
+    const tables = [
+      PERSON,
+      table('java.util.Optional', [{ name: '_oid', type: 'BIGINT', objectId: true }, { name: 'value', type: 'BIGINT', objectId: true }]),
+      table('java.lang.Long', [{ name: '_oid', type: 'BIGINT', objectId: true }, { name: 'value', type: 'BIGINT', objectId: false }]),
+    ];
+    expect([...objectIdColumns(tables)].sort()).toEqual(['_oid', 'friend']);
   });
 });

@@ -41,6 +41,8 @@ export interface TypeInfo {
   readonly liveBytes: number;
   readonly reachable: number;
   readonly reachableBytes: number;
+  /** Instances that are a GigaMap's machinery (levels, indices, bitmaps, its Lazy segments), not the user's entities. */
+  readonly gigaMapMachinery?: number;
 }
 
 export interface Member {

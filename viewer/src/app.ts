@@ -15,6 +15,8 @@ import { TypesView } from './views/types-view.js';
 import type { ViewHost } from './view-host.js';
 import type { QueryView } from './views/query-view.js';
 import { SqlApi } from './grid/sql-api.js';
+import { DamageBanner } from './damage-banner.js';
+import { objectSummaries } from './grid/summaries.js';
 
 type ViewName = Route['view'];
 
@@ -50,6 +52,7 @@ export class App implements ViewHost {
   readonly loader: TreeLoader;
   private readonly main: HTMLElement;
   private readonly banner: HTMLElement;
+  private readonly damage = new DamageBanner();
   private readonly toast: HTMLElement;
   private readonly liveStatus: HTMLElement;
   private readonly instanceLabel: HTMLElement;
@@ -133,7 +136,7 @@ export class App implements ViewHost {
       jump,
       this.liveStatus,
     );
-    clear(host, h('div', { class: 'app' }, bar, this.banner, this.main, this.toast));
+    clear(host, h('div', { class: 'app' }, bar, h('div', { class: 'banners' }, this.banner, this.damage.element), this.main, this.toast));
     this.live = new LiveWatcher(this.api, {
       changed: () => void this.storageChanged(),
       down: (error) => this.liveCheckFailed(error),
@@ -175,7 +178,9 @@ export class App implements ViewHost {
       return;
     }
     this.ownApi = await this.v1.available();
+    this.loader.summaries = this.ownApi ? (ids) => objectSummaries(this, ids) : undefined;
     if (this.ownApi) {
+      void this.damage.load(this.v1);
       // The server's list, not the storage's: /api/v1/storages whichever storage is shown.
       this.failedStorages = await this.api
         .fetch(`${this.api.base}/api/v1/storages`)
@@ -360,6 +365,7 @@ export class App implements ViewHost {
     this.lastDataRoute = { view: 'data', instance: undefined, oid: undefined, path: [] };
     this.offline = false;
     this.banner.hidden = true;
+    this.damage.reset();
     this.updateLiveStatus();
     clear(this.main, h('p', { class: 'boot' }, `Opening instance ${instance}…`));
     await this.boot();

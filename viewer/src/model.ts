@@ -1,7 +1,7 @@
 import { ApiError, errorMessage, type Api, type Json, type ObjectDescription, type ObjectQuery } from './api.js';
 import { isReferenceMember, PRIMITIVE_TYPES, type Member, type TypeEntry } from './dictionary.js';
 import { makeNode, type TreeNode, type ValueSource, type VarSlot, type DictionarySource } from './tree-node.js';
-import { int, isExpandable, isPlainObjectType, peekTexts, referenceMap, VALUE_LENGTH } from './node-summary.js';
+import { int, isExpandable, isPlainObjectType, LAZY_TYPES, peekTexts, referenceMap, VALUE_LENGTH } from './node-summary.js';
 
 /**
  * The object tree shown in the data view: nodes for objects, their members, list elements and
@@ -20,6 +20,9 @@ export class TreeLoader {
   private updateScheduled = false;
   /** Called (at most once per frame) when rows got better values in the background. */
   onUpdate: (() => void) | undefined;
+
+  /** One-line texts of objects by id (storage-inspector's `/api/v1/summaries`), where the server has them: a Lazy's row shows what it holds. */
+  summaries: ((ids: readonly string[]) => Promise<ReadonlyMap<string, string>>) | undefined;
 
   constructor(
     private readonly api: Api,
@@ -323,6 +326,7 @@ export class TreeLoader {
       }
     };
     walk(nodes);
+    void this.summarizeLazies(nodes);
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < missing.length) {
@@ -350,6 +354,7 @@ export class TreeLoader {
       }
     };
     walk(nodes);
+    void this.summarizeLazies(nodes);
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < candidates.length) {
@@ -368,6 +373,40 @@ export class TreeLoader {
       }
     };
     await Promise.all([worker(), worker(), worker(), worker()]);
+  }
+
+  /** The subjects of the Lazy references among `nodes`, summarized in one request. */
+  private async summarizeLazies(nodes: readonly TreeNode[]): Promise<void> {
+    const summaries = this.summaries;
+    if (summaries === undefined) return;
+    const lazies = new Map<string, TreeNode[]>();
+    const walk = (list: readonly TreeNode[]): void => {
+      for (const n of list) {
+        if (lazies.size >= PEEK_LIMIT) return;
+        if (n.kind === 'entry' && n.children !== undefined) walk(n.children);
+        if (n.kind !== 'object' || n.desc === undefined || n.desc.simplified || n.subjectSummary !== undefined) continue;
+        const subject = n.desc.data[0];
+        if (typeof subject !== 'string' || subject === '0' || !LAZY_TYPES.has(this.types.current().get(n.desc.typeId)?.name ?? '')) continue;
+        lazies.set(subject, [...(lazies.get(subject) ?? []), n]);
+      }
+    };
+    walk(nodes);
+    if (lazies.size === 0) return;
+    try {
+      const texts = await summaries([...lazies.keys()]);
+      for (const [subject, held] of lazies) {
+        const text = texts.get(subject);
+        if (text === undefined) continue;
+        for (const node of held) {
+          node.subjectSummary = text;
+          node.version++;
+          if (node.parent?.kind === 'entry') node.parent.version++;
+        }
+      }
+      this.scheduleUpdate();
+    } catch {
+      // the Lazy's id stays
+    }
   }
 
   private scheduleUpdate(): void {

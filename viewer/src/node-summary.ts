@@ -23,9 +23,15 @@ export function referenceMap(desc: ObjectDescription): Map<string, ObjectDescrip
   return map;
 }
 
+/** The Lazy reference of each generation (one member, `subject`): shown as what it holds. */
+export const LAZY_TYPES: ReadonlySet<string> = new Set(['one.microstream.reference.Lazy$Default', 'org.eclipse.serializer.reference.Lazy$Default']);
+
+/** The JDK's and the collections libraries' shared empty collections (as the server's `isEmptyCollectionType`). */
+const EMPTY_COLLECTION = /^java\.util\.Collections\$Empty(List|Set|Map)$|^(one\.microstream|org\.eclipse\.serializer)\.collections\.Empty(Table)?$/;
+
 /** A class with fields (not a collection, enum, value type or Lazy). */
 export function isPlainObjectType(type: TypeEntry): boolean {
-  return type.variable.length === 0 && type.enumConstants.length === 0 && type.fixed.length > 0 && type.name !== 'one.microstream.reference.Lazy$Default';
+  return type.variable.length === 0 && type.enumConstants.length === 0 && type.fixed.length > 0 && !LAZY_TYPES.has(type.name);
 }
 
 /** `title: "Dune"` texts for the first fields with a simple value (strings, numbers, enums). */
@@ -149,10 +155,15 @@ export function objectSummary(node: TreeNode, types: TypeDictionary): Summary {
   const constant = enumConstantName(desc, type);
   if (constant !== undefined) return done({ text: constant, cls: 'v-enum', title: `enum constant ${readableTypeName(type.name)}.${constant}` });
   const counts = desc.variableLength ?? [];
-  if (type.name === 'one.microstream.reference.Lazy$Default') {
+  if (LAZY_TYPES.has(type.name)) {
     const subject = desc.data[0];
-    return done({ text: subject === '0' || subject === undefined ? 'Lazy (empty)' : `Lazy → ${String(subject)}`, cls: 'v-meta' });
+    if (subject === '0' || subject === undefined) return done({ text: 'Lazy (empty)', cls: 'v-meta' });
+    // Transparent where the server summarizes what it holds; its id otherwise (a Java REST service).
+    if (node.subjectSummary !== undefined) return done({ text: node.subjectSummary, cls: 'v-meta', title: `${node.subjectSummary} (held by a Lazy: object ${String(subject)})` });
+    return done({ text: `Lazy → ${String(subject)}`, cls: 'v-meta' });
   }
+  // One way for every empty collection: a shared empty one, or one whose every list is empty.
+  if (EMPTY_COLLECTION.test(type.name) || (counts.length > 1 && type.fixed.length === 0 && counts.every((c) => c === '0'))) return done({ text: 'empty', cls: 'v-meta' });
   if (counts.length === 1 && type.variable.length === 1) {
     const count = int(counts[0]);
     const member = type.variable[0];

@@ -73,6 +73,8 @@ export interface TreeNode {
   errorKind?: ApiErrorKind | undefined;
   /** A few `name: value` texts of a plain object's fields, fetched for the value column. */
   peek?: readonly string[] | undefined;
+  /** Of a Lazy: the one-line text of what it holds (the value column shows that, not the Lazy). */
+  subjectSummary?: string | undefined;
   /** Bumped whenever the row needs to be drawn again. */
   version: number;
 }

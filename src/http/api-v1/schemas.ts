@@ -118,6 +118,13 @@ export const TypeInfo = Type.Object({
   liveBytes: Bytes,
   reachable: Count,
   reachableBytes: Bytes,
+  gigaMapMachinery: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description:
+        "instances that are a GigaMap's machinery, not the user's entities: all of the GigaMap module's own types (levels, indices, bitmaps), of Lazy$Default the GigaMaps' segment references; absent where none",
+    }),
+  ),
 });
 
 export const TypeList = Type.Object({ total: Count, types: Type.Array(TypeInfo) });

@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { instancesOf } from '../../graph/graph-figures.js';
 import type { GraphIndex } from '../../graph/graph-index.js';
 import { requireGraph } from './graph-answers.js';
+import { withGigaMapMachinery } from './gigamap-machinery-field.js';
 import { NdjsonExport } from './ndjson-export.js';
 import { storageInfo, typeList } from './reports.js';
 import { summariesOf } from './summaries.js';
@@ -44,7 +45,7 @@ export const storageRoutes: readonly ApiRoute[] = [
       context.storage.consistent(async () => {
         const query = request.query as Static<typeof TypesQuery>;
         const graph = requireGraph(context);
-        const types = typeList(context, graph);
+        const types = await withGigaMapMachinery(context.storage, graph, typeList(context, graph));
         const sort = query.sort ?? 'typeId';
         if (sort === 'bytes') types.sort((a, b) => b.liveBytes - a.liveBytes || cmp(a.typeId, b.typeId));
         else if (sort === 'instances') types.sort((a, b) => b.instances - a.instances || cmp(a.typeId, b.typeId));

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { resolveJdkConstant } from '../../format/ids.js';
 import type { GraphIndex } from '../../graph/graph-index.js';
-import { isLazyType, simpleTypeName } from '../../inspect/type-names.js';
+import { isEmptyCollectionType, isLazyType, simpleTypeName } from '../../inspect/type-names.js';
 import type { StorageContext } from '../storage-registry.js';
 import { objectViewOf, requireGraph } from './graph-answers.js';
 import { answers, badRequest } from './problem.js';
@@ -63,6 +63,8 @@ export function summaryOfView(view: ObjectViewJson): string {
     if (text !== undefined) return text;
   }
   const lists = members.filter((m) => m.count !== undefined);
+  // One way for every empty collection: a shared empty one, or one whose every list is empty.
+  if (isEmptyCollectionType(view.typeName) || (lists.length > 1 && lists.length === members.length && lists.every((m) => m.count === 0))) return 'empty';
   if (lists.length === 1 && members.length - lists.length <= 3) {
     const list = lists[0]!;
     const count = list.count ?? 0;

@@ -37,3 +37,21 @@ export function quoteIdentifier(name: string): string {
 export function quoteLiteral(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
 }
+
+/**
+ * Columns that hold object ids in this storage's tables (by name): a result column carries only
+ * its name, so a name counts when some table holds ids under it and no table holds plain
+ * integers under it (`value` is an id in `java.util.Optional` but a number in `java.lang.Long`).
+ */
+export function objectIdColumns(tables: readonly SqlTable[]): Set<string> {
+  const ids = new Set<string>();
+  const numbers = new Set<string>();
+  for (const t of tables) {
+    for (const c of t.columns) {
+      if (c.objectId) ids.add(c.name);
+      else if (/INT/.test(c.type)) numbers.add(c.name);
+    }
+  }
+  for (const name of numbers) ids.delete(name);
+  return ids;
+}

@@ -1,10 +1,11 @@
 import { errorMessage } from '../api.js';
-import type { Analysis } from '../api-v1.js';
+import type { Analysis, TypeInfo } from '../api-v1.js';
 import type { ViewHost } from '../view-host.js';
 import { displayTypeName } from '../dictionary.js';
 import { clear, h } from '../dom.js';
 import { groupDigits, humanBytes, percent } from '../format.js';
 import { card, legendOf, stackedBar } from './charts.js';
+import { machineryOf, machineryText, type Machinery } from './gigamap-machinery.js';
 
 /**
  * What is garbage and what is wasted: reachable versus unreachable objects, garbage by type, ids
@@ -32,14 +33,15 @@ export class AnalysisView {
       const a = await this.app.v1.get<Analysis>('/analysis?examples=50&referrers=5', 'the analysis', (p) =>
         clear(this.body, h('p', { class: 'hint building' }, `The server is building its graph index (${p.phase}, ${p.percent} %). The analysis appears when it is ready.`)),
       );
+      const types = await this.app.v1.get<{ types: TypeInfo[] }>('/types?limit=10000', 'the types');
       this.loaded = true;
-      this.render(a);
+      this.render(a, machineryOf(types.types));
     } catch (error) {
       clear(this.body, h('div', { class: 'problem', role: 'alert' }, h('strong', null, 'Cannot load the analysis. '), errorMessage(error)));
     }
   }
 
-  private render(a: Analysis): void {
+  private render(a: Analysis, machinery: Machinery | undefined): void {
     const superseded = a.files.reduce((n, f) => n + f.supersededBytes, 0);
     const total = a.files.reduce((n, f) => n + f.totalBytes, 0);
     const cards = h(
@@ -50,6 +52,7 @@ export class AnalysisView {
       card('Superseded', humanBytes(superseded), 'older versions of objects still in the data files'),
       card('Waste', percent(a.unreachable.bytes + superseded, total), `garbage and superseded bytes of ${groupDigits(total)} bytes in the files`),
       card('Missing ids', groupDigits(a.missingReferences.count), 'ids that are referenced but not stored', a.missingReferences.count > 0 ? 'bad' : ''),
+      machinery === undefined ? null : card('GigaMap machinery', humanBytes(machinery.bytes), machineryText(machinery)),
     );
     const garbageMax = Math.max(1, ...a.unreachable.byType.map((t) => t.bytes));
     const garbage =
@@ -116,6 +119,7 @@ export class AnalysisView {
     clear(
       this.body,
       cards,
+      machinery === undefined ? null : h('p', { class: 'hint gigamap-machinery' }, machineryText(machinery)),
       h('section', null, h('h3', null, 'Garbage by type'), h('p', { class: 'hint' }, 'Latest records of objects that cannot be reached from the roots (MicroStream 4 keeps them until its storage GC is enabled).'), garbage),
       h('section', null, h('h3', null, `Missing references (${groupDigits(a.missingReferences.count)})`), missing),
       h(

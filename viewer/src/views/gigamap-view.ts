@@ -2,11 +2,14 @@ import { errorMessage } from '../api.js';
 import type { ViewHost } from '../view-host.js';
 import { clear, h } from '../dom.js';
 import { groupDigits, humanBytes } from '../format.js';
+import { GigaMapGrid } from './gigamap-grid.js';
 
 /**
  * An EclipseStore GigaMap in the object panel, as what it is: its entities in entity-id order
- * (paged, one line each, each a link) and an Indices tab (each index's keys with their entity
- * counts as bars; a key opens its entities). Everything comes from `/api/v1/objects/{oid}/gigamap…`.
+ * (paged, one line each, each a link), a Values tab where the server runs SQL (the same pages as
+ * a grid of the entities' values, see gigamap-grid.ts) and an Indices tab (each index's keys with
+ * their entity counts as bars; a key opens its entities). Everything else comes from
+ * `/api/v1/objects/{oid}/gigamap…`.
  */
 
 export const GIGAMAP_TYPE = 'org.eclipse.store.gigamap.types.GigaMap$Default';
@@ -52,7 +55,9 @@ export class GigaMapPanel {
   private readonly head: HTMLElement;
   private readonly body: HTMLElement;
   private readonly entitiesTab: HTMLButtonElement;
+  private readonly valuesTab: HTMLButtonElement;
   private readonly indicesTab: HTMLButtonElement;
+  private valuesGrid: GigaMapGrid | undefined;
   private oid: string | undefined;
   private info: GigaMapInfo | undefined;
   private generation = 0;
@@ -61,13 +66,14 @@ export class GigaMapPanel {
     this.head = h('p', { class: 'hint' });
     this.body = h('div', { class: 'insight-body gigamap-body' });
     this.entitiesTab = h('button', { type: 'button', class: 'gigamap-tab', role: 'tab', onclick: () => this.showEntities(0) }, 'Entities');
+    this.valuesTab = h('button', { type: 'button', class: 'gigamap-tab', role: 'tab', hidden: !app.sqlAvailable, onclick: () => this.showValues(0) }, 'Values');
     this.indicesTab = h('button', { type: 'button', class: 'gigamap-tab', role: 'tab', onclick: () => this.showIndices() }, 'Indices');
     this.element = h(
       'section',
       { class: 'insight gigamap-section' },
       h('h3', null, 'GigaMap'),
       this.head,
-      h('div', { role: 'tablist', class: 'gigamap-tabs' }, this.entitiesTab, this.indicesTab),
+      h('div', { role: 'tablist', class: 'gigamap-tabs' }, this.entitiesTab, this.valuesTab, this.indicesTab),
       this.body,
     );
   }
@@ -91,8 +97,9 @@ export class GigaMapPanel {
     );
   }
 
-  private select(tab: 'entities' | 'indices'): void {
+  private select(tab: 'entities' | 'values' | 'indices'): void {
     this.entitiesTab.setAttribute('aria-selected', String(tab === 'entities'));
+    this.valuesTab.setAttribute('aria-selected', String(tab === 'values'));
     this.indicesTab.setAttribute('aria-selected', String(tab === 'indices'));
   }
 
@@ -137,6 +144,25 @@ export class GigaMapPanel {
     const total = this.info.listed;
     this.app.v1.get<{ entities: Entity[] }>(`/objects/${oid}/gigamap/entities?offset=${offset}&limit=${PAGE}`, 'the entities').then(
       (page) => generation === this.generation && clear(this.body, this.pager(offset, total, PAGE, (o) => this.showEntities(o)), this.entityList(page.entities)),
+      (error: unknown) => generation === this.generation && clear(this.body, h('p', { class: 'v-error' }, errorMessage(error))),
+    );
+  }
+
+  /** A page of entities as a grid of their values (rows of their type's SQL table). */
+  private showValues(offset: number): void {
+    const oid = this.oid;
+    if (oid === undefined || this.info === undefined) return;
+    this.select('values');
+    const generation = ++this.generation;
+    const total = this.info.listed;
+    this.valuesGrid ??= new GigaMapGrid(this.app);
+    const grid = this.valuesGrid;
+    this.app.v1.get<{ entities: Entity[] }>(`/objects/${oid}/gigamap/entities?offset=${offset}&limit=${PAGE}`, 'the entities').then(
+      (page) => {
+        if (generation !== this.generation) return;
+        clear(this.body, this.pager(offset, total, PAGE, (o) => this.showValues(o)), grid.element);
+        void grid.show(page.entities);
+      },
       (error: unknown) => generation === this.generation && clear(this.body, h('p', { class: 'v-error' }, errorMessage(error))),
     );
   }

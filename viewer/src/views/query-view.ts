@@ -4,6 +4,7 @@ import { groupDigits } from '../format.js';
 import { DataGrid } from '../grid/data-grid.js';
 import { downloadResult } from '../grid/downloads.js';
 import { SqlError, type SqlResult, type SqlTable } from '../grid/sql-api.js';
+import { objectIdColumns } from '../grid/sql-types.js';
 import type { SqlEditor } from '../grid/sql-editor.js';
 import { exampleQueries } from '../grid/example-queries.js';
 import { objectSummaries } from '../grid/summaries.js';
@@ -188,13 +189,6 @@ export class QueryView {
       this.status.textContent = `Download failed: ${errorMessage(error)}`;
     }
   }
-}
-
-/** Columns that hold object ids in this storage's tables (by name). */
-function objectIdColumns(tables: readonly SqlTable[]): Set<string> {
-  const names = new Set<string>();
-  for (const t of tables) for (const c of t.columns) if (c.objectId) names.add(c.name);
-  return names;
 }
 
 function recentQueries(): string[] {

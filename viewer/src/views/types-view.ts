@@ -8,6 +8,7 @@ import type { GridState } from '../router.js';
 import { TypeGrid } from '../grid/type-grid.js';
 import { splitter } from '../splitter.js';
 import { legendOf, stackedBar } from './charts.js';
+import { machineryLabel, machineryOf, machineryText } from './gigamap-machinery.js';
 
 /**
  * What takes the space: every type with instances, largest first, with bars of the bytes of its
@@ -99,6 +100,7 @@ export class TypesView {
           ? `${groupDigits(types.length)} types with instances, ${humanBytes(total)} in the latest records of their objects. Click a type for its instances.`
           : `${groupDigits(visible.length)} of ${groupDigits(types.length)} types with instances match the filter.`,
       ),
+      ((m) => (m === undefined ? null : h('p', { class: 'hint gigamap-machinery' }, machineryText(m))))(machineryOf(types)),
       legendOf([
         ['live', 'reachable from the root'],
         ['garbage', 'unreachable (garbage)'],
@@ -108,7 +110,7 @@ export class TypesView {
         { class: 'chart types-chart', role: 'list', 'aria-label': 'Types by bytes' },
         visible.map((t) => {
           const garbage = t.liveBytes - t.reachableBytes;
-          const title = `${displayTypeName(t.typeName)} (type id ${t.typeId}): ${groupDigits(t.instances)} instances, ${groupDigits(t.liveBytes)} bytes; ${groupDigits(t.instances - t.reachable)} unreachable, ${groupDigits(garbage)} bytes`;
+          const title = `${displayTypeName(t.typeName)} (type id ${t.typeId}): ${groupDigits(t.instances)} instances, ${groupDigits(t.liveBytes)} bytes; ${groupDigits(t.instances - t.reachable)} unreachable, ${groupDigits(garbage)} bytes${((label) => (label === undefined ? '' : `; ${label}`))(machineryLabel(t))}`;
           return h(
             'a',
             {
@@ -118,7 +120,14 @@ export class TypesView {
               title,
               'data-type-id': t.typeId,
             },
-            h('div', { class: 'bar-label' }, displayTypeName(t.typeName), t.current ? null : h('span', { class: 'hint' }, ` v${t.version}`)),
+            h(
+              'div',
+              { class: 'bar-label' },
+              // First, where a long name's end is cut off.
+              ((label) => (label === undefined ? null : h('span', { class: 'machinery-tag', title: label }, 'GigaMap')))(machineryLabel(t)),
+              displayTypeName(t.typeName),
+              t.current ? null : h('span', { class: 'hint' }, ` v${t.version}`),
+            ),
             stackedBar(
               [
                 { value: t.reachableBytes, kind: 'live' },
