@@ -70,7 +70,9 @@ export async function openSandbox(duck: DuckModule, options: SandboxOptions): Pr
   if (options.threads !== undefined) config.threads = String(options.threads);
   let instance: DuckDBInstance;
   try {
-    instance = await duck.DuckDBInstance.create(':memory:', config);
+    // A database file of its own in the private directory, not `:memory:`: DuckDB compresses
+    // the tables it writes there and keeps only what the memory limit allows in memory.
+    instance = await duck.DuckDBInstance.create(join(tempDirectory, 'tables.duckdb'), config);
   } catch (error) {
     rmSync(tempDirectory, { recursive: true, force: true });
     throw error;

@@ -246,6 +246,8 @@ async function buildState(duck: DuckModule, storage: Storage, graph: GraphIndex 
     const connection = await sandbox.instance.connect();
     try {
       const result = await buildTables(duck, connection, storage, graph, { onProgress: options.onBuildProgress, onProblem: options.onProblem });
+      // Written out compressed into the private database file; the memory limit bounds what stays cached.
+      await connection.run('CHECKPOINT');
       await sandbox.lock(connection);
       return { built: { generation, sandbox, tables: result.tables, active: 0, retired: false }, objects: result.objects, problems: result.problems };
     } finally {

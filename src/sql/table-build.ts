@@ -1,4 +1,5 @@
-import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { ChunkAppender } from './chunk-appender.js';
 import { isAppError } from '../errors.js';
 import { charsText, layoutEntity, variableElements, type EntityLayout, type MemberValue, type VariableSlot } from '../format/entity-layout.js';
 import { channelOf, classifyId } from '../format/ids.js';
@@ -29,18 +30,48 @@ export interface TableBuildResult extends BuiltSchema {
   readonly problems: number;
 }
 
+/**
+ * The pass appends to staging tables whose repeated texts (type name, file, member) are small
+ * integer codes: a text costs one native call per value, a code none (see chunk-appender.ts).
+ * `finishSystemTables` turns them into the tables users see, inside DuckDB.
+ */
 export const SYSTEM_TABLES = `
-CREATE TABLE _objects (oid BIGINT, type_id BIGINT, type_name VARCHAR, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file VARCHAR, "offset" BIGINT);
+CREATE TABLE __objects (oid BIGINT, type_id BIGINT, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file INTEGER, "offset" BIGINT);
 CREATE TABLE _values (oid BIGINT, type_id BIGINT, text VARCHAR, int BIGINT, num DOUBLE, bool BOOLEAN, ts TIMESTAMP, dt DATE, tm TIME);
-CREATE TABLE _elements (owner BIGINT, position BIGINT, key_text VARCHAR, key_oid BIGINT, value_text VARCHAR, value_oid BIGINT, member VARCHAR);
-CREATE TABLE _references (from_oid BIGINT, to_oid BIGINT, member VARCHAR);
+CREATE TABLE __elements (owner BIGINT, position BIGINT, key_text VARCHAR, key_oid BIGINT, value_text VARCHAR, value_oid BIGINT, member INTEGER);
+CREATE TABLE __references (from_oid BIGINT, to_oid BIGINT, member INTEGER);
+CREATE TABLE __names (kind VARCHAR, code INTEGER, name VARCHAR);
+CREATE TABLE __types (type_id BIGINT, type_name VARCHAR);
 `;
+
+/** The users' `_objects`, `_elements`, `_references` from the staging tables and their codes. */
+export const FINISH_SYSTEM_TABLES = `
+CREATE TABLE _objects AS SELECT o.oid, o.type_id, t.type_name, o.reachable, o.bytes, o.channel, f.name AS file, o."offset" FROM __objects o LEFT JOIN __types t ON t.type_id = o.type_id LEFT JOIN (SELECT code, name FROM __names WHERE kind = 'file') f ON f.code = o.file;
+DROP TABLE __objects;
+CREATE TABLE _elements AS SELECT e.owner, e.position, e.key_text, e.key_oid, e.value_text, e.value_oid, m.name AS member FROM __elements e LEFT JOIN (SELECT code, name FROM __names WHERE kind = 'member') m ON m.code = e.member;
+DROP TABLE __elements;
+CREATE TABLE _references AS SELECT r.from_oid, r.to_oid, m.name AS member FROM __references r LEFT JOIN (SELECT code, name FROM __names WHERE kind = 'member') m ON m.code = r.member;
+DROP TABLE __references;
+DROP TABLE __names;
+DROP TABLE __types;
+`;
+
+/** Small integer codes for repeated texts, written to `__names` at the end. */
+class Codes {
+  readonly byName = new Map<string, number>();
+  constructor(readonly kind: string) {}
+  of(name: string): number {
+    let code = this.byName.get(name);
+    if (code === undefined) this.byName.set(name, (code = this.byName.size));
+    return code;
+  }
+}
 
 /** A type name's staging table with its appender. */
 export interface Staging {
   readonly plan: TypeTablePlan;
   readonly table: string;
-  readonly appender: DuckDBAppender;
+  readonly appender: ChunkAppender;
 }
 
 interface PerType {
@@ -53,13 +84,14 @@ interface PerType {
 export async function buildTables(duck: DuckModule, connection: DuckDBConnection, storage: Storage, graph: GraphIndex | undefined, options: TableBuildOptions = {}): Promise<TableBuildResult> {
   const dictionary = storage.dictionary;
   await connection.run(SYSTEM_TABLES);
-  const objects = await connection.createAppender('_objects');
-  const values = await connection.createAppender('_values');
-  const elements = await connection.createAppender('_elements');
-  const references = await connection.createAppender('_references');
+  const objects = new ChunkAppender(duck, await connection.createAppender('__objects'));
+  const values = new ChunkAppender(duck, await connection.createAppender('_values'));
+  const members = new Codes('member');
+  const files = new Codes('file');
+  const elements = new ChunkAppender(duck, await connection.createAppender('__elements'));
+  const references = new ChunkAppender(duck, await connection.createAppender('__references'));
   const stagings = new Map<string, Staging>();
   const perType = new Map<bigint, PerType | null>();
-  const fileNames = new Map<string, string>();
   let count = 0;
   let problems = 0;
 
@@ -80,7 +112,7 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
         const table = `__stage_${stagings.size}`;
         const columns = plan.columns.map((c, i) => `c${i} ${c.role.kind === 'value' ? 'BIGINT' : sqlTypeOf(c.role)}`);
         await connection.run(`CREATE TABLE ${table} (_oid BIGINT, _type_id BIGINT${columns.map((c) => `, ${c}`).join('')})`);
-        staging = { plan, table, appender: await connection.createAppender(table) };
+        staging = { plan, table, appender: new ChunkAppender(duck, await connection.createAppender(table)) };
         stagings.set(entry.typeName, staging);
       }
     }
@@ -89,25 +121,19 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
     return known;
   };
 
-  const fileName = (path: string): string => {
-    let name = fileNames.get(path);
-    if (name === undefined) fileNames.set(path, (name = path.split(/[\\/]/).slice(-2).join('/')));
-    return name;
-  };
+  const fileCode = (path: string): number => files.of(path);
 
   const handle = async (record: LatestRecord): Promise<void> => {
     count++;
     const type = await typeOf(record.typeId);
     objects.appendBigInt(record.objectId);
     objects.appendBigInt(record.typeId);
-    if (type === null) objects.appendNull();
-    else objects.appendVarchar(type.entry.typeName);
     const node = graph?.nodes.nodeOfId(record.objectId) ?? -1;
     if (graph === undefined || node < 0) objects.appendNull();
     else objects.appendBoolean(graph.isReachable(node));
     objects.appendBigInt(BigInt(record.content.length + 24));
     objects.appendInteger(channelOf(record.objectId, storage.channels.length));
-    objects.appendVarchar(fileName(record.file));
+    objects.appendInteger(fileCode(record.file));
     objects.appendBigInt(BigInt(record.offset));
     objects.endRow();
     if (type === null) return;
@@ -124,7 +150,7 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
       appendValue(duck, values, record, layout, type.value, storage);
       return;
     }
-    appendEntity(type.staging!, type.columns!, record, layout, elements, references);
+    appendEntity(type.staging!, type.columns!, record, layout, elements, references, members);
   };
 
   try {
@@ -132,11 +158,29 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
   } finally {
     for (const appender of [objects, values, elements, references, ...[...stagings.values()].map((s) => s.appender)]) appender.closeSync();
   }
+  const names = new ChunkAppender(duck, await connection.createAppender('__names'));
+  for (const codes of [members, files]) {
+    for (const [name, code] of codes.byName) {
+      names.appendVarchar(codes.kind);
+      names.appendInteger(code);
+      names.appendVarchar(codes === files ? name.split(/[\\/]/).slice(-2).join('/') : name);
+      names.endRow();
+    }
+  }
+  names.closeSync();
+  const types = new ChunkAppender(duck, await connection.createAppender('__types'));
+  for (const entry of dictionary.entries) {
+    types.appendBigInt(entry.typeId);
+    types.appendVarchar(entry.typeName);
+    types.endRow();
+  }
+  types.closeSync();
+  await connection.run(FINISH_SYSTEM_TABLES);
   const schema = await finishTables(connection, dictionary, [...stagings.values()], perType);
   return { ...schema, objects: count, problems };
 }
 
-function appendValue(duck: DuckModule, values: DuckDBAppender, record: LatestRecord, layout: EntityLayout, kind: ValueKind, storage: Storage): void {
+function appendValue(duck: DuckModule, values: ChunkAppender, record: LatestRecord, layout: EntityLayout, kind: ValueKind, storage: Storage): void {
   const value = valueOfObject(layout, kind, storage.dictionary, record.objectId);
   values.appendBigInt(record.objectId);
   values.appendBigInt(record.typeId);
@@ -173,7 +217,7 @@ function appendValue(duck: DuckModule, values: DuckDBAppender, record: LatestRec
   values.endRow();
 }
 
-function appendEntity(staging: Staging, fieldOfColumn: Int32Array, record: LatestRecord, layout: EntityLayout, elements: DuckDBAppender, references: DuckDBAppender): void {
+function appendEntity(staging: Staging, fieldOfColumn: Int32Array, record: LatestRecord, layout: EntityLayout, elements: ChunkAppender, references: ChunkAppender, members: Codes): void {
   const appender = staging.appender;
   const view = layout.view;
   appender.appendBigInt(record.objectId);
@@ -223,7 +267,7 @@ function appendEntity(staging: Staging, fieldOfColumn: Int32Array, record: Lates
         if (id === 0n) appender.appendNull();
         else {
           appender.appendBigInt(id);
-          if (classifyId(id) === 'object') appendReference(references, record.objectId, id, columns[c]!.name);
+          if (classifyId(id) === 'object') appendReference(references, record.objectId, id, members.of(columns[c]!.name));
         }
         break;
       }
@@ -240,7 +284,7 @@ function appendEntity(staging: Staging, fieldOfColumn: Int32Array, record: Lates
       case 'list': {
         const s = slot as VariableSlot;
         appender.appendBigInt(BigInt(s.count));
-        appendElements(elements, references, record.objectId, columns[c]!.name, layout, s);
+        appendElements(elements, references, record.objectId, members.of(columns[c]!.name), layout, s);
         break;
       }
     }
@@ -248,17 +292,17 @@ function appendEntity(staging: Staging, fieldOfColumn: Int32Array, record: Lates
   appender.endRow();
 }
 
-function appendReference(references: DuckDBAppender, from: bigint, to: bigint, member: string): void {
+function appendReference(references: ChunkAppender, from: bigint, to: bigint, member: number): void {
   references.appendBigInt(from);
   references.appendBigInt(to);
-  references.appendVarchar(member);
+  references.appendInteger(member);
   references.endRow();
 }
 
 /** Elements in batches, so a list of millions is never decoded at once. */
 const ELEMENT_BATCH = 4096;
 
-function appendElements(elements: DuckDBAppender, references: DuckDBAppender, owner: bigint, member: string, layout: EntityLayout, slot: VariableSlot): void {
+function appendElements(elements: ChunkAppender, references: ChunkAppender, owner: bigint, member: number, layout: EntityLayout, slot: VariableSlot): void {
   const field = slot.field;
   if (field.kind !== 'list') return;
   const pair = field.elements.length === 2;
@@ -276,7 +320,7 @@ function appendElements(elements: DuckDBAppender, references: DuckDBAppender, ow
         elements.appendNull();
         appendPart(elements, element);
       }
-      elements.appendVarchar(member);
+      elements.appendInteger(member);
       elements.endRow();
       collectReferences(references, owner, member, element);
     }
@@ -284,7 +328,7 @@ function appendElements(elements: DuckDBAppender, references: DuckDBAppender, ow
 }
 
 /** A key or value: as text (primitives, texts, nested lists as JSON) and as object id (references). */
-function appendPart(elements: DuckDBAppender, value: MemberValue): void {
+function appendPart(elements: ChunkAppender, value: MemberValue): void {
   if (typeof value === 'bigint') {
     elements.appendNull();
     if (value === 0n) elements.appendNull();
@@ -295,7 +339,7 @@ function appendPart(elements: DuckDBAppender, value: MemberValue): void {
   }
 }
 
-function collectReferences(references: DuckDBAppender, owner: bigint, member: string, value: MemberValue): void {
+function collectReferences(references: ChunkAppender, owner: bigint, member: number, value: MemberValue): void {
   if (typeof value === 'bigint') {
     if (classifyId(value) === 'object') appendReference(references, owner, value, member);
   } else if (Array.isArray(value)) for (const v of value as readonly MemberValue[]) collectReferences(references, owner, member, v);
