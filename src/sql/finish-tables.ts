@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { TypeDictionary, TypeEntry } from '../format/type-dictionary.js';
+import { GIGAMAP_TABLES } from '../gigamap/sql-rows.js';
 import { quoteIdent, quoteText, simpleNameOf, sqlTypeOf, type ValueKind } from './column-model.js';
 import { jdkConstantRows } from './jdk-constants.js';
 import type { Staging } from './table-build.js';
@@ -40,6 +41,7 @@ const SYSTEM_OBJECT_IDS: Readonly<Record<string, readonly string[]>> = {
   _references: ['from_oid', 'to_oid'],
   _elements: ['owner', 'key_oid', 'value_oid'],
   _values: ['oid'],
+  ...Object.fromEntries(GIGAMAP_TABLES.map((t) => [t.name, t.columns.filter((c) => c.objectId).map((c) => c.name)])),
 };
 
 const TYPED: Readonly<Record<ValueKind, string>> = {
@@ -137,7 +139,7 @@ export async function finishTables(connection: DuckDBConnection, dictionary: Typ
 
   const described = await describeColumns(connection);
   const schema: SchemaTable[] = [];
-  for (const name of ['_objects', '_references', '_elements', '_values']) {
+  for (const name of ['_objects', '_references', '_elements', '_values', ...GIGAMAP_TABLES.map((t) => t.name)]) {
     const ids = new Set(SYSTEM_OBJECT_IDS[name]);
     schema.push({ name, alias: null, kind: 'system', typeName: null, typeIds: [], columns: (described.get(name) ?? []).map((c) => ({ ...c, objectId: ids.has(c.name) })) });
   }

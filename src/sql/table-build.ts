@@ -10,6 +10,7 @@ import type { Storage } from '../storage/storage.js';
 import { planTypeTable, sqlTypeOf, valueKindOfEntry, type TypeTablePlan, type ValueKind } from './column-model.js';
 import type { DuckModule } from './duck-module.js';
 import { finishTables, type BuiltSchema } from './finish-tables.js';
+import { buildGigaMapTables } from './gigamap-tables.js';
 import { valueOfObject } from './value-records.js';
 
 /**
@@ -176,6 +177,13 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
   }
   types.closeSync();
   await connection.run(FINISH_SYSTEM_TABLES);
+  try {
+    await buildGigaMapTables(duck, connection, storage, graph);
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    problems++;
+    options.onProblem?.(error.message);
+  }
   const schema = await finishTables(connection, dictionary, [...stagings.values()], perType);
   return { ...schema, objects: count, problems };
 }
