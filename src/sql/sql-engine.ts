@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBResult } from '@duckdb/node-api';
 import type { GraphIndex } from '../graph/graph-index.js';
 import type { RecordPassProgress } from '../graph/latest-records.js';
@@ -117,6 +120,65 @@ export class SqlEngine {
     onRows: (rows: JsonCell[][]) => Promise<boolean | void>,
     onColumns?: (columns: readonly SqlColumn[]) => Promise<void> | void,
   ): Promise<SqlColumn[]> {
+    return this.session(sql, signal, async (duck, connection, stopping) => {
+      const prepared = await prepareReadOnly(duck, connection, sql);
+      let result: DuckDBResult;
+      try {
+        result = await prepared.stream();
+      } finally {
+        prepared.destroySync();
+      }
+      const columns: SqlColumn[] = [];
+      const converters: CellConverter[] = [];
+      for (let i = 0; i < result.columnCount; i++) {
+        const type = result.columnType(i);
+        columns.push({ name: result.columnName(i), type: type.toString() });
+        converters.push(converterFor(type));
+      }
+      await onColumns?.(columns);
+      for (;;) {
+        if (stopping()) break;
+        const chunk = await result.fetchChunk();
+        if (chunk === null || chunk.rowCount === 0) break;
+        const raw = chunk.getRows();
+        const rows = raw.map((row) => row.map((value, i) => converters[i]!(value)));
+        if ((await onRows(rows)) === false) break;
+      }
+      return columns;
+    });
+  }
+
+  /**
+   * The whole result of one read-only SELECT as a Parquet file (zstd), written by DuckDB's COPY
+   * into the engine's private answers directory (never the storage's), under the same bounds as
+   * a streamed answer (timeout, concurrency, cancel). The statement is checked as every other,
+   * then re-rendered by DuckDB's own serializer before it is wrapped into the COPY (no comment or
+   * `;` of the client's text reaches it). The caller streams the file and removes it.
+   */
+  async parquetFile(sql: string, signal?: AbortSignal): Promise<string> {
+    return this.session(sql, signal, async (duck, connection, _stopping, built) => {
+      (await prepareReadOnly(duck, connection, sql)).destroySync();
+      const rendered = await connection.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR)', [sql]);
+      const tree = JSON.parse(String(rendered.getRows()[0]![0])) as { error: boolean; error_message?: string };
+      if (tree.error) throw new SqlError('refused', `a Parquet answer is made of a SELECT statement: ${tree.error_message ?? 'this one cannot be rendered'}`);
+      const select = await connection.runAndReadAll('SELECT json_deserialize_sql(json_serialize_sql($1::VARCHAR))', [sql]);
+      const file = join(built.sandbox.exportDirectory, `${randomUUID()}.parquet`);
+      try {
+        await connection.run(`COPY (\n${String(select.getRows()[0]![0])}\n) TO ${quoteText(file)} (FORMAT parquet, COMPRESSION zstd)`);
+      } catch (error) {
+        rmSync(file, { force: true });
+        throw error;
+      }
+      return file;
+    });
+  }
+
+  /** One statement's turn: a slot among `maxConcurrent`, a connection of the current tables, the timeout and the client's cancel. */
+  private async session<T>(
+    sql: string,
+    signal: AbortSignal | undefined,
+    work: (duck: DuckModule, connection: DuckDBConnection, stopping: () => boolean, built: Built) => Promise<T>,
+  ): Promise<T> {
     if (this.running >= this.limits.maxConcurrent) throw new SqlError('busy', `${this.running} statements are running, the limit is ${this.limits.maxConcurrent}; ask again`);
     if (signal?.aborted === true) throw new SqlError('cancelled', 'cancelled');
     this.running++;
@@ -136,31 +198,9 @@ export class SqlEngine {
       connection = await built.sandbox.instance.connect();
       signal?.addEventListener('abort', onAbort, { once: true });
       if (this.limits.timeoutMs > 0) timer = setTimeout(() => interrupt('timeout'), this.limits.timeoutMs);
-      const prepared = await prepareReadOnly(duck, connection, sql);
-      let result: DuckDBResult;
-      try {
-        result = await prepared.stream();
-      } finally {
-        prepared.destroySync();
-      }
-      const columns: SqlColumn[] = [];
-      const converters: CellConverter[] = [];
-      for (let i = 0; i < result.columnCount; i++) {
-        const type = result.columnType(i);
-        columns.push({ name: result.columnName(i), type: type.toString() });
-        converters.push(converterFor(type));
-      }
-      await onColumns?.(columns);
-      for (;;) {
-        if (stop !== undefined) break;
-        const chunk = await result.fetchChunk();
-        if (chunk === null || chunk.rowCount === 0) break;
-        const raw = chunk.getRows();
-        const rows = raw.map((row) => row.map((value, i) => converters[i]!(value)));
-        if ((await onRows(rows)) === false) break;
-      }
+      const answer = await work(duck, connection, () => stop !== undefined, built);
       if (stop !== undefined) throw stopped(stop, this.limits.timeoutMs);
-      return columns;
+      return answer;
     } catch (error) {
       if (stop !== undefined) throw stopped(stop, this.limits.timeoutMs);
       if (error instanceof SqlError) throw error;
