@@ -19,6 +19,7 @@ const schema = await engine.schema();
 const buildMs = performance.now() - started;
 const cpu = process.cpuUsage(cpu0);
 const q0 = performance.now();
+if (process.env.LINKS) { const l0 = performance.now(); const c0 = process.cpuUsage(); await engine.query("SELECT count(*) FROM _references", { limit: 1 }); const c = process.cpuUsage(c0); console.error("links", performance.now() - l0, (c.user + c.system) / 1000); }
 await engine.query(`SELECT count(*) FROM "gen.Person" WHERE name LIKE '%ab%'`, { limit: 10 });
 const queryMs = performance.now() - q0;
 const rss = process.memoryUsage().rss;

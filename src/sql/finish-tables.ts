@@ -121,8 +121,6 @@ export async function finishTables(connection: DuckDBConnection, dictionary: Typ
     );
     tables.push({ name: typeName, kind: 'type', typeName, typeIds: ids, objectIds: new Set(['_oid']) });
   }
-  await connection.run(`UPDATE _elements SET value_text = v.text FROM _values v WHERE _elements.value_oid = v.oid AND _elements.value_text IS NULL`);
-  await connection.run(`UPDATE _elements SET key_text = v.text FROM _values v WHERE _elements.key_oid = v.oid AND _elements.key_text IS NULL`);
 
   // Simple-name views where exactly one table has that simple name and nothing else is so named.
   const bySimple = new Map<string, number>();

@@ -10,6 +10,7 @@ import { loadDuck, type DuckModule } from './duck-module.js';
 import type { SchemaTable } from './finish-tables.js';
 import { converterFor, type CellConverter, type JsonCell } from './result-values.js';
 import { invalid, openSandbox, prepareReadOnly, SqlError, type Sandbox } from './sandbox.js';
+import { buildLinkTables, namesLinkTables, type LinkType } from './link-tables.js';
 import { buildTables } from './table-build.js';
 
 /**
@@ -62,6 +63,9 @@ interface Built {
   readonly generation: number;
   readonly sandbox: Sandbox;
   readonly tables: readonly SchemaTable[];
+  readonly linkTypes: ReadonlyMap<bigint, LinkType>;
+  /** `_elements` and `_references` filled (or being filled), by the first statement that names them. */
+  links: Promise<boolean> | undefined;
   active: number;
   retired: boolean;
 }
@@ -195,6 +199,15 @@ export class SqlEngine {
       const duck = await loadDuck();
       built = await this.current();
       built.active++;
+      // A statement that may read `_elements` or `_references` waits for them to be filled from
+      // the same state as the other tables; a storage changed meanwhile means a new build.
+      for (let attempt = 0; namesLinkTables(sql) && !(await this.links(built, duck)); attempt++) {
+        if (attempt === 2) throw new Error('the storage keeps changing while its tables are built; ask again');
+        built.active--;
+        this.release(built);
+        built = await this.current();
+        built.active++;
+      }
       connection = await built.sandbox.instance.connect();
       signal?.addEventListener('abort', onAbort, { once: true });
       if (this.limits.timeoutMs > 0) timer = setTimeout(() => interrupt('timeout'), this.limits.timeoutMs);
@@ -247,6 +260,33 @@ export class SqlEngine {
     return fresh.built;
   }
 
+  /** Fills `_elements` and `_references` once; false when the storage is no longer in the built state. */
+  private links(built: Built, duck: DuckModule): Promise<boolean> {
+    built.links ??= this.options.storage
+      .consistent(async () => {
+        if (this.options.storage.generation !== built.generation) return false;
+        const connection = await built.sandbox.instance.connect();
+        try {
+          await buildLinkTables(duck, connection, this.options.storage, built.linkTypes);
+          await connection.run('CHECKPOINT');
+        } finally {
+          connection.closeSync();
+        }
+        return true;
+      })
+      .then(
+        (done) => {
+          if (!done) built.links = undefined;
+          return done;
+        },
+        (error: unknown) => {
+          built.links = undefined;
+          throw error;
+        },
+      );
+    return built.links;
+  }
+
   private release(built: Built): void {
     if (built.retired && built.active === 0) built.sandbox.close();
   }
@@ -261,6 +301,7 @@ export class SqlEngine {
     built.active++;
     const connection = await built.sandbox.instance.connect();
     try {
+      if (namesLinkTables(table) && !(await this.links(built, await loadDuck()))) throw new Error('the storage changed while it was exported; export again');
       await connection.run(`COPY (SELECT * FROM ${quoteIdent(table)}) TO ${quoteText(file)} (FORMAT parquet, COMPRESSION zstd)`);
     } finally {
       connection.closeSync();
@@ -289,7 +330,7 @@ async function buildState(duck: DuckModule, storage: Storage, graph: GraphIndex 
       // Written out compressed into the private database file; the memory limit bounds what stays cached.
       await connection.run('CHECKPOINT');
       await sandbox.lock(connection);
-      return { built: { generation, sandbox, tables: result.tables, active: 0, retired: false }, objects: result.objects, problems: result.problems };
+      return { built: { generation, sandbox, tables: result.tables, linkTypes: result.linkTypes, links: undefined, active: 0, retired: false }, objects: result.objects, problems: result.problems };
     } finally {
       connection.closeSync();
     }

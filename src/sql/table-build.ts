@@ -1,8 +1,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ChunkAppender } from './chunk-appender.js';
 import { isAppError } from '../errors.js';
-import { charsText, layoutEntity, variableElements, type EntityLayout, type MemberValue, type VariableSlot } from '../format/entity-layout.js';
-import { channelOf, classifyId } from '../format/ids.js';
+import { charsText, layoutEntity, type EntityLayout, type VariableSlot } from '../format/entity-layout.js';
+import { channelOf } from '../format/ids.js';
 import type { TypeEntry } from '../format/type-dictionary.js';
 import type { GraphIndex } from '../graph/graph-index.js';
 import { forEachLatestRecord, type LatestRecord, type RecordPassProgress } from '../graph/latest-records.js';
@@ -11,6 +11,7 @@ import { planTypeTable, sqlTypeOf, valueKindOfEntry, type TypeTablePlan, type Va
 import type { DuckModule } from './duck-module.js';
 import { finishTables, type BuiltSchema } from './finish-tables.js';
 import { buildGigaMapTables } from './gigamap-tables.js';
+import { LINK_TABLES, type LinkType } from './link-tables.js';
 import { valueOfObject } from './value-records.js';
 
 /**
@@ -29,33 +30,29 @@ export interface TableBuildOptions {
 export interface TableBuildResult extends BuiltSchema {
   readonly objects: number;
   readonly problems: number;
+  /** For the pass that fills `_elements` and `_references` when a statement first names them. */
+  readonly linkTypes: ReadonlyMap<bigint, LinkType>;
 }
 
 /**
- * The pass appends to staging tables whose repeated texts (type name, file, member) are small
+ * The pass appends to staging tables whose repeated texts (type name, file) are small
  * integer codes: a text costs one native call per value, a code none (see chunk-appender.ts).
  * `finishSystemTables` turns them into the tables users see, inside DuckDB.
  */
 export const SYSTEM_TABLES = `
 CREATE TABLE __objects (oid BIGINT, type_id BIGINT, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file INTEGER, "offset" BIGINT);
 CREATE TABLE _values (oid BIGINT, type_id BIGINT, text VARCHAR, int BIGINT, num DOUBLE, bool BOOLEAN, ts TIMESTAMP, dt DATE, tm TIME);
-CREATE TABLE __elements (owner BIGINT, position BIGINT, key_text VARCHAR, key_oid BIGINT, value_text VARCHAR, value_oid BIGINT, member INTEGER);
-CREATE TABLE __references (from_oid BIGINT, to_oid BIGINT, member INTEGER);
 CREATE TABLE __names (kind VARCHAR, code INTEGER, name VARCHAR);
 CREATE TABLE __types (type_id BIGINT, type_name VARCHAR);
 `;
 
-/** The users' `_objects`, `_elements`, `_references` from the staging tables and their codes. */
+/** The users' `_objects` from its staging table and codes; `_elements` and `_references` empty until link-tables.ts fills them. */
 export const FINISH_SYSTEM_TABLES = `
 CREATE TABLE _objects AS SELECT o.oid, o.type_id, t.type_name, o.reachable, o.bytes, o.channel, f.name AS file, o."offset" FROM __objects o LEFT JOIN __types t ON t.type_id = o.type_id LEFT JOIN (SELECT code, name FROM __names WHERE kind = 'file') f ON f.code = o.file;
 DROP TABLE __objects;
-CREATE TABLE _elements AS SELECT e.owner, e.position, e.key_text, e.key_oid, e.value_text, e.value_oid, m.name AS member FROM __elements e LEFT JOIN (SELECT code, name FROM __names WHERE kind = 'member') m ON m.code = e.member;
-DROP TABLE __elements;
-CREATE TABLE _references AS SELECT r.from_oid, r.to_oid, m.name AS member FROM __references r LEFT JOIN (SELECT code, name FROM __names WHERE kind = 'member') m ON m.code = r.member;
-DROP TABLE __references;
 DROP TABLE __names;
 DROP TABLE __types;
-`;
+${LINK_TABLES}`;
 
 /** Small integer codes for repeated texts, written to `__names` at the end. */
 class Codes {
@@ -87,10 +84,7 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
   await connection.run(SYSTEM_TABLES);
   const objects = new ChunkAppender(duck, await connection.createAppender('__objects'));
   const values = new ChunkAppender(duck, await connection.createAppender('_values'));
-  const members = new Codes('member');
   const files = new Codes('file');
-  const elements = new ChunkAppender(duck, await connection.createAppender('__elements'));
-  const references = new ChunkAppender(duck, await connection.createAppender('__references'));
   const stagings = new Map<string, Staging>();
   const perType = new Map<bigint, PerType | null>();
   let count = 0;
@@ -124,9 +118,14 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
 
   const fileCode = (path: string): number => files.of(path);
 
-  const handle = async (record: LatestRecord): Promise<void> => {
+  const handle = (record: LatestRecord): Promise<void> | void => {
+    const known = perType.get(record.typeId);
+    if (known === undefined) return typeOf(record.typeId).then((type) => append(record, type));
+    append(record, known);
+  };
+
+  const append = (record: LatestRecord, type: PerType | null): void => {
     count++;
-    const type = await typeOf(record.typeId);
     objects.appendBigInt(record.objectId);
     objects.appendBigInt(record.typeId);
     const node = graph?.nodes.nodeOfId(record.objectId) ?? -1;
@@ -151,20 +150,20 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
       appendValue(duck, values, record, layout, type.value, storage);
       return;
     }
-    appendEntity(type.staging!, type.columns!, record, layout, elements, references, members);
+    appendEntity(type.staging!, type.columns!, record, layout);
   };
 
   try {
     await forEachLatestRecord(storage, new Set(dictionary.byId.keys()), handle, options.onProgress);
   } finally {
-    for (const appender of [objects, values, elements, references, ...[...stagings.values()].map((s) => s.appender)]) appender.closeSync();
+    for (const appender of [objects, values, ...[...stagings.values()].map((s) => s.appender)]) appender.closeSync();
   }
   const names = new ChunkAppender(duck, await connection.createAppender('__names'));
-  for (const codes of [members, files]) {
+  for (const codes of [files]) {
     for (const [name, code] of codes.byName) {
       names.appendVarchar(codes.kind);
       names.appendInteger(code);
-      names.appendVarchar(codes === files ? name.split(/[\\/]/).slice(-2).join('/') : name);
+      names.appendVarchar(name.split(/[\\/]/).slice(-2).join('/'));
       names.endRow();
     }
   }
@@ -185,7 +184,9 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
     options.onProblem?.(error.message);
   }
   const schema = await finishTables(connection, dictionary, [...stagings.values()], perType);
-  return { ...schema, objects: count, problems };
+  const linkTypes = new Map<bigint, LinkType>();
+  for (const [typeId, t] of perType) if (t !== null && t.staging !== undefined && t.columns !== undefined) linkTypes.set(typeId, { entry: t.entry, plan: t.staging.plan, fieldOfColumn: t.columns });
+  return { ...schema, objects: count, problems, linkTypes };
 }
 
 function appendValue(duck: DuckModule, values: ChunkAppender, record: LatestRecord, layout: EntityLayout, kind: ValueKind, storage: Storage): void {
@@ -225,7 +226,7 @@ function appendValue(duck: DuckModule, values: ChunkAppender, record: LatestReco
   values.endRow();
 }
 
-function appendEntity(staging: Staging, fieldOfColumn: Int32Array, record: LatestRecord, layout: EntityLayout, elements: ChunkAppender, references: ChunkAppender, members: Codes): void {
+function appendEntity(staging: Staging, fieldOfColumn: Int32Array, record: LatestRecord, layout: EntityLayout): void {
   const appender = staging.appender;
   const view = layout.view;
   appender.appendBigInt(record.objectId);
@@ -273,10 +274,7 @@ function appendEntity(staging: Staging, fieldOfColumn: Int32Array, record: Lates
       case 'value': {
         const id = view.getBigInt64(at, true);
         if (id === 0n) appender.appendNull();
-        else {
-          appender.appendBigInt(id);
-          if (classifyId(id) === 'object') appendReference(references, record.objectId, id, members.of(columns[c]!.name));
-        }
+        else appender.appendBigInt(id);
         break;
       }
       case 'chars': {
@@ -292,63 +290,9 @@ function appendEntity(staging: Staging, fieldOfColumn: Int32Array, record: Lates
       case 'list': {
         const s = slot as VariableSlot;
         appender.appendBigInt(BigInt(s.count));
-        appendElements(elements, references, record.objectId, members.of(columns[c]!.name), layout, s);
         break;
       }
     }
   }
   appender.endRow();
-}
-
-function appendReference(references: ChunkAppender, from: bigint, to: bigint, member: number): void {
-  references.appendBigInt(from);
-  references.appendBigInt(to);
-  references.appendInteger(member);
-  references.endRow();
-}
-
-/** Elements in batches, so a list of millions is never decoded at once. */
-const ELEMENT_BATCH = 4096;
-
-function appendElements(elements: ChunkAppender, references: ChunkAppender, owner: bigint, member: number, layout: EntityLayout, slot: VariableSlot): void {
-  const field = slot.field;
-  if (field.kind !== 'list') return;
-  const pair = field.elements.length === 2;
-  for (let from = 0; from < slot.count; from += ELEMENT_BATCH) {
-    const batch = variableElements(layout.view, slot, from, Math.min(slot.count, from + ELEMENT_BATCH));
-    for (let i = 0; i < batch.length; i++) {
-      const element = batch[i]!;
-      elements.appendBigInt(owner);
-      elements.appendBigInt(BigInt(from + i));
-      if (pair && Array.isArray(element)) {
-        appendPart(elements, element[0]!);
-        appendPart(elements, element[1]!);
-      } else {
-        elements.appendNull();
-        elements.appendNull();
-        appendPart(elements, element);
-      }
-      elements.appendInteger(member);
-      elements.endRow();
-      collectReferences(references, owner, member, element);
-    }
-  }
-}
-
-/** A key or value: as text (primitives, texts, nested lists as JSON) and as object id (references). */
-function appendPart(elements: ChunkAppender, value: MemberValue): void {
-  if (typeof value === 'bigint') {
-    elements.appendNull();
-    if (value === 0n) elements.appendNull();
-    else elements.appendBigInt(value);
-  } else {
-    elements.appendVarchar(typeof value === 'string' ? value : JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)));
-    elements.appendNull();
-  }
-}
-
-function collectReferences(references: ChunkAppender, owner: bigint, member: number, value: MemberValue): void {
-  if (typeof value === 'bigint') {
-    if (classifyId(value) === 'object') appendReference(references, owner, value, member);
-  } else if (Array.isArray(value)) for (const v of value as readonly MemberValue[]) collectReferences(references, owner, member, v);
 }
