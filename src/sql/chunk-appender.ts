@@ -8,6 +8,9 @@ import type { DuckModule } from './duck-module.js';
  * over the vector's memory (no native call) and handed over with one call per column and chunk.
  * Text and blob columns still cost one native call per value, when the chunk is handed over.
  */
+/** Chunks handed over between two flushes of the appender (64 × 2,048 rows). */
+const HELD_CHUNKS = 64;
+
 export class ChunkAppender {
   private readonly types: readonly DuckDBType[];
   /** DuckDB's vector size: the most rows a chunk holds. */
@@ -16,6 +19,7 @@ export class ChunkAppender {
   private vectors: DuckDBVector[];
   private row = 0;
   private column = 0;
+  private readonly handedOver: DuckDBDataChunk[] = [];
 
   constructor(
     private readonly duck: DuckModule,
@@ -90,12 +94,22 @@ export class ChunkAppender {
     for (const vector of this.vectors) vector.flush();
     if (this.row < this.capacity) this.chunk.rowCount = this.row;
     this.appender.appendDataChunk(this.chunk);
+    // A chunk's memory is freed when JS collects it; it is kept until the appender has written
+    // what it holds into the table, so that nothing the appender still points at goes first.
+    this.handedOver.push(this.chunk);
+    if (this.handedOver.length >= HELD_CHUNKS) this.writeOut();
     this.row = 0;
     [this.chunk, this.vectors] = this.fresh();
+  }
+
+  private writeOut(): void {
+    this.appender.flushSync();
+    this.handedOver.length = 0;
   }
 
   closeSync(): void {
     this.flush();
     this.appender.closeSync();
+    this.handedOver.length = 0;
   }
 }
