@@ -26,7 +26,8 @@ export interface RecordPassProgress {
 export async function forEachLatestRecord(
   storage: Pick<Storage, 'channels' | 'source'>,
   typeIds: ReadonlySet<bigint>,
-  handle: (record: LatestRecord) => Promise<void>,
+  /** May answer synchronously (undefined): a pass of millions of records then awaits nothing per record. */
+  handle: (record: LatestRecord) => Promise<void> | void,
   onProgress?: (progress: RecordPassProgress) => void,
 ): Promise<void> {
   const files = storage.channels.flatMap((channel) => channel.files.map((file) => ({ channel, file })));
@@ -36,7 +37,8 @@ export async function forEachLatestRecord(
   const pending: LatestRecord[] = [];
   const drain = async (): Promise<void> => {
     for (const record of pending.splice(0)) {
-      await handle(record);
+      const done = handle(record);
+      if (done !== undefined) await done;
       records++;
     }
   };

@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { TypeDictionary, TypeEntry } from '../format/type-dictionary.js';
+import { GIGAMAP_TABLES } from '../gigamap/sql-rows.js';
 import { quoteIdent, quoteText, simpleNameOf, sqlTypeOf, type ValueKind } from './column-model.js';
 import { jdkConstantRows } from './jdk-constants.js';
 import type { Staging } from './table-build.js';
@@ -40,6 +41,7 @@ const SYSTEM_OBJECT_IDS: Readonly<Record<string, readonly string[]>> = {
   _references: ['from_oid', 'to_oid'],
   _elements: ['owner', 'key_oid', 'value_oid'],
   _values: ['oid'],
+  ...Object.fromEntries(GIGAMAP_TABLES.map((t) => [t.name, t.columns.filter((c) => c.objectId).map((c) => c.name)])),
 };
 
 const TYPED: Readonly<Record<ValueKind, string>> = {
@@ -119,8 +121,6 @@ export async function finishTables(connection: DuckDBConnection, dictionary: Typ
     );
     tables.push({ name: typeName, kind: 'type', typeName, typeIds: ids, objectIds: new Set(['_oid']) });
   }
-  await connection.run(`UPDATE _elements SET value_text = v.text FROM _values v WHERE _elements.value_oid = v.oid AND _elements.value_text IS NULL`);
-  await connection.run(`UPDATE _elements SET key_text = v.text FROM _values v WHERE _elements.key_oid = v.oid AND _elements.key_text IS NULL`);
 
   // Simple-name views where exactly one table has that simple name and nothing else is so named.
   const bySimple = new Map<string, number>();
@@ -137,7 +137,7 @@ export async function finishTables(connection: DuckDBConnection, dictionary: Typ
 
   const described = await describeColumns(connection);
   const schema: SchemaTable[] = [];
-  for (const name of ['_objects', '_references', '_elements', '_values']) {
+  for (const name of ['_objects', '_references', '_elements', '_values', ...GIGAMAP_TABLES.map((t) => t.name)]) {
     const ids = new Set(SYSTEM_OBJECT_IDS[name]);
     schema.push({ name, alias: null, kind: 'system', typeName: null, typeIds: [], columns: (described.get(name) ?? []).map((c) => ({ ...c, objectId: ids.has(c.name) })) });
   }

@@ -1,6 +1,6 @@
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, isAbsolute, resolve } from 'node:path';
+import { join, relative, isAbsolute, resolve, sep } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement } from '@duckdb/node-api';
 import type { DuckModule } from './duck-module.js';
 
@@ -37,6 +37,11 @@ export interface SandboxOptions {
 export interface Sandbox {
   readonly instance: DuckDBInstance;
   readonly tempDirectory: string;
+  /**
+   * The one directory DuckDB may still write after `lock` (`allowed_directories`): Parquet
+   * answers our own code COPYs there; nothing else of the temporary directory is reachable.
+   */
+  readonly exportDirectory: string;
   /** Locks it down: no file or network access, no configuration changes from now on. */
   lock(connection: DuckDBConnection): Promise<void>;
   close(): void;
@@ -59,6 +64,8 @@ export async function openSandbox(duck: DuckModule, options: SandboxOptions): Pr
     if (inside(base, storage)) throw new Error(`the temporary directory ${base} is inside the storage directory ${storage}; set TMPDIR elsewhere`);
   }
   const tempDirectory = mkdtempSync(join(base, 'storage-inspector-sql-'));
+  const exportDirectory = join(tempDirectory, 'answers');
+  mkdirSync(exportDirectory, { mode: 0o700 });
   const config: Record<string, string> = {
     memory_limit: `${Math.max(16, Math.floor(options.memoryLimitBytes / (1024 * 1024)))}MB`,
     temp_directory: tempDirectory,
@@ -70,7 +77,9 @@ export async function openSandbox(duck: DuckModule, options: SandboxOptions): Pr
   if (options.threads !== undefined) config.threads = String(options.threads);
   let instance: DuckDBInstance;
   try {
-    instance = await duck.DuckDBInstance.create(':memory:', config);
+    // A database file of its own in the private directory, not `:memory:`: DuckDB compresses
+    // the tables it writes there and keeps only what the memory limit allows in memory.
+    instance = await duck.DuckDBInstance.create(join(tempDirectory, 'tables.duckdb'), config);
   } catch (error) {
     rmSync(tempDirectory, { recursive: true, force: true });
     throw error;
@@ -78,8 +87,10 @@ export async function openSandbox(duck: DuckModule, options: SandboxOptions): Pr
   return {
     instance,
     tempDirectory,
+    exportDirectory,
     async lock(connection) {
       if (options.allowFiles === true) return;
+      await connection.run(`SET allowed_directories = ['${(exportDirectory + sep).replaceAll("'", "''")}']`);
       await connection.run('SET enable_external_access = false');
       await connection.run('SET lock_configuration = true');
     },

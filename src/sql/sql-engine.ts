@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBResult } from '@duckdb/node-api';
 import type { GraphIndex } from '../graph/graph-index.js';
 import type { RecordPassProgress } from '../graph/latest-records.js';
@@ -7,6 +10,7 @@ import { loadDuck, type DuckModule } from './duck-module.js';
 import type { SchemaTable } from './finish-tables.js';
 import { converterFor, type CellConverter, type JsonCell } from './result-values.js';
 import { invalid, openSandbox, prepareReadOnly, SqlError, type Sandbox } from './sandbox.js';
+import { buildLinkTables, namesLinkTables, type LinkType } from './link-tables.js';
 import { buildTables } from './table-build.js';
 
 /**
@@ -59,6 +63,9 @@ interface Built {
   readonly generation: number;
   readonly sandbox: Sandbox;
   readonly tables: readonly SchemaTable[];
+  readonly linkTypes: ReadonlyMap<bigint, LinkType>;
+  /** `_elements` and `_references` filled (or being filled), by the first statement that names them. */
+  links: Promise<boolean> | undefined;
   active: number;
   retired: boolean;
 }
@@ -117,25 +124,7 @@ export class SqlEngine {
     onRows: (rows: JsonCell[][]) => Promise<boolean | void>,
     onColumns?: (columns: readonly SqlColumn[]) => Promise<void> | void,
   ): Promise<SqlColumn[]> {
-    if (this.running >= this.limits.maxConcurrent) throw new SqlError('busy', `${this.running} statements are running, the limit is ${this.limits.maxConcurrent}; ask again`);
-    if (signal?.aborted === true) throw new SqlError('cancelled', 'cancelled');
-    this.running++;
-    let built: Built | undefined;
-    let connection: DuckDBConnection | undefined;
-    let stop: 'timeout' | 'cancelled' | undefined;
-    let timer: NodeJS.Timeout | undefined;
-    const interrupt = (why: 'timeout' | 'cancelled'): void => {
-      stop ??= why;
-      connection?.interrupt();
-    };
-    const onAbort = (): void => interrupt('cancelled');
-    try {
-      const duck = await loadDuck();
-      built = await this.current();
-      built.active++;
-      connection = await built.sandbox.instance.connect();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      if (this.limits.timeoutMs > 0) timer = setTimeout(() => interrupt('timeout'), this.limits.timeoutMs);
+    return this.session(sql, signal, async (duck, connection, stopping) => {
       const prepared = await prepareReadOnly(duck, connection, sql);
       let result: DuckDBResult;
       try {
@@ -152,15 +141,79 @@ export class SqlEngine {
       }
       await onColumns?.(columns);
       for (;;) {
-        if (stop !== undefined) break;
+        if (stopping()) break;
         const chunk = await result.fetchChunk();
         if (chunk === null || chunk.rowCount === 0) break;
         const raw = chunk.getRows();
         const rows = raw.map((row) => row.map((value, i) => converters[i]!(value)));
         if ((await onRows(rows)) === false) break;
       }
-      if (stop !== undefined) throw stopped(stop, this.limits.timeoutMs);
       return columns;
+    });
+  }
+
+  /**
+   * The whole result of one read-only SELECT as a Parquet file (zstd), written by DuckDB's COPY
+   * into the engine's private answers directory (never the storage's), under the same bounds as
+   * a streamed answer (timeout, concurrency, cancel). The statement is checked as every other,
+   * then re-rendered by DuckDB's own serializer before it is wrapped into the COPY (no comment or
+   * `;` of the client's text reaches it). The caller streams the file and removes it.
+   */
+  async parquetFile(sql: string, signal?: AbortSignal): Promise<string> {
+    return this.session(sql, signal, async (duck, connection, _stopping, built) => {
+      (await prepareReadOnly(duck, connection, sql)).destroySync();
+      const rendered = await connection.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR)', [sql]);
+      const tree = JSON.parse(String(rendered.getRows()[0]![0])) as { error: boolean; error_message?: string };
+      if (tree.error) throw new SqlError('refused', `a Parquet answer is made of a SELECT statement: ${tree.error_message ?? 'this one cannot be rendered'}`);
+      const select = await connection.runAndReadAll('SELECT json_deserialize_sql(json_serialize_sql($1::VARCHAR))', [sql]);
+      const file = join(built.sandbox.exportDirectory, `${randomUUID()}.parquet`);
+      try {
+        await connection.run(`COPY (\n${String(select.getRows()[0]![0])}\n) TO ${quoteText(file)} (FORMAT parquet, COMPRESSION zstd)`);
+      } catch (error) {
+        rmSync(file, { force: true });
+        throw error;
+      }
+      return file;
+    });
+  }
+
+  /** One statement's turn: a slot among `maxConcurrent`, a connection of the current tables, the timeout and the client's cancel. */
+  private async session<T>(
+    sql: string,
+    signal: AbortSignal | undefined,
+    work: (duck: DuckModule, connection: DuckDBConnection, stopping: () => boolean, built: Built) => Promise<T>,
+  ): Promise<T> {
+    if (this.running >= this.limits.maxConcurrent) throw new SqlError('busy', `${this.running} statements are running, the limit is ${this.limits.maxConcurrent}; ask again`);
+    if (signal?.aborted === true) throw new SqlError('cancelled', 'cancelled');
+    this.running++;
+    let built: Built | undefined;
+    let connection: DuckDBConnection | undefined;
+    let stop: 'timeout' | 'cancelled' | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const interrupt = (why: 'timeout' | 'cancelled'): void => {
+      stop ??= why;
+      connection?.interrupt();
+    };
+    const onAbort = (): void => interrupt('cancelled');
+    try {
+      const duck = await loadDuck();
+      built = await this.current();
+      built.active++;
+      // A statement that may read `_elements` or `_references` waits for them to be filled from
+      // the same state as the other tables; a storage changed meanwhile means a new build.
+      for (let attempt = 0; namesLinkTables(sql) && !(await this.links(built, duck)); attempt++) {
+        if (attempt === 2) throw new Error('the storage keeps changing while its tables are built; ask again');
+        built.active--;
+        this.release(built);
+        built = await this.current();
+        built.active++;
+      }
+      connection = await built.sandbox.instance.connect();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (this.limits.timeoutMs > 0) timer = setTimeout(() => interrupt('timeout'), this.limits.timeoutMs);
+      const answer = await work(duck, connection, () => stop !== undefined, built);
+      if (stop !== undefined) throw stopped(stop, this.limits.timeoutMs);
+      return answer;
     } catch (error) {
       if (stop !== undefined) throw stopped(stop, this.limits.timeoutMs);
       if (error instanceof SqlError) throw error;
@@ -207,6 +260,33 @@ export class SqlEngine {
     return fresh.built;
   }
 
+  /** Fills `_elements` and `_references` once; false when the storage is no longer in the built state. */
+  private links(built: Built, duck: DuckModule): Promise<boolean> {
+    built.links ??= this.options.storage
+      .consistent(async () => {
+        if (this.options.storage.generation !== built.generation) return false;
+        const connection = await built.sandbox.instance.connect();
+        try {
+          await buildLinkTables(duck, connection, this.options.storage, built.linkTypes);
+          await connection.run('CHECKPOINT');
+        } finally {
+          connection.closeSync();
+        }
+        return true;
+      })
+      .then(
+        (done) => {
+          if (!done) built.links = undefined;
+          return done;
+        },
+        (error: unknown) => {
+          built.links = undefined;
+          throw error;
+        },
+      );
+    return built.links;
+  }
+
   private release(built: Built): void {
     if (built.retired && built.active === 0) built.sandbox.close();
   }
@@ -221,6 +301,7 @@ export class SqlEngine {
     built.active++;
     const connection = await built.sandbox.instance.connect();
     try {
+      if (namesLinkTables(table) && !(await this.links(built, await loadDuck()))) throw new Error('the storage changed while it was exported; export again');
       await connection.run(`COPY (SELECT * FROM ${quoteIdent(table)}) TO ${quoteText(file)} (FORMAT parquet, COMPRESSION zstd)`);
     } finally {
       connection.closeSync();
@@ -246,8 +327,10 @@ async function buildState(duck: DuckModule, storage: Storage, graph: GraphIndex 
     const connection = await sandbox.instance.connect();
     try {
       const result = await buildTables(duck, connection, storage, graph, { onProgress: options.onBuildProgress, onProblem: options.onProblem });
+      // Written out compressed into the private database file; the memory limit bounds what stays cached.
+      await connection.run('CHECKPOINT');
       await sandbox.lock(connection);
-      return { built: { generation, sandbox, tables: result.tables, active: 0, retired: false }, objects: result.objects, problems: result.problems };
+      return { built: { generation, sandbox, tables: result.tables, linkTypes: result.linkTypes, links: undefined, active: 0, retired: false }, objects: result.objects, problems: result.problems };
     } finally {
       connection.closeSync();
     }

@@ -1,7 +1,8 @@
-import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { ChunkAppender } from './chunk-appender.js';
 import { isAppError } from '../errors.js';
-import { charsText, layoutEntity, variableElements, type EntityLayout, type MemberValue, type VariableSlot } from '../format/entity-layout.js';
-import { channelOf, classifyId } from '../format/ids.js';
+import { charsText, layoutEntity, type EntityLayout, type VariableSlot } from '../format/entity-layout.js';
+import { channelOf } from '../format/ids.js';
 import type { TypeEntry } from '../format/type-dictionary.js';
 import type { GraphIndex } from '../graph/graph-index.js';
 import { forEachLatestRecord, type LatestRecord, type RecordPassProgress } from '../graph/latest-records.js';
@@ -9,6 +10,8 @@ import type { Storage } from '../storage/storage.js';
 import { planTypeTable, sqlTypeOf, valueKindOfEntry, type TypeTablePlan, type ValueKind } from './column-model.js';
 import type { DuckModule } from './duck-module.js';
 import { finishTables, type BuiltSchema } from './finish-tables.js';
+import { buildGigaMapTables } from './gigamap-tables.js';
+import { LINK_TABLES, type LinkType } from './link-tables.js';
 import { valueOfObject } from './value-records.js';
 
 /**
@@ -27,20 +30,46 @@ export interface TableBuildOptions {
 export interface TableBuildResult extends BuiltSchema {
   readonly objects: number;
   readonly problems: number;
+  /** For the pass that fills `_elements` and `_references` when a statement first names them. */
+  readonly linkTypes: ReadonlyMap<bigint, LinkType>;
 }
 
+/**
+ * The pass appends to staging tables whose repeated texts (type name, file) are small
+ * integer codes: a text costs one native call per value, a code none (see chunk-appender.ts).
+ * `finishSystemTables` turns them into the tables users see, inside DuckDB.
+ */
 export const SYSTEM_TABLES = `
-CREATE TABLE _objects (oid BIGINT, type_id BIGINT, type_name VARCHAR, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file VARCHAR, "offset" BIGINT);
+CREATE TABLE __objects (oid BIGINT, type_id BIGINT, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file INTEGER, "offset" BIGINT);
 CREATE TABLE _values (oid BIGINT, type_id BIGINT, text VARCHAR, int BIGINT, num DOUBLE, bool BOOLEAN, ts TIMESTAMP, dt DATE, tm TIME);
-CREATE TABLE _elements (owner BIGINT, position BIGINT, key_text VARCHAR, key_oid BIGINT, value_text VARCHAR, value_oid BIGINT, member VARCHAR);
-CREATE TABLE _references (from_oid BIGINT, to_oid BIGINT, member VARCHAR);
+CREATE TABLE __names (kind VARCHAR, code INTEGER, name VARCHAR);
+CREATE TABLE __types (type_id BIGINT, type_name VARCHAR);
 `;
+
+/** The users' `_objects` from its staging table and codes; `_elements` and `_references` empty until link-tables.ts fills them. */
+export const FINISH_SYSTEM_TABLES = `
+CREATE TABLE _objects AS SELECT o.oid, o.type_id, t.type_name, o.reachable, o.bytes, o.channel, f.name AS file, o."offset" FROM __objects o LEFT JOIN __types t ON t.type_id = o.type_id LEFT JOIN (SELECT code, name FROM __names WHERE kind = 'file') f ON f.code = o.file;
+DROP TABLE __objects;
+DROP TABLE __names;
+DROP TABLE __types;
+${LINK_TABLES}`;
+
+/** Small integer codes for repeated texts, written to `__names` at the end. */
+class Codes {
+  readonly byName = new Map<string, number>();
+  constructor(readonly kind: string) {}
+  of(name: string): number {
+    let code = this.byName.get(name);
+    if (code === undefined) this.byName.set(name, (code = this.byName.size));
+    return code;
+  }
+}
 
 /** A type name's staging table with its appender. */
 export interface Staging {
   readonly plan: TypeTablePlan;
   readonly table: string;
-  readonly appender: DuckDBAppender;
+  readonly appender: ChunkAppender;
 }
 
 interface PerType {
@@ -53,13 +82,11 @@ interface PerType {
 export async function buildTables(duck: DuckModule, connection: DuckDBConnection, storage: Storage, graph: GraphIndex | undefined, options: TableBuildOptions = {}): Promise<TableBuildResult> {
   const dictionary = storage.dictionary;
   await connection.run(SYSTEM_TABLES);
-  const objects = await connection.createAppender('_objects');
-  const values = await connection.createAppender('_values');
-  const elements = await connection.createAppender('_elements');
-  const references = await connection.createAppender('_references');
+  const objects = new ChunkAppender(duck, await connection.createAppender('__objects'));
+  const values = new ChunkAppender(duck, await connection.createAppender('_values'));
+  const files = new Codes('file');
   const stagings = new Map<string, Staging>();
   const perType = new Map<bigint, PerType | null>();
-  const fileNames = new Map<string, string>();
   let count = 0;
   let problems = 0;
 
@@ -80,7 +107,7 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
         const table = `__stage_${stagings.size}`;
         const columns = plan.columns.map((c, i) => `c${i} ${c.role.kind === 'value' ? 'BIGINT' : sqlTypeOf(c.role)}`);
         await connection.run(`CREATE TABLE ${table} (_oid BIGINT, _type_id BIGINT${columns.map((c) => `, ${c}`).join('')})`);
-        staging = { plan, table, appender: await connection.createAppender(table) };
+        staging = { plan, table, appender: new ChunkAppender(duck, await connection.createAppender(table)) };
         stagings.set(entry.typeName, staging);
       }
     }
@@ -89,25 +116,24 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
     return known;
   };
 
-  const fileName = (path: string): string => {
-    let name = fileNames.get(path);
-    if (name === undefined) fileNames.set(path, (name = path.split(/[\\/]/).slice(-2).join('/')));
-    return name;
+  const fileCode = (path: string): number => files.of(path);
+
+  const handle = (record: LatestRecord): Promise<void> | void => {
+    const known = perType.get(record.typeId);
+    if (known === undefined) return typeOf(record.typeId).then((type) => append(record, type));
+    append(record, known);
   };
 
-  const handle = async (record: LatestRecord): Promise<void> => {
+  const append = (record: LatestRecord, type: PerType | null): void => {
     count++;
-    const type = await typeOf(record.typeId);
     objects.appendBigInt(record.objectId);
     objects.appendBigInt(record.typeId);
-    if (type === null) objects.appendNull();
-    else objects.appendVarchar(type.entry.typeName);
     const node = graph?.nodes.nodeOfId(record.objectId) ?? -1;
     if (graph === undefined || node < 0) objects.appendNull();
     else objects.appendBoolean(graph.isReachable(node));
     objects.appendBigInt(BigInt(record.content.length + 24));
     objects.appendInteger(channelOf(record.objectId, storage.channels.length));
-    objects.appendVarchar(fileName(record.file));
+    objects.appendInteger(fileCode(record.file));
     objects.appendBigInt(BigInt(record.offset));
     objects.endRow();
     if (type === null) return;
@@ -124,19 +150,46 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
       appendValue(duck, values, record, layout, type.value, storage);
       return;
     }
-    appendEntity(type.staging!, type.columns!, record, layout, elements, references);
+    appendEntity(type.staging!, type.columns!, record, layout);
   };
 
   try {
     await forEachLatestRecord(storage, new Set(dictionary.byId.keys()), handle, options.onProgress);
   } finally {
-    for (const appender of [objects, values, elements, references, ...[...stagings.values()].map((s) => s.appender)]) appender.closeSync();
+    for (const appender of [objects, values, ...[...stagings.values()].map((s) => s.appender)]) appender.closeSync();
+  }
+  const names = new ChunkAppender(duck, await connection.createAppender('__names'));
+  for (const codes of [files]) {
+    for (const [name, code] of codes.byName) {
+      names.appendVarchar(codes.kind);
+      names.appendInteger(code);
+      names.appendVarchar(name.split(/[\\/]/).slice(-2).join('/'));
+      names.endRow();
+    }
+  }
+  names.closeSync();
+  const types = new ChunkAppender(duck, await connection.createAppender('__types'));
+  for (const entry of dictionary.entries) {
+    types.appendBigInt(entry.typeId);
+    types.appendVarchar(entry.typeName);
+    types.endRow();
+  }
+  types.closeSync();
+  await connection.run(FINISH_SYSTEM_TABLES);
+  try {
+    await buildGigaMapTables(duck, connection, storage, graph);
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    problems++;
+    options.onProblem?.(error.message);
   }
   const schema = await finishTables(connection, dictionary, [...stagings.values()], perType);
-  return { ...schema, objects: count, problems };
+  const linkTypes = new Map<bigint, LinkType>();
+  for (const [typeId, t] of perType) if (t !== null && t.staging !== undefined && t.columns !== undefined) linkTypes.set(typeId, { entry: t.entry, plan: t.staging.plan, fieldOfColumn: t.columns });
+  return { ...schema, objects: count, problems, linkTypes };
 }
 
-function appendValue(duck: DuckModule, values: DuckDBAppender, record: LatestRecord, layout: EntityLayout, kind: ValueKind, storage: Storage): void {
+function appendValue(duck: DuckModule, values: ChunkAppender, record: LatestRecord, layout: EntityLayout, kind: ValueKind, storage: Storage): void {
   const value = valueOfObject(layout, kind, storage.dictionary, record.objectId);
   values.appendBigInt(record.objectId);
   values.appendBigInt(record.typeId);
@@ -173,7 +226,7 @@ function appendValue(duck: DuckModule, values: DuckDBAppender, record: LatestRec
   values.endRow();
 }
 
-function appendEntity(staging: Staging, fieldOfColumn: Int32Array, record: LatestRecord, layout: EntityLayout, elements: DuckDBAppender, references: DuckDBAppender): void {
+function appendEntity(staging: Staging, fieldOfColumn: Int32Array, record: LatestRecord, layout: EntityLayout): void {
   const appender = staging.appender;
   const view = layout.view;
   appender.appendBigInt(record.objectId);
@@ -221,10 +274,7 @@ function appendEntity(staging: Staging, fieldOfColumn: Int32Array, record: Lates
       case 'value': {
         const id = view.getBigInt64(at, true);
         if (id === 0n) appender.appendNull();
-        else {
-          appender.appendBigInt(id);
-          if (classifyId(id) === 'object') appendReference(references, record.objectId, id, columns[c]!.name);
-        }
+        else appender.appendBigInt(id);
         break;
       }
       case 'chars': {
@@ -240,63 +290,9 @@ function appendEntity(staging: Staging, fieldOfColumn: Int32Array, record: Lates
       case 'list': {
         const s = slot as VariableSlot;
         appender.appendBigInt(BigInt(s.count));
-        appendElements(elements, references, record.objectId, columns[c]!.name, layout, s);
         break;
       }
     }
   }
   appender.endRow();
-}
-
-function appendReference(references: DuckDBAppender, from: bigint, to: bigint, member: string): void {
-  references.appendBigInt(from);
-  references.appendBigInt(to);
-  references.appendVarchar(member);
-  references.endRow();
-}
-
-/** Elements in batches, so a list of millions is never decoded at once. */
-const ELEMENT_BATCH = 4096;
-
-function appendElements(elements: DuckDBAppender, references: DuckDBAppender, owner: bigint, member: string, layout: EntityLayout, slot: VariableSlot): void {
-  const field = slot.field;
-  if (field.kind !== 'list') return;
-  const pair = field.elements.length === 2;
-  for (let from = 0; from < slot.count; from += ELEMENT_BATCH) {
-    const batch = variableElements(layout.view, slot, from, Math.min(slot.count, from + ELEMENT_BATCH));
-    for (let i = 0; i < batch.length; i++) {
-      const element = batch[i]!;
-      elements.appendBigInt(owner);
-      elements.appendBigInt(BigInt(from + i));
-      if (pair && Array.isArray(element)) {
-        appendPart(elements, element[0]!);
-        appendPart(elements, element[1]!);
-      } else {
-        elements.appendNull();
-        elements.appendNull();
-        appendPart(elements, element);
-      }
-      elements.appendVarchar(member);
-      elements.endRow();
-      collectReferences(references, owner, member, element);
-    }
-  }
-}
-
-/** A key or value: as text (primitives, texts, nested lists as JSON) and as object id (references). */
-function appendPart(elements: DuckDBAppender, value: MemberValue): void {
-  if (typeof value === 'bigint') {
-    elements.appendNull();
-    if (value === 0n) elements.appendNull();
-    else elements.appendBigInt(value);
-  } else {
-    elements.appendVarchar(typeof value === 'string' ? value : JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)));
-    elements.appendNull();
-  }
-}
-
-function collectReferences(references: DuckDBAppender, owner: bigint, member: string, value: MemberValue): void {
-  if (typeof value === 'bigint') {
-    if (classifyId(value) === 'object') appendReference(references, owner, value, member);
-  } else if (Array.isArray(value)) for (const v of value as readonly MemberValue[]) collectReferences(references, owner, member, v);
 }

@@ -1,3 +1,4 @@
+import { open, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
@@ -80,13 +81,13 @@ export async function sqlRoutes(scope: FastifyInstance, options: SqlRoutesOption
         schema: {
           summary: `Runs one read-only SQL statement over the storage's tables${suffix}`,
           description:
-            'Every type with instances is a table named by its Java type name (plus a view under its simple name), with `_objects`, `_references`, `_elements` and `_values`. `Accept: text/csv` or `application/x-ndjson` streams the whole result.',
+            'Every type with instances is a table named by its Java type name (plus a view under its simple name), with `_objects`, `_references`, `_elements`, `_values`, `_gigamap_entities` and `_gigamap_index`. `Accept: text/csv` or `application/x-ndjson` streams the whole result; `Accept: application/vnd.apache.parquet` answers the whole result of a SELECT as one Parquet file (zstd).',
           tags: ['sql'],
           // Off (--no-sql): the routes answer 404 and are left out of the OpenAPI document, so that clients (the viewer) do not offer SQL.
           hide: options.sql === false,
           ...params,
           body: SqlBody,
-          produces: ['application/json', 'text/csv', 'application/x-ndjson'],
+          produces: ['application/json', 'text/csv', 'application/x-ndjson', 'application/vnd.apache.parquet'],
           response: { 200: SqlAnswer, ...SQL_PROBLEMS },
         },
       },
@@ -94,11 +95,12 @@ export async function sqlRoutes(scope: FastifyInstance, options: SqlRoutesOption
         const engine = engineFor(request, options);
         const body = request.body as Static<typeof SqlBody>;
         const accept = String(request.headers.accept ?? '');
-        const format = /text\/csv/.test(accept) ? 'csv' : /application\/x-ndjson/.test(accept) ? 'ndjson' : 'json';
+        const format = /text\/csv/.test(accept) ? 'csv' : /application\/x-ndjson/.test(accept) ? 'ndjson' : /application\/vnd\.apache\.parquet/.test(accept) ? 'parquet' : 'json';
         const abort = new AbortController();
         reply.raw.on('close', () => abort.abort());
         try {
           if (format === 'json') return await engine.query(body.sql, { limit: body.limit ?? 1000, signal: abort.signal });
+          if (format === 'parquet') return await parquetAnswer(engine, body.sql, abort, reply);
           return await streamAnswer(engine, body.sql, format, abort, reply);
         } catch (error) {
           throw asProblem(error);
@@ -219,6 +221,25 @@ async function streamAnswer(engine: SqlEngine, sql: string, format: 'csv' | 'ndj
     }
   }
   return Readable.from(lines(), { objectMode: false });
+}
+
+/**
+ * The whole result as a Parquet file DuckDB wrote into the engine's private answers directory:
+ * opened, removed from the directory at once (the open file is still read), then streamed.
+ */
+async function parquetAnswer(engine: SqlEngine, sql: string, abort: AbortController, reply: FastifyReply): Promise<Readable> {
+  const file = await engine.parquetFile(sql, abort.signal);
+  let handle;
+  try {
+    handle = await open(file, 'r');
+  } finally {
+    await rm(file, { force: true });
+  }
+  const { size } = await handle.stat();
+  reply.type('application/vnd.apache.parquet');
+  reply.header('content-length', size);
+  reply.header('content-disposition', 'attachment; filename="answer.parquet"');
+  return handle.createReadStream({ autoClose: true });
 }
 
 export { sendProblem };

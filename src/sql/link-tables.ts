@@ -1,0 +1,156 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { isAppError } from '../errors.js';
+import { layoutEntity, variableElements, type EntityLayout, type MemberValue, type VariableSlot } from '../format/entity-layout.js';
+import { classifyId } from '../format/ids.js';
+import type { TypeEntry } from '../format/type-dictionary.js';
+import { forEachLatestRecord, type LatestRecord } from '../graph/latest-records.js';
+import type { Storage } from '../storage/storage.js';
+import { ChunkAppender } from './chunk-appender.js';
+import type { TypeTablePlan } from './column-model.js';
+import type { DuckModule } from './duck-module.js';
+
+/**
+ * `_references` and `_elements`, built by a pass of their own over the entity records when a
+ * statement first names them (half of what a build appends is theirs; most statements never
+ * need them). Members are small integer codes while appending, names inside DuckDB afterwards.
+ */
+
+/** What the link pass needs of an entity type: its entry and its table's plan. */
+export interface LinkType {
+  readonly entry: TypeEntry;
+  readonly plan: TypeTablePlan;
+  /** Per column of the plan, the field of this version (-1: the version lacks it). */
+  readonly fieldOfColumn: Int32Array;
+}
+
+export const LINK_TABLES = `
+CREATE TABLE _elements (owner BIGINT, position BIGINT, key_text VARCHAR, key_oid BIGINT, value_text VARCHAR, value_oid BIGINT, member VARCHAR);
+CREATE TABLE _references (from_oid BIGINT, to_oid BIGINT, member VARCHAR);
+`;
+
+/** Whether a statement may read `_elements` or `_references` (named, or through a table function that takes a name). */
+export function namesLinkTables(sql: string): boolean {
+  return /_elements|_references|query_table|\bquery\s*\(/i.test(sql);
+}
+
+export async function buildLinkTables(duck: DuckModule, connection: DuckDBConnection, storage: Storage, types: ReadonlyMap<bigint, LinkType>): Promise<void> {
+  await connection.run(`
+CREATE TABLE __elements (owner BIGINT, position BIGINT, key_text VARCHAR, key_oid BIGINT, value_text VARCHAR, value_oid BIGINT, member INTEGER);
+CREATE TABLE __references (from_oid BIGINT, to_oid BIGINT, member INTEGER);
+CREATE TABLE __members (code INTEGER, name VARCHAR);`);
+  const elements = new ChunkAppender(duck, await connection.createAppender('__elements'));
+  const references = new ChunkAppender(duck, await connection.createAppender('__references'));
+  const members = new Map<string, number>();
+  const codesOf = new Map<TypeTablePlan, Int32Array>();
+  const memberCodes = (plan: TypeTablePlan): Int32Array => {
+    let codes = codesOf.get(plan);
+    if (codes === undefined) {
+      codes = new Int32Array(plan.columns.length);
+      plan.columns.forEach((c, i) => {
+        let code = members.get(c.name);
+        if (code === undefined) members.set(c.name, (code = members.size));
+        codes![i] = code;
+      });
+      codesOf.set(plan, codes);
+    }
+    return codes;
+  };
+  const handle = (record: LatestRecord): void => {
+    const type = types.get(record.typeId);
+    if (type === undefined) return;
+    let layout: EntityLayout;
+    try {
+      layout = layoutEntity(type.entry, record.content, { file: record.file, offset: record.offset + 24 });
+    } catch (error) {
+      // Counted and reported by the tables' own pass already.
+      if (isAppError(error)) return;
+      throw error;
+    }
+    const codes = memberCodes(type.plan);
+    const columns = type.plan.columns;
+    for (let c = 0; c < columns.length; c++) {
+      const field = type.fieldOfColumn[c]!;
+      const slot = field < 0 ? undefined : layout.slots[field];
+      if (slot === undefined) continue;
+      const kind = columns[c]!.role.kind;
+      if (kind === 'reference' || kind === 'value') {
+        const id = layout.view.getBigInt64(slot.offset, true);
+        if (id !== 0n && classifyId(id) === 'object') appendReference(references, record.objectId, id, codes[c]!);
+      } else if (kind === 'list') appendElements(elements, references, record.objectId, codes[c]!, layout, slot as VariableSlot);
+    }
+  };
+  try {
+    await forEachLatestRecord(storage, new Set(types.keys()), handle);
+  } finally {
+    elements.closeSync();
+    references.closeSync();
+  }
+  const names = new ChunkAppender(duck, await connection.createAppender('__members'));
+  for (const [name, code] of members) {
+    names.appendInteger(code);
+    names.appendVarchar(name);
+    names.endRow();
+  }
+  names.closeSync();
+  await connection.run(`
+INSERT INTO _elements WITH texts AS MATERIALIZED (SELECT oid, any_value(text) AS text FROM _values WHERE oid IN (SELECT key_oid FROM __elements UNION SELECT value_oid FROM __elements) GROUP BY oid)
+  SELECT e.owner, e.position, coalesce(e.key_text, k.text), e.key_oid, coalesce(e.value_text, v.text), e.value_oid, m.name
+  FROM __elements e LEFT JOIN __members m ON m.code = e.member LEFT JOIN texts k ON k.oid = e.key_oid LEFT JOIN texts v ON v.oid = e.value_oid;
+INSERT INTO _references SELECT r.from_oid, r.to_oid, m.name FROM __references r LEFT JOIN __members m ON m.code = r.member;
+DROP TABLE __elements;
+DROP TABLE __references;
+DROP TABLE __members;`);
+}
+
+function appendReference(references: ChunkAppender, from: bigint, to: bigint, member: number): void {
+  references.appendBigInt(from);
+  references.appendBigInt(to);
+  references.appendInteger(member);
+  references.endRow();
+}
+
+/** Elements in batches, so a list of millions is never decoded at once. */
+const ELEMENT_BATCH = 4096;
+
+function appendElements(elements: ChunkAppender, references: ChunkAppender, owner: bigint, member: number, layout: EntityLayout, slot: VariableSlot): void {
+  const field = slot.field;
+  if (field.kind !== 'list') return;
+  const pair = field.elements.length === 2;
+  for (let from = 0; from < slot.count; from += ELEMENT_BATCH) {
+    const batch = variableElements(layout.view, slot, from, Math.min(slot.count, from + ELEMENT_BATCH));
+    for (let i = 0; i < batch.length; i++) {
+      const element = batch[i]!;
+      elements.appendBigInt(owner);
+      elements.appendBigInt(BigInt(from + i));
+      if (pair && Array.isArray(element)) {
+        appendPart(elements, element[0]!);
+        appendPart(elements, element[1]!);
+      } else {
+        elements.appendNull();
+        elements.appendNull();
+        appendPart(elements, element);
+      }
+      elements.appendInteger(member);
+      elements.endRow();
+      collectReferences(references, owner, member, element);
+    }
+  }
+}
+
+/** A key or value: as text (primitives, texts, nested lists as JSON) and as object id (references). */
+function appendPart(elements: ChunkAppender, value: MemberValue): void {
+  if (typeof value === 'bigint') {
+    elements.appendNull();
+    if (value === 0n) elements.appendNull();
+    else elements.appendBigInt(value);
+  } else {
+    elements.appendVarchar(typeof value === 'string' ? value : JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)));
+    elements.appendNull();
+  }
+}
+
+function collectReferences(references: ChunkAppender, owner: bigint, member: number, value: MemberValue): void {
+  if (typeof value === 'bigint') {
+    if (classifyId(value) === 'object') appendReference(references, owner, value, member);
+  } else if (Array.isArray(value)) for (const v of value as readonly MemberValue[]) collectReferences(references, owner, member, v);
+}
