@@ -3,7 +3,7 @@ import type { TypeDictionary, TypeEntry } from '../format/type-dictionary.js';
 import { GIGAMAP_TABLES } from '../gigamap/sql-rows.js';
 import { quoteIdent, quoteText, simpleNameOf, sqlTypeOf, type ValueKind } from './column-model.js';
 import { jdkConstantRows } from './jdk-constants.js';
-import type { Staging } from './table-build.js';
+import type { Staging } from './staging.js';
 
 /**
  * After the pass: the values that need other values (enum constant names, LocalDateTime from its

@@ -7,11 +7,12 @@ import type { TypeEntry } from '../format/type-dictionary.js';
 import type { GraphIndex } from '../graph/graph-index.js';
 import { forEachLatestRecord, type LatestRecord, type RecordPassProgress } from '../graph/latest-records.js';
 import type { Storage } from '../storage/storage.js';
-import { planTypeTable, sqlTypeOf, valueKindOfEntry, type TypeTablePlan, type ValueKind } from './column-model.js';
+import { planTypeTable, sqlTypeOf, valueKindOfEntry, type ValueKind } from './column-model.js';
 import type { DuckModule } from './duck-module.js';
 import { finishTables, type BuiltSchema } from './finish-tables.js';
 import { buildGigaMapTables } from './gigamap-tables.js';
 import { LINK_TABLES, type LinkType } from './link-tables.js';
+import type { Staging } from './staging.js';
 import { valueOfObject } from './value-records.js';
 
 /**
@@ -66,12 +67,6 @@ class Codes {
 }
 
 /** A type name's staging table with its appender. */
-export interface Staging {
-  readonly plan: TypeTablePlan;
-  readonly table: string;
-  readonly appender: ChunkAppender;
-}
-
 interface PerType {
   readonly entry: TypeEntry;
   readonly value: ValueKind | undefined;
