@@ -1,7 +1,7 @@
 import { isAppError } from '../errors.js';
 import { fixedSizeOf, layoutEntity, type EntityLayout } from '../format/entity-layout.js';
-import { UTC } from '../format/java-time-zones.js';
-import { JavaValueError } from '../format/java-value-error.js';
+import { UTC } from '../javatext/java-time-zones.js';
+import { JavaValueError } from '../javatext/java-value-error.js';
 import { forEachReference } from '../format/entity-references.js';
 import { isObjectIdHalves } from '../format/ids.js';
 import type { TypeDictionary, TypeEntry } from '../format/type-dictionary.js';

@@ -1,5 +1,5 @@
 import { FormatError } from '../errors.js';
-import { javaDoubleBitsToString, javaFloatBitsToString } from './java-float-text.js';
+import { javaDoubleBitsToString, javaFloatBitsToString } from '../javatext/java-float-text.js';
 import {
   PRIMITIVE_SIZES,
   type FieldDescriptor,

@@ -1,7 +1,7 @@
 import { FormatError } from '../errors.js';
 import { quoteForeign } from './foreign-text.js';
 import type { TypeId } from './ids.js';
-import { javaDecimalDigit } from './java-digits.js';
+import { javaDecimalDigit } from '../javatext/java-digits.js';
 
 /**
  * The type dictionary (`PersistenceTypeDictionary.ptd`): one entry per type id, each with the

@@ -1,7 +1,7 @@
 import { FormatError } from '../errors.js';
 import { layoutEntity, type EntityLayout, type MemberSlot, type VariableSlot } from '../format/entity-layout.js';
 import { resolveJdkConstant } from '../format/ids.js';
-import { UTC } from '../format/java-time-zones.js';
+import { UTC } from '../javatext/java-time-zones.js';
 import type { TypeDictionary } from '../format/type-dictionary.js';
 import { simplifiedRenderer } from '../inspect/simplified-value.js';
 import type { StoredEntity } from '../storage/storage-types.js';

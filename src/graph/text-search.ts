@@ -1,5 +1,5 @@
 import { charsText, layoutEntity, primitiveText, type EntityLayout } from '../format/entity-layout.js';
-import { UTC } from '../format/java-time-zones.js';
+import { UTC } from '../javatext/java-time-zones.js';
 import type { FieldDescriptor, TypeEntry } from '../format/type-dictionary.js';
 import { simplifiedRenderer, type Renderer } from '../inspect/simplified-value.js';
 import type { GraphSource } from './graph-build.js';

@@ -1,6 +1,6 @@
 import { isAppError } from '../errors.js';
-import { JavaValueError } from '../format/java-value-error.js';
-import type { JavaTimeZone } from '../format/java-time-zones.js';
+import { JavaValueError } from '../javatext/java-value-error.js';
+import type { JavaTimeZone } from '../javatext/java-time-zones.js';
 import type { StorageFamily } from '../format/storage-family.js';
 import type { EntitySource } from '../inspect/describe-object.js';
 import type { StatisticsSource } from '../inspect/statistics.js';

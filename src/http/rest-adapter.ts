@@ -1,5 +1,5 @@
 import { FormatError } from '../errors.js';
-import { UTC } from '../format/java-time-zones.js';
+import { UTC } from '../javatext/java-time-zones.js';
 import { describeObject, type ObjectDescription } from '../inspect/describe-object.js';
 import { checkedSource, damageReport, type RequestWarnings } from './integrity.js';
 import type { JavaServiceOptions, ServiceState } from './java-answers.js';

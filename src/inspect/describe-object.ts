@@ -8,7 +8,7 @@ import {
   type VariableSlot,
 } from '../format/entity-layout.js';
 import { classifyId, resolveJdkConstant } from '../format/ids.js';
-import type { JavaTimeZone } from '../format/java-time-zones.js';
+import type { JavaTimeZone } from '../javatext/java-time-zones.js';
 import type { Storage } from '../storage/storage.js';
 import { gsonString } from './gson-json.js';
 import { simplifiedRenderer, unloadableReason, UnloadableValueError } from './simplified-value.js';

@@ -1,7 +1,7 @@
 import { FormatError } from '../errors.js';
 import { fixedSizeOf, layoutEntity, type VariableSlot } from '../format/entity-layout.js';
-import { javaDoubleBitsToString, javaFloatBitsToString } from '../format/java-float-text.js';
-import type { JavaTimeZone } from '../format/java-time-zones.js';
+import { javaDoubleBitsToString, javaFloatBitsToString } from '../javatext/java-float-text.js';
+import type { JavaTimeZone } from '../javatext/java-time-zones.js';
 import type { FieldDescriptor, TypeDictionary, TypeEntry } from '../format/type-dictionary.js';
 import { simplifiedRenderer } from './simplified-value.js';
 

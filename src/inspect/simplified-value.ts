@@ -1,25 +1,25 @@
 import { AppError } from '../errors.js';
 import { quoteForeign } from '../format/foreign-text.js';
 import { charsText, type EntityLayout, type MemberSlot, type VariableSlot } from '../format/entity-layout.js';
-import { javaBigDecimalToString, javaBigIntegerFromBytes } from '../format/java-big-number-text.js';
+import { javaBigDecimalToString, javaBigIntegerFromBytes } from '../javatext/java-big-number-text.js';
 import {
   javaDateToString,
   javaSqlDateToString,
   javaSqlTimestampToString,
   javaSqlTimeToString,
-} from '../format/java-date-text.js';
-import { javaDoubleBitsToString, javaFloatBitsToString } from '../format/java-float-text.js';
-import { javaLocaleToString } from '../format/java-locale-text.js';
-import { javaOptionalText } from '../format/java-optional-text.js';
-import { javaPathFromUri } from '../format/java-path-text.js';
+} from '../javatext/java-date-text.js';
+import { javaDoubleBitsToString, javaFloatBitsToString } from '../javatext/java-float-text.js';
+import { javaLocaleToString } from '../javatext/java-locale-text.js';
+import { javaOptionalText } from '../javatext/java-optional-text.js';
+import { javaPathFromUri } from '../javatext/java-path-text.js';
 import {
   javaLocalDateText,
   javaMonthDayText,
   javaPeriodText,
   javaYearMonthText,
   javaZoneOffsetText,
-} from '../format/java-time-text.js';
-import type { JavaTimeZone } from '../format/java-time-zones.js';
+} from '../javatext/java-time-text.js';
+import type { JavaTimeZone } from '../javatext/java-time-zones.js';
 import { isPrimitiveName, type PrimitiveName, type TypeDictionary, type TypeEntry } from '../format/type-dictionary.js';
 
 /**

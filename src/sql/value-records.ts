@@ -1,5 +1,5 @@
 import { fixedValue, type EntityLayout } from '../format/entity-layout.js';
-import { UTC } from '../format/java-time-zones.js';
+import { UTC } from '../javatext/java-time-zones.js';
 import type { TypeDictionary } from '../format/type-dictionary.js';
 import { simplifiedRenderer } from '../inspect/simplified-value.js';
 import type { ValueKind } from './column-model.js';

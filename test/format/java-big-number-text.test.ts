@@ -1,11 +1,11 @@
 /**
- * Tests of `src/format/java-big-number-text.ts`. Expected texts in the tables below are
+ * Tests of `src/javatext/java-big-number-text.ts`. Expected texts in the tables below are
  * conformance values: each was printed by OpenJDK 17.0.15 (`new BigInteger(bytes)`,
  * `new BigDecimal(text).toString()`), never generated from this module. "rejects" cases are
  * texts for which Java threw.
  */
 import { describe, expect, it } from 'vitest';
-import { javaBigDecimalToString, javaBigIntegerFromBytes } from '../../src/format/java-big-number-text.js';
+import { javaBigDecimalToString, javaBigIntegerFromBytes } from '../../src/javatext/java-big-number-text.js';
 import { expectJavaValueError, lcg } from '../helpers/java-value.js';
 
 describe('javaBigIntegerFromBytes', () => {

@@ -1,5 +1,5 @@
 /**
- * Tests of `src/format/java-date-text.ts`. Expected texts in the tables below are conformance
+ * Tests of `src/javatext/java-date-text.ts`. Expected texts in the tables below are conformance
  * values: each was printed by OpenJDK 17.0.15 (`new Date(ms).toString()`,
  * `new java.sql.Timestamp(ms).toString()` and the other `java.sql` types, with
  * `TimeZone.setDefault(zone)`), never generated from this module.
@@ -10,8 +10,8 @@ import {
   javaSqlDateToString,
   javaSqlTimeToString,
   javaSqlTimestampToString,
-} from '../../src/format/java-date-text.js';
-import { UTC, type JavaTimeZone } from '../../src/format/java-time-zones.js';
+} from '../../src/javatext/java-date-text.js';
+import { UTC, type JavaTimeZone } from '../../src/javatext/java-time-zones.js';
 import { lcg } from '../helpers/java-value.js';
 
 const LONG_MAX = 9223372036854775807n;

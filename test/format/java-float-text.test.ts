@@ -5,7 +5,7 @@ import {
   javaDoubleBitsToString,
   javaDoubleToString,
   javaFloatBitsToString,
-} from '../../src/format/java-float-text.js';
+} from '../../src/javatext/java-float-text.js';
 
 const scratch = new DataView(new ArrayBuffer(8));
 

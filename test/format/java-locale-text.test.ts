@@ -1,10 +1,10 @@
 /**
- * Tests of `src/format/java-locale-text.ts`. Expected texts in the table below are conformance
+ * Tests of `src/javatext/java-locale-text.ts`. Expected texts in the table below are conformance
  * values: each was printed by OpenJDK 17.0.15 (`Locale.forLanguageTag(tag).toString()`), never
  * generated from this module.
  */
 import { describe, expect, it } from 'vitest';
-import { javaLocaleToString } from '../../src/format/java-locale-text.js';
+import { javaLocaleToString } from '../../src/javatext/java-locale-text.js';
 
 describe('javaLocaleToString', () => {
   it.each([

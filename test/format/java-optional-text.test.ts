@@ -1,6 +1,6 @@
-/** Tests of `src/format/java-optional-text.ts` (`OptionalInt`/`OptionalLong`/`OptionalDouble` texts). */
+/** Tests of `src/javatext/java-optional-text.ts` (`OptionalInt`/`OptionalLong`/`OptionalDouble` texts). */
 import { describe, expect, it } from 'vitest';
-import { javaOptionalText } from '../../src/format/java-optional-text.js';
+import { javaOptionalText } from '../../src/javatext/java-optional-text.js';
 
 describe('javaOptionalText', () => {
   it.each([

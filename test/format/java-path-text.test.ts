@@ -1,11 +1,11 @@
 /**
- * Tests of `src/format/java-path-text.ts`. Expected texts in the tables below are conformance
+ * Tests of `src/javatext/java-path-text.ts`. Expected texts in the tables below are conformance
  * values: each was printed by OpenJDK 17.0.15 (`Paths.get(URI.create(uri)).toString()` on Linux
  * with a UTF-8 locale), never generated from this module. "rejects" cases are URIs for which
  * Java threw.
  */
 import { describe, expect, it } from 'vitest';
-import { javaPathFromUri } from '../../src/format/java-path-text.js';
+import { javaPathFromUri } from '../../src/javatext/java-path-text.js';
 import { expectJavaValueError } from '../helpers/java-value.js';
 
 describe('javaPathFromUri', () => {

@@ -1,4 +1,4 @@
-/** Tests of `src/format/java-time-text.ts` (`LocalDate`, `YearMonth`, `MonthDay`, `Period`, `ZoneOffset` texts). */
+/** Tests of `src/javatext/java-time-text.ts` (`LocalDate`, `YearMonth`, `MonthDay`, `Period`, `ZoneOffset` texts). */
 import { describe, expect, it } from 'vitest';
 import {
   javaLocalDateText,
@@ -6,8 +6,8 @@ import {
   javaPeriodText,
   javaYearMonthText,
   javaZoneOffsetText,
-} from '../../src/format/java-time-text.js';
-import { JavaValueError } from '../../src/format/java-value-error.js';
+} from '../../src/javatext/java-time-text.js';
+import { JavaValueError } from '../../src/javatext/java-value-error.js';
 
 describe('javaLocalDateText', () => {
   it.each([

@@ -1,6 +1,6 @@
-/** Tests of `src/format/java-value-error.ts`. */
+/** Tests of `src/javatext/java-value-error.ts`. */
 import { describe, expect, it } from 'vitest';
-import { JavaValueError } from '../../src/format/java-value-error.js';
+import { JavaValueError } from '../../src/javatext/java-value-error.js';
 
 describe('JavaValueError', () => {
   it('is an Error with a stable code', () => {

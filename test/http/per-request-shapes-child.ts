@@ -9,7 +9,7 @@ import { objectViewOf } from '../../src/http/api-v1/graph-answers.js';
 import { budgetedSource, RequestBudget } from '../../src/http/limits.js';
 import { StorageRegistry } from '../../src/http/storage-registry.js';
 import { Storage } from '../../src/storage/storage.js';
-import { UTC } from '../../src/format/java-time-zones.js';
+import { UTC } from '../../src/javatext/java-time-zones.js';
 
 // V8's own test intrinsics, parsed only with --allow-natives-syntax.
 const sameShape = new Function('a', 'b', 'return %HasFastProperties(a) && %HasFastProperties(b) && %HaveSameMap(a, b)') as (a: object, b: object) => boolean;

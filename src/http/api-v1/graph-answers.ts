@@ -1,7 +1,7 @@
 import { FormatError } from '../../errors.js';
 import { layoutEntity } from '../../format/entity-layout.js';
 import { resolveJdkConstant } from '../../format/ids.js';
-import { UTC } from '../../format/java-time-zones.js';
+import { UTC } from '../../javatext/java-time-zones.js';
 import type { GraphIndex } from '../../graph/graph-index.js';
 import { findReferencePlaces, RecordReferencePlaces, type ReferencePlace } from '../../graph/reference-places.js';
 import type { TypeEntry } from '../../format/type-dictionary.js';
