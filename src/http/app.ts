@@ -8,7 +8,7 @@ import type { AuthConfig } from './auth.js';
 import { admit, ALLOW_ALL, type Admission } from './admission.js';
 import { ConnectionGuard, defaultMaxConnections } from './connections.js';
 import type { CorsConfig } from './cors.js';
-import { answerInDialect } from './dialects.js';
+import { answerInDialect } from './java/dialects.js';
 import type { HostAllowList } from './host-check.js';
 import {
   errorCode,
@@ -19,25 +19,25 @@ import {
   type JavaServiceOptions,
   type RawRequest,
   type ServiceState,
-} from './java-service.js';
+} from './java/java-service.js';
 import { BigAnswerAdmission, BigAnswerPending, type BuildConditions } from './big-answers.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, RequestLimitError, requestTimedOut, shuttingDown } from './limits.js';
 import { lazySchemaCompilers } from './lazy-schema-compilers.js';
 import { createMetrics } from './metrics.js';
 import { openApiRoutes, registerOpenApi } from './openapi-routes.js';
 import { javaRouteLabeller, registerOperationsRoutes, routeLabeller } from './operations-routes.js';
-import { javaLane } from './java-lane.js';
+import { javaLane } from './java/java-lane.js';
 import type { FollowStatus } from '../storage/follow-status.js';
 import type { TlsConfig } from './tls.js';
 import { apiV1Plugin } from './api-v1/api-v1-plugin.js';
 import type { AnswerAdmission } from './api-v1/routing.js';
 import type { SqlServiceOptions } from './api-v1/sql-engines.js';
-import { combinedRouteListJson, resolveStorage, unavailableAnswer } from './named-routes.js';
+import { combinedRouteListJson, resolveStorage, unavailableAnswer } from './java/named-routes.js';
 import type { StorageRegistry } from './storage-registry.js';
 import { DEFAULT_MAX_UNSENT_BYTES, UnsentAnswers } from './unsent-answers.js';
 import { registerViewerRoutes } from './viewer-routes.js';
 import { RequestDeadlines } from './request-deadlines.js';
-import { holdTickShape } from './tick-shape.js';
+import { holdTickShape } from './java/tick-shape.js';
 import { mcpRoutes, type McpRouteOptions } from '../mcp/http-route.js';
 
 declare module 'fastify' {

@@ -3,8 +3,8 @@ import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { FastifySwaggerUiOptions } from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { API_TAGS } from './api-v1/api-v1-plugin.js';
-import type { Dialect } from './dialects.js';
-import { JAVA_TAG, javaRoutesOpenApi } from './java-routes-openapi.js';
+import type { Dialect } from './java/dialects.js';
+import { JAVA_TAG, javaRoutesOpenApi } from './java/java-routes-openapi.js';
 
 /**
  * The OpenAPI 3.1 document of every route (`GET /openapi.json`) and a page to read it

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FollowStatus } from '../storage/follow-status.js';
-import { routePaths } from './documentation.js';
+import { routePaths } from './java/documentation.js';
 import type { MetricsSource, ServiceMetrics } from './metrics.js';
-import type { Dialect } from './dialects.js';
-import { matchTemplate } from './path-templates.js';
-import { matchRoute } from './spark-routing.js';
+import type { Dialect } from './java/dialects.js';
+import { matchTemplate } from './java/path-templates.js';
+import { matchRoute } from './java/spark-routing.js';
 import { HEALTH_PATH, METRICS_PATH, READY_PATH } from './operation-paths.js';
 
 /**

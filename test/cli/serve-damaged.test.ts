@@ -3,7 +3,7 @@ import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerRequest } from '../../src/http/java-service.js';
+import { answerRequest } from '../../src/http/java/java-service.js';
 import { rescueStorage } from '../../src/rescue/rescue-storage.js';
 import { Storage } from '../../src/storage/storage.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';

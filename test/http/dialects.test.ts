@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { ECLIPSESTORE, MICROSTREAM } from '../../src/format/storage-family.js';
 import { buildApp } from '../../src/http/app.js';
-import { defaultInstance } from '../../src/http/dialects.js';
+import { defaultInstance } from '../../src/http/java/dialects.js';
 import { Storage } from '../../src/storage/storage.js';
 import { compareWithCase, CORPORA, expectedBody, loadCases } from '../helpers/conformance.js';
 

@@ -4,7 +4,7 @@
  * objects of one type in the storage given, and prints whether each pair (the views, and their
  * first members) has fast properties and shares one hidden class (V8's map).
  */
-import { checkedSource, RequestWarnings, type DamageReport } from '../../src/http/integrity.js';
+import { checkedSource, RequestWarnings, type DamageReport } from '../../src/http/java/integrity.js';
 import { objectViewOf } from '../../src/http/api-v1/graph-answers.js';
 import { budgetedSource, RequestBudget } from '../../src/http/limits.js';
 import { StorageRegistry } from '../../src/http/storage-registry.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkStorage } from '../../src/check/check-storage.js';
 import { parseTransactionLog } from '../../src/format/transaction-log.js';
-import { answerRequest } from '../../src/http/java-service.js';
+import { answerRequest } from '../../src/http/java/java-service.js';
 import { rescueStorage, type RescueReport } from '../../src/rescue/rescue-storage.js';
 import { Storage } from '../../src/storage/storage.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, rmSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerRequest } from '../../src/http/java-service.js';
+import { answerRequest } from '../../src/http/java/java-service.js';
 import { rescueStorage } from '../../src/rescue/rescue-storage.js';
 import { CommitHistory } from '../../src/storage/commit-history.js';
 import { committedLengthsAt } from '../../src/storage/point-in-time.js';

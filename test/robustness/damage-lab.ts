@@ -5,8 +5,8 @@ import { isAppError } from '../../src/errors.js';
 import { fixedSizeOf, layoutEntity, listElementSize } from '../../src/format/entity-layout.js';
 import { parseTypeDictionary, type FieldDescriptor, type TypeDictionary } from '../../src/format/type-dictionary.js';
 import { checkStorage } from '../../src/check/check-storage.js';
-import { checkServable } from '../../src/http/integrity.js';
-import { answerRequest, type Answer } from '../../src/http/java-service.js';
+import { checkServable } from '../../src/http/java/integrity.js';
+import { answerRequest, type Answer } from '../../src/http/java/java-service.js';
 import { Storage } from '../../src/storage/storage.js';
 import { corpusStorage } from '../security/server.js';
 

@@ -20,7 +20,7 @@ const DICTIONARY = 'PersistenceTypeDictionary.ptd';
 /**
  * GAP-1, outside this suite's files: `layoutEntity` (src/format/entity-layout.ts) does not check
  * the headers of lists nested in lists with elements of different sizes. Requests are covered
- * (src/http/integrity.ts checks every record before rendering), but opening a storage decodes the
+ * (src/http/java/integrity.ts checks every record before rendering), but opening a storage decodes the
  * roots entity without that check, so a damaged nested list header there ends the start with
  * "RangeError: Offset is outside the bounds of the DataView" instead of naming file and offset.
  * The fix is proposed with this suite (checkNested in locateList). Set to false once it is in:

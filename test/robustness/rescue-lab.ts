@@ -1,7 +1,7 @@
 import { checkStorage, type CheckReport } from '../../src/check/check-storage.js';
 import { analyzeStartup } from '../../src/check/java-startup.js';
-import { checkServable } from '../../src/http/integrity.js';
-import { answerRequest, type Answer } from '../../src/http/java-service.js';
+import { checkServable } from '../../src/http/java/integrity.js';
+import { answerRequest, type Answer } from '../../src/http/java/java-service.js';
 import { rescueStorage, type RescueReport } from '../../src/rescue/rescue-storage.js';
 import { scanStorageDirectory } from '../../src/storage/storage-dir.js';
 import { Storage } from '../../src/storage/storage.js';

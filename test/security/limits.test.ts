@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorHeaderValue } from '../../src/http/java-service.js';
+import { errorHeaderValue } from '../../src/http/java/java-service.js';
 import { objectDescriptionBytes, RequestBudget, RequestLimitError } from '../../src/http/limits.js';
 import { UTC } from '../../src/javatext/java-time-zones.js';
 import { describeObject, objectDescriptionJson, type DescribeOptions } from '../../src/inspect/describe-object.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseTransactionLog } from '../../src/format/transaction-log.js';
-import { answerRequest } from '../../src/http/java-service.js';
+import { answerRequest } from '../../src/http/java/java-service.js';
 import { Storage } from '../../src/storage/storage.js';
 import { creationEntry, storeEntry } from '../../src/writer/log-entries.js';
 import { bytes, record } from '../helpers/bytes.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTransactionLog } from '../../src/format/transaction-log.js';
-import { answerRequest } from '../../src/http/java-service.js';
+import { answerRequest } from '../../src/http/java/java-service.js';
 import { Storage } from '../../src/storage/storage.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
 import { StorageWriter } from '../../src/writer/storage-writer.js';

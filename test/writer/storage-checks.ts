@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { answerRequest, type Answer } from '../../src/http/java-service.js';
+import { answerRequest, type Answer } from '../../src/http/java/java-service.js';
 import type { Storage } from '../../src/storage/storage.js';
 
 /**

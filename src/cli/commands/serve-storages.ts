@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { UsageError } from '../../errors.js';
-import { defaultInstance, type Dialect } from '../../http/dialects.js';
+import { defaultInstance, type Dialect } from '../../http/java/dialects.js';
 import { damageLine, isRefusedDamage, openReadablePart, type StorageDamage } from '../../damaged/readable-part.js';
-import { checkServable } from '../../http/integrity.js';
-import { storageNameProblem } from '../../http/named-routes.js';
+import { checkServable } from '../../http/java/integrity.js';
+import { storageNameProblem } from '../../http/java/named-routes.js';
 import type { StorageRegistry } from '../../http/storage-registry.js';
 import { FollowStatus } from '../../storage/follow-status.js';
 import { StorageFollower } from '../../storage/follow.js';

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { type Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import { buildApp } from '../../http/app.js';
-import { DIALECTS, type Dialect } from '../../http/dialects.js';
+import { DIALECTS, type Dialect } from '../../http/java/dialects.js';
 import { OpeningServer } from '../../http/opening-server.js';
 import { StorageRegistry } from '../../http/storage-registry.js';
 import { BASIC_AUTH_ENV, loadAuthConfig, refuseSecretFlags, TOKEN_ENV, warnIfShared } from '../../http/auth.js';

@@ -1,10 +1,10 @@
-import { FormatError } from '../errors.js';
-import { UTC } from '../javatext/java-time-zones.js';
-import { describeObject, type ObjectDescription } from '../inspect/describe-object.js';
+import { FormatError } from '../../errors.js';
+import { UTC } from '../../javatext/java-time-zones.js';
+import { describeObject, type ObjectDescription } from '../../inspect/describe-object.js';
 import { checkedSource, damageReport, type RequestWarnings } from './integrity.js';
 import type { JavaServiceOptions, ServiceState } from './java-answers.js';
 import { clampToInt, ParameterError, type ObjectRequest } from './java-params.js';
-import { budgetedSource, type RequestBudget } from './limits.js';
+import { budgetedSource, type RequestBudget } from '../limits.js';
 
 /**
  * What the Java `StorageRestAdapter` does behind every web framework that serves it (SparkJava,

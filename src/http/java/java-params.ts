@@ -1,4 +1,4 @@
-import { parseJavaLong } from '../format/type-dictionary.js';
+import { parseJavaLong } from '../../format/type-dictionary.js';
 import type { QueryParameters } from './servlet-query.js';
 
 /** The adapter's `getObject` arguments, as parsed by the framework. */

@@ -1,4 +1,4 @@
-import type { StorageFamily } from '../format/storage-family.js';
+import type { StorageFamily } from '../../format/storage-family.js';
 import type { Dialect } from './dialect-names.js';
 import { answerRequest, type Answer, type JavaServiceOptions, type RawRequest, type RequestContext, type ServiceState } from './java-service.js';
 import { answerJavalin } from './javalin-service.js';

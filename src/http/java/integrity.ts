@@ -1,8 +1,8 @@
-import { FormatError, StorageError } from '../errors.js';
-import { channelOf, classifyId } from '../format/ids.js';
-import type { TypeDictionary } from '../format/type-dictionary.js';
-import type { EntitySource } from '../inspect/describe-object.js';
-import type { StatisticsSource } from '../inspect/statistics.js';
+import { FormatError, StorageError } from '../../errors.js';
+import { channelOf, classifyId } from '../../format/ids.js';
+import type { TypeDictionary } from '../../format/type-dictionary.js';
+import type { EntitySource } from '../../inspect/describe-object.js';
+import type { StatisticsSource } from '../../inspect/statistics.js';
 
 /**
  * What the service knows about damage in the storage it serves, so that no answer built from a

@@ -1,7 +1,7 @@
-import { isAppError, NotFoundError } from '../errors.js';
-import { javaUtf8 } from '../inspect/gson-json.js';
-import { rootJson } from '../inspect/root.js';
-import { filesStatisticsJson } from '../inspect/statistics.js';
+import { isAppError, NotFoundError } from '../../errors.js';
+import { javaUtf8 } from '../../inspect/gson-json.js';
+import { rootJson } from '../../inspect/root.js';
+import { filesStatisticsJson } from '../../inspect/statistics.js';
 import { documentationFor, routeListingJson } from './documentation.js';
 import { RequestWarnings } from './integrity.js';
 import { checkFormat, objectRequest, ParameterError } from './java-params.js';
@@ -11,8 +11,8 @@ import {
   objectDescriptionBytes,
   RequestBudget,
   RequestLimitError,
-} from './limits.js';
-import { BigAnswerPending } from './big-answers.js';
+} from '../limits.js';
+import { BigAnswerPending } from '../big-answers.js';
 import { parseServletQuery, QueryDecodeError, type QueryParameters } from './servlet-query.js';
 import { adapterObject, checkRoot } from './rest-adapter.js';
 import {

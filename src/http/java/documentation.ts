@@ -1,5 +1,5 @@
-import type { FamilyName } from '../format/storage-family.js';
-import { gsonString } from '../inspect/gson-json.js';
+import type { FamilyName } from '../../format/storage-family.js';
+import { gsonString } from '../../inspect/gson-json.js';
 
 /**
  * The route listing (`GET /`) and the OPTIONS documentation of the Java service
