@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
 import { damageLine, isRefusedDamage, openReadablePart, type StorageDamage } from '../damaged/readable-part.js';
 import { UsageError } from '../errors.js';
-import { warnIfShared } from '../http/auth.js';
+import { warnIfShared } from '../http/guard/auth.js';
 import { checkStorageSpec, isPostgresSpec, openStorageSource } from '../storage/open-source.js';
 import type { StorageSource } from '../storage/source.js';
 import { DEFAULT_MAX_DICTIONARY_BYTES, Storage, type OpenOptions } from '../storage/storage.js';

@@ -4,12 +4,12 @@ import { createServer as createHttpsServer } from 'node:https';
 import Fastify, {
   LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { isAppError } from '../errors.js';
-import type { AuthConfig } from './auth.js';
-import { admit, ALLOW_ALL, type Admission } from './admission.js';
-import { ConnectionGuard, defaultMaxConnections } from './connections.js';
-import type { CorsConfig } from './cors.js';
+import type { AuthConfig } from './guard/auth.js';
+import { admit, ALLOW_ALL, type Admission } from './guard/admission.js';
+import { ConnectionGuard, defaultMaxConnections } from './guard/connections.js';
+import type { CorsConfig } from './guard/cors.js';
 import { answerInDialect } from './java/dialects.js';
-import type { HostAllowList } from './host-check.js';
+import type { HostAllowList } from './guard/host-check.js';
 import {
   errorCode,
   limitAnswer,
@@ -20,23 +20,23 @@ import {
   type RawRequest,
   type ServiceState,
 } from './java/java-service.js';
-import { BigAnswerAdmission, BigAnswerPending, type BuildConditions } from './big-answers.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS, RequestLimitError, requestTimedOut, shuttingDown } from './limits.js';
-import { lazySchemaCompilers } from './lazy-schema-compilers.js';
+import { BigAnswerAdmission, BigAnswerPending, type BuildConditions } from './guard/big-answers.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, RequestLimitError, requestTimedOut, shuttingDown } from './guard/limits.js';
+import { lazySchemaCompilers } from './guard/lazy-schema-compilers.js';
 import { createMetrics } from './metrics.js';
 import { openApiRoutes, registerOpenApi } from './openapi-routes.js';
 import { javaRouteLabeller, registerOperationsRoutes, routeLabeller } from './operations-routes.js';
 import { javaLane } from './java/java-lane.js';
 import type { FollowStatus } from '../storage/follow-status.js';
-import type { TlsConfig } from './tls.js';
+import type { TlsConfig } from './guard/tls.js';
 import { apiV1Plugin } from './api-v1/api-v1-plugin.js';
 import type { AnswerAdmission } from './api-v1/routing.js';
 import type { SqlServiceOptions } from './api-v1/sql-engines.js';
 import { combinedRouteListJson, resolveStorage, unavailableAnswer } from './java/named-routes.js';
 import type { StorageRegistry } from './storage-registry.js';
-import { DEFAULT_MAX_UNSENT_BYTES, UnsentAnswers } from './unsent-answers.js';
+import { DEFAULT_MAX_UNSENT_BYTES, UnsentAnswers } from './guard/unsent-answers.js';
 import { registerViewerRoutes } from './viewer-routes.js';
-import { RequestDeadlines } from './request-deadlines.js';
+import { RequestDeadlines } from './guard/request-deadlines.js';
 import { holdTickShape } from './java/tick-shape.js';
 import { mcpRoutes, type McpRouteOptions } from '../mcp/http-route.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type AppOptions } from '../../src/http/app.js';
-import { hostAllowList } from '../../src/http/host-check.js';
+import { hostAllowList } from '../../src/http/guard/host-check.js';
 import { Storage } from '../../src/storage/storage.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
 

@@ -6,8 +6,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
-import { loadAuthConfig } from '../../src/http/auth.js';
-import { hostAllowList } from '../../src/http/host-check.js';
+import { loadAuthConfig } from '../../src/http/guard/auth.js';
+import { hostAllowList } from '../../src/http/guard/host-check.js';
 import { StorageRegistry } from '../../src/http/storage-registry.js';
 import { checkSourceOpener } from '../../src/mcp/check-sources.js';
 import { Storage } from '../../src/storage/storage.js';

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverLogger } from '../../src/cli/server-logger.js';
-import { loadAuthConfig } from '../../src/http/auth.js';
-import { loadMetricsToken } from '../../src/http/metrics-token.js';
+import { loadAuthConfig } from '../../src/http/guard/auth.js';
+import { loadMetricsToken } from '../../src/http/guard/metrics-token.js';
 import { FollowStatus } from '../../src/storage/follow-status.js';
 import { corpusStorage, send, startServer, type TestServer } from '../security/server.js';
 

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadAuthConfig } from '../../src/http/auth.js';
-import { parseCorsOrigins } from '../../src/http/cors.js';
+import { loadAuthConfig } from '../../src/http/guard/auth.js';
+import { parseCorsOrigins } from '../../src/http/guard/cors.js';
 import { Prng } from '../../src/writer/generator/prng.js';
 import { corpusStorage, send, startServer, type TestServer } from '../security/server.js';
 

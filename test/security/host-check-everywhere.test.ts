@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { refuseOpenServer } from '../../src/cli/commands/serve.js';
-import { hostAllowed, hostAllowList, listeningAddresses } from '../../src/http/host-check.js';
+import { hostAllowed, hostAllowList, listeningAddresses } from '../../src/http/guard/host-check.js';
 import { spawnCli } from './cli.js';
 import { corpusStorage } from './server.js';
 

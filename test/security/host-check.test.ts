@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseServeArgs } from '../../src/cli/commands/serve.js';
 import { buildApp } from '../../src/http/app.js';
-import { hostAllowed, hostAllowList, parseAllowedHosts } from '../../src/http/host-check.js';
+import { hostAllowed, hostAllowList, parseAllowedHosts } from '../../src/http/guard/host-check.js';
 import { Storage } from '../../src/storage/storage.js';
 import { spawnCli } from './cli.js';
 import { corpusStorage, send } from './server.js';

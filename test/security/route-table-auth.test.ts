@@ -1,7 +1,7 @@
 import type { RouteOptions } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadAuthConfig } from '../../src/http/auth.js';
+import { loadAuthConfig } from '../../src/http/guard/auth.js';
 import { buildApp } from '../../src/http/app.js';
 import { StorageRegistry } from '../../src/http/storage-registry.js';
 import { Storage } from '../../src/storage/storage.js';

@@ -3,7 +3,7 @@ import { request } from 'node:https';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadTlsConfig } from '../../src/http/tls.js';
+import { loadTlsConfig } from '../../src/http/guard/tls.js';
 import { corpusStorage, startServer, type TestServer } from './server.js';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');

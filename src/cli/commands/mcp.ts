@@ -1,9 +1,9 @@
 import { type Command, Option } from 'commander';
 import { StorageRegistry } from '../../http/storage-registry.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../http/limits.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../http/guard/limits.js';
 import { DEFAULT_POLL_INTERVAL_MS } from '../../storage/follow.js';
 import { DEFAULT_MAX_DICTIONARY_BYTES } from '../../storage/storage.js';
-import { warnIfShared } from '../../http/auth.js';
+import { warnIfShared } from '../../http/guard/auth.js';
 import type { CommandIo } from '../io.js';
 import { fromEnv, integerOption, parseCommand, toolCommand } from '../option-values.js';
 import { STORAGE_ARGUMENT_TEXT, withStorageOptions } from '../storage-argument.js';

@@ -4,9 +4,9 @@ import type { JavaTimeZone } from '../../javatext/java-time-zones.js';
 import type { StorageFamily } from '../../format/storage-family.js';
 import type { EntitySource } from '../../inspect/describe-object.js';
 import type { StatisticsSource } from '../../inspect/statistics.js';
-import type { BigAnswerAdmission } from '../big-answers.js';
+import type { BigAnswerAdmission } from '../guard/big-answers.js';
 import type { Dialect } from './dialect-names.js';
-import { RequestLimitError } from '../limits.js';
+import { RequestLimitError } from '../guard/limits.js';
 import { QueryDecodeError } from './servlet-query.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { ALLOW_ALL, type Admission } from '../admission.js';
+import { ALLOW_ALL, type Admission } from '../guard/admission.js';
 import type { Answer } from './java-service.js';
 
 /**

@@ -11,8 +11,8 @@ import {
   objectDescriptionBytes,
   RequestBudget,
   RequestLimitError,
-} from '../limits.js';
-import { BigAnswerPending } from '../big-answers.js';
+} from '../guard/limits.js';
+import { BigAnswerPending } from '../guard/big-answers.js';
 import { parseServletQuery, QueryDecodeError, type QueryParameters } from './servlet-query.js';
 import { adapterObject, checkRoot } from './rest-adapter.js';
 import {

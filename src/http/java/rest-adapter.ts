@@ -4,7 +4,7 @@ import { describeObject, type ObjectDescription } from '../../inspect/describe-o
 import { checkedSource, damageReport, type RequestWarnings } from './integrity.js';
 import type { JavaServiceOptions, ServiceState } from './java-answers.js';
 import { clampToInt, ParameterError, type ObjectRequest } from './java-params.js';
-import { budgetedSource, type RequestBudget } from '../limits.js';
+import { budgetedSource, type RequestBudget } from '../guard/limits.js';
 
 /**
  * What the Java `StorageRestAdapter` does behind every web framework that serves it (SparkJava,

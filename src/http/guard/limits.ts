@@ -1,7 +1,7 @@
-import { layoutEntity, type VariableSlot } from '../format/entity-layout.js';
-import { pageEnd, type DescribeOptions, type EntitySource, type ObjectDescription } from '../inspect/describe-object.js';
-import { gsonString, javaUtf8 } from '../inspect/gson-json.js';
-import { simplifiedRenderer } from '../inspect/simplified-value.js';
+import { layoutEntity, type VariableSlot } from '../../format/entity-layout.js';
+import { pageEnd, type DescribeOptions, type EntitySource, type ObjectDescription } from '../../inspect/describe-object.js';
+import { gsonString, javaUtf8 } from '../../inspect/gson-json.js';
+import { simplifiedRenderer } from '../../inspect/simplified-value.js';
 import { BigAnswerPending, bigAnswerSlots, isBig, type BigAnswerAdmission } from './big-answers.js';
 
 /**

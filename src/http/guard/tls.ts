@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors.js';
 import { warnIfShared } from './auth.js';
 
 /** Optional TLS: a PEM certificate (chain) and its private key, read once at start. */

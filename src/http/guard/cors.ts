@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors.js';
 
 /**
  * CORS, off by default (the Java service sends no CORS headers, so browsers only let pages of the

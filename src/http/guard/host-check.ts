@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors.js';
 
 /**
  * Protection against DNS rebinding: a web page whose name is made to resolve to 127.0.0.1 can

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors.js';
 import { warnIfShared, type AuthConfig } from './auth.js';
 
 /**
