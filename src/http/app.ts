@@ -23,9 +23,9 @@ import {
 import { BigAnswerAdmission, BigAnswerPending, type BuildConditions } from './guard/big-answers.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, RequestLimitError, requestTimedOut, shuttingDown } from './guard/limits.js';
 import { lazySchemaCompilers } from './guard/lazy-schema-compilers.js';
-import { createMetrics } from './metrics.js';
-import { openApiRoutes, registerOpenApi } from './openapi-routes.js';
-import { javaRouteLabeller, registerOperationsRoutes, routeLabeller } from './operations-routes.js';
+import { createMetrics } from './ops/metrics.js';
+import { openApiRoutes, registerOpenApi } from './ops/openapi-routes.js';
+import { javaRouteLabeller, registerOperationsRoutes, routeLabeller } from './ops/operations-routes.js';
 import { javaLane } from './java/java-lane.js';
 import type { FollowStatus } from '../storage/follow-status.js';
 import type { TlsConfig } from './guard/tls.js';

@@ -3,7 +3,7 @@ import { type Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import { buildApp } from '../../http/app.js';
 import { DIALECTS, type Dialect } from '../../http/java/dialects.js';
-import { OpeningServer } from '../../http/opening-server.js';
+import { OpeningServer } from '../../http/ops/opening-server.js';
 import { StorageRegistry } from '../../http/storage-registry.js';
 import { BASIC_AUTH_ENV, loadAuthConfig, refuseSecretFlags, TOKEN_ENV, warnIfShared } from '../../http/guard/auth.js';
 import { defaultMaxConnections, DESCRIPTOR_RESERVE } from '../../http/guard/connections.js';

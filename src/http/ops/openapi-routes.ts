@@ -2,9 +2,9 @@ import { createRequire } from 'node:module';
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { FastifySwaggerUiOptions } from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { API_TAGS } from './api-v1/api-v1-plugin.js';
-import type { Dialect } from './java/dialects.js';
-import { JAVA_TAG, javaRoutesOpenApi } from './java/java-routes-openapi.js';
+import { API_TAGS } from '../api-v1/api-v1-plugin.js';
+import type { Dialect } from '../java/dialects.js';
+import { JAVA_TAG, javaRoutesOpenApi } from '../java/java-routes-openapi.js';
 
 /**
  * The OpenAPI 3.1 document of every route (`GET /openapi.json`) and a page to read it
@@ -46,7 +46,7 @@ const SCHEMALESS: Readonly<Record<string, { readonly tag: string; readonly summa
 };
 
 function packageVersion(): string {
-  return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+  return (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
 }
 
 /** The document's beginning: what the routes' own descriptions are added to. */

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { FollowStatus } from '../storage/follow-status.js';
-import { routePaths } from './java/documentation.js';
+import type { FollowStatus } from '../../storage/follow-status.js';
+import { routePaths } from '../java/documentation.js';
 import type { MetricsSource, ServiceMetrics } from './metrics.js';
-import type { Dialect } from './java/dialects.js';
-import { matchTemplate } from './java/path-templates.js';
-import { matchRoute } from './java/spark-routing.js';
-import { HEALTH_PATH, METRICS_PATH, READY_PATH } from './guard/operation-paths.js';
+import type { Dialect } from '../java/dialects.js';
+import { matchTemplate } from '../java/path-templates.js';
+import { matchRoute } from '../java/spark-routing.js';
+import { HEALTH_PATH, METRICS_PATH, READY_PATH } from '../guard/operation-paths.js';
 
 /**
  * Routes for operators, outside the Java-compatible instance path and left out of the request

@@ -1,8 +1,8 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { admit, type AdmissionOptions } from './guard/admission.js';
-import { HEALTH_PATH, READY_PATH } from './guard/operation-paths.js';
+import { admit, type AdmissionOptions } from '../guard/admission.js';
+import { HEALTH_PATH, READY_PATH } from '../guard/operation-paths.js';
 
 /**
  * The port's stand-in while the storages open. Opening indexes every record header, which takes

@@ -1,8 +1,8 @@
 import type { Registry } from 'prom-client';
 import { RequestTallies, type PromClient } from './request-tallies.js';
-import type { StorageChannel } from '../storage/storage.js';
-import type { FollowStatus } from '../storage/follow-status.js';
-import type { RecordCacheStats } from '../storage/record-cache.js';
+import type { StorageChannel } from '../../storage/storage.js';
+import type { FollowStatus } from '../../storage/follow-status.js';
+import type { RecordCacheStats } from '../../storage/record-cache.js';
 
 /**
  * Prometheus metrics (prom-client): requests by route, method and status, latency histograms and
