@@ -28,7 +28,7 @@ const { buildApp } = (await import(`${from}/http/app.js`)) as typeof import('../
 const { StorageFollower } = (await import(`${from}/storage/follow.js`)) as typeof import('../src/storage/follow.js');
 const { Storage } = (await import(`${from}/storage/storage.js`)) as typeof import('../src/storage/storage.js');
 const { buildGraph } = (await import(`${from}/graph/graph-build.js`)) as typeof import('../src/graph/graph-build.js');
-const { StorageRegistry } = (await import(`${from}/http/storage-registry.js`)) as typeof import('../src/http/storage-registry.js');
+const { StorageRegistry } = (await import(`${from}/http/storage-registry.js`)) as typeof import('../src/http/registry/storage-registry.js');
 const { dropCaches } = await import('./storages.js');
 
 export interface ChildInfo {

@@ -2,7 +2,7 @@
  * Profiling aid (`node --import tsx --cpu-prof bench/sql-build-only.ts DIR`): the graph build, then
  * the tables built once, one filtered query; one JSON line (times, CPU, RSS before and after).
  */
-import { StorageRegistry } from '../src/http/storage-registry.js';
+import { StorageRegistry } from '../src/http/registry/storage-registry.js';
 import { SqlEngine } from '../src/sql/sql-engine.js';
 import { Storage } from '../src/storage/storage.js';
 

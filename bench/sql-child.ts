@@ -5,7 +5,7 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { StorageRegistry } from '../src/http/storage-registry.js';
+import { StorageRegistry } from '../src/http/registry/storage-registry.js';
 import { SqlEngine } from '../src/sql/sql-engine.js';
 import { exportTables } from '../src/sql/table-export.js';
 import { Storage } from '../src/storage/storage.js';

@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import type { StorageContext } from '../http/storage-registry.js';
+import type { StorageContext } from '../http/registry/storage-registry.js';
 import { sqlEngineOf } from '../http/api-v1/sql-engines.js';
 import { DEFAULT_SQL_LIMITS, type SqlEngine, type SqlLimits } from '../sql/sql-engine.js';
 import { fromEnv, integerOption } from './option-values.js';

@@ -1,4 +1,4 @@
-import type { StorageContext, StorageRegistry } from '../http/storage-registry.js';
+import type { StorageContext, StorageRegistry } from '../http/registry/storage-registry.js';
 import type { StorageSource } from '../storage/source.js';
 import type { SqlEngine } from './sql-engine.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/http/storage-registry.js';
+import { StorageRegistry } from '../../src/http/registry/storage-registry.js';
 import { Storage } from '../../src/storage/storage.js';
 import { damagedCopy, long, placeOf, removeCopies } from '../gigamap/damaged-copy.js';
 import { expectedKeys, GIGAMAP_STORAGE, loadApiDump } from '../gigamap/gigamap-corpus.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StorageRegistry } from '../../src/http/storage-registry.js';
+import { StorageRegistry } from '../../src/http/registry/storage-registry.js';
 import { namesLinkTables } from '../../src/sql/link-tables.js';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
 import { Storage } from '../../src/storage/storage.js';

@@ -10,7 +10,7 @@ import { simpleTypeName } from '../../inspect/type-names.js';
 import { Storage } from '../../storage/storage.js';
 import { layoutEntity } from '../../format/entity-layout.js';
 import type { TypeEntry } from '../../format/type-dictionary.js';
-import { StorageRegistry } from '../../http/storage-registry.js';
+import { StorageRegistry } from '../../http/registry/storage-registry.js';
 import { simplifiedRenderer } from '../../inspect/simplified-value.js';
 import { csvHeader, csvRow, exportColumns } from '../export-csv.js';
 import { openOutput } from '../output-target.js';

@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { StorageRegistry } from '../../http/storage-registry.js';
+import { StorageRegistry } from '../../http/registry/storage-registry.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../http/guard/limits.js';
 import { DEFAULT_POLL_INTERVAL_MS } from '../../storage/follow.js';
 import { DEFAULT_MAX_DICTIONARY_BYTES } from '../../storage/storage.js';

@@ -4,7 +4,7 @@ import { defaultInstance, type Dialect } from '../../http/java/dialects.js';
 import { damageLine, isRefusedDamage, openReadablePart, type StorageDamage } from '../../damaged/readable-part.js';
 import { checkServable } from '../../http/java/integrity.js';
 import { storageNameProblem } from '../../http/java/named-routes.js';
-import type { StorageRegistry } from '../../http/storage-registry.js';
+import type { StorageRegistry } from '../../http/registry/storage-registry.js';
 import { FollowStatus } from '../../storage/follow-status.js';
 import { StorageFollower } from '../../storage/follow.js';
 import { checkStorageSpec, isPostgresSpec, openStorageSource, type SourceSpecOptions } from '../../storage/open-source.js';

@@ -3,7 +3,7 @@ import type { GraphIndex } from '../../graph/graph-index.js';
 import { searchText, type SearchHit } from '../../graph/text-search.js';
 import { NOT_STORED } from '../../graph/type-table.js';
 import { lookUpType } from '../../inspect/type-names.js';
-import type { StorageContext } from '../storage-registry.js';
+import type { StorageContext } from '../registry/storage-registry.js';
 import { viaOf } from './graph-answers.js';
 import { answers, badRequest } from './problem.js';
 import type { ApiRoute } from './routing.js';
