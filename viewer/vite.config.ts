@@ -3,7 +3,7 @@ import { defineConfig } from 'vite';
 
 /**
  * The web viewer: plain TypeScript, no framework. Built into dist/viewer/ and served by
- * `storage-inspector serve` at /viewer/ (see src/http/viewer-routes.ts).
+ * `storage-inspector serve` at /viewer/ (see src/http/viewer/viewer-routes.ts).
  *
  * `npm run dev:viewer` serves it with hot reload and forwards the REST API routes to a
  * running server (STORAGE_INSPECTOR_URL, default http://127.0.0.1:4567).

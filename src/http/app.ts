@@ -35,7 +35,7 @@ import type { SqlServiceOptions } from './api-v1/sql-engines.js';
 import { combinedRouteListJson, resolveStorage, unavailableAnswer } from './java/named-routes.js';
 import type { StorageRegistry } from './registry/storage-registry.js';
 import { DEFAULT_MAX_UNSENT_BYTES, UnsentAnswers } from './guard/unsent-answers.js';
-import { registerViewerRoutes } from './viewer-routes.js';
+import { registerViewerRoutes } from './viewer/viewer-routes.js';
 import { RequestDeadlines } from './guard/request-deadlines.js';
 import { holdTickShape } from './java/tick-shape.js';
 import { mcpRoutes, type McpRouteOptions } from '../mcp/http-route.js';

@@ -63,7 +63,7 @@ const NOT_BUILT =
 /** dist/viewer next to the compiled code (dist/http/…), or from the sources (src/http/…). */
 export function defaultViewerDirectory(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
-  const candidates = [path.resolve(here, '../viewer'), path.resolve(here, '../../dist/viewer')];
+  const candidates = [path.resolve(here, '../../viewer'), path.resolve(here, '../../../dist/viewer')];
   return candidates.find((dir) => existsSync(path.join(dir, 'index.html'))) ?? candidates[candidates.length - 1] ?? here;
 }
 
