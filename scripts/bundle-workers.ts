@@ -22,7 +22,7 @@ import { withTscMaps } from './tsc-source-maps.js';
 const DIST = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 
 /**
- * The files `startWorker` (src/storage/worker-thread.ts) starts, relative to dist/: by the
+ * The files `startWorker` (src/threads/worker-thread.ts) starts, relative to dist/: by the
  * project's naming, `<name>-worker.js`, so that a new worker thread is bundled too.
  */
 const WORKER_ENTRIES = readdirSync(DIST, { recursive: true, encoding: 'utf8' }).filter((path) => path.endsWith('-worker.js'));

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { WorkerThread } from '../storage/worker-thread.js';
+import { WorkerThread } from '../threads/worker-thread.js';
 import type { SweepInput } from './reachability.js';
 
 /**
