@@ -1,4 +1,4 @@
-import type { SourceReads } from '../storage/source.js';
+import type { SourceReads } from '../storage/source/source.js';
 
 /**
  * A channel's transaction log read the way MicroStream 4.1 reads it at startup

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import type { LogAggregate, LoggedFile } from '../format/transaction-log.js';
-import { DirectorySource } from '../storage/directory-source.js';
-import type { SourceFile, SourceReads } from '../storage/source.js';
-import type { StorageLayout } from '../storage/storage-dir.js';
+import { DirectorySource } from '../storage/source/directory-source.js';
+import type { SourceFile, SourceReads } from '../storage/source/source.js';
+import type { StorageLayout } from '../storage/source/storage-dir.js';
 import { resolveValidLengths, type ValidStorage } from '../storage/valid-lengths.js';
 import { analyzeJavaLog, type JavaLogAggregate, type JavaLogAnalysis } from './java-log-analysis.js';
 import { STORAGE_EXCEPTION, type Problem } from './problem.js';

@@ -3,7 +3,7 @@ import { damageLine, isRefusedDamage, openReadablePart, type StorageDamage } fro
 import { UsageError } from '../errors.js';
 import { warnIfShared } from '../http/guard/auth.js';
 import { checkStorageSpec, isPostgresSpec, openStorageSource } from '../storage/open-source.js';
-import type { StorageSource } from '../storage/source.js';
+import type { StorageSource } from '../storage/source/source.js';
 import { DEFAULT_MAX_DICTIONARY_BYTES, Storage, type OpenOptions } from '../storage/storage.js';
 import { fromEnv, integerOption } from './option-values.js';
 

@@ -1,8 +1,8 @@
 import { isAppError } from '../errors.js';
 import { analyzeStartup } from '../check/java-startup.js';
 import type { Problem, Severity } from '../check/problem.js';
-import type { StorageSource } from '../storage/source.js';
-import { scanStorageLayout } from '../storage/storage-dir.js';
+import type { StorageSource } from '../storage/source/source.js';
+import { scanStorageLayout } from '../storage/source/storage-dir.js';
 import { Storage, type OpenOptions } from '../storage/storage.js';
 
 /**

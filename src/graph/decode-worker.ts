@@ -1,7 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import { createTypeDictionary } from '../format/type-dictionary.js';
 import { ObjectIndex } from '../storage/object-index.js';
-import { readHeadAhead, SYNC_LOCAL_FILES } from '../storage/sync-file-chunks.js';
+import { readHeadAhead, SYNC_LOCAL_FILES } from '../storage/source/sync-file-chunks.js';
 import { shared } from './build-memory.js';
 import { workerListStart, type SharedNodeArrays } from './shared-node-arrays.js';
 import { FileClaim, type DecodedFile, type DecodeJob, type DecodeReply, type DecodeStart, type LinkReply, type LinkTask } from './decode-messages.js';

@@ -1,7 +1,7 @@
-import { DirectorySource } from '../storage/directory-source.js';
-import { FileReadAhead } from '../storage/file-read-ahead.js';
+import { DirectorySource } from '../storage/source/directory-source.js';
+import { FileReadAhead } from '../storage/source/file-read-ahead.js';
 import type { ObjectIndexParts } from '../storage/object-index.js';
-import { readHeadAhead, SYNC_LOCAL_FILES } from '../storage/sync-file-chunks.js';
+import { readHeadAhead, SYNC_LOCAL_FILES } from '../storage/source/sync-file-chunks.js';
 import type { Storage, StorageChannel } from '../storage/storage.js';
 import { Adjacency, rowStartsFromDegrees } from './adjacency.js';
 import { shared, unshared } from './build-memory.js';

@@ -1,4 +1,4 @@
-import { javaDirectoryText } from '../storage/directory-source.js';
+import { javaDirectoryText } from '../storage/source/directory-source.js';
 import type { StorageChannel } from '../storage/storage.js';
 import { gsonString } from './gson-json.js';
 import { jacksonString } from './jackson-json.js';

@@ -1,6 +1,6 @@
 import type { StorageContext } from '../http/registry/storage-registry.js';
 import { isPostgresSpec, openStorageSource, type SourceSpecOptions } from '../storage/open-source.js';
-import type { StorageSource } from '../storage/source.js';
+import type { StorageSource } from '../storage/source/source.js';
 
 /**
  * Where `check_storage` reads a served storage from: a new source of the storage as it was given

@@ -1,5 +1,5 @@
 import type { StorageContext, StorageRegistry } from '../http/registry/storage-registry.js';
-import type { StorageSource } from '../storage/source.js';
+import type { StorageSource } from '../storage/source/source.js';
 import type { SqlEngine } from './sql-engine.js';
 
 /**

@@ -1,7 +1,7 @@
 import { StorageError, UsageError } from '../errors.js';
 import { CommitHistory, type PointInTime } from '../storage/commit-history.js';
-import type { SourceReads } from '../storage/source.js';
-import type { StorageLayout } from '../storage/storage-dir.js';
+import type { SourceReads } from '../storage/source/source.js';
+import type { StorageLayout } from '../storage/source/storage-dir.js';
 
 /**
  * `--as-of`: a commit number (as `check --commits` lists them), a commit's log timestamp, or a

@@ -1,7 +1,7 @@
 import { StorageError } from '../errors.js';
 import { parseTypeDictionary, type TypeDictionary } from '../format/type-dictionary.js';
-import type { SourceReader } from './source.js';
-import type { StorageLayout } from './storage-dir.js';
+import type { SourceReader } from './source/source.js';
+import type { StorageLayout } from './source/storage-dir.js';
 
 /**
  * Reading the type dictionary file on a refresh: parsed when its stamp changed, recognized as

@@ -1,5 +1,5 @@
 import { problemOf, ProblemTracker, type FollowProblem, type ProblemReport, type SeenProblem } from './follow-problems.js';
-import type { SourceWatch } from './source.js';
+import type { SourceWatch } from './source/source.js';
 import type { RefreshResult, Storage } from './storage.js';
 
 /**

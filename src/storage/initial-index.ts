@@ -1,9 +1,9 @@
 import { indexChannel, type ChannelIndexResult } from './channel-indexer.js';
 import type { ChannelState, FileState, ScanJob, SplitId } from './channel-state.js';
 import type { IndexWorkerPool } from './index-workers.js';
-import type { ScanProblem } from './record-scan.js';
+import type { ScanProblem } from './source/record-scan.js';
 import { fileStateFor } from './scan-jobs.js';
-import type { SourceReader } from './source.js';
+import type { SourceReader } from './source/source.js';
 import type { OpenOptions } from './storage-types.js';
 
 /**

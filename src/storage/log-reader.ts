@@ -1,8 +1,8 @@
 import { completeSwapContent } from '../format/compaction-swap.js';
 import { applyTransactionLog, LogAggregator, type LogAggregate } from '../format/transaction-log.js';
-import { LOCAL_FILES } from './directory-source.js';
-import type { SourceReads } from './source.js';
-import type { ChannelLayout, StorageLayout } from './storage-dir.js';
+import { LOCAL_FILES } from './source/directory-source.js';
+import type { SourceReads } from './source/source.js';
+import type { ChannelLayout, StorageLayout } from './source/storage-dir.js';
 
 /**
  * Reads a channel's transaction log incrementally: each call parses only the bytes appended

@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import type pg from 'pg';
 import { UsageError } from '../errors.js';
-import { DirectorySource } from './directory-source.js';
+import { DirectorySource } from './source/directory-source.js';
 import { environmentPassword } from './postgres-password.js';
 import { PostgresSource } from './postgres-source.js';
 import { parseTableName } from './postgres-tables.js';
-import type { StorageSource } from './source.js';
+import type { StorageSource } from './source/source.js';
 
 /**
  * Where a storage is, as the user says it: a directory path, or a PostgreSQL URL

@@ -1,7 +1,7 @@
 import { StorageError } from '../errors.js';
 import type { ChannelState, FileState, ScanJob } from './channel-state.js';
-import { scanRecordChunks } from './record-scan.js';
-import type { SourceReader } from './source.js';
+import { scanRecordChunks } from './source/record-scan.js';
+import type { SourceReader } from './source/source.js';
 import type { OpenOptions } from './storage-types.js';
 import type { ValidDataFile } from './valid-lengths.js';
 

@@ -1,7 +1,7 @@
 import type { ObjectIndex } from './object-index.js';
-import type { ScanProblem } from './record-scan.js';
-import type { SourceReader } from './source.js';
-import type { StorageLayout } from './storage-dir.js';
+import type { ScanProblem } from './source/record-scan.js';
+import type { SourceReader } from './source/source.js';
+import type { StorageLayout } from './source/storage-dir.js';
 import type { ValidStorage } from './valid-lengths.js';
 
 /** What an opened storage tells about itself, its records and its changes (see storage.ts). */

@@ -7,18 +7,18 @@ import type { LogAggregate } from '../format/transaction-log.js';
 import { IndexWorkerPool, indexWorkerCount } from './index-workers.js';
 import { indexInitially } from './initial-index.js';
 import { ConsistencyGate } from './consistency-gate.js';
-import { DirectorySource } from './directory-source.js';
-import { readStorageLock, type StorageLockInfo } from './lock-file.js';
+import { DirectorySource } from './source/directory-source.js';
+import { readStorageLock, type StorageLockInfo } from './source/lock-file.js';
 import { readChannelLogs, type ChannelLogReader } from './log-reader.js';
 import { joinId } from './object-id-halves.js';
 import { DEFAULT_RECORD_CACHE_BYTES, RecordCache, type RecordCacheStats } from './record-cache.js';
-import type { ScanProblem } from './record-scan.js';
+import type { ScanProblem } from './source/record-scan.js';
 import { fileStateFor, planScans, removedFiles, scanJobs } from './scan-jobs.js';
 import { readDictionaryFile } from './dictionary-file.js';
 import { findRoots } from './roots.js';
-import type { SourceReader, StorageSource } from './source.js';
+import type { SourceReader, StorageSource } from './source/source.js';
 import type { SeenProblem } from './follow-problems.js';
-import { NotAStorageError, scanStorageLayout, type StorageLayout } from './storage-dir.js';
+import { NotAStorageError, scanStorageLayout, type StorageLayout } from './source/storage-dir.js';
 import { resolveValidLengths } from './valid-lengths.js';
 import {
   ChangeCollector,

@@ -1,7 +1,7 @@
 import { StorageError } from '../errors.js';
 import { FILE_HEADER_LENGTH } from '../format/meta-record.js';
 import type { LogAggregate } from '../format/transaction-log.js';
-import type { ChannelLayout, DataFileRef, StorageLayout } from './storage-dir.js';
+import type { ChannelLayout, DataFileRef, StorageLayout } from './source/storage-dir.js';
 
 /**
  * Which bytes of which data files belong to committed stores, decided like Java's startup

@@ -2,8 +2,8 @@ import { closeSync, openSync, readFileSync, statSync, truncateSync, writeSync } 
 import { StorageError } from '../errors.js';
 import { layoutEntity, variableElements, type VariableSlot } from '../format/entity-layout.js';
 import { aggregateTransactionLog, parseTransactionLog } from '../format/transaction-log.js';
-import { scanRecords } from '../storage/record-scan.js';
-import { scanStorageDirectory, type StorageLayout } from '../storage/storage-dir.js';
+import { scanRecords } from '../storage/source/record-scan.js';
+import { scanStorageDirectory, type StorageLayout } from '../storage/source/storage-dir.js';
 import { Storage, type StoredEntity } from '../storage/storage.js';
 import { joinId } from '../storage/object-id-halves.js';
 import { readLogAggregates } from '../storage/log-reader.js';

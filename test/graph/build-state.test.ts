@@ -9,7 +9,7 @@ import { NodeIds } from '../../src/graph/node-ids.js';
 import { RecordDecoder, type DecodeSink } from '../../src/graph/record-decoder.js';
 import { NOT_STORED, TypeTable } from '../../src/graph/type-table.js';
 import { Storage } from '../../src/storage/storage.js';
-import { SYNC_LOCAL_FILES } from '../../src/storage/sync-file-chunks.js';
+import { SYNC_LOCAL_FILES } from '../../src/storage/source/sync-file-chunks.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
 
 /**

@@ -6,7 +6,7 @@ import { answerRequest } from '../../src/http/java/java-service.js';
 import { rescueStorage } from '../../src/rescue/rescue-storage.js';
 import { CommitHistory } from '../../src/storage/commit-history.js';
 import { committedLengthsAt } from '../../src/storage/point-in-time.js';
-import { scanStorageDirectory } from '../../src/storage/storage-dir.js';
+import { scanStorageDirectory } from '../../src/storage/source/storage-dir.js';
 import { Storage } from '../../src/storage/storage.js';
 import { compareWithCase, type RecordedCase } from '../helpers/conformance.js';
 import { loadStateCases, SEQUENCE_DIR } from '../helpers/follow-sequence.js';

@@ -2,7 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseServeArgs } from '../../src/cli/commands/serve.js';
 import { defaultMaxConnections, DESCRIPTOR_RESERVE } from '../../src/http/guard/connections.js';
-import { descriptorLimit, storageDescriptorBudget } from '../../src/storage/file-reader.js';
+import { descriptorLimit, storageDescriptorBudget } from '../../src/storage/source/file-reader.js';
 import { spawnCli } from '../security/cli.js';
 import { corpusStorage, send, startServer, type TestServer } from '../security/server.js';
 

@@ -3,7 +3,7 @@ import { analyzeStartup } from '../../src/check/java-startup.js';
 import { checkServable } from '../../src/http/java/integrity.js';
 import { answerRequest, type Answer } from '../../src/http/java/java-service.js';
 import { rescueStorage, type RescueReport } from '../../src/rescue/rescue-storage.js';
-import { scanStorageDirectory } from '../../src/storage/storage-dir.js';
+import { scanStorageDirectory } from '../../src/storage/source/storage-dir.js';
 import { Storage } from '../../src/storage/storage.js';
 import { expect } from 'vitest';
 import { diffSnapshots, snapshotTree } from '../security/snapshot.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DescriptorPool, type DescriptorOwner } from '../../src/storage/descriptor-pool.js';
+import { DescriptorPool, type DescriptorOwner } from '../../src/storage/source/descriptor-pool.js';
 import { StorageFollower } from '../../src/storage/follow.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { corpusStorage } from '../security/server.js';

@@ -13,7 +13,7 @@ import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from '../../ht
 import { loadMetricsToken } from '../../http/guard/metrics-token.js';
 import { loadTlsConfig } from '../../http/guard/tls.js';
 import { DEFAULT_MAX_UNSENT_BYTES } from '../../http/guard/unsent-answers.js';
-import { descriptorLimit, storageDescriptorBudget } from '../../storage/file-reader.js';
+import { descriptorLimit, storageDescriptorBudget } from '../../storage/source/file-reader.js';
 import { DEFAULT_POLL_INTERVAL_MS } from '../../storage/follow.js';
 import { DEFAULT_MAX_DICTIONARY_BYTES } from '../../storage/storage.js';
 import { DEFAULT_RECORD_CACHE_BYTES } from '../../storage/record-cache.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { descriptorLimit, storageDescriptorBudget } from '../../storage/file-reader.js';
+import { descriptorLimit, storageDescriptorBudget } from '../../storage/source/file-reader.js';
 
 /**
  * The server's connections: a cap on how many are open (so that idle sockets cannot exhaust the

@@ -1,4 +1,4 @@
-import { RECORD_HEADER_SIZE } from '../format/entity-record.js';
+import { RECORD_HEADER_SIZE } from '../../format/entity-record.js';
 import type { SourceReads } from './source.js';
 
 /**

@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync, realpathSync, statSync, watch, type BigIntStats, type FSWatcher } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
-import { StorageError } from '../errors.js';
+import { StorageError } from '../../errors.js';
 import { FileReader } from './file-reader.js';
 import { kindOf, openRegularFile, readRegularFile } from './regular-file.js';
 import type { RootListing, SourceFile, SourceFolder, SourceReader, SourceReads, SourceWatch, StorageSource } from './source.js';

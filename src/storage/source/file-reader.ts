@@ -1,5 +1,5 @@
 import { readFileSync, readSync } from 'node:fs';
-import { FormatError } from '../errors.js';
+import { FormatError } from '../../errors.js';
 import { DescriptorPool, type DescriptorOwner } from './descriptor-pool.js';
 import { openRegularFileSync } from './regular-file.js';
 

@@ -1,5 +1,5 @@
-import { RECORD_HEADER_SIZE as HEADER } from '../format/entity-record.js';
-import { isMetaRecord, metaRecordProblem } from '../format/meta-record.js';
+import { RECORD_HEADER_SIZE as HEADER } from '../../format/entity-record.js';
+import { isMetaRecord, metaRecordProblem } from '../../format/meta-record.js';
 import { LOCAL_FILES } from './directory-source.js';
 
 /**

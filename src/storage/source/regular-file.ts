@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { StorageError } from '../errors.js';
+import { StorageError } from '../../errors.js';
 
 /**
  * Opening storage files with care: only regular files are read. A FIFO would block the open (and

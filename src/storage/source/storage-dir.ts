@@ -1,5 +1,5 @@
-import { StorageError } from '../errors.js';
-import { parseJavaLong } from '../format/type-dictionary.js';
+import { StorageError } from '../../errors.js';
+import { parseJavaLong } from '../../format/type-dictionary.js';
 import { DirectorySource } from './directory-source.js';
 import { nearbyStorageHint } from './nearby-storages.js';
 import type { SourceFile, SourceFolder, SourceReader } from './source.js';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { lockHeldAt, parseLockFile } from '../format/lock-file.js';
+import { lockHeldAt, parseLockFile } from '../../format/lock-file.js';
 import { readRegularFile } from './regular-file.js';
 
 /** A lock file holds two numbers and a process name: anything longer is not one. */
