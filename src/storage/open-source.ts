@@ -3,9 +3,9 @@ import { parse as parseConnectionString } from 'pg-connection-string';
 import type pg from 'pg';
 import { UsageError } from '../errors.js';
 import { DirectorySource } from './source/directory-source.js';
-import { environmentPassword } from './postgres-password.js';
-import { PostgresSource } from './postgres-source.js';
-import { parseTableName } from './postgres-tables.js';
+import { environmentPassword } from './postgres/postgres-password.js';
+import { PostgresSource } from './postgres/postgres-source.js';
+import { parseTableName } from './postgres/postgres-tables.js';
 import type { StorageSource } from './source/source.js';
 
 /**

@@ -1,4 +1,4 @@
-import { StorageError } from '../errors.js';
+import { StorageError } from '../../errors.js';
 
 /**
  * Where the password of a PostgreSQL storage comes from, and what happens when the server asks

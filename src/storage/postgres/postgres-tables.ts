@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { StorageError, UsageError } from '../errors.js';
-import type { SourceFile } from './source/source.js';
+import { StorageError, UsageError } from '../../errors.js';
+import type { SourceFile } from '../source/source.js';
 
 /**
  * The tables MicroStream 4.1's SQL file system (`filesystem.sql`, `SqlProviderPostgres`) keeps a

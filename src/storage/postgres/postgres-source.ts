@@ -1,9 +1,9 @@
 import type pg from 'pg';
-import { isAppError, StorageError } from '../errors.js';
+import { isAppError, StorageError } from '../../errors.js';
 import { findStorageTables, listTableFiles, type StorageTable, type StorageTables, type TableFile, type TableName } from './postgres-tables.js';
 import { assembleRange, readRows, readWholeFile, streamRange, type FileLocation } from './postgres-rows.js';
 import { DEFAULT_ROW_CACHE_BYTES, RowCache } from './row-cache.js';
-import type { RootListing, SourceFile, SourceFolder, SourceReader, StorageSource } from './source/source.js';
+import type { RootListing, SourceFile, SourceFolder, SourceReader, StorageSource } from '../source/source.js';
 
 /**
  * A storage that MicroStream 4.1 keeps in PostgreSQL through its SQL file system (see

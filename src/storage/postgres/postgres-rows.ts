@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { FormatError, StorageError } from '../errors.js';
+import { FormatError, StorageError } from '../../errors.js';
 import type { StorageTable } from './postgres-tables.js';
 
 /**
