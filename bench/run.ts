@@ -24,7 +24,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { indexWorkerCount } from '../src/storage/index-workers.js';
+import { indexWorkerCount } from '../src/storage/index/index-workers.js';
 import { benchFollow } from './follow-bench.js';
 import { benchStartup, startupLines } from './startup-bench.js';
 import { benchLargeStartup, largeStartupLines } from './startup-large-bench.js';

@@ -1,5 +1,5 @@
 import type { TypeEntry } from '../format/type-dictionary.js';
-import type { ObjectIndexParts } from '../storage/object-index.js';
+import type { ObjectIndexParts } from '../storage/index/object-index.js';
 import type { SharedNodeArrays } from './shared-node-arrays.js';
 import type { ForwardListsParts } from './forward-lists.js';
 import type { NodeIdsParts } from './node-ids.js';

@@ -1,6 +1,6 @@
 import { parentPort } from 'node:worker_threads';
 import { createTypeDictionary } from '../format/type-dictionary.js';
-import { ObjectIndex } from '../storage/object-index.js';
+import { ObjectIndex } from '../storage/index/object-index.js';
 import { readHeadAhead, SYNC_LOCAL_FILES } from '../storage/source/sync-file-chunks.js';
 import { shared } from './build-memory.js';
 import { workerListStart, type SharedNodeArrays } from './shared-node-arrays.js';

@@ -1,6 +1,6 @@
 import { DirectorySource } from '../storage/source/directory-source.js';
 import { FileReadAhead } from '../storage/source/file-read-ahead.js';
-import type { ObjectIndexParts } from '../storage/object-index.js';
+import type { ObjectIndexParts } from '../storage/index/object-index.js';
 import { readHeadAhead, SYNC_LOCAL_FILES } from '../storage/source/sync-file-chunks.js';
 import type { Storage, StorageChannel } from '../storage/storage.js';
 import { Adjacency, rowStartsFromDegrees } from './adjacency.js';

@@ -1,4 +1,4 @@
-import { idExtent, markIdBits } from '../storage/object-index-ids.js';
+import { idExtent, markIdBits } from '../storage/index/object-index-ids.js';
 import type { StorageChannel } from '../storage/storage.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { ObjectIndex } from '../storage/object-index.js';
+import type { ObjectIndex } from '../storage/index/object-index.js';
 import type { NodeIds } from './node-ids.js';
 import { walkRecordBytes, type RecordBytesVisitor, type WalkProblem } from './record-walk.js';
 import { ReferenceCollector } from './reference-collector.js';

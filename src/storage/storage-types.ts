@@ -1,4 +1,4 @@
-import type { ObjectIndex } from './object-index.js';
+import type { ObjectIndex } from './index/object-index.js';
 import type { ScanProblem } from './source/record-scan.js';
 import type { SourceReader } from './source/source.js';
 import type { StorageLayout } from './source/storage-dir.js';

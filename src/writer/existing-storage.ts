@@ -5,7 +5,7 @@ import { aggregateTransactionLog, parseTransactionLog } from '../format/transact
 import { scanRecords } from '../storage/source/record-scan.js';
 import { scanStorageDirectory, type StorageLayout } from '../storage/source/storage-dir.js';
 import { Storage, type StoredEntity } from '../storage/storage.js';
-import { joinId } from '../storage/object-id-halves.js';
+import { joinId } from '../storage/index/object-id-halves.js';
 import { readLogAggregates } from '../storage/log-reader.js';
 import { resolveValidLengths } from '../storage/valid-lengths.js';
 import { FIRST_OBJECT_ID } from './builtins.js';

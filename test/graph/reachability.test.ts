@@ -9,7 +9,7 @@ import { shortestPaths } from '../../src/graph/shortest-paths.js';
 import { SupersededRecords } from '../../src/graph/superseded-records.js';
 import { NOT_STORED, TypeTable } from '../../src/graph/type-table.js';
 import { parseTypeDictionary } from '../../src/format/type-dictionary.js';
-import { ObjectIndex } from '../../src/storage/object-index.js';
+import { ObjectIndex } from '../../src/storage/index/object-index.js';
 import type { StorageChannel } from '../../src/storage/storage.js';
 import { prng } from '../helpers/prng.js';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { indexChannel } from '../../src/storage/channel-indexer.js';
+import { indexChannel } from '../../src/storage/index/channel-indexer.js';
 import { SYNC_LOCAL_FILES } from '../../src/storage/source/sync-file-chunks.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
 import { fileHeaderRecord } from '../helpers/eclipsestore-files.js';

@@ -1,4 +1,4 @@
-import { FormatError, StorageError, type ErrorCode } from '../errors.js';
+import { FormatError, StorageError, type ErrorCode } from '../../errors.js';
 import type { ChannelIndexJob, ChannelIndexResult } from './channel-indexer.js';
 import type { ObjectIndexParts } from './object-index.js';
 

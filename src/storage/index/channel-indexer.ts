@@ -1,10 +1,10 @@
-import { RECORD_HEADER_SIZE as HEADER } from '../format/entity-record.js';
-import { FileReadAhead } from './source/file-read-ahead.js';
+import { RECORD_HEADER_SIZE as HEADER } from '../../format/entity-record.js';
+import { FileReadAhead } from '../source/file-read-ahead.js';
 import { indexLoadFor } from './index-builder.js';
 import type { ObjectIndex } from './object-index.js';
 import { ChannelRecords } from './channel-records.js';
-import { scanRecordChunks, type RecordVisitor, type ScanProblem } from './source/record-scan.js';
-import type { SourceReads } from './source/source.js';
+import { scanRecordChunks, type RecordVisitor, type ScanProblem } from '../source/record-scan.js';
+import type { SourceReads } from '../source/source.js';
 
 /**
  * Builds one channel's object index from its data files in one go: the first load of a storage.

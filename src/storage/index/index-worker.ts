@@ -1,7 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import { indexChannel } from './channel-indexer.js';
 import { failureOf, type WorkerReply, type WorkerRequest } from './index-worker-messages.js';
-import { SYNC_LOCAL_FILES } from './source/sync-file-chunks.js';
+import { SYNC_LOCAL_FILES } from '../source/sync-file-chunks.js';
 
 /**
  * Worker thread entry (index-workers.ts starts it): indexes the channels it is sent, one message

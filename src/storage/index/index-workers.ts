@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import type { ChannelIndexJob, ChannelIndexResult } from './channel-indexer.js';
 import { errorOf, type WorkerReply, type WorkerRequest } from './index-worker-messages.js';
 import { ObjectIndex } from './object-index.js';
-import { WorkerThread } from '../threads/worker-thread.js';
+import { WorkerThread } from '../../threads/worker-thread.js';
 
 /**
  * Indexing a directory storage's channels in worker threads, one channel at a time per thread,
