@@ -27,7 +27,7 @@ import { createMetrics } from './ops/metrics.js';
 import { openApiRoutes, registerOpenApi } from './ops/openapi-routes.js';
 import { javaRouteLabeller, registerOperationsRoutes, routeLabeller } from './ops/operations-routes.js';
 import { javaLane } from './java/java-lane.js';
-import type { FollowStatus } from '../storage/follow-status.js';
+import type { FollowStatus } from '../storage/follow/follow-status.js';
 import type { TlsConfig } from './guard/tls.js';
 import { apiV1Plugin } from './api-v1/api-v1-plugin.js';
 import type { AnswerAdmission } from './api-v1/routing.js';

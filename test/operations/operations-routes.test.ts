@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverLogger } from '../../src/cli/server-logger.js';
 import { loadAuthConfig } from '../../src/http/guard/auth.js';
 import { loadMetricsToken } from '../../src/http/guard/metrics-token.js';
-import { FollowStatus } from '../../src/storage/follow-status.js';
+import { FollowStatus } from '../../src/storage/follow/follow-status.js';
 import { corpusStorage, send, startServer, type TestServer } from '../security/server.js';
 
 const GRAPH = corpusStorage('graph');

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
-import { StorageFollower } from '../../src/storage/follow.js';
+import { StorageFollower } from '../../src/storage/follow/follow.js';
 import { openStorageSource } from '../../src/storage/open-source.js';
 import { Storage } from '../../src/storage/storage.js';
 import { compareWithCase, type RecordedCase } from '../helpers/conformance.js';

@@ -3,7 +3,7 @@ import { Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
-import { StorageFollower } from '../../src/storage/follow.js';
+import { StorageFollower } from '../../src/storage/follow/follow.js';
 import { Storage } from '../../src/storage/storage.js';
 import { Prng } from '../../src/writer/generator/prng.js';
 import { spawnCli } from './cli.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
-import { StorageFollower } from '../../src/storage/follow.js';
+import { StorageFollower } from '../../src/storage/follow/follow.js';
 import { Storage } from '../../src/storage/storage.js';
 import { compareWithCase, type RecordedCase } from '../helpers/conformance.js';
 import { applyOp, loadStateCases, loadTransitions, SEQUENCE_DIR, type StateCases } from '../helpers/follow-sequence.js';

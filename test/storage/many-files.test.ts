@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DescriptorPool, type DescriptorOwner } from '../../src/storage/source/descriptor-pool.js';
-import { StorageFollower } from '../../src/storage/follow.js';
+import { StorageFollower } from '../../src/storage/follow/follow.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { corpusStorage } from '../security/server.js';
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseServeArgs } from '../../src/cli/commands/serve.js';
 import { quoteForeign } from '../../src/format/foreign-text.js';
 import { parseTypeDictionary } from '../../src/format/type-dictionary.js';
-import { StorageFollower } from '../../src/storage/follow.js';
+import { StorageFollower } from '../../src/storage/follow/follow.js';
 import { Storage } from '../../src/storage/storage.js';
 import { spawnCli } from '../security/cli.js';
 import { corpusStorage } from '../security/server.js';

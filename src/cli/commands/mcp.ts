@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
 import { StorageRegistry } from '../../http/registry/storage-registry.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../http/guard/limits.js';
-import { DEFAULT_POLL_INTERVAL_MS } from '../../storage/follow.js';
+import { DEFAULT_POLL_INTERVAL_MS } from '../../storage/follow/follow.js';
 import { DEFAULT_MAX_DICTIONARY_BYTES } from '../../storage/storage.js';
 import { warnIfShared } from '../../http/guard/auth.js';
 import type { CommandIo } from '../io.js';

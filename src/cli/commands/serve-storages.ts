@@ -5,8 +5,8 @@ import { damageLine, isRefusedDamage, openReadablePart, type StorageDamage } fro
 import { checkServable } from '../../http/java/integrity.js';
 import { storageNameProblem } from '../../http/java/named-routes.js';
 import type { StorageRegistry } from '../../http/registry/storage-registry.js';
-import { FollowStatus } from '../../storage/follow-status.js';
-import { StorageFollower } from '../../storage/follow.js';
+import { FollowStatus } from '../../storage/follow/follow-status.js';
+import { StorageFollower } from '../../storage/follow/follow.js';
 import { checkStorageSpec, isPostgresSpec, openStorageSource, type SourceSpecOptions } from '../../storage/open-source.js';
 import { Storage, type OpenProgress } from '../../storage/storage.js';
 import { graphProgressReporter } from '../graph-progress.js';

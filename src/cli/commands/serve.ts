@@ -14,7 +14,7 @@ import { loadMetricsToken } from '../../http/guard/metrics-token.js';
 import { loadTlsConfig } from '../../http/guard/tls.js';
 import { DEFAULT_MAX_UNSENT_BYTES } from '../../http/guard/unsent-answers.js';
 import { descriptorLimit, storageDescriptorBudget } from '../../storage/source/file-reader.js';
-import { DEFAULT_POLL_INTERVAL_MS } from '../../storage/follow.js';
+import { DEFAULT_POLL_INTERVAL_MS } from '../../storage/follow/follow.js';
 import { DEFAULT_MAX_DICTIONARY_BYTES } from '../../storage/storage.js';
 import { DEFAULT_RECORD_CACHE_BYTES } from '../../storage/record-cache.js';
 import type { CommandIo } from '../io.js';

@@ -1,7 +1,7 @@
 import type { Registry } from 'prom-client';
 import { RequestTallies, type PromClient } from './request-tallies.js';
 import type { StorageChannel } from '../../storage/storage.js';
-import type { FollowStatus } from '../../storage/follow-status.js';
+import type { FollowStatus } from '../../storage/follow/follow-status.js';
 import type { RecordCacheStats } from '../../storage/record-cache.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { FollowStatus } from '../../storage/follow-status.js';
+import type { FollowStatus } from '../../storage/follow/follow-status.js';
 import { routePaths } from '../java/documentation.js';
 import type { MetricsSource, ServiceMetrics } from './metrics.js';
 import type { Dialect } from '../java/dialects.js';

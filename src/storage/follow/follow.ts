@@ -1,6 +1,6 @@
-import { problemOf, ProblemTracker, type FollowProblem, type ProblemReport, type SeenProblem } from './follow-problems.js';
-import type { SourceWatch } from './source/source.js';
-import type { RefreshResult, Storage } from './storage.js';
+import { problemOf, ProblemTracker, type FollowProblem, type ProblemReport, type SeenProblem } from '../follow-problems.js';
+import type { SourceWatch } from '../source/source.js';
+import type { RefreshResult, Storage } from '../storage.js';
 
 /**
  * Keeps a Storage up to date with a storage that a running Java application writes: file system

@@ -1,4 +1,4 @@
-import type { FollowProblem } from './follow-problems.js';
+import type { FollowProblem } from '../follow-problems.js';
 import type { FollowEvent } from './follow.js';
 
 /**
