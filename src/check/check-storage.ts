@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { isAppError } from '../errors.js';
-import { CommitHistory, type Commit } from '../storage/commit-history.js';
+import { CommitHistory, type Commit } from '../storage/history/commit-history.js';
 import { DictionaryTooLargeError } from '../storage/dictionary-file.js';
 import { DirectorySource } from '../storage/source/directory-source.js';
 import { PinnedSource } from '../storage/source/pinned-source.js';

@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { isAppError } from '../errors.js';
 import { RECORD_HEADER_SIZE } from '../format/entity-record.js';
 import { channelOf } from '../format/ids.js';
-import type { Commit, CommitTimeline } from '../storage/commit-timeline.js';
+import type { Commit, CommitTimeline } from '../storage/history/commit-timeline.js';
 import type { Storage, StorageFile } from '../storage/storage.js';
 import type { GraphIndex } from './graph-index.js';
 

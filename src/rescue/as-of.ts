@@ -1,5 +1,5 @@
 import { StorageError, UsageError } from '../errors.js';
-import { CommitHistory, type PointInTime } from '../storage/commit-history.js';
+import { CommitHistory, type PointInTime } from '../storage/history/commit-history.js';
 import type { SourceReads } from '../storage/source/source.js';
 import type { StorageLayout } from '../storage/source/storage-dir.js';
 

@@ -2,7 +2,7 @@ import { computeFigures, type GraphFigures } from '../../graph/graph-figures.js'
 import type { GraphIndex } from '../../graph/graph-index.js';
 import { GraphService, type GraphServiceOptions } from '../../graph/graph-service.js';
 import { ObjectVersions } from '../../graph/object-versions.js';
-import { CommitTimeline } from '../../storage/commit-timeline.js';
+import { CommitTimeline } from '../../storage/history/commit-timeline.js';
 import type { StorageDamage } from '../../damaged/readable-part.js';
 import type { Storage } from '../../storage/storage.js';
 

@@ -1,8 +1,8 @@
-import type { LogAggregate } from '../format/transaction-log.js';
+import type { LogAggregate } from '../../format/transaction-log.js';
 import type { PointInTime } from './commit-history.js';
-import { ChannelLogReader } from './log-reader.js';
-import type { CommittedLengths } from './storage.js';
-import { resolveValidLengths } from './valid-lengths.js';
+import { ChannelLogReader } from '../log-reader.js';
+import type { CommittedLengths } from '../storage.js';
+import { resolveValidLengths } from '../valid-lengths.js';
 
 /**
  * The committed bytes of every data file as of an earlier commit: each channel's log read only up

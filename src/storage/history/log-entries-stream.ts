@@ -1,5 +1,5 @@
-import { parseTransactionLog, type LogEntry } from '../format/transaction-log.js';
-import type { SourceReads } from './source/source.js';
+import { parseTransactionLog, type LogEntry } from '../../format/transaction-log.js';
+import type { SourceReads } from '../source/source.js';
 
 /**
  * Reads a transaction log entry by entry in bounded chunks (a long-lived storage's log holds an

@@ -1,9 +1,9 @@
-import type { LogEntry } from '../format/transaction-log.js';
+import type { LogEntry } from '../../format/transaction-log.js';
 import { RangeTable, StoreTable } from './commit-tables.js';
-import { DirectorySource } from './source/directory-source.js';
+import { DirectorySource } from '../source/directory-source.js';
 import { forEachLogEntry } from './log-entries-stream.js';
-import type { SourceReads } from './source/source.js';
-import type { ChannelLayout, StorageLayout } from './source/storage-dir.js';
+import type { SourceReads } from '../source/source.js';
+import type { ChannelLayout, StorageLayout } from '../source/storage-dir.js';
 
 /**
  * The commits of a storage, read from its transaction logs (storage-format.md §6): every store

@@ -1,6 +1,6 @@
-import { parseTransactionLog, type LogEntry } from '../format/transaction-log.js';
-import type { SourceReads, StorageSource } from './source/source.js';
-import { scanStorageLayout } from './source/storage-dir.js';
+import { parseTransactionLog, type LogEntry } from '../../format/transaction-log.js';
+import type { SourceReads, StorageSource } from '../source/source.js';
+import { scanStorageLayout } from '../source/storage-dir.js';
 
 /**
  * When each byte of a data file became valid (storage-format.md §6): the transaction log's store,
