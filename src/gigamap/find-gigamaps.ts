@@ -1,5 +1,5 @@
 import { instancesOf } from '../graph/graph-figures.js';
-import type { GraphIndex } from '../graph/graph-index.js';
+import type { GraphIndex } from '../graph/model/graph-index.js';
 import { GIGAMAP } from './gigamap-types.js';
 
 /** The object ids of every GigaMap in a storage (from the graph index: the instances of its type), ascending. */

@@ -1,4 +1,4 @@
-import type { GraphIndex } from '../graph/graph-index.js';
+import type { GraphIndex } from '../graph/model/graph-index.js';
 import { gigaMapIds } from './find-gigamaps.js';
 import { gigaMapOf, type VersionedSource } from './gigamap-cache.js';
 import { isGigaMapMachinery, LAZY } from './gigamap-types.js';

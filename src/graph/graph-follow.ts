@@ -1,8 +1,8 @@
 import { RECORD_WORDS, type Storage, type StorageChange } from '../storage/storage.js';
-import type { GraphIndex } from './graph-index.js';
-import { computeReachability, updateReachability, type EdgeChanges } from './reachability.js';
+import type { GraphIndex } from './model/graph-index.js';
+import { computeReachability, updateReachability, type EdgeChanges } from './model/reachability.js';
 import { ReferenceCollector } from './reference-collector.js';
-import { NOT_STORED } from './type-table.js';
+import { NOT_STORED } from './model/type-table.js';
 
 /**
  * Takes a commit of a followed storage over into the graph without rebuilding it: the entities

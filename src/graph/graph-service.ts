@@ -1,7 +1,7 @@
 import type { Storage, StorageChange } from '../storage/storage.js';
 import { buildGraph, type BuildProblem, type BuildProgress } from './graph-build.js';
 import { applyStorageChange } from './graph-follow.js';
-import type { GraphIndex } from './graph-index.js';
+import type { GraphIndex } from './model/graph-index.js';
 
 /**
  * The graph index of one storage over time: built in the background after the storage opened

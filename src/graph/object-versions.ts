@@ -4,7 +4,7 @@ import { RECORD_HEADER_SIZE } from '../format/entity-record.js';
 import { channelOf } from '../format/ids.js';
 import type { Commit, CommitTimeline } from '../storage/history/commit-timeline.js';
 import type { Storage, StorageFile } from '../storage/storage.js';
-import type { GraphIndex } from './graph-index.js';
+import type { GraphIndex } from './model/graph-index.js';
 
 /**
  * Every record of an object still on disk, newest first: the latest (from the primary index)

@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { gigaMapIds } from '../gigamap/find-gigamaps.js';
 import { GIGAMAP_TABLES, gigaMapEntityRows, gigaMapIndexRows } from '../gigamap/sql-rows.js';
-import type { GraphIndex } from '../graph/graph-index.js';
+import type { GraphIndex } from '../graph/model/graph-index.js';
 import type { Storage } from '../storage/storage.js';
 import { ChunkAppender } from './chunk-appender.js';
 import { quoteIdent } from './column-model.js';

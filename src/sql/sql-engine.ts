@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBResult } from '@duckdb/node-api';
-import type { GraphIndex } from '../graph/graph-index.js';
+import type { GraphIndex } from '../graph/model/graph-index.js';
 import type { RecordPassProgress } from '../graph/latest-records.js';
 import type { Storage } from '../storage/storage.js';
 import { quoteIdent, quoteText } from './column-model.js';

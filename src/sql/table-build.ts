@@ -4,7 +4,7 @@ import { isAppError } from '../errors.js';
 import { charsText, layoutEntity, type EntityLayout, type VariableSlot } from '../format/entity-layout.js';
 import { channelOf } from '../format/ids.js';
 import type { TypeEntry } from '../format/type-dictionary.js';
-import type { GraphIndex } from '../graph/graph-index.js';
+import type { GraphIndex } from '../graph/model/graph-index.js';
 import { forEachLatestRecord, type LatestRecord, type RecordPassProgress } from '../graph/latest-records.js';
 import type { Storage } from '../storage/storage.js';
 import { planTypeTable, sqlTypeOf, valueKindOfEntry, type ValueKind } from './column-model.js';

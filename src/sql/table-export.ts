@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { GraphIndex } from '../graph/graph-index.js';
+import type { GraphIndex } from '../graph/model/graph-index.js';
 import type { Storage } from '../storage/storage.js';
 import type { SchemaTable } from './finish-tables.js';
 import { csvHeaderLine, csvLines, ndjsonLines } from './result-text.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildGraph } from '../../src/graph/graph-build.js';
 import { computeFigures } from '../../src/graph/graph-figures.js';
-import type { GraphIndex } from '../../src/graph/graph-index.js';
+import type { GraphIndex } from '../../src/graph/model/graph-index.js';
 import { GraphService } from '../../src/graph/graph-service.js';
 import { shortestPaths } from '../../src/graph/shortest-paths.js';
 import { Storage } from '../../src/storage/storage.js';

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ownListStart, workerListStart } from '../../src/graph/shared-node-arrays.js';
 import { ForwardLists } from '../../src/graph/forward-lists.js';
 import { countReferrers, splitByRows, writeForwardHalves, writeReferrerHalves, type LinkShare } from '../../src/graph/link-steps.js';
-import { rowStartsFromDegrees } from '../../src/graph/adjacency.js';
-import { BLOCK_BITS, histogramLength, RANGE_BITS, targetRanges } from '../../src/graph/referrer-rows.js';
+import { rowStartsFromDegrees } from '../../src/graph/model/adjacency.js';
+import { BLOCK_BITS, histogramLength, RANGE_BITS, targetRanges } from '../../src/graph/model/referrer-rows.js';
 import { prng } from '../helpers/prng.js';
 
 /**

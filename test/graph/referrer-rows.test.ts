@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { appendReferrers, BLOCK_BITS, histogramLength, RANGE_BITS, targetRanges } from '../../src/graph/referrer-rows.js';
+import { appendReferrers, BLOCK_BITS, histogramLength, RANGE_BITS, targetRanges } from '../../src/graph/model/referrer-rows.js';
 import { prng } from '../helpers/prng.js';
 
 /**

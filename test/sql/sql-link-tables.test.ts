@@ -13,7 +13,7 @@ import { CONFORMANCE_DIR } from '../helpers/conformance.js';
 
 let storage: Storage;
 let registry: StorageRegistry;
-let graphReady: () => Promise<import('../../src/graph/graph-index.js').GraphIndex>;
+let graphReady: () => Promise<import('../../src/graph/model/graph-index.js').GraphIndex>;
 const engines: SqlEngine[] = [];
 
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
-import type { GraphIndex } from '../../src/graph/graph-index.js';
+import type { GraphIndex } from '../../src/graph/model/graph-index.js';
 
 /**
  * The comparison behind the SQL model tests: every row of every type table against the

@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
 import type { GigaMapReport } from '../../gigamap/gigamap-report.js';
-import type { GraphIndex } from '../../graph/graph-index.js';
+import type { GraphIndex } from '../../graph/model/graph-index.js';
 import type { Storage } from '../../storage/storage.js';
 import { analysis, storageInfo, typeList } from '../../http/api-v1/reports.js';
 import { StorageRegistry } from '../../http/registry/storage-registry.js';

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import { unstoredReferencedNodes, type GraphFigures } from '../../graph/graph-figures.js';
-import type { GraphIndex } from '../../graph/graph-index.js';
-import { NOT_STORED } from '../../graph/type-table.js';
+import type { GraphIndex } from '../../graph/model/graph-index.js';
+import { NOT_STORED } from '../../graph/model/type-table.js';
 import type { StorageContext } from '../registry/storage-registry.js';
 import { typeNameOf, viaOf } from './graph-answers.js';
 import type { Analysis, StorageInfo, TypeList } from './schemas.js';

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
-import type { GraphIndex } from '../../graph/graph-index.js';
+import type { GraphIndex } from '../../graph/model/graph-index.js';
 import { searchText, type SearchHit } from '../../graph/text-search.js';
-import { NOT_STORED } from '../../graph/type-table.js';
+import { NOT_STORED } from '../../graph/model/type-table.js';
 import { lookUpType } from '../../inspect/type-names.js';
 import type { StorageContext } from '../registry/storage-registry.js';
 import { viaOf } from './graph-answers.js';

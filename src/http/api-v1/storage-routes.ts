@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { instancesOf } from '../../graph/graph-figures.js';
-import type { GraphIndex } from '../../graph/graph-index.js';
+import type { GraphIndex } from '../../graph/model/graph-index.js';
 import { requireGraph } from './graph-answers.js';
 import { withGigaMapMachinery } from './gigamap-machinery-field.js';
 import { NdjsonExport } from './ndjson-export.js';

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { resolveJdkConstant } from '../../format/ids.js';
-import type { GraphIndex } from '../../graph/graph-index.js';
+import type { GraphIndex } from '../../graph/model/graph-index.js';
 import { isEmptyCollectionType, isLazyType, simpleTypeName } from '../../inspect/type-names.js';
 import type { StorageContext } from '../registry/storage-registry.js';
 import { objectViewOf, requireGraph } from './graph-answers.js';

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import type { GraphIndex } from '../../graph/graph-index.js';
+import type { GraphIndex } from '../../graph/model/graph-index.js';
 import type { ObjectVersion } from '../../graph/object-versions.js';
 import { diffObjectViews, type ObjectView as View } from '../../inspect/object-view.js';
 import type { StorageContext } from '../registry/storage-registry.js';

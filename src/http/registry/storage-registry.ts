@@ -1,5 +1,5 @@
 import { computeFigures, type GraphFigures } from '../../graph/graph-figures.js';
-import type { GraphIndex } from '../../graph/graph-index.js';
+import type { GraphIndex } from '../../graph/model/graph-index.js';
 import { GraphService, type GraphServiceOptions } from '../../graph/graph-service.js';
 import { ObjectVersions } from '../../graph/object-versions.js';
 import { CommitTimeline } from '../../storage/history/commit-timeline.js';

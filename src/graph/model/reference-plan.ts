@@ -1,5 +1,5 @@
-import { fixedSizeOf, listElementSize } from '../format/entity-layout.js';
-import type { FieldDescriptor, ListField, TypeEntry } from '../format/type-dictionary.js';
+import { fixedSizeOf, listElementSize } from '../../format/entity-layout.js';
+import type { FieldDescriptor, ListField, TypeEntry } from '../../format/type-dictionary.js';
 
 /**
  * Where the references of a type's entities are, compiled once per type from its dictionary

@@ -1,5 +1,5 @@
-import { idExtent, markIdBits } from '../storage/index/object-index-ids.js';
-import type { StorageChannel } from '../storage/storage.js';
+import { idExtent, markIdBits } from '../../storage/index/object-index-ids.js';
+import type { StorageChannel } from '../../storage/storage.js';
 
 /**
  * Dense node numbers for the stored object ids, independent of the primary index's hash slots

@@ -1,5 +1,5 @@
-import { StorageError } from '../errors.js';
-import type { TypeDictionary, TypeEntry } from '../format/type-dictionary.js';
+import { StorageError } from '../../errors.js';
+import type { TypeDictionary, TypeEntry } from '../../format/type-dictionary.js';
 import { compileReferencePlan, type ReferencePlan } from './reference-plan.js';
 
 /**
