@@ -96,7 +96,7 @@ for (const entities of SIZES) {
 
 /** The GigaMap of a generated storage (the instance of its type, from a graph index). */
 async function findGigaMap(dir: string): Promise<bigint> {
-  const { buildGraph } = await import('../src/graph/graph-build.js');
+  const { buildGraph } = await import('../src/graph/build/graph-build.js');
   const { gigaMapIds } = await import('../src/gigamap/find-gigamaps.js');
   const storage = await Storage.open(dir);
   try {

@@ -27,7 +27,7 @@ const from = pathToFileURL(join(root, process.env.BENCH_SOURCE === '1' ? 'src' :
 const { buildApp } = (await import(`${from}/http/app.js`)) as typeof import('../src/http/app.js');
 const { StorageFollower } = (await import(`${from}/storage/follow.js`)) as typeof import('../src/storage/follow/follow.js');
 const { Storage } = (await import(`${from}/storage/storage.js`)) as typeof import('../src/storage/storage.js');
-const { buildGraph } = (await import(`${from}/graph/graph-build.js`)) as typeof import('../src/graph/graph-build.js');
+const { buildGraph } = (await import(`${from}/graph/graph-build.js`)) as typeof import('../src/graph/build/graph-build.js');
 const { StorageRegistry } = (await import(`${from}/http/storage-registry.js`)) as typeof import('../src/http/registry/storage-registry.js');
 const { dropCaches } = await import('./storages.js');
 

@@ -1,7 +1,7 @@
 import { RECORD_WORDS, type Storage, type StorageChange } from '../storage/storage.js';
 import type { GraphIndex } from './model/graph-index.js';
 import { computeReachability, updateReachability, type EdgeChanges } from './model/reachability.js';
-import { ReferenceCollector } from './reference-collector.js';
+import { ReferenceCollector } from './build/reference-collector.js';
 import { NOT_STORED } from './model/type-table.js';
 
 /**

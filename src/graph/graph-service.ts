@@ -1,5 +1,5 @@
 import type { Storage, StorageChange } from '../storage/storage.js';
-import { buildGraph, type BuildProblem, type BuildProgress } from './graph-build.js';
+import { buildGraph, type BuildProblem, type BuildProgress } from './build/graph-build.js';
 import { applyStorageChange } from './graph-follow.js';
 import type { GraphIndex } from './model/graph-index.js';
 

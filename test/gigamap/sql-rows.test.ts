@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gigaMapIds } from '../../src/gigamap/find-gigamaps.js';
 import { BATCH_ROWS, gigaMapEntityRows, gigaMapIndexRows } from '../../src/gigamap/sql-rows.js';
-import { buildGraph } from '../../src/graph/graph-build.js';
+import { buildGraph } from '../../src/graph/build/graph-build.js';
 import type { GraphIndex } from '../../src/graph/model/graph-index.js';
 import { Storage } from '../../src/storage/storage.js';
 import { expectedKeys, GIGAMAP_STORAGE, loadApiDump } from './gigamap-corpus.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ForwardLists, TEMP_CHUNK_BITS } from '../../src/graph/forward-lists.js';
+import { ForwardLists, TEMP_CHUNK_BITS } from '../../src/graph/build/forward-lists.js';
 import { histogramLength } from '../../src/graph/model/referrer-rows.js';
 
 /**

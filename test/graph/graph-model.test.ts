@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildGraph } from '../../src/graph/graph-build.js';
+import { buildGraph } from '../../src/graph/build/graph-build.js';
 import { computeFigures } from '../../src/graph/graph-figures.js';
 import type { GraphIndex } from '../../src/graph/model/graph-index.js';
 import { GraphService } from '../../src/graph/graph-service.js';

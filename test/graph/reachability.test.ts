@@ -4,7 +4,7 @@ import { GraphIndex } from '../../src/graph/model/graph-index.js';
 import { MissingReferences } from '../../src/graph/model/missing-references.js';
 import { NodeIds } from '../../src/graph/model/node-ids.js';
 import { computeReachability, sweepReachability, updateReachability, type EdgeChanges } from '../../src/graph/model/reachability.js';
-import { ReachabilityThread } from '../../src/graph/reachability-thread.js';
+import { ReachabilityThread } from '../../src/graph/build/reachability-thread.js';
 import { shortestPaths } from '../../src/graph/shortest-paths.js';
 import { SupersededRecords } from '../../src/graph/model/superseded-records.js';
 import { NOT_STORED, TypeTable } from '../../src/graph/model/type-table.js';

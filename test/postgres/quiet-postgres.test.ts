@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildGraph } from '../../src/graph/graph-build.js';
+import { buildGraph } from '../../src/graph/build/graph-build.js';
 import { openStorageSource } from '../../src/storage/open-source.js';
 import { Storage } from '../../src/storage/storage.js';
 import { adminClient, cloneStorageDatabase, dropDatabase, postgresInfo, readerEnv, readerUrl } from '../helpers/postgres.js';

@@ -7,7 +7,7 @@ import { reportGigaMap } from '../../src/gigamap/gigamap-report.js';
 import { readGigaMap } from '../../src/gigamap/gigamap-structure.js';
 import { readIndexKeys } from '../../src/gigamap/index-keys.js';
 import { summarizeEntity } from '../../src/gigamap/entity-summary.js';
-import { buildGraph } from '../../src/graph/graph-build.js';
+import { buildGraph } from '../../src/graph/build/graph-build.js';
 import { Storage } from '../../src/storage/storage.js';
 import { generatedPersonId, GIGAMAP_CITIES } from '../../src/writer/generator/gigamap-writer.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';

@@ -1,8 +1,8 @@
-import type { ObjectIndex } from '../storage/index/object-index.js';
-import type { NodeIds } from './model/node-ids.js';
+import type { ObjectIndex } from '../../storage/index/object-index.js';
+import type { NodeIds } from '../model/node-ids.js';
 import { walkRecordBytes, type RecordBytesVisitor, type WalkProblem } from './record-walk.js';
 import { ReferenceCollector } from './reference-collector.js';
-import type { TypeTable } from './model/type-table.js';
+import type { TypeTable } from '../model/type-table.js';
 
 /**
  * What the graph build takes from each record of a data file: whether it is the latest record of

@@ -1,10 +1,10 @@
 import type { DecodedFile } from './decode-messages.js';
 import { ForwardLists, type ForwardListsParts } from './forward-lists.js';
 import type { LinkShare } from './link-steps.js';
-import { MissingReferences } from './model/missing-references.js';
+import { MissingReferences } from '../model/missing-references.js';
 import type { DecodeSink } from './record-decoder.js';
-import { SupersededRecords } from './model/superseded-records.js';
-import { NOT_STORED, type TypeNumbers, type TypeTable } from './model/type-table.js';
+import { SupersededRecords } from '../model/superseded-records.js';
+import { NOT_STORED, type TypeNumbers, type TypeTable } from '../model/type-table.js';
 import { ownListStart, type SharedNodeArrays } from './shared-node-arrays.js';
 
 /**

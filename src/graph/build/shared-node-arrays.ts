@@ -1,4 +1,4 @@
-import type { TypeNumbers } from './model/type-table.js';
+import type { TypeNumbers } from '../model/type-table.js';
 
 /**
  * How the per-node arrays of a graph build are shared between the building thread and the decode

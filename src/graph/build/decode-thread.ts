@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { startWorker } from '../threads/worker-thread.js';
+import { startWorker } from '../../threads/worker-thread.js';
 import type { ForwardListsParts } from './forward-lists.js';
 import type { DecodedFile, DecodeJob, DecodeReply, DecodeStart, LinkReply, LinkTask } from './decode-messages.js';
 

@@ -1,5 +1,5 @@
 import { parentPort } from 'node:worker_threads';
-import { sweepReachability, type SweepInput } from './model/reachability.js';
+import { sweepReachability, type SweepInput } from '../model/reachability.js';
 
 /**
  * Worker thread entry (reachability-thread.ts starts it): sweeps reachability over rows held in

@@ -1,6 +1,6 @@
 import { ownListAt, workerListAt, type SharedNodeArrays } from './shared-node-arrays.js';
 import type { ForwardLists } from './forward-lists.js';
-import { appendReferrers, BLOCK_BITS, targetRanges } from './model/referrer-rows.js';
+import { appendReferrers, BLOCK_BITS, targetRanges } from '../model/referrer-rows.js';
 
 /**
  * The steps that turn a build's forward lists into rows (adjacency.ts): counting referrers,

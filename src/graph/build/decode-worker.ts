@@ -1,16 +1,16 @@
 import { parentPort } from 'node:worker_threads';
-import { createTypeDictionary } from '../format/type-dictionary.js';
-import { ObjectIndex } from '../storage/index/object-index.js';
-import { readHeadAhead, SYNC_LOCAL_FILES } from '../storage/source/sync-file-chunks.js';
+import { createTypeDictionary } from '../../format/type-dictionary.js';
+import { ObjectIndex } from '../../storage/index/object-index.js';
+import { readHeadAhead, SYNC_LOCAL_FILES } from '../../storage/source/sync-file-chunks.js';
 import { shared } from './build-memory.js';
 import { workerListStart, type SharedNodeArrays } from './shared-node-arrays.js';
 import { FileClaim, type DecodedFile, type DecodeJob, type DecodeReply, type DecodeStart, type LinkReply, type LinkTask } from './decode-messages.js';
 import { ForwardLists } from './forward-lists.js';
 import { countReferrers, writeForwardHalves } from './link-steps.js';
-import { NodeIds } from './model/node-ids.js';
-import { sweepReachability } from './model/reachability.js';
+import { NodeIds } from '../model/node-ids.js';
+import { sweepReachability } from '../model/reachability.js';
 import { RecordDecoder, type DecodeSink } from './record-decoder.js';
-import { TypeTable } from './model/type-table.js';
+import { TypeTable } from '../model/type-table.js';
 
 /**
  * Worker thread entry (decode-thread.ts starts it): decodes the data files of the channels it is

@@ -1,21 +1,21 @@
-import { DirectorySource } from '../storage/source/directory-source.js';
-import { FileReadAhead } from '../storage/source/file-read-ahead.js';
-import type { ObjectIndexParts } from '../storage/index/object-index.js';
-import { readHeadAhead, SYNC_LOCAL_FILES } from '../storage/source/sync-file-chunks.js';
-import type { Storage, StorageChannel } from '../storage/storage.js';
-import { Adjacency, rowStartsFromDegrees } from './model/adjacency.js';
+import { DirectorySource } from '../../storage/source/directory-source.js';
+import { FileReadAhead } from '../../storage/source/file-read-ahead.js';
+import type { ObjectIndexParts } from '../../storage/index/object-index.js';
+import { readHeadAhead, SYNC_LOCAL_FILES } from '../../storage/source/sync-file-chunks.js';
+import type { Storage, StorageChannel } from '../../storage/storage.js';
+import { Adjacency, rowStartsFromDegrees } from '../model/adjacency.js';
 import { shared, unshared } from './build-memory.js';
 import { BuildState, type BuildProblem } from './build-state.js';
 import { FileClaim } from './decode-messages.js';
 import { DecodeThread, DecodeThreadError, wantsDecodeThread } from './decode-thread.js';
-import { GraphIndex } from './model/graph-index.js';
+import { GraphIndex } from '../model/graph-index.js';
 import { countReferrers, splitByRows, writeForwardHalves, writeReferrerHalves } from './link-steps.js';
-import { NodeIds } from './model/node-ids.js';
-import { histogramLength } from './model/referrer-rows.js';
-import { computeReachability } from './model/reachability.js';
+import { NodeIds } from '../model/node-ids.js';
+import { histogramLength } from '../model/referrer-rows.js';
+import { computeReachability } from '../model/reachability.js';
 import { ReachabilityThread, wantsReachabilityThread } from './reachability-thread.js';
 import { RecordDecoder } from './record-decoder.js';
-import { NOT_STORED, TypeTable } from './model/type-table.js';
+import { NOT_STORED, TypeTable } from '../model/type-table.js';
 
 export type { BuildProblem } from './build-state.js';
 

@@ -1,4 +1,4 @@
-import { RECORD_HEADER_SIZE as HEADER } from '../format/entity-record.js';
+import { RECORD_HEADER_SIZE as HEADER } from '../../format/entity-record.js';
 
 /**
  * Walks the records of one data file with their whole bytes (the storage's own scanner looks at

@@ -1,9 +1,9 @@
-import type { TypeEntry } from '../format/type-dictionary.js';
-import type { ObjectIndexParts } from '../storage/index/object-index.js';
+import type { TypeEntry } from '../../format/type-dictionary.js';
+import type { ObjectIndexParts } from '../../storage/index/object-index.js';
 import type { SharedNodeArrays } from './shared-node-arrays.js';
 import type { ForwardListsParts } from './forward-lists.js';
-import type { NodeIdsParts } from './model/node-ids.js';
-import type { SweepInput } from './model/reachability.js';
+import type { NodeIdsParts } from '../model/node-ids.js';
+import type { SweepInput } from '../model/reachability.js';
 import type { DecodeFile } from './record-decoder.js';
 
 /** What the building thread and the decode worker thread (decode-worker.ts) send each other. */

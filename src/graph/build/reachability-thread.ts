@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
-import { WorkerThread } from '../threads/worker-thread.js';
-import type { SweepInput } from './model/reachability.js';
+import { WorkerThread } from '../../threads/worker-thread.js';
+import type { SweepInput } from '../model/reachability.js';
 
 /**
  * Reachability computed on a second core while the build lays out the referrer halves of its

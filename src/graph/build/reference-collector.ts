@@ -1,6 +1,6 @@
-import { resolveJdkConstant } from '../format/ids.js';
-import { PlanMismatch, walkReferences, type ReferencePlan } from './model/reference-plan.js';
-import type { NodeIds } from './model/node-ids.js';
+import { resolveJdkConstant } from '../../format/ids.js';
+import { PlanMismatch, walkReferences, type ReferencePlan } from '../model/reference-plan.js';
+import type { NodeIds } from '../model/node-ids.js';
 
 /**
  * Turns the references of one entity into distinct target nodes (ascending), separating out null

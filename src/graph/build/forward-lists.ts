@@ -1,5 +1,5 @@
-import { FORWARD_FLAG } from './model/adjacency.js';
-import { RANGE_BITS } from './model/referrer-rows.js';
+import { FORWARD_FLAG } from '../model/adjacency.js';
+import { RANGE_BITS } from '../model/referrer-rows.js';
 
 /**
  * The forward lists of a graph build in the order the records are found (file order), each
