@@ -1,4 +1,4 @@
-import { instancesOf } from '../graph/graph-figures.js';
+import { instancesOf } from '../graph/queries/graph-figures.js';
 import type { GraphIndex } from '../graph/model/graph-index.js';
 import { GIGAMAP } from './gigamap-types.js';
 

@@ -3,7 +3,7 @@ import { isAppError } from '../errors.js';
 import { layoutEntity, variableElements, type EntityLayout, type MemberValue, type VariableSlot } from '../format/entity-layout.js';
 import { classifyId } from '../format/ids.js';
 import type { TypeEntry } from '../format/type-dictionary.js';
-import { forEachLatestRecord, type LatestRecord } from '../graph/latest-records.js';
+import { forEachLatestRecord, type LatestRecord } from '../graph/queries/latest-records.js';
 import type { Storage } from '../storage/storage.js';
 import { ChunkAppender } from './chunk-appender.js';
 import type { TypeTablePlan } from './column-model.js';

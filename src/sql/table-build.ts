@@ -5,7 +5,7 @@ import { charsText, layoutEntity, type EntityLayout, type VariableSlot } from '.
 import { channelOf } from '../format/ids.js';
 import type { TypeEntry } from '../format/type-dictionary.js';
 import type { GraphIndex } from '../graph/model/graph-index.js';
-import { forEachLatestRecord, type LatestRecord, type RecordPassProgress } from '../graph/latest-records.js';
+import { forEachLatestRecord, type LatestRecord, type RecordPassProgress } from '../graph/queries/latest-records.js';
 import type { Storage } from '../storage/storage.js';
 import { planTypeTable, sqlTypeOf, valueKindOfEntry, type ValueKind } from './column-model.js';
 import type { DuckModule } from './duck-module.js';

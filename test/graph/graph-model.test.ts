@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildGraph } from '../../src/graph/build/graph-build.js';
-import { computeFigures } from '../../src/graph/graph-figures.js';
+import { computeFigures } from '../../src/graph/queries/graph-figures.js';
 import type { GraphIndex } from '../../src/graph/model/graph-index.js';
 import { GraphService } from '../../src/graph/graph-service.js';
-import { shortestPaths } from '../../src/graph/shortest-paths.js';
+import { shortestPaths } from '../../src/graph/queries/shortest-paths.js';
 import { Storage } from '../../src/storage/storage.js';
 import { ModelStorage, writeModelStorage } from './model-storage.js';
 

@@ -5,7 +5,7 @@ import { MissingReferences } from '../../src/graph/model/missing-references.js';
 import { NodeIds } from '../../src/graph/model/node-ids.js';
 import { computeReachability, sweepReachability, updateReachability, type EdgeChanges } from '../../src/graph/model/reachability.js';
 import { ReachabilityThread } from '../../src/graph/build/reachability-thread.js';
-import { shortestPaths } from '../../src/graph/shortest-paths.js';
+import { shortestPaths } from '../../src/graph/queries/shortest-paths.js';
 import { SupersededRecords } from '../../src/graph/model/superseded-records.js';
 import { NOT_STORED, TypeTable } from '../../src/graph/model/type-table.js';
 import { parseTypeDictionary } from '../../src/format/type-dictionary.js';

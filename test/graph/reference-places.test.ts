@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findReferencePlaces, RecordReferencePlaces } from '../../src/graph/reference-places.js';
+import { findReferencePlaces, RecordReferencePlaces } from '../../src/graph/queries/reference-places.js';
 import { Storage } from '../../src/storage/storage.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_PATH_STEPS } from '../../src/graph/shortest-paths.js';
+import { MAX_PATH_STEPS } from '../../src/graph/queries/shortest-paths.js';
 import { buildApp } from '../../src/http/app.js';
 import { StorageRegistry } from '../../src/http/registry/storage-registry.js';
 import { Storage } from '../../src/storage/storage.js';

@@ -4,7 +4,7 @@ import { type Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import { channelOf } from '../../format/ids.js';
 import { UTC } from '../../javatext/java-time-zones.js';
-import { forEachLatestRecord } from '../../graph/latest-records.js';
+import { forEachLatestRecord } from '../../graph/queries/latest-records.js';
 import { describeObjectView, type ReferenceInfo } from '../../inspect/object-view.js';
 import { simpleTypeName } from '../../inspect/type-names.js';
 import { Storage } from '../../storage/storage.js';

@@ -3,7 +3,7 @@ import { layoutEntity } from '../../format/entity-layout.js';
 import { resolveJdkConstant } from '../../format/ids.js';
 import { UTC } from '../../javatext/java-time-zones.js';
 import type { GraphIndex } from '../../graph/model/graph-index.js';
-import { findReferencePlaces, RecordReferencePlaces, type ReferencePlace } from '../../graph/reference-places.js';
+import { findReferencePlaces, RecordReferencePlaces, type ReferencePlace } from '../../graph/queries/reference-places.js';
 import type { TypeEntry } from '../../format/type-dictionary.js';
 import type { StoredEntity } from '../../storage/storage.js';
 import { NOT_STORED } from '../../graph/model/type-table.js';

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { forEachNodeInIdOrder } from '../../graph/graph-figures.js';
+import { forEachNodeInIdOrder } from '../../graph/queries/graph-figures.js';
 import { bigAnswerSlots } from '../guard/big-answers.js';
 import { RequestLimitError } from '../guard/limits.js';
 import type { StorageContext } from '../registry/storage-registry.js';

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { resolveJdkConstant } from '../../format/ids.js';
-import { shortestPaths } from '../../graph/shortest-paths.js';
+import { shortestPaths } from '../../graph/queries/shortest-paths.js';
 import { GIGAMAP } from '../../gigamap/gigamap-types.js';
 import { isLazyType } from '../../inspect/type-names.js';
 import { gigaMapPart } from './gigamap-routes.js';

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { unstoredReferencedNodes, type GraphFigures } from '../../graph/graph-figures.js';
+import { unstoredReferencedNodes, type GraphFigures } from '../../graph/queries/graph-figures.js';
 import type { GraphIndex } from '../../graph/model/graph-index.js';
 import { NOT_STORED } from '../../graph/model/type-table.js';
 import type { StorageContext } from '../registry/storage-registry.js';

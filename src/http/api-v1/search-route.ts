@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import type { GraphIndex } from '../../graph/model/graph-index.js';
-import { searchText, type SearchHit } from '../../graph/text-search.js';
+import { searchText, type SearchHit } from '../../graph/queries/text-search.js';
 import { NOT_STORED } from '../../graph/model/type-table.js';
 import { lookUpType } from '../../inspect/type-names.js';
 import type { StorageContext } from '../registry/storage-registry.js';

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { instancesOf } from '../../graph/graph-figures.js';
+import { instancesOf } from '../../graph/queries/graph-figures.js';
 import type { GraphIndex } from '../../graph/model/graph-index.js';
 import { requireGraph } from './graph-answers.js';
 import { withGigaMapMachinery } from './gigamap-machinery-field.js';

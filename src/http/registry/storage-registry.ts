@@ -1,7 +1,7 @@
-import { computeFigures, type GraphFigures } from '../../graph/graph-figures.js';
+import { computeFigures, type GraphFigures } from '../../graph/queries/graph-figures.js';
 import type { GraphIndex } from '../../graph/model/graph-index.js';
 import { GraphService, type GraphServiceOptions } from '../../graph/graph-service.js';
-import { ObjectVersions } from '../../graph/object-versions.js';
+import { ObjectVersions } from '../../graph/queries/object-versions.js';
 import { CommitTimeline } from '../../storage/history/commit-timeline.js';
 import type { StorageDamage } from '../../damaged/readable-part.js';
 import type { Storage } from '../../storage/storage.js';

@@ -1,5 +1,5 @@
-import type { Storage } from '../storage/storage.js';
-import { walkRecordBytes } from './build/record-walk.js';
+import type { Storage } from '../../storage/storage.js';
+import { walkRecordBytes } from '../build/record-walk.js';
 
 /**
  * The latest records of chosen types, in file order, handed over one by one to an async handler

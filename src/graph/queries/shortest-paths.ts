@@ -1,4 +1,4 @@
-import type { GraphIndex } from './model/graph-index.js';
+import type { GraphIndex } from '../model/graph-index.js';
 
 /**
  * Shortest paths from the roots entity to an object, by a breadth-first search from both ends:

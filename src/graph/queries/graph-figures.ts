@@ -1,6 +1,6 @@
-import type { StorageChannel } from '../storage/storage.js';
-import type { GraphIndex } from './model/graph-index.js';
-import { NOT_STORED } from './model/type-table.js';
+import type { StorageChannel } from '../../storage/storage.js';
+import type { GraphIndex } from '../model/graph-index.js';
+import { NOT_STORED } from '../model/type-table.js';
 
 /**
  * What takes the space: per type the instances and bytes of their latest records, split into

@@ -1,5 +1,5 @@
-import { fixedSizeOf } from '../format/entity-layout.js';
-import type { FieldDescriptor, TypeEntry } from '../format/type-dictionary.js';
+import { fixedSizeOf } from '../../format/entity-layout.js';
+import type { FieldDescriptor, TypeEntry } from '../../format/type-dictionary.js';
 
 /**
  * Through which member, element index or map entry an entity refers to another: what "via" says

@@ -1,10 +1,10 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { isAppError } from '../errors.js';
-import { RECORD_HEADER_SIZE } from '../format/entity-record.js';
-import { channelOf } from '../format/ids.js';
-import type { Commit, CommitTimeline } from '../storage/history/commit-timeline.js';
-import type { Storage, StorageFile } from '../storage/storage.js';
-import type { GraphIndex } from './model/graph-index.js';
+import { isAppError } from '../../errors.js';
+import { RECORD_HEADER_SIZE } from '../../format/entity-record.js';
+import { channelOf } from '../../format/ids.js';
+import type { Commit, CommitTimeline } from '../../storage/history/commit-timeline.js';
+import type { Storage, StorageFile } from '../../storage/storage.js';
+import type { GraphIndex } from '../model/graph-index.js';
 
 /**
  * Every record of an object still on disk, newest first: the latest (from the primary index)
