@@ -3,12 +3,13 @@
  * own room and src/errors.ts. `x/**` is x and every room inside it. A folder missing here fails
  * floor-plan.test.ts: a new room is added to the plan (and to docs/architecture.md) on purpose.
  *
- * Arrows point down: format ← storage ← inspect/graph ← check/rescue ← http ← cli, the writer
- * beside storage, the viewer apart (it only speaks HTTP). Inside a concern its top folder holds
+ * Arrows point down: format ← storage ← inspect/graph ← gigamap ← check/sql ← http/mcp ← cli, the
+ * writer beside storage, rescue beside check, the viewer apart (it only speaks HTTP). Inside a concern its top folder holds
  * what ties its rooms together (storage.ts, graph-service.ts, app.ts) and may use them; the rooms
- * do not reach back up, with two exceptions kept on purpose: cli/commands use the command line's
- * helpers beside run-cli.ts, which loads each command when it is named; writer/generator uses the
- * writer, whose index.ts offers the generator to its callers.
+ * do not reach back up, with three exceptions kept on purpose: cli/commands use the command line's
+ * helpers beside run-cli.ts, which loads each command when it is named; mcp/tools use the MCP
+ * server's helpers beside mcp-server.ts, which registers them; writer/generator uses the writer,
+ * whose index.ts offers the generator to its callers.
  */
 export const FLOOR_PLAN: Readonly<Record<string, readonly string[]>> = {
   javatext: [],
@@ -16,13 +17,15 @@ export const FLOOR_PLAN: Readonly<Record<string, readonly string[]>> = {
   threads: [],
 
   'storage/source': ['format', 'javatext'],
+  'storage/postgres': ['storage/source', 'format', 'javatext'],
   'storage/index': ['storage/source', 'threads', 'format'],
-  storage: ['storage/index', 'storage/source', 'threads', 'format', 'javatext'],
+  storage: ['storage/index', 'storage/source', 'storage/postgres', 'threads', 'format', 'javatext'],
   'storage/follow': ['storage', 'storage/index', 'storage/source', 'format'],
   'storage/history': ['storage', 'storage/source', 'format'],
 
   inspect: ['storage/**', 'format', 'javatext'],
-  check: ['inspect', 'storage/**', 'format', 'javatext'],
+  check: ['gigamap', 'inspect', 'storage/**', 'format', 'javatext'],
+  damaged: ['check', 'storage/**', 'format', 'javatext'],
   writer: ['writer/generator', 'storage/**', 'format', 'javatext'],
   'writer/generator': ['writer', 'format', 'javatext'],
   rescue: ['check', 'writer/**', 'inspect', 'storage/**', 'format', 'javatext'],
@@ -31,14 +34,18 @@ export const FLOOR_PLAN: Readonly<Record<string, readonly string[]>> = {
   'graph/build': ['graph/model', 'storage/**', 'format', 'javatext', 'threads'],
   'graph/queries': ['graph/model', 'graph/build', 'storage/**', 'inspect', 'format', 'javatext'],
   graph: ['graph/model', 'graph/build', 'graph/queries', 'storage/**', 'format', 'javatext'],
+  gigamap: ['graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
+  sql: ['gigamap', 'graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
 
   'http/guard': ['inspect', 'storage/**', 'format', 'javatext'],
-  'http/registry': ['graph/**', 'storage/**', 'inspect', 'format', 'javatext'],
+  'http/registry': ['damaged', 'graph/**', 'storage/**', 'inspect', 'format', 'javatext'],
   'http/java': ['http/guard', 'http/registry', 'inspect', 'storage/**', 'format', 'javatext'],
-  'http/api-v1': ['http/guard', 'http/registry', 'graph/**', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
+  'http/api-v1': ['http/guard', 'http/registry', 'sql', 'gigamap', 'damaged', 'graph/**', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
   'http/viewer': ['http/guard'],
   'http/ops': ['http/java', 'http/guard', 'http/api-v1', 'http/registry', 'graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
-  http: ['http/**', 'graph/**', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
+  http: ['http/**', 'mcp', 'sql', 'graph/**', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
+  mcp: ['mcp/tools', 'http/api-v1', 'http/registry', 'sql', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
+  'mcp/tools': ['mcp', 'http/api-v1', 'http/registry', 'sql', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
 
   cli: ['**'],
   'cli/commands': ['**'],
