@@ -25,10 +25,10 @@ process.setSourceMapsEnabled(false);
 const root = process.env.BENCH_ROOT ?? join(dirname(fileURLToPath(import.meta.url)), '..');
 const from = pathToFileURL(join(root, process.env.BENCH_SOURCE === '1' ? 'src' : 'dist')).href;
 const { buildApp } = (await import(`${from}/http/app.js`)) as typeof import('../src/http/app.js');
-const { StorageFollower } = (await import(`${from}/storage/follow.js`)) as typeof import('../src/storage/follow/follow.js');
+const { StorageFollower } = (await import(`${from}/storage/follow/follow.js`)) as typeof import('../src/storage/follow/follow.js');
 const { Storage } = (await import(`${from}/storage/storage.js`)) as typeof import('../src/storage/storage.js');
-const { buildGraph } = (await import(`${from}/graph/graph-build.js`)) as typeof import('../src/graph/build/graph-build.js');
-const { StorageRegistry } = (await import(`${from}/http/storage-registry.js`)) as typeof import('../src/http/registry/storage-registry.js');
+const { buildGraph } = (await import(`${from}/graph/build/graph-build.js`)) as typeof import('../src/graph/build/graph-build.js');
+const { StorageRegistry } = (await import(`${from}/http/registry/storage-registry.js`)) as typeof import('../src/http/registry/storage-registry.js');
 const { dropCaches } = await import('./storages.js');
 
 export interface ChildInfo {

@@ -142,7 +142,7 @@ describe('a build with worker threads (decoding half the channels, sweeping reac
     generateStorage({ directory: dir, entities: 3000, channelCount: 2, seed: 8, fileMaximumSize: 32 * 1024, entitiesPerStore: 300, updateRatio: 0.3 });
     const from = (path: string): string => JSON.stringify(pathToFileURL(join('dist', path)).href);
     const script = `const { Storage } = await import(${from('storage/storage.js')});
-      const { buildGraph } = await import(${from('graph/graph-build.js')});
+      const { buildGraph } = await import(${from('graph/build/graph-build.js')});
       const s = await Storage.open(process.argv[1]);
       const { graph, records } = await buildGraph(s, { threads: true });
       console.log(JSON.stringify({ shared: graph.reach.buffer instanceof SharedArrayBuffer, reach: [...graph.reach], records, older: graph.superseded.size, types: [...graph.typeOfNode] }));`;

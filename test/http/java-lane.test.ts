@@ -111,8 +111,16 @@ describe('the Java routes lane', () => {
         const before = fastifyRequests();
         const viaFastify = await exchange(port, `${target} HTTP/1.1\r\n${headers(port)}\r\nContent-Length: 0`);
         expect(fastifyRequests(), target).toBe(before + 1);
-        expect(laned.head, target).toBe(viaFastify.head);
-        // The statistics name the moment they were taken (as Java does).
+        // The statistics name the moment they were taken (as Java does), in a text whose length
+        // varies (Java leaves out trailing zeros of the milliseconds): each head's length is its
+        // own body's, and the heads are the same but for it.
+        const length = /^content-length: (\d+)$/m;
+        for (const answer of [laned, viaFastify]) {
+          const given = length.exec(answer.head)?.[1];
+          if (given !== undefined && !target.startsWith('HEAD')) expect(Number(given), target).toBe(answer.body.length);
+        }
+        const lengthless = (head: string): string => head.replace(length, 'content-length: …');
+        expect(lengthless(laned.head), target).toBe(lengthless(viaFastify.head));
         const moment = (body: Buffer): string => body.toString('latin1').replace(/"creationTime":"[^"]*"/g, '"creationTime":"…"');
         expect(moment(laned.body), target).toBe(moment(viaFastify.body));
       }
