@@ -1,5 +1,6 @@
 import type { Storage, StorageChange } from '../storage/storage.js';
 import { buildGraph, type BuildProblem, type BuildProgress } from './build/graph-build.js';
+import { collectGarbageNow } from './collect-garbage.js';
 import { applyStorageChange } from './graph-follow.js';
 import type { GraphIndex } from './model/graph-index.js';
 
@@ -106,6 +107,9 @@ export class GraphService {
           },
         });
         if (this.restart) continue;
+        // The build's temporary arrays are garbage now: freed before the index is declared ready,
+        // not whenever V8 next collects (collect-garbage.ts says why).
+        await collectGarbageNow();
         // No change can be taken over while the queued ones are applied (a refresh waits for readers).
         const again = await this.storage.consistent(async () => {
           for (const change of this.pending.splice(0)) await applyStorageChange(result.graph, this.storage, change);
