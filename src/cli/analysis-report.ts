@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import type { Analysis, StorageInfo, TypeList } from '../http/api-v1/schemas.js';
-import { groupDigits } from './number-text.js';
+import { groupDigits, humanBytes } from './number-text.js';
 
 /**
  * The `analyze` report as text: a summary, the types that take the space, the garbage by type,
@@ -19,14 +19,14 @@ export function formatAnalysis(report: AnalysisReport, top: number): string {
   const total = storage.bytes;
   const superseded = analysis.files.reduce((n, f) => n + f.supersededBytes, 0);
   const garbage = analysis.unreachable.bytes;
-  out.push(`Storage ${storage.directory}: ${count(storage.entities)} objects in ${storage.files} data files of ${storage.channels} channel(s), ${bytes(total)}`);
+  out.push(`Storage ${storage.directory}: ${count(storage.entities)} objects in ${storage.files} data files of ${storage.channels} channel(s), ${humanBytes(total)}`);
   out.push(`  root ${storage.rootObjectId}, roots entity ${storage.rootsObjectId}, last commit ${storage.lastCommitTime ?? 'unknown'}`);
   out.push(`  graph: ${count(storage.graph.references ?? 0)} references${storage.graph.problemCount ? `, ${storage.graph.problemCount} undecodable records` : ''}`);
   out.push('');
-  out.push(`Reachable from the roots: ${count(analysis.reachable.count)} objects, ${bytes(analysis.reachable.bytes)}`);
-  out.push(`Garbage (unreachable):    ${count(analysis.unreachable.count)} objects, ${bytes(garbage)}`);
-  out.push(`Superseded records:       ${bytes(superseded)} (older versions still in the files)`);
-  out.push(`Waste: ${bytes(garbage + superseded)} of ${bytes(total)} (${percent(garbage + superseded, total)})`);
+  out.push(`Reachable from the roots: ${count(analysis.reachable.count)} objects, ${humanBytes(analysis.reachable.bytes)}`);
+  out.push(`Garbage (unreachable):    ${count(analysis.unreachable.count)} objects, ${humanBytes(garbage)}`);
+  out.push(`Superseded records:       ${humanBytes(superseded)} (older versions still in the files)`);
+  out.push(`Waste: ${humanBytes(garbage + superseded)} of ${humanBytes(total)} (${percent(garbage + superseded, total)})`);
   out.push('');
 
   const byBytes = [...types].sort((a, b) => b.liveBytes - a.liveBytes).slice(0, top);
@@ -34,7 +34,7 @@ export function formatAnalysis(report: AnalysisReport, top: number): string {
   out.push(
     table(
       ['type', 'type id', 'instances', 'bytes', 'unreachable', 'unreachable bytes'],
-      byBytes.map((t) => [`${t.typeName}${t.current ? '' : ` (v${t.version})`}`, t.typeId, count(t.instances), bytes(t.liveBytes), count(t.instances - t.reachable), bytes(t.liveBytes - t.reachableBytes)]),
+      byBytes.map((t) => [`${t.typeName}${t.current ? '' : ` (v${t.version})`}`, t.typeId, count(t.instances), humanBytes(t.liveBytes), count(t.instances - t.reachable), humanBytes(t.liveBytes - t.reachableBytes)]),
       [false, true, true, true, true, true],
     ),
   );
@@ -42,7 +42,7 @@ export function formatAnalysis(report: AnalysisReport, top: number): string {
 
   const garbageTypes = analysis.unreachable.byType.slice(0, top);
   out.push(garbageTypes.length === 0 ? 'Garbage by type: none' : 'Garbage by type:');
-  if (garbageTypes.length > 0) out.push(table(['type', 'objects', 'bytes'], garbageTypes.map((t) => [t.typeName, count(t.count), bytes(t.bytes)]), [false, true, true]));
+  if (garbageTypes.length > 0) out.push(table(['type', 'objects', 'bytes'], garbageTypes.map((t) => [t.typeName, count(t.count), humanBytes(t.bytes)]), [false, true, true]));
   out.push('');
 
   const missing = analysis.missingReferences;
@@ -62,7 +62,7 @@ export function formatAnalysis(report: AnalysisReport, top: number): string {
   out.push(
     table(
       ['file', 'total', 'live', 'superseded', 'garbage', 'waste'],
-      shownFiles.map((f) => [f.file, bytes(f.totalBytes), bytes(f.liveBytes), bytes(f.supersededBytes), bytes(f.unreachableBytes), percent(f.supersededBytes + f.unreachableBytes, f.totalBytes)]),
+      shownFiles.map((f) => [f.file, humanBytes(f.totalBytes), humanBytes(f.liveBytes), humanBytes(f.supersededBytes), humanBytes(f.unreachableBytes), percent(f.supersededBytes + f.unreachableBytes, f.totalBytes)]),
       [false, true, true, true, true, true],
     ),
   );
@@ -77,18 +77,6 @@ function table(head: readonly string[], rows: readonly (readonly string[])[], ri
 
 function count(n: number): string {
   return groupDigits(n);
-}
-
-function bytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let value = n / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(value < 10 ? 2 : 1)} ${units[unit]}`;
 }
 
 function percent(part: number, whole: number): string {

@@ -10,3 +10,16 @@ export function groupDigits(n: number | bigint): string {
   const sign = text.startsWith('-') ? '-' : '';
   return sign + text.slice(sign.length).replace(/\B(?=(\d{3})+$)/g, ',');
 }
+
+/** Bytes in binary units as the reports print them (`512 B`, `1.50 KiB`, `23.4 MiB`). */
+export function humanBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let value = n / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(value < 10 ? 2 : 1)} ${units[unit]}`;
+}

@@ -22,7 +22,7 @@ import {
   type GigaMapEntityJson,
   type GigaMapIndexInfoJson,
 } from './gigamap-schemas.js';
-import { ApiProblem, answers, badRequest, notFound } from './problem.js';
+import { ApiProblem, answers, notFound } from './problem.js';
 import type { ApiRoute } from './routing.js';
 
 /**
@@ -30,17 +30,6 @@ import type { ApiRoute } from './routing.js';
  * order, its indices, an index's keys with their entity counts, a key's entities (decoded from
  * the index's bitmaps). Read from the records alone, so they answer while the graph is built.
  */
-
-/**
- * The query's numbers, checked once more: the validator coerces `Infinity` and `1e999` to an
- * Infinity that passes `integer` and `maximum`, so non-finite values are refused here.
- */
-function finite<T extends Record<string, unknown>>(values: T): T {
-  for (const [name, value] of Object.entries(values)) {
-    if (typeof value === 'number' && !Number.isFinite(value)) throw badRequest(`${name} must be a finite integer, not ${value}`);
-  }
-  return values;
-}
 
 /** The GigaMap at an object id, or a 404 problem saying what the object is instead. */
 export async function requireGigaMap(storage: Storage, objectId: bigint): Promise<GigaMapStructure> {
@@ -90,7 +79,6 @@ async function entityJson(storage: Storage, entityId: number, objectId: bigint):
 
 /** What an object view of a GigaMap adds: the page of its entities and its indices. */
 export async function gigaMapPart(storage: Storage, objectId: bigint, window: { readonly offset: number; readonly limit: number }) {
-  finite(window);
   let map: GigaMapStructure;
   try {
     map = await requireGigaMap(storage, objectId);
@@ -169,7 +157,7 @@ export const gigaMapRoutes: readonly ApiRoute[] = [
     handler: (request, _reply, context) =>
       context.storage.consistent(async () => {
         const map = await requireGigaMap(context.storage, BigInt((request.params as Static<typeof GigaMapParams>).oid));
-        const query = finite(request.query as Static<typeof GigaMapPaging>);
+        const query = request.query as Static<typeof GigaMapPaging>;
         const offset = query.offset ?? 0;
         const limit = query.limit ?? 100;
         const from = Math.min(offset, map.entityIds.length);
@@ -187,7 +175,7 @@ export const gigaMapRoutes: readonly ApiRoute[] = [
     },
     handler: (request, _reply, context) =>
       context.storage.consistent(async () => {
-        const params = finite(request.params as Static<typeof GigaMapEntityParams>);
+        const params = request.params as Static<typeof GigaMapEntityParams>;
         const map = await requireGigaMap(context.storage, BigInt(params.oid));
         const p = lowerBound(map.entityIds, params.entityId);
         if (p >= map.entityIds.length || map.entityIds[p] !== params.entityId) throw notFound(`GigaMap ${params.oid} has no entity with id ${params.entityId}`);
@@ -207,7 +195,7 @@ export const gigaMapRoutes: readonly ApiRoute[] = [
     handler: (request, _reply, context) =>
       context.storage.consistent(async () => {
         const params = request.params as Static<typeof GigaMapIndexParams>;
-        const query = finite(request.query as Static<typeof GigaMapKeysQuery>);
+        const query = request.query as Static<typeof GigaMapKeysQuery>;
         const { index, keys } = await requireIndex(context.storage, BigInt(params.oid), params.index);
         const offset = query.offset ?? 0;
         const limit = query.limit ?? 100;
@@ -233,7 +221,7 @@ export const gigaMapRoutes: readonly ApiRoute[] = [
     handler: (request, _reply, context) =>
       context.storage.consistent(async () => {
         const params = request.params as Static<typeof GigaMapIndexParams>;
-        const query = finite(request.query as Static<typeof GigaMapKeyQuery>);
+        const query = request.query as Static<typeof GigaMapKeyQuery>;
         const storage = context.storage;
         const objectId = BigInt(params.oid);
         const { index, keys } = await requireIndex(storage, objectId, params.index);
