@@ -90,16 +90,16 @@ export class TreeGrid {
       elements.push(cached.el);
     }
     for (const id of [...this.rowElements.keys()]) if (!seen.has(id)) this.rowElements.delete(id);
-    this.body.replaceChildren(...elements);
+    placeRows(this.body, elements);
     this.markSelected();
   }
 
   private drawRow(row: Row, reuse: HTMLElement | undefined): HTMLElement {
     const node = row.node;
     const el = reuse ?? h('div', { role: 'row', id: `row-${++rowIds}` });
-    el.replaceChildren();
     const indent = `${(node.depth + (row.pseudo === undefined ? 0 : 1)) * 16 + 4}px`;
     if (row.pseudo !== undefined) {
+      el.replaceChildren();
       el.className = `row pseudo ${row.pseudo}`;
       el.removeAttribute('aria-expanded');
       el.setAttribute('aria-level', String(node.depth + 2));
@@ -126,17 +126,23 @@ export class TreeGrid {
     const types = this.host.types();
     const summary = summarize(node, types);
     const type = nodeType(node, types);
-    const name = h('div', { class: 'c-name', role: 'gridcell', title: nameTitle(node) });
-    name.style.paddingLeft = indent;
-    name.append(
-      h('span', { class: `twisty${node.expandable ? '' : ' leaf'}`, 'aria-hidden': 'true' }, node.expandable ? (node.expanded ? '▾' : '▸') : ''),
-      h('span', { class: node.kind === 'range' || node.label.startsWith('[') ? 'label index' : 'label' }, node.label),
-    );
-    const value = h('div', { class: 'c-value', role: 'gridcell', title: summary.title ?? summary.text }, h('span', { class: summary.cls }, summary.text));
-    const typeCell = h('div', { class: 'c-type', role: 'gridcell', title: type.full }, type.short);
     const oid = node.kind === 'object' ? (node.oid ?? '') : '';
-    const oidCell = h('div', { class: `c-oid${isConstantId(oid) ? ' constant' : ''}`, role: 'gridcell', title: isConstantId(oid) ? 'JDK constant (a value cached by the JVM, not stored in the files)' : '' }, oid);
-    el.append(name, value, typeCell, oidCell);
+    const constant = isConstantId(oid);
+    // The row's cells are updated in place, never replaced: a row redrawn between a press and its
+    // release (a summary arriving in the background) would otherwise lose the click, as the browser
+    // sends none when the pressed element left the document.
+    const cells = rowCells(el);
+    cells.name.title = nameTitle(node);
+    cells.name.style.paddingLeft = indent;
+    setText(cells.twisty, `twisty${node.expandable ? '' : ' leaf'}`, node.expandable ? (node.expanded ? '▾' : '▸') : '');
+    setText(cells.label, node.kind === 'range' || node.label.startsWith('[') ? 'label index' : 'label', node.label);
+    cells.value.title = summary.title ?? summary.text;
+    setText(cells.summary, summary.cls, summary.text);
+    cells.type.title = type.full;
+    cells.type.textContent = type.short;
+    cells.oid.className = `c-oid${constant ? ' constant' : ''}`;
+    cells.oid.title = constant ? 'JDK constant (a value cached by the JVM, not stored in the files)' : '';
+    cells.oid.textContent = oid;
     return el;
   }
 
@@ -256,4 +262,62 @@ function nameTitle(node: TreeNode): string {
   if (m === undefined) return node.label;
   if (m.kind === 'field') return `${m.typeName} ${m.qualifier === undefined ? '' : `${m.qualifier}#`}${m.name}`;
   return `${m.typeName} ${m.name}`;
+}
+
+interface RowCells {
+  readonly name: HTMLElement;
+  readonly twisty: HTMLElement;
+  readonly label: HTMLElement;
+  readonly value: HTMLElement;
+  readonly summary: HTMLElement;
+  readonly type: HTMLElement;
+  readonly oid: HTMLElement;
+}
+
+const rowCellsOf = new WeakMap<HTMLElement, RowCells>();
+
+/** The cells of a node's row, made once per row element. */
+function rowCells(el: HTMLElement): RowCells {
+  let cells = rowCellsOf.get(el);
+  if (cells === undefined || cells.name.parentNode !== el) {
+    const twisty = h('span', { class: 'twisty', 'aria-hidden': 'true' });
+    const label = h('span', { class: 'label' });
+    const summary = h('span');
+    cells = {
+      name: h('div', { class: 'c-name', role: 'gridcell' }, twisty, label),
+      twisty,
+      label,
+      value: h('div', { class: 'c-value', role: 'gridcell' }, summary),
+      summary,
+      type: h('div', { class: 'c-type', role: 'gridcell' }),
+      oid: h('div', { class: 'c-oid', role: 'gridcell' }),
+    };
+    rowCellsOf.set(el, cells);
+    el.replaceChildren(cells.name, cells.value, cells.type, cells.oid);
+  }
+  return cells;
+}
+
+function setText(element: HTMLElement, className: string, text: string): void {
+  if (element.className !== className) element.className = className;
+  if (element.textContent !== text) element.textContent = text;
+}
+
+/**
+ * Puts `rows` into `body` in this order, leaving the rows that stay where they are: a row taken
+ * out of the document, even for a moment, would lose a click pressed on it (see `rowCells`).
+ * Rows keep their relative order from one drawing to the next (new ones come between).
+ */
+function placeRows(body: HTMLElement, rows: readonly HTMLElement[]): void {
+  const keep = new Set<Node>(rows);
+  for (let child = body.firstChild; child !== null; ) {
+    const next = child.nextSibling;
+    if (!keep.has(child)) child.remove();
+    child = next;
+  }
+  let cursor = body.firstChild;
+  for (const row of rows) {
+    if (row === cursor) cursor = cursor.nextSibling;
+    else body.insertBefore(row, cursor);
+  }
 }
