@@ -1,22 +1,101 @@
-import type { DuckDBAppender, DuckDBDataChunk, DuckDBValue, DuckDBDateValue, DuckDBTimestampValue, DuckDBTimeValue, DuckDBType, DuckDBVector } from '@duckdb/node-api';
-import type { DuckModule } from './duck-module.js';
+import type { DuckDBAppender, DuckDBDataChunk, DuckDBType } from '@duckdb/node-api';
+import { duckBindings, type DuckModule } from './duck-module.js';
 
 /**
  * Rows into a DuckDB table a data chunk (2,048 rows) at a time, with the call shape of DuckDB's
  * appender (`appendBigInt`, ..., `endRow`). Why: the appender costs one native call per value and
- * one per row, half the table build's CPU; a chunk's numeric columns are written into typed arrays
- * over the vector's memory (no native call) and handed over with one call per column and chunk.
- * Text and blob columns still cost one native call per value, when the chunk is handed over.
+ * one per row, and the binding's vector wrappers keep validity as 64-bit BigInts (a BigInt made
+ * per value); here every column is a typed array of our own, its validity bits 32 at a time, and
+ * a chunk is handed over with one copy per column.
+ *
+ * Text: DuckDB keeps a string of at most 12 bytes inside its 16-byte slot (`duckdb_string_t` of
+ * the C API: the length, then the bytes, zero-padded), so short ASCII texts are written into the
+ * slots here; longer ones, and blobs, cost one native call each when the chunk is handed over.
  */
+
 /** Chunks handed over between two flushes of the appender (64 × 2,048 rows). */
 const HELD_CHUNKS = 64;
 
+/** DuckDB's vector size: the most rows a chunk holds. */
+const CAPACITY = 2048;
+
+/** Longest text kept inside a string slot. */
+const INLINE_BYTES = 12;
+
+const UTF8 = new TextEncoder();
+
+interface Column {
+  /** Bytes of the column's values (typed views below share them). */
+  readonly bytes: Uint8Array;
+  readonly i64: BigInt64Array | undefined;
+  readonly i32: Int32Array | undefined;
+  readonly i16: Int16Array | undefined;
+  readonly i8: Int8Array | undefined;
+  readonly u8: Uint8Array | undefined;
+  readonly f64: Float64Array | undefined;
+  readonly f32: Float32Array | undefined;
+  /** VARCHAR: the length word of each string slot. */
+  readonly lengths: Uint32Array | undefined;
+  readonly text: boolean;
+  readonly blob: boolean;
+  /** One bit per row, 1: a value. */
+  readonly validity: Uint32Array;
+  hasNull: boolean;
+  /** Texts and blobs set natively at hand-over (rows and values, in pairs). */
+  readonly outOfLine: (number | string | Uint8Array)[];
+}
+
+function makeColumn(type: DuckDBType, typeIds: DuckModule['DuckDBTypeId']): Column {
+  const width = widthOf(type, typeIds);
+  const buffer = new ArrayBuffer(width * CAPACITY);
+  const id = type.typeId;
+  const is64 = id === typeIds.BIGINT || id === typeIds.TIMESTAMP || id === typeIds.TIME;
+  const text = id === typeIds.VARCHAR;
+  return {
+    bytes: new Uint8Array(buffer),
+    i64: is64 ? new BigInt64Array(buffer) : undefined,
+    i32: id === typeIds.INTEGER || id === typeIds.DATE ? new Int32Array(buffer) : undefined,
+    i16: id === typeIds.SMALLINT ? new Int16Array(buffer) : undefined,
+    i8: id === typeIds.TINYINT ? new Int8Array(buffer) : undefined,
+    u8: id === typeIds.BOOLEAN ? new Uint8Array(buffer) : undefined,
+    f64: id === typeIds.DOUBLE ? new Float64Array(buffer) : undefined,
+    f32: id === typeIds.FLOAT ? new Float32Array(buffer) : undefined,
+    lengths: text ? new Uint32Array(buffer) : undefined,
+    text,
+    blob: id === typeIds.BLOB,
+    validity: new Uint32Array(CAPACITY / 32).fill(0xffffffff),
+    hasNull: false,
+    outOfLine: [],
+  };
+}
+
+function widthOf(type: DuckDBType, typeIds: DuckModule['DuckDBTypeId']): number {
+  switch (type.typeId) {
+    case typeIds.BIGINT:
+    case typeIds.TIMESTAMP:
+    case typeIds.TIME:
+    case typeIds.DOUBLE:
+      return 8;
+    case typeIds.INTEGER:
+    case typeIds.DATE:
+    case typeIds.FLOAT:
+      return 4;
+    case typeIds.SMALLINT:
+      return 2;
+    case typeIds.TINYINT:
+    case typeIds.BOOLEAN:
+      return 1;
+    case typeIds.VARCHAR:
+    case typeIds.BLOB:
+      return 16;
+    default:
+      throw new Error(`a chunk column of type ${type.toString()} is not supported`);
+  }
+}
+
 export class ChunkAppender {
   private readonly types: readonly DuckDBType[];
-  /** DuckDB's vector size: the most rows a chunk holds. */
-  private readonly capacity = 2048;
-  private chunk: DuckDBDataChunk;
-  private vectors: DuckDBVector[];
+  private readonly columns: Column[];
   private row = 0;
   private column = 0;
   private readonly handedOver: DuckDBDataChunk[] = [];
@@ -28,78 +107,124 @@ export class ChunkAppender {
     const types: DuckDBType[] = [];
     for (let i = 0; i < appender.columnCount; i++) types.push(appender.columnType(i));
     this.types = types;
-    [this.chunk, this.vectors] = this.fresh();
+    this.columns = types.map((type) => makeColumn(type, duck.DuckDBTypeId));
   }
 
-  private fresh(): [DuckDBDataChunk, DuckDBVector[]] {
-    const chunk = this.duck.DuckDBDataChunk.create(this.types, this.capacity);
-    const vectors: DuckDBVector[] = [];
-    for (let i = 0; i < this.types.length; i++) vectors.push(chunk.getColumnVector(i));
-    return [chunk, vectors];
-  }
-
-  private set(value: unknown): void {
-    (this.vectors[this.column++] as DuckDBVector<DuckDBValue>).setItem(this.row, value as DuckDBValue);
+  private next(): Column {
+    const column = this.columns[this.column++];
+    if (column === undefined) throw new Error(`a row of more than ${this.columns.length} values`);
+    return column;
   }
 
   appendNull(): void {
-    this.set(null);
+    const column = this.next();
+    column.validity[this.row >>> 5]! &= ~(1 << (this.row & 31));
+    column.hasNull = true;
   }
   appendBigInt(value: bigint): void {
-    this.set(value);
+    this.next().i64![this.row] = value;
   }
   appendInteger(value: number): void {
-    this.set(value);
+    this.next().i32![this.row] = value;
   }
   appendSmallInt(value: number): void {
-    this.set(value);
+    this.next().i16![this.row] = value;
   }
   appendTinyInt(value: number): void {
-    this.set(value);
+    this.next().i8![this.row] = value;
   }
   appendFloat(value: number): void {
-    this.set(value);
+    this.next().f32![this.row] = value;
   }
   appendDouble(value: number): void {
-    this.set(value);
+    this.next().f64![this.row] = value;
   }
   appendBoolean(value: boolean): void {
-    this.set(value);
+    this.next().u8![this.row] = value ? 1 : 0;
+  }
+  /** Microseconds since 1970-01-01 00:00. */
+  appendTimestamp(micros: bigint): void {
+    this.next().i64![this.row] = micros;
+  }
+  /** Days since 1970-01-01. */
+  appendDate(days: number): void {
+    this.next().i32![this.row] = days;
+  }
+  /** Microseconds since midnight. */
+  appendTime(micros: bigint): void {
+    this.next().i64![this.row] = micros;
   }
   appendVarchar(value: string): void {
-    this.set(value);
+    const column = this.next();
+    const length = value.length;
+    if (length <= INLINE_BYTES) {
+      const bytes = column.bytes;
+      const at = this.row * 16 + 4;
+      let i = 0;
+      for (; i < length; i++) {
+        const code = value.charCodeAt(i);
+        if (code >= 0x80) break;
+        bytes[at + i] = code;
+      }
+      if (i === length) {
+        column.lengths![this.row * 4] = length;
+        return;
+      }
+      bytes.fill(0, at, at + i);
+    }
+    // The binding's string call ends a text at its first NUL character; such texts go as bytes.
+    column.outOfLine.push(this.row, value.includes('\u0000') ? UTF8.encode(value) : value);
   }
   appendBlob(value: Uint8Array): void {
-    this.set(this.duck.blobValue(value));
-  }
-  appendTimestamp(value: DuckDBTimestampValue): void {
-    this.set(value);
-  }
-  appendDate(value: DuckDBDateValue): void {
-    this.set(value);
-  }
-  appendTime(value: DuckDBTimeValue): void {
-    this.set(value);
+    this.next().outOfLine.push(this.row, value);
   }
 
   endRow(): void {
-    if (this.column !== this.types.length) throw new Error(`a row of ${this.column} values for a table of ${this.types.length} columns`);
+    if (this.column !== this.columns.length) throw new Error(`a row of ${this.column} values for a table of ${this.columns.length} columns`);
     this.column = 0;
-    if (++this.row === this.capacity) this.flush();
+    if (++this.row === CAPACITY) this.flush();
   }
 
   /** Hands the rows so far over to DuckDB. */
   flush(): void {
-    if (this.row === 0) return;
-    for (const vector of this.vectors) vector.flush();
-    if (this.row < this.capacity) this.chunk.rowCount = this.row;
-    this.appender.appendDataChunk(this.chunk);
+    const rows = this.row;
+    if (rows === 0) return;
+    const native = duckBindings();
+    const chunk = this.duck.DuckDBDataChunk.create(this.types);
+    for (let c = 0; c < this.columns.length; c++) {
+      const column = this.columns[c]!;
+      const vector = native.data_chunk_get_vector(chunk.chunk, c);
+      const width = column.bytes.byteLength / CAPACITY;
+      native.copy_data_to_vector(vector, 0, column.bytes.buffer as ArrayBuffer, 0, rows * width);
+      const outOfLine = column.outOfLine;
+      for (let i = 0; i < outOfLine.length; i += 2) {
+        const value = outOfLine[i + 1]!;
+        if (typeof value === 'string') native.vector_assign_string_element(vector, outOfLine[i] as number, value);
+        else native.vector_assign_string_element_len(vector, outOfLine[i] as number, value as Uint8Array);
+      }
+      if (column.hasNull) {
+        native.vector_ensure_validity_writable(vector);
+        native.copy_data_to_vector_validity(vector, 0, column.validity.buffer as ArrayBuffer, 0, Math.ceil(rows / 64) * 8);
+      }
+      this.reset(column, rows, width);
+    }
+    chunk.rowCount = rows;
+    this.appender.appendDataChunk(chunk);
     // A chunk's memory is freed when JS collects it; it is kept until the appender has written
     // what it holds into the table, so that nothing the appender still points at goes first.
-    this.handedOver.push(this.chunk);
+    this.handedOver.push(chunk);
     if (this.handedOver.length >= HELD_CHUNKS) this.writeOut();
     this.row = 0;
-    [this.chunk, this.vectors] = this.fresh();
+  }
+
+  /** Ready for the next chunk: string slots and blob slots zeroed (padding must be zero), all rows valid. */
+  private reset(column: Column, rows: number, width: number): void {
+    if (column.text || column.blob) column.bytes.fill(0, 0, rows * width);
+    if (column.hasNull) {
+      column.validity.fill(0xffffffff);
+      column.hasNull = false;
+    }
+    column.outOfLine.length = 0;
   }
 
   private writeOut(): void {

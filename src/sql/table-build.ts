@@ -142,7 +142,7 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
       return;
     }
     if (type.value !== undefined) {
-      appendValue(duck, values, record, layout, type.value, storage);
+      appendValue(values, record, layout, type.value, storage);
       return;
     }
     appendEntity(type.staging!, type.columns!, record, layout);
@@ -184,7 +184,7 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
   return { ...schema, objects: count, problems, linkTypes };
 }
 
-function appendValue(duck: DuckModule, values: ChunkAppender, record: LatestRecord, layout: EntityLayout, kind: ValueKind, storage: Storage): void {
+function appendValue(values: ChunkAppender, record: LatestRecord, layout: EntityLayout, kind: ValueKind, storage: Storage): void {
   const value = valueOfObject(layout, kind, storage.dictionary, record.objectId);
   values.appendBigInt(record.objectId);
   values.appendBigInt(record.typeId);
@@ -208,13 +208,13 @@ function appendValue(duck: DuckModule, values: ChunkAppender, record: LatestReco
         values.appendBoolean(typed as boolean);
         break;
       case 3:
-        values.appendTimestamp(duck.timestampValue(typed as bigint));
+        values.appendTimestamp(typed as bigint);
         break;
       case 4:
-        values.appendDate(duck.dateValue(typed as number));
+        values.appendDate(typed as number);
         break;
       case 5:
-        values.appendTime(duck.timeValue(typed as bigint));
+        values.appendTime(typed as bigint);
         break;
     }
   }
