@@ -13,9 +13,6 @@ import { duckBindings, type DuckModule } from './duck-module.js';
  * slots here; longer ones, and blobs, cost one native call each when the chunk is handed over.
  */
 
-/** Chunks handed over between two flushes of the appender (64 × 2,048 rows). */
-const HELD_CHUNKS = 64;
-
 /** DuckDB's vector size: the most rows a chunk holds. */
 const CAPACITY = 2048;
 
@@ -98,7 +95,7 @@ export class ChunkAppender {
   private readonly columns: Column[];
   private row = 0;
   private column = 0;
-  private readonly handedOver: DuckDBDataChunk[] = [];
+  private chunk: DuckDBDataChunk | undefined;
 
   constructor(
     private readonly duck: DuckModule,
@@ -190,7 +187,10 @@ export class ChunkAppender {
     const rows = this.row;
     if (rows === 0) return;
     const native = duckBindings();
-    const chunk = this.duck.DuckDBDataChunk.create(this.types);
+    const chunk = (this.chunk ??= this.duck.DuckDBDataChunk.create(this.types));
+    // DuckDB's appender copies a chunk into its own collection (texts too), so one chunk serves
+    // every hand-over; reset, its vectors are as new (all valid, no texts).
+    chunk.reset();
     for (let c = 0; c < this.columns.length; c++) {
       const column = this.columns[c]!;
       const vector = native.data_chunk_get_vector(chunk.chunk, c);
@@ -210,10 +210,6 @@ export class ChunkAppender {
     }
     chunk.rowCount = rows;
     this.appender.appendDataChunk(chunk);
-    // A chunk's memory is freed when JS collects it; it is kept until the appender has written
-    // what it holds into the table, so that nothing the appender still points at goes first.
-    this.handedOver.push(chunk);
-    if (this.handedOver.length >= HELD_CHUNKS) this.writeOut();
     this.row = 0;
   }
 
@@ -227,14 +223,8 @@ export class ChunkAppender {
     column.outOfLine.length = 0;
   }
 
-  private writeOut(): void {
-    this.appender.flushSync();
-    this.handedOver.length = 0;
-  }
-
   closeSync(): void {
     this.flush();
     this.appender.closeSync();
-    this.handedOver.length = 0;
   }
 }

@@ -79,6 +79,8 @@ CREATE TABLE __members (code INTEGER, name VARCHAR);`);
       } else if (kind === 'list') appendElements(elements, references, record.objectId, codes[c]!, layout, slot as VariableSlot);
     }
   };
+  // One transaction for the pass: the rows committed once, not at each flush (see table-build.ts).
+  await connection.run('BEGIN TRANSACTION');
   try {
     await forEachLatestRecord(storage, new Set(types.keys()), handle);
   } finally {
@@ -92,6 +94,7 @@ CREATE TABLE __members (code INTEGER, name VARCHAR);`);
     names.endRow();
   }
   names.closeSync();
+  await connection.run('COMMIT');
   await connection.run(`
 INSERT INTO _elements WITH texts AS MATERIALIZED (SELECT oid, any_value(text) AS text FROM _values WHERE oid IN (SELECT key_oid FROM __elements UNION SELECT value_oid FROM __elements) GROUP BY oid)
   SELECT e.owner, e.position, coalesce(e.key_text, k.text), e.key_oid, coalesce(e.value_text, v.text), e.value_oid, m.name
