@@ -172,8 +172,9 @@ export class ChunkAppender {
     // The binding's string call ends a text at its first NUL character; such texts go as bytes.
     column.outOfLine.push(this.row, value.includes('\u0000') ? UTF8.encode(value) : value);
   }
+  /** Copies the bytes (they are handed over with the chunk, and may be a view of a read buffer). */
   appendBlob(value: Uint8Array): void {
-    this.next().outOfLine.push(this.row, value);
+    this.next().outOfLine.push(this.row, value.slice());
   }
 
   endRow(): void {

@@ -82,7 +82,7 @@ CREATE TABLE __members (code INTEGER, name VARCHAR);`);
   // One transaction for the pass: the rows committed once, not at each flush (see table-build.ts).
   await connection.run('BEGIN TRANSACTION');
   try {
-    await forEachLatestRecord(storage, new Set(types.keys()), handle);
+    await forEachLatestRecord(storage, new Set(types.keys()), handle, undefined, true);
   } finally {
     elements.closeSync();
     references.closeSync();

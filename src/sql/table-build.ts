@@ -152,7 +152,8 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
   // flush of an appender (1M objects: the pass 2.8 -> 2.5 s).
   await connection.run('BEGIN TRANSACTION');
   try {
-    await forEachLatestRecord(storage, new Set(dictionary.byId.keys()), handle, options.onProgress);
+    // Every record is appended (texts made, blobs copied) before its handler settles: borrowed.
+    await forEachLatestRecord(storage, new Set(dictionary.byId.keys()), handle, options.onProgress, true);
   } finally {
     for (const appender of [objects, values, ...[...stagings.values()].map((s) => s.appender)]) appender.closeSync();
   }

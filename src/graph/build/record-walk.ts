@@ -28,6 +28,7 @@ export interface WalkProblem {
 }
 
 const TWO_32 = 4294967296;
+const EMPTY = Buffer.alloc(0);
 
 /**
  * Walks the records of `[0, length)` delivered as `chunks`. Stops at the first malformed length
@@ -90,6 +91,9 @@ export async function walkRecordBytes(
         pos += carryNeed;
         carryNeed = 0;
         carryFill = 0;
+        // The next record cut by a chunk's end gets a buffer of its own: a visitor may still hold
+        // a view of this one until the chunk is done (latest-records.ts borrows them).
+        carry = EMPTY;
         continue;
       }
       // Whole records in this chunk, in a loop of their own; the rest (gaps, records cut by the

@@ -11,7 +11,10 @@ import { walkRecordBytes } from '../build/record-walk.js';
 export interface LatestRecord {
   readonly objectId: bigint;
   readonly typeId: bigint;
-  /** The record's content (after the header), a copy the handler may keep. */
+  /**
+   * The record's content (after the header): a copy the handler may keep, or, with `borrow`, a
+   * view of the read buffer that stays valid until the handler's answer has settled.
+   */
   readonly content: Uint8Array;
   readonly file: string;
   readonly offset: number;
@@ -29,6 +32,12 @@ export async function forEachLatestRecord(
   /** May answer synchronously (undefined): a pass of millions of records then awaits nothing per record. */
   handle: (record: LatestRecord) => Promise<void> | void,
   onProgress?: (progress: RecordPassProgress) => void,
+  /**
+   * Hands over views of the read buffers instead of copies: a record is handled before the walk
+   * goes on to the next chunk (whose read reuses the buffer), so a handler that is done with the
+   * content once its answer settled saves a copy per record.
+   */
+  borrow = false,
 ): Promise<void> {
   const files = storage.channels.flatMap((channel) => channel.files.map((file) => ({ channel, file })));
   const bytesTotal = files.reduce((n, f) => n + f.file.totalLength, 0);
@@ -54,7 +63,7 @@ export async function forEachLatestRecord(
         pending.push({
           objectId: (BigInt(idHigh) << 32n) | BigInt(idLow >>> 0),
           typeId,
-          content: new Uint8Array(view.buffer, view.byteOffset + at + 24, length - 24).slice(),
+          content: borrow ? new Uint8Array(view.buffer, view.byteOffset + at + 24, length - 24) : new Uint8Array(view.buffer, view.byteOffset + at + 24, length - 24).slice(),
           file: file.path,
           offset,
         });
