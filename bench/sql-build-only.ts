@@ -1,10 +1,16 @@
 /**
- * Profiling aid (`node --import tsx --cpu-prof bench/sql-build-only.ts DIR`): the graph build, then
+ * Profiling aid (`npm run build`, then `node --import tsx --cpu-prof bench/sql-build-only.ts DIR`): the graph build, then
  * the tables built once, one filtered query; one JSON line (times, CPU, RSS before and after).
  */
-import { StorageRegistry } from '../src/http/registry/storage-registry.js';
-import { SqlEngine } from '../src/sql/sql-engine.js';
-import { Storage } from '../src/storage/storage.js';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+// The built code unless BENCH_SOURCE=1 (see sql-child.ts); `npm run build` first.
+process.setSourceMapsEnabled(false);
+const from = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), '..', process.env.BENCH_SOURCE === '1' ? 'src' : 'dist')).href;
+const { StorageRegistry } = (await import(`${from}/http/registry/storage-registry.js`)) as typeof import('../src/http/registry/storage-registry.js');
+const { SqlEngine } = (await import(`${from}/sql/sql-engine.js`)) as typeof import('../src/sql/sql-engine.js');
+const { Storage } = (await import(`${from}/storage/storage.js`)) as typeof import('../src/storage/storage.js');
 
 const [dir] = process.argv.slice(2) as [string];
 const storage = await Storage.open(dir);

@@ -4,11 +4,18 @@
  * repeated queries, RSS with every table built, and the Parquet export. One JSON line on stdout.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { StorageRegistry } from '../src/http/registry/storage-registry.js';
-import { SqlEngine } from '../src/sql/sql-engine.js';
-import { exportTables } from '../src/sql/table-export.js';
-import { Storage } from '../src/storage/storage.js';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+// The built code (dist/, what `npm start` and `npx storage-inspector` run; `npm run bench:sql`
+// builds it first) unless BENCH_SOURCE=1, as bench/server-child.ts does: the source run through
+// tsx carries its source maps and esbuild's name helpers, about 5 % of the table build's CPU.
+process.setSourceMapsEnabled(false);
+const from = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), '..', process.env.BENCH_SOURCE === '1' ? 'src' : 'dist')).href;
+const { StorageRegistry } = (await import(`${from}/http/registry/storage-registry.js`)) as typeof import('../src/http/registry/storage-registry.js');
+const { SqlEngine } = (await import(`${from}/sql/sql-engine.js`)) as typeof import('../src/sql/sql-engine.js');
+const { exportTables } = (await import(`${from}/sql/table-export.js`)) as typeof import('../src/sql/table-export.js');
+const { Storage } = (await import(`${from}/storage/storage.js`)) as typeof import('../src/storage/storage.js');
 
 const [dir, outBase] = process.argv.slice(2) as [string, string];
 const REPEATS = Math.max(5, Number(process.env.BENCH_SQL_REPEATS ?? 30));
