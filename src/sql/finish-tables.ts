@@ -155,7 +155,12 @@ export async function finishTables(connection: DuckDBConnection, dictionary: Typ
   return { tables: schema };
 }
 
-/** DECIMAL(38, s) for a big-number type whose every value fits, else none (the column stays VARCHAR). */
+/**
+ * DECIMAL(18, s) for a big-number type whose every value fits in 18 digits, DECIMAL(38, s) where
+ * they fit in 38, else none (the column stays VARCHAR). The narrower type where it will do:
+ * DuckDB's cast from text to a 38-digit decimal is about a hundred times slower (300,000 prices:
+ * 800 ms against 5-8 ms), and sums of an 18-digit decimal are 38-digit ones anyway.
+ */
 async function decimalTypes(connection: DuckDBConnection, dictionary: TypeDictionary): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (const typeName of ['java.math.BigDecimal', 'java.math.BigInteger']) {
@@ -167,7 +172,8 @@ async function decimalTypes(connection: DuckDBConnection, dictionary: TypeDictio
     const [bad, digits, scale] = reader.getRows()[0] as [bigint, number | null, number | null];
     if (bad > 0n || digits === null) continue;
     const s = scale ?? 0;
-    if (digits + s <= 38) out.set(typeName, `DECIMAL(38, ${s})`);
+    if (digits + s <= 18) out.set(typeName, `DECIMAL(18, ${s})`);
+    else if (digits + s <= 38) out.set(typeName, `DECIMAL(38, ${s})`);
   }
   return out;
 }

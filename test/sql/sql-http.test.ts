@@ -47,7 +47,7 @@ describe('POST /api/v1/sql', () => {
     expect(body.columns).toEqual([
       { name: '_oid', type: 'BIGINT' },
       { name: 'title', type: 'VARCHAR' },
-      { name: 'price', type: 'DECIMAL(38,2)' },
+      { name: 'price', type: 'DECIMAL(18,2)' },
       { name: 'published', type: 'TIMESTAMP' },
       { name: 'pages', type: 'INTEGER' },
       { name: 'available', type: 'BOOLEAN' },
