@@ -21,11 +21,16 @@
  * storage beside `node -e 0`. BENCH_STARTUP=0 skips it, BENCH_STARTUP=only runs nothing else;
  * BENCH_STARTUP_LARGE=10000000 adds the launch of that size against `cat` of its files and its
  * memory once the graph index is ready (startup-large-bench.ts).
+ *
+ * Last, SQL (sql-bench.ts): the tables built against the graph build, the first and repeated
+ * queries, RSS and the Parquet export, at BENCH_SQL_SIZES (default 1M and 10M entities);
+ * BENCH_SQL=0 skips it, `npm run bench:sql` runs it alone.
  */
 import { readdirSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { indexWorkerCount } from '../src/storage/index/index-workers.js';
 import { benchFollow } from './follow-bench.js';
+import { benchSql } from './sql-bench.js';
 import { benchStartup, startupLines } from './startup-bench.js';
 import { benchLargeStartup, largeStartupLines } from './startup-large-bench.js';
 import type { LoadResult } from './load-child.js';
@@ -440,12 +445,14 @@ async function main(): Promise<void> {
     await stopChild(ceiling.child);
   }
   const follow = process.env.BENCH_FOLLOW === '0' ? [] : await benchFollow({ connections: CONNECTIONS, seconds: SECONDS });
+  const sql = process.env.BENCH_SQL === '0' ? [] : await benchSql((process.env.BENCH_SQL_SIZES ?? '1000000,10000000').split(',').map(Number));
   console.log(`\nMedians of ${ROUNDS} rounds, [min–max] where they differ:\n`);
   console.log([row(TABLE_HEADER), row(TABLE_HEADER.map(() => '---')), ...results.map(tableRow)].join('\n'));
   console.log(`\nTargets:\n${targetLines(results).join('\n')}`);
   console.log(`\nNoise (load average at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}):\n${noiseLines(results).join('\n')}`);
   if (follow.length > 0) console.log(`\n${follow.join('\n')}`);
   if (startup !== undefined) console.log(`\n${startup.join('\n')}`);
+  if (sql.length > 0) console.log(sql.join('\n'));
 }
 
 await main();

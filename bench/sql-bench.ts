@@ -43,27 +43,40 @@ function runChild(dir: string): Promise<Report> {
   });
 }
 
-const sizes = (process.env.BENCH_SIZES?.split(',').map(Number) ?? [1_000_000]).filter((n) => {
-  const reason = cannotRun(n);
-  if (reason !== undefined) console.log(`skipping ${n.toLocaleString('en')} entities: ${reason}`);
-  return reason === undefined;
-});
-
 const mb = (bytes: number): string => `${(bytes / 1024 ** 2).toFixed(1)} MB`;
-for (const entities of sizes) {
-  const dir = storageFor(entities);
-  const bytes = storageBytes(dir);
-  await readOnceFloor(dir); // warm the page cache
-  const floorMs = await readOnceFloor(dir);
-  const load = loadavg()[0]!;
-  const r = await runChild(dir);
-  console.log(`\n${entities.toLocaleString('en')} entities (${mb(bytes)} on disk), load average ${load.toFixed(2)}`);
-  console.log(`  read-once floor              ${floorMs.toFixed(0)} ms`);
-  console.log(`  graph build                  ${r.graphMs.toFixed(0)} ms (${r.graphCpuMs.toFixed(0)} ms of CPU in this process; the graph's worker threads count too)`);
-  console.log(`  tables built                 ${r.buildMs.toFixed(0)} ms (${(r.buildMs / r.graphMs).toFixed(2)}× the graph build, ${Math.round(r.objects / (r.buildMs / 1000)).toLocaleString('en')} objects/s; ${r.objects.toLocaleString('en')} objects; with the link tables ${r.otherRows.toLocaleString('en')} rows of _references, _elements, _values; ${r.buildCpuMs.toFixed(0)} ms of CPU)`);
-  console.log(`  _elements + _references      ${r.linksMs.toFixed(0)} ms (${r.linksCpuMs.toFixed(0)} ms of CPU), filled when a statement first names them`);
-  console.log(`  first query (build included) ${r.firstQueryMs.toFixed(0)} ms on ${r.largest} (${r.largestRows.toLocaleString('en')} rows): ${r.firstSql}`);
-  for (const [name, t] of Object.entries(r.repeated)) console.log(`  ${name.padEnd(32)} p50 ${t.p50.toFixed(1)} ms, p99 ${t.p99.toFixed(1)} ms`);
-  console.log(`  RSS with every table built   ${mb(r.rssBytes)} (${(r.rssBytes / bytes).toFixed(2)}× the storage on disk; peak ${mb(r.maxRssBytes)})`);
-  console.log(`  Parquet export               ${r.exportMs.toFixed(0)} ms, ${mb(r.parquetBytes)} written, ${(bytes / 1024 ** 2 / (r.exportMs / 1000)).toFixed(1)} MB/s of storage`);
+
+/** The SQL benchmark at these sizes (entities), one block of lines per size, printed as it goes. */
+export async function benchSql(wanted: readonly number[], print: (line: string) => void = console.log): Promise<string[]> {
+  const out: string[] = [];
+  const say = (line: string): void => {
+    out.push(line);
+    print(line);
+  };
+  const sizes = wanted.filter((n) => {
+    const reason = cannotRun(n);
+    if (reason !== undefined) say(`skipping SQL at ${n.toLocaleString('en')} entities: ${reason}`);
+    return reason === undefined;
+  });
+  for (const entities of sizes) {
+    const dir = storageFor(entities);
+    const bytes = storageBytes(dir);
+    await readOnceFloor(dir); // warm the page cache
+    const floorMs = await readOnceFloor(dir);
+    const load = loadavg()[0]!;
+    const r = await runChild(dir);
+    say(`\nSQL at ${entities.toLocaleString('en')} entities (${mb(bytes)} on disk), load average ${load.toFixed(2)}`);
+    say(`  read-once floor              ${floorMs.toFixed(0)} ms`);
+    say(`  graph build                  ${r.graphMs.toFixed(0)} ms (${r.graphCpuMs.toFixed(0)} ms of CPU in this process; the graph's worker threads count too)`);
+    say(`  tables built                 ${r.buildMs.toFixed(0)} ms (${(r.buildMs / r.graphMs).toFixed(2)}× the graph build, ${Math.round(r.objects / (r.buildMs / 1000)).toLocaleString('en')} objects/s; ${r.objects.toLocaleString('en')} objects; with the link tables ${r.otherRows.toLocaleString('en')} rows of _references, _elements, _values; ${r.buildCpuMs.toFixed(0)} ms of CPU)`);
+    say(`  _elements + _references      ${r.linksMs.toFixed(0)} ms (${r.linksCpuMs.toFixed(0)} ms of CPU), filled when a statement first names them`);
+    say(`  first query (build included) ${r.firstQueryMs.toFixed(0)} ms on ${r.largest} (${r.largestRows.toLocaleString('en')} rows): ${r.firstSql}`);
+    for (const [name, t] of Object.entries(r.repeated)) say(`  ${name.padEnd(32)} p50 ${t.p50.toFixed(1)} ms, p99 ${t.p99.toFixed(1)} ms`);
+    say(`  RSS with every table built   ${mb(r.rssBytes)} (${(r.rssBytes / bytes).toFixed(2)}× the storage on disk; peak ${mb(r.maxRssBytes)})`);
+    say(`  Parquet export               ${r.exportMs.toFixed(0)} ms, ${mb(r.parquetBytes)} written, ${(bytes / 1024 ** 2 / (r.exportMs / 1000)).toFixed(1)} MB/s of storage`);
+  }
+  return out;
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  await benchSql(process.env.BENCH_SIZES?.split(',').map(Number) ?? [1_000_000]);
 }
