@@ -12,7 +12,8 @@ import type { DuckModule } from './duck-module.js';
 /**
  * `_references` and `_elements`, built by a pass of their own over the entity records when a
  * statement first names them (half of what a build appends is theirs; most statements never
- * need them). Members are small integer codes while appending, names inside DuckDB afterwards.
+ * need them). `_elements` is staged with members as small integer codes and its texts joined from
+ * `_values` inside DuckDB; `_references` is appended as it is.
  */
 
 /** What the link pass needs of an entity type: its entry and its table's plan. */
@@ -36,10 +37,11 @@ export function namesLinkTables(sql: string): boolean {
 export async function buildLinkTables(duck: DuckModule, connection: DuckDBConnection, storage: Storage, types: ReadonlyMap<bigint, LinkType>): Promise<void> {
   await connection.run(`
 CREATE TABLE __elements (owner BIGINT, position BIGINT, key_text VARCHAR, key_oid BIGINT, value_text VARCHAR, value_oid BIGINT, member INTEGER);
-CREATE TABLE __references (from_oid BIGINT, to_oid BIGINT, member INTEGER);
 CREATE TABLE __members (code INTEGER, name VARCHAR);`);
   const elements = new ChunkAppender(duck, await connection.createAppender('__elements'));
-  const references = new ChunkAppender(duck, await connection.createAppender('__references'));
+  // References go straight into their table, the member by name (most names fit in a string
+  // slot, no native call): no staging table to compress and copy again.
+  const references = new ChunkAppender(duck, await connection.createAppender('_references'));
   const members = new Map<string, number>();
   const codesOf = new Map<TypeTablePlan, Int32Array>();
   const memberCodes = (plan: TypeTablePlan): Int32Array => {
@@ -75,8 +77,8 @@ CREATE TABLE __members (code INTEGER, name VARCHAR);`);
       const kind = columns[c]!.role.kind;
       if (kind === 'reference' || kind === 'value') {
         const id = layout.view.getBigInt64(slot.offset, true);
-        if (id !== 0n && classifyId(id) === 'object') appendReference(references, record.objectId, id, codes[c]!);
-      } else if (kind === 'list') appendElements(elements, references, record.objectId, codes[c]!, layout, slot as VariableSlot);
+        if (id !== 0n && classifyId(id) === 'object') appendReference(references, record.objectId, id, columns[c]!.name);
+      } else if (kind === 'list') appendElements(elements, references, record.objectId, codes[c]!, columns[c]!.name, layout, slot as VariableSlot);
     }
   };
   // One transaction for the pass: the rows committed once, not at each flush (see table-build.ts).
@@ -99,23 +101,21 @@ CREATE TABLE __members (code INTEGER, name VARCHAR);`);
 INSERT INTO _elements WITH texts AS MATERIALIZED (SELECT oid, any_value(text) AS text FROM _values WHERE oid IN (SELECT key_oid FROM __elements UNION SELECT value_oid FROM __elements) GROUP BY oid)
   SELECT e.owner, e.position, coalesce(e.key_text, k.text), e.key_oid, coalesce(e.value_text, v.text), e.value_oid, m.name
   FROM __elements e LEFT JOIN __members m ON m.code = e.member LEFT JOIN texts k ON k.oid = e.key_oid LEFT JOIN texts v ON v.oid = e.value_oid;
-INSERT INTO _references SELECT r.from_oid, r.to_oid, m.name FROM __references r LEFT JOIN __members m ON m.code = r.member;
 DROP TABLE __elements;
-DROP TABLE __references;
 DROP TABLE __members;`);
 }
 
-function appendReference(references: ChunkAppender, from: bigint, to: bigint, member: number): void {
+function appendReference(references: ChunkAppender, from: bigint, to: bigint, member: string): void {
   references.appendBigInt(from);
   references.appendBigInt(to);
-  references.appendInteger(member);
+  references.appendVarchar(member);
   references.endRow();
 }
 
 /** Elements in batches, so a list of millions is never decoded at once. */
 const ELEMENT_BATCH = 4096;
 
-function appendElements(elements: ChunkAppender, references: ChunkAppender, owner: bigint, member: number, layout: EntityLayout, slot: VariableSlot): void {
+function appendElements(elements: ChunkAppender, references: ChunkAppender, owner: bigint, member: number, memberName: string, layout: EntityLayout, slot: VariableSlot): void {
   const field = slot.field;
   if (field.kind !== 'list') return;
   const pair = field.elements.length === 2;
@@ -135,7 +135,7 @@ function appendElements(elements: ChunkAppender, references: ChunkAppender, owne
       }
       elements.appendInteger(member);
       elements.endRow();
-      collectReferences(references, owner, member, element);
+      collectReferences(references, owner, memberName, element);
     }
   }
 }
@@ -152,7 +152,7 @@ function appendPart(elements: ChunkAppender, value: MemberValue): void {
   }
 }
 
-function collectReferences(references: ChunkAppender, owner: bigint, member: number, value: MemberValue): void {
+function collectReferences(references: ChunkAppender, owner: bigint, member: string, value: MemberValue): void {
   if (typeof value === 'bigint') {
     if (classifyId(value) === 'object') appendReference(references, owner, value, member);
   } else if (Array.isArray(value)) for (const v of value as readonly MemberValue[]) collectReferences(references, owner, member, v);
