@@ -1,5 +1,6 @@
 import type { TypeDictionary } from './dictionary.js';
 import { h } from './dom.js';
+import { placeRows } from './dom-patch.js';
 import { isConstantId, type TreeNode } from './tree-node.js';
 import { nodeType, summarize } from './node-summary.js';
 
@@ -301,23 +302,4 @@ function rowCells(el: HTMLElement): RowCells {
 function setText(element: HTMLElement, className: string, text: string): void {
   if (element.className !== className) element.className = className;
   if (element.textContent !== text) element.textContent = text;
-}
-
-/**
- * Puts `rows` into `body` in this order, leaving the rows that stay where they are: a row taken
- * out of the document, even for a moment, would lose a click pressed on it (see `rowCells`).
- * Rows keep their relative order from one drawing to the next (new ones come between).
- */
-function placeRows(body: HTMLElement, rows: readonly HTMLElement[]): void {
-  const keep = new Set<Node>(rows);
-  for (let child = body.firstChild; child !== null; ) {
-    const next = child.nextSibling;
-    if (!keep.has(child)) child.remove();
-    child = next;
-  }
-  let cursor = body.firstChild;
-  for (const row of rows) {
-    if (row === cursor) cursor = cursor.nextSibling;
-    else body.insertBefore(row, cursor);
-  }
 }

@@ -1,4 +1,5 @@
 import { clear, h } from '../dom.js';
+import { morph, placeRows } from '../dom-patch.js';
 import { quote } from '../format.js';
 import type { GridState } from '../router.js';
 import type { SqlColumn, SqlValue } from './sql-api.js';
@@ -228,7 +229,19 @@ export class DataGrid {
       rows.push(row);
     }
     this.rowsLayer.style.top = `${headHeight}px`;
-    clear(this.rowsLayer, rows);
+    // Rows drawn before keep their elements (changed in place): a link pressed while summaries
+    // arrive must still be there when the button is released (see dom-patch.ts).
+    const drawn = new Map<string, Element>();
+    for (const child of this.rowsLayer.children) drawn.set(child.getAttribute('aria-rowindex') ?? '', child);
+    placeRows(
+      this.rowsLayer,
+      rows.map((row) => {
+        const old = drawn.get(row.getAttribute('aria-rowindex') ?? '');
+        if (old === undefined) return row;
+        morph(old, row);
+        return old;
+      }),
+    );
     this.body.setAttribute('aria-activedescendant', `grid-cell-${this.active.row}-${this.active.column}`);
     this.requestSummaries();
   }
