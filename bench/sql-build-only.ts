@@ -25,6 +25,8 @@ const engine = new SqlEngine({ storage, graph: async () => graph, memoryLimitByt
 const cpu0 = process.cpuUsage();
 started = performance.now();
 const schema = await engine.schema();
+const baseMs = performance.now() - started;
+await engine.fillAll();
 const buildMs = performance.now() - started;
 const cpu = process.cpuUsage(cpu0);
 const q0 = performance.now();
@@ -43,4 +45,4 @@ const rss = process.memoryUsage().rss;
 engine.close();
 await registry.close();
 await storage.close();
-process.stdout.write(`${JSON.stringify({ graphMs, buildMs, buildCpuMs: (cpu.user + cpu.system) / 1000, queryMs, tables: schema.tables.length, rssMB: rss / 2 ** 20, rssGraphMB: rssGraph / 2 ** 20, links })}\n`);
+process.stdout.write(`${JSON.stringify({ graphMs, baseMs, buildMs, buildCpuMs: (cpu.user + cpu.system) / 1000, queryMs, tables: schema.tables.length, rssMB: rss / 2 ** 20, rssGraphMB: rssGraph / 2 ** 20, links })}\n`);

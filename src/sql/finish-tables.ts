@@ -1,9 +1,9 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { TypeDictionary, TypeEntry } from '../format/type-dictionary.js';
 import { GIGAMAP_TABLES } from '../gigamap/sql-rows.js';
-import { quoteIdent, quoteText, simpleNameOf, sqlTypeOf, type ValueKind } from './column-model.js';
+import { quoteIdent, quoteText, simpleNameOf, sqlTypeOf, type TypeTablePlan, type ValueKind } from './column-model.js';
 import { jdkConstantRows } from './jdk-constants.js';
-import type { Staging } from './staging.js';
+import { isEnumPlan, stagingColumns, type Staging } from './staging.js';
 
 /**
  * After the pass: the values that need other values (enum constant names, LocalDateTime from its
@@ -29,6 +29,8 @@ export interface SchemaTable {
 
 export interface BuiltSchema {
   readonly tables: readonly SchemaTable[];
+  /** The SQL type of each big-number type that fits a DECIMAL (type-fill.ts makes the same columns). */
+  readonly decimals: ReadonlyMap<string, string>;
 }
 
 interface PerTypeInfo {
@@ -59,12 +61,22 @@ const TYPED: Readonly<Record<ValueKind, string>> = {
   time: 'v.tm',
 };
 
-export async function finishTables(connection: DuckDBConnection, dictionary: TypeDictionary, stagings: readonly Staging[], perType: ReadonlyMap<bigint, PerTypeInfo | null>): Promise<BuiltSchema> {
+/**
+ * `deferred`: entity types whose tables are made empty here (with the columns they will have) and
+ * filled when a statement first names them (type-fill.ts).
+ */
+export async function finishTables(
+  connection: DuckDBConnection,
+  dictionary: TypeDictionary,
+  stagings: readonly Staging[],
+  deferred: readonly TypeTablePlan[],
+  perType: ReadonlyMap<bigint, PerTypeInfo | null>,
+): Promise<BuiltSchema> {
   await connection.run(`INSERT INTO _values (oid, text, int, bool) VALUES ${jdkConstantRows()}`);
   for (const staging of stagings) {
     const plan = staging.plan;
     // Enum constants, constant-specific bodies (`Op$1`) too: their value is the constant's name.
-    const isEnum = plan.entries.some((e) => e.enumConstants.length > 0 || e.fields.some((f) => f.name === 'name' && f.qualifier === 'java.lang.Enum'));
+    const isEnum = isEnumPlan(plan);
     const nameColumn = plan.columns.findIndex((c) => c.name === 'name' || c.name === 'java.lang.Enum#name');
     if (isEnum && nameColumn >= 0) {
       await connection.run(`INSERT INTO _values (oid, type_id, text) SELECT s._oid, s._type_id, n.text FROM ${staging.table} s LEFT JOIN _values n ON n.oid = s.c${nameColumn}`);
@@ -80,30 +92,16 @@ export async function finishTables(connection: DuckDBConnection, dictionary: Typ
     }
   }
   const decimals = await decimalTypes(connection, dictionary);
-  const valueExpression = (kind: ValueKind, typeName: string | undefined): string => {
-    if (kind !== 'decimal') return TYPED[kind];
-    const sql = typeName === undefined ? undefined : decimals.get(typeName);
-    return sql === undefined ? 'v.text' : `CAST(v.text AS ${sql})`;
-  };
+  const valueExpression = valueExpressionOf(decimals);
 
   const tables: { name: string; kind: 'type'; typeName: string; typeIds: string[]; objectIds: Set<string> }[] = [];
-  for (const staging of stagings) {
-    const plan = staging.plan;
-    const select = ['s._oid AS _oid', 's._type_id AS _type_id'];
-    const joins: string[] = [];
-    const objectIds = new Set<string>(['_oid']);
-    plan.columns.forEach((column, i) => {
-      const role = column.role;
-      if (role.kind === 'value') {
-        joins.push(`LEFT JOIN _values v${i} ON v${i}.oid = s.c${i}`);
-        select.push(`${valueExpression(role.value, role.declared).replace(/\bv\./g, `v${i}.`)} AS ${quoteIdent(column.name)}`);
-      } else {
-        if (role.kind === 'reference') objectIds.add(column.name);
-        select.push(`s.c${i} AS ${quoteIdent(column.name)}`);
-      }
-    });
-    await connection.run(`CREATE TABLE ${quoteIdent(plan.typeName)} AS SELECT ${select.join(', ')} FROM ${staging.table} s ${joins.join(' ')}`);
-    await connection.run(`DROP TABLE ${staging.table}`);
+  const made = [...stagings.map((staging) => ({ plan: staging.plan, staging: staging.table, empty: false })), ...deferred.map((plan, i) => ({ plan, staging: `__empty_${i}`, empty: true }))];
+  for (const { plan, staging, empty } of made) {
+    // A table filled later is made from an empty staging table: the same columns, no rows.
+    if (empty) await connection.run(`CREATE TABLE ${staging} ${stagingColumns(plan)}`);
+    await connection.run(`CREATE TABLE ${quoteIdent(plan.typeName)} AS ${typeTableSelect(plan, staging, decimals)}`);
+    await connection.run(`DROP TABLE ${staging}`);
+    const objectIds = new Set<string>(['_oid', ...plan.columns.filter((c) => c.role.kind === 'reference').map((c) => c.name)]);
     const typeIds = [...perType.values()].filter((t): t is PerTypeInfo => t !== null && t.entry.typeName === plan.typeName).map((t) => String(t.entry.typeId));
     tables.push({ name: plan.typeName, kind: 'type', typeName: plan.typeName, typeIds, objectIds });
   }
@@ -152,7 +150,31 @@ export async function finishTables(connection: DuckDBConnection, dictionary: Typ
       columns: (described.get(t.name) ?? []).map((c) => ({ ...c, objectId: t.objectIds.has(c.name) })),
     });
   }
-  return { tables: schema };
+  return { tables: schema, decimals };
+}
+
+/** A value column's expression over its `_values` row `v`, given the decimal types. */
+function valueExpressionOf(decimals: ReadonlyMap<string, string>): (kind: ValueKind, typeName: string | undefined) => string {
+  return (kind, typeName) => {
+    if (kind !== 'decimal') return TYPED[kind];
+    const sql = typeName === undefined ? undefined : decimals.get(typeName);
+    return sql === undefined ? 'v.text' : `CAST(v.text AS ${sql})`;
+  };
+}
+
+/** The SELECT that makes a type's rows from its staging table: value members joined to their values. */
+export function typeTableSelect(plan: TypeTablePlan, staging: string, decimals: ReadonlyMap<string, string>): string {
+  const valueExpression = valueExpressionOf(decimals);
+  const select = ['s._oid AS _oid', 's._type_id AS _type_id'];
+  const joins: string[] = [];
+  plan.columns.forEach((column, i) => {
+    const role = column.role;
+    if (role.kind === 'value') {
+      joins.push(`LEFT JOIN _values v${i} ON v${i}.oid = s.c${i}`);
+      select.push(`${valueExpression(role.value, role.declared).replace(/\bv\./g, `v${i}.`)} AS ${quoteIdent(column.name)}`);
+    } else select.push(`s.c${i} AS ${quoteIdent(column.name)}`);
+  });
+  return `SELECT ${select.join(', ')} FROM ${staging} s ${joins.join(' ')}`;
 }
 
 /**

@@ -12,6 +12,8 @@ import { converterFor, type CellConverter, type JsonCell } from './result-values
 import { invalid, openSandbox, prepareReadOnly, SqlError, type Sandbox } from './sandbox.js';
 import { buildLinkTables, namesLinkTables, type LinkType } from './link-tables.js';
 import { buildTables } from './table-build.js';
+import { fillTypeTables } from './type-fill.js';
+import type { TypeTablePlan } from './column-model.js';
 
 /**
  * SQL over one storage: its tables built into a locked-down in-memory DuckDB when a query first
@@ -66,6 +68,11 @@ interface Built {
   readonly linkTypes: ReadonlyMap<bigint, LinkType>;
   /** `_elements` and `_references` filled (or being filled), by the first statement that names them. */
   links: Promise<boolean> | undefined;
+  /** Entity types' tables made empty, filled by the first statement that names them (by lower-case full or simple name). */
+  readonly deferred: ReadonlyMap<string, TypeTablePlan>;
+  readonly decimals: ReadonlyMap<string, string>;
+  /** Per full type name: its table filled (or being filled). */
+  readonly fills: Map<string, Promise<boolean>>;
   active: number;
   retired: boolean;
 }
@@ -199,9 +206,10 @@ export class SqlEngine {
       const duck = await loadDuck();
       built = await this.current();
       built.active++;
-      // A statement that may read `_elements` or `_references` waits for them to be filled from
-      // the same state as the other tables; a storage changed meanwhile means a new build.
-      for (let attempt = 0; namesLinkTables(sql) && !(await this.links(built, duck)); attempt++) {
+      // A statement that may read `_elements`, `_references` or type tables not filled yet waits
+      // for them to be filled from the same state as the other tables; a storage changed
+      // meanwhile means a new build.
+      for (let attempt = 0; !(await this.ready(built, duck, sql)); attempt++) {
         if (attempt === 2) throw new Error('the storage keeps changing while its tables are built; ask again');
         built.active--;
         this.release(built);
@@ -260,6 +268,58 @@ export class SqlEngine {
     return fresh.built;
   }
 
+  /** What `sql` may read filled: false when the storage is no longer in the built state. */
+  private async ready(built: Built, duck: DuckModule, sql: string): Promise<boolean> {
+    if (namesLinkTables(sql) && !(await this.links(built, duck))) return false;
+    return this.fill(built, duck, typeTablesNamed(sql, built.deferred));
+  }
+
+  /** Every table filled (our own exports; benchmarks). */
+  async fillAll(): Promise<void> {
+    const built = await this.current();
+    built.active++;
+    try {
+      if (!(await this.fill(built, await loadDuck(), new Set(built.deferred.values())))) throw new Error('the storage changed while its tables were built; ask again');
+    } finally {
+      built.active--;
+      this.release(built);
+    }
+  }
+
+  /**
+   * Fills the tables of `plans` not filled yet, in one pass; false when the storage is no longer
+   * in the built state. Tables being filled for another statement are waited for.
+   */
+  private async fill(built: Built, duck: DuckModule, plans: ReadonlySet<TypeTablePlan>): Promise<boolean> {
+    const missing = [...plans].filter((plan) => !built.fills.has(plan.typeName));
+    if (missing.length > 0) {
+      const pass = this.options.storage
+        .consistent(async () => {
+          if (this.options.storage.generation !== built.generation) return false;
+          const connection = await built.sandbox.instance.connect();
+          try {
+            await fillTypeTables(duck, connection, this.options.storage, missing, built.decimals, this.options.onProblem);
+          } finally {
+            connection.closeSync();
+          }
+          return true;
+        })
+        .then(
+          (done) => {
+            if (!done) for (const plan of missing) built.fills.delete(plan.typeName);
+            return done;
+          },
+          (error: unknown) => {
+            for (const plan of missing) built.fills.delete(plan.typeName);
+            throw error;
+          },
+        );
+      for (const plan of missing) built.fills.set(plan.typeName, pass);
+    }
+    for (const plan of plans) if (!(await built.fills.get(plan.typeName)!)) return false;
+    return true;
+  }
+
   /** Fills `_elements` and `_references` once; false when the storage is no longer in the built state. */
   private links(built: Built, duck: DuckModule): Promise<boolean> {
     built.links ??= this.options.storage
@@ -301,7 +361,7 @@ export class SqlEngine {
     built.active++;
     const connection = await built.sandbox.instance.connect();
     try {
-      if (namesLinkTables(table) && !(await this.links(built, await loadDuck()))) throw new Error('the storage changed while it was exported; export again');
+      if (!(await this.ready(built, await loadDuck(), quoteIdent(table)))) throw new Error('the storage changed while it was exported; export again');
       await connection.run(`COPY (SELECT * FROM ${quoteIdent(table)}) TO ${quoteText(file)} (FORMAT parquet, COMPRESSION zstd)`);
     } finally {
       connection.closeSync();
@@ -330,7 +390,15 @@ async function buildState(duck: DuckModule, storage: Storage, graph: GraphIndex 
       // Written out compressed into the private database file; the memory limit bounds what stays cached.
       await connection.run('CHECKPOINT');
       await sandbox.lock(connection);
-      return { built: { generation, sandbox, tables: result.tables, linkTypes: result.linkTypes, links: undefined, active: 0, retired: false }, objects: result.objects, problems: result.problems };
+      const deferred = new Map<string, TypeTablePlan>();
+      for (const table of result.tables) {
+        const plan = table.typeName === null ? undefined : result.deferred.get(table.typeName);
+        if (plan === undefined) continue;
+        deferred.set(table.name.toLowerCase(), plan);
+        if (table.alias !== null) deferred.set(table.alias.toLowerCase(), plan);
+      }
+      const built: Built = { generation, sandbox, tables: result.tables, linkTypes: result.linkTypes, links: undefined, deferred, decimals: result.decimals, fills: new Map(), active: 0, retired: false };
+      return { built, objects: result.objects, problems: result.problems };
     } finally {
       connection.closeSync();
     }
@@ -342,4 +410,22 @@ async function buildState(duck: DuckModule, storage: Storage, graph: GraphIndex 
 
 function stopped(why: 'timeout' | 'cancelled', timeoutMs: number): SqlError {
   return why === 'timeout' ? new SqlError('timeout', `the statement was interrupted after the SQL timeout of ${timeoutMs} ms`) : new SqlError('cancelled', 'the statement was cancelled');
+}
+
+/**
+ * The not yet filled type tables a statement may read: every name it holds — bare or quoted
+ * identifier, or string literal (`query_table('Book')`) — that is a table's full or simple name,
+ * compared as DuckDB does, ignoring case. A statement that builds names at run time (`query()`,
+ * `query_table()`) may read any. Naming more than it reads only fills a table sooner.
+ */
+export function typeTablesNamed(sql: string, deferred: ReadonlyMap<string, TypeTablePlan>): Set<TypeTablePlan> {
+  const out = new Set<TypeTablePlan>();
+  if (deferred.size === 0) return out;
+  if (/query_table|\bquery\s*\(/i.test(sql)) return new Set(deferred.values());
+  for (const match of sql.matchAll(/"((?:[^"]|"")*)"|'((?:[^']|'')*)'|([A-Za-z_\u0080-\uffff][\w$\u0080-\uffff]*)/g)) {
+    const name = match[1]?.replaceAll('""', '"') ?? match[2]?.replaceAll("''", "'") ?? match[3] ?? '';
+    const plan = deferred.get(name.toLowerCase());
+    if (plan !== undefined) out.add(plan);
+  }
+  return out;
 }

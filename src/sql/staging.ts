@@ -1,13 +1,40 @@
-import type { ChunkAppender } from './chunk-appender.js';
-import type { TypeTablePlan } from './column-model.js';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { ChunkAppender } from './chunk-appender.js';
+import { sqlTypeOf, type TypeTablePlan } from './column-model.js';
+import type { DuckModule } from './duck-module.js';
 
 /**
- * A type's staging table while the tables are built: its columns' plan and the appender filling
- * it (table-build.ts fills it, finish-tables.ts turns it into the type's table). Its own module,
- * so that neither of the two imports the other for it.
+ * A type's staging table while its table is made: its columns' plan and the appender filling it
+ * (table-build.ts and type-fill.ts fill it, finish-tables.ts turns it into the type's table).
+ * Value members are object ids here; the table gets their values from `_values`.
  */
 export interface Staging {
   readonly plan: TypeTablePlan;
   readonly table: string;
   readonly appender: ChunkAppender;
+}
+
+/** The column list of a plan's staging table. */
+export function stagingColumns(plan: TypeTablePlan): string {
+  const columns = plan.columns.map((c, i) => `c${i} ${c.role.kind === 'value' ? 'BIGINT' : sqlTypeOf(c.role)}`);
+  return `(_oid BIGINT, _type_id BIGINT${columns.map((c) => `, ${c}`).join('')})`;
+}
+
+export async function createStaging(duck: DuckModule, connection: DuckDBConnection, plan: TypeTablePlan, table: string): Promise<Staging> {
+  await connection.run(`CREATE TABLE ${table} ${stagingColumns(plan)}`);
+  return { plan, table, appender: new ChunkAppender(duck, await connection.createAppender(table)) };
+}
+
+/**
+ * Whether a type's rows are made with the base tables: enum constants (their names are values
+ * other tables show) and LocalDateTime (its value is made of its date and time). Every other
+ * type's table is filled when a statement first names it (type-fill.ts).
+ */
+export function stagedWithBase(plan: TypeTablePlan): boolean {
+  return plan.typeName === 'java.time.LocalDateTime' || isEnumPlan(plan);
+}
+
+/** Enum constants, constant-specific bodies (`Op$1`) too. */
+export function isEnumPlan(plan: TypeTablePlan): boolean {
+  return plan.entries.some((e) => e.enumConstants.length > 0 || e.fields.some((f) => f.name === 'name' && f.qualifier === 'java.lang.Enum'));
 }

@@ -1,25 +1,28 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ChunkAppender } from './chunk-appender.js';
 import { isAppError } from '../errors.js';
-import { charsText, layoutEntity, type EntityLayout, type VariableSlot } from '../format/entity-layout.js';
+import { layoutEntity, type EntityLayout } from '../format/entity-layout.js';
 import { channelOf } from '../format/ids.js';
 import type { TypeEntry } from '../format/type-dictionary.js';
 import type { GraphIndex } from '../graph/model/graph-index.js';
 import { forEachLatestRecord, type LatestRecord, type RecordPassProgress } from '../graph/queries/latest-records.js';
 import type { Storage } from '../storage/storage.js';
-import { planTypeTable, sqlTypeOf, valueKindOfEntry, type ValueKind } from './column-model.js';
+import { planTypeTable, valueKindOfEntry, type TypeTablePlan, type ValueKind } from './column-model.js';
 import type { DuckModule } from './duck-module.js';
 import { finishTables, type BuiltSchema } from './finish-tables.js';
 import { buildGigaMapTables } from './gigamap-tables.js';
 import { LINK_TABLES, type LinkType } from './link-tables.js';
-import type { Staging } from './staging.js';
+import { appendEntity } from './entity-rows.js';
+import { createStaging, stagedWithBase, type Staging } from './staging.js';
 import { valueOfObject } from './value-records.js';
 
 /**
  * Streams the latest record of every object once into DuckDB through appenders (never row by
- * row SQL): `_objects`, `_values` (the value of every value-type object), `_elements`,
- * `_references`, and one staging table per entity type that finish-tables.ts turns into the
- * type's table. What is kept per type is its plan and one appender; per object nothing.
+ * row SQL): `_objects`, `_values` (the value of every value-type object), and the staging tables
+ * of enums and LocalDateTime that finish-tables.ts turns into their tables. Other entity types'
+ * records are not decoded here: their tables are made empty and filled when a statement first
+ * names them (type-fill.ts); `_elements` and `_references` likewise (link-tables.ts). What is kept
+ * per type is its plan and at most one appender; per object nothing.
  */
 
 export interface TableBuildOptions {
@@ -33,6 +36,8 @@ export interface TableBuildResult extends BuiltSchema {
   readonly problems: number;
   /** For the pass that fills `_elements` and `_references` when a statement first names them. */
   readonly linkTypes: ReadonlyMap<bigint, LinkType>;
+  /** Entity types (by name) whose tables exist empty until a statement first names them. */
+  readonly deferred: ReadonlyMap<string, TypeTablePlan>;
 }
 
 /**
@@ -66,10 +71,11 @@ class Codes {
   }
 }
 
-/** A type name's staging table with its appender. */
+/** What the pass knows of a type id: a value type's kind, or an entity type's plan and (made with the base tables) staging. */
 interface PerType {
   readonly entry: TypeEntry;
   readonly value: ValueKind | undefined;
+  readonly plan: TypeTablePlan | undefined;
   readonly staging: Staging | undefined;
   readonly columns: Int32Array | undefined;
 }
@@ -81,6 +87,8 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
   const values = new ChunkAppender(duck, await connection.createAppender('_values'));
   const files = new Codes('file');
   const stagings = new Map<string, Staging>();
+  /** Entity types whose tables are filled when a statement first names them. */
+  const deferred = new Map<string, TypeTablePlan>();
   const perType = new Map<bigint, PerType | null>();
   let count = 0;
   let problems = 0;
@@ -95,18 +103,19 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
     }
     const value = valueKindOfEntry(entry, dictionary);
     let staging: Staging | undefined;
+    let plan: TypeTablePlan | undefined;
     if (value === undefined) {
       staging = stagings.get(entry.typeName);
-      if (staging === undefined) {
-        const plan = planTypeTable(entry.typeName, dictionary.entries.filter((e) => e.typeName === entry.typeName), dictionary);
-        const table = `__stage_${stagings.size}`;
-        const columns = plan.columns.map((c, i) => `c${i} ${c.role.kind === 'value' ? 'BIGINT' : sqlTypeOf(c.role)}`);
-        await connection.run(`CREATE TABLE ${table} (_oid BIGINT, _type_id BIGINT${columns.map((c) => `, ${c}`).join('')})`);
-        staging = { plan, table, appender: new ChunkAppender(duck, await connection.createAppender(table)) };
-        stagings.set(entry.typeName, staging);
+      plan = staging?.plan ?? deferred.get(entry.typeName);
+      if (plan === undefined) {
+        plan = planTypeTable(entry.typeName, dictionary.entries.filter((e) => e.typeName === entry.typeName), dictionary);
+        if (stagedWithBase(plan)) {
+          staging = await createStaging(duck, connection, plan, `__stage_${stagings.size}`);
+          stagings.set(entry.typeName, staging);
+        } else deferred.set(entry.typeName, plan);
       }
     }
-    known = { entry, value, staging, columns: staging?.plan.fieldOfColumn.get(typeId) };
+    known = { entry, value, plan, staging, columns: plan?.fieldOfColumn.get(typeId) };
     perType.set(typeId, known);
     return known;
   };
@@ -131,7 +140,8 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
     objects.appendInteger(fileCode(record.file));
     objects.appendBigInt(BigInt(record.offset));
     objects.endRow();
-    if (type === null) return;
+    // An entity whose table is filled later is not decoded now (type-fill.ts does, and reports its problems).
+    if (type === null || (type.value === undefined && type.staging === undefined)) return;
     let layout: EntityLayout;
     try {
       layout = layoutEntity(type.entry, record.content, { file: record.file, offset: record.offset + 24 });
@@ -183,10 +193,10 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
     problems++;
     options.onProblem?.(error.message);
   }
-  const schema = await finishTables(connection, dictionary, [...stagings.values()], perType);
+  const schema = await finishTables(connection, dictionary, [...stagings.values()], [...deferred.values()], perType);
   const linkTypes = new Map<bigint, LinkType>();
-  for (const [typeId, t] of perType) if (t !== null && t.staging !== undefined && t.columns !== undefined) linkTypes.set(typeId, { entry: t.entry, plan: t.staging.plan, fieldOfColumn: t.columns });
-  return { ...schema, objects: count, problems, linkTypes };
+  for (const [typeId, t] of perType) if (t !== null && t.plan !== undefined && t.columns !== undefined) linkTypes.set(typeId, { entry: t.entry, plan: t.plan, fieldOfColumn: t.columns });
+  return { ...schema, objects: count, problems, linkTypes, deferred };
 }
 
 function appendValue(values: ChunkAppender, record: LatestRecord, layout: EntityLayout, kind: ValueKind, storage: Storage): void {
@@ -224,75 +234,4 @@ function appendValue(values: ChunkAppender, record: LatestRecord, layout: Entity
     }
   }
   values.endRow();
-}
-
-function appendEntity(staging: Staging, fieldOfColumn: Int32Array, record: LatestRecord, layout: EntityLayout): void {
-  const appender = staging.appender;
-  const view = layout.view;
-  appender.appendBigInt(record.objectId);
-  appender.appendBigInt(record.typeId);
-  const columns = staging.plan.columns;
-  for (let c = 0; c < columns.length; c++) {
-    const field = fieldOfColumn[c]!;
-    const slot = field < 0 ? undefined : layout.slots[field];
-    if (slot === undefined) {
-      appender.appendNull();
-      continue;
-    }
-    const role = columns[c]!.role;
-    const at = slot.offset;
-    switch (role.kind) {
-      case 'primitive':
-        switch (role.type) {
-          case 'boolean':
-            appender.appendBoolean(view.getUint8(at) !== 0);
-            break;
-          case 'byte':
-            appender.appendTinyInt(view.getInt8(at));
-            break;
-          case 'short':
-            appender.appendSmallInt(view.getInt16(at, true));
-            break;
-          case 'char':
-            appender.appendVarchar(String.fromCharCode(view.getUint16(at, true)));
-            break;
-          case 'int':
-            appender.appendInteger(view.getInt32(at, true));
-            break;
-          case 'long':
-            appender.appendBigInt(view.getBigInt64(at, true));
-            break;
-          case 'float':
-            appender.appendFloat(view.getFloat32(at, true));
-            break;
-          case 'double':
-            appender.appendDouble(view.getFloat64(at, true));
-            break;
-        }
-        break;
-      case 'reference':
-      case 'value': {
-        const id = view.getBigInt64(at, true);
-        if (id === 0n) appender.appendNull();
-        else appender.appendBigInt(id);
-        break;
-      }
-      case 'chars': {
-        const s = slot as VariableSlot;
-        appender.appendVarchar(charsText(view, s.elementsOffset, s.count));
-        break;
-      }
-      case 'bytes': {
-        const s = slot as VariableSlot;
-        appender.appendBlob(new Uint8Array(view.buffer, view.byteOffset + s.elementsOffset, s.count));
-        break;
-      }
-      case 'list': {
-        const s = slot as VariableSlot;
-        appender.appendBigInt(BigInt(s.count));
-        break;
-      }
-    }
-  }
-  appender.endRow();
 }

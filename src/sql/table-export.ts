@@ -66,6 +66,8 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
   try {
     const { tables } = await engine.schema();
     const chosen = chooseTables(tables, options.table);
+    // Every type table at once: one pass over the files, not one per table.
+    if (chosen.length > 1) await engine.fillAll();
     mkdirSync(partial);
     const written: ManifestTable[] = [];
     for (const table of chosen) {

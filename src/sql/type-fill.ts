@@ -1,0 +1,74 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { isAppError } from '../errors.js';
+import { layoutEntity, type EntityLayout } from '../format/entity-layout.js';
+import { forEachLatestRecord, type LatestRecord } from '../graph/queries/latest-records.js';
+import type { Storage } from '../storage/storage.js';
+import { quoteIdent, type TypeTablePlan } from './column-model.js';
+import type { DuckModule } from './duck-module.js';
+import { appendEntity } from './entity-rows.js';
+import { typeTableSelect } from './finish-tables.js';
+import { createStaging, type Staging } from './staging.js';
+
+/**
+ * The rows of entity types' tables, made when a statement first names them: one pass over the
+ * files for all the types asked for at once, decoding only their records, into staging tables
+ * that are then joined to `_values` into the (until then empty) type tables. The base tables
+ * (`_objects`, `_values`, enum and LocalDateTime tables) decode only value objects, so a
+ * statement on one type does not wait for every other type's rows.
+ */
+
+let stagings = 0;
+
+export async function fillTypeTables(
+  duck: DuckModule,
+  connection: DuckDBConnection,
+  storage: Storage,
+  plans: readonly TypeTablePlan[],
+  decimals: ReadonlyMap<string, string>,
+  onProblem?: (message: string) => void,
+): Promise<void> {
+  if (plans.length === 0) return;
+  const byTypeId = new Map<bigint, { staging: Staging; columns: Int32Array }>();
+  const made: Staging[] = [];
+  for (const plan of plans) {
+    const staging = await createStaging(duck, connection, plan, `__fill_${++stagings}`);
+    made.push(staging);
+    for (const entry of plan.entries) {
+      const columns = plan.fieldOfColumn.get(entry.typeId);
+      if (columns !== undefined) byTypeId.set(entry.typeId, { staging, columns });
+    }
+  }
+  const dictionary = storage.dictionary;
+  const handle = (record: LatestRecord): void => {
+    const target = byTypeId.get(record.typeId);
+    const entry = dictionary.byId.get(record.typeId);
+    if (target === undefined || entry === undefined) return;
+    let layout: EntityLayout;
+    try {
+      layout = layoutEntity(entry, record.content, { file: record.file, offset: record.offset + 24 });
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      onProblem?.(error.message);
+      return;
+    }
+    appendEntity(target.staging, target.columns, record, layout);
+  };
+  try {
+    // One transaction for the pass, borrowed read buffers (see table-build.ts).
+    await connection.run('BEGIN TRANSACTION');
+    try {
+      try {
+        await forEachLatestRecord(storage, new Set(byTypeId.keys()), handle, undefined, true);
+      } finally {
+        for (const staging of made) staging.appender.closeSync();
+      }
+      await connection.run('COMMIT');
+    } catch (error) {
+      await connection.run('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+    for (const staging of made) await connection.run(`INSERT INTO ${quoteIdent(staging.plan.typeName)} ${typeTableSelect(staging.plan, staging.table, decimals)}`);
+  } finally {
+    for (const staging of made) await connection.run(`DROP TABLE IF EXISTS ${staging.table}`).catch(() => undefined);
+  }
+}
