@@ -12,7 +12,7 @@ import { converterFor, type CellConverter, type JsonCell } from './result-values
 import { invalid, openSandbox, prepareReadOnly, SqlError, type Sandbox } from './sandbox.js';
 import { buildLinkTables, namesLinkTables, type LinkType } from './link-tables.js';
 import { buildTables } from './table-build.js';
-import { fillTypeTables } from './type-fill.js';
+import { fillTypeTables, typeTablesNamed } from './type-fill.js';
 import type { TypeTablePlan } from './column-model.js';
 
 /**
@@ -410,22 +410,4 @@ async function buildState(duck: DuckModule, storage: Storage, graph: GraphIndex 
 
 function stopped(why: 'timeout' | 'cancelled', timeoutMs: number): SqlError {
   return why === 'timeout' ? new SqlError('timeout', `the statement was interrupted after the SQL timeout of ${timeoutMs} ms`) : new SqlError('cancelled', 'the statement was cancelled');
-}
-
-/**
- * The not yet filled type tables a statement may read: every name it holds — bare or quoted
- * identifier, or string literal (`query_table('Book')`) — that is a table's full or simple name,
- * compared as DuckDB does, ignoring case. A statement that builds names at run time (`query()`,
- * `query_table()`) may read any. Naming more than it reads only fills a table sooner.
- */
-export function typeTablesNamed(sql: string, deferred: ReadonlyMap<string, TypeTablePlan>): Set<TypeTablePlan> {
-  const out = new Set<TypeTablePlan>();
-  if (deferred.size === 0) return out;
-  if (/query_table|\bquery\s*\(/i.test(sql)) return new Set(deferred.values());
-  for (const match of sql.matchAll(/"((?:[^"]|"")*)"|'((?:[^']|'')*)'|([A-Za-z_\u0080-\uffff][\w$\u0080-\uffff]*)/g)) {
-    const name = match[1]?.replaceAll('""', '"') ?? match[2]?.replaceAll("''", "'") ?? match[3] ?? '';
-    const plan = deferred.get(name.toLowerCase());
-    if (plan !== undefined) out.add(plan);
-  }
-  return out;
 }

@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StorageRegistry } from '../../src/http/registry/storage-registry.js';
 import type { TypeTablePlan } from '../../src/sql/column-model.js';
-import { SqlEngine, typeTablesNamed } from '../../src/sql/sql-engine.js';
+import { SqlEngine } from '../../src/sql/sql-engine.js';
+import { typeTablesNamed } from '../../src/sql/type-fill.js';
 import { Storage } from '../../src/storage/storage.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
 
