@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { isAppError } from '../errors.js';
 import { layoutEntity, type EntityLayout } from '../format/entity-layout.js';
+import type { TypeEntry } from '../format/type-dictionary.js';
 import { forEachLatestRecord, type LatestRecord } from '../graph/queries/latest-records.js';
 import type { Storage } from '../storage/storage.js';
 import { quoteIdent, type TypeTablePlan } from './column-model.js';
@@ -28,24 +29,22 @@ export async function fillTypeTables(
   onProblem?: (message: string) => void,
 ): Promise<void> {
   if (plans.length === 0) return;
-  const byTypeId = new Map<bigint, { staging: Staging; columns: Int32Array }>();
+  const byTypeId = new Map<bigint, { entry: TypeEntry; staging: Staging; columns: Int32Array }>();
   const made: Staging[] = [];
   for (const plan of plans) {
     const staging = await createStaging(duck, connection, plan, `__fill_${++stagings}`);
     made.push(staging);
     for (const entry of plan.entries) {
       const columns = plan.fieldOfColumn.get(entry.typeId);
-      if (columns !== undefined) byTypeId.set(entry.typeId, { staging, columns });
+      if (columns !== undefined) byTypeId.set(entry.typeId, { entry, staging, columns });
     }
   }
-  const dictionary = storage.dictionary;
   const handle = (record: LatestRecord): void => {
     const target = byTypeId.get(record.typeId);
-    const entry = dictionary.byId.get(record.typeId);
-    if (target === undefined || entry === undefined) return;
+    if (target === undefined) return;
     let layout: EntityLayout;
     try {
-      layout = layoutEntity(entry, record.content, { file: record.file, offset: record.offset + 24 });
+      layout = layoutEntity(target.entry, record.content, { file: record.file, offset: record.offset + 24 });
     } catch (error) {
       if (!isAppError(error)) throw error;
       onProblem?.(error.message);

@@ -1,39 +1,14 @@
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StorageRegistry } from '../../src/http/registry/storage-registry.js';
+import { describe, expect, it } from 'vitest';
 import { namesLinkTables } from '../../src/sql/link-tables.js';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
-import { Storage } from '../../src/storage/storage.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { graphEngines } from './graph-engines.js';
 
 /**
  * `_elements` and `_references` are filled when a statement first may read them: by name, or
  * through `query_table`/`query` with a computed name; every engine answers the same counts.
  */
 
-let storage: Storage;
-let registry: StorageRegistry;
-let graphReady: () => Promise<import('../../src/graph/model/graph-index.js').GraphIndex>;
-const engines: SqlEngine[] = [];
-
-beforeAll(async () => {
-  storage = await Storage.open(join(CONFORMANCE_DIR, 'storages', 'graph'));
-  registry = new StorageRegistry();
-  const context = registry.add('default', storage);
-  registry.startAll();
-  graphReady = () => context.graph.ready();
-});
-afterAll(async () => {
-  for (const engine of engines) engine.close();
-  await registry.close();
-  await storage.close();
-});
-
-function engine(): SqlEngine {
-  const e = new SqlEngine({ storage, graph: graphReady });
-  engines.push(e);
-  return e;
-}
+const engine = graphEngines();
 
 const count = async (e: SqlEngine, sql: string): Promise<string> => String((await e.query(sql, { limit: 1 })).rows[0]![0]);
 

@@ -1,11 +1,8 @@
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StorageRegistry } from '../../src/http/registry/storage-registry.js';
+import { describe, expect, it } from 'vitest';
 import type { TypeTablePlan } from '../../src/sql/column-model.js';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
 import { typeTablesNamed } from '../../src/sql/type-fill.js';
-import { Storage } from '../../src/storage/storage.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { graphEngines } from './graph-engines.js';
 
 /**
  * Entity types' tables exist from the first statement on, with their columns, and get their rows
@@ -14,29 +11,7 @@ import { CONFORMANCE_DIR } from '../helpers/conformance.js';
  * its tables were filled, answers the same rows.
  */
 
-let storage: Storage;
-let registry: StorageRegistry;
-let graphReady: () => Promise<import('../../src/graph/model/graph-index.js').GraphIndex>;
-const engines: SqlEngine[] = [];
-
-beforeAll(async () => {
-  storage = await Storage.open(join(CONFORMANCE_DIR, 'storages', 'graph'));
-  registry = new StorageRegistry();
-  const context = registry.add('default', storage);
-  registry.startAll();
-  graphReady = () => context.graph.ready();
-});
-afterAll(async () => {
-  for (const engine of engines) engine.close();
-  await registry.close();
-  await storage.close();
-});
-
-function engine(): SqlEngine {
-  const e = new SqlEngine({ storage, graph: graphReady });
-  engines.push(e);
-  return e;
-}
+const engine = graphEngines();
 
 /** Rows per table as DuckDB's catalog counts them (a statement that names no type table). */
 async function sizes(e: SqlEngine): Promise<Map<string, number>> {
