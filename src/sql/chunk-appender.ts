@@ -25,6 +25,8 @@ interface Column {
   /** Bytes of the column's values (typed views below share them). */
   readonly bytes: Uint8Array;
   readonly i64: BigInt64Array | undefined;
+  /** A 64-bit column's values as 32-bit halves (little-endian: low, high), for values without a bigint. */
+  readonly w32: Int32Array | undefined;
   readonly i32: Int32Array | undefined;
   readonly i16: Int16Array | undefined;
   readonly i8: Int8Array | undefined;
@@ -51,6 +53,7 @@ function makeColumn(type: DuckDBType, typeIds: DuckModule['DuckDBTypeId']): Colu
   return {
     bytes: new Uint8Array(buffer),
     i64: is64 ? new BigInt64Array(buffer) : undefined,
+    w32: is64 ? new Int32Array(buffer) : undefined,
     i32: id === typeIds.INTEGER || id === typeIds.DATE ? new Int32Array(buffer) : undefined,
     i16: id === typeIds.SMALLINT ? new Int16Array(buffer) : undefined,
     i8: id === typeIds.TINYINT ? new Int8Array(buffer) : undefined,
@@ -120,6 +123,16 @@ export class ChunkAppender {
   }
   appendBigInt(value: bigint): void {
     this.next().i64![this.row] = value;
+  }
+  /** A BIGINT given as 32-bit halves (an object id as the walk reads it): no bigint made. */
+  appendBigIntHalves(low: number, high: number): void {
+    const words = this.next().w32!;
+    words[this.row * 2] = low;
+    words[this.row * 2 + 1] = high;
+  }
+  /** A BIGINT from a non-negative safe integer (a length, an offset): no bigint made. */
+  appendBigIntNumber(value: number): void {
+    this.appendBigIntHalves(value >>> 0, Math.floor(value / 4294967296));
   }
   appendInteger(value: number): void {
     this.next().i32![this.row] = value;

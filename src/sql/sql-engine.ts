@@ -11,6 +11,7 @@ import type { SchemaTable } from './finish-tables.js';
 import { converterFor, type CellConverter, type JsonCell } from './result-values.js';
 import { invalid, openSandbox, prepareReadOnly, SqlError, type Sandbox } from './sandbox.js';
 import { buildLinkTables, namesLinkTables, type LinkType } from './link-tables.js';
+import { FILL_OBJECTS, namesObjectsTable } from './object-rows.js';
 import { buildTables } from './table-build.js';
 import { fillTypeTables, typeTablesNamed } from './type-fill.js';
 import type { TypeTablePlan } from './column-model.js';
@@ -68,6 +69,8 @@ interface Built {
   readonly linkTypes: ReadonlyMap<bigint, LinkType>;
   /** `_elements` and `_references` filled (or being filled), by the first statement that names them. */
   links: Promise<boolean> | undefined;
+  /** `_objects` likewise (its rows are there, its names not yet joined). */
+  objects: Promise<boolean> | undefined;
   /** Entity types' tables made empty, filled by the first statement that names them (by lower-case full or simple name). */
   readonly deferred: ReadonlyMap<string, TypeTablePlan>;
   readonly decimals: ReadonlyMap<string, string>;
@@ -270,6 +273,7 @@ export class SqlEngine {
 
   /** What `sql` may read filled: false when the storage is no longer in the built state. */
   private async ready(built: Built, duck: DuckModule, sql: string): Promise<boolean> {
+    if (namesObjectsTable(sql)) await this.objects(built);
     if (namesLinkTables(sql) && !(await this.links(built, duck))) return false;
     return this.fill(built, duck, typeTablesNamed(sql, built.deferred));
   }
@@ -279,6 +283,7 @@ export class SqlEngine {
     const built = await this.current();
     built.active++;
     try {
+      await this.objects(built);
       if (!(await this.fill(built, await loadDuck(), new Set(built.deferred.values())))) throw new Error('the storage changed while its tables were built; ask again');
     } finally {
       built.active--;
@@ -347,6 +352,23 @@ export class SqlEngine {
     return built.links;
   }
 
+  /** Joins `_objects`' names once (no pass over the storage: its rows were made with the base tables). */
+  private objects(built: Built): Promise<boolean> {
+    built.objects ??= (async () => {
+      const connection = await built.sandbox.instance.connect();
+      try {
+        await connection.run(FILL_OBJECTS);
+      } finally {
+        connection.closeSync();
+      }
+      return true;
+    })().catch((error: unknown) => {
+      built.objects = undefined;
+      throw error;
+    });
+    return built.objects;
+  }
+
   private release(built: Built): void {
     if (built.retired && built.active === 0) built.sandbox.close();
   }
@@ -397,7 +419,7 @@ async function buildState(duck: DuckModule, storage: Storage, graph: GraphIndex 
         deferred.set(table.name.toLowerCase(), plan);
         if (table.alias !== null) deferred.set(table.alias.toLowerCase(), plan);
       }
-      const built: Built = { generation, sandbox, tables: result.tables, linkTypes: result.linkTypes, links: undefined, deferred, decimals: result.decimals, fills: new Map(), active: 0, retired: false };
+      const built: Built = { generation, sandbox, tables: result.tables, linkTypes: result.linkTypes, links: undefined, objects: undefined, deferred, decimals: result.decimals, fills: new Map(), active: 0, retired: false };
       return { built, objects: result.objects, problems: result.problems };
     } finally {
       connection.closeSync();

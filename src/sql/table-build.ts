@@ -2,19 +2,19 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { ChunkAppender } from './chunk-appender.js';
 import { isAppError } from '../errors.js';
 import { layoutEntity, type EntityLayout } from '../format/entity-layout.js';
-import { channelOf } from '../format/ids.js';
 import type { TypeEntry } from '../format/type-dictionary.js';
 import type { GraphIndex } from '../graph/model/graph-index.js';
-import { forEachLatestRecord, type LatestRecord, type RecordPassProgress } from '../graph/queries/latest-records.js';
+import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord, type RecordPassProgress } from '../graph/queries/latest-records.js';
 import type { Storage } from '../storage/storage.js';
 import { planTypeTable, valueKindOfEntry, type TypeTablePlan, type ValueKind } from './column-model.js';
 import type { DuckModule } from './duck-module.js';
 import { finishTables, type BuiltSchema } from './finish-tables.js';
 import { buildGigaMapTables } from './gigamap-tables.js';
 import { LINK_TABLES, type LinkType } from './link-tables.js';
+import { OBJECT_TABLES, ObjectRows } from './object-rows.js';
 import { appendEntity } from './entity-rows.js';
 import { createStaging, stagedWithBase, type Staging } from './staging.js';
-import { valueOfObject } from './value-records.js';
+import { DecimalShapes, valueOfObject } from './value-records.js';
 
 /**
  * Streams the latest record of every object once into DuckDB through appenders (never row by
@@ -40,36 +40,10 @@ export interface TableBuildResult extends BuiltSchema {
   readonly deferred: ReadonlyMap<string, TypeTablePlan>;
 }
 
-/**
- * The pass appends to staging tables whose repeated texts (type name, file) are small
- * integer codes: a text costs one native call per value, a code none (see chunk-appender.ts).
- * `finishSystemTables` turns them into the tables users see, inside DuckDB.
- */
-export const SYSTEM_TABLES = `
-CREATE TABLE __objects (oid BIGINT, type_id BIGINT, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file INTEGER, "offset" BIGINT);
+/** `_values` and the object tables (object-rows.ts); the empty link tables come after the pass. */
+export const SYSTEM_TABLES = `${OBJECT_TABLES}
 CREATE TABLE _values (oid BIGINT, type_id BIGINT, text VARCHAR, int BIGINT, num DOUBLE, bool BOOLEAN, ts TIMESTAMP, dt DATE, tm TIME);
-CREATE TABLE __names (kind VARCHAR, code INTEGER, name VARCHAR);
-CREATE TABLE __types (type_id BIGINT, type_name VARCHAR);
 `;
-
-/** The users' `_objects` from its staging table and codes; `_elements` and `_references` empty until link-tables.ts fills them. */
-export const FINISH_SYSTEM_TABLES = `
-CREATE TABLE _objects AS SELECT o.oid, o.type_id, t.type_name, o.reachable, o.bytes, o.channel, f.name AS file, o."offset" FROM __objects o LEFT JOIN __types t ON t.type_id = o.type_id LEFT JOIN (SELECT code, name FROM __names WHERE kind = 'file') f ON f.code = o.file;
-DROP TABLE __objects;
-DROP TABLE __names;
-DROP TABLE __types;
-${LINK_TABLES}`;
-
-/** Small integer codes for repeated texts, written to `__names` at the end. */
-class Codes {
-  readonly byName = new Map<string, number>();
-  constructor(readonly kind: string) {}
-  of(name: string): number {
-    let code = this.byName.get(name);
-    if (code === undefined) this.byName.set(name, (code = this.byName.size));
-    return code;
-  }
-}
 
 /** What the pass knows of a type id: a value type's kind, or an entity type's plan and (made with the base tables) staging. */
 interface PerType {
@@ -83,14 +57,15 @@ interface PerType {
 export async function buildTables(duck: DuckModule, connection: DuckDBConnection, storage: Storage, graph: GraphIndex | undefined, options: TableBuildOptions = {}): Promise<TableBuildResult> {
   const dictionary = storage.dictionary;
   await connection.run(SYSTEM_TABLES);
-  const objects = new ChunkAppender(duck, await connection.createAppender('__objects'));
+  const objects = new ObjectRows(new ChunkAppender(duck, await connection.createAppender('__objects')), graph, storage.channels.length);
   const values = new ChunkAppender(duck, await connection.createAppender('_values'));
-  const files = new Codes('file');
   const stagings = new Map<string, Staging>();
   /** Entity types whose tables are filled when a statement first names them. */
   const deferred = new Map<string, TypeTablePlan>();
   const perType = new Map<bigint, PerType | null>();
-  let count = 0;
+  /** `perType` of the type ids below 2^32 by number: what the header visitor asks per record. */
+  const perSmallType = new Map<number, PerType | null>();
+  const shapes = new DecimalShapes();
   let problems = 0;
 
   const typeOf = async (typeId: bigint): Promise<PerType | null> => {
@@ -98,7 +73,7 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
     if (known !== undefined) return known;
     const entry = dictionary.byId.get(typeId);
     if (entry === undefined) {
-      perType.set(typeId, null);
+      remember(typeId, null);
       return null;
     }
     const value = valueKindOfEntry(entry, dictionary);
@@ -116,11 +91,22 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
       }
     }
     known = { entry, value, plan, staging, columns: plan?.fieldOfColumn.get(typeId) };
-    perType.set(typeId, known);
+    remember(typeId, known);
     return known;
   };
+  const remember = (typeId: bigint, type: PerType | null): void => {
+    perType.set(typeId, type);
+    if (typeId >= 0n && typeId < 1n << 32n) perSmallType.set(Number(typeId), type);
+  };
 
-  const fileCode = (path: string): number => files.of(path);
+  /** Every current object gets its `_objects` row; only value types and staged entities are decoded. */
+  const visit: LatestHeaderVisitor = (idLow, idHigh, typeLow, typeHigh, file, offset, length) => {
+    objects.add(idLow, idHigh, typeLow, typeHigh, file, offset, length);
+    const type = typeHigh === 0 ? perSmallType.get(typeLow >>> 0) : undefined;
+    // A type not met yet (or a type id of 2^32 and more) goes to the handler, which learns it.
+    if (type === undefined) return true;
+    return type !== null && (type.value !== undefined || type.staging !== undefined);
+  };
 
   const handle = (record: LatestRecord): Promise<void> | void => {
     const known = perType.get(record.typeId);
@@ -129,17 +115,6 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
   };
 
   const append = (record: LatestRecord, type: PerType | null): void => {
-    count++;
-    objects.appendBigInt(record.objectId);
-    objects.appendBigInt(record.typeId);
-    const node = graph?.nodes.nodeOfId(record.objectId) ?? -1;
-    if (graph === undefined || node < 0) objects.appendNull();
-    else objects.appendBoolean(graph.isReachable(node));
-    objects.appendBigInt(BigInt(record.content.length + 24));
-    objects.appendInteger(channelOf(record.objectId, storage.channels.length));
-    objects.appendInteger(fileCode(record.file));
-    objects.appendBigInt(BigInt(record.offset));
-    objects.endRow();
     // An entity whose table is filled later is not decoded now (type-fill.ts does, and reports its problems).
     if (type === null || (type.value === undefined && type.staging === undefined)) return;
     let layout: EntityLayout;
@@ -152,7 +127,7 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
       return;
     }
     if (type.value !== undefined) {
-      appendValue(values, record, layout, type.value, storage);
+      appendValue(values, record, layout, type.value, storage, shapes);
       return;
     }
     appendEntity(type.staging!, type.columns!, record, layout);
@@ -163,20 +138,17 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
   await connection.run('BEGIN TRANSACTION');
   try {
     // Every record is appended (texts made, blobs copied) before its handler settles: borrowed.
-    await forEachLatestRecord(storage, new Set(dictionary.byId.keys()), handle, options.onProgress, true);
+    await forEachLatestRecord(storage, new Set(dictionary.byId.keys()), handle, options.onProgress, true, visit);
   } finally {
-    for (const appender of [objects, values, ...[...stagings.values()].map((s) => s.appender)]) appender.closeSync();
+    for (const appender of [objects.rows, values, ...[...stagings.values()].map((s) => s.appender)]) appender.closeSync();
   }
-  const names = new ChunkAppender(duck, await connection.createAppender('__names'));
-  for (const codes of [files]) {
-    for (const [name, code] of codes.byName) {
-      names.appendVarchar(codes.kind);
-      names.appendInteger(code);
-      names.appendVarchar(name.split(/[\\/]/).slice(-2).join('/'));
-      names.endRow();
-    }
+  const files = new ChunkAppender(duck, await connection.createAppender('__files'));
+  for (const [path, code] of objects.files) {
+    files.appendInteger(code);
+    files.appendVarchar(path.split(/[\\/]/).slice(-2).join('/'));
+    files.endRow();
   }
-  names.closeSync();
+  files.closeSync();
   const types = new ChunkAppender(duck, await connection.createAppender('__types'));
   for (const entry of dictionary.entries) {
     types.appendBigInt(entry.typeId);
@@ -185,7 +157,7 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
   }
   types.closeSync();
   await connection.run('COMMIT');
-  await connection.run(FINISH_SYSTEM_TABLES);
+  await connection.run(LINK_TABLES);
   try {
     await buildGigaMapTables(duck, connection, storage, graph);
   } catch (error) {
@@ -193,14 +165,15 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
     problems++;
     options.onProblem?.(error.message);
   }
-  const schema = await finishTables(connection, dictionary, [...stagings.values()], [...deferred.values()], perType);
+  const schema = await finishTables(connection, [...stagings.values()], [...deferred.values()], perType, shapes);
   const linkTypes = new Map<bigint, LinkType>();
   for (const [typeId, t] of perType) if (t !== null && t.plan !== undefined && t.columns !== undefined) linkTypes.set(typeId, { entry: t.entry, plan: t.plan, fieldOfColumn: t.columns });
-  return { ...schema, objects: count, problems, linkTypes, deferred };
+  return { ...schema, objects: objects.count, problems, linkTypes, deferred };
 }
 
-function appendValue(values: ChunkAppender, record: LatestRecord, layout: EntityLayout, kind: ValueKind, storage: Storage): void {
+function appendValue(values: ChunkAppender, record: LatestRecord, layout: EntityLayout, kind: ValueKind, storage: Storage, shapes: DecimalShapes): void {
   const value = valueOfObject(layout, kind, storage.dictionary, record.objectId);
+  if (kind === 'decimal' && value.text !== null) shapes.note(layout.entry.typeName, value.text);
   values.appendBigInt(record.objectId);
   values.appendBigInt(record.typeId);
   if (value.text === null) values.appendNull();

@@ -129,3 +129,29 @@ function instantText(seconds: bigint, nanos: bigint): string {
   const fraction = n === 0 ? '' : n % 1_000_000 === 0 ? `.${pad(n / 1_000_000, 3)}` : n % 1000 === 0 ? `.${pad(n / 1000, 6)}` : `.${pad(n, 9)}`;
   return `${base}${fraction}Z`;
 }
+
+/** A plain decimal text: `-?digits(.digits)?` (not Java's `1E+5` form). */
+const PLAIN_DECIMAL = /^-?([0-9]+)(?:\.([0-9]+))?$/;
+
+/**
+ * The shape of a big-number type's texts, met one by one as the base pass appends them: whether
+ * every one is a plain decimal, and the most digits before and after the point. finish-tables.ts
+ * chooses the column's DECIMAL type from it (asking DuckDB afterwards scanned `_values` with a
+ * regular expression per type: 0.3 s at 10M objects).
+ */
+export class DecimalShapes {
+  readonly byType = new Map<string, { bad: boolean; digits: number; scale: number }>();
+
+  note(typeName: string, text: string): void {
+    let shape = this.byType.get(typeName);
+    if (shape === undefined) this.byType.set(typeName, (shape = { bad: false, digits: -1, scale: 0 }));
+    if (shape.bad) return;
+    const match = PLAIN_DECIMAL.exec(text);
+    if (match === null) {
+      shape.bad = true;
+      return;
+    }
+    shape.digits = Math.max(shape.digits, match[1]!.length);
+    shape.scale = Math.max(shape.scale, match[2]?.length ?? 0);
+  }
+}

@@ -148,4 +148,27 @@ describe('the chunk appender', () => {
       expect(Number(bytes)).toBe(Buffer.byteLength(text));
     }
   });
+
+  it('writes BIGINTs given as 32-bit halves or as safe numbers like the bigints they stand for', async () => {
+    await connection.run('CREATE TABLE halves (n INTEGER, a BIGINT, b BIGINT)');
+    const appender = new ChunkAppender(duck, await connection.createAppender('halves'));
+    const ids = [0n, 1n, 2n ** 31n, 2n ** 32n - 1n, 2n ** 32n, 1_000_000_000_000_000_051n, 2n ** 63n - 1n, -1n, -(2n ** 63n)];
+    const numbers = [0, 1, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 32 + 5, 123_456_789_012, Number.MAX_SAFE_INTEGER];
+    const ROWS = 4_200; // more than two chunks
+    for (let n = 0; n < ROWS; n++) {
+      const id = ids[n % ids.length]!;
+      appender.appendInteger(n);
+      // The halves as the record walk reads them: the low one signed.
+      appender.appendBigIntHalves(Number(BigInt.asIntN(32, id)), Number(id >> 32n));
+      appender.appendBigIntNumber(numbers[n % numbers.length]!);
+      appender.endRow();
+    }
+    appender.closeSync();
+    const rows = (await connection.runAndReadAll('SELECT n, a, b FROM halves ORDER BY n')).getRows();
+    expect(rows.length).toBe(ROWS);
+    for (const [n, a, b] of rows as [number, bigint, bigint][]) {
+      expect(a, `row ${n}`).toBe(ids[n % ids.length]);
+      expect(b, `row ${n}`).toBe(BigInt(numbers[n % numbers.length]!));
+    }
+  });
 });

@@ -26,6 +26,26 @@ export interface RecordPassProgress {
   readonly records: number;
 }
 
+/**
+ * Sees the header of every latest record of a type the pass was given, whether or not it is
+ * handed over, and answers whether it is: a pass that needs a row per object but the content of
+ * a few types makes no object or bigint for the rest. `offset` is the record's (its header's)
+ * offset in `file`, `length` the record's length with its header.
+ */
+export type LatestHeaderVisitor = (idLow: number, idHigh: number, typeLow: number, typeHigh: number, file: string, offset: number, length: number) => boolean;
+
+/** `set.has(id)` for an id given as halves, without a bigint for ids below 2^32 (type ids are). */
+export function typeIdMatcher(set: ReadonlySet<bigint>): (low: number, high: number) => boolean {
+  const small = new Set<number>();
+  let large = false;
+  for (const id of set) {
+    if (id >= 0n && id < 1n << 32n) small.add(Number(id));
+    else large = true;
+  }
+  if (!large) return (low, high) => high === 0 && small.has(low >>> 0);
+  return (low, high) => (high === 0 ? small.has(low >>> 0) : set.has((BigInt(high) << 32n) | BigInt(low >>> 0)));
+}
+
 export async function forEachLatestRecord(
   storage: Pick<Storage, 'channels' | 'source'>,
   typeIds: ReadonlySet<bigint>,
@@ -38,9 +58,12 @@ export async function forEachLatestRecord(
    * content once its answer settled saves a copy per record.
    */
   borrow = false,
+  /** Without it every latest record of `typeIds` is handed over. */
+  visitHeader?: LatestHeaderVisitor,
 ): Promise<void> {
   const files = storage.channels.flatMap((channel) => channel.files.map((file) => ({ channel, file })));
   const bytesTotal = files.reduce((n, f) => n + f.file.totalLength, 0);
+  const wanted = typeIdMatcher(typeIds);
   let bytesDone = 0;
   let records = 0;
   const pending: LatestRecord[] = [];
@@ -53,18 +76,19 @@ export async function forEachLatestRecord(
   };
   for (const { channel, file } of files) {
     let fileDone = 0;
+    const path = file.path;
     await walkRecordBytes(
-      storage.source.chunks(file.path, 0, file.totalLength),
+      storage.source.chunks(path, 0, file.totalLength),
       file.totalLength,
       (view, at, offset, length, typeLow, typeHigh, idLow, idHigh) => {
         fileDone = offset + length;
-        const typeId = (BigInt(typeHigh) << 32n) | BigInt(typeLow >>> 0);
-        if (!typeIds.has(typeId) || !channel.objects.isLatest(idLow, idHigh, file.slot, offset)) return;
+        if (!wanted(typeLow, typeHigh) || !channel.objects.isLatest(idLow, idHigh, file.slot, offset)) return;
+        if (visitHeader !== undefined && !visitHeader(idLow, idHigh, typeLow, typeHigh, path, offset, length)) return;
         pending.push({
           objectId: (BigInt(idHigh) << 32n) | BigInt(idLow >>> 0),
-          typeId,
+          typeId: (BigInt(typeHigh) << 32n) | BigInt(typeLow >>> 0),
           content: borrow ? new Uint8Array(view.buffer, view.byteOffset + at + 24, length - 24) : new Uint8Array(view.buffer, view.byteOffset + at + 24, length - 24).slice(),
-          file: file.path,
+          file: path,
           offset,
         });
       },
