@@ -21,7 +21,7 @@ registry.startAll();
 const graph = await context.graph.ready();
 const graphMs = performance.now() - started;
 const rssGraph = process.memoryUsage().rss;
-const engine = new SqlEngine({ storage, graph: async () => graph, memoryLimitBytes: 4 * 1024 ** 3, timeoutMs: 0 });
+const engine = new SqlEngine({ storage, graph: async () => graph, timeoutMs: 0 });
 const cpu0 = process.cpuUsage();
 started = performance.now();
 const schema = await engine.schema();

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+// The product's defaults (a memory limit of 1 GiB), as a user gets them.
 // The built code (dist/, what `npm start` and `npx storage-inspector` run; `npm run bench:sql`
 // builds it first) unless BENCH_SOURCE=1, as bench/server-child.ts does: the source run through
 // tsx carries its source maps and esbuild's name helpers, about 5 % of the table build's CPU.
@@ -39,7 +40,7 @@ for (let node = 0; node < graph.nodeCount; node++) {
   counts.set(name, (counts.get(name) ?? 0) + 1);
 }
 const fresh = (onBuilt?: (figures: { buildMs: number }) => void): InstanceType<typeof SqlEngine> =>
-  new SqlEngine({ storage, graph: async () => graph, memoryLimitBytes: 4 * 1024 ** 3, timeoutMs: 0, ...(onBuilt === undefined ? {} : { onBuilt }) });
+  new SqlEngine({ storage, graph: async () => graph, timeoutMs: 0, ...(onBuilt === undefined ? {} : { onBuilt }) });
 // Every table: the base tables (`_objects`, `_values`, enums; what the first statement builds),
 // then every entity type's table (what statements naming them fill; one pass for all here).
 let baseMs = 0;
@@ -104,11 +105,22 @@ for (const [name, sql] of Object.entries(QUERIES)) {
   repeated[name] = { p50: times[Math.floor(times.length / 2)]!, p99: times[Math.min(times.length - 1, Math.floor(times.length * 0.99))]! };
 }
 const rssBytes = process.memoryUsage().rss;
+// And once it has settled: freed memory goes back to the system over the next seconds (DuckDB's
+// allocator hands it back from threads of its own). Samples 250 ms apart until two differ by less
+// than 1 MiB, for at most 5 s.
+let settledRssBytes = rssBytes;
+for (let waited = 0; waited < 5000; waited += 250) {
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  const now = process.memoryUsage().rss;
+  const stable = Math.abs(now - settledRssBytes) < 2 ** 20;
+  settledRssBytes = now;
+  if (stable) break;
+}
 engine.close();
 
 const out = mkdtempSync(join(outBase, 'sql-export-'));
 started = performance.now();
-const manifest = await exportTables({ storage, graph: async () => graph, out: join(out, 'tables'), format: 'parquet', memoryLimitBytes: 4 * 1024 ** 3 });
+const manifest = await exportTables({ storage, graph: async () => graph, out: join(out, 'tables'), format: 'parquet' });
 const exportMs = performance.now() - started;
 const parquetBytes = manifest.tables.reduce((n, t) => n + t.bytes, 0);
 rmSync(out, { recursive: true, force: true });
@@ -116,5 +128,5 @@ rmSync(out, { recursive: true, force: true });
 await registry.close();
 await storage.close();
 process.stdout.write(
-  `${JSON.stringify({ linksMs, linksCpuMs, buildCpuMs, graphCpuMs, objects, otherRows: Number(tableRows.rows[0]![0]), graphMs, buildMs, baseMs, fillMs, firstSql, firstQueryMs, largest: largest.name, largestRows: counts.get(largest.name) ?? 0, firstEntitySql, firstEntityQueryMs, largestEntity: largestEntity.name, largestEntityRows: counts.get(largestEntity.name) ?? 0, repeated, rssBytes, exportMs, parquetBytes, maxRssBytes: process.resourceUsage().maxRSS * 1024 })}\n`,
+  `${JSON.stringify({ linksMs, linksCpuMs, buildCpuMs, graphCpuMs, objects, otherRows: Number(tableRows.rows[0]![0]), graphMs, buildMs, baseMs, fillMs, firstSql, firstQueryMs, largest: largest.name, largestRows: counts.get(largest.name) ?? 0, firstEntitySql, firstEntityQueryMs, largestEntity: largestEntity.name, largestEntityRows: counts.get(largestEntity.name) ?? 0, repeated, rssBytes, settledRssBytes, exportMs, parquetBytes, maxRssBytes: process.resourceUsage().maxRSS * 1024 })}\n`,
 );

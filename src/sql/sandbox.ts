@@ -73,6 +73,10 @@ export async function openSandbox(duck: DuckModule, options: SandboxOptions): Pr
     autoload_known_extensions: 'false',
     allow_community_extensions: 'false',
     allow_unsigned_extensions: 'false',
+    // DuckDB's allocator (jemalloc) hands freed memory back to the system from threads of its
+    // own instead of keeping it until later allocations come by: 10M objects, every table built,
+    // RSS two seconds after the build 1,027 -> 829 MB, ten seconds after 967 -> 769 MB.
+    allocator_background_threads: 'true',
   };
   if (options.threads !== undefined) config.threads = String(options.threads);
   let instance: DuckDBInstance;

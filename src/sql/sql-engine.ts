@@ -9,16 +9,12 @@ import { quoteIdent, quoteText } from './column-model.js';
 import { loadDuck, type DuckModule } from './duck-module.js';
 import type { SchemaTable } from './finish-tables.js';
 import { converterFor, type CellConverter, type JsonCell } from './result-values.js';
-import { invalid, openSandbox, prepareReadOnly, SqlError, type Sandbox } from './sandbox.js';
-import { buildLinkTables, namesLinkTables, type LinkType } from './link-tables.js';
-import { FILL_OBJECTS, namesObjectsTable } from './object-rows.js';
-import { buildTables } from './table-build.js';
-import { fillTypeTables, typeTablesNamed } from './type-fill.js';
-import type { TypeTablePlan } from './column-model.js';
+import { invalid, prepareReadOnly, SqlError } from './sandbox.js';
+import { BuiltTables } from './built-tables.js';
 
 /**
- * SQL over one storage: its tables built into a locked-down in-memory DuckDB when a query first
- * needs them, rebuilt when the storage has changed since (each query runs against one built
+ * SQL over one storage: its tables built into a locked-down DuckDB (built-tables.ts) when a query
+ * first needs them, rebuilt when the storage has changed since (each query runs against one built
  * state, which the storage's consistency gate kept still while it was read), every query bounded
  * by a timeout that interrupts it, a row limit (buffered answers) and a number running at once.
  */
@@ -62,27 +58,9 @@ export interface QueryOptions {
   readonly signal?: AbortSignal;
 }
 
-interface Built {
-  readonly generation: number;
-  readonly sandbox: Sandbox;
-  readonly tables: readonly SchemaTable[];
-  readonly linkTypes: ReadonlyMap<bigint, LinkType>;
-  /** `_elements` and `_references` filled (or being filled), by the first statement that names them. */
-  links: Promise<boolean> | undefined;
-  /** `_objects` likewise (its rows are there, its names not yet joined). */
-  objects: Promise<boolean> | undefined;
-  /** Entity types' tables made empty, filled by the first statement that names them (by lower-case full or simple name). */
-  readonly deferred: ReadonlyMap<string, TypeTablePlan>;
-  readonly decimals: ReadonlyMap<string, string>;
-  /** Per full type name: its table filled (or being filled). */
-  readonly fills: Map<string, Promise<boolean>>;
-  active: number;
-  retired: boolean;
-}
-
 export class SqlEngine {
-  private built: Built | undefined;
-  private building: Promise<Built> | undefined;
+  private built: BuiltTables | undefined;
+  private building: Promise<BuiltTables> | undefined;
   private running = 0;
   private closed = false;
   readonly limits: SqlLimits;
@@ -191,12 +169,12 @@ export class SqlEngine {
   private async session<T>(
     sql: string,
     signal: AbortSignal | undefined,
-    work: (duck: DuckModule, connection: DuckDBConnection, stopping: () => boolean, built: Built) => Promise<T>,
+    work: (duck: DuckModule, connection: DuckDBConnection, stopping: () => boolean, built: BuiltTables) => Promise<T>,
   ): Promise<T> {
     if (this.running >= this.limits.maxConcurrent) throw new SqlError('busy', `${this.running} statements are running, the limit is ${this.limits.maxConcurrent}; ask again`);
     if (signal?.aborted === true) throw new SqlError('cancelled', 'cancelled');
     this.running++;
-    let built: Built | undefined;
+    let built: BuiltTables | undefined;
     let connection: DuckDBConnection | undefined;
     let stop: 'timeout' | 'cancelled' | undefined;
     let timer: NodeJS.Timeout | undefined;
@@ -212,7 +190,7 @@ export class SqlEngine {
       // A statement that may read `_elements`, `_references` or type tables not filled yet waits
       // for them to be filled from the same state as the other tables; a storage changed
       // meanwhile means a new build.
-      for (let attempt = 0; !(await this.ready(built, duck, sql)); attempt++) {
+      for (let attempt = 0; !(await built.ready(duck, sql)); attempt++) {
         if (attempt === 2) throw new Error('the storage keeps changing while its tables are built; ask again');
         built.active--;
         this.release(built);
@@ -243,7 +221,7 @@ export class SqlEngine {
   }
 
   /** The built tables of the storage's current state, built (once at a time) when missing or stale. */
-  private async current(): Promise<Built> {
+  private async current(): Promise<BuiltTables> {
     if (this.closed) throw new Error('the SQL engine is closed');
     const storage = this.options.storage;
     if (this.built !== undefined && this.built.generation === storage.generation) return this.built;
@@ -251,12 +229,14 @@ export class SqlEngine {
     return this.building;
   }
 
-  private async build(): Promise<Built> {
+  private async build(): Promise<BuiltTables> {
     const duck = await loadDuck();
     const storage = this.options.storage;
     const graph = await this.options.graph?.();
     const started = performance.now();
-    const fresh = await storage.consistent(() => buildState(duck, storage, graph, this.limits, this.options));
+    const fresh = await storage.consistent(() =>
+      BuiltTables.build(duck, storage, graph, { memoryLimitBytes: this.limits.memoryLimitBytes, allowFiles: this.options.allowFiles === true, onProgress: this.options.onBuildProgress, onProblem: this.options.onProblem }),
+    );
     this.options.onBuilt?.({ objects: fresh.objects, problems: fresh.problems, buildMs: performance.now() - started });
     const old = this.built;
     this.built = fresh.built;
@@ -271,105 +251,19 @@ export class SqlEngine {
     return fresh.built;
   }
 
-  /** What `sql` may read filled: false when the storage is no longer in the built state. */
-  private async ready(built: Built, duck: DuckModule, sql: string): Promise<boolean> {
-    if (namesObjectsTable(sql)) await this.objects(built);
-    if (namesLinkTables(sql) && !(await this.links(built, duck))) return false;
-    return this.fill(built, duck, typeTablesNamed(sql, built.deferred));
-  }
-
   /** Every table filled (our own exports; benchmarks). */
   async fillAll(): Promise<void> {
     const built = await this.current();
     built.active++;
     try {
-      await this.objects(built);
-      if (!(await this.fill(built, await loadDuck(), new Set(built.deferred.values())))) throw new Error('the storage changed while its tables were built; ask again');
+      if (!(await built.fillAll(await loadDuck()))) throw new Error('the storage changed while its tables were built; ask again');
     } finally {
       built.active--;
       this.release(built);
     }
   }
 
-  /**
-   * Fills the tables of `plans` not filled yet, in one pass; false when the storage is no longer
-   * in the built state. Tables being filled for another statement are waited for.
-   */
-  private async fill(built: Built, duck: DuckModule, plans: ReadonlySet<TypeTablePlan>): Promise<boolean> {
-    const missing = [...plans].filter((plan) => !built.fills.has(plan.typeName));
-    if (missing.length > 0) {
-      const pass = this.options.storage
-        .consistent(async () => {
-          if (this.options.storage.generation !== built.generation) return false;
-          const connection = await built.sandbox.instance.connect();
-          try {
-            await fillTypeTables(duck, connection, this.options.storage, missing, built.decimals, this.options.onProblem);
-          } finally {
-            connection.closeSync();
-          }
-          return true;
-        })
-        .then(
-          (done) => {
-            if (!done) for (const plan of missing) built.fills.delete(plan.typeName);
-            return done;
-          },
-          (error: unknown) => {
-            for (const plan of missing) built.fills.delete(plan.typeName);
-            throw error;
-          },
-        );
-      for (const plan of missing) built.fills.set(plan.typeName, pass);
-    }
-    for (const plan of plans) if (!(await built.fills.get(plan.typeName)!)) return false;
-    return true;
-  }
-
-  /** Fills `_elements` and `_references` once; false when the storage is no longer in the built state. */
-  private links(built: Built, duck: DuckModule): Promise<boolean> {
-    built.links ??= this.options.storage
-      .consistent(async () => {
-        if (this.options.storage.generation !== built.generation) return false;
-        const connection = await built.sandbox.instance.connect();
-        try {
-          await buildLinkTables(duck, connection, this.options.storage, built.linkTypes);
-          await connection.run('CHECKPOINT');
-        } finally {
-          connection.closeSync();
-        }
-        return true;
-      })
-      .then(
-        (done) => {
-          if (!done) built.links = undefined;
-          return done;
-        },
-        (error: unknown) => {
-          built.links = undefined;
-          throw error;
-        },
-      );
-    return built.links;
-  }
-
-  /** Joins `_objects`' names once (no pass over the storage: its rows were made with the base tables). */
-  private objects(built: Built): Promise<boolean> {
-    built.objects ??= (async () => {
-      const connection = await built.sandbox.instance.connect();
-      try {
-        await connection.run(FILL_OBJECTS);
-      } finally {
-        connection.closeSync();
-      }
-      return true;
-    })().catch((error: unknown) => {
-      built.objects = undefined;
-      throw error;
-    });
-    return built.objects;
-  }
-
-  private release(built: Built): void {
+  private release(built: BuiltTables): void {
     if (built.retired && built.active === 0) built.sandbox.close();
   }
 
@@ -383,7 +277,7 @@ export class SqlEngine {
     built.active++;
     const connection = await built.sandbox.instance.connect();
     try {
-      if (!(await this.ready(built, await loadDuck(), quoteIdent(table)))) throw new Error('the storage changed while it was exported; export again');
+      if (!(await built.ready(await loadDuck(), quoteIdent(table)))) throw new Error('the storage changed while it was exported; export again');
       await connection.run(`COPY (SELECT * FROM ${quoteIdent(table)}) TO ${quoteText(file)} (FORMAT parquet, COMPRESSION zstd)`);
     } finally {
       connection.closeSync();
@@ -399,34 +293,6 @@ export class SqlEngine {
       this.release(this.built);
       this.built = undefined;
     }
-  }
-}
-
-async function buildState(duck: DuckModule, storage: Storage, graph: GraphIndex | undefined, limits: SqlLimits, options: SqlEngineOptions): Promise<{ built: Built; objects: number; problems: number }> {
-  const generation = storage.generation;
-  const sandbox = await openSandbox(duck, { memoryLimitBytes: limits.memoryLimitBytes, storageDirectory: storage.directory, allowFiles: options.allowFiles === true });
-  try {
-    const connection = await sandbox.instance.connect();
-    try {
-      const result = await buildTables(duck, connection, storage, graph, { onProgress: options.onBuildProgress, onProblem: options.onProblem });
-      // Written out compressed into the private database file; the memory limit bounds what stays cached.
-      await connection.run('CHECKPOINT');
-      await sandbox.lock(connection);
-      const deferred = new Map<string, TypeTablePlan>();
-      for (const table of result.tables) {
-        const plan = table.typeName === null ? undefined : result.deferred.get(table.typeName);
-        if (plan === undefined) continue;
-        deferred.set(table.name.toLowerCase(), plan);
-        if (table.alias !== null) deferred.set(table.alias.toLowerCase(), plan);
-      }
-      const built: Built = { generation, sandbox, tables: result.tables, linkTypes: result.linkTypes, links: undefined, objects: undefined, deferred, decimals: result.decimals, fills: new Map(), active: 0, retired: false };
-      return { built, objects: result.objects, problems: result.problems };
-    } finally {
-      connection.closeSync();
-    }
-  } catch (error) {
-    sandbox.close();
-    throw error;
   }
 }
 

@@ -1,0 +1,171 @@
+import type { GraphIndex } from '../graph/model/graph-index.js';
+import type { RecordPassProgress } from '../graph/queries/latest-records.js';
+import type { Storage } from '../storage/storage.js';
+import type { TypeTablePlan } from './column-model.js';
+import type { DuckModule } from './duck-module.js';
+import type { SchemaTable } from './finish-tables.js';
+import { buildLinkTables, namesLinkTables, type LinkType } from './link-tables.js';
+import { FILL_OBJECTS, namesObjectsTable } from './object-rows.js';
+import { openSandbox, type Sandbox } from './sandbox.js';
+import { buildTables } from './table-build.js';
+import { fillTypeTables, typeTablesNamed } from './type-fill.js';
+
+/**
+ * One build of a storage's tables (one storage generation) in a sandbox of its own, and what the
+ * first statement naming a table fills later: an entity type's table, `_objects`' names,
+ * `_elements` and `_references`. Every fill reads the state the build read (the storage's
+ * consistency gate) or answers false when the storage has moved on, which means a new build.
+ * sql-engine.ts runs statements against it and retires it when a newer one replaces it.
+ */
+
+export interface BuildOptions {
+  readonly memoryLimitBytes: number;
+  readonly allowFiles: boolean;
+  readonly onProgress?: ((progress: RecordPassProgress) => void) | undefined;
+  readonly onProblem?: ((message: string) => void) | undefined;
+}
+
+export class BuiltTables {
+  /** Statements and exports using it now: it is closed only when none is. */
+  active = 0;
+  /** Replaced by a newer build (or the engine closed): closed once no longer active. */
+  retired = false;
+  /** Per full type name: its table filled (or being filled). */
+  private readonly fills = new Map<string, Promise<boolean>>();
+  /** `_elements` and `_references` filled (or being filled). */
+  private links: Promise<boolean> | undefined;
+  /** `_objects` with its names (its rows are there from the build on). */
+  private objects: Promise<boolean> | undefined;
+
+  private constructor(
+    readonly generation: number,
+    readonly sandbox: Sandbox,
+    readonly tables: readonly SchemaTable[],
+    /** Entity types' tables made empty, by lower-case full or simple name. */
+    private readonly deferred: ReadonlyMap<string, TypeTablePlan>,
+    private readonly linkTypes: ReadonlyMap<bigint, LinkType>,
+    private readonly decimals: ReadonlyMap<string, string>,
+    private readonly storage: Storage,
+    private readonly onProblem: ((message: string) => void) | undefined,
+  ) {}
+
+  /** The base tables of the storage's current state; run inside its consistency gate. */
+  static async build(duck: DuckModule, storage: Storage, graph: GraphIndex | undefined, options: BuildOptions): Promise<{ built: BuiltTables; objects: number; problems: number }> {
+    const generation = storage.generation;
+    const sandbox = await openSandbox(duck, { memoryLimitBytes: options.memoryLimitBytes, storageDirectory: storage.directory, allowFiles: options.allowFiles });
+    try {
+      const connection = await sandbox.instance.connect();
+      try {
+        const result = await buildTables(duck, connection, storage, graph, { onProgress: options.onProgress, onProblem: options.onProblem });
+        // Written out compressed into the private database file; the memory limit bounds what stays cached.
+        await connection.run('CHECKPOINT');
+        await sandbox.lock(connection);
+        const deferred = new Map<string, TypeTablePlan>();
+        for (const table of result.tables) {
+          const plan = table.typeName === null ? undefined : result.deferred.get(table.typeName);
+          if (plan === undefined) continue;
+          deferred.set(table.name.toLowerCase(), plan);
+          if (table.alias !== null) deferred.set(table.alias.toLowerCase(), plan);
+        }
+        const built = new BuiltTables(generation, sandbox, result.tables, deferred, result.linkTypes, result.decimals, storage, options.onProblem);
+        return { built, objects: result.objects, problems: result.problems };
+      } finally {
+        connection.closeSync();
+      }
+    } catch (error) {
+      sandbox.close();
+      throw error;
+    }
+  }
+
+  /** What `sql` may read, filled: false when the storage is no longer in the built state. */
+  async ready(duck: DuckModule, sql: string): Promise<boolean> {
+    if (namesObjectsTable(sql)) await this.objectsTable();
+    if (namesLinkTables(sql) && !(await this.linkTables(duck))) return false;
+    return this.fill(duck, typeTablesNamed(sql, this.deferred));
+  }
+
+  /** Every type table and `_objects` filled (our own exports; benchmarks); false as `ready`. */
+  async fillAll(duck: DuckModule): Promise<boolean> {
+    await this.objectsTable();
+    return this.fill(duck, new Set(this.deferred.values()));
+  }
+
+  /**
+   * Fills the tables of `plans` not filled yet, in one pass; false when the storage is no longer
+   * in the built state. Tables being filled for another statement are waited for.
+   */
+  private async fill(duck: DuckModule, plans: ReadonlySet<TypeTablePlan>): Promise<boolean> {
+    const missing = [...plans].filter((plan) => !this.fills.has(plan.typeName));
+    if (missing.length > 0) {
+      const pass = this.storage
+        .consistent(async () => {
+          if (this.storage.generation !== this.generation) return false;
+          const connection = await this.sandbox.instance.connect();
+          try {
+            await fillTypeTables(duck, connection, this.storage, missing, this.decimals, this.onProblem);
+          } finally {
+            connection.closeSync();
+          }
+          return true;
+        })
+        .then(
+          (done) => {
+            if (!done) for (const plan of missing) this.fills.delete(plan.typeName);
+            return done;
+          },
+          (error: unknown) => {
+            for (const plan of missing) this.fills.delete(plan.typeName);
+            throw error;
+          },
+        );
+      for (const plan of missing) this.fills.set(plan.typeName, pass);
+    }
+    for (const plan of plans) if (!(await this.fills.get(plan.typeName)!)) return false;
+    return true;
+  }
+
+  /** Fills `_elements` and `_references` once; false when the storage is no longer in the built state. */
+  private linkTables(duck: DuckModule): Promise<boolean> {
+    this.links ??= this.storage
+      .consistent(async () => {
+        if (this.storage.generation !== this.generation) return false;
+        const connection = await this.sandbox.instance.connect();
+        try {
+          await buildLinkTables(duck, connection, this.storage, this.linkTypes);
+          await connection.run('CHECKPOINT');
+        } finally {
+          connection.closeSync();
+        }
+        return true;
+      })
+      .then(
+        (done) => {
+          if (!done) this.links = undefined;
+          return done;
+        },
+        (error: unknown) => {
+          this.links = undefined;
+          throw error;
+        },
+      );
+    return this.links;
+  }
+
+  /** Joins `_objects`' names once (no pass over the storage: its rows were made with the base tables). */
+  private objectsTable(): Promise<boolean> {
+    this.objects ??= (async () => {
+      const connection = await this.sandbox.instance.connect();
+      try {
+        await connection.run(FILL_OBJECTS);
+      } finally {
+        connection.closeSync();
+      }
+      return true;
+    })().catch((error: unknown) => {
+      this.objects = undefined;
+      throw error;
+    });
+    return this.objects;
+  }
+}
