@@ -14,7 +14,7 @@ import { LINK_TABLES, type LinkType } from './link-tables.js';
 import { OBJECT_TABLES, ObjectRows } from './object-rows.js';
 import { appendEntity } from './entity-rows.js';
 import { createStaging, stagedWithBase, type Staging } from './staging.js';
-import { DecimalShapes, valueOfObject } from './value-records.js';
+import { charsOfContent, DecimalShapes, textFromChars, valueOfObject } from './value-records.js';
 
 /**
  * Streams the latest record of every object once into DuckDB through appenders (never row by
@@ -52,6 +52,8 @@ interface PerType {
   readonly plan: TypeTablePlan | undefined;
   readonly staging: Staging | undefined;
   readonly columns: Int32Array | undefined;
+  /** A String or BigDecimal: its text made where its record lies (value-records.ts `textFromChars`). */
+  readonly fromChars: ((chars: string) => string) | undefined;
 }
 
 export async function buildTables(duck: DuckModule, connection: DuckDBConnection, storage: Storage, graph: GraphIndex | undefined, options: TableBuildOptions = {}): Promise<TableBuildResult> {
@@ -90,7 +92,7 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
         } else deferred.set(entry.typeName, plan);
       }
     }
-    known = { entry, value, plan, staging, columns: plan?.fieldOfColumn.get(typeId) };
+    known = { entry, value, plan, staging, columns: plan?.fieldOfColumn.get(typeId), fromChars: value === 'text' || value === 'decimal' ? textFromChars(entry) : undefined };
     remember(typeId, known);
     return known;
   };
@@ -99,13 +101,32 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
     if (typeId >= 0n && typeId < 1n << 32n) perSmallType.set(Number(typeId), type);
   };
 
-  /** Every current object gets its `_objects` row; only value types and staged entities are decoded. */
-  const visit: LatestHeaderVisitor = (idLow, idHigh, typeLow, typeHigh, file, offset, length) => {
+  /**
+   * Every current object gets its `_objects` row; only value types and staged entities are
+   * decoded, Strings and BigDecimals right here, where their record lies, without a record
+   * object, bigint or layout (10M objects: base tables 8.5 -> 6.0-6.2 s).
+   */
+  const visit: LatestHeaderVisitor = (idLow, idHigh, typeLow, typeHigh, file, offset, length, view, contentAt) => {
     objects.add(idLow, idHigh, typeLow, typeHigh, file, offset, length);
     const type = typeHigh === 0 ? perSmallType.get(typeLow >>> 0) : undefined;
     // A type not met yet (or a type id of 2^32 and more) goes to the handler, which learns it.
     if (type === undefined) return true;
-    return type !== null && (type.value !== undefined || type.staging !== undefined);
+    if (type === null) return false;
+    if (type.fromChars !== undefined) {
+      const chars = charsOfContent(view, contentAt, length - 24);
+      // Not the usual shape: the handler's layout says what is wrong with it.
+      if (chars === undefined) return true;
+      let text: string;
+      try {
+        text = type.fromChars(chars);
+      } catch {
+        return true; // a text Java cannot read as a number: the handler's renderer decides
+      }
+      if (type.value === 'decimal') shapes.note(type.entry.typeName, text);
+      appendText(values, idLow, idHigh, typeLow, typeHigh, text);
+      return false;
+    }
+    return type.value !== undefined || type.staging !== undefined;
   };
 
   const handle = (record: LatestRecord): Promise<void> | void => {
@@ -206,5 +227,14 @@ function appendValue(values: ChunkAppender, record: LatestRecord, layout: Entity
         break;
     }
   }
+  values.endRow();
+}
+
+/** A text value's `_values` row (the typed columns NULL), as `appendValue` makes it for a String or BigDecimal. */
+function appendText(values: ChunkAppender, idLow: number, idHigh: number, typeLow: number, typeHigh: number, text: string): void {
+  values.appendBigIntHalves(idLow, idHigh);
+  values.appendBigIntHalves(typeLow, typeHigh);
+  values.appendVarchar(text);
+  for (let i = 0; i < 6; i++) values.appendNull();
   values.endRow();
 }

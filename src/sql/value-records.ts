@@ -1,7 +1,8 @@
-import { fixedValue, type EntityLayout } from '../format/entity-layout.js';
+import { charsText, fixedValue, type EntityLayout } from '../format/entity-layout.js';
+import type { TypeDictionary, TypeEntry } from '../format/type-dictionary.js';
 import { UTC } from '../javatext/java-time-zones.js';
-import type { TypeDictionary } from '../format/type-dictionary.js';
 import { simplifiedRenderer } from '../inspect/simplified-value.js';
+import { javaBigDecimalToString } from '../javatext/java-big-number-text.js';
 import type { ValueKind } from './column-model.js';
 
 /**
@@ -128,6 +129,32 @@ function instantText(seconds: bigint, nanos: bigint): string {
   const n = Number(nanos);
   const fraction = n === 0 ? '' : n % 1_000_000 === 0 ? `.${pad(n / 1_000_000, 3)}` : n % 1000 === 0 ? `.${pad(n / 1000, 6)}` : `.${pad(n, 9)}`;
   return `${base}${fraction}Z`;
+}
+
+/**
+ * For value types whose text is made from their one `[char]` member alone, how: a String is that
+ * text, a BigDecimal Java's `toString` of it (simplified-value.ts renders them so too); undefined
+ * for every other type or shape.
+ */
+export function textFromChars(entry: TypeEntry): ((chars: string) => string) | undefined {
+  if (entry.fields.length !== 1 || entry.fields[0]!.kind !== 'chars') return undefined;
+  if (entry.typeName === 'java.lang.String') return (chars) => chars;
+  if (entry.typeName === 'java.math.BigDecimal') return javaBigDecimalToString;
+  return undefined;
+}
+
+/**
+ * The characters of a record content that is one `[char]` list (`length` bytes of `view` from
+ * `at`: the list's 16-byte header, then UTF-16 code units), read where the record lies, as
+ * `layoutEntity` and `charsText` read them; undefined when the content is not exactly that list
+ * (the general path then reports why).
+ */
+export function charsOfContent(view: DataView, at: number, length: number): string | undefined {
+  if (length < 16) return undefined;
+  const total = view.getUint32(at, true);
+  const count = view.getUint32(at + 8, true);
+  if (view.getUint32(at + 4, true) !== 0 || view.getUint32(at + 12, true) !== 0 || total !== length || total !== 16 + 2 * count) return undefined;
+  return charsText(view, at + 16, count);
 }
 
 /** A plain decimal text: `-?digits(.digits)?` (not Java's `1E+5` form). */

@@ -29,10 +29,22 @@ export interface RecordPassProgress {
 /**
  * Sees the header of every latest record of a type the pass was given, whether or not it is
  * handed over, and answers whether it is: a pass that needs a row per object but the content of
- * a few types makes no object or bigint for the rest. `offset` is the record's (its header's)
- * offset in `file`, `length` the record's length with its header.
+ * a few types makes no object or bigint for the rest, and may read a simple record's content
+ * where it lies. `offset` is the record's (its header's) offset in `file`, `length` the record's
+ * length with its header; its content is `length - 24` bytes of `view` from `contentAt`, valid
+ * only during the call.
  */
-export type LatestHeaderVisitor = (idLow: number, idHigh: number, typeLow: number, typeHigh: number, file: string, offset: number, length: number) => boolean;
+export type LatestHeaderVisitor = (
+  idLow: number,
+  idHigh: number,
+  typeLow: number,
+  typeHigh: number,
+  file: string,
+  offset: number,
+  length: number,
+  view: DataView,
+  contentAt: number,
+) => boolean;
 
 /** `set.has(id)` for an id given as halves, without a bigint for ids below 2^32 (type ids are). */
 export function typeIdMatcher(set: ReadonlySet<bigint>): (low: number, high: number) => boolean {
@@ -83,7 +95,7 @@ export async function forEachLatestRecord(
       (view, at, offset, length, typeLow, typeHigh, idLow, idHigh) => {
         fileDone = offset + length;
         if (!wanted(typeLow, typeHigh) || !channel.objects.isLatest(idLow, idHigh, file.slot, offset)) return;
-        if (visitHeader !== undefined && !visitHeader(idLow, idHigh, typeLow, typeHigh, path, offset, length)) return;
+        if (visitHeader !== undefined && !visitHeader(idLow, idHigh, typeLow, typeHigh, path, offset, length, view, at + 24)) return;
         pending.push({
           objectId: (BigInt(idHigh) << 32n) | BigInt(idLow >>> 0),
           typeId: (BigInt(typeHigh) << 32n) | BigInt(typeLow >>> 0),
