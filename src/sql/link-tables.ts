@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { isAppError } from '../errors.js';
-import { layoutEntity, variableElements, type EntityLayout, type MemberValue, type VariableSlot } from '../format/entity-layout.js';
+import { layoutEntity, primitiveText, variableElements, type EntityLayout, type MemberValue, type VariableSlot } from '../format/entity-layout.js';
 import { classifyId } from '../format/ids.js';
 import type { TypeEntry } from '../format/type-dictionary.js';
 import { forEachLatestRecord, type LatestRecord } from '../graph/queries/latest-records.js';
@@ -12,8 +12,10 @@ import type { DuckModule } from './duck-module.js';
 /**
  * `_references` and `_elements`, built by a pass of their own over the entity records when a
  * statement first names them (half of what a build appends is theirs; most statements never
- * need them). `_elements` is staged with members as small integer codes and its texts joined from
- * `_values` inside DuckDB; `_references` is appended as it is.
+ * need them). Elements that are texts or primitives (every element of a primitive array: most of
+ * the rows) go straight into `_elements`; those naming an object are staged with members as small
+ * integer codes and get the texts of value objects (a String in a list) from `_values` inside
+ * DuckDB. `_references` is appended as it is.
  */
 
 /** What the link pass needs of an entity type: its entry and its table's plan. */
@@ -38,7 +40,10 @@ export async function buildLinkTables(duck: DuckModule, connection: DuckDBConnec
   await connection.run(`
 CREATE TABLE __elements (owner BIGINT, position BIGINT, key_text VARCHAR, key_oid BIGINT, value_text VARCHAR, value_oid BIGINT, member INTEGER);
 CREATE TABLE __members (code INTEGER, name VARCHAR);`);
-  const elements = new ChunkAppender(duck, await connection.createAppender('__elements'));
+  const elements: ElementAppenders = {
+    direct: new ChunkAppender(duck, await connection.createAppender('_elements')),
+    staged: new ChunkAppender(duck, await connection.createAppender('__elements')),
+  };
   // References go straight into their table, the member by name (most names fit in a string
   // slot, no native call): no staging table to compress and copy again.
   const references = new ChunkAppender(duck, await connection.createAppender('_references'));
@@ -86,7 +91,8 @@ CREATE TABLE __members (code INTEGER, name VARCHAR);`);
   try {
     await forEachLatestRecord(storage, new Set(types.keys()), handle, undefined, true);
   } finally {
-    elements.closeSync();
+    elements.direct.closeSync();
+    elements.staged.closeSync();
     references.closeSync();
   }
   const names = new ChunkAppender(duck, await connection.createAppender('__members'));
@@ -112,37 +118,77 @@ function appendReference(references: ChunkAppender, from: bigint, to: bigint, me
   references.endRow();
 }
 
+/** Where element rows go: straight into `_elements`, or staged for their value objects' texts. */
+interface ElementAppenders {
+  readonly direct: ChunkAppender;
+  readonly staged: ChunkAppender;
+}
+
 /** Elements in batches, so a list of millions is never decoded at once. */
 const ELEMENT_BATCH = 4096;
 
-function appendElements(elements: ChunkAppender, references: ChunkAppender, owner: bigint, member: number, memberName: string, layout: EntityLayout, slot: VariableSlot): void {
+function appendElements(elements: ElementAppenders, references: ChunkAppender, owner: bigint, member: number, memberName: string, layout: EntityLayout, slot: VariableSlot): void {
   const field = slot.field;
   if (field.kind !== 'list') return;
+  const single = field.elements.length === 1 ? field.elements[0]! : undefined;
+  if (single?.kind === 'primitive' && slot.elementSize !== undefined) {
+    appendPrimitiveElements(elements.direct, owner, memberName, layout.view, slot, single.typeName);
+    return;
+  }
   const pair = field.elements.length === 2;
   for (let from = 0; from < slot.count; from += ELEMENT_BATCH) {
     const batch = variableElements(layout.view, slot, from, Math.min(slot.count, from + ELEMENT_BATCH));
     for (let i = 0; i < batch.length; i++) {
       const element = batch[i]!;
-      elements.appendBigInt(owner);
-      elements.appendBigInt(BigInt(from + i));
-      if (pair && Array.isArray(element)) {
-        appendPart(elements, element[0]!);
-        appendPart(elements, element[1]!);
+      const [key, value] = pair && Array.isArray(element) ? [element[0]!, element[1]!] : [undefined, element];
+      if (typeof key === 'bigint' || typeof value === 'bigint') {
+        const staged = elements.staged;
+        staged.appendBigInt(owner);
+        staged.appendBigIntNumber(from + i);
+        appendPart(staged, key);
+        appendPart(staged, value);
+        staged.appendInteger(member);
+        staged.endRow();
+        collectReferences(references, owner, memberName, element);
       } else {
-        elements.appendNull();
-        elements.appendNull();
-        appendPart(elements, element);
+        const direct = elements.direct;
+        direct.appendBigInt(owner);
+        direct.appendBigIntNumber(from + i);
+        appendPart(direct, key);
+        appendPart(direct, value);
+        direct.appendVarchar(memberName);
+        direct.endRow();
+        // A nested list of references (not a pair) holds no bigint at this level but may below.
+        if (Array.isArray(element)) collectReferences(references, owner, memberName, element);
       }
-      elements.appendInteger(member);
-      elements.endRow();
-      collectReferences(references, owner, memberName, element);
     }
   }
 }
 
-/** A key or value: as text (primitives, texts, nested lists as JSON) and as object id (references). */
-function appendPart(elements: ChunkAppender, value: MemberValue): void {
-  if (typeof value === 'bigint') {
+/**
+ * A list of one primitive each (every primitive array): texts made straight from the record's
+ * bytes as `variableElements` makes them, no element objects; no references.
+ */
+function appendPrimitiveElements(direct: ChunkAppender, owner: bigint, memberName: string, view: DataView, slot: VariableSlot, type: Parameters<typeof primitiveText>[0]): void {
+  const size = slot.elementSize!;
+  for (let i = 0, at = slot.elementsOffset; i < slot.count; i++, at += size) {
+    direct.appendBigInt(owner);
+    direct.appendBigIntNumber(i);
+    direct.appendNull();
+    direct.appendNull();
+    direct.appendVarchar(primitiveText(type, view, at));
+    direct.appendNull();
+    direct.appendVarchar(memberName);
+    direct.endRow();
+  }
+}
+
+/** A key or value: as text (primitives, texts, nested lists as JSON) and as object id (references); none: both NULL. */
+function appendPart(elements: ChunkAppender, value: MemberValue | undefined): void {
+  if (value === undefined) {
+    elements.appendNull();
+    elements.appendNull();
+  } else if (typeof value === 'bigint') {
     elements.appendNull();
     if (value === 0n) elements.appendNull();
     else elements.appendBigInt(value);
