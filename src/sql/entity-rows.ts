@@ -1,5 +1,7 @@
-import { charsText, type EntityLayout, type VariableSlot } from '../format/entity-layout.js';
+import { charsText, fixedSizeOf, type EntityLayout, type VariableSlot } from '../format/entity-layout.js';
+import type { PrimitiveName, TypeEntry } from '../format/type-dictionary.js';
 import type { LatestRecord } from '../graph/queries/latest-records.js';
+import type { ChunkAppender } from './chunk-appender.js';
 import type { Staging } from './staging.js';
 
 /** An entity's row in its type's staging table: members by column of the plan (table-build.ts, type-fill.ts). */
@@ -20,40 +22,12 @@ export function appendEntity(staging: Staging, fieldOfColumn: Int32Array, record
     const at = slot.offset;
     switch (role.kind) {
       case 'primitive':
-        switch (role.type) {
-          case 'boolean':
-            appender.appendBoolean(view.getUint8(at) !== 0);
-            break;
-          case 'byte':
-            appender.appendTinyInt(view.getInt8(at));
-            break;
-          case 'short':
-            appender.appendSmallInt(view.getInt16(at, true));
-            break;
-          case 'char':
-            appender.appendVarchar(String.fromCharCode(view.getUint16(at, true)));
-            break;
-          case 'int':
-            appender.appendInteger(view.getInt32(at, true));
-            break;
-          case 'long':
-            appender.appendBigInt(view.getBigInt64(at, true));
-            break;
-          case 'float':
-            appender.appendFloat(view.getFloat32(at, true));
-            break;
-          case 'double':
-            appender.appendDouble(view.getFloat64(at, true));
-            break;
-        }
+        appendPrimitive(appender, role.type, view, at);
         break;
       case 'reference':
-      case 'value': {
-        const id = view.getBigInt64(at, true);
-        if (id === 0n) appender.appendNull();
-        else appender.appendBigInt(id);
+      case 'value':
+        appendId(appender, view, at);
         break;
-      }
       case 'chars': {
         const s = slot as VariableSlot;
         appender.appendVarchar(charsText(view, s.elementsOffset, s.count));
@@ -72,4 +46,88 @@ export function appendEntity(staging: Staging, fieldOfColumn: Int32Array, record
     }
   }
   appender.endRow();
+}
+
+/**
+ * Where each member of a type version lies when every member has a fixed size (primitives and
+ * references: most entity classes, whose texts and collections are objects of their own), and
+ * the content's length; undefined for a version with a variable-length member.
+ */
+export interface FixedLayout {
+  readonly offsets: Int32Array;
+  readonly length: number;
+}
+
+export function fixedLayoutOf(entry: TypeEntry): FixedLayout | undefined {
+  const offsets = new Int32Array(entry.fields.length);
+  let length = 0;
+  for (let i = 0; i < entry.fields.length; i++) {
+    const size = fixedSizeOf(entry.fields[i]!);
+    if (size === undefined) return undefined;
+    offsets[i] = length;
+    length += size;
+  }
+  return { offsets, length };
+}
+
+/**
+ * The row `appendEntity` makes, read where the record lies (`view` from `contentAt`), for a
+ * version with a fixed layout whose content has its length (the caller checks): no record
+ * object, layout or bigint.
+ */
+export function appendFixedEntity(staging: Staging, fieldOfColumn: Int32Array, fixed: FixedLayout, view: DataView, contentAt: number, idLow: number, idHigh: number, typeLow: number, typeHigh: number): void {
+  const appender = staging.appender;
+  appender.appendBigIntHalves(idLow, idHigh);
+  appender.appendBigIntHalves(typeLow, typeHigh);
+  const columns = staging.plan.columns;
+  for (let c = 0; c < columns.length; c++) {
+    const field = fieldOfColumn[c]!;
+    if (field < 0) {
+      appender.appendNull();
+      continue;
+    }
+    const role = columns[c]!.role;
+    const at = contentAt + fixed.offsets[field]!;
+    if (role.kind === 'primitive') appendPrimitive(appender, role.type, view, at);
+    else appendId(appender, view, at); // a fixed layout has references (and value references) besides
+  }
+  appender.endRow();
+}
+
+/** A primitive member as its SQL type (`char` as a one-character text). */
+function appendPrimitive(appender: ChunkAppender, type: PrimitiveName, view: DataView, at: number): void {
+  switch (type) {
+    case 'boolean':
+      appender.appendBoolean(view.getUint8(at) !== 0);
+      break;
+    case 'byte':
+      appender.appendTinyInt(view.getInt8(at));
+      break;
+    case 'short':
+      appender.appendSmallInt(view.getInt16(at, true));
+      break;
+    case 'char':
+      appender.appendVarchar(String.fromCharCode(view.getUint16(at, true)));
+      break;
+    case 'int':
+      appender.appendInteger(view.getInt32(at, true));
+      break;
+    case 'long':
+      appender.appendBigIntHalves(view.getInt32(at, true), view.getInt32(at + 4, true));
+      break;
+    case 'float':
+      appender.appendFloat(view.getFloat32(at, true));
+      break;
+    case 'double':
+      appender.appendDouble(view.getFloat64(at, true));
+      break;
+  }
+}
+
+/** A reference member: the object id, NULL for null (0). */
+function appendId(appender: ChunkAppender, view: DataView, at: number): void {
+  const low = view.getInt32(at, true);
+  const high = view.getInt32(at + 4, true);
+  if (low === 0 && high === 0) appender.appendNull();
+  else appender.appendBigIntHalves(low, high);
 }

@@ -2,11 +2,11 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { isAppError } from '../errors.js';
 import { layoutEntity, type EntityLayout } from '../format/entity-layout.js';
 import type { TypeEntry } from '../format/type-dictionary.js';
-import { forEachLatestRecord, type LatestRecord } from '../graph/queries/latest-records.js';
+import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord } from '../graph/queries/latest-records.js';
 import type { Storage } from '../storage/storage.js';
 import { quoteIdent, type TypeTablePlan } from './column-model.js';
 import type { DuckModule } from './duck-module.js';
-import { appendEntity } from './entity-rows.js';
+import { appendEntity, appendFixedEntity, fixedLayoutOf, type FixedLayout } from './entity-rows.js';
 import { typeTableSelect } from './finish-tables.js';
 import { createStaging, type Staging } from './staging.js';
 
@@ -20,6 +20,29 @@ import { createStaging, type Staging } from './staging.js';
 
 let stagings = 0;
 
+/** A type version being filled: its staging table, its fields by column, its fixed layout if it has one. */
+interface FillTarget {
+  readonly entry: TypeEntry;
+  readonly staging: Staging;
+  readonly columns: Int32Array;
+  readonly fixed: FixedLayout | undefined;
+}
+
+/**
+ * The fixed layout of a version whose records can be appended where they lie: every member of a
+ * fixed size and every column it fills a primitive or a reference (appendFixedEntity reads
+ * exactly what appendEntity would).
+ */
+function fixedRowsOf(entry: TypeEntry, plan: TypeTablePlan, columns: Int32Array): FixedLayout | undefined {
+  const fixed = fixedLayoutOf(entry);
+  if (fixed === undefined) return undefined;
+  for (let c = 0; c < plan.columns.length; c++) {
+    const kind = plan.columns[c]!.role.kind;
+    if (columns[c]! >= 0 && kind !== 'primitive' && kind !== 'reference' && kind !== 'value') return undefined;
+  }
+  return fixed;
+}
+
 export async function fillTypeTables(
   duck: DuckModule,
   connection: DuckDBConnection,
@@ -29,16 +52,30 @@ export async function fillTypeTables(
   onProblem?: (message: string) => void,
 ): Promise<void> {
   if (plans.length === 0) return;
-  const byTypeId = new Map<bigint, { entry: TypeEntry; staging: Staging; columns: Int32Array }>();
+  const byTypeId = new Map<bigint, FillTarget>();
+  /** `byTypeId` of the type ids below 2^32 by number, for the header visitor. */
+  const bySmallId = new Map<number, FillTarget>();
   const made: Staging[] = [];
   for (const plan of plans) {
     const staging = await createStaging(duck, connection, plan, `__fill_${++stagings}`);
     made.push(staging);
     for (const entry of plan.entries) {
       const columns = plan.fieldOfColumn.get(entry.typeId);
-      if (columns !== undefined) byTypeId.set(entry.typeId, { entry, staging, columns });
+      if (columns === undefined) continue;
+      const target: FillTarget = { entry, staging, columns, fixed: fixedRowsOf(entry, plan, columns) };
+      byTypeId.set(entry.typeId, target);
+      if (entry.typeId >= 0n && entry.typeId < 1n << 32n) bySmallId.set(Number(entry.typeId), target);
     }
   }
+  /** A record of a fixed layout is appended where it lies; any other goes to `handle`. */
+  const visit: LatestHeaderVisitor = (idLow, idHigh, typeLow, typeHigh, _file, _offset, length, view, contentAt) => {
+    const target = typeHigh === 0 ? bySmallId.get(typeLow >>> 0) : undefined;
+    const fixed = target?.fixed;
+    // A content of another length: the handler's layout says what is wrong with it.
+    if (fixed === undefined || length - 24 !== fixed.length) return true;
+    appendFixedEntity(target!.staging, target!.columns, fixed, view, contentAt, idLow, idHigh, typeLow, typeHigh);
+    return false;
+  };
   const handle = (record: LatestRecord): void => {
     const target = byTypeId.get(record.typeId);
     if (target === undefined) return;
@@ -57,7 +94,7 @@ export async function fillTypeTables(
     await connection.run('BEGIN TRANSACTION');
     try {
       try {
-        await forEachLatestRecord(storage, new Set(byTypeId.keys()), handle, undefined, true);
+        await forEachLatestRecord(storage, new Set(byTypeId.keys()), handle, undefined, true, visit);
       } finally {
         for (const staging of made) staging.appender.closeSync();
       }

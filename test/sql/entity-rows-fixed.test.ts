@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { layoutEntity } from '../../src/format/entity-layout.js';
+import { parseTypeDictionary } from '../../src/format/type-dictionary.js';
+import type { LatestRecord } from '../../src/graph/queries/latest-records.js';
+import { planTypeTable } from '../../src/sql/column-model.js';
+import { loadDuck, type DuckModule } from '../../src/sql/duck-module.js';
+import { appendEntity, appendFixedEntity, fixedLayoutOf } from '../../src/sql/entity-rows.js';
+import { createStaging } from '../../src/sql/staging.js';
+
+/**
+ * A record of a type whose members all have a fixed size is appended where it lies
+ * (`appendFixedEntity`, type-fill.ts); its row must be the row `appendEntity` makes from the
+ * record's layout, for every primitive kind, null and non-null references, ids of every size.
+ */
+
+const DICTIONARY = parseTypeDictionary(`00000000000000000030 java.lang.String{
+	[char] value,
+}
+00000000000000001000 com.acme.Everything{
+	boolean flag,
+	byte b,
+	short s,
+	char c,
+	int i,
+	long l,
+	float f,
+	double d,
+	com.acme.Everything other,
+	java.lang.String name,
+}
+00000000000000001001 com.acme.WithText{
+	int i,
+	[char] inline,
+}
+`);
+
+let duck: DuckModule;
+let instance: DuckDBInstance;
+let connection: DuckDBConnection;
+
+beforeAll(async () => {
+  duck = await loadDuck();
+  instance = await duck.DuckDBInstance.create(':memory:');
+  connection = await instance.connect();
+});
+
+afterAll(() => {
+  connection.closeSync();
+  instance.closeSync();
+});
+
+function contentOf(n: number, length: number): Uint8Array {
+  const bytes = new Uint8Array(length);
+  for (let i = 0; i < length; i++) bytes[i] = (n * 131 + i * 37 + (i >> 3) * 11) & 0xff;
+  const view = new DataView(bytes.buffer);
+  // Some references null, some of every size.
+  if (n % 4 === 0) view.setBigInt64(length - 16, 0n, true);
+  if (n % 5 === 0) view.setBigInt64(length - 8, 0n, true);
+  if (n % 3 === 0) view.setBigInt64(length - 8, 1_000_000_000_000_000_051n + BigInt(n), true);
+  return bytes;
+}
+
+describe('entity rows of a fixed layout', () => {
+  it('are the rows the general path makes', async () => {
+    const entry = DICTIONARY.byId.get(1000n)!;
+    const plan = planTypeTable(entry.typeName, [entry], DICTIONARY);
+    const columns = plan.fieldOfColumn.get(1000n)!;
+    const fixed = fixedLayoutOf(entry)!;
+    expect(fixed.length).toBe(1 + 1 + 2 + 2 + 4 + 8 + 4 + 8 + 8 + 8);
+    const general = await createStaging(duck, connection, plan, 'general');
+    const direct = await createStaging(duck, connection, plan, 'direct');
+    const ROWS = 3_000;
+    for (let n = 0; n < ROWS; n++) {
+      const content = contentOf(n, fixed.length);
+      const objectId = n % 7 === 0 ? (1n << 62n) + BigInt(n) : 1_000_000_000_000_000_000n + BigInt(n);
+      const record: LatestRecord = { objectId, typeId: 1000n, content, file: 'f', offset: 0 };
+      appendEntity(general, columns, record, layoutEntity(entry, content));
+      // Inside a larger buffer at an odd offset, as in a read chunk.
+      const chunk = new Uint8Array(content.length + 40);
+      chunk.set(content, 29);
+      appendFixedEntity(direct, columns, fixed, new DataView(chunk.buffer), 29, Number(BigInt.asIntN(32, objectId)), Number(objectId >> 32n), 1000, 0);
+    }
+    general.appender.closeSync();
+    direct.appender.closeSync();
+    const rows = async (table: string): Promise<string> =>
+      JSON.stringify((await connection.runAndReadAll(`SELECT * FROM ${table} ORDER BY _oid`)).getRowsJson());
+    const want = await rows('general');
+    expect(JSON.parse(want)).toHaveLength(ROWS);
+    expect(await rows('direct')).toBe(want);
+  });
+
+  it('is only had by versions whose members all have a fixed size', () => {
+    expect(fixedLayoutOf(DICTIONARY.byId.get(1000n)!)).toBeDefined();
+    expect(fixedLayoutOf(DICTIONARY.byId.get(1001n)!)).toBeUndefined();
+    expect(fixedLayoutOf(DICTIONARY.byId.get(30n)!)).toBeUndefined();
+  });
+});
