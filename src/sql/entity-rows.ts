@@ -2,6 +2,7 @@ import { charsText, fixedSizeOf, type EntityLayout, type VariableSlot } from '..
 import type { PrimitiveName, TypeEntry } from '../format/type-dictionary.js';
 import type { LatestRecord } from '../graph/queries/latest-records.js';
 import type { ChunkAppender } from './chunk-appender.js';
+import type { TypeTablePlan } from './column-model.js';
 import type { Staging } from './staging.js';
 
 /** An entity's row in its type's staging table: members by column of the plan (table-build.ts, type-fill.ts). */
@@ -68,6 +69,21 @@ export function fixedLayoutOf(entry: TypeEntry): FixedLayout | undefined {
     length += size;
   }
   return { offsets, length };
+}
+
+/**
+ * The fixed layout of a version whose records can be read where they lie: every member of a fixed
+ * size and every column it fills a primitive or a reference (appendFixedEntity reads exactly what
+ * appendEntity would; link-tables.ts the references the general path would).
+ */
+export function fixedLayoutFor(entry: TypeEntry, plan: TypeTablePlan, fieldOfColumn: Int32Array): FixedLayout | undefined {
+  const fixed = fixedLayoutOf(entry);
+  if (fixed === undefined) return undefined;
+  for (let c = 0; c < plan.columns.length; c++) {
+    const kind = plan.columns[c]!.role.kind;
+    if (fieldOfColumn[c]! >= 0 && kind !== 'primitive' && kind !== 'reference' && kind !== 'value') return undefined;
+  }
+  return fixed;
 }
 
 /**

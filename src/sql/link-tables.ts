@@ -1,13 +1,14 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { isAppError } from '../errors.js';
 import { layoutEntity, primitiveText, variableElements, type EntityLayout, type MemberValue, type VariableSlot } from '../format/entity-layout.js';
-import { classifyId } from '../format/ids.js';
+import { classifyId, isObjectIdHalves } from '../format/ids.js';
 import type { TypeEntry } from '../format/type-dictionary.js';
-import { forEachLatestRecord, type LatestRecord } from '../graph/queries/latest-records.js';
+import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord } from '../graph/queries/latest-records.js';
 import type { Storage } from '../storage/storage.js';
 import { ChunkAppender } from './chunk-appender.js';
 import type { TypeTablePlan } from './column-model.js';
 import type { DuckModule } from './duck-module.js';
+import { fixedLayoutFor, type FixedLayout } from './entity-rows.js';
 
 /**
  * `_references` and `_elements`, built by a pass of their own over the entity records when a
@@ -62,6 +63,35 @@ CREATE TABLE __members (code INTEGER, name VARCHAR);`);
     }
     return codes;
   };
+  // Versions of a fixed layout (references and primitives only): their references are read where the record lies.
+  const fixedOf = new Map<number, { type: LinkType; fixed: FixedLayout; references: Int32Array; names: string[] }>();
+  for (const [typeId, type] of types) {
+    const fixed = fixedLayoutFor(type.entry, type.plan, type.fieldOfColumn);
+    if (fixed === undefined || typeId < 0n || typeId >= 1n << 32n) continue;
+    const columns = type.plan.columns.map((_c, i) => i).filter((i) => type.fieldOfColumn[i]! >= 0 && type.plan.columns[i]!.role.kind !== 'primitive');
+    fixedOf.set(Number(typeId), {
+      type,
+      fixed,
+      references: Int32Array.from(columns, (c) => fixed.offsets[type.fieldOfColumn[c]!]!),
+      names: columns.map((c) => type.plan.columns[c]!.name),
+    });
+  }
+  const visit: LatestHeaderVisitor = (idLow, idHigh, typeLow, typeHigh, _file, _offset, length, view, contentAt) => {
+    const known = typeHigh === 0 ? fixedOf.get(typeLow >>> 0) : undefined;
+    // Another length: the general path passes it over as the tables' pass reported it.
+    if (known === undefined || length - 24 !== known.fixed.length) return true;
+    for (let r = 0; r < known.references.length; r++) {
+      const at = contentAt + known.references[r]!;
+      const low = view.getInt32(at, true);
+      const high = view.getInt32(at + 4, true);
+      if (!isObjectIdHalves(low, high)) continue;
+      references.appendBigIntHalves(idLow, idHigh);
+      references.appendBigIntHalves(low, high);
+      references.appendVarchar(known.names[r]!);
+      references.endRow();
+    }
+    return false;
+  };
   const handle = (record: LatestRecord): void => {
     const type = types.get(record.typeId);
     if (type === undefined) return;
@@ -89,7 +119,7 @@ CREATE TABLE __members (code INTEGER, name VARCHAR);`);
   // One transaction for the pass: the rows committed once, not at each flush (see table-build.ts).
   await connection.run('BEGIN TRANSACTION');
   try {
-    await forEachLatestRecord(storage, new Set(types.keys()), handle, undefined, true);
+    await forEachLatestRecord(storage, new Set(types.keys()), handle, undefined, true, visit);
   } finally {
     elements.direct.closeSync();
     elements.staged.closeSync();

@@ -6,7 +6,7 @@ import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord } from
 import type { Storage } from '../storage/storage.js';
 import { quoteIdent, type TypeTablePlan } from './column-model.js';
 import type { DuckModule } from './duck-module.js';
-import { appendEntity, appendFixedEntity, fixedLayoutOf, type FixedLayout } from './entity-rows.js';
+import { appendEntity, appendFixedEntity, fixedLayoutFor, type FixedLayout } from './entity-rows.js';
 import { typeTableSelect } from './finish-tables.js';
 import { createStaging, type Staging } from './staging.js';
 
@@ -28,20 +28,6 @@ interface FillTarget {
   readonly fixed: FixedLayout | undefined;
 }
 
-/**
- * The fixed layout of a version whose records can be appended where they lie: every member of a
- * fixed size and every column it fills a primitive or a reference (appendFixedEntity reads
- * exactly what appendEntity would).
- */
-function fixedRowsOf(entry: TypeEntry, plan: TypeTablePlan, columns: Int32Array): FixedLayout | undefined {
-  const fixed = fixedLayoutOf(entry);
-  if (fixed === undefined) return undefined;
-  for (let c = 0; c < plan.columns.length; c++) {
-    const kind = plan.columns[c]!.role.kind;
-    if (columns[c]! >= 0 && kind !== 'primitive' && kind !== 'reference' && kind !== 'value') return undefined;
-  }
-  return fixed;
-}
 
 export async function fillTypeTables(
   duck: DuckModule,
@@ -62,7 +48,7 @@ export async function fillTypeTables(
     for (const entry of plan.entries) {
       const columns = plan.fieldOfColumn.get(entry.typeId);
       if (columns === undefined) continue;
-      const target: FillTarget = { entry, staging, columns, fixed: fixedRowsOf(entry, plan, columns) };
+      const target: FillTarget = { entry, staging, columns, fixed: fixedLayoutFor(entry, plan, columns) };
       byTypeId.set(entry.typeId, target);
       if (entry.typeId >= 0n && entry.typeId < 1n << 32n) bySmallId.set(Number(entry.typeId), target);
     }
