@@ -17,6 +17,7 @@ const { StorageRegistry } = (await import(`${from}/http/registry/storage-registr
 const { SqlEngine } = (await import(`${from}/sql/sql-engine.js`)) as typeof import('../src/sql/sql-engine.js');
 const { exportTables } = (await import(`${from}/sql/table-export.js`)) as typeof import('../src/sql/table-export.js');
 const { Storage } = (await import(`${from}/storage/storage.js`)) as typeof import('../src/storage/storage.js');
+const { appendFloorMs } = await import('./sql-append-floor.js');
 
 const [dir, outBase] = process.argv.slice(2) as [string, string];
 const REPEATS = Math.max(5, Number(process.env.BENCH_SQL_REPEATS ?? 30));
@@ -104,6 +105,12 @@ for (const [name, sql] of Object.entries(QUERIES)) {
   times.sort((a, b) => a - b);
   repeated[name] = { p50: times[Math.floor(times.length / 2)]!, p99: times[Math.min(times.length - 1, Math.floor(times.length * 0.99))]! };
 }
+// The floor: every table's rows, of its column types, appended by DuckDB alone (sql-append-floor.ts).
+const shapes = await engine.query(
+  `SELECT t.table_name, t.estimated_size, string_agg(c.data_type, '|' ORDER BY c.column_index) FROM duckdb_tables() t JOIN duckdb_columns() c ON c.table_oid = t.table_oid WHERE t.schema_name = 'main' GROUP BY ALL`,
+  { limit: 10_000 },
+);
+const floorTables = shapes.rows.map(([name, rows, types]) => ({ name: String(name), rows: Number(rows), types: String(types).split('|') }));
 const rssBytes = process.memoryUsage().rss;
 // And once it has settled: freed memory goes back to the system over the next seconds (DuckDB's
 // allocator hands it back from threads of its own). Samples 250 ms apart until two differ by less
@@ -117,6 +124,10 @@ for (let waited = 0; waited < 5000; waited += 250) {
   if (stable) break;
 }
 engine.close();
+// After the RSS readings: it opens a DuckDB of its own.
+const isLink = (t: { name: string }): boolean => t.name === '_elements' || t.name === '_references';
+const floorMs = await appendFloorMs(from, floorTables.filter((t) => !isLink(t)));
+const floorLinksMs = await appendFloorMs(from, floorTables.filter(isLink));
 
 const out = mkdtempSync(join(outBase, 'sql-export-'));
 started = performance.now();
@@ -128,5 +139,5 @@ rmSync(out, { recursive: true, force: true });
 await registry.close();
 await storage.close();
 process.stdout.write(
-  `${JSON.stringify({ linksMs, linksCpuMs, buildCpuMs, graphCpuMs, objects, otherRows: Number(tableRows.rows[0]![0]), graphMs, buildMs, baseMs, fillMs, firstSql, firstQueryMs, largest: largest.name, largestRows: counts.get(largest.name) ?? 0, firstEntitySql, firstEntityQueryMs, largestEntity: largestEntity.name, largestEntityRows: counts.get(largestEntity.name) ?? 0, repeated, rssBytes, settledRssBytes, exportMs, parquetBytes, maxRssBytes: process.resourceUsage().maxRSS * 1024 })}\n`,
+  `${JSON.stringify({ linksMs, linksCpuMs, buildCpuMs, graphCpuMs, objects, otherRows: Number(tableRows.rows[0]![0]), graphMs, buildMs, baseMs, fillMs, firstSql, firstQueryMs, largest: largest.name, largestRows: counts.get(largest.name) ?? 0, firstEntitySql, firstEntityQueryMs, largestEntity: largestEntity.name, largestEntityRows: counts.get(largestEntity.name) ?? 0, repeated, floorMs, floorLinksMs, rssBytes, settledRssBytes, exportMs, parquetBytes, maxRssBytes: process.resourceUsage().maxRSS * 1024 })}\n`,
 );
