@@ -5,14 +5,14 @@ import type { TypeTablePlan } from './column-model.js';
 import type { DuckModule } from './duck-module.js';
 import type { SchemaTable } from './finish-tables.js';
 import { buildLinkTables, namesLinkTables, type LinkType } from './link-tables.js';
-import { FILL_OBJECTS, namesObjectsTable } from './object-rows.js';
+import { buildObjectsTable, namesObjectsTable } from './object-rows.js';
 import { openSandbox, type Sandbox } from './sandbox.js';
 import { buildTables } from './table-build.js';
 import { fillTypeTables, typeTablesNamed } from './type-fill.js';
 
 /**
  * One build of a storage's tables (one storage generation) in a sandbox of its own, and what the
- * first statement naming a table fills later: an entity type's table, `_objects`' names,
+ * first statement naming a table fills later: an entity type's table, `_objects`,
  * `_elements` and `_references`. Every fill reads the state the build read (the storage's
  * consistency gate) or answers false when the storage has moved on, which means a new build.
  * sql-engine.ts runs statements against it and retires it when a newer one replaces it.
@@ -34,7 +34,7 @@ export class BuiltTables {
   private readonly fills = new Map<string, Promise<boolean>>();
   /** `_elements` and `_references` filled (or being filled). */
   private links: Promise<boolean> | undefined;
-  /** `_objects` with its names (its rows are there from the build on). */
+  /** `_objects` filled (or being filled). */
   private objects: Promise<boolean> | undefined;
 
   private constructor(
@@ -46,6 +46,8 @@ export class BuiltTables {
     private readonly linkTypes: ReadonlyMap<bigint, LinkType>,
     private readonly decimals: ReadonlyMap<string, string>,
     private readonly storage: Storage,
+    /** The graph index of the build (`_objects.reachable`). */
+    private readonly graph: GraphIndex | undefined,
     private readonly onProblem: ((message: string) => void) | undefined,
   ) {}
 
@@ -67,7 +69,7 @@ export class BuiltTables {
           deferred.set(table.name.toLowerCase(), plan);
           if (table.alias !== null) deferred.set(table.alias.toLowerCase(), plan);
         }
-        const built = new BuiltTables(generation, sandbox, result.tables, deferred, result.linkTypes, result.decimals, storage, options.onProblem);
+        const built = new BuiltTables(generation, sandbox, result.tables, deferred, result.linkTypes, result.decimals, storage, graph, options.onProblem);
         return { built, objects: result.objects, problems: result.problems };
       } finally {
         connection.closeSync();
@@ -80,14 +82,14 @@ export class BuiltTables {
 
   /** What `sql` may read, filled: false when the storage is no longer in the built state. */
   async ready(duck: DuckModule, sql: string): Promise<boolean> {
-    if (namesObjectsTable(sql)) await this.objectsTable();
+    if (namesObjectsTable(sql) && !(await this.objectsTable(duck))) return false;
     if (namesLinkTables(sql) && !(await this.linkTables(duck))) return false;
     return this.fill(duck, typeTablesNamed(sql, this.deferred));
   }
 
   /** Every type table and `_objects` filled (our own exports; benchmarks); false as `ready`. */
   async fillAll(duck: DuckModule): Promise<boolean> {
-    await this.objectsTable();
+    if (!(await this.objectsTable(duck))) return false;
     return this.fill(duck, new Set(this.deferred.values()));
   }
 
@@ -152,20 +154,30 @@ export class BuiltTables {
     return this.links;
   }
 
-  /** Joins `_objects`' names once (no pass over the storage: its rows were made with the base tables). */
-  private objectsTable(): Promise<boolean> {
-    this.objects ??= (async () => {
-      const connection = await this.sandbox.instance.connect();
-      try {
-        await connection.run(FILL_OBJECTS);
-      } finally {
-        connection.closeSync();
-      }
-      return true;
-    })().catch((error: unknown) => {
-      this.objects = undefined;
-      throw error;
-    });
+  /** Fills `_objects` once (a pass of its own); false when the storage is no longer in the built state. */
+  private objectsTable(duck: DuckModule): Promise<boolean> {
+    this.objects ??= this.storage
+      .consistent(async () => {
+        if (this.storage.generation !== this.generation) return false;
+        const connection = await this.sandbox.instance.connect();
+        try {
+          await buildObjectsTable(duck, connection, this.storage, this.graph);
+        } finally {
+          connection.closeSync();
+        }
+        return true;
+      })
+      .then(
+        (done) => {
+          if (!done) this.objects = undefined;
+          return done;
+        },
+        (error: unknown) => {
+          this.objects = undefined;
+          throw error;
+        },
+      );
     return this.objects;
   }
+
 }

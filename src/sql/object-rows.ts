@@ -1,38 +1,75 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { GraphIndex } from '../graph/model/graph-index.js';
-import type { ChunkAppender } from './chunk-appender.js';
+import { forEachLatestRecord } from '../graph/queries/latest-records.js';
+import type { Storage } from '../storage/storage.js';
+import { ChunkAppender } from './chunk-appender.js';
+import type { DuckModule } from './duck-module.js';
 
 /**
- * `_objects`: a row per current object, made from the headers the base pass walks (id, type id,
- * file, offset, length), never from a decoded record, and without a bigint or an object per row
- * (at 1M objects the base pass went from 1.57 to 1.2 s). They keep the file and type as codes
- * (a text longer than 12 bytes costs a native call, see chunk-appender.ts) until `FILL_OBJECTS`.
+ * `_objects`: a row per current object, made when a statement first names it by a pass of its
+ * own over the record headers (id, type id, file, offset, length), never from a decoded record,
+ * without a bigint or an object per row. The rows keep the file and type as codes (a text longer
+ * than 12 bytes costs a native call, see chunk-appender.ts) until the names are joined in. Made
+ * with the base tables, its 10M rows were 1.5 s of every first statement at 10M objects.
  */
 
-export const OBJECT_TABLES = `
-CREATE TABLE __objects (oid BIGINT, type_id BIGINT, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file INTEGER, "offset" BIGINT);
-CREATE TABLE __files (code INTEGER, name VARCHAR);
-CREATE TABLE __types (type_id BIGINT, type_name VARCHAR);
-CREATE TABLE _objects (oid BIGINT, type_id BIGINT, type_name VARCHAR, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file VARCHAR, "offset" BIGINT);
-`;
-
-/**
- * `_objects` with its names, made by the first statement that names it (`namesObjectsTable`):
- * writing the rows a second time costs 1.7 s at 10M objects, which a statement about a type
- * table need not wait for. (A view joining the names when read made `GROUP BY type_name` 10×
- * slower: 123 ms instead of 13 at 10M.)
- */
-export const FILL_OBJECTS = `
-INSERT INTO _objects SELECT o.oid, o.type_id, t.type_name, o.reachable, o.bytes, o.channel, f.name, o."offset" FROM __objects o LEFT JOIN __types t ON t.type_id = o.type_id LEFT JOIN __files f ON f.code = o.file;
-DROP TABLE __objects;
-DROP TABLE __files;
-DROP TABLE __types;
-`;
+/** `_objects` as the first statement finds it: with its columns, empty. */
+export const OBJECTS_TABLE = `CREATE TABLE _objects (oid BIGINT, type_id BIGINT, type_name VARCHAR, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file VARCHAR, "offset" BIGINT);`;
 
 /** Whether a statement may read `_objects` (a name built at run time may be any). */
 export function namesObjectsTable(sql: string): boolean {
   return /_objects|query_table|\bquery\s*\(/i.test(sql);
 }
 
+/**
+ * Fills `_objects`: the rows from one walk over the latest records of the dictionary's types
+ * (one transaction), then the type and file names joined in inside DuckDB. (A view joining the
+ * names when read made `GROUP BY type_name` 10× slower: 123 ms instead of 13 at 10M.)
+ */
+export async function buildObjectsTable(duck: DuckModule, connection: DuckDBConnection, storage: Storage, graph: GraphIndex | undefined): Promise<number> {
+  await connection.run(`
+CREATE TABLE __objects (oid BIGINT, type_id BIGINT, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file INTEGER, "offset" BIGINT);
+CREATE TABLE __files (code INTEGER, name VARCHAR);
+CREATE TABLE __types (type_id BIGINT, type_name VARCHAR);`);
+  await connection.run('BEGIN TRANSACTION');
+  const objects = new ObjectRows(new ChunkAppender(duck, await connection.createAppender('__objects')), graph, storage.channels.length);
+  try {
+    try {
+      await forEachLatestRecord(storage, new Set(storage.dictionary.byId.keys()), () => undefined, undefined, true, (idLow, idHigh, typeLow, typeHigh, file, offset, length) => {
+        objects.add(idLow, idHigh, typeLow, typeHigh, file, offset, length);
+        return false;
+      });
+    } finally {
+      objects.rows.closeSync();
+    }
+    const files = new ChunkAppender(duck, await connection.createAppender('__files'));
+    for (const [path, code] of objects.files) {
+      files.appendInteger(code);
+      files.appendVarchar(path.split(/[\\/]/).slice(-2).join('/'));
+      files.endRow();
+    }
+    files.closeSync();
+    const types = new ChunkAppender(duck, await connection.createAppender('__types'));
+    for (const entry of storage.dictionary.entries) {
+      types.appendBigInt(entry.typeId);
+      types.appendVarchar(entry.typeName);
+      types.endRow();
+    }
+    types.closeSync();
+    await connection.run('COMMIT');
+  } catch (error) {
+    await connection.run('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+  await connection.run(`
+INSERT INTO _objects SELECT o.oid, o.type_id, t.type_name, o.reachable, o.bytes, o.channel, f.name, o."offset" FROM __objects o LEFT JOIN __types t ON t.type_id = o.type_id LEFT JOIN __files f ON f.code = o.file;
+DROP TABLE __objects;
+DROP TABLE __files;
+DROP TABLE __types;`);
+  return objects.count;
+}
+
+/** `__objects` rows from record headers: no bigint or object per row. */
 export class ObjectRows {
   count = 0;
   /** File path → code, in the order the pass met them. */

@@ -11,7 +11,7 @@ import type { DuckModule } from './duck-module.js';
 import { finishTables, type BuiltSchema } from './finish-tables.js';
 import { buildGigaMapTables } from './gigamap-tables.js';
 import { LINK_TABLES, type LinkType } from './link-tables.js';
-import { OBJECT_TABLES, ObjectRows } from './object-rows.js';
+import { OBJECTS_TABLE } from './object-rows.js';
 import { appendEntity } from './entity-rows.js';
 import { createStaging, stagedWithBase, type Staging } from './staging.js';
 import { charsOfContent, DecimalShapes, textFromChars, valueOfObject } from './value-records.js';
@@ -40,8 +40,8 @@ export interface TableBuildResult extends BuiltSchema {
   readonly deferred: ReadonlyMap<string, TypeTablePlan>;
 }
 
-/** `_values` and the object tables (object-rows.ts); the empty link tables come after the pass. */
-export const SYSTEM_TABLES = `${OBJECT_TABLES}
+/** `_values`, and `_objects` empty until a statement names it (object-rows.ts); the empty link tables come after the pass. */
+export const SYSTEM_TABLES = `${OBJECTS_TABLE}
 CREATE TABLE _values (oid BIGINT, type_id BIGINT, text VARCHAR, int BIGINT, num DOUBLE, bool BOOLEAN, ts TIMESTAMP, dt DATE, tm TIME);
 `;
 
@@ -59,7 +59,6 @@ interface PerType {
 export async function buildTables(duck: DuckModule, connection: DuckDBConnection, storage: Storage, graph: GraphIndex | undefined, options: TableBuildOptions = {}): Promise<TableBuildResult> {
   const dictionary = storage.dictionary;
   await connection.run(SYSTEM_TABLES);
-  const objects = new ObjectRows(new ChunkAppender(duck, await connection.createAppender('__objects')), graph, storage.channels.length);
   const values = new ChunkAppender(duck, await connection.createAppender('_values'));
   const stagings = new Map<string, Staging>();
   /** Entity types whose tables are filled when a statement first names them. */
@@ -69,6 +68,8 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
   const perSmallType = new Map<number, PerType | null>();
   const shapes = new DecimalShapes();
   let problems = 0;
+  /** Current objects of the dictionary's types (what `_objects` will hold). */
+  let objects = 0;
 
   const typeOf = async (typeId: bigint): Promise<PerType | null> => {
     let known = perType.get(typeId);
@@ -102,12 +103,12 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
   };
 
   /**
-   * Every current object gets its `_objects` row; only value types and staged entities are
-   * decoded, Strings and BigDecimals right here, where their record lies, without a record
-   * object, bigint or layout (10M objects: base tables 8.5 -> 6.0-6.2 s).
+   * Only value types and staged entities are decoded, Strings and BigDecimals right here, where
+   * their record lies, without a record object, bigint or layout (10M objects: base tables 8.5
+   * -> 6.0-6.2 s); every other record is passed over having been counted.
    */
-  const visit: LatestHeaderVisitor = (idLow, idHigh, typeLow, typeHigh, file, offset, length, view, contentAt) => {
-    objects.add(idLow, idHigh, typeLow, typeHigh, file, offset, length);
+  const visit: LatestHeaderVisitor = (idLow, idHigh, typeLow, typeHigh, _file, _offset, length, view, contentAt) => {
+    objects++;
     const type = typeHigh === 0 ? perSmallType.get(typeLow >>> 0) : undefined;
     // A type not met yet (or a type id of 2^32 and more) goes to the handler, which learns it.
     if (type === undefined) return true;
@@ -161,22 +162,8 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
     // Every record is appended (texts made, blobs copied) before its handler settles: borrowed.
     await forEachLatestRecord(storage, new Set(dictionary.byId.keys()), handle, options.onProgress, true, visit);
   } finally {
-    for (const appender of [objects.rows, values, ...[...stagings.values()].map((s) => s.appender)]) appender.closeSync();
+    for (const appender of [values, ...[...stagings.values()].map((s) => s.appender)]) appender.closeSync();
   }
-  const files = new ChunkAppender(duck, await connection.createAppender('__files'));
-  for (const [path, code] of objects.files) {
-    files.appendInteger(code);
-    files.appendVarchar(path.split(/[\\/]/).slice(-2).join('/'));
-    files.endRow();
-  }
-  files.closeSync();
-  const types = new ChunkAppender(duck, await connection.createAppender('__types'));
-  for (const entry of dictionary.entries) {
-    types.appendBigInt(entry.typeId);
-    types.appendVarchar(entry.typeName);
-    types.endRow();
-  }
-  types.closeSync();
   await connection.run('COMMIT');
   await connection.run(LINK_TABLES);
   try {
@@ -189,7 +176,7 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
   const schema = await finishTables(connection, [...stagings.values()], [...deferred.values()], perType, shapes);
   const linkTypes = new Map<bigint, LinkType>();
   for (const [typeId, t] of perType) if (t !== null && t.plan !== undefined && t.columns !== undefined) linkTypes.set(typeId, { entry: t.entry, plan: t.plan, fieldOfColumn: t.columns });
-  return { ...schema, objects: objects.count, problems, linkTypes, deferred };
+  return { ...schema, objects, problems, linkTypes, deferred };
 }
 
 function appendValue(values: ChunkAppender, record: LatestRecord, layout: EntityLayout, kind: ValueKind, storage: Storage, shapes: DecimalShapes): void {
