@@ -39,8 +39,8 @@ export function namesLinkTables(sql: string): boolean {
 
 export async function buildLinkTables(duck: DuckModule, connection: DuckDBConnection, storage: Storage, types: ReadonlyMap<bigint, LinkType>): Promise<void> {
   await connection.run(`
-CREATE TABLE __elements (owner BIGINT, position BIGINT, key_text VARCHAR, key_oid BIGINT, value_text VARCHAR, value_oid BIGINT, member INTEGER);
-CREATE TABLE __members (code INTEGER, name VARCHAR);`);
+CREATE OR REPLACE TABLE __elements (owner BIGINT, position BIGINT, key_text VARCHAR, key_oid BIGINT, value_text VARCHAR, value_oid BIGINT, member INTEGER);
+CREATE OR REPLACE TABLE __members (code INTEGER, name VARCHAR);`);
   const elements: ElementAppenders = {
     direct: new ChunkAppender(duck, await connection.createAppender('_elements')),
     staged: new ChunkAppender(duck, await connection.createAppender('__elements')),

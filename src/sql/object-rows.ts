@@ -28,9 +28,9 @@ export function namesObjectsTable(sql: string): boolean {
  */
 export async function buildObjectsTable(duck: DuckModule, connection: DuckDBConnection, storage: Storage, graph: GraphIndex | undefined): Promise<number> {
   await connection.run(`
-CREATE TABLE __objects (oid BIGINT, type_id BIGINT, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file INTEGER, "offset" BIGINT);
-CREATE TABLE __files (code INTEGER, name VARCHAR);
-CREATE TABLE __types (type_id BIGINT, type_name VARCHAR);`);
+CREATE OR REPLACE TABLE __objects (oid BIGINT, type_id BIGINT, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file INTEGER, "offset" BIGINT);
+CREATE OR REPLACE TABLE __files (code INTEGER, name VARCHAR);
+CREATE OR REPLACE TABLE __types (type_id BIGINT, type_name VARCHAR);`);
   await connection.run('BEGIN TRANSACTION');
   const objects = new ObjectRows(new ChunkAppender(duck, await connection.createAppender('__objects')), graph, storage.channels.length);
   try {
