@@ -18,10 +18,11 @@ import { charsOfContent, DecimalShapes, textFromChars, valueOfObject } from './v
 
 /**
  * Streams the latest record of every object once into DuckDB through appenders (never row by
- * row SQL): `_objects`, `_values` (the value of every value-type object), and the staging tables
- * of enums and LocalDateTime that finish-tables.ts turns into their tables. Other entity types'
- * records are not decoded here: their tables are made empty and filled when a statement first
- * names them (type-fill.ts); `_elements` and `_references` likewise (link-tables.ts). What is kept
+ * row SQL): `_values` (the value of every value-type object), and the staging tables of enums
+ * and LocalDateTime that finish-tables.ts turns into their tables. Other entity types' records
+ * are not decoded here: their tables are made empty and filled when a statement first names them
+ * (type-fill.ts); `_objects` (object-rows.ts), `_elements` and `_references` (link-tables.ts)
+ * likewise. What is kept
  * per type is its plan and at most one appender; per object nothing.
  */
 

@@ -14,7 +14,7 @@ import { createStaging, type Staging } from './staging.js';
  * The rows of entity types' tables, made when a statement first names them: one pass over the
  * files for all the types asked for at once, decoding only their records, into staging tables
  * that are then joined to `_values` into the (until then empty) type tables. The base tables
- * (`_objects`, `_values`, enum and LocalDateTime tables) decode only value objects, so a
+ * (`_values`, enum and LocalDateTime tables) decode only value objects, so a
  * statement on one type does not wait for every other type's rows.
  */
 
