@@ -22,8 +22,7 @@ import { charsOfContent, DecimalShapes, textFromChars, valueOfObject } from './v
  * and LocalDateTime that finish-tables.ts turns into their tables. Other entity types' records
  * are not decoded here: their tables are made empty and filled when a statement first names them
  * (type-fill.ts); `_objects` (object-rows.ts), `_elements` and `_references` (link-tables.ts)
- * likewise. What is kept
- * per type is its plan and at most one appender; per object nothing.
+ * likewise. What is kept per type is its plan and at most one appender; per object nothing.
  */
 
 export interface TableBuildOptions {
