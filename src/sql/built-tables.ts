@@ -1,3 +1,4 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { GraphIndex } from '../graph/model/graph-index.js';
 import type { RecordPassProgress } from '../graph/queries/latest-records.js';
 import type { Storage } from '../storage/storage.js';
@@ -100,27 +101,10 @@ export class BuiltTables {
   private async fill(duck: DuckModule, plans: ReadonlySet<TypeTablePlan>): Promise<boolean> {
     const missing = [...plans].filter((plan) => !this.fills.has(plan.typeName));
     if (missing.length > 0) {
-      const pass = this.storage
-        .consistent(async () => {
-          if (this.storage.generation !== this.generation) return false;
-          const connection = await this.sandbox.instance.connect();
-          try {
-            await fillTypeTables(duck, connection, this.storage, missing, this.decimals, this.onProblem);
-          } finally {
-            connection.closeSync();
-          }
-          return true;
-        })
-        .then(
-          (done) => {
-            if (!done) for (const plan of missing) this.fills.delete(plan.typeName);
-            return done;
-          },
-          (error: unknown) => {
-            for (const plan of missing) this.fills.delete(plan.typeName);
-            throw error;
-          },
-        );
+      const pass = forgottenUnlessDone(
+        this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, missing, this.decimals, this.onProblem)),
+        () => missing.forEach((plan) => this.fills.delete(plan.typeName)),
+      );
       for (const plan of missing) this.fills.set(plan.typeName, pass);
     }
     for (const plan of plans) if (!(await this.fills.get(plan.typeName)!)) return false;
@@ -129,55 +113,53 @@ export class BuiltTables {
 
   /** Fills `_elements` and `_references` once; false when the storage is no longer in the built state. */
   private linkTables(duck: DuckModule): Promise<boolean> {
-    this.links ??= this.storage
-      .consistent(async () => {
-        if (this.storage.generation !== this.generation) return false;
-        const connection = await this.sandbox.instance.connect();
-        try {
-          await buildLinkTables(duck, connection, this.storage, this.linkTypes);
-          await connection.run('CHECKPOINT');
-        } finally {
-          connection.closeSync();
-        }
-        return true;
-      })
-      .then(
-        (done) => {
-          if (!done) this.links = undefined;
-          return done;
-        },
-        (error: unknown) => {
-          this.links = undefined;
-          throw error;
-        },
-      );
+    this.links ??= forgottenUnlessDone(
+      this.inBuiltState(async (connection) => {
+        await buildLinkTables(duck, connection, this.storage, this.linkTypes);
+        await connection.run('CHECKPOINT');
+      }),
+      () => (this.links = undefined),
+    );
     return this.links;
   }
 
   /** Fills `_objects` once (a pass of its own); false when the storage is no longer in the built state. */
   private objectsTable(duck: DuckModule): Promise<boolean> {
-    this.objects ??= this.storage
-      .consistent(async () => {
-        if (this.storage.generation !== this.generation) return false;
-        const connection = await this.sandbox.instance.connect();
-        try {
-          await buildObjectsTable(duck, connection, this.storage, this.graph);
-        } finally {
-          connection.closeSync();
-        }
-        return true;
-      })
-      .then(
-        (done) => {
-          if (!done) this.objects = undefined;
-          return done;
-        },
-        (error: unknown) => {
-          this.objects = undefined;
-          throw error;
-        },
-      );
+    this.objects ??= forgottenUnlessDone(
+      this.inBuiltState((connection) => buildObjectsTable(duck, connection, this.storage, this.graph)),
+      () => (this.objects = undefined),
+    );
     return this.objects;
   }
 
+  /**
+   * Runs `work` on a connection of its own while the storage stays in the state the tables were
+   * built from (its consistency gate); false, having done nothing, when it has moved on.
+   */
+  private inBuiltState(work: (connection: DuckDBConnection) => Promise<void>): Promise<boolean> {
+    return this.storage.consistent(async () => {
+      if (this.storage.generation !== this.generation) return false;
+      const connection = await this.sandbox.instance.connect();
+      try {
+        await work(connection);
+      } finally {
+        connection.closeSync();
+      }
+      return true;
+    });
+  }
+}
+
+/** `pass` as it settles, calling `forget` unless it was done, so that a later statement tries again. */
+function forgottenUnlessDone(pass: Promise<boolean>, forget: () => void): Promise<boolean> {
+  return pass.then(
+    (done) => {
+      if (!done) forget();
+      return done;
+    },
+    (error: unknown) => {
+      forget();
+      throw error;
+    },
+  );
 }

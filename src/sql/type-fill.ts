@@ -6,6 +6,7 @@ import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord } from
 import type { Storage } from '../storage/storage.js';
 import { quoteIdent, type TypeTablePlan } from './column-model.js';
 import type { DuckModule } from './duck-module.js';
+import { inOneTransaction } from './chunk-appender.js';
 import { appendEntity, appendFixedEntity, fixedLayoutFor, type FixedLayout } from './entity-rows.js';
 import { typeTableSelect } from './finish-tables.js';
 import { createStaging, type Staging } from './staging.js';
@@ -76,19 +77,14 @@ export async function fillTypeTables(
     appendEntity(target.staging, target.columns, record, layout);
   };
   try {
-    // One transaction for the pass, borrowed read buffers (see table-build.ts).
-    await connection.run('BEGIN TRANSACTION');
-    try {
+    // Borrowed read buffers (see table-build.ts).
+    await inOneTransaction(connection, async () => {
       try {
         await forEachLatestRecord(storage, new Set(byTypeId.keys()), handle, undefined, true, visit);
       } finally {
         for (const staging of made) staging.appender.closeSync();
       }
-      await connection.run('COMMIT');
-    } catch (error) {
-      await connection.run('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
+    });
     for (const staging of made) await connection.run(`INSERT INTO ${quoteIdent(staging.plan.typeName)} ${typeTableSelect(staging.plan, staging.table, decimals)}`);
   } finally {
     for (const staging of made) await connection.run(`DROP TABLE IF EXISTS ${staging.table}`).catch(() => undefined);

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { describe, expect, it } from 'vitest';
 import { ChunkAppender } from '../../src/sql/chunk-appender.js';
-import { loadDuck, type DuckModule } from '../../src/sql/duck-module.js';
+import { memoryDuck } from './memory-duck.js';
 
 /**
  * The chunk appender writes DuckDB's vectors itself: numbers into typed arrays, validity 32 bits
@@ -10,20 +9,7 @@ import { loadDuck, type DuckModule } from '../../src/sql/duck-module.js';
  * (2,048 rows) and with NULLs in every column.
  */
 
-let duck: DuckModule;
-let instance: DuckDBInstance;
-let connection: DuckDBConnection;
-
-beforeAll(async () => {
-  duck = await loadDuck();
-  instance = await duck.DuckDBInstance.create(':memory:');
-  connection = await instance.connect();
-});
-
-afterAll(() => {
-  connection.closeSync();
-  instance.closeSync();
-});
+const db = memoryDuck();
 
 const TEXTS = [
   '',
@@ -80,10 +66,10 @@ function isNull(n: number, c: number): boolean {
 
 describe('the chunk appender', () => {
   it('writes every value and every NULL of each column type, across chunks', async () => {
-    await connection.run(
+    await db.connection.run(
       'CREATE TABLE t (n INTEGER, id BIGINT, i INTEGER, s SMALLINT, t TINYINT, d DOUBLE, f FLOAT, b BOOLEAN, ts TIMESTAMP, day DATE, tm TIME, text VARCHAR, blob BLOB)',
     );
-    const appender = new ChunkAppender(duck, await connection.createAppender('t'));
+    const appender = new ChunkAppender(db.duck, await db.connection.createAppender('t'));
     const ROWS = 5_000;
     for (let n = 0; n < ROWS; n++) {
       const r = rowOf(n);
@@ -107,7 +93,7 @@ describe('the chunk appender', () => {
     }
     appender.closeSync();
 
-    const reader = await connection.runAndReadAll(
+    const reader = await db.connection.runAndReadAll(
       'SELECT n, id, i, s, t, d, f, b, epoch_us(ts), day - DATE \'1970-01-01\', epoch_us(tm), text, blob FROM t ORDER BY n',
     );
     const rows = reader.getRows();
@@ -130,19 +116,19 @@ describe('the chunk appender', () => {
   });
 
   it('compares and groups short texts written into their slots like texts DuckDB wrote itself', async () => {
-    await connection.run('CREATE TABLE texts (text VARCHAR)');
-    const appender = new ChunkAppender(duck, await connection.createAppender('texts'));
+    await db.connection.run('CREATE TABLE texts (text VARCHAR)');
+    const appender = new ChunkAppender(db.duck, await db.connection.createAppender('texts'));
     for (const text of TEXTS) {
       appender.appendVarchar(text);
       appender.endRow();
     }
     appender.closeSync();
-    const reader = await connection.runAndReadAll(
+    const reader = await db.connection.runAndReadAll(
       `SELECT count(*) FROM texts x JOIN (SELECT unnest($1::VARCHAR[]) AS text) y ON x.text = y.text`,
-      [duck.listValue(TEXTS)],
+      [db.duck.listValue(TEXTS)],
     );
     expect(Number(reader.getRows()[0]![0])).toBe(TEXTS.length);
-    const lengths = await connection.runAndReadAll('SELECT text, length(text), octet_length(encode(text)) FROM texts');
+    const lengths = await db.connection.runAndReadAll('SELECT text, length(text), octet_length(encode(text)) FROM texts');
     for (const [text, chars, bytes] of lengths.getRows() as [string, bigint, bigint][]) {
       expect(Number(chars)).toBe([...text].length);
       expect(Number(bytes)).toBe(Buffer.byteLength(text));
@@ -150,8 +136,8 @@ describe('the chunk appender', () => {
   });
 
   it('writes BIGINTs given as 32-bit halves or as safe numbers like the bigints they stand for', async () => {
-    await connection.run('CREATE TABLE halves (n INTEGER, a BIGINT, b BIGINT)');
-    const appender = new ChunkAppender(duck, await connection.createAppender('halves'));
+    await db.connection.run('CREATE TABLE halves (n INTEGER, a BIGINT, b BIGINT)');
+    const appender = new ChunkAppender(db.duck, await db.connection.createAppender('halves'));
     const ids = [0n, 1n, 2n ** 31n, 2n ** 32n - 1n, 2n ** 32n, 1_000_000_000_000_000_051n, 2n ** 63n - 1n, -1n, -(2n ** 63n)];
     const numbers = [0, 1, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 32 + 5, 123_456_789_012, Number.MAX_SAFE_INTEGER];
     const ROWS = 4_200; // more than two chunks
@@ -164,7 +150,7 @@ describe('the chunk appender', () => {
       appender.endRow();
     }
     appender.closeSync();
-    const rows = (await connection.runAndReadAll('SELECT n, a, b FROM halves ORDER BY n')).getRows();
+    const rows = (await db.connection.runAndReadAll('SELECT n, a, b FROM halves ORDER BY n')).getRows();
     expect(rows.length).toBe(ROWS);
     for (const [n, a, b] of rows as [number, bigint, bigint][]) {
       expect(a, `row ${n}`).toBe(ids[n % ids.length]);

@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { describe, expect, it } from 'vitest';
 import { layoutEntity } from '../../src/format/entity-layout.js';
 import { parseTypeDictionary } from '../../src/format/type-dictionary.js';
 import type { LatestRecord } from '../../src/graph/queries/latest-records.js';
 import { planTypeTable } from '../../src/sql/column-model.js';
-import { loadDuck, type DuckModule } from '../../src/sql/duck-module.js';
 import { appendEntity, appendFixedEntity, fixedLayoutOf } from '../../src/sql/entity-rows.js';
 import { createStaging } from '../../src/sql/staging.js';
+import { memoryDuck } from './memory-duck.js';
 
 /**
  * A record of a type whose members all have a fixed size is appended where it lies
@@ -35,20 +34,7 @@ const DICTIONARY = parseTypeDictionary(`00000000000000000030 java.lang.String{
 }
 `);
 
-let duck: DuckModule;
-let instance: DuckDBInstance;
-let connection: DuckDBConnection;
-
-beforeAll(async () => {
-  duck = await loadDuck();
-  instance = await duck.DuckDBInstance.create(':memory:');
-  connection = await instance.connect();
-});
-
-afterAll(() => {
-  connection.closeSync();
-  instance.closeSync();
-});
+const db = memoryDuck();
 
 function contentOf(n: number, length: number): Uint8Array {
   const bytes = new Uint8Array(length);
@@ -68,8 +54,8 @@ describe('entity rows of a fixed layout', () => {
     const columns = plan.fieldOfColumn.get(1000n)!;
     const fixed = fixedLayoutOf(entry)!;
     expect(fixed.length).toBe(1 + 1 + 2 + 2 + 4 + 8 + 4 + 8 + 8 + 8);
-    const general = await createStaging(duck, connection, plan, 'general');
-    const direct = await createStaging(duck, connection, plan, 'direct');
+    const general = await createStaging(db.duck, db.connection, plan, 'general');
+    const direct = await createStaging(db.duck, db.connection, plan, 'direct');
     const ROWS = 3_000;
     for (let n = 0; n < ROWS; n++) {
       const content = contentOf(n, fixed.length);
@@ -84,7 +70,7 @@ describe('entity rows of a fixed layout', () => {
     general.appender.closeSync();
     direct.appender.closeSync();
     const rows = async (table: string): Promise<string> =>
-      JSON.stringify((await connection.runAndReadAll(`SELECT * FROM ${table} ORDER BY _oid`)).getRowsJson());
+      JSON.stringify((await db.connection.runAndReadAll(`SELECT * FROM ${table} ORDER BY _oid`)).getRowsJson());
     const want = await rows('general');
     expect(JSON.parse(want)).toHaveLength(ROWS);
     expect(await rows('direct')).toBe(want);
