@@ -13,6 +13,8 @@
  *                  at the same time. Prints how many got their whole answer, and the server's words.
  *   api-limits, export, versions: /api/v1 under non-finite numbers, NDJSON exports that are not
  *                  read, and big version pages that are not read (abuse-api.ts).
+ *   search-flood   many parallel searches and one MCP batch of searches, /health p99 and peak RSS
+ *                  meanwhile (abuse-search.ts).
  *
  * Environment: ABUSE_CLIENTS (N), ABUSE_SECONDS (slow-readers duration, default 40),
  * ABUSE_SERVER (path of the CLI's main.js to run, default dist/cli/main.js), ABUSE_ARGS (extra
@@ -253,7 +255,9 @@ else if (scenario === 'idle-sockets') await idleSockets();
 else if (scenario === 'sigterm') await sigterm();
 else if (scenario !== undefined && (await (await import('./abuse-api.js')).runApiScenario(scenario))) {
   // An /api/v1 scenario (abuse-api.ts): api-limits, export, versions.
+} else if (scenario !== undefined && (await (await import('./abuse-search.js')).runSearchScenario(scenario))) {
+  // The search flood (abuse-search.ts).
 } else {
-  console.error('usage: npm run bench:abuse -- slow-readers | idle-sockets | sigterm | api-limits | export | versions');
+  console.error('usage: npm run bench:abuse -- slow-readers | idle-sockets | sigterm | api-limits | export | versions | search-flood');
   process.exit(2);
 }
