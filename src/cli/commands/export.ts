@@ -1,5 +1,3 @@
-import { realpathSync } from 'node:fs';
-import { dirname, resolve, sep } from 'node:path';
 import { type Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import { channelOf } from '../../format/ids.js';
@@ -8,6 +6,7 @@ import { forEachLatestRecord } from '../../graph/queries/latest-records.js';
 import { describeObjectView, type ReferenceInfo } from '../../inspect/object-view.js';
 import { simpleTypeName } from '../../inspect/type-names.js';
 import { Storage } from '../../storage/storage.js';
+import { refuseStoragePlace } from '../../writer/output-place.js';
 import { layoutEntity } from '../../format/entity-layout.js';
 import type { TypeEntry } from '../../format/type-dictionary.js';
 import { StorageRegistry } from '../../http/registry/storage-registry.js';
@@ -60,7 +59,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     io.stdout.write(exportCommand().helpInformation());
     return;
   }
-  if (options.out !== undefined && isDirectorySpec(options)) refuseInside(options.out, options.directory);
+  if (options.out !== undefined) refuseStoragePlace(options.out, { option: '--out', storages: isDirectorySpec(options) ? [options.directory] : [] });
   if (options.tables) return exportTableFiles(options, io);
   const type = options.type!;
   const format = options.format === 'csv' ? 'csv' : 'ndjson';
@@ -208,18 +207,4 @@ async function exportTableFiles(options: ExportArgs, io: CommandIo): Promise<voi
     await registry.close();
     await storage.close();
   }
-}
-
-/** Nothing is ever written into a storage directory. */
-function refuseInside(out: string, directory: string): void {
-  const real = (path: string): string => {
-    try {
-      return realpathSync(path);
-    } catch {
-      return resolve(path);
-    }
-  };
-  const storage = real(directory);
-  const target = resolve(real(dirname(out)), out.split(/[\\/]/).at(-1) ?? out);
-  if (target === storage || target.startsWith(storage + sep)) throw new UsageError(`refusing to write ${out} into the storage directory ${directory}`);
 }

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import { makeDirectories } from '../../writer/make-directories.js';
+import { refuseStoragePlace } from '../../writer/output-place.js';
 import type { FamilyName } from '../../format/storage-family.js';
 import { DEFAULT_FILE_MAXIMUM_SIZE } from '../../writer/storage-writer.js';
 import { generateStorage, MIN_GENERATED_ENTITIES } from '../../writer/generator/generate-storage.js';
@@ -60,6 +61,7 @@ export async function run(args: string[], io: { stdout: { write(t: string): unkn
     io.stdout.write(generateCommand().helpInformation());
     return;
   }
+  refuseStoragePlace(options.out, { option: '--out' });
   if (existsSync(options.out)) {
     if (!statSync(options.out).isDirectory()) throw new UsageError(`${options.out} exists and is not a directory`);
     if (readdirSync(options.out).length > 0) throw new UsageError(`${options.out} is not empty; refusing to write into it`);

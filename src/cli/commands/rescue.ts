@@ -4,6 +4,7 @@ import { parseAsOf } from '../../rescue/as-of.js';
 import { rescueStorage } from '../../rescue/rescue-storage.js';
 import type { TemporaryTarget } from '../../rescue/temporary-target.js';
 import { isPostgresSpec } from '../../storage/open-source.js';
+import { refuseStoragePlace } from '../../writer/output-place.js';
 import type { CommandIo } from '../io.js';
 import { parseCommand, toolCommand } from '../option-values.js';
 import { jsonText, progressPrinter, rescueReportText } from '../report-text.js';
@@ -33,6 +34,7 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
   const options = command.opts<{ out?: string; asOf?: string; json?: boolean; keepDangling?: boolean }>();
   if (options.out === undefined || options.out === '') throw new UsageError('missing --out <new-dir>');
   if (isPostgresSpec(options.out)) throw new UsageError(`--out ${options.out}: rescue writes a new storage directory, never into a database`);
+  refuseStoragePlace(options.out, { option: '--out', storages: isPostgresSpec(spec.directory) ? [] : [spec.directory] });
   const asOf = options.asOf === undefined ? undefined : parseAsOf(options.asOf);
   const started = Date.now();
   const source = openSpecSource(spec, (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`));

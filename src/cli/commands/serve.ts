@@ -17,6 +17,8 @@ import { descriptorLimit, storageDescriptorBudget } from '../../storage/source/f
 import { DEFAULT_POLL_INTERVAL_MS } from '../../storage/follow/follow.js';
 import { DEFAULT_MAX_DICTIONARY_BYTES } from '../../storage/storage.js';
 import { DEFAULT_RECORD_CACHE_BYTES } from '../../storage/record-cache.js';
+import { isPostgresSpec } from '../../storage/open-source.js';
+import { refuseStoragePlace } from '../../writer/output-place.js';
 import type { CommandIo } from '../io.js';
 import { STORAGE_ARGUMENT_TEXT, withStorageOptions } from '../storage-argument.js';
 import { groupDigits } from '../number-text.js';
@@ -278,6 +280,7 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
   if (values.allowedHosts !== undefined) parseAllowedHosts(values.allowedHosts);
   if (values.logFile === '') throw new UsageError('invalid --log-file "": give a file name');
   checkStorageSpecs(storages, { table: values.table, passwordFile: values.pgPasswordFile });
+  if (values.logFile !== undefined) refuseStoragePlace(values.logFile, { option: '--log-file', storages: storages.map((s) => s.directory).filter((d) => !isPostgresSpec(d)) });
   return {
     directory: storages[0]!.directory,
     storages,

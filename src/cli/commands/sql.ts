@@ -10,7 +10,8 @@ import { integerOption, parseCommand, toolCommand } from '../option-values.js';
 import { openOutput } from '../output-target.js';
 import { sqlLimitsOf, withSqlOptions, type SqlOptionValues } from '../sql-options.js';
 import { runStatement, sqlErrorText } from '../sql-output.js';
-import { openStorage, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions, type StorageSpec } from '../storage-argument.js';
+import { isDirectorySpec, openStorage, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions, type StorageSpec } from '../storage-argument.js';
+import { refuseStoragePlace } from '../../writer/output-place.js';
 
 const DESCRIPTION =
   'Runs SQL over a storage: every type with instances is a table named by its Java type name (and a view under its simple name), with _objects, _references, _elements and _values (see docs/sql.md). One read-only statement (SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN); without one, an interactive shell (.tables, .schema T, statements end with ;). Reads only.';
@@ -61,6 +62,7 @@ export async function run(args: string[], io: CommandIo): Promise<number | void>
     return;
   }
   if (options.query === undefined && options.out !== undefined) throw new UsageError('--out needs a statement (the shell writes to the terminal)');
+  if (options.out !== undefined) refuseStoragePlace(options.out, { option: '--out', storages: isDirectorySpec(options) ? [options.directory] : [] });
   const storage = await openStorage(options, { onProgress: openProgressReporter(io) }, (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`));
   const registry = new StorageRegistry();
   let engine: SqlEngine | undefined;
