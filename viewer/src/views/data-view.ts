@@ -11,6 +11,7 @@ import { isLazySubject, summarize, VALUE_LENGTH } from '../node-summary.js';
 import { TreeGrid } from '../tree.js';
 import { splitter } from '../splitter.js';
 import { collectionTableSql } from '../grid/collection-table.js';
+import { requestRun } from '../grid/run-request.js';
 
 /** A tree for one starting object, kept while the user looks elsewhere (back/forward). */
 interface TreeState {
@@ -439,7 +440,10 @@ export class DataView {
     link.addEventListener('click', (event) => {
       event.preventDefault();
       collectionTableSql(this.app, oid).then(
-        (sql) => this.app.navigate({ view: 'query', instance: undefined, sql }),
+        (sql) => {
+          requestRun(sql);
+          this.app.navigate({ view: 'query', instance: undefined, sql });
+        },
         (error: unknown) => link.replaceWith(h('span', { class: 'v-error' }, errorMessage(error))),
       );
     });

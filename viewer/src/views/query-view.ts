@@ -8,6 +8,7 @@ import { objectIdColumns } from '../grid/sql-types.js';
 import type { SqlEditor } from '../grid/sql-editor.js';
 import { exampleQueries } from '../grid/example-queries.js';
 import { objectSummaries } from '../grid/summaries.js';
+import { takeRunRequest } from '../grid/run-request.js';
 import type { ViewHost } from '../view-host.js';
 
 /**
@@ -15,7 +16,7 @@ import type { ViewHost } from '../view-host.js';
  * storage's tables, Ctrl+Enter runs, Cancel aborts the request (the server interrupts the
  * query), the result in the data grid (object ids linked to the Data view), elapsed time and row
  * count, an error once with the place it points at, example queries, the recent ones kept in the
- * browser, the statement in the URL.
+ * browser, the statement in the URL (a statement opened from the URL waits for Run).
  */
 
 const LIMIT = 10_000;
@@ -89,8 +90,15 @@ export class QueryView {
       this.editor.setText(sql);
     }
     this.fillRecent();
-    if (sql !== '' && sql !== this.lastRun) await this.run();
-    else this.editor.focus();
+    if (sql !== '' && takeRunRequest(sql)) await this.run();
+    else {
+      // A statement from the address runs only when the user asks (a link must not run SQL on opening).
+      if (sql !== '' && sql !== this.lastRun) {
+        this.problem.hidden = true;
+        this.status.textContent = 'Not run yet: Run (Ctrl+Enter) runs this statement.';
+      }
+      this.editor.focus();
+    }
   }
 
   private fillExamples(): void {
