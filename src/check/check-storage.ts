@@ -16,6 +16,9 @@ import { generationOf, inGeneration } from './generation-messages.js';
 import { familyByName } from '../format/storage-family.js';
 import { isSerious, SEVERITIES, STORAGE_EXCEPTION, type Problem } from './problem.js';
 import { recordProblems } from './record-problems.js';
+import { chunkProblems } from './chunk-problems.js';
+import { verifyStorageChunks, type ChunkVerification } from '../storage/chunk-verification.js';
+import { isEclipseStore42 } from './generation-messages.js';
 
 /**
  * `check`: the checks MicroStream 4.1 makes when it starts (logs against data files, the files the
@@ -41,7 +44,7 @@ export interface CheckReport {
   readonly kind?: string | undefined;
   /** Checks that do not apply to where the storage is kept, and why (the lock file of a directory). */
   readonly notChecked?: readonly string[] | undefined;
-  /** The library whose start is judged: `MicroStream 4.1`, or `EclipseStore 4.1` for an EclipseStore storage. */
+  /** The library whose start is judged: `MicroStream 4.1`, `EclipseStore 4.1`, or `EclipseStore 4.2` for a storage 4.2 wrote. */
   readonly generation: string;
   /** That library would start on the directory as it is. */
   readonly javaStarts: boolean;
@@ -67,6 +70,11 @@ export interface CheckOptions {
   /** A larger type dictionary is not read (default 64 MiB): the check then ends with that error. */
   readonly maxDictionaryBytes?: number | undefined;
   readonly onProgress?: (phase: string, done: number, total: number) => void;
+  /**
+   * Verify the chunk checksums of an EclipseStore 4.2 storage written with them (default true);
+   * false skips the verification (what the bench compares against).
+   */
+  readonly verifyChunks?: boolean;
   /** The time lock files are judged against (default now). */
   readonly now?: number;
 }
@@ -144,11 +152,17 @@ async function checkSnapshot(source: StorageSource, reader: SourceReader, option
     }
   }
   const family = storage?.family ?? familyByName('microstream');
+  let chunks: ChunkVerification | undefined;
+  if (options.verifyChunks !== false) {
+    chunks = await verifyStorageChunks(startup.readableLengths, reader, { onProgress: (done, total) => options.onProgress?.('verifying chunk checksums', done, total) });
+    if (storage !== undefined) problems.push(...chunkProblems(chunks, storage.dictionary));
+  }
+  const es42 = family.name === 'eclipsestore' && isEclipseStore42(storage?.dictionary, chunks, layout);
   const summary = summarize(layout, startup, findings);
   let commits: CommitListing[] | undefined;
   let commitsNote: string | undefined;
   if (options.commits === true) ({ commits, note: commitsNote } = await listCommits(layout, reader));
-  return finish(directory, where, { ...summary, commits: commits?.length }, problems.map((p) => inGeneration(p, family)), commits, commitsNote, generationOf(family));
+  return finish(directory, where, { ...summary, commits: commits?.length }, problems.map((p) => inGeneration(p, family, es42)), commits, commitsNote, generationOf(family, es42));
 }
 
 export async function listCommits(layout: StorageLayout, reads?: SourceReads): Promise<{ commits: CommitListing[] | undefined; note: string | undefined }> {

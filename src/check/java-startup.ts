@@ -1,9 +1,10 @@
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { LogAggregate, LoggedFile } from '../format/transaction-log.js';
 import { DirectorySource } from '../storage/source/directory-source.js';
 import type { SourceFile, SourceReads } from '../storage/source/source.js';
 import type { StorageLayout } from '../storage/source/storage-dir.js';
 import { resolveValidLengths, type ValidStorage } from '../storage/valid-lengths.js';
+import { pendingCompaction } from '../storage/log-reader.js';
 import { analyzeJavaLog, type JavaLogAggregate, type JavaLogAnalysis } from './java-log-analysis.js';
 import { STORAGE_EXCEPTION, type Problem } from './problem.js';
 
@@ -44,9 +45,25 @@ export async function analyzeStartup(layout: StorageLayout, reads?: SourceReads)
 async function analyzeThrough(layout: StorageLayout, reads: SourceReads): Promise<StartupAnalysis> {
   const problems: Problem[] = [];
   const logs: (JavaLogAnalysis | undefined)[] = [];
+  const restored: Problem[] = [];
   for (const channel of layout.channels) {
+    // EclipseStore 4.2 restores a log from a complete compaction swap file before it reads it
+    // (an interrupted log rewrite, even one that left the log empty): the swap's content is the log.
+    const swapped = channel.logPath === undefined ? undefined : await pendingCompaction(channel, reads);
+    if (swapped !== undefined && channel.logPath !== undefined) {
+      logs.push(await analyzeJavaLog(swapReads(reads, channel.logPath, swapped), channel.logPath, swapped.length, channel.index));
+      restored.push({
+        code: 'LOG_RESTORED_FROM_SWAP',
+        severity: 'harmless',
+        file: channel.compactionSwapPath,
+        meaning: `a log compaction was interrupted: EclipseStore 4.2 restores the log ${basename(channel.logPath)} from this complete swap file when it starts (WARN "restoring transaction file … from interrupted compaction swap file …") and loses nothing`,
+        rescue: 'reads the log from the swap file and writes a new log',
+      });
+      continue;
+    }
     logs.push(channel.logPath === undefined ? undefined : await analyzeJavaLog(reads, channel.logPath, channel.logSize, channel.index));
   }
+  problems.push(...restored);
   let refused = false;
   const refuse = (problem: Omit<Problem, 'severity'>): void => {
     refused = true;
@@ -306,5 +323,15 @@ function rowsProblem(file: SourceFile): Problem {
     offset: file.size,
     meaning: `${file.problem ?? 'the rows do not continue each other'}: the bytes from offset ${file.size} on cannot be read`,
     rescue: `keeps the records before offset ${file.size}`,
+  };
+}
+
+/** Reads of `logPath` answered from `content` (a compaction swap file's), everything else as `reads`. */
+function swapReads(reads: SourceReads, logPath: string, content: Uint8Array): SourceReads {
+  const bytes = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+  return {
+    read: async (path, position, length, committed) => (path === logPath ? bytes.subarray(position, position + length) : reads.read(path, position, length, committed)),
+    chunks: (path, from, to) => (path === logPath ? (async function* () { yield bytes.subarray(from, to); })() : reads.chunks(path, from, to)),
+    readWhole: async (path, limit) => (path === logPath ? bytes : reads.readWhole(path, limit)),
   };
 }

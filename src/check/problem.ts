@@ -35,6 +35,8 @@ export interface Problem {
   readonly rescue: string;
   /** How many objects (or references) the problem covers, when it stands for several. */
   readonly count?: number | undefined;
+  /** The objects whose records lie in a damaged chunk (chunk checksums), when the problem names them. */
+  readonly objects?: readonly { readonly objectId: string; readonly typeName: string }[] | undefined;
   /** Committed bytes of `file` that are gone (a missing file, a file cut short). */
   readonly missingBytes?: { readonly from: number; readonly to: number } | undefined;
 }

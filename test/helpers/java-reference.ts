@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * The real MicroStream 4.1 and EclipseStore 4.1, started on a storage the way an application
+ * The real MicroStream 4.1 and EclipseStore 4.1 (and 4.2), started on a storage the way an application
  * starts them (the whole graph reachable from the root is loaded), serving their own REST adapter.
- * They come as two commands, `ms41 serve DIR PORT` and `es41 serve DIR PORT`, in the directory
+ * They come as commands, `ms41 serve DIR PORT`, `es41 serve DIR PORT` and `es42 serve DIR PORT`, in the directory
  * that STORAGE_INSPECTOR_JAVA_REFERENCE names (they print the exception and exit 1 when the library
  * refuses to start); `java` must be on the PATH. Each start works on a copy: the library writes
  * into what it opens.
@@ -16,15 +16,18 @@ import { join } from 'node:path';
 
 export const JAVA_REFERENCE_VARIABLE = 'STORAGE_INSPECTOR_JAVA_REFERENCE';
 
-export type JavaLibrary = 'ms41' | 'es41';
+export type JavaLibrary = 'ms41' | 'es41' | 'es42';
 
-/** Why the Java tests cannot run here, or undefined when they can. */
-export function javaMissing(): string | undefined {
+/**
+ * Why the Java tests cannot run here, or undefined when they can. `es42` (EclipseStore 4.2, chunk
+ * checksums) is looked for only by the tests that name it.
+ */
+export function javaMissing(libraries: readonly JavaLibrary[] = ['ms41', 'es41']): string | undefined {
   const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
   if (java.error !== undefined) return 'java is not on the PATH';
   const dir = process.env[JAVA_REFERENCE_VARIABLE];
   if (dir === undefined || dir === '') return `${JAVA_REFERENCE_VARIABLE} does not name the directory of the ms41 and es41 commands`;
-  for (const command of ['ms41', 'es41']) if (!existsSync(join(dir, command))) return `${JAVA_REFERENCE_VARIABLE}=${dir} holds no ${command}`;
+  for (const command of libraries) if (!existsSync(join(dir, command))) return `${JAVA_REFERENCE_VARIABLE}=${dir} holds no ${command}`;
   return undefined;
 }
 
@@ -50,12 +53,15 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts the library on a copy of `dir`; rejects with JavaRefused when it does not start. */
-export async function startJava(library: JavaLibrary, dir: string): Promise<RunningJava> {
+/**
+ * Starts the library on a copy of `dir`; rejects with JavaRefused when it does not start. `env`
+ * adds variables (es42: `ES_CHUNK_CHECKSUM=none` starts it without a checksum setting).
+ */
+export async function startJava(library: JavaLibrary, dir: string, env: Readonly<Record<string, string>> = {}): Promise<RunningJava> {
   const copy = mkdtempSync(join(tmpdir(), 'si-java-copy-'));
   cpSync(dir, copy, { recursive: true });
   const port = await freePort();
-  const child = spawn(join(process.env[JAVA_REFERENCE_VARIABLE]!, library), ['serve', copy, String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(join(process.env[JAVA_REFERENCE_VARIABLE]!, library), ['serve', copy, String(port)], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const collect = (d: Buffer): void => void (output += d.toString());

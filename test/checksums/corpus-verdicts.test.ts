@@ -1,0 +1,79 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { checkStorage } from '../../src/check/check-storage.js';
+import { crc32c } from '../../src/format/crc32c.js';
+
+/**
+ * `check` on every damaged copy of EclipseStore 4.2's corpus (test/fixtures/conformance-es42)
+ * gives the verdict 4.2 gave opening it with the writer's checksum setting: the same exception and
+ * message where it refused, "would start" where it started. The verdicts are read from 4.2's own
+ * recorded output, not written here.
+ */
+
+const CORPUS = join(import.meta.dirname, '..', 'fixtures', 'conformance-es42');
+const CASES = readdirSync(join(CORPUS, 'damaged', 'crc32c')).sort();
+
+/** What 4.2 printed with the writer's setting: undefined when it started, else the innermost cause. */
+function recordedVerdict(name: string): { exception: string; message: string } | undefined {
+  const output = readFileSync(join(CORPUS, 'expected-damage', `crc32c.${name}.app.txt`), 'utf8');
+  if (/^STARTED/m.test(output)) return undefined;
+  const cause = /caused by ([\w.$]+): (.*)$/m.exec(output);
+  if (cause === null) throw new Error(`no cause in ${name}'s output`);
+  return { exception: cause[1]!, message: cause[2]! };
+}
+
+describe('check agrees with EclipseStore 4.2 on each damaged copy of its corpus', () => {
+  it('the corpus has the twelve cases', () => {
+    expect(CASES).toHaveLength(12);
+  });
+
+  it.each(CASES)('%s', async (name) => {
+    const report = await checkStorage(join(CORPUS, 'damaged', 'crc32c', name));
+    const verdict = recordedVerdict(name);
+    expect(report.generation).toBe('EclipseStore 4.2');
+    expect(report.javaStarts).toBe(verdict === undefined);
+    if (verdict !== undefined) expect(report.problems.map((p) => p.java)).toContainEqual(verdict);
+  });
+});
+
+describe('what check says about the damage', () => {
+  it('names the file, the chunk and the objects in it for a rotten byte', async () => {
+    const report = await checkStorage(join(CORPUS, 'damaged', 'crc32c', 'flip-entity'));
+    const problem = report.problems.find((p) => p.code === 'CHUNK_CHECKSUM_MISMATCH')!;
+    expect(problem.file).toBe(join(CORPUS, 'damaged', 'crc32c', 'flip-entity', 'channel_0', 'channel_0_1.dat'));
+    expect(problem.offset).toBe(886);
+    // The String whose first letter rotted ("Deutschland" -> "deutschland") is one of them.
+    expect(problem.objects).toContainEqual({ objectId: '1000000000000000042', typeName: 'java.lang.String' });
+    expect(problem.objects).toHaveLength(6);
+    expect(problem.meaning).toMatch(/without a checksum setting starts and serves these bytes/);
+  });
+
+  it('warns that a chunk behind an unknown record kind cannot be verified', async () => {
+    const report = await checkStorage(join(CORPUS, 'damaged', 'crc32c', 'flip-kind'));
+    expect(report.problems.map((p) => [p.code, p.severity, p.offset])).toEqual([['CHUNK_NOT_VERIFIABLE', 'harmless', 886]]);
+    expect(report.problems[0]!.meaning).toMatch(/cannot be verified/);
+  });
+
+  it('a complete compaction swap file beside an emptied log: 4.2 restores the log and starts', async () => {
+    const report = await checkStorage(join(CORPUS, 'damaged', 'crc32c', 'swap-killed-during-rewrite'));
+    expect(report.problems.map((p) => p.code)).toEqual(['LOG_RESTORED_FROM_SWAP', 'LOG_RESTORED_FROM_SWAP']);
+    expect(report.summary.objects).toBe(1263);
+  });
+
+  it.each(['graph-crc32c', 'graph-sha256', 'graph-plain'])('the intact %s: EclipseStore 4.2, no problem', async (name) => {
+    const report = await checkStorage(join(CORPUS, 'storages', name));
+    expect(report.generation).toBe('EclipseStore 4.2');
+    expect(report.problems).toEqual([]);
+  });
+});
+
+describe('CRC32C', () => {
+  it('gives the check value of the Castagnoli CRC and continues across pieces at any alignment', () => {
+    expect(crc32c(Buffer.from('123456789'))).toBe(0xe3069283);
+    const bytes = Buffer.from(Array.from({ length: 1000 }, (_, i) => (i * 131 + 7) & 0xff));
+    const whole = crc32c(bytes);
+    for (const cut of [1, 3, 8, 13, 500, 999]) expect(crc32c(bytes.subarray(cut), crc32c(bytes.subarray(0, cut)))).toBe(whole);
+    expect(crc32c(bytes.subarray(0, 0))).toBe(0);
+  });
+});
