@@ -1,11 +1,13 @@
 import type { TypeEntry } from '../format/type-dictionary.js';
 import type { JsonValue, ObjectView } from '../inspect/object-view.js';
+import { csvText, type CsvCells } from '../sql/result-values.js';
 
 /**
  * CSV of object views (RFC 4180: commas, CRLF, quotes doubled): `objectId`, `typeId`, then one
  * column per member of the exported type versions (the newest version's members first, members
  * only older versions have after them). References become their object ids (JDK values their text), list members a JSON
  * array of their elements (references as ids), Java value types their text in a `text` column.
+ * Cells a spreadsheet would run as a formula are neutralised unless `raw` (see result-values.ts).
  */
 
 export interface ExportColumns {
@@ -31,18 +33,18 @@ export function exportColumns(entries: readonly TypeEntry[]): ExportColumns {
   return { members, text: true };
 }
 
-export function csvHeader(columns: ExportColumns): string {
-  return `${['objectId', 'typeId', ...(columns.text ? ['text'] : []), ...columns.members].map(cell).join(',')}\r\n`;
+export function csvHeader(columns: ExportColumns, cells: CsvCells = 'safe'): string {
+  return `${['objectId', 'typeId', ...(columns.text ? ['text'] : []), ...columns.members].map((t) => csvText(t, cells)).join(',')}\r\n`;
 }
 
-export function csvRow(columns: ExportColumns, view: ObjectView): string {
+export function csvRow(columns: ExportColumns, view: ObjectView, cells: CsvCells = 'safe'): string {
   const values = new Map<string, string>();
   for (const m of view.members) {
     const key = memberKey(m.name, m.declaringClass, m.declaringClass !== undefined);
     values.set(key, m.elements !== undefined ? JSON.stringify(m.elements.map(idsOnly)) : plain(m.value ?? null));
   }
-  const cells = [view.objectId, view.typeId, ...(columns.text ? [view.text ?? ''] : []), ...columns.members.map((k) => values.get(k) ?? '')];
-  return `${cells.map(cell).join(',')}\r\n`;
+  const texts = [view.objectId, view.typeId, ...(columns.text ? [view.text ?? ''] : []), ...columns.members.map((k) => values.get(k) ?? '')];
+  return `${texts.map((t) => csvText(t, cells)).join(',')}\r\n`;
 }
 
 function isReference(value: JsonValue): value is { readonly objectId: string } {
@@ -66,8 +68,4 @@ function plain(value: JsonValue): string {
   if (isReference(value)) return typeof (value as { text?: unknown }).text === 'string' ? (value as unknown as { text: string }).text : value.objectId;
   if (typeof value === 'object') return JSON.stringify(idsOnly(value));
   return String(value);
-}
-
-function cell(text: string): string {
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }

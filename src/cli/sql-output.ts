@@ -1,4 +1,4 @@
-import type { JsonCell } from '../sql/result-values.js';
+import type { CsvCells, JsonCell } from '../sql/result-values.js';
 import { csvHeaderLine, csvLines, formatMarkdown, formatTable, ndjsonLines, type ResultFormat } from '../sql/result-text.js';
 import type { SqlColumn, SqlEngine } from '../sql/sql-engine.js';
 import type { OutputTarget } from './output-target.js';
@@ -13,6 +13,8 @@ export interface StatementOutputOptions {
   readonly maxRows: number;
   readonly terminalWidth: number;
   readonly signal?: AbortSignal;
+  /** CSV cells a spreadsheet would run as formulas: neutralised (default) or raw (`--raw-csv`). */
+  readonly csvCells?: CsvCells;
   /** Where notes go (rows cut, counts). */
   readonly notes: { write(text: string): unknown };
 }
@@ -32,11 +34,11 @@ export async function runStatement(engine: SqlEngine, sql: string, format: Resul
     options.signal,
     async (c) => {
       columns = c;
-      if (format === 'csv') await output.write(csvHeaderLine(columns));
+      if (format === 'csv') await output.write(csvHeaderLine(columns, options.csvCells));
       if (format === 'json') await output.write('[');
     },
     async (rows: JsonCell[][]) => {
-      if (format === 'csv') await output.write(csvLines(rows));
+      if (format === 'csv') await output.write(csvLines(rows, options.csvCells));
       else if (format === 'ndjson') await output.write(ndjsonLines(columns, rows));
       else {
         const objects = ndjsonLines(columns, rows).trimEnd().split('\n');

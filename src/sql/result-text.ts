@@ -1,5 +1,4 @@
-import type { JsonCell } from './result-values.js';
-import { csvCell } from './result-values.js';
+import { csvCell, type CsvCells, type JsonCell } from './result-values.js';
 import type { SqlColumn } from './sql-engine.js';
 
 /**
@@ -65,12 +64,12 @@ export function formatMarkdown(columns: readonly SqlColumn[], rows: readonly Jso
   return `${out.join('\n')}\n`;
 }
 
-export function csvHeaderLine(columns: readonly SqlColumn[]): string {
-  return `${columns.map((c) => csvCell(c.name)).join(',')}\r\n`;
+export function csvHeaderLine(columns: readonly SqlColumn[], cells: CsvCells = 'safe'): string {
+  return `${columns.map((c) => csvCell(c.name, cells)).join(',')}\r\n`;
 }
 
-export function csvLines(rows: readonly JsonCell[][]): string {
-  return rows.map((row) => `${row.map(csvCell).join(',')}\r\n`).join('');
+export function csvLines(rows: readonly JsonCell[][], cells: CsvCells = 'safe'): string {
+  return rows.map((row) => `${row.map((v) => csvCell(v, cells)).join(',')}\r\n`).join('');
 }
 
 export function ndjsonLines(columns: readonly SqlColumn[], rows: readonly JsonCell[][]): string {

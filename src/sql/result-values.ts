@@ -74,9 +74,25 @@ export function converterFor(type: DuckDBType): CellConverter {
   return (value) => (value === null ? null : convert(value));
 }
 
-/** Rows as CSV (RFC 4180: quotes doubled, CRLF), the same value rules, NULL as an empty cell. */
-export function csvCell(value: JsonCell): string {
-  if (value === null) return '';
-  const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+/**
+ * How CSV cells are written: `safe` (the default) neutralises cells a spreadsheet would run as a
+ * formula (OWASP's rule for CSV injection: a text beginning with `=`, `+`, `-`, `@`, a tab or a
+ * carriage return gets a `'` in front; a plain number such as `-12.5` or `+3e8` is left as it is,
+ * since a spreadsheet reads it as the number it is); `raw` writes every value as it is.
+ */
+export type CsvCells = 'safe' | 'raw';
+export const CSV_CELLS: readonly CsvCells[] = ['safe', 'raw'];
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+const PLAIN_NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+
+/** A text as one CSV cell (RFC 4180: quoted when it holds a quote, comma or line end, quotes doubled). */
+export function csvText(text: string, cells: CsvCells = 'safe'): string {
+  const safe = cells === 'safe' && FORMULA_START.test(text) && !PLAIN_NUMBER.test(text) ? `'${text}` : text;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+/** A value as one CSV cell by the JSON value rules above, NULL as an empty cell. */
+export function csvCell(value: JsonCell, cells: CsvCells = 'safe'): string {
+  return value === null ? '' : csvText(String(value), cells);
 }

@@ -4,6 +4,7 @@ import type { GraphIndex } from '../graph/model/graph-index.js';
 import type { Storage } from '../storage/storage.js';
 import type { SchemaTable } from './finish-tables.js';
 import { csvHeaderLine, csvLines, ndjsonLines } from './result-text.js';
+import type { CsvCells } from './result-values.js';
 import type { SqlColumn } from './sql-engine.js';
 import { SqlEngine } from './sql-engine.js';
 
@@ -24,6 +25,8 @@ export interface TableExportOptions {
   /** Only this table: its SQL name, simple-name alias or one of its type ids. */
   readonly table?: string | undefined;
   readonly memoryLimitBytes?: number;
+  /** CSV: cells a spreadsheet would run as a formula neutralised (default) or written raw. */
+  readonly csvCells?: CsvCells;
   readonly onTable?: (table: string, rows: number) => void;
 }
 
@@ -75,7 +78,7 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
       const path = join(partial, file);
       const rows = Number((await engine.query(`SELECT count(*) FROM ${sqlName(table.name)}`, { limit: 1 })).rows[0]![0]);
       if (options.format === 'parquet') await engine.copyToParquet(table.name, path);
-      else await writeText(engine, table.name, path, options.format);
+      else await writeText(engine, table.name, path, options.format, options.csvCells ?? 'safe');
       written.push({ name: table.name, alias: table.alias, kind: table.kind, typeIds: table.typeIds, file, rows, bytes: statSync(path).size, columns: table.columns });
       options.onTable?.(table.name, rows);
     }
@@ -104,7 +107,7 @@ function chooseTables(tables: readonly SchemaTable[], wanted: string | undefined
   return [found];
 }
 
-async function writeText(engine: SqlEngine, table: string, path: string, format: 'csv' | 'ndjson'): Promise<void> {
+async function writeText(engine: SqlEngine, table: string, path: string, format: 'csv' | 'ndjson', cells: CsvCells): Promise<void> {
   const { createWriteStream } = await import('node:fs');
   const stream = createWriteStream(path, { flags: 'wx' });
   const failed = new Promise<never>((_resolve, reject) => stream.once('error', reject));
@@ -117,10 +120,10 @@ async function writeText(engine: SqlEngine, table: string, path: string, format:
     undefined,
     async (c) => {
       columns = c;
-      if (format === 'csv') await write(csvHeaderLine(columns));
+      if (format === 'csv') await write(csvHeaderLine(columns, cells));
     },
     async (rows) => {
-      await write(format === 'csv' ? csvLines(rows) : ndjsonLines(columns, rows));
+      await write(format === 'csv' ? csvLines(rows, cells) : ndjsonLines(columns, rows));
     },
   );
   await Promise.race([new Promise<void>((done) => stream.end(() => done())), failed]);

@@ -30,6 +30,8 @@ export interface ExportArgs extends StorageSpec {
   readonly out: string | undefined;
   /** Writing the SQL tables into the directory `out`. */
   readonly tables: boolean;
+  /** CSV: every value as it is, formulas not neutralised. */
+  readonly rawCsv: boolean;
   /** Refuse a storage MicroStream would refuse instead of reading what can be read of it. */
   readonly strict?: true | undefined;
 }
@@ -39,18 +41,19 @@ export function exportCommand(): Command {
     .addOption(new Option('--type <name|id>', 'the type: a type id, or a type name, full or simple when only one type has it (every version of it)'))
     .addOption(new Option('--format <format>', 'output format').choices(['ndjson', 'csv', 'parquet']).default('ndjson'))
     .addOption(new Option('--out <file|dir>', 'write to this new file instead of standard output (a new directory for the tables)'))
-    .addOption(new Option('--strict', 'refuse a storage MicroStream would refuse to start, instead of reading what can be read of it'));
+    .addOption(new Option('--strict', 'refuse a storage MicroStream would refuse to start, instead of reading what can be read of it'))
+    .addOption(new Option('--raw-csv', "csv: write every value as it is (by default a text beginning with = + - @, a tab or a carriage return gets a ' in front, so that a spreadsheet does not run it as a formula)"));
 }
 
 export function parseExportArgs(args: string[]): ExportArgs | 'help' {
   const command = exportCommand();
   if (parseCommand(command, args) === 'help') return 'help';
   const spec = storageSpecOf(command);
-  const values = command.opts<{ type?: string; format: 'ndjson' | 'csv' | 'parquet'; out?: string; strict?: true }>();
+  const values = command.opts<{ type?: string; format: 'ndjson' | 'csv' | 'parquet'; out?: string; strict?: true; rawCsv?: true }>();
   if (values.type === '') throw new UsageError('invalid --type "": give a type name or id');
   const tables = values.type === undefined || values.format === 'parquet';
   if (tables && values.out === undefined) throw new UsageError(values.type === undefined ? 'missing --type (one type to standard output), or --out DIR (every table)' : '--format parquet writes a directory: give --out DIR');
-  return { ...spec, type: values.type, format: values.format, out: values.out, tables, strict: values.strict };
+  return { ...spec, type: values.type, format: values.format, out: values.out, tables, strict: values.strict, rawCsv: values.rawCsv === true };
 }
 
 export async function run(args: string[], io: CommandIo): Promise<void> {
@@ -63,6 +66,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
   if (options.tables) return exportTableFiles(options, io);
   const type = options.type!;
   const format = options.format === 'csv' ? 'csv' : 'ndjson';
+  const cells = options.rawCsv ? 'raw' : 'safe';
   const storage = await openStorage(options, { onProgress: openProgressReporter(io) }, (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`), options.strict === true);
   try {
     const entries = typeEntries(storage, type);
@@ -76,7 +80,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     let last = started;
     let count = 0;
     try {
-      if (format === 'csv') await write(csvHeader(columns));
+      if (format === 'csv') await write(csvHeader(columns, cells));
       await forEachLatestRecord(
         storage,
         new Set(entries.map((e) => e.typeId)),
@@ -87,7 +91,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
             timeZone: UTC,
             resolve: (ids) => referenceTypes(storage, ids),
           });
-          await write(format === 'csv' ? csvRow(columns, view) : `${JSON.stringify(view)}\n`);
+          await write(format === 'csv' ? csvRow(columns, view, cells) : `${JSON.stringify(view)}\n`);
           count++;
         },
         (p) => {
@@ -194,6 +198,7 @@ async function exportTableFiles(options: ExportArgs, io: CommandIo): Promise<voi
         graph: () => context.graph.ready(),
         out: options.out!,
         format: options.format,
+        csvCells: options.rawCsv ? 'raw' : 'safe',
         table: options.type,
         onTable: (table, rows) => void io.stderr.write(`storage-inspector: wrote ${table} (${rows} rows)\n`),
       });

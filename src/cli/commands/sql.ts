@@ -21,6 +21,7 @@ export interface SqlArgs extends StorageSpec {
   readonly format: ResultFormat;
   readonly out: string | undefined;
   readonly maxRows: number;
+  readonly rawCsv: boolean;
   readonly limits: Exclude<ReturnType<typeof sqlLimitsOf>, false>;
 }
 
@@ -30,6 +31,7 @@ export function sqlCommand(): Command {
       .addOption(new Option('--format <format>', 'output format').choices(RESULT_FORMATS).default('table'))
       .addOption(new Option('--out <file>', 'write to this new file instead of standard output'))
       .addOption(new Option('--file <file>', 'read the statement from this file'))
+      .addOption(new Option('--raw-csv', "csv: write every value as it is (by default a text beginning with = + - @, a tab or a carriage return gets a ' in front, so that a spreadsheet does not run it as a formula)"))
       .addOption(integerOption('--max-rows', 'n', 'rows at most in table and markdown output (csv, json and ndjson are streamed whole)', 1, 10_000_000, 'rows').default(10_000)),
     false,
   );
@@ -41,7 +43,7 @@ export async function parseSqlArgs(args: string[]): Promise<SqlArgs | 'help'> {
   const [directory, query0, ...extra] = command.args;
   if (extra.length > 0) throw new UsageError(`one storage and one statement are expected (quote the statement); see 'storage-inspector sql --help'`);
   const spec = storageSpecOf({ args: directory === undefined ? [] : [directory], opts: () => command.opts(), name: () => 'sql' } as unknown as Command);
-  const values = command.opts<SqlOptionValues & { format: ResultFormat; out?: string; file?: string; maxRows: number }>();
+  const values = command.opts<SqlOptionValues & { format: ResultFormat; out?: string; file?: string; maxRows: number; rawCsv?: boolean }>();
   let query = query0;
   if (values.file !== undefined) {
     if (query !== undefined) throw new UsageError('give the statement either as an argument or with --file, not both');
@@ -52,7 +54,7 @@ export async function parseSqlArgs(args: string[]): Promise<SqlArgs | 'help'> {
     }
   }
   if (query !== undefined && query.trim() === '') throw new UsageError('the statement is empty');
-  return { ...spec, query, format: values.format, out: values.out, maxRows: values.maxRows, limits: sqlLimitsOf(values) as SqlArgs['limits'] };
+  return { ...spec, query, format: values.format, out: values.out, maxRows: values.maxRows, rawCsv: values.rawCsv === true, limits: sqlLimitsOf(values) as SqlArgs['limits'] };
 }
 
 export async function run(args: string[], io: CommandIo): Promise<number | void> {
@@ -82,7 +84,7 @@ export async function run(args: string[], io: CommandIo): Promise<number | void>
     }
     const output = await openOutput(options.out, io.stdout);
     try {
-      await runStatement(engine, options.query, options.format, output, { maxRows: options.maxRows, terminalWidth: terminalWidth(io), notes: io.stderr });
+      await runStatement(engine, options.query, options.format, output, { maxRows: options.maxRows, terminalWidth: terminalWidth(io), notes: io.stderr, csvCells: options.rawCsv ? 'raw' : 'safe' });
     } catch (error) {
       const text = sqlErrorText(error);
       if (text === undefined) throw error;

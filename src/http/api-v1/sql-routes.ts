@@ -2,7 +2,7 @@ import { open, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import type { JsonCell } from '../../sql/result-values.js';
+import type { CsvCells, JsonCell } from '../../sql/result-values.js';
 import type { SqlEngine, SqlColumn } from '../../sql/sql-engine.js';
 import type { SqlError } from '../../sql/sandbox.js';
 import type { StorageContext, StorageRegistry } from '../registry/storage-registry.js';
@@ -24,6 +24,18 @@ const SqlBody = Type.Object(
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 1000, description: 'rows at most in a JSON answer' })),
   },
   { additionalProperties: false },
+);
+
+const SqlQuery = Type.Object(
+  {
+    rawCsv: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          "CSV answers: write every value as it is. By default a text beginning with =, +, -, @, a tab or a carriage return (one a spreadsheet would run as a formula) gets a ' in front (OWASP's rule for CSV injection); plain numbers such as -12.5 stay as they are.",
+      }),
+    ),
+  },
 );
 
 const Column = Type.Object({ name: Type.String(), type: Type.String({ description: 'DuckDB type, e.g. BIGINT, VARCHAR, TIMESTAMP' }) });
@@ -81,12 +93,13 @@ export async function sqlRoutes(scope: FastifyInstance, options: SqlRoutesOption
         schema: {
           summary: `Runs one read-only SQL statement over the storage's tables${suffix}`,
           description:
-            'Every type with instances is a table named by its Java type name (plus a view under its simple name), with `_objects`, `_references`, `_elements`, `_values`, `_gigamap_entities` and `_gigamap_index`. `Accept: text/csv` or `application/x-ndjson` streams the whole result; `Accept: application/vnd.apache.parquet` answers the whole result of a SELECT as one Parquet file (zstd).',
+            'Every type with instances is a table named by its Java type name (plus a view under its simple name), with `_objects`, `_references`, `_elements`, `_values`, `_gigamap_entities` and `_gigamap_index`. `Accept: text/csv` or `application/x-ndjson` streams the whole result (CSV cells a spreadsheet would run as formulas are neutralised unless `rawCsv=true`); `Accept: application/vnd.apache.parquet` answers the whole result of a SELECT as one Parquet file (zstd).',
           tags: ['sql'],
           // Off (--no-sql): the routes answer 404 and are left out of the OpenAPI document, so that clients (the viewer) do not offer SQL.
           hide: options.sql === false,
           ...params,
           body: SqlBody,
+          querystring: SqlQuery,
           produces: ['application/json', 'text/csv', 'application/x-ndjson', 'application/vnd.apache.parquet'],
           response: { 200: SqlAnswer, ...SQL_PROBLEMS },
         },
@@ -101,7 +114,8 @@ export async function sqlRoutes(scope: FastifyInstance, options: SqlRoutesOption
         try {
           if (format === 'json') return await engine.query(body.sql, { limit: body.limit ?? 1000, signal: abort.signal });
           if (format === 'parquet') return await parquetAnswer(engine, body.sql, abort, reply);
-          return await streamAnswer(engine, body.sql, format, abort, reply);
+          const cells: CsvCells = (request.query as Static<typeof SqlQuery>).rawCsv === true ? 'raw' : 'safe';
+          return await streamAnswer(engine, body.sql, format, cells, abort, reply);
         } catch (error) {
           throw asProblem(error);
         }
@@ -151,7 +165,7 @@ function asProblem(error: unknown): unknown {
  * The whole result as CSV or NDJSON. The statement starts (and fails, with a problem answer)
  * before the first byte is sent; after that rows are pulled only as the client reads them.
  */
-async function streamAnswer(engine: SqlEngine, sql: string, format: 'csv' | 'ndjson', abort: AbortController, reply: FastifyReply): Promise<Readable> {
+async function streamAnswer(engine: SqlEngine, sql: string, format: 'csv' | 'ndjson', cells: CsvCells, abort: AbortController, reply: FastifyReply): Promise<Readable> {
   const { csvCell } = await import('../../sql/result-values.js');
   let columns: readonly SqlColumn[] = [];
   let started: () => void = () => undefined;
@@ -165,7 +179,7 @@ async function streamAnswer(engine: SqlEngine, sql: string, format: 'csv' | 'ndj
   let done = false;
   let failure: unknown;
   const line = (row: JsonCell[]): string =>
-    format === 'csv' ? `${row.map(csvCell).join(',')}\r\n` : `${JSON.stringify(Object.fromEntries(columns.map((c, i) => [c.name, row[i] ?? null])))}\n`;
+    format === 'csv' ? `${row.map((v) => csvCell(v, cells)).join(',')}\r\n` : `${JSON.stringify(Object.fromEntries(columns.map((c, i) => [c.name, row[i] ?? null])))}\n`;
   let pull: (() => void) | undefined;
   const running = engine
     .stream(
@@ -173,7 +187,7 @@ async function streamAnswer(engine: SqlEngine, sql: string, format: 'csv' | 'ndj
       abort.signal,
       (c) => {
         columns = c;
-        if (format === 'csv') queue.push(`${columns.map((col) => csvCell(col.name)).join(',')}\r\n`);
+        if (format === 'csv') queue.push(`${columns.map((col) => csvCell(col.name, cells)).join(',')}\r\n`);
         started();
       },
       async (rows) => {
