@@ -4,10 +4,12 @@ import type { CommandIo } from './io.js';
 
 /**
  * What the graph index build tells on stderr: progress at most once a second once it has taken
- * more than a second, and one line when it is ready or failed.
+ * more than a second, and one line when it is ready or failed; one line when its dominator tree
+ * is ready (again only when a computation after a change took a second or more).
  */
 export function graphProgressReporter(io: CommandIo, label = 'graph index'): GraphServiceOptions {
   let last = 0;
+  let dominatorsTold = false;
   return {
     onProgress: (p, elapsedMs) => {
       const now = Date.now();
@@ -21,6 +23,15 @@ export function graphProgressReporter(io: CommandIo, label = 'graph index'): Gra
     },
     onFailed: (error) => {
       io.stderr.write(`storage-inspector: warning: ${label} failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    },
+    onDominatorsReady: (tree, computeMs) => {
+      // Computed again after every commit of a followed storage: told again only when that is slow.
+      if (dominatorsTold && computeMs < 1000) return;
+      dominatorsTold = true;
+      io.stderr.write(`storage-inspector: dominator tree ready: ${tree.reachableObjects} reachable objects, ${tree.reachableBytes} bytes, computed in ${(computeMs / 1000).toFixed(1)} s\n`);
+    },
+    onDominatorsFailed: (error) => {
+      io.stderr.write(`storage-inspector: warning: dominator tree failed: ${error instanceof Error ? error.message : String(error)}\n`);
     },
   };
 }

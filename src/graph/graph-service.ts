@@ -2,6 +2,7 @@ import type { Storage, StorageChange } from '../storage/storage.js';
 import { buildGraph, type BuildProblem, type BuildProgress } from './build/graph-build.js';
 import { collectGarbageNow } from './collect-garbage.js';
 import { applyStorageChange } from './graph-follow.js';
+import { DominatorService, type DominatorServiceOptions } from './dominator-service.js';
 import type { GraphIndex } from './model/graph-index.js';
 
 /**
@@ -9,7 +10,8 @@ import type { GraphIndex } from './model/graph-index.js';
  * (requests keep being served meanwhile; the build yields between chunks), then kept current
  * with every change the storage takes over. Changes that arrive while building are queued and
  * applied before the index is declared ready; a storage rebuilt from scratch starts the build
- * over.
+ * over. Once ready, the dominator tree is computed in the background (dominator-service.ts) and
+ * computed again after every change.
  */
 
 export type GraphState =
@@ -17,7 +19,7 @@ export type GraphState =
   | { readonly kind: 'ready'; readonly graph: GraphIndex; readonly buildMs: number; readonly problems: readonly BuildProblem[]; readonly problemCount: number }
   | { readonly kind: 'failed'; readonly error: unknown };
 
-export interface GraphServiceOptions {
+export interface GraphServiceOptions extends DominatorServiceOptions {
   /** Progress of a build (at most once per file). */
   readonly onProgress?: (progress: BuildProgress, elapsedMs: number) => void;
   /** A build finished (first or repeated). */
@@ -34,11 +36,14 @@ export class GraphService {
   private running: Promise<void> | undefined;
   private readonly stopListening: () => void;
   private closed = false;
+  /** The dominator tree of the index, computed after each build and change. */
+  readonly dominators: DominatorService;
 
   constructor(
     readonly storage: Storage,
     private readonly options: GraphServiceOptions = {},
   ) {
+    this.dominators = new DominatorService(storage, options);
     this.stopListening = storage.onChange((change) => this.take(change));
   }
 
@@ -64,6 +69,7 @@ export class GraphService {
   close(): void {
     this.closed = true;
     this.stopListening();
+    this.dominators.close();
   }
 
   private async take(change: StorageChange): Promise<void> {
@@ -74,6 +80,7 @@ export class GraphService {
       return;
     }
     if (change.rebuilt) {
+      this.dominators.reset();
       this.current = { kind: 'building', progress: undefined, startedAt: Date.now() };
       this.restart = true;
       this.running = this.running?.then(() => this.buildLoop()) ?? this.buildLoop();
@@ -81,8 +88,10 @@ export class GraphService {
     }
     try {
       await applyStorageChange(state.graph, this.storage, change);
+      this.dominators.follow(state.graph);
     } catch (error) {
       if (this.closed) return;
+      this.dominators.reset();
       // The index can no longer be trusted: build it again from the files.
       this.current = { kind: 'building', progress: undefined, startedAt: Date.now() };
       this.options.onFailed?.(error);
@@ -117,6 +126,7 @@ export class GraphService {
           const buildMs = Date.now() - startedAt;
           this.current = { kind: 'ready', graph: result.graph, buildMs, problems: result.problems, problemCount: result.problemCount };
           this.options.onReady?.(result.graph, buildMs);
+          this.dominators.follow(result.graph);
           return false;
         });
         if (!again) return;

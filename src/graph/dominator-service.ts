@@ -1,0 +1,128 @@
+import type { Storage } from '../storage/storage.js';
+import { dominatorSteps, type DominatorProgress } from './model/dominator-computation.js';
+import type { DominatorTree } from './model/dominator-tree.js';
+import type { GraphIndex } from './model/graph-index.js';
+
+/**
+ * The dominator tree of a storage's graph index over time: computed in the background once the
+ * index is ready, in slices of a few milliseconds between other work (requests are served
+ * meanwhile), each slice inside one consistent state of the storage. Every change the index takes
+ * over (a commit of a followed storage) makes the tree stale: it is computed again from scratch,
+ * and a change arriving while it is computed starts that computation over.
+ */
+
+export type DominatorState =
+  | { readonly kind: 'waiting' }
+  | { readonly kind: 'computing'; readonly progress: DominatorProgress | undefined; readonly startedAt: number }
+  | { readonly kind: 'ready'; readonly tree: DominatorTree; readonly computeMs: number }
+  | { readonly kind: 'failed'; readonly error: unknown };
+
+export interface DominatorServiceOptions {
+  /** A computation finished (the first one or one after a change). */
+  readonly onDominatorsReady?: (tree: DominatorTree, computeMs: number) => void;
+  readonly onDominatorsFailed?: (error: unknown) => void;
+}
+
+/** Work done between two pauses. */
+const SLICE_MS = 20;
+
+const yieldToOthers = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+export class DominatorService {
+  private current: DominatorState = { kind: 'waiting' };
+  private graph: GraphIndex | undefined;
+  private running: Promise<void> | undefined;
+  private waiters: { resolve: (tree: DominatorTree) => void; reject: (error: unknown) => void }[] = [];
+  private closed = false;
+
+  constructor(
+    private readonly storage: Pick<Storage, 'channels' | 'consistent' | 'generation'>,
+    private readonly options: DominatorServiceOptions = {},
+  ) {}
+
+  get state(): DominatorState {
+    return this.current;
+  }
+
+  /** The tree of the graph's current state, if computed. */
+  treeOf(graph: GraphIndex): DominatorTree | undefined {
+    const state = this.current;
+    return state.kind === 'ready' && this.graph === graph && state.tree.graphVersion === graph.version ? state.tree : undefined;
+  }
+
+  /** Computes the tree of this graph (again, if it changed); a computation under way restarts. */
+  follow(graph: GraphIndex): void {
+    if (this.closed) return;
+    this.graph = graph;
+    if (this.current.kind !== 'computing') this.current = { kind: 'computing', progress: undefined, startedAt: Date.now() };
+    this.running ??= this.loop().finally(() => {
+      this.running = undefined;
+    });
+  }
+
+  /** The graph index is being built again: no tree until it is ready. */
+  reset(): void {
+    this.graph = undefined;
+    this.current = { kind: 'waiting' };
+  }
+
+  /** The tree once computed for the state the graph is in by then (rejects if that failed). */
+  ready(): Promise<DominatorTree> {
+    const state = this.current;
+    if (state.kind === 'ready' && this.graph !== undefined && state.tree.graphVersion === this.graph.version) return Promise.resolve(state.tree);
+    if (state.kind === 'failed') return Promise.reject(state.error);
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  close(): void {
+    this.closed = true;
+    this.graph = undefined;
+    for (const waiter of this.waiters.splice(0)) waiter.reject(new Error('the storage was closed'));
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.closed) {
+      const graph = this.graph;
+      if (graph === undefined) return;
+      const version = graph.version;
+      const generation = this.storage.generation;
+      const startedAt = Date.now();
+      this.current = { kind: 'computing', progress: undefined, startedAt };
+      const steps = dominatorSteps(graph, this.storage.channels);
+      let tree: DominatorTree | undefined;
+      let stale = false;
+      try {
+        while (tree === undefined && !stale) {
+          await yieldToOthers();
+          await this.storage.consistent(async () => {
+            if (this.closed || this.graph !== graph || graph.version !== version || this.storage.generation !== generation) {
+              stale = true;
+              return;
+            }
+            const until = performance.now() + SLICE_MS;
+            do {
+              const step = steps.next();
+              if (step.done === true) {
+                tree = step.value;
+                return;
+              }
+              this.current = { kind: 'computing', progress: step.value, startedAt };
+            } while (performance.now() < until);
+          });
+        }
+      } catch (error) {
+        if (this.closed) return;
+        this.current = { kind: 'failed', error };
+        this.options.onDominatorsFailed?.(error);
+        for (const waiter of this.waiters.splice(0)) waiter.reject(error);
+        return;
+      }
+      if (stale || tree === undefined) continue;
+      const computeMs = Date.now() - startedAt;
+      this.current = { kind: 'ready', tree, computeMs };
+      this.options.onDominatorsReady?.(tree, computeMs);
+      for (const waiter of this.waiters.splice(0)) waiter.resolve(tree);
+      if (this.graph === graph && graph.version === version) return;
+    }
+  }
+}

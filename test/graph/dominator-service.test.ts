@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GraphService } from '../../src/graph/graph-service.js';
+import type { DominatorTree } from '../../src/graph/model/dominator-tree.js';
+import type { GraphIndex } from '../../src/graph/model/graph-index.js';
+import { Storage } from '../../src/storage/storage.js';
+import { referenceDominators } from './dominator-reference.js';
+import { ModelStorage, writeModelStorage } from './model-storage.js';
+
+/**
+ * The dominator tree computed in the background once the graph index is ready, and again after
+ * each commit a followed storage takes over: always the tree of the graph's current state.
+ */
+
+function expectAsDefined(graph: GraphIndex, storage: Storage, tree: DominatorTree): void {
+  const want = referenceDominators(graph, storage.channels);
+  expect(tree.graphVersion).toBe(graph.version);
+  for (let v = 0; v < graph.nodeCount; v++) {
+    expect(tree.immediateDominator(v), `idom of ${graph.nodes.idOf(v)}`).toBe(want.idom[v]);
+    expect(tree.retainedObjects(v)).toBe(want.retainedObjects[v]);
+    expect(tree.retainedBytes(v)).toBe(want.retainedBytes[v]);
+  }
+}
+
+describe('dominator tree of a served storage', () => {
+  let base: string;
+  let dir: string;
+  let model: ModelStorage;
+  const ids: Record<string, bigint> = {};
+
+  beforeAll(() => {
+    base = mkdtempSync(join(tmpdir(), 'dominators-'));
+    dir = join(base, 'storage');
+    const written = writeModelStorage(dir);
+    model = written.model;
+    Object.assign(ids, written.ids);
+  });
+
+  afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+  it('is computed after the build and again after every commit taken over', async () => {
+    const storage = await Storage.open(dir);
+    const ready: number[] = [];
+    const service = new GraphService(storage, { onDominatorsReady: (tree) => ready.push(tree.graphVersion) });
+    try {
+      const graph = await service.ready();
+      let tree = await service.dominators.ready();
+      expect(service.dominators.state.kind).toBe('ready');
+      expect(service.dominators.treeOf(graph)).toBe(tree);
+      expectAsDefined(graph, storage, tree);
+      const node = (id: bigint): number => graph.nodes.nodeOfId(id);
+      // d is held only through the Lazy reference, which the root holds.
+      expect(tree.immediateDominator(node(ids.d!))).toBe(node(ids.lazy!));
+      expect(tree.immediateDominator(node(ids.lazy!))).toBe(node(ids.root!));
+      expect(tree.isReachable(node(ids.g1!))).toBe(false);
+      expect(tree.retainedBytes(node(ids.lazy!))).toBe(model.objects.get(ids.lazy!)!.bytes + tree.retainedBytes(node(ids.d!)));
+
+      // The root refers to d directly too: the Lazy no longer dominates it.
+      const writer = await ModelStorage.reopen(dir, model);
+      writer.putNode({ name: 'root', next: ids.d!, children: ids.list!, lazy: ids.lazy! }, ids.root!);
+      writer.commit();
+      writer.close();
+      await storage.refresh();
+      expect(service.dominators.treeOf(graph)).toBeUndefined();
+      tree = await service.dominators.ready();
+      expectAsDefined(graph, storage, tree);
+      expect(tree.immediateDominator(node(ids.d!))).toBe(node(ids.root!));
+      expect(tree.retainedObjects(node(ids.lazy!))).toBe(1);
+      expect(tree.isReachable(node(ids.a!))).toBe(false);
+      expect(ready).toEqual([0, graph.version]);
+    } finally {
+      service.close();
+      await storage.close();
+    }
+  });
+});
