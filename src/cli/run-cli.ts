@@ -17,6 +17,7 @@ const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{
   export: { summary: 'write the instances of a type as NDJSON or CSV, or every table as Parquet, CSV or NDJSON', load: () => import('./commands/export.js') },
   sql: { summary: 'query a storage with SQL: every type a table (DuckDB), or an interactive shell', load: () => import('./commands/sql.js') },
   check: { summary: 'diagnose a storage: would MicroStream or EclipseStore start on it, is anything lost', load: () => import('./commands/check.js') },
+  diff: { summary: 'what changed between two storages, or two points of one storage\'s history', load: () => import('./commands/diff.js') },
   rescue: { summary: 'copy what is readable (or an earlier state) into a new, clean storage', load: () => import('./commands/rescue.js') },
 };
 

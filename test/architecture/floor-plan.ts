@@ -29,6 +29,7 @@ export const FLOOR_PLAN: Readonly<Record<string, readonly string[]>> = {
   writer: ['writer/generator', 'storage/**', 'format', 'javatext'],
   'writer/generator': ['writer', 'format', 'javatext'],
   rescue: ['check', 'writer/**', 'inspect', 'storage/**', 'format', 'javatext'],
+  diff: ['rescue', 'inspect', 'storage/**', 'format', 'javatext'],
 
   'graph/model': ['storage/**', 'format', 'javatext', 'threads'],
   'graph/build': ['graph/model', 'storage/**', 'format', 'javatext', 'threads'],
