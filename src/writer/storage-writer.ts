@@ -1,3 +1,5 @@
+import type { ChunkAlgorithm } from '../format/chunk-checksums.js';
+import { chunkRecord, fileHeaderRecord, ZERO_CHAIN_ROOT } from './chunk-records.js';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, writeFileSync, writeSync } from 'node:fs';
 import { StorageError } from '../errors.js';
 import { detectFamily, type FamilyName } from '../format/storage-family.js';
@@ -44,6 +46,12 @@ export interface StorageWriterOptions {
   readonly fileMaximumSize?: number;
   /** Epoch milliseconds for log timestamps (default `Date.now`). */
   readonly now?: () => number;
+  /**
+   * Chunk checksums as EclipseStore 4.2 writes them (a file header opening each data file, a
+   * checksum record after each store's bytes of a channel): `crc32c`, `sha256` (chained), or
+   * `none` (the default: the 4.1 format). Only for a new storage.
+   */
+  readonly checksums?: ChunkAlgorithm | 'none';
 }
 
 export interface StoreResult {
@@ -71,6 +79,7 @@ interface WriterState {
 export class StorageWriter {
   private readonly clock: StoreClock;
   private readonly fileMaximumSize: number;
+  private readonly checksums: ChunkAlgorithm | undefined;
   private readonly handles = new Map<string, number>();
   private rootReferenceDirty = false;
   private rootsDirty = false;
@@ -87,6 +96,9 @@ export class StorageWriter {
   ) {
     this.fileMaximumSize = options.fileMaximumSize ?? DEFAULT_FILE_MAXIMUM_SIZE;
     if (!(this.fileMaximumSize > 0)) throw new RangeError(`invalid file maximum size ${this.fileMaximumSize}`);
+    const checksums = options.checksums ?? 'none';
+    if (checksums !== 'none' && checksums !== 'crc32c' && checksums !== 'sha256') throw new RangeError(`unknown chunk checksum algorithm ${String(checksums)}`);
+    this.checksums = checksums === 'none' ? undefined : checksums;
     this.clock = new StoreClock(options.now, latestTimestamp);
   }
 
@@ -148,6 +160,7 @@ export class StorageWriter {
    * are cut first (see `readExistingStorage`); otherwise a storage with uncommitted bytes is refused.
    */
   static async open(directory: string, options: StorageWriterOptions & ReadExistingOptions = {}): Promise<StorageWriter> {
+    if ((options.checksums ?? 'none') !== 'none') throw new RangeError('chunk checksums are written only into a new storage');
     const existing = await readExistingStorage(directory, options);
     if (options.channelCount !== undefined && options.channelCount !== existing.channelCount) {
       throw new StorageError('STORAGE_INCONSISTENT', `${directory} has ${existing.channelCount} channels, not ${options.channelCount}`);
@@ -312,19 +325,29 @@ export class StorageWriter {
     after.forEach((channel, c) => {
       if (channel.headNumber !== 0n && channel.headLength < this.fileMaximumSize) return;
       const headNumber = channel.headNumber + 1n;
-      const entry = creationEntry(this.clock.next(), 0, headNumber);
+      // With checksums a new file starts with its header, and the log names the file with it.
+      const header = this.checksums === undefined ? undefined : fileHeaderRecord(this.checksums, channel.chainTip ?? ZERO_CHAIN_ROOT);
+      const entry = creationEntry(this.clock.next(), header?.length ?? 0, headNumber);
       writes.push({ kind: 'log', channel: c, path: logFilePath(this.directory, c), position: channel.logLength, bytes: entry });
       writes.push({ kind: 'create', channel: c, path: dataFilePath(this.directory, c, headNumber), position: 0, bytes: new Uint8Array(0) });
-      after[c] = { headNumber, headLength: 0, logLength: channel.logLength + entry.length };
+      if (header !== undefined) writes.push({ kind: 'data', channel: c, path: dataFilePath(this.directory, c, headNumber), position: 0, bytes: header });
+      after[c] = { ...channel, headNumber, headLength: header?.length ?? 0, logLength: channel.logLength + entry.length };
       createdFiles++;
     });
     let dataBytes = 0;
     after.forEach((channel, c) => {
-      const bytes = builder.sinks[c]!.bytes();
-      if (bytes.length === 0) return;
+      const records = builder.sinks[c]!.bytes();
+      if (records.length === 0) return;
+      let bytes = records;
+      let chainTip = channel.chainTip;
+      if (this.checksums !== undefined) {
+        const chunk = chunkRecord(this.checksums, channel.headLength, records, channel.chainTip ?? ZERO_CHAIN_ROOT);
+        bytes = Buffer.concat([records, chunk.record]);
+        chainTip = chunk.tip;
+      }
       writes.push({ kind: 'data', channel: c, path: dataFilePath(this.directory, c, channel.headNumber), position: channel.headLength, bytes });
-      after[c] = { ...channel, headLength: channel.headLength + bytes.length };
-      dataBytes += bytes.length;
+      after[c] = { ...channel, headLength: channel.headLength + bytes.length, ...(chainTip === undefined ? {} : { chainTip }) };
+      dataBytes += records.length;
     });
     after.forEach((channel, c) => {
       const entry = storeEntry(timestamp, channel.headLength);

@@ -27,6 +27,8 @@ export interface ChannelHead {
   readonly headNumber: bigint;
   readonly headLength: number;
   readonly logLength: number;
+  /** With chained SHA-256 chunk checksums: the last hash written in the channel (the next chunk's "previous"). */
+  readonly chainTip?: Uint8Array;
 }
 
 export interface StorePlan {

@@ -46,7 +46,7 @@ describe('what check says about the damage', () => {
     // The String whose first letter rotted ("Deutschland" -> "deutschland") is one of them.
     expect(problem.objects).toContainEqual({ objectId: '1000000000000000042', typeName: 'java.lang.String' });
     expect(problem.objects).toHaveLength(6);
-    expect(problem.meaning).toMatch(/without a checksum setting starts and serves these bytes/);
+    expect(problem.meaning).toMatch(/without a checksum setting verifies nothing: it starts and serves these bytes/);
   });
 
   it('warns that a chunk behind an unknown record kind cannot be verified', async () => {

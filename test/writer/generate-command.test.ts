@@ -22,7 +22,7 @@ function capture() {
 
 describe('generate command', () => {
   it('parses its options', () => {
-    expect(parseGenerateArgs(['--entities', '100', '--out', 'x'])).toEqual({ entities: 100, out: 'x', channels: 1, seed: 1, fileSize: 8388608, family: 'microstream' });
+    expect(parseGenerateArgs(['--entities', '100', '--out', 'x'])).toEqual({ entities: 100, out: 'x', channels: 1, seed: 1, fileSize: 8388608, family: 'microstream', gigamap: undefined, checksums: 'none' });
     expect(parseGenerateArgs(['--entities', '100', '--out', 'x', '--channels', '8', '--seed', '7', '--file-size', '1048576'])).toEqual({
       entities: 100,
       out: 'x',
@@ -30,12 +30,16 @@ describe('generate command', () => {
       seed: 7,
       fileSize: 1048576,
       family: 'microstream',
+      gigamap: undefined,
+      checksums: 'none',
     });
+    expect(parseGenerateArgs(['--entities', '100', '--out', 'x', '--family', 'eclipsestore', '--checksums', 'sha256'])).toMatchObject({ checksums: 'sha256' });
     expect(parseGenerateArgs(['--entities', '100', '--out', 'x', '--family', 'eclipsestore'])).toMatchObject({ family: 'eclipsestore' });
     expect(parseGenerateArgs(['-h'])).toBe('help');
     for (const bad of [[], ['--out', 'x'], ['--entities', '100'], ['--entities', '1e3', '--out', 'x'], ['--entities', '10', '--out', 'x'],
       ['--entities', '100', '--out', 'x', '--channels', '3'], ['--entities', '100', '--out', 'x', '--bogus'],
-      ['--entities', '100', '--out', 'x', '--family', 'eclipse']]) {
+      ['--entities', '100', '--out', 'x', '--family', 'eclipse'], ['--entities', '100', '--out', 'x', '--checksums', 'crc32c'],
+      ['--entities', '100', '--out', 'x', '--family', 'eclipsestore', '--checksums', 'md5']]) {
       expect(() => parseGenerateArgs(bad), bad.join(' ')).toThrow(UsageError);
     }
   });

@@ -21,6 +21,8 @@ export interface GenerateArgs {
   readonly family: FamilyName;
   /** Entities of a GigaMap to add (EclipseStore only). */
   readonly gigamap: number | undefined;
+  /** Chunk checksums as EclipseStore 4.2 writes them (EclipseStore only). */
+  readonly checksums: 'none' | 'crc32c' | 'sha256';
 }
 
 export function generateCommand(): Command {
@@ -40,6 +42,11 @@ export function generateCommand(): Command {
     )
     .addOption(
       integerOption('--gigamap', 'n', "with --family eclipsestore: also a GigaMap of n persons with a hashing index (city) and a unique bit-sliced one (id), reachable from the library's people map under the key gigamap (beyond --entities)", 1, 2 ** 31, 'entities'),
+    )
+    .addOption(
+      new Option('--checksums <algorithm>', 'with --family eclipsestore: chunk checksums as EclipseStore 4.2 writes them (a file header, a checksum record after every chunk): crc32c, sha256 (chained) or none')
+        .choices(['none', 'crc32c', 'sha256'])
+        .default('none'),
     );
 }
 
@@ -47,12 +54,14 @@ export function parseGenerateArgs(args: string[]): GenerateArgs | 'help' {
   const command = generateCommand();
   if (parseCommand(command, args) === 'help') return 'help';
   if (command.args.length > 0) throw new UsageError(`unexpected argument "${command.args[0]}"; see 'storage-inspector generate --help'`);
-  const values = command.opts<{ entities?: number; out?: string; channels: number; seed: number; fileSize: number; family: FamilyName; gigamap?: number }>();
+  const values = command.opts<{ entities?: number; out?: string; channels: number; seed: number; fileSize: number; family: FamilyName; gigamap?: number; checksums: 'none' | 'crc32c' | 'sha256' }>();
   if (values.gigamap !== undefined && values.family !== 'eclipsestore') throw new UsageError('--gigamap needs --family eclipsestore');
-  if (values.entities === undefined) throw new UsageError('missing --entities');
-  if (values.out === undefined || values.out === '') throw new UsageError('missing --out');
+  if (values.checksums !== 'none' && values.family !== 'eclipsestore') throw new UsageError('--checksums needs --family eclipsestore');
+  // Every missing option named at once: a reader of one error should not meet the next one.
+  const missing = [...(values.entities === undefined ? ['--entities N'] : []), ...(values.out === undefined || values.out === '' ? ['--out DIR'] : [])];
+  if (missing.length > 0) throw new UsageError(`missing ${missing.join(' and ')} (e.g. generate --entities 10000 --out ./generated${values.gigamap === undefined ? '' : ` --family eclipsestore --gigamap ${values.gigamap}`})`);
   if ((values.channels & (values.channels - 1)) !== 0) throw new UsageError(`--channels must be a power of two, got ${values.channels}`);
-  return { entities: values.entities, out: values.out, channels: values.channels, seed: values.seed, fileSize: values.fileSize, family: values.family, gigamap: values.gigamap };
+  return { entities: values.entities, out: values.out, channels: values.channels, seed: values.seed, fileSize: values.fileSize, family: values.family, gigamap: values.gigamap, checksums: values.checksums };
 }
 
 export async function run(args: string[], io: { stdout: { write(t: string): unknown }; stderr: { write(t: string): unknown } }): Promise<void> {
@@ -80,6 +89,7 @@ export async function run(args: string[], io: { stdout: { write(t: string): unkn
     seed: options.seed,
     fileMaximumSize: options.fileSize,
     family: options.family,
+    checksums: options.checksums,
     ...(options.gigamap === undefined ? {} : { gigamap: options.gigamap }),
   });
   const seconds = (performance.now() - started) / 1000;

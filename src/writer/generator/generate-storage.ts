@@ -33,6 +33,8 @@ export interface GenerateOptions {
   readonly now?: () => number;
   /** EclipseStore only: also a GigaMap of this many persons with two indices (gigamap-writer.ts), in the library's `people` map under the key `gigamap`. */
   readonly gigamap?: number;
+  /** EclipseStore only: chunk checksums as EclipseStore 4.2 writes them (`crc32c`, chained `sha256`); default none. */
+  readonly checksums?: 'none' | 'crc32c' | 'sha256';
   readonly onProgress?: (progress: GenerateProgress) => void;
 }
 
@@ -65,7 +67,9 @@ export function generateStorage(options: GenerateOptions): GenerateSummary {
     throw new RangeError(`the generator needs at least ${MIN_GENERATED_ENTITIES} entities, got ${options.entities}`);
   }
   if (options.gigamap !== undefined && (options.family ?? 'microstream') !== 'eclipsestore') throw new RangeError('a GigaMap can only be generated for the eclipsestore family');
+  if ((options.checksums ?? 'none') !== 'none' && (options.family ?? 'microstream') !== 'eclipsestore') throw new RangeError('chunk checksums can only be written for the eclipsestore family (EclipseStore 4.2)');
   const writer = StorageWriter.create(options.directory, {
+    ...(options.checksums === undefined ? {} : { checksums: options.checksums }),
     channelCount: options.channelCount ?? 1,
     family: options.family ?? 'microstream',
     fileMaximumSize: options.fileMaximumSize ?? DEFAULT_FILE_MAXIMUM_SIZE,
