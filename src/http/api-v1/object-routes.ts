@@ -7,11 +7,12 @@ import { gigaMapPart } from './gigamap-routes.js';
 import { ObjectViewWithGigaMap } from './gigamap-schemas.js';
 import { objectViewOf, OTHER_PLACES, requireGraph, storedNode, typeNameOf, viaOf } from './graph-answers.js';
 import { answers, notFound } from './problem.js';
+import { retainedPart, retainedRoutes } from './retained-routes.js';
 import type { ApiRoute } from './routing.js';
 import { ObjectParams, Paging, PathList, ReferrerList, type ViaJson } from './schemas.js';
 import { summariesOf } from './summaries.js';
 
-/** `/objects/{oid}`, its referrers and its paths from the roots. */
+/** `/objects/{oid}`, its referrers and its paths from the roots; with them the retained routes (retained-routes.ts). */
 
 const PagingQuery = Type.Object(Paging);
 const PathsQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 3, description: 'paths at most' })) });
@@ -32,8 +33,12 @@ export const objectRoutes: readonly ApiRoute[] = [
         const graph = requireGraph(context);
         const query = request.query as Static<typeof PagingQuery>;
         const window = { offset: query.offset ?? 0, limit: query.limit ?? 100 };
-        const view = await objectViewOf(context, graph, BigInt((request.params as Static<typeof ObjectParams>).oid), window);
-        return view.typeName === GIGAMAP && view.constant !== true ? { ...view, gigamap: await gigaMapPart(context.storage, BigInt(view.objectId), window) } : view;
+        const objectId = BigInt((request.params as Static<typeof ObjectParams>).oid);
+        const view = await objectViewOf(context, graph, objectId, window);
+        // Once the dominator tree is computed: what the object retains and its immediate dominator.
+        const retained = view.constant === true ? undefined : retainedPart(context, graph, objectId);
+        const withRetained = retained === undefined ? view : { ...view, ...retained };
+        return view.typeName === GIGAMAP && view.constant !== true ? { ...withRetained, gigamap: await gigaMapPart(context.storage, BigInt(view.objectId), window) } : withRetained;
       }),
   },
   {
@@ -117,4 +122,5 @@ export const objectRoutes: readonly ApiRoute[] = [
         return { objectId: String(objectId), reachable: result.reachable, length: result.length, truncated: result.truncated, paths };
       }),
   },
+  ...retainedRoutes,
 ];

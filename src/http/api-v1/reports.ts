@@ -36,7 +36,7 @@ export async function storageInfo(context: StorageContext): Promise<Static<typeo
   const state = context.graph.state;
   let graph: Static<typeof StorageInfo>['graph'];
   if (state.kind === 'ready') {
-    graph = { state: 'ready', buildMs: state.buildMs, references: state.graph.adjacency.referenceCount(), problems: state.problems.map((p) => ({ ...p, message: redactConnections(p.message) })), problemCount: state.problemCount };
+    graph = { state: 'ready', buildMs: state.buildMs, references: state.graph.adjacency.referenceCount(), problems: state.problems.map((p) => ({ ...p, message: redactConnections(p.message) })), problemCount: state.problemCount, dominators: dominatorInfo(context) };
   } else if (state.kind === 'failed') {
     graph = { state: 'failed', error: redactConnections(state.error instanceof Error ? state.error.message : String(state.error)) };
   } else {
@@ -63,6 +63,16 @@ export async function storageInfo(context: StorageContext): Promise<Static<typeo
     ...(context.served?.damage === undefined ? {} : { damage: context.served.damage.map((d) => ({ code: d.code, severity: d.severity, message: d.message, ...(d.file === undefined ? {} : { file: d.file }), ...(d.offset === undefined ? {} : { offset: d.offset }) })) }),
     graph,
   };
+}
+
+/** How far the dominator tree is (computed in the background once the graph index is ready). */
+function dominatorInfo(context: StorageContext): NonNullable<Static<typeof StorageInfo>['graph']['dominators']> {
+  const state = context.graph.dominators.state;
+  if (state.kind === 'ready') return { state: 'ready', computeMs: state.computeMs, reachableObjects: state.tree.reachableObjects, reachableBytes: state.tree.reachableBytes };
+  if (state.kind === 'failed') return { state: 'failed', error: redactConnections(state.error instanceof Error ? state.error.message : String(state.error)) };
+  if (state.kind === 'waiting') return { state: 'waiting' };
+  const p = state.progress;
+  return { state: 'computing', phase: p?.phase ?? 'starting', percent: p === undefined || p.total === 0 ? 0 : Math.min(100, Math.floor((100 * p.done) / p.total)), elapsedMs: Date.now() - state.startedAt };
 }
 
 export function typeList(context: StorageContext, graph: GraphIndex): Static<typeof TypeList>['types'] {

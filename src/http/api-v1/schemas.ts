@@ -106,6 +106,21 @@ export const StorageInfo = Type.Object({
     problems: Type.Optional(Type.Array(Type.Object({ file: Type.String(), offset: Count, message: Type.String() }))),
     problemCount: Type.Optional(Count),
     error: Type.Optional(Type.String()),
+    dominators: Type.Optional(
+      Type.Object(
+        {
+          state: Type.Union([Type.Literal('waiting'), Type.Literal('computing'), Type.Literal('ready'), Type.Literal('failed')]),
+          phase: Type.Optional(Type.String({ description: 'while computing: numbering, semidominators, dominators, retained sizes' })),
+          percent: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'while computing: of the phase' })),
+          elapsedMs: Type.Optional(Count),
+          computeMs: Type.Optional(Count),
+          reachableObjects: Type.Optional(Count),
+          reachableBytes: Type.Optional(Bytes),
+          error: Type.Optional(Type.String()),
+        },
+        { description: 'the dominator tree (retained sizes): computed in the background once the graph index is ready, and again after every change taken over' },
+      ),
+    ),
   }),
 });
 
@@ -150,6 +165,18 @@ const Member = Type.Object({
   elements: Type.Optional(Type.Array(Type.Unknown(), { description: 'the window of a list member: values, or objects of the element members (map entries: key, value)' })),
 });
 
+/** What an object retains (dominator-tree.ts): null for an unreachable object. */
+export const RetainedFigures = Type.Object(
+  {
+    objects: Type.Integer({ minimum: 1, description: 'objects that would become garbage were this one unreachable (itself included)' }),
+    bytes: Type.Integer({ minimum: 0, description: 'bytes of the latest records of those objects' }),
+    share: Type.Number({ minimum: 0, maximum: 1, description: 'bytes as a share of the bytes of every reachable object' }),
+  },
+  { description: 'the retained set: this object and every object it dominates (every path from the roots object to them passes through it)' },
+);
+
+export const ObjectRef = Type.Object({ objectId: ObjectId, typeName: Type.String() });
+
 export const ObjectView = Type.Object({
   objectId: ObjectId,
   typeId: TypeId,
@@ -162,6 +189,8 @@ export const ObjectView = Type.Object({
   reachable: Type.Boolean(),
   referrers: Count,
   members: Type.Array(Member),
+  retained: Type.Optional(Type.Union([RetainedFigures, Type.Null()], { description: 'once the dominator tree is computed (see /storage graph.dominators): what this object retains; null when unreachable' })),
+  immediateDominator: Type.Optional(Type.Union([ObjectRef, Type.Null()], { description: 'once the dominator tree is computed: the closest object every path from the roots object to this one passes through; null for the roots object and unreachable objects' })),
 });
 
 const Referrer = Type.Object({ objectId: ObjectId, typeName: Type.String(), via: Type.Union([Via, Type.Null()]), summary: Type.Optional(Summary) });
