@@ -148,6 +148,22 @@ async function entries(context: StorageContext, graph: GraphIndex, tree: Dominat
   });
 }
 
+export type RetainersJson = Static<typeof RetainersAnswer>;
+
+/** The biggest retainers `[offset, offset + limit)` (within the first 1,000), for `/retainers` and `analyze`. */
+export async function retainersReport(context: StorageContext, graph: GraphIndex, tree: DominatorTree, offset: number, limit: number, types: number, summaries: boolean): Promise<RetainersJson> {
+  const first = Math.min(offset, MAX_PAGE);
+  const count = Math.max(0, Math.min(limit, MAX_PAGE - first));
+  const page = [...tree.top(first + count).subarray(first)];
+  return {
+    offset: first,
+    limit: count,
+    reachableObjects: tree.reachableObjects,
+    reachableBytes: tree.reachableBytes,
+    retainers: await entries(context, graph, tree, page, summaries, Math.min(types, MAX_TYPES)),
+  };
+}
+
 export const retainedRoutes: readonly ApiRoute[] = [
   {
     path: '/dominators',
@@ -199,16 +215,7 @@ export const retainedRoutes: readonly ApiRoute[] = [
         const query = request.query as Static<typeof RetainersQuery>;
         const graph = requireGraph(context);
         const tree = requireDominators(context, graph);
-        const offset = query.offset ?? 0;
-        const limit = Math.min(query.limit ?? 20, MAX_PAGE - offset);
-        const page = [...tree.top(offset + limit).subarray(offset)];
-        return {
-          offset,
-          limit,
-          reachableObjects: tree.reachableObjects,
-          reachableBytes: tree.reachableBytes,
-          retainers: await entries(context, graph, tree, page, query.summaries === true, query.types ?? 0),
-        };
+        return retainersReport(context, graph, tree, query.offset ?? 0, query.limit ?? 20, query.types ?? 0, query.summaries === true);
       }),
   },
   {
