@@ -54,6 +54,50 @@ describe.skipIf(skip)('viewer: a GigaMap', () => {
   }
 
   it.each([
+    ['1440', { width: 1440, height: 900 }],
+    ['390', { width: 390, height: 844 }],
+  ] as const)('lists entities as entity id, object id and a summary cut inside its own column (%s px)', async (name, viewport) => {
+    const browser = await launchBrowser(viewport);
+    try {
+      const page = await open(browser, `#/store-data/object/${persons.objectId}`);
+      const rows = page.locator('.gigamap-entities tbody tr');
+      await rows.first().waitFor();
+      const first = persons.entities[0]!;
+      const listed = (await (await fetch(`${url}/api/v1/objects/${persons.objectId}/gigamap/entities?offset=0&limit=1`)).json()) as { entities: { summary: string }[] };
+      expect(await rows.first().locator('td').allTextContents()).toEqual([String(first.entityId), first.objectId, listed.entities[0]!.summary]);
+      expect(await rows.first().locator('td').nth(1).locator('a').getAttribute('href')).toMatch(new RegExp(`object/${first.objectId}$`));
+      // Every cell within the panel, left of the next one; the summary left-aligned and cut with an ellipsis.
+      const boxes = await page.locator('.gigamap-entities').evaluate((table) => {
+        const panel = table.closest('.gigamap-section')!.getBoundingClientRect();
+        return [...table.querySelectorAll('tbody tr')].map((tr) => {
+          const cells = [...tr.children] as HTMLElement[];
+          const summary = cells[2]!;
+          const style = getComputedStyle(summary);
+          return {
+            inside: cells.every((c) => c.getBoundingClientRect().right <= panel.right + 0.5),
+            ordered: cells.every((c, i) => i === 0 || cells[i - 1]!.getBoundingClientRect().right <= c.getBoundingClientRect().left + 0.5),
+            idWhole: cells[1]!.scrollWidth <= cells[1]!.clientWidth,
+            align: style.textAlign,
+            ellipsis: style.textOverflow === 'ellipsis' && style.whiteSpace === 'nowrap',
+            cut: summary.scrollWidth > summary.clientWidth,
+            title: summary.title === summary.textContent,
+          };
+        });
+      });
+      expect(boxes.length).toBe(50);
+      for (const box of boxes) expect(box).toEqual({ inside: true, ordered: true, idWhole: true, align: 'left', ellipsis: true, cut: expect.any(Boolean), title: true });
+      // Person summaries are longer than the column at both widths: some are cut (and whole on hover).
+      expect(boxes.some((b) => b.cut)).toBe(true);
+      expect(await page.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth')).toBe(true);
+      await page.locator('.gigamap-section').screenshot({ path: path.join(ARTIFACTS, `gigamap-entities-columns-${name}.png`) });
+      await page.close();
+    } finally {
+      await browser.close();
+    }
+    expect(errors).toEqual([]);
+  });
+
+  it.each([
     ['desktop', { width: 1280, height: 900 }],
     ['phone', { width: 390, height: 844 }],
   ] as const)('opens as its entities with an Indices tab (%s)', async (name, viewport) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { objectIdColumns, type SqlTable } from '../../viewer/src/grid/sql-types.js';
-import { countSql, filterCondition, pageSql, selectSql } from '../../viewer/src/grid/table-sql.js';
+import { countSql, filterCondition, pageSql, positionInWhere, selectSql } from '../../viewer/src/grid/table-sql.js';
 
 /** The SQL a type's grid sends to /api/v1/sql: what is shown is what is asked for (and downloaded). */
 
@@ -31,6 +31,19 @@ describe('the SQL of a type grid', () => {
     const where = ` WHERE CAST("name" AS VARCHAR) ILIKE '%Gre''ta%' ESCAPE '\\' AND "age" > 70 AND (friend IS NOT NULL) AND "_oid" IN (SELECT oid FROM _objects WHERE reachable = false)`;
     expect(countSql(view)).toBe(`SELECT count(*) AS n FROM "gen.Person"${where}`);
     expect(selectSql(view)).toBe(`SELECT "_oid", "_type_id", "name", "age", "friend" FROM "gen.Person"${where} ORDER BY "_oid"`);
+  });
+
+  it("maps a position into the generated statement back into the user's WHERE text, nowhere else", () => {
+    const view = { table: PERSON, state: { filters: { name: 'x' }, where: 'age >> 3' }, reachable: false };
+    for (const statement of [countSql(view), selectSql(view), pageSql(view, 200, 200)]) {
+      const at = statement.indexOf('age >> 3');
+      expect(positionInWhere(view, statement, at + 4)).toBe(4);
+      expect(positionInWhere(view, statement, at)).toBe(0);
+      // In the column filter or the generated part: not in the user's text.
+      expect(positionInWhere(view, statement, statement.indexOf('ILIKE'))).toBeUndefined();
+      expect(positionInWhere(view, statement, statement.indexOf('reachable'))).toBeUndefined();
+    }
+    expect(positionInWhere({ ...view, state: {} }, countSql({ ...view, state: {} }), 10)).toBeUndefined();
   });
 
   it('reads a filter text as a comparison, a range, null or a contains, and ignores an unknown sort column', () => {

@@ -1,4 +1,4 @@
-import type { Api } from '../api.js';
+import { errorMessage, type Api } from '../api.js';
 import type { ApiV1 } from '../api-v1.js';
 import type { SqlResult, SqlTable } from './sql-types.js';
 
@@ -20,6 +20,11 @@ export class SqlError extends Error {
   ) {
     super(message);
   }
+}
+
+/** The text of an error of a statement: DuckDB's own message for a refused one. */
+export function sqlErrorMessage(error: unknown): string {
+  return error instanceof SqlError ? error.message : errorMessage(error);
 }
 
 export const MAX_ROWS = 10_000;

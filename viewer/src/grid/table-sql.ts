@@ -23,14 +23,39 @@ export function visibleColumnNames(view: TableView): string[] {
 }
 
 export function whereClause(view: TableView): string {
+  return whereParts(view).clause;
+}
+
+/** The WHERE clause, and where in it the user's own condition (the WHERE box's text) starts. */
+function whereParts(view: TableView): { clause: string; userAt: number | undefined } {
   const conditions: string[] = [];
   for (const [name, text] of Object.entries(view.state.filters ?? {})) {
     const column = view.table.columns.find((c) => c.name === name);
     if (column !== undefined && text.trim() !== '') conditions.push(filterCondition(quoteIdentifier(name), column.type, column.objectId, text.trim()));
   }
-  if (view.state.where !== undefined && view.state.where.trim() !== '') conditions.push(`(${view.state.where})`);
+  let userAt: number | undefined;
+  if (view.state.where !== undefined && view.state.where.trim() !== '') {
+    userAt = ' WHERE '.length + conditions.reduce((n, c) => n + c.length + ' AND '.length, 0) + 1;
+    conditions.push(`(${view.state.where})`);
+  }
   if (view.reachable !== undefined) conditions.push(`"_oid" IN (SELECT oid FROM _objects WHERE reachable = ${view.reachable ? 'true' : 'false'})`);
-  return conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
+  return { clause: conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`, userAt };
+}
+
+/**
+ * Where an error's position (0-based, into a statement made by `countSql` or `selectSql`) falls
+ * in the user's WHERE text: the offset there, or undefined when it points elsewhere (a column
+ * filter, the generated part). DuckDB locates errors in the statement it was given; the user
+ * knows only the text they typed.
+ */
+export function positionInWhere(view: TableView, statement: string, position: number): number | undefined {
+  const where = view.state.where;
+  const { clause, userAt } = whereParts(view);
+  if (where === undefined || userAt === undefined || clause === '') return undefined;
+  const clauseAt = statement.indexOf(clause);
+  if (clauseAt < 0) return undefined;
+  const offset = position - (clauseAt + userAt);
+  return offset >= 0 && offset <= where.length ? offset : undefined;
 }
 
 /** Every row shown, in the order shown; the visible columns (for downloads) or all (for the grid, which hides columns itself). */

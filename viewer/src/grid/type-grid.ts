@@ -1,4 +1,3 @@
-import { errorMessage } from '../api.js';
 import { displayTypeName } from '../dictionary.js';
 import { clear, h } from '../dom.js';
 import { groupDigits } from '../format.js';
@@ -6,8 +5,8 @@ import type { GridState } from '../router.js';
 import type { ViewHost } from '../view-host.js';
 import { DataGrid } from './data-grid.js';
 import { downloadResult } from './downloads.js';
-import { SqlError, type SqlApi, type SqlTable } from './sql-api.js';
-import { countSql, pageSql, selectSql, type TableView } from './table-sql.js';
+import { SqlError, sqlErrorMessage, type SqlApi, type SqlTable } from './sql-api.js';
+import { countSql, pageSql, positionInWhere, selectSql, type TableView } from './table-sql.js';
 import { objectSummaries } from './summaries.js';
 
 /**
@@ -25,6 +24,8 @@ export class TypeGrid {
   private view: TableView | undefined;
   private typeId = '';
   private generation = 0;
+  /** The table whose rows the grid shows (an error keeps them). */
+  private gridTable: string | undefined;
 
   constructor(
     private readonly app: ViewHost,
@@ -49,7 +50,7 @@ export class TypeGrid {
     this.unreachable = h('input', { type: 'checkbox', class: 'unreachable-only' });
     this.unreachable.addEventListener('change', () => this.change({ reachable: this.unreachable.checked ? false : undefined }));
     this.status = h('span', { class: 'hint grid-status', role: 'status' });
-    this.problem = h('div', { class: 'problem', role: 'alert', hidden: true });
+    this.problem = h('div', { class: 'problem grid-where-problem', role: 'alert', hidden: true });
     const download = (format: 'csv' | 'parquet', label: string): HTMLElement =>
       h('button', { type: 'button', class: 'button small', onclick: () => void this.download(format) }, label);
     this.element = h(
@@ -82,29 +83,42 @@ export class TypeGrid {
     this.unreachable.checked = reachable === false;
     this.status.textContent = 'Counting…';
     const view = this.view;
+    const columns = table.columns.map((c) => ({ name: c.name, type: c.type, objectId: c.objectId }));
+    const statement = countSql(view);
     try {
-      const counted = await this.sql.query(countSql(view), 1);
+      const counted = await this.sql.query(statement, 1);
       if (generation !== this.generation) return;
       const total = Number(counted.rows[0]?.[0] ?? 0);
       this.status.textContent = `${groupDigits(total)} ${reachable === false ? 'unreachable ' : ''}instances of ${displayTypeName(table.typeName ?? table.name)}`;
       this.problem.hidden = true;
-      this.grid.element.hidden = false;
-      this.grid.setSource(
-        {
-          columns: table.columns.map((c) => ({ name: c.name, type: c.type, objectId: c.objectId })),
-          total,
-          rows: async (offset, limit) => (await this.sql.query(pageSql(view, offset, limit), limit)).rows,
-        },
-        state,
-      );
+      this.gridTable = table.name;
+      this.grid.setSource({ columns, total, rows: async (offset, limit) => (await this.sql.query(pageSql(view, offset, limit), limit)).rows }, state);
     } catch (error) {
       if (generation !== this.generation) return;
       this.status.textContent = '';
-      const position = error instanceof SqlError && error.position !== undefined ? ` (at character ${error.position + 1})` : '';
-      clear(this.problem, `${errorMessage(error)}${position}`);
-      this.problem.hidden = false;
-      this.grid.element.hidden = true;
+      this.showProblem(view, statement, error);
+      // The grid stays as it was (rows, headers, filters) so the condition can be mended in place;
+      // a table not shown yet gets its headers and filters without rows.
+      if (this.gridTable !== table.name) {
+        this.gridTable = table.name;
+        this.grid.setSource({ columns, total: 0, rows: async () => [] }, state);
+      }
     }
+  }
+
+  /**
+   * DuckDB's message under the WHERE box; where it locates the error in the user's own condition,
+   * that text with a caret under the place (its position is into the generated statement).
+   */
+  private showProblem(view: TableView, statement: string, error: unknown): void {
+    const message = sqlErrorMessage(error);
+    const newline = message.indexOf('\n');
+    const parts: (HTMLElement | string)[] = [h('strong', null, 'The condition cannot be run: '), newline < 0 ? message : message.slice(0, newline)];
+    const position = error instanceof SqlError && error.position !== undefined ? positionInWhere(view, statement, error.position) : undefined;
+    if (position !== undefined) parts.push(h('pre', { class: 'query-caret grid-where-caret' }, `${view.state.where ?? ''}\n${' '.repeat(position)}^`));
+    if (newline >= 0) parts.push(h('details', null, h('summary', null, 'more'), h('pre', { class: 'grid-problem-more' }, message.slice(newline + 1))));
+    clear(this.problem, parts);
+    this.problem.hidden = false;
   }
 
   private change(change: { state?: GridState; reachable?: boolean | undefined }): void {
@@ -122,7 +136,7 @@ export class TypeGrid {
     try {
       await downloadResult(this.sql, selectSql(view), format, name);
     } catch (error) {
-      this.status.textContent = `Download failed: ${errorMessage(error)}`;
+      this.status.textContent = `Download failed: ${sqlErrorMessage(error)}`;
     }
   }
 }

@@ -111,12 +111,19 @@ export class GigaMapPanel {
     return h(
       'table',
       { class: 'gigamap-entities' },
-      h('thead', null, h('tr', null, h('th', { class: 'gigamap-num' }, 'entity id'), h('th', { class: 'gigamap-num' }, 'entity'))),
+      h('thead', null, h('tr', null, h('th', { class: 'gigamap-num' }, 'entity id'), h('th', { class: 'gigamap-oid' }, 'object'), h('th', null, 'summary'))),
       h(
         'tbody',
         null,
+        // Each its own column: the summary is cut with an ellipsis (whole on hover), never runs into the ids.
         entities.map((e) =>
-          h('tr', null, h('td', { class: 'gigamap-num' }, String(e.entityId)), h('td', { class: 'gigamap-num' }, this.link(e.objectId, e.summary))),
+          h(
+            'tr',
+            null,
+            h('td', { class: 'gigamap-num' }, String(e.entityId)),
+            h('td', { class: 'gigamap-oid' }, this.link(e.objectId, e.objectId)),
+            h('td', { class: 'gigamap-summary', title: e.summary }, e.summary),
+          ),
         ),
       ),
     );
