@@ -89,6 +89,8 @@ export interface AppOptions extends JavaServiceOptions {
   readonly api?: StorageRegistry | undefined;
   /** SQL over the storages of `api` (POST /api/v1/sql) with these limits; off when false or absent. */
   readonly sql?: SqlServiceOptions | false | undefined;
+  /** Searches of `api` (and of the MCP tools) running at once; more are refused 503 (default 4). */
+  readonly searchMaxConcurrent?: number | undefined;
   /** Answer only requests whose Host header is on this list (421 otherwise); no check when undefined. */
   readonly allowedHosts?: HostAllowList | undefined;
   /** Open connections at most (default: below the descriptor limit, see connections.ts). */
@@ -403,7 +405,7 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
     // The viewer speaks the SparkJava dialect (route list, string ids); other dialects go without it.
     if ((options.dialect ?? 'spark') === 'spark') registerViewerRoutes(scope, { instance: options.instance });
     registerOperationsRoutes(scope, { state: current, follow: options.follow, metrics });
-    if (options.api !== undefined) await scope.register(apiV1Plugin, { registry: options.api, requestTimeoutMs: timeoutMs, admission: apiAdmission, sql: options.sql ?? false });
+    if (options.api !== undefined) await scope.register(apiV1Plugin, { registry: options.api, requestTimeoutMs: timeoutMs, admission: apiAdmission, sql: options.sql ?? false, searchMaxConcurrent: options.searchMaxConcurrent });
     if (options.api !== undefined && options.mcp !== undefined) await scope.register(mcpRoutes, { ...options.mcp, registry: options.api, requestTimeoutMs: timeoutMs });
     await scope.register(openApiRoutes, { openApi });
     scope.route({ method: app.supportedMethods, url: '*', handler, schema: { hide: true } });

@@ -13,6 +13,7 @@ import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from '../../ht
 import { loadMetricsToken } from '../../http/guard/metrics-token.js';
 import { loadTlsConfig } from '../../http/guard/tls.js';
 import { DEFAULT_MAX_UNSENT_BYTES } from '../../http/guard/unsent-answers.js';
+import { DEFAULT_SEARCH_MAX_CONCURRENT, MAX_SEARCH_MAX_CONCURRENT } from '../../http/api-v1/search-slots.js';
 import { descriptorLimit, storageDescriptorBudget } from '../../storage/source/file-reader.js';
 import { DEFAULT_POLL_INTERVAL_MS } from '../../storage/follow/follow.js';
 import { DEFAULT_MAX_DICTIONARY_BYTES } from '../../storage/storage.js';
@@ -80,6 +81,8 @@ export interface ServeOptions {
   readonly requestTimeoutMs?: number | undefined;
   /** SQL limits, or false (--no-sql). */
   readonly sql?: Partial<SqlLimits> | false;
+  /** Searches running at once (/api/v1/search and the MCP search tool); more are refused 503. */
+  readonly searchMaxConcurrent?: number | undefined;
   readonly shutdownTimeoutMs?: number | undefined;
   readonly metricsTokenFile?: string | undefined;
   readonly allowedHosts?: string | undefined;
@@ -217,6 +220,18 @@ function serveOptions(): Command {
     .addOption(
       fromEnv(
         integerOption(
+          '--search-max-concurrent',
+          'n',
+          `searches running at once (/api/v1/search and the MCP search tool); more are refused with 503 and Retry-After (default: ${DEFAULT_SEARCH_MAX_CONCURRENT})`,
+          1,
+          MAX_SEARCH_MAX_CONCURRENT,
+          'searches',
+        ),
+      ),
+    )
+    .addOption(
+      fromEnv(
+        integerOption(
           '--record-cache-bytes',
           'n',
           `keep up to this many bytes of records read lately in memory, to answer them again without the files (default: ${groupDigits(DEFAULT_RECORD_CACHE_BYTES)}; 0 keeps none)`,
@@ -256,6 +271,7 @@ interface ServeFlags extends SqlOptionValues {
   allowExternalLinks?: true;
   maxDictionaryBytes?: number;
   recordCacheBytes?: number;
+  searchMaxConcurrent?: number;
 }
 
 export function parseServeArgs(args: string[]): ServeOptions | 'help' {
@@ -312,6 +328,7 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
     ...(values.allowExternalLinks === true ? { allowExternalLinks: true } : {}),
     ...(values.maxDictionaryBytes === undefined ? {} : { maxDictionaryBytes: values.maxDictionaryBytes }),
     ...(values.recordCacheBytes === undefined ? {} : { recordCacheBytes: values.recordCacheBytes }),
+    ...(values.searchMaxConcurrent === undefined ? {} : { searchMaxConcurrent: values.searchMaxConcurrent }),
   };
 }
 
@@ -404,6 +421,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     sql: options.sql ?? {},
+    searchMaxConcurrent: options.searchMaxConcurrent,
     ...(first.follower === undefined ? {} : { catchUp: () => first.follower!.refreshNow() }),
     // /mcp: the MCP server for AI assistants (src/mcp/), behind the same checks.
     mcp: {

@@ -22,6 +22,8 @@ export interface SearchOptions {
   readonly limit: number;
   /** Epoch milliseconds after which the scan stops. */
   readonly deadline: number;
+  /** Aborted: the scan stops at its next pause (the client went away). */
+  readonly signal?: AbortSignal | undefined;
   /**
    * The result rows of a hit (e.g. its owners in place of a value object), none to drop it; the
    * limit counts rows. Without it each hit is one row.
@@ -48,7 +50,7 @@ export interface SearchHit {
 
 export interface SearchOutcome {
   readonly hits: readonly SearchHit[];
-  readonly stoppedBy: 'limit' | 'time' | undefined;
+  readonly stoppedBy: 'limit' | 'time' | 'cancelled' | undefined;
   readonly scannedBytes: number;
   readonly totalBytes: number;
 }
@@ -84,7 +86,7 @@ export async function searchText(source: Pick<GraphSource, 'channels' | 'diction
     for (const { channel, file } of files) {
       reached = 0;
       await walkRecordBytes(
-        source.source.chunks(file.path, 0, file.totalLength),
+        slices(source.source.chunks(file.path, 0, file.totalLength)),
         file.totalLength,
         (view, at, offset, length, typeLow, typeHigh, idLow, idHigh) => {
           reached = offset + length;
@@ -101,17 +103,57 @@ export async function searchText(source: Pick<GraphSource, 'channels' | 'diction
         },
         async () => {
           if (Date.now() > options.deadline) throw new StopScan('time');
-          await new Promise((resolve) => setImmediate(resolve));
+          if (options.signal?.aborted === true) throw new StopScan('cancelled');
+          await nextTurn();
         },
       );
       scannedBytes += file.totalLength;
     }
   } catch (error) {
     if (!(error instanceof StopScan)) throw error;
-    stoppedBy = error.message === 'limit' ? 'limit' : 'time';
+    stoppedBy = error.message as 'limit' | 'time' | 'cancelled';
     scannedBytes += reached;
   }
   return { hits, stoppedBy, scannedBytes, totalBytes };
+}
+
+/**
+ * Bytes matched between two turns of other work. A source's chunks are large (8 MiB from a
+ * directory), and matching one whole (every record laid out, texts lowered) took 100 ms and more
+ * of the one thread: with several searches at once, every other request waited for all of them
+ * (/health unanswered for 18 s under 50). In slices the walk pauses often: a record cut by a
+ * slice's end is carried whole by the walk, as one cut by a chunk's end is.
+ */
+const SLICE_BYTES = 64 * 1024;
+
+/**
+ * Searches take turns: one slice of one search per turn of the event loop, however many run, so
+ * that another request waits for one slice at most (with each search pausing on its own, it
+ * waited for a slice of every search running). The work done is the same, in the same time.
+ */
+const waiting: (() => void)[] = [];
+let pumping = false;
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => {
+    waiting.push(resolve);
+    if (!pumping) {
+      pumping = true;
+      setImmediate(pump);
+    }
+  });
+}
+
+function pump(): void {
+  waiting.shift()?.();
+  if (waiting.length > 0) setImmediate(pump);
+  else pumping = false;
+}
+
+async function* slices(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  for await (const chunk of chunks) {
+    for (let at = 0; at < chunk.length; at += SLICE_BYTES) yield chunk.subarray(at, Math.min(chunk.length, at + SLICE_BYTES));
+  }
 }
 
 function isSearchable(field: FieldDescriptor): boolean {

@@ -8,6 +8,7 @@ import { objectRoutes } from './object-routes.js';
 import { ApiProblem, sendProblem } from './problem.js';
 import { API_PREFIX, registerRoute, type AnswerAdmission } from './routing.js';
 import { searchRoutes } from './search-route.js';
+import { searchSlotsOf } from './search-slots.js';
 import { closeSqlEngines, type SqlServiceOptions } from './sql-engines.js';
 import { sqlRoutes } from './sql-routes.js';
 import { storageRoutes } from './storage-routes.js';
@@ -31,6 +32,8 @@ export interface ApiV1Options {
   readonly admission?: AnswerAdmission | undefined;
   /** SQL limits, or false: POST /api/v1/sql answers 404 (--no-sql). */
   readonly sql?: SqlServiceOptions | false;
+  /** Searches running at once (--search-max-concurrent); more are refused 503. Unset: the default, or what an earlier registration over the same registry set. */
+  readonly searchMaxConcurrent?: number | undefined;
 }
 
 /** What /api/v1/openapi.json says about itself (the whole application's is at /openapi.json). */
@@ -88,6 +91,8 @@ export async function apiV1Plugin(scope: FastifyInstance, options: ApiV1Options)
     return sendProblem(reply, 500, 'Internal Server Error', error.message);
   });
 
+  // The search slots are the registry's, shared with every other API instance over it (the MCP tools').
+  searchSlotsOf(options.registry, options.searchMaxConcurrent);
   registerStoragesRoute(scope, options.registry);
   for (const route of [...storageRoutes, ...objectRoutes, ...summaryRoutes, ...versionRoutes, ...analysisRoutes, ...searchRoutes, ...gigaMapRoutes]) registerRoute(scope, route, options);
   await scope.register(sqlRoutes, { registry: options.registry, sql: options.sql ?? false });

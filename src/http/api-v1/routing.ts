@@ -27,7 +27,7 @@ export interface ApiRoute {
   /** Path below the prefix, fastify syntax (`/objects/:oid`). */
   readonly path: string;
   readonly schema: RouteSchema;
-  readonly handler: (request: FastifyRequest, reply: FastifyReply, context: StorageContext) => Promise<unknown>;
+  readonly handler: (request: FastifyRequest, reply: FastifyReply, context: StorageContext, options: RoutingOptions) => Promise<unknown>;
   /**
    * Not admitted as a big answer whatever its page: for a route whose work is long but bounded by
    * its own budget (search: `maxMs`), which would hold a building slot all that time.
@@ -93,7 +93,7 @@ export function registerRoute(scope: FastifyInstance, route: ApiRoute, options: 
         const context = options.registry.get(name);
         if (context === undefined) throw notFound(name === undefined ? 'no storage is served' : `no storage named ${name} is served`);
         if (route.neverBig !== true) await admitted(request, options);
-        return withinTimeout(route.handler(request, reply, context), options.requestTimeoutMs);
+        return withinTimeout(route.handler(request, reply, context, options), options.requestTimeoutMs);
       },
     );
   }

@@ -5,10 +5,11 @@ import { NOT_STORED } from '../../graph/model/type-table.js';
 import { lookUpType } from '../../inspect/type-names.js';
 import type { StorageContext } from '../registry/storage-registry.js';
 import { viaOf } from './graph-answers.js';
-import { answers, badRequest } from './problem.js';
+import { answers, ApiProblem, badRequest } from './problem.js';
 import type { ApiRoute } from './routing.js';
 import { MAX_LIMIT, SearchResult } from './schemas.js';
 import { summariesOf } from './summaries.js';
+import { searchSlotsOf } from './search-slots.js';
 
 /**
  * `/search`: a text or value anywhere in the storage, reported where people look for it. A match
@@ -31,6 +32,7 @@ const SearchQuery = Type.Object({
 });
 
 type Row = SearchHit;
+type FoundType = Exclude<ReturnType<typeof lookUpType>, { error: string }>;
 
 export const searchRoutes: readonly ApiRoute[] = [
   {
@@ -40,55 +42,71 @@ export const searchRoutes: readonly ApiRoute[] = [
     schema: {
       summary: 'Objects holding a text or value containing q (the owner and member for texts and values in value objects), optionally of one type; paged; bounded in time',
       description:
-        'Scans the latest records in file order while the storage is served (a commit meanwhile may or may not be seen). Works while the graph index is still being built (matches in value objects are then reported as the value objects themselves).',
+        'Scans the latest records in file order while the storage is served (a commit meanwhile may or may not be seen). Works while the graph index is still being built (matches in value objects are then reported as the value objects themselves). Searches running at once are limited (serve --search-max-concurrent, default 4, shared with the MCP search tool): beyond the limit, 503 with Retry-After at once.',
       tags: ['search'],
       querystring: SearchQuery,
       response: answers(SearchResult),
     },
-    handler: async (request, _reply, context) => {
+    handler: async (request, reply, context, options) => {
       const query = request.query as Static<typeof SearchQuery>;
       const found = query.type === undefined ? undefined : lookUpType(context.storage.dictionary, query.type);
       if (found !== undefined && 'error' in found) throw badRequest(found.error);
-      const typeIds = found === undefined ? undefined : new Set(found.entries.map((e) => e.typeId));
-      const offset = query.offset ?? 0;
-      const limit = query.limit ?? 100;
-      const started = Date.now();
-      const state = context.graph.state;
-      const graph = state.kind === 'ready' ? state.graph : undefined;
-      const outcome = await searchText(context.storage, {
-        query: query.q,
-        // Without owners to filter by, only the type's own records can match.
-        ...(typeIds !== undefined && graph === undefined ? { typeIds } : {}),
-        limit: offset + limit,
-        deadline: started + (query.maxMs ?? 2000),
-        expand: (hit) => rowsOf(hit, graph, typeIds),
-      });
-      const page = outcome.hits.slice(offset);
-      const dictionary = context.storage.dictionary;
-      const results = await context.storage.consistent(() => describeRows(context, graph, page));
-      return {
-        query: query.q,
-        ...(found === undefined ? {} : { typeIds: found.entries.map((e) => String(e.typeId)), typeName: found.typeName }),
-        offset,
-        limit,
-        complete: outcome.stoppedBy === undefined,
-        stoppedBy: outcome.stoppedBy ?? null,
-        scannedBytes: outcome.scannedBytes,
-        totalBytes: outcome.totalBytes,
-        elapsedMs: Date.now() - started,
-        results: results.map(({ row, member, summary }) => ({
-          objectId: String(row.objectId),
-          typeName: dictionary.byId.get(row.typeId)?.typeName ?? String(row.typeId),
-          member,
-          text: row.text,
-          value: row.value,
-          ...(row.valueObjectId === undefined ? {} : { valueObjectId: String(row.valueObjectId), valueTypeName: dictionary.byId.get(row.valueTypeId!)?.typeName ?? String(row.valueTypeId) }),
-          ...(summary === undefined ? {} : { summary }),
-        })),
-      };
+      // A slot for the whole of the work (the scan and the owners' descriptions), or a 503 at once.
+      const release = searchSlotsOf(options.registry).take();
+      // A client that goes away stops its scan (and frees the slot) at the scan's next pause.
+      const gone = new AbortController();
+      reply.raw.once('close', () => gone.abort());
+      try {
+        return await search(context, query, found, gone.signal);
+      } finally {
+        release();
+      }
     },
   },
 ];
+
+/** One search with its slot: the scan, then the page of results described. */
+async function search(context: StorageContext, query: Static<typeof SearchQuery>, found: FoundType | undefined, signal: AbortSignal): Promise<unknown> {
+  const typeIds = found === undefined ? undefined : new Set(found.entries.map((e) => e.typeId));
+  const offset = query.offset ?? 0;
+  const limit = query.limit ?? 100;
+  const started = Date.now();
+  const state = context.graph.state;
+  const graph = state.kind === 'ready' ? state.graph : undefined;
+  const outcome = await searchText(context.storage, {
+    query: query.q,
+    // Without owners to filter by, only the type's own records can match.
+    ...(typeIds !== undefined && graph === undefined ? { typeIds } : {}),
+    limit: offset + limit,
+    deadline: started + (query.maxMs ?? 2000),
+    expand: (hit) => rowsOf(hit, graph, typeIds),
+    signal,
+  });
+  if (outcome.stoppedBy === 'cancelled') throw new ApiProblem(499, 'Cancelled', 'the client went away');
+  const page = outcome.hits.slice(offset);
+  const dictionary = context.storage.dictionary;
+  const results = await context.storage.consistent(() => describeRows(context, graph, page));
+  return {
+    query: query.q,
+    ...(found === undefined ? {} : { typeIds: found.entries.map((e) => String(e.typeId)), typeName: found.typeName }),
+    offset,
+    limit,
+    complete: outcome.stoppedBy === undefined,
+    stoppedBy: outcome.stoppedBy ?? null,
+    scannedBytes: outcome.scannedBytes,
+    totalBytes: outcome.totalBytes,
+    elapsedMs: Date.now() - started,
+    results: results.map(({ row, member, summary }) => ({
+      objectId: String(row.objectId),
+      typeName: dictionary.byId.get(row.typeId)?.typeName ?? String(row.typeId),
+      member,
+      text: row.text,
+      value: row.value,
+      ...(row.valueObjectId === undefined ? {} : { valueObjectId: String(row.valueObjectId), valueTypeName: dictionary.byId.get(row.valueTypeId!)?.typeName ?? String(row.valueTypeId) }),
+      ...(summary === undefined ? {} : { summary }),
+    })),
+  };
+}
 
 /** A hit as result rows: a value object as its owners (of the type asked for), anything else as itself. */
 function rowsOf(hit: SearchHit, graph: GraphIndex | undefined, typeIds: ReadonlySet<bigint> | undefined): readonly Row[] {
