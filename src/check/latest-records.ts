@@ -68,6 +68,8 @@ export interface LatestRecordsOptions {
    */
   readonly onReadable?: (record: Buffer, entry: TypeEntry, channel: number, dangling: number) => void;
   readonly onProgress?: (bytesDone: number, bytesTotal: number) => void;
+  /** Records that count as unreadable where they lie (rescue: in chunks that fail their checksums). */
+  readonly damagedAt?: (file: string, offset: number) => RecordDefect | undefined;
 }
 
 export const MAX_LISTED_DANGLING = 100_000;
@@ -112,7 +114,7 @@ export async function walkLatestRecords(storage: Storage, options: LatestRecords
       await streamRecords(storage.source, file.path, 0, end, (bytes, at, offset, length) => {
         if (!index.isLatest(bytes.readInt32LE(at + 16), bytes.readInt32LE(at + 20), file.slot, offset)) return;
         objects++;
-        const defect = checker.check(bytes, at, length, channel.index, { file: file.path, offset });
+        const defect = options.damagedAt?.(file.path, offset) ?? checker.check(bytes, at, length, channel.index, { file: file.path, offset });
         if (defect !== undefined) {
           defects.push({ channel: channel.index, header: readHeader(bytes.subarray(at, at + 24)), file: file.path, offset, defect });
           return;

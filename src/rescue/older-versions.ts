@@ -22,6 +22,8 @@ export async function findOlderVersions(
   storage: Storage,
   ids: ReadonlySet<bigint>,
   onProgress?: (done: number, total: number) => void,
+  /** Records that count as unreadable where they lie (in chunks that fail their checksums). */
+  damagedAt?: (file: string, offset: number) => unknown,
 ): Promise<Map<bigint, OlderVersion>> {
   const found = new Map<bigint, OlderVersion>();
   const checker = new RecordChecker(storage.dictionary, storage.channels.length);
@@ -34,7 +36,7 @@ export async function findOlderVersions(
         const header = readHeader(record);
         if (!ids.has(header.objectId)) return;
         if (channel.objects.isLatest(record.readInt32LE(16), record.readInt32LE(20), file.slot, offset)) return;
-        if (checker.check(bytes, at, length, channel.index, { file: file.path, offset }) !== undefined) return;
+        if (damagedAt?.(file.path, offset) !== undefined || checker.check(bytes, at, length, channel.index, { file: file.path, offset }) !== undefined) return;
         // Files and records are walked oldest first: a later find is newer.
         found.set(header.objectId, { record: Buffer.from(record), typeId: header.typeId, channel: channel.index, file: file.path, offset });
       });
@@ -46,14 +48,14 @@ export async function findOlderVersions(
 }
 
 /** References from the newest readable versions to any of `ids`. */
-export async function findReferrers(storage: Storage, ids: ReadonlySet<bigint>): Promise<DanglingReference[]> {
+export async function findReferrers(storage: Storage, ids: ReadonlySet<bigint>, damagedAt?: (file: string, offset: number) => unknown): Promise<DanglingReference[]> {
   const out: DanglingReference[] = [];
   const checker = new RecordChecker(storage.dictionary, storage.channels.length);
   for (const channel of storage.channels) {
     for (const file of channel.files) {
       await streamRecords(storage.source, file.path, 0, file.problem?.offset ?? file.totalLength, (bytes, at, offset, length) => {
         if (!channel.objects.isLatest(bytes.readInt32LE(at + 16), bytes.readInt32LE(at + 20), file.slot, offset)) return;
-        if (checker.check(bytes, at, length, channel.index, { file: file.path, offset }) !== undefined) return;
+        if (damagedAt?.(file.path, offset) !== undefined || checker.check(bytes, at, length, channel.index, { file: file.path, offset }) !== undefined) return;
         const typeName = checker.entry!.typeName;
         checker.forEachReference(bytes, at, (low, high) => {
           const id = (BigInt(high) << 32n) | BigInt(low >>> 0);
@@ -74,14 +76,14 @@ export interface ReferrerRecord {
 }
 
 /** The newest readable versions that reference any of `ids` (copies of their records). */
-export async function findReferrerRecords(storage: Storage, ids: ReadonlySet<bigint>): Promise<ReferrerRecord[]> {
+export async function findReferrerRecords(storage: Storage, ids: ReadonlySet<bigint>, damagedAt?: (file: string, offset: number) => unknown): Promise<ReferrerRecord[]> {
   const out: ReferrerRecord[] = [];
   const checker = new RecordChecker(storage.dictionary, storage.channels.length);
   for (const channel of storage.channels) {
     for (const file of channel.files) {
       await streamRecords(storage.source, file.path, 0, file.problem?.offset ?? file.totalLength, (bytes, at, offset, length) => {
         if (!channel.objects.isLatest(bytes.readInt32LE(at + 16), bytes.readInt32LE(at + 20), file.slot, offset)) return;
-        if (checker.check(bytes, at, length, channel.index, { file: file.path, offset }) !== undefined) return;
+        if (damagedAt?.(file.path, offset) !== undefined || checker.check(bytes, at, length, channel.index, { file: file.path, offset }) !== undefined) return;
         let refers = false;
         checker.forEachReference(bytes, at, (low, high) => {
           if (!refers && ids.has((BigInt(high) << 32n) | BigInt(low >>> 0))) refers = true;

@@ -19,6 +19,8 @@ import { findOlderVersions, findReferrerRecords, findReferrers } from './older-v
 import { replaceMissingReferences, type ReferenceReplacement } from './reference-replacement.js';
 import { resolveAsOf, type AsOf } from './as-of.js';
 import { TemporaryTarget } from './temporary-target.js';
+import { verifyStorageChunks } from '../storage/chunk-verification.js';
+import { chunkDamageLookup } from './chunk-damage.js';
 
 /**
  * `rescue`: a new storage with, for every object, its newest committed version that can still be
@@ -38,6 +40,8 @@ export interface RescueOptions {
   /** A larger type dictionary is refused (default 64 MiB). */
   readonly maxDictionaryBytes?: number | undefined;
   readonly onProgress?: (phase: string, done: number, total: number) => void;
+  /** Chunk checksums of the new storage: the source's (EclipseStore 4.2's, or none) unless given. */
+  readonly checksums?: 'none' | 'crc32c' | 'sha256' | undefined;
   /** Told the hidden directory the storage is written into before it is renamed to `out` (to remove it on a signal). */
   readonly onTemporaryTarget?: (target: TemporaryTarget | undefined) => void;
 }
@@ -68,6 +72,8 @@ export interface UnreadableRegion {
 export interface RescueReport {
   /** The storage as the user named it (a directory as given, a database URL and table). */
   readonly source: string;
+  /** The chunk checksums the new storage is written with (EclipseStore 4.2's `crc32c`, `sha256`, or `none`). */
+  readonly checksums: 'none' | 'crc32c' | 'sha256';
   /** Where the storage is kept, when not in a directory (`postgresql`). */
   readonly kind?: string | undefined;
   readonly out: string;
@@ -124,6 +130,10 @@ async function rescueSnapshot(from: StorageSource, reader: SourceReader, options
   }
   const layout = await scanStorageLayout(reader, source);
   const startup = await analyzeStartup(layout, reader);
+  // Records in chunks that fail EclipseStore 4.2's checksums are treated as unreadable.
+  const chunks = await verifyStorageChunks(startup.readableLengths, reader, { onProgress: (done, total) => options.onProgress?.('verifying chunk checksums', done, total) });
+  const damagedAt = chunkDamageLookup(chunks);
+  const checksums = options.checksums ?? chunks.algorithm ?? 'none';
   let asOf: Commit | undefined;
   let committedLengths: CommittedLengths = async () => startup.readableLengths;
   if (options.asOf !== undefined) {
@@ -139,7 +149,7 @@ async function rescueSnapshot(from: StorageSource, reader: SourceReader, options
   });
   try {
     const dictionaryText = (await reader.readWhole(layout.dictionaryPath)).toString('utf8');
-    const writer = StorageWriter.createForRecords(directory, dictionaryText, { channelCount: storage.channels.length });
+    const writer = StorageWriter.createForRecords(directory, dictionaryText, { channelCount: storage.channels.length, checksums });
     try {
       const batch = options.batchBytes ?? BATCH_BYTES;
       const builder = writer.beginStore();
@@ -186,6 +196,7 @@ async function rescueSnapshot(from: StorageSource, reader: SourceReader, options
           if (builder.byteLength >= batch) flush();
         },
         onProgress: (done, total) => options.onProgress?.('copying', done, total),
+        ...(damagedAt === undefined ? {} : { damagedAt }),
       });
 
       // Newest versions that cannot be used: look for the newest older version that can.
@@ -195,7 +206,7 @@ async function rescueSnapshot(from: StorageSource, reader: SourceReader, options
       let danglingCount = findings.danglingCount;
       const damaged = new Map(findings.defects.map((d) => [d.header.objectId, d] as const));
       if (damaged.size > 0) {
-        const older = await findOlderVersions(storage, new Set(damaged.keys()), (done, total) => options.onProgress?.('looking for older versions', done, total));
+        const older = await findOlderVersions(storage, new Set(damaged.keys()), (done, total) => options.onProgress?.('looking for older versions', done, total), damagedAt);
         for (const [objectId, d] of damaged) {
           if (older.has(objectId)) continue;
           lostIds.add(objectId);
@@ -236,13 +247,13 @@ async function rescueSnapshot(from: StorageSource, reader: SourceReader, options
       // References to objects lost just now (they were in the index, so the first pass took them for present).
       const lostInIndex = new Set(lost.filter((l) => damaged.has(l.objectId)).map((l) => l.objectId));
       if (lostInIndex.size > 0 && keepDangling) {
-        const referrers = await findReferrers(storage, lostInIndex);
+        const referrers = await findReferrers(storage, lostInIndex, damagedAt);
         danglingCount += referrers.length;
         dangling.push(...referrers);
       } else if (lostInIndex.size > 0) {
         // Their referrers were copied before the loss was known: a later store holds their new version.
         if (builder.records > 0) flush();
-        for (const r of await findReferrerRecords(storage, lostInIndex)) {
+        for (const r of await findReferrerRecords(storage, lostInIndex, damagedAt)) {
           const patched = patch(r.record, r.channel, { file: r.file, offset: r.offset }, lostInIndex);
           if (patched !== undefined) builder.addRecord(patched);
         }
@@ -254,6 +265,7 @@ async function rescueSnapshot(from: StorageSource, reader: SourceReader, options
       if (builder.records > 0 || writer.channels.every((c) => c.headNumber === 0n)) flush();
       return {
         source,
+        checksums,
         ...(from.kind === 'directory' ? {} : { kind: from.kind }),
         out: options.out,
         asOf,

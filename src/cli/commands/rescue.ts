@@ -21,6 +21,13 @@ export function rescueCommand(): Command {
     .addOption(new Option('--out <new-dir>', 'where to write the new storage (must not exist or be empty)'))
     .addOption(new Option('--as-of <commit|time>', 'rebuild the state after this commit: its number or timestamp as check --commits lists them, or a date-time (the last commit at or before it)'))
     .addOption(new Option('--keep-dangling', 'copy references to objects that are not recovered as they are, instead of replacing them (null, an entry left out, an empty Lazy); MicroStream then refuses to start when one is reached from the roots'))
+    .addOption(
+      new Option('--checksums <algorithm>', "chunk checksums of the new storage as EclipseStore 4.2 writes them: crc32c, sha256 (chained) or none; default: the source's (none for a storage without them)").choices([
+        'none',
+        'crc32c',
+        'sha256',
+      ]),
+    )
     .addOption(new Option('--json', 'print the report as JSON'));
 }
 
@@ -31,7 +38,7 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
     return 0;
   }
   const spec = storageSpecOf(command);
-  const options = command.opts<{ out?: string; asOf?: string; json?: boolean; keepDangling?: boolean }>();
+  const options = command.opts<{ out?: string; asOf?: string; json?: boolean; keepDangling?: boolean; checksums?: 'none' | 'crc32c' | 'sha256' }>();
   if (options.out === undefined || options.out === '') throw new UsageError('missing --out <new-dir>');
   if (isPostgresSpec(options.out)) throw new UsageError(`--out ${options.out}: rescue writes a new storage directory, never into a database`);
   refuseStoragePlace(options.out, { option: '--out', storages: isPostgresSpec(spec.directory) ? [] : [spec.directory] });
@@ -52,6 +59,7 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
       out: options.out,
       asOf,
       keepDangling: options.keepDangling === true,
+      checksums: options.checksums,
       maxDictionaryBytes: spec.maxDictionaryBytes,
       onProgress: progressPrinter(io, 'rescue'),
       onTemporaryTarget: (target) => (pending = target),
