@@ -80,11 +80,11 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     registry,
     quiet,
   );
-  const [{ ApiClient }, { createMcpServer }, { checkSourceOpener }, { StdioServerTransport }, { sqlEngineFor }, { closeSqlEngines }] = await Promise.all([
+  const [{ ApiClient }, { createMcpServer }, { checkSourceOpener }, { LineStdioTransport }, { sqlEngineFor }, { closeSqlEngines }] = await Promise.all([
     import('../../mcp/api-client.js'),
     import('../../mcp/mcp-server.js'),
     import('../../mcp/check-sources.js'),
-    import('@modelcontextprotocol/sdk/server/stdio.js'),
+    import('../../mcp/stdio-transport.js'),
     import('../sql-options.js'),
     import('../../http/api-v1/sql-engines.js'),
   ]);
@@ -96,7 +96,8 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     // The sql_query tool: the storage's SQL engine with the default limits (--no-sql: none).
     ...(flags.sql ? { sqlEngine: sqlEngineFor({}) } : {}),
   });
-  const transport = new StdioServerTransport();
+  // One line a message; a line too long or not JSON is answered with a JSON-RPC error and reading goes on.
+  const transport = new LineStdioTransport(process.stdin, process.stdout, (line) => void io.stderr.write(`${line}\n`));
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     // The assistant ends the server by closing its stdin (or by a signal).
