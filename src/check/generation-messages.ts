@@ -8,9 +8,11 @@ import type { Problem } from './problem.js';
  * `check` speaks of the generation that wrote the storage. The problems are worded for MicroStream
  * 4.1; EclipseStore 4.1 starts the same way from the same files, and says the same in its own
  * packages (`org.eclipse.store.storage.exceptions.StorageException`), except where its sources
- * differ: the file length check throws `StorageExceptionConsistency` and spells "inconsistent".
- * (Checked against EclipseStore 4.1.0 on a deleted data file, a file cut short and a missing
- * referenced object.)
+ * differ: the file length check throws `StorageExceptionConsistency` and spells "inconsistent",
+ * and an object id without a record reached while loading the graph throws
+ * `StorageExceptionConsistency` ("No entity found for objectId …"). (Checked against EclipseStore
+ * 4.1.0 on a deleted data file, a file cut short and the records of the roots' constants
+ * overwritten.)
  */
 
 /** The built-in type EclipseStore 4.2's dictionary has and 4.1's has not. */
@@ -38,9 +40,9 @@ export function inGeneration(problem: Problem, family: StorageFamily, es42 = fal
   const words = (text: string): string => text.replace(/MicroStream 4\.1/g, label).replace(/EclipseStore 4\.1/g, label).replace(/MicroStream/g, 'EclipseStore');
   let java = problem.java;
   if (java !== undefined) {
-    const lengthCheck = / is inconsinstent with the transactions entry's length of /.test(java.message);
+    const consistency = / is inconsinstent with the transactions entry's length of |^No entity found for objectId /.test(java.message);
     java = {
-      exception: lengthCheck ? 'org.eclipse.store.storage.exceptions.StorageExceptionConsistency' : java.exception.replace(/^one\.microstream\./, 'org.eclipse.store.'),
+      exception: consistency ? 'org.eclipse.store.storage.exceptions.StorageExceptionConsistency' : java.exception.replace(/^one\.microstream\./, 'org.eclipse.store.'),
       message: java.message.replace('is inconsinstent with', 'is inconsistent with'),
     };
   }

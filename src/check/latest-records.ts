@@ -70,6 +70,8 @@ export interface LatestRecordsOptions {
   readonly onProgress?: (bytesDone: number, bytesTotal: number) => void;
   /** Records that count as unreadable where they lie (rescue: in chunks that fail their checksums). */
   readonly damagedAt?: (file: string, offset: number) => RecordDefect | undefined;
+  /** Objects the index lacks that count as there all the same (rescue writes lost constants anew). */
+  readonly present?: (low: number, high: number) => boolean;
 }
 
 export const MAX_LISTED_DANGLING = 100_000;
@@ -90,6 +92,7 @@ export async function walkLatestRecords(storage: Storage, options: LatestRecords
   const bytesTotal = storage.channels.reduce((n, c) => n + c.files.reduce((m, f) => m + f.totalLength, 0), 0);
   let bytesDone = 0;
 
+  const present = options.present;
   const checker = new RecordChecker(storage.dictionary, channelCount);
   // What the reference sink needs to know about the record being walked (one closure for all).
   let currentBytes: Buffer = Buffer.alloc(0);
@@ -100,6 +103,7 @@ export async function walkLatestRecords(storage: Storage, options: LatestRecords
   const onReference = (refLow: number, refHigh: number): void => {
     if (!isObjectIdHalves(refLow, refHigh)) return; // null, constants (JDK value caches), type ids
     if (storage.channels[refLow & mask]!.objects.has(refLow, refHigh)) return;
+    if (present !== undefined && present(refLow, refHigh)) return;
     danglingCount++;
     if (dangling.length < MAX_LISTED_DANGLING) {
       const referrer = currentBytes.readBigInt64LE(currentAt + 16);

@@ -80,6 +80,13 @@ export function rescueReportText(report: RescueReport): string {
     lines.push(`${what} ${shown(m.file ?? '')} (committed bytes ${m.missingBytes!.from}..${m.missingBytes!.to}): what was stored there is lost (object ids unknown unless referenced)`);
   }
   for (const r of report.unreadableRegions) lines.push(`unreadable: ${shown(r.file)} bytes ${r.from}..${r.to} (${r.reason}); records stored there are lost`);
+  if (report.rootEntriesLeftOut.includes('ROOT')) {
+    lines.push("WARNING: the application's root reference is lost (roots entry ROOT left out): the application starts without a root, as on an empty storage; the objects kept are reached from nothing");
+  }
+  if (report.constantsWrittenAnew.length > 0) {
+    lines.push('', `constants the roots list whose records are lost, written anew under their ids (their referrers keep them) (${report.constantsWrittenAnew.length}):`);
+    for (const c of report.constantsWrittenAnew) lines.push(`  ${c.objectId} ${c.typeName} (${c.identifier})`);
+  }
   if (report.olderVersions.length > 0) {
     lines.push('', 'kept in an older version (the newest one cannot be read):');
     for (const o of report.olderVersions) lines.push(`  ${o.objectId} ${o.typeName ?? '?'}: ${o.reason}`);

@@ -5,6 +5,7 @@ import { analyzeStartup } from '../check/java-startup.js';
 import { MAX_LISTED_DANGLING, walkLatestRecords, type DanglingReference } from '../check/latest-records.js';
 import type { Problem } from '../check/problem.js';
 import { checkRecord, isDefect } from '../check/record-defects.js';
+import { layoutEntity } from '../format/entity-layout.js';
 import { forEachReference } from '../format/entity-references.js';
 import { isObjectIdHalves } from '../format/ids.js';
 import type { Commit } from '../storage/history/commit-history.js';
@@ -17,6 +18,7 @@ import { Storage, type CommittedLengths } from '../storage/storage.js';
 import { StorageWriter } from '../writer/storage-writer.js';
 import { findOlderVersions, findReferrerRecords, findReferrers } from './older-versions.js';
 import { replaceMissingReferences, type ReferenceReplacement } from './reference-replacement.js';
+import { constantsAnew, leaveOutLostRootEntries, rootEntries, type ConstantWrittenAnew, type RootEntries } from './lost-constants.js';
 import { resolveAsOf, type AsOf } from './as-of.js';
 import { TemporaryTarget } from './temporary-target.js';
 import { verifyStorageChunks } from '../storage/chunk-verification.js';
@@ -95,6 +97,10 @@ export interface RescueReport {
   readonly keepDangling: boolean;
   /** The new storage has a roots entity (else MicroStream would refuse it: "No roots found"). */
   readonly hasRoots: boolean;
+  /** Constants the roots list (empty collections, comparators, …) whose records were lost, written anew under their ids (see lost-constants.ts). */
+  readonly constantsWrittenAnew: readonly ConstantWrittenAnew[];
+  /** Identifiers of roots entries whose object is lost, left out of the roots (`ROOT`: the application's root reference). */
+  readonly rootEntriesLeftOut: readonly string[];
 }
 
 const BATCH_BYTES = 8 * 1024 * 1024;
@@ -165,20 +171,46 @@ async function rescueSnapshot(from: StorageSource, reader: SourceReader, options
       const channelCount = storage.channels.length;
       // Objects in the index that turn out to be lost (damaged, no older version): known after the walk.
       const lostIds = new Set<bigint>();
+      const inIndex = (low: number, high: number): boolean => storage.channels[low & (channelCount - 1)]!.objects.has(low, high);
+      // The constants the roots list whose records are not in the index are written anew first, so
+      // that their referrers keep their references; those lost in the walk are written after it.
+      const rootsNow = await readRootsRecord(storage, rootsType);
+      const anew = new Map<bigint, ConstantWrittenAnew & { readonly record: Buffer }>();
+      const constantsLostIn = (lost: (objectId: bigint) => boolean): void => {
+        if (rootsNow === undefined) return;
+        for (const [objectId, constant] of constantsAnew(writer.dictionary, writer.family, rootsNow, lost)) {
+          if (anew.has(objectId)) continue;
+          anew.set(objectId, constant);
+          builder.addRecord(constant.record);
+          keptObjects++;
+          keptBytes += constant.record.length;
+        }
+      };
+      constantsLostIn((id) => !inIndex(...halves(id)));
+      const writtenAnew = (low: number, high: number): boolean => anew.size > 0 && anew.has((BigInt(high) << 32n) | BigInt(low >>> 0));
       const missing = (low: number, high: number): boolean =>
-        !storage.channels[low & (channelCount - 1)]!.objects.has(low, high) || (lostIds.size > 0 && lostIds.has((BigInt(high) << 32n) | BigInt(low >>> 0)));
+        (!inIndex(low, high) && !writtenAnew(low, high)) || (lostIds.size > 0 && lostIds.has((BigInt(high) << 32n) | BigInt(low >>> 0)));
       const replaced: ReferenceReplacement[] = [];
+      const rootEntriesLeftOut: string[] = [];
       let replacedCount = 0;
       let unreplaced = 0;
       /** The record with its references to missing objects replaced, or undefined when nothing is to replace (or it cannot be decoded). */
       const patch = (record: Buffer, channel: number, where: { file: string; offset: number }, only?: ReadonlySet<bigint>): Buffer | undefined => {
         const checked = checkRecord(storage.dictionary, record, channel, channelCount, where);
         if (isDefect(checked) || checked.layout === undefined) return undefined;
-        return replaceMissingReferences(record, checked.layout, missing, (r) => {
+        const onReplace = (r: ReferenceReplacement): void => {
           if (only !== undefined && !only.has(r.lost)) return; // reported when the record was first written
           replacedCount++;
           if (replaced.length < MAX_LISTED_DANGLING) replaced.push(r);
-        });
+        };
+        // A null among the roots' entries is refused ("duplicate root objectId"): a lost one is left out.
+        if (checked.entry.typeId === rootsType) {
+          return leaveOutLostRootEntries(record, checked.layout, (id) => missing(...halves(id)), (r, identifier) => {
+            if (!rootEntriesLeftOut.includes(identifier)) rootEntriesLeftOut.push(identifier);
+            onReplace(r);
+          });
+        }
+        return replaceMissingReferences(record, checked.layout, missing, onReplace);
       };
       const findings = await walkLatestRecords(storage, {
         onReadable: (original, entry, channel, danglingHere) => {
@@ -197,6 +229,7 @@ async function rescueSnapshot(from: StorageSource, reader: SourceReader, options
         },
         onProgress: (done, total) => options.onProgress?.('copying', done, total),
         ...(damagedAt === undefined ? {} : { damagedAt }),
+        present: writtenAnew,
       });
 
       // Newest versions that cannot be used: look for the newest older version that can.
@@ -207,8 +240,9 @@ async function rescueSnapshot(from: StorageSource, reader: SourceReader, options
       const damaged = new Map(findings.defects.map((d) => [d.header.objectId, d] as const));
       if (damaged.size > 0) {
         const older = await findOlderVersions(storage, new Set(damaged.keys()), (done, total) => options.onProgress?.('looking for older versions', done, total), damagedAt);
+        constantsLostIn((id) => damaged.has(id) && !older.has(id));
         for (const [objectId, d] of damaged) {
-          if (older.has(objectId)) continue;
+          if (older.has(objectId) || anew.has(objectId)) continue;
           lostIds.add(objectId);
           lost.push({ objectId, typeId: d.header.typeId, typeName: storage.dictionary.byId.get(d.header.typeId)?.typeName, reason: d.defect.message, file: d.file, offset: d.offset });
         }
@@ -236,7 +270,7 @@ async function rescueSnapshot(from: StorageSource, reader: SourceReader, options
       }
       const unreadableRegions: UnreadableRegion[] = findings.stops.map((s) => ({ file: s.file.path, from: s.offset, to: s.file.totalLength, reason: s.message }));
       for (const stop of findings.stops) {
-        if (stop.header === undefined || damaged.has(stop.header.objectId)) continue;
+        if (stop.header === undefined || damaged.has(stop.header.objectId) || anew.has(stop.header.objectId)) continue;
         const channel = storage.channels[stop.channel]!;
         const kept = channel.objects.get(stop.header.objectId);
         const typeName = storage.dictionary.byId.get(stop.header.typeId)?.typeName;
@@ -284,6 +318,8 @@ async function rescueSnapshot(from: StorageSource, reader: SourceReader, options
         replaced,
         keepDangling,
         hasRoots: rootsKept > 0,
+        constantsWrittenAnew: [...anew.values()].map(({ identifier, objectId, typeName }) => ({ identifier, objectId, typeName })),
+        rootEntriesLeftOut,
       };
     } finally {
       writer.close();
@@ -291,6 +327,23 @@ async function rescueSnapshot(from: StorageSource, reader: SourceReader, options
   } finally {
     await storage.close();
   }
+}
+
+/** The entries of the roots entity as the index has it, or undefined when it has none that decodes. */
+async function readRootsRecord(storage: Storage, rootsType: bigint | undefined): Promise<RootEntries | undefined> {
+  if (rootsType === undefined || storage.rootsObjectId === 0n) return undefined;
+  try {
+    const stored = await storage.readEntity(storage.rootsObjectId);
+    const entry = stored === undefined || stored.typeId !== rootsType ? undefined : storage.dictionary.byId.get(stored.typeId);
+    return entry === undefined ? undefined : rootEntries(layoutEntity(entry, stored!.content));
+  } catch {
+    return undefined; // a damaged roots record: its older version is used, with lost entries left out
+  }
+}
+
+/** The two signed 32-bit halves of an object id, as the index takes them. */
+function halves(id: bigint): [number, number] {
+  return [Number(BigInt.asIntN(32, id)), Number(BigInt.asIntN(32, id >> 32n))];
 }
 
 /** The output must be a new or empty directory, and not inside the storage directory being rescued. */
