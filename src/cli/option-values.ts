@@ -26,15 +26,62 @@ const HELP_TEXT = 'print this help';
 
 /**
  * An integer option in `[min, max]`, its range in its help; out-of-range or malformed values are
- * refused naming the range.
+ * refused naming the range. An option in `bytes` is a size: plain bytes or a number with a unit
+ * (`512MB`, `1GiB`; see parseSize).
  */
 export function integerOption(flag: string, valueName: string, description: string, min: number, max: number, unit: string): Option {
-  return new Option(`${flag} <${valueName}>`, `${description} ${rangeText(min, max, unit)}`).argParser((text: string) => parseInteger(text, min, max, unit));
+  const parse = unit === 'bytes' ? (text: string) => parseSizeOption(text, min, max) : (text: string) => parseInteger(text, min, max, unit);
+  return new Option(`${flag} <${unit === 'bytes' ? 'size' : valueName}>`, `${description} ${rangeText(min, max, unit)}`).argParser(parse);
 }
 
-/** `(10 to 3,600,000 milliseconds)`; a unit that names one thing (`a TCP port`) is left out. */
+/** `(10 to 3,600,000 milliseconds)`; a unit that names one thing (`a TCP port`) is left out; sizes say how they are written. */
 export function rangeText(min: number, max: number, unit: string): string {
+  if (unit === 'bytes') return `(${sizeText(min)} to ${sizeText(max)}; bytes, or with a unit: 512MB, 1GiB)`;
   return `(${groupDigits(min)} to ${groupDigits(max)}${/^an? /.test(unit) ? '' : ` ${unit}`})`;
+}
+
+/** Units of sizes: decimal (kB = 1000) and binary (KiB = 1024), as DuckDB and most tools read them. */
+const SIZE_UNITS: Readonly<Record<string, number>> = {
+  b: 1,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  tb: 1e12,
+  kib: 2 ** 10,
+  mib: 2 ** 20,
+  gib: 2 ** 30,
+  tib: 2 ** 40,
+};
+
+/**
+ * A size in bytes: plain bytes (`1048576`) or a number with a unit, with or without a space, in
+ * any case (`512MB`, `1.5 GiB`, `64kib`); undefined for anything else, a fraction of a byte or a
+ * size beyond 2^53.
+ */
+export function parseSize(text: string): number | undefined {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(text);
+  if (match === null) return undefined;
+  const unit = match[2]!.toLowerCase();
+  const factor = unit === '' ? 1 : SIZE_UNITS[unit];
+  if (factor === undefined) return undefined;
+  const value = Number(match[1]) * factor;
+  return Number.isSafeInteger(value) ? value : undefined;
+}
+
+/** A size for people: `16 MiB` when it is a whole number of a binary unit, else grouped bytes. */
+export function sizeText(bytes: number): string {
+  for (const [unit, factor] of [['TiB', 2 ** 40], ['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]] as const) {
+    if (bytes >= factor && bytes % factor === 0) return `${groupDigits(bytes / factor)} ${unit}`;
+  }
+  return `${groupDigits(bytes)} bytes`;
+}
+
+function parseSizeOption(text: string, min: number, max: number): number {
+  const value = parseSize(text);
+  if (value === undefined || value < min || value > max) {
+    throw new InvalidArgumentError(`a size from ${sizeText(min)} to ${sizeText(max)} is expected: bytes, or a number with a unit (kB, MB, GB, TB, KiB, MiB, GiB, TiB)`);
+  }
+  return value;
 }
 
 export function parseInteger(text: string, min: number, max: number, unit: string): number {

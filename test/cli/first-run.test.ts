@@ -136,7 +136,7 @@ describe('--help and option errors', () => {
     const serve = (await cli('serve', '--help')).out.replace(/\s+/g, ' ');
     expect(serve).toContain('how often to look for changes besides file system events (10 to 3,600,000 milliseconds) (default: 500');
     expect(serve).toContain('port to listen on; 0 picks a free one (0 to 65,535) (default: 4567');
-    expect(serve).toContain('(default: 268,435,456) (1,024 to 4,294,967,296 bytes)');
+    expect(serve).toContain('(default: 268,435,456) (1 KiB to 4 GiB; bytes, or with a unit: 512MB, 1GiB)');
     for (const command of ['serve', 'generate', 'analyze', 'export', 'check', 'rescue']) {
       const help = (await cli(command, '-h')).out;
       expect(help).toMatch(/-h, --help +print this help\n/);

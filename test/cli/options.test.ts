@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { join } from 'node:path';
 import { parseServeArgs } from '../../src/cli/commands/serve.js';
+import { parseGenerateArgs } from '../../src/cli/commands/generate.js';
 import { openStorages } from '../../src/cli/commands/serve-storages.js';
 import { StorageRegistry } from '../../src/http/registry/storage-registry.js';
 import { DEFAULT_RECORD_CACHE_BYTES } from '../../src/storage/record-cache.js';
@@ -69,7 +70,7 @@ describe('command line options', () => {
   it('sizes the cache of records read lately from a flag or a variable, and passes it to the storage', async () => {
     expect(parseServeArgs(['dir'])).not.toHaveProperty('recordCacheBytes');
     expect(parseServeArgs(['dir', '--record-cache-bytes', '0'])).toMatchObject({ recordCacheBytes: 0 });
-    expect(() => parseServeArgs(['dir', '--record-cache-bytes', '-1'])).toThrow(/invalid --record-cache-bytes "-1": an integer from 0 to/);
+    expect(() => parseServeArgs(['dir', '--record-cache-bytes', '-1'])).toThrow(/invalid --record-cache-bytes "-1": a size from 0 bytes to/);
     vi.stubEnv('STORAGE_INSPECTOR_RECORD_CACHE_BYTES', '1048576');
     expect(parseServeArgs(['dir'])).toMatchObject({ recordCacheBytes: 1048576 });
     const { io } = capture();
@@ -110,5 +111,14 @@ describe('command line options', () => {
     const unknown = capture();
     expect(await runCli(['bogus'], unknown.io)).toBe(2);
     expect(unknown.err()).toContain('unknown command "bogus"');
+  });
+});
+
+describe('generate', () => {
+  it('names every missing option at once, with an example (the README once showed --gigamap without them)', () => {
+    expect(() => parseGenerateArgs(['--family', 'eclipsestore', '--gigamap', '50'])).toThrow(
+      new UsageError('missing --entities N and --out DIR (e.g. generate --entities 10000 --out ./generated --family eclipsestore --gigamap 50)'),
+    );
+    expect(() => parseGenerateArgs(['--entities', '1000'])).toThrow(new UsageError('missing --out DIR (e.g. generate --entities 10000 --out ./generated)'));
   });
 });

@@ -156,7 +156,7 @@ describe('the size of the type dictionary', () => {
     expect(storage.entityCount).toBe(1263);
     await storage.close();
     expect(parseServeArgs(['dir', '--max-dictionary-bytes', '1048576'])).toMatchObject({ maxDictionaryBytes: 1048576 });
-    expect(() => parseServeArgs(['dir', '--max-dictionary-bytes', '10'])).toThrow(/invalid --max-dictionary-bytes "10": an integer from 1024/);
+    expect(() => parseServeArgs(['dir', '--max-dictionary-bytes', '10'])).toThrow(/invalid --max-dictionary-bytes "10": a size from 1 KiB/);
   });
 
   it('is also checked while following: a dictionary replaced by a FIFO or a huge file is a problem, not a hang', async () => {

@@ -58,8 +58,10 @@ export function parseGenerateArgs(args: string[]): GenerateArgs | 'help' {
   if (values.gigamap !== undefined && values.family !== 'eclipsestore') throw new UsageError('--gigamap needs --family eclipsestore');
   if (values.checksums !== 'none' && values.family !== 'eclipsestore') throw new UsageError('--checksums needs --family eclipsestore');
   // Every missing option named at once: a reader of one error should not meet the next one.
-  const missing = [...(values.entities === undefined ? ['--entities N'] : []), ...(values.out === undefined || values.out === '' ? ['--out DIR'] : [])];
-  if (missing.length > 0) throw new UsageError(`missing ${missing.join(' and ')} (e.g. generate --entities 10000 --out ./generated${values.gigamap === undefined ? '' : ` --family eclipsestore --gigamap ${values.gigamap}`})`);
+  if (values.entities === undefined || values.out === undefined || values.out === '') {
+    const missing = [...(values.entities === undefined ? ['--entities N'] : []), ...(values.out === undefined || values.out === '' ? ['--out DIR'] : [])];
+    throw new UsageError(`missing ${missing.join(' and ')} (e.g. generate --entities 10000 --out ./generated${values.gigamap === undefined ? '' : ` --family eclipsestore --gigamap ${values.gigamap}`})`);
+  }
   if ((values.channels & (values.channels - 1)) !== 0) throw new UsageError(`--channels must be a power of two, got ${values.channels}`);
   return { entities: values.entities, out: values.out, channels: values.channels, seed: values.seed, fileSize: values.fileSize, family: values.family, gigamap: values.gigamap, checksums: values.checksums };
 }
