@@ -35,6 +35,7 @@ function usage(): string {
     ...lines,
     '',
     "Run 'storage-inspector help <command>' (or '<command> --help') for its options; --version prints the version.",
+    'Sizes are bytes or a number with a unit: 512MB (decimal), 1GiB (binary).',
   ].join('\n');
 }
 

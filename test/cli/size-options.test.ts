@@ -46,7 +46,8 @@ describe('sizes', () => {
     expect(() => parseServeArgs(['dir', '--max-response-bytes', '12 parsecs'])).toThrow(/invalid --max-response-bytes "12 parsecs": a size from 1 KiB/);
   });
 
-  it('are explained in the help of each command that takes one', async () => {
+  it('are explained in the help of each command that takes one, and in the general help', async () => {
+    expect((await cli('help')).out).toContain('Sizes are bytes or a number with a unit: 512MB (decimal), 1GiB (binary).');
     for (const [command, flag] of [
       ['serve', '--sql-memory-limit <size>'],
       ['sql', '--sql-memory-limit <size>'],
