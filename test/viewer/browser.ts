@@ -98,9 +98,9 @@ export interface ServerSetup {
   readonly onRequest?: (headers: IncomingHttpHeaders) => void;
 }
 
-/** The real HTTP application on a loopback port, serving one corpus storage. */
+/** The real HTTP application on a loopback port, serving one corpus storage (or the storage directory at an absolute path). */
 export async function startServer(storageName: string, setup: ServerSetup = {}): Promise<RunningServer> {
-  const storage = await Storage.open(path.join(STORAGES, storageName));
+  const storage = await Storage.open(path.resolve(STORAGES, storageName));
   // With storage-inspector's own API and SQL, as `serve` runs them (its graph index built before the tests look).
   const registry = new StorageRegistry();
   registry.add('default', storage);

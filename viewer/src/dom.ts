@@ -1,4 +1,10 @@
-/** A tiny element builder: `h('div', { class: 'x', onclick }, 'text', child)`. */
+import { escapeInvisible, hasInvisible, visibleNodes } from './invisible.js';
+
+/**
+ * A tiny element builder: `h('div', { class: 'x', onclick }, 'text', child)`. Texts (children,
+ * `title` and `aria-label`) show invisible format characters as visible escapes (invisible.ts):
+ * what the viewer shows comes mostly from stored strings.
+ */
 
 type Child = Node | string | number | null | undefined | false;
 type Attrs = Record<string, string | number | boolean | undefined | null | EventListener>;
@@ -12,6 +18,8 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs | 
         element.addEventListener(key.slice(2), value);
       } else if (key === 'class') {
         element.className = String(value);
+      } else if (key === 'title' || key === 'aria-label') {
+        element.setAttribute(key, escapeInvisible(String(value)));
       } else if (value === true) {
         element.setAttribute(key, '');
       } else {
@@ -27,6 +35,7 @@ export function append(parent: Node, children: (Child | Child[])[]): void {
   for (const child of children) {
     if (Array.isArray(child)) append(parent, child);
     else if (child === null || child === undefined || child === false) continue;
+    else if (typeof child === 'string' && hasInvisible(child)) for (const node of visibleNodes(child)) parent.appendChild(node);
     else parent.appendChild(typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child);
   }
 }

@@ -41,8 +41,12 @@ export function quote(text: string, max = Number.POSITIVE_INFINITY): string {
   return `"${escapeControls(shown)}${cut ? '…' : ''}"`;
 }
 
+/**
+ * Control characters as escapes (`\n`, `\u0007`); the invisible format characters (U+202E, U+2028…)
+ * are left to the DOM helpers, which show them as styled escapes (invisible.ts).
+ */
 export function escapeControls(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f\u2028\u2029"\\]/g, (c) => {
+  return text.replace(/[\u0000-\u001f\u007f"\\]/g, (c) => {
     switch (c) {
       case '\n': return '\\n';
       case '\r': return '\\r';

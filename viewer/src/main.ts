@@ -3,6 +3,7 @@ import { App, hostElement } from './app.js';
 import { errorMessage } from './api.js';
 import { allowForeignOrigin, chooseApi, foreignOriginAllowed } from './api-origin.js';
 import { clear, h } from './dom.js';
+import { copyRealText } from './invisible.js';
 
 /**
  * Entry point. The REST API is the page's own origin unless `?api=<url>` names another server
@@ -11,6 +12,7 @@ import { clear, h } from './dom.js';
  */
 
 const host = hostElement();
+copyRealText(document);
 const ownServer = `${location.origin}${location.pathname}`;
 
 function start(base: string): void {

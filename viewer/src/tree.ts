@@ -1,5 +1,6 @@
 import type { TypeDictionary } from './dictionary.js';
 import { h } from './dom.js';
+import { escapeInvisible, setVisibleText } from './invisible.js';
 import { placeRows } from './dom-patch.js';
 import { isConstantId, type TreeNode } from './tree-node.js';
 import { nodeType, summarize } from './node-summary.js';
@@ -133,14 +134,14 @@ export class TreeGrid {
     // release (a summary arriving in the background) would otherwise lose the click, as the browser
     // sends none when the pressed element left the document.
     const cells = rowCells(el);
-    cells.name.title = nameTitle(node);
+    cells.name.title = escapeInvisible(nameTitle(node));
     cells.name.style.paddingLeft = indent;
     setText(cells.twisty, `twisty${node.expandable ? '' : ' leaf'}`, node.expandable ? (node.expanded ? '▾' : '▸') : '');
     setText(cells.label, node.kind === 'range' || node.label.startsWith('[') ? 'label index' : 'label', node.label);
-    cells.value.title = summary.title ?? summary.text;
+    cells.value.title = escapeInvisible(summary.title ?? summary.text);
     setText(cells.summary, summary.cls, summary.text);
-    cells.type.title = type.full;
-    cells.type.textContent = type.short;
+    cells.type.title = escapeInvisible(type.full);
+    setVisibleText(cells.type, type.short);
     cells.oid.className = `c-oid${constant ? ' constant' : ''}`;
     cells.oid.title = constant ? 'JDK constant (a value cached by the JVM, not stored in the files)' : '';
     cells.oid.textContent = oid;
@@ -301,5 +302,5 @@ function rowCells(el: HTMLElement): RowCells {
 
 function setText(element: HTMLElement, className: string, text: string): void {
   if (element.className !== className) element.className = className;
-  if (element.textContent !== text) element.textContent = text;
+  setVisibleText(element, text);
 }

@@ -79,14 +79,14 @@ export class SqlApi {
     }
   }
 
-  /** The whole result streamed as a file of the given type (`text/csv`). */
-  async download(sql: string, accept: string, signal?: AbortSignal): Promise<Blob> {
-    const response = await this.post(sql, MAX_ROWS, accept, signal);
+  /** The whole result streamed as a file of the given type (`text/csv`; raw: CSV cells not neutralised). */
+  async download(sql: string, accept: string, signal?: AbortSignal, rawCsv = false): Promise<Blob> {
+    const response = await this.post(sql, MAX_ROWS, accept, signal, rawCsv);
     return response.blob();
   }
 
-  private async post(sql: string, limit: number, accept: string, signal?: AbortSignal): Promise<Response> {
-    const response = await this.api.send(this.v1.url('/sql'), {
+  private async post(sql: string, limit: number, accept: string, signal?: AbortSignal, rawCsv = false): Promise<Response> {
+    const response = await this.api.send(this.v1.url(rawCsv ? '/sql?rawCsv=true' : '/sql'), {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept },
       body: JSON.stringify({ sql, limit: Math.min(MAX_ROWS, Math.max(1, limit)) }),

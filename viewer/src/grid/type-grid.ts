@@ -4,7 +4,7 @@ import { groupDigits } from '../format.js';
 import type { GridState } from '../router.js';
 import type { ViewHost } from '../view-host.js';
 import { DataGrid } from './data-grid.js';
-import { downloadResult } from './downloads.js';
+import { CSV_TITLE, downloadResult, RAW_CSV_TITLE, type DownloadFormat } from './downloads.js';
 import { SqlError, sqlErrorMessage, type SqlApi, type SqlTable } from './sql-api.js';
 import { countSql, pageSql, positionInWhere, selectSql, type TableView } from './table-sql.js';
 import { objectSummaries } from './summaries.js';
@@ -51,8 +51,8 @@ export class TypeGrid {
     this.unreachable.addEventListener('change', () => this.change({ reachable: this.unreachable.checked ? false : undefined }));
     this.status = h('span', { class: 'hint grid-status', role: 'status' });
     this.problem = h('div', { class: 'problem grid-where-problem', role: 'alert', hidden: true });
-    const download = (format: 'csv' | 'parquet', label: string): HTMLElement =>
-      h('button', { type: 'button', class: 'button small', onclick: () => void this.download(format) }, label);
+    const download = (format: DownloadFormat, label: string, title: string): HTMLElement =>
+      h('button', { type: 'button', class: 'button small', title, onclick: () => void this.download(format) }, label);
     this.element = h(
       'div',
       { class: 'type-grid' },
@@ -62,8 +62,9 @@ export class TypeGrid {
         h('label', { class: 'check' }, this.unreachable, ' unreachable only'),
         whereForm,
         this.grid.columnsMenu,
-        download('csv', 'CSV'),
-        download('parquet', 'Parquet'),
+        download('csv', 'CSV', CSV_TITLE),
+        download('raw-csv', 'raw CSV', RAW_CSV_TITLE),
+        download('parquet', 'Parquet', 'The rows, columns and order shown, as a Parquet file'),
         this.status,
       ),
       this.problem,
@@ -129,7 +130,7 @@ export class TypeGrid {
     this.app.navigate({ view: 'types', instance: undefined, typeId: this.typeId, offset: 0, ...(reachable === undefined ? {} : { reachable }), grid: state });
   }
 
-  private async download(format: 'csv' | 'parquet'): Promise<void> {
+  private async download(format: DownloadFormat): Promise<void> {
     const view = this.view;
     if (view === undefined) return;
     const name = (view.table.alias ?? view.table.name).replace(/[^A-Za-z0-9._-]/g, '_');

@@ -2,7 +2,7 @@ import { errorMessage } from '../api.js';
 import { clear, h } from '../dom.js';
 import { groupDigits } from '../format.js';
 import { DataGrid } from '../grid/data-grid.js';
-import { downloadResult } from '../grid/downloads.js';
+import { CSV_TITLE, downloadResult, RAW_CSV_TITLE, type DownloadFormat } from '../grid/downloads.js';
 import { SqlError, type SqlResult, type SqlTable } from '../grid/sql-api.js';
 import { objectIdColumns } from '../grid/sql-types.js';
 import type { SqlEditor } from '../grid/sql-editor.js';
@@ -62,13 +62,15 @@ export class QueryView {
       summaries: (ids) => objectSummaries(this.app, ids),
     });
     this.grid.element.hidden = true;
-    const csv = h('button', { type: 'button', class: 'button small', onclick: () => void this.download() }, 'CSV');
+    const csv = h('button', { type: 'button', class: 'button small', title: CSV_TITLE, onclick: () => void this.download('csv') }, 'CSV');
+    const rawCsv = h('button', { type: 'button', class: 'button small', title: RAW_CSV_TITLE, onclick: () => void this.download('raw-csv') }, 'raw CSV');
+    const parquet = h('button', { type: 'button', class: 'button small', title: 'The whole result as a Parquet file', onclick: () => void this.download('parquet') }, 'Parquet');
     this.element = h(
       'section',
       { class: 'view query-view', 'aria-label': 'Query' },
       h('div', { class: 'stats-toolbar' }, h('h2', null, 'Query'), this.examples, this.recent),
       this.editorHost,
-      h('div', { class: 'grid-toolbar' }, this.runButton, this.cancelButton, this.grid.columnsMenu, csv, this.status),
+      h('div', { class: 'grid-toolbar' }, this.runButton, this.cancelButton, this.grid.columnsMenu, csv, rawCsv, parquet, this.status),
       this.problem,
       this.grid.element,
     );
@@ -189,10 +191,10 @@ export class QueryView {
     this.problem.hidden = false;
   }
 
-  private async download(): Promise<void> {
+  private async download(format: DownloadFormat): Promise<void> {
     if (this.lastRun === '') return;
     try {
-      await downloadResult(this.app.sql, this.lastRun, 'csv', 'query');
+      await downloadResult(this.app.sql, this.lastRun, format, 'query');
     } catch (error) {
       this.status.textContent = `Download failed: ${errorMessage(error)}`;
     }
