@@ -5,11 +5,11 @@ import type { Storage } from '../storage/storage.js';
 import type { TypeTablePlan } from './column-model.js';
 import type { DuckModule } from './duck-module.js';
 import type { SchemaTable } from './finish-tables.js';
-import { buildLinkTables, namesLinkTables, type LinkType } from './link-tables.js';
-import { buildObjectsTable, namesObjectsTable } from './object-rows.js';
+import { buildLinkTables, type LinkType } from './link-tables.js';
+import { buildObjectsTable } from './object-rows.js';
 import { openSandbox, type Sandbox } from './sandbox.js';
 import { buildTables } from './table-build.js';
-import { fillTypeTables, typeTablesNamed } from './type-fill.js';
+import { fillTypeTables } from './type-fill.js';
 
 /**
  * One build of a storage's tables (one storage generation) in a sandbox of its own, and what the
@@ -81,11 +81,19 @@ export class BuiltTables {
     }
   }
 
-  /** What `sql` may read, filled: false when the storage is no longer in the built state. */
-  async ready(duck: DuckModule, sql: string): Promise<boolean> {
-    if (namesObjectsTable(sql) && !(await this.objectsTable(duck))) return false;
-    if (namesLinkTables(sql) && !(await this.linkTables(duck))) return false;
-    return this.fill(duck, typeTablesNamed(sql, this.deferred));
+  /**
+   * The tables a statement reads (lower-case names, as statement-check.ts found them in DuckDB's
+   * parse), filled: false when the storage is no longer in the built state.
+   */
+  async ready(duck: DuckModule, tables: ReadonlySet<string>): Promise<boolean> {
+    if (tables.has('_objects') && !(await this.objectsTable(duck))) return false;
+    if ((tables.has('_elements') || tables.has('_references')) && !(await this.linkTables(duck))) return false;
+    const plans = new Set<TypeTablePlan>();
+    for (const name of tables) {
+      const plan = this.deferred.get(name);
+      if (plan !== undefined) plans.add(plan);
+    }
+    return this.fill(duck, plans);
   }
 
   /** Every type table and `_objects` filled (our own exports; benchmarks); false as `ready`. */

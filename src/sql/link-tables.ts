@@ -32,11 +32,6 @@ CREATE TABLE _elements (owner BIGINT, position BIGINT, key_text VARCHAR, key_oid
 CREATE TABLE _references (from_oid BIGINT, to_oid BIGINT, member VARCHAR);
 `;
 
-/** Whether a statement may read `_elements` or `_references` (named, or through a table function that takes a name). */
-export function namesLinkTables(sql: string): boolean {
-  return /_elements|_references|query_table|\bquery\s*\(/i.test(sql);
-}
-
 export async function buildLinkTables(duck: DuckModule, connection: DuckDBConnection, storage: Storage, types: ReadonlyMap<bigint, LinkType>): Promise<void> {
   await connection.run(`
 CREATE OR REPLACE TABLE __elements (owner BIGINT, position BIGINT, key_text VARCHAR, key_oid BIGINT, value_text VARCHAR, value_oid BIGINT, member INTEGER);

@@ -16,11 +16,6 @@ import type { DuckModule } from './duck-module.js';
 /** `_objects` as the first statement finds it: with its columns, empty. */
 export const OBJECTS_TABLE = `CREATE TABLE _objects (oid BIGINT, type_id BIGINT, type_name VARCHAR, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file VARCHAR, "offset" BIGINT);`;
 
-/** Whether a statement may read `_objects` (a name built at run time may be any). */
-export function namesObjectsTable(sql: string): boolean {
-  return /_objects|query_table|\bquery\s*\(/i.test(sql);
-}
-
 /**
  * Fills `_objects`: the rows from one walk over the latest records of the dictionary's types
  * (one transaction), then the type and file names joined in inside DuckDB. (A view joining the

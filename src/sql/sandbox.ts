@@ -3,27 +3,19 @@ import { tmpdir } from 'node:os';
 import { join, relative, isAbsolute, resolve, sep } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement } from '@duckdb/node-api';
 import type { DuckModule } from './duck-module.js';
+import { invalid, SqlError } from './sql-error.js';
+import { checkStatement, type AllowedTables, type CheckedStatement } from './statement-check.js';
+
+export { invalid, SqlError } from './sql-error.js';
 
 /**
- * The locked-down DuckDB a storage's tables live in: in memory, with a memory limit, spilling
- * to a temporary directory of its own (never inside the storage directory), no extensions. After
- * the tables are built, `enable_external_access=false` and `lock_configuration=true` make every
- * later statement unable to touch a file or the network or to change a setting; on top of that
- * only one read-only statement per request is run (checked by DuckDB's own parser).
+ * The locked-down DuckDB a storage's tables live in: a database file in a temporary directory of
+ * its own (never inside the storage directory), a memory limit, no extensions. After the tables
+ * are built, `enable_external_access=false` and `lock_configuration=true` make every later
+ * statement unable to touch a file or the network or to change a setting. A user's statement
+ * runs only once statement-check.ts has allowed it from DuckDB's parse, and then inside a
+ * read-only transaction (`prepareUserStatement`, sql-engine.ts): layers that each refuse alone.
  */
-
-export class SqlError extends Error {
-  constructor(
-    /** refused: not allowed here; invalid: DuckDB's parser or binder said no; timeout; busy. */
-    readonly kind: 'refused' | 'invalid' | 'timeout' | 'busy' | 'cancelled',
-    message: string,
-    /** 0-based character offset into the statement, where DuckDB located the error. */
-    readonly position?: number,
-  ) {
-    super(message);
-    this.name = 'SqlError';
-  }
-}
 
 export interface SandboxOptions {
   readonly memoryLimitBytes: number;
@@ -44,6 +36,8 @@ export interface Sandbox {
   readonly exportDirectory: string;
   /** Locks it down: no file or network access, no configuration changes from now on. */
   lock(connection: DuckDBConnection): Promise<void>;
+  /** The tables a user's statement may read, known once `lock` has run. */
+  readonly allowed: AllowedTables;
   close(): void;
 }
 
@@ -88,11 +82,16 @@ export async function openSandbox(duck: DuckModule, options: SandboxOptions): Pr
     rmSync(tempDirectory, { recursive: true, force: true });
     throw error;
   }
+  let allowed: AllowedTables = { own: new Set(), reserved: new Set() };
   return {
     instance,
     tempDirectory,
     exportDirectory,
+    get allowed() {
+      return allowed;
+    },
     async lock(connection) {
+      allowed = await tablesOf(connection);
       if (options.allowFiles === true) return;
       await connection.run(`SET allowed_directories = ['${(exportDirectory + sep).replaceAll("'", "''")}']`);
       await connection.run('SET enable_external_access = false');
@@ -105,105 +104,50 @@ export async function openSandbox(duck: DuckModule, options: SandboxOptions): Pr
   };
 }
 
-/** SELECT (DESCRIBE, SHOW, SUMMARIZE, PRAGMA queries parse as it) and EXPLAIN. */
-const READ_ONLY_TYPES = new Set(['SELECT', 'EXPLAIN']);
 
-/** The one read-only statement of `sql`, prepared; anything else refused before it runs. */
-export async function prepareReadOnly(duck: DuckModule, connection: DuckDBConnection, sql: string): Promise<DuckDBPreparedStatement> {
+/** The storage's tables and views (the main catalog's), and every other catalog's (system views). */
+async function tablesOf(connection: DuckDBConnection): Promise<AllowedTables> {
+  const own = new Set<string>();
+  const reserved = new Set<string>();
+  const reader = await connection.runAndReadAll(
+    'SELECT database_name = current_database(), table_name FROM duckdb_tables() UNION ALL SELECT database_name = current_database() AND NOT internal, view_name FROM duckdb_views()',
+  );
+  for (const [mine, name] of reader.getRows()) (mine === true ? own : reserved).add(String(name).toLowerCase());
+  for (const name of own) reserved.delete(name);
+  return { own, reserved };
+}
+
+/**
+ * A user's statement, allowed by statement-check.ts (`checkStatement`), prepared: DuckDB must
+ * find in it the one SELECT (or our EXPLAIN of one) the check saw. Errors name the position in
+ * the user's text.
+ */
+export async function prepareChecked(duck: DuckModule, connection: DuckDBConnection, checked: CheckedStatement): Promise<DuckDBPreparedStatement> {
   let extracted;
   try {
-    extracted = await connection.extractStatements(sql);
+    extracted = await connection.extractStatements(checked.text);
   } catch (error) {
-    throw invalid(error, sql);
+    throw shifted(invalid(error, checked.text), checked.shift);
   }
-  if (extracted.count === 0) throw new SqlError('invalid', 'no statement given');
-  if (extracted.count > 1) throw new SqlError('refused', `one statement per request, ${extracted.count} given`);
+  if (extracted.count !== 1) throw new SqlError('refused', `one statement per request, ${extracted.count} given`);
   let prepared: DuckDBPreparedStatement;
   try {
     prepared = await extracted.prepare(0);
   } catch (error) {
-    throw invalid(error, sql);
+    throw shifted(invalid(error, checked.text), checked.shift);
   }
   const type = duck.StatementType[prepared.statementType] ?? String(prepared.statementType);
-  if (!READ_ONLY_TYPES.has(type)) {
+  const expected = checked.kind === 'explain' ? 'EXPLAIN' : 'SELECT';
+  if (type !== expected || prepared.parameterCount > 0) {
     prepared.destroySync();
-    throw new SqlError('refused', `only read-only statements are run (SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN); this is ${type}`);
-  }
-  // EXPLAIN ANALYZE runs the statement it explains: that one must be read-only as well.
-  if (type === 'EXPLAIN') {
-    const analyzed = /^\s*EXPLAIN\s+ANALY[SZ]E\b([\s\S]*)$/i.exec(withoutComments(sql));
-    if (analyzed !== undefined && analyzed !== null) {
-      let inner: DuckDBPreparedStatement | undefined;
-      try {
-        inner = await prepareReadOnly(duck, connection, analyzed[1]!);
-      } catch (error) {
-        prepared.destroySync();
-        throw error;
-      } finally {
-        inner?.destroySync();
-      }
-    }
-  }
-  if (prepared.parameterCount > 0) {
-    prepared.destroySync();
-    throw new SqlError('invalid', 'the statement has parameters ($1, ?); write the values into it');
+    throw new SqlError('refused', `only read-only statements are run; DuckDB found ${type} where the check found ${expected}`);
   }
   return prepared;
 }
 
-/** The statement with its comments blanked (so that a comment cannot hide a keyword). */
-function withoutComments(sql: string): string {
-  let out = '';
-  for (let i = 0; i < sql.length; ) {
-    const ch = sql[i]!;
-    if (ch === '-' && sql[i + 1] === '-') {
-      const end = sql.indexOf('\n', i);
-      i = end < 0 ? sql.length : end;
-      out += ' ';
-    } else if (ch === '/' && sql[i + 1] === '*') {
-      const end = sql.indexOf('*/', i + 2);
-      i = end < 0 ? sql.length : end + 2;
-      out += ' ';
-    } else if (ch === "'" || ch === '"') {
-      const end = sql.indexOf(ch, i + 1);
-      const stop = end < 0 ? sql.length : end + 1;
-      out += sql.slice(i, stop);
-      i = stop;
-    } else {
-      out += ch;
-      i++;
-    }
-  }
-  return out;
-}
+export { checkStatement };
 
-/** DuckDB's message (its `LINE n:` excerpt dropped), with the 0-based character position the excerpt's caret points at. */
-export function invalid(error: unknown, sql?: string): SqlError {
-  const message = error instanceof Error ? error.message : String(error);
-  const short = message.split('\n\nLINE ')[0]!.trim();
-  if (/Interrupt/i.test(message)) return new SqlError('timeout', short);
-  const position = sql === undefined ? undefined : caretPosition(message, sql);
-  return new SqlError(/Permission Error|disabled/i.test(message) ? 'refused' : 'invalid', short, position);
-}
-
-/** Where `LINE n: <excerpt>` and the caret under it point in the statement, when that can be told. */
-function caretPosition(message: string, sql: string): number | undefined {
-  const match = /\n\nLINE (\d+): (.*)\n( *)\^/.exec(message);
-  if (match === null) return undefined;
-  const line = Number(match[1]);
-  const prefix = `LINE ${match[1]}: `.length;
-  let excerpt = match[2]!;
-  let column = match[3]!.length - prefix;
-  if (excerpt.startsWith('...')) {
-    excerpt = excerpt.slice(3);
-    column -= 3;
-  }
-  excerpt = excerpt.replace(/\.\.\.$/, '');
-  const lines = sql.split('\n');
-  if (line < 1 || line > lines.length || column < 0) return undefined;
-  const text = lines[line - 1]!;
-  const at = text.indexOf(excerpt.slice(0, Math.max(1, Math.min(excerpt.length, 40))));
-  if (at < 0) return undefined;
-  const start = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
-  return Math.min(sql.length, start + at + column);
+function shifted(error: SqlError, shift: number): SqlError {
+  if (error.position === undefined || shift === 0) return error;
+  return new SqlError(error.kind, error.message, Math.max(0, error.position - shift));
 }

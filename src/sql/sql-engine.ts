@@ -8,9 +8,13 @@ import type { Storage } from '../storage/storage.js';
 import { quoteIdent, quoteText } from './column-model.js';
 import { loadDuck, type DuckModule } from './duck-module.js';
 import type { SchemaTable } from './finish-tables.js';
-import { converterFor, type CellConverter, type JsonCell } from './result-values.js';
-import { invalid, prepareReadOnly, SqlError } from './sandbox.js';
+import { DEFAULT_ANSWER_LIMITS, mebibytes, PROCESS_ANSWER_BUDGET, type ByteBudget } from './answer-budget.js';
 import { BuiltTables } from './built-tables.js';
+import { rowSizes } from './cell-bytes.js';
+import { converterFor, type CellConverter, type JsonCell } from './result-values.js';
+import { checkStatement, prepareChecked } from './sandbox.js';
+import { invalid, SqlError } from './sql-error.js';
+import type { CheckedStatement } from './statement-check.js';
 
 /**
  * SQL over one storage: its tables built into a locked-down DuckDB (built-tables.ts) when a query
@@ -25,9 +29,16 @@ export interface SqlLimits {
   readonly memoryLimitBytes: number;
   /** Statements running at once; more are refused (busy). */
   readonly maxConcurrent: number;
+  /** One row of an answer, converted (too-large beyond). */
+  readonly maxRowBytes: number;
+  /** A buffered (JSON) answer's rows, converted (too-large beyond); streamed answers are bounded per row and by back-pressure. */
+  readonly maxAnswerBytes: number;
 }
 
-export const DEFAULT_SQL_LIMITS: SqlLimits = { timeoutMs: 30_000, memoryLimitBytes: 1024 ** 3, maxConcurrent: 4 };
+/** Rows converted and handed over at once, in bytes (at least one row): bounds the memory of one step. */
+const SLICE_BYTES = 4 * 1024 ** 2;
+
+export const DEFAULT_SQL_LIMITS: SqlLimits = { timeoutMs: 30_000, memoryLimitBytes: 1024 ** 3, maxConcurrent: 4, ...DEFAULT_ANSWER_LIMITS };
 
 export interface SqlEngineOptions extends Partial<SqlLimits> {
   readonly storage: Storage;
@@ -38,6 +49,8 @@ export interface SqlEngineOptions extends Partial<SqlLimits> {
   readonly onProblem?: (message: string) => void;
   /** Our own exports only (no user statement runs there): leaves file access on for COPY. */
   readonly allowFiles?: boolean;
+  /** Bytes all answers of the process may hold at once (default: the process-wide budget). */
+  readonly answerBudget?: ByteBudget;
 }
 
 export interface SqlColumn {
@@ -63,6 +76,7 @@ export class SqlEngine {
   private building: Promise<BuiltTables> | undefined;
   private running = 0;
   private closed = false;
+  private readonly budget: ByteBudget;
   readonly limits: SqlLimits;
 
   constructor(private readonly options: SqlEngineOptions) {
@@ -70,7 +84,10 @@ export class SqlEngine {
       timeoutMs: options.timeoutMs ?? DEFAULT_SQL_LIMITS.timeoutMs,
       memoryLimitBytes: options.memoryLimitBytes ?? DEFAULT_SQL_LIMITS.memoryLimitBytes,
       maxConcurrent: options.maxConcurrent ?? DEFAULT_SQL_LIMITS.maxConcurrent,
+      maxRowBytes: options.maxRowBytes ?? DEFAULT_SQL_LIMITS.maxRowBytes,
+      maxAnswerBytes: options.maxAnswerBytes ?? DEFAULT_SQL_LIMITS.maxAnswerBytes,
     };
+    this.budget = options.answerBudget ?? PROCESS_ANSWER_BUDGET;
   }
 
   /** Tables and their columns (builds them if needed). */
@@ -84,7 +101,7 @@ export class SqlEngine {
     const rows: JsonCell[][] = [];
     let truncated = false;
     const started = performance.now();
-    const columns = await this.run(sql, options.signal, async (chunkRows) => {
+    const columns = await this.run(sql, options.signal, this.limits.maxAnswerBytes, async (chunkRows) => {
       for (const row of chunkRows) {
         if (rows.length >= options.limit) {
           truncated = true;
@@ -103,17 +120,25 @@ export class SqlEngine {
    * answered false. `onColumns` comes first.
    */
   async stream(sql: string, signal: AbortSignal | undefined, onColumns: (columns: readonly SqlColumn[]) => Promise<void> | void, onRows: (rows: JsonCell[][]) => Promise<boolean | void>): Promise<void> {
-    await this.run(sql, signal, onRows, onColumns);
+    await this.run(sql, signal, undefined, onRows, onColumns);
   }
 
+  /**
+   * The statement's rows, converted a slice at a time: each slice's size is measured in DuckDB's
+   * vectors first (cell-bytes.ts), a row over `maxRowBytes` or a buffered answer over
+   * `maxAnswerBytes` stops the statement (too-large), and the bytes are drawn from the
+   * process's answer budget (busy when spent): held until the session ends for a buffered
+   * answer (`answerBytes` given), handed back once `onRows` has settled for a streamed one.
+   */
   private async run(
     sql: string,
     signal: AbortSignal | undefined,
+    answerBytes: number | undefined,
     onRows: (rows: JsonCell[][]) => Promise<boolean | void>,
     onColumns?: (columns: readonly SqlColumn[]) => Promise<void> | void,
   ): Promise<SqlColumn[]> {
-    return this.session(sql, signal, async (duck, connection, stopping) => {
-      const prepared = await prepareReadOnly(duck, connection, sql);
+    return this.session(sql, signal, async (duck, connection, stopping, checked, hold) => {
+      const prepared = await prepareChecked(duck, connection, checked);
       let result: DuckDBResult;
       try {
         result = await prepared.stream();
@@ -128,13 +153,51 @@ export class SqlEngine {
         converters.push(converterFor(type));
       }
       await onColumns?.(columns);
+      let total = 0;
       for (;;) {
         if (stopping()) break;
         const chunk = await result.fetchChunk();
         if (chunk === null || chunk.rowCount === 0) break;
-        const raw = chunk.getRows();
-        const rows = raw.map((row) => row.map((value, i) => converters[i]!(value)));
-        if ((await onRows(rows)) === false) break;
+        const sizes = rowSizes(chunk);
+        const vectors = Array.from({ length: chunk.columnCount }, (_, c) => chunk.getColumnVector(c));
+        for (let from = 0; from < chunk.rowCount; ) {
+          let bytes = 0;
+          let to = from;
+          // A slice of at most SLICE_BYTES (at least one row): what is converted and held at once.
+          while (to < chunk.rowCount && (to === from || bytes + sizes[to]! <= SLICE_BYTES)) {
+            const size = sizes[to]!;
+            if (size > this.limits.maxRowBytes) {
+              throw new SqlError('too-large', `row ${total + to - from + 1} of the answer takes ${mebibytes(size)}, over the limit of ${mebibytes(this.limits.maxRowBytes)} per row (--sql-max-row-bytes); select fewer or shorter columns (e.g. left(text, 1000))`);
+            }
+            bytes += size;
+            to++;
+          }
+          if (answerBytes !== undefined) {
+            answerBytes -= bytes;
+            if (answerBytes < 0) {
+              throw new SqlError('too-large', `the answer takes more than ${mebibytes(this.limits.maxAnswerBytes)} (--sql-max-answer-bytes); ask for fewer rows or columns, or stream it (Accept: text/csv or application/x-ndjson)`);
+            }
+          }
+          if (!hold(bytes)) {
+            throw new SqlError('busy', `the SQL answers being sent hold ${mebibytes(this.budget.inUse)} of the server's ${mebibytes(this.budget.limit)} (--sql-answer-budget); ask again`);
+          }
+          const rows: JsonCell[][] = [];
+          for (let r = from; r < to; r++) {
+            const row: JsonCell[] = new Array(vectors.length);
+            for (let c = 0; c < vectors.length; c++) {
+              const value = vectors[c]!.getItem(r);
+              row[c] = value === null ? null : converters[c]!(value);
+            }
+            rows.push(row);
+          }
+          total += to - from;
+          from = to;
+          const more = await onRows(rows);
+          if (answerBytes === undefined) hold(-bytes);
+          if (more === false) return columns;
+          // Give other requests (health checks, other statements) their turn between slices.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
       }
       return columns;
     });
@@ -148,12 +211,10 @@ export class SqlEngine {
    * `;` of the client's text reaches it). The caller streams the file and removes it.
    */
   async parquetFile(sql: string, signal?: AbortSignal): Promise<string> {
-    return this.session(sql, signal, async (duck, connection, _stopping, built) => {
-      (await prepareReadOnly(duck, connection, sql)).destroySync();
-      const rendered = await connection.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR)', [sql]);
-      const tree = JSON.parse(String(rendered.getRows()[0]![0])) as { error: boolean; error_message?: string };
-      if (tree.error) throw new SqlError('refused', `a Parquet answer is made of a SELECT statement: ${tree.error_message ?? 'this one cannot be rendered'}`);
-      const select = await connection.runAndReadAll('SELECT json_deserialize_sql(json_serialize_sql($1::VARCHAR))', [sql]);
+    return this.session(sql, signal, async (duck, connection, _stopping, checked, _hold, built) => {
+      if (checked.kind !== 'select') throw new SqlError('refused', 'a Parquet answer is made of a query, not of EXPLAIN');
+      (await prepareChecked(duck, connection, checked)).destroySync();
+      const select = await connection.runAndReadAll('SELECT json_deserialize_sql(json_serialize_sql($1::VARCHAR))', [checked.text]);
       const file = join(built.sandbox.exportDirectory, `${randomUUID()}.parquet`);
       try {
         await connection.run(`COPY (\n${String(select.getRows()[0]![0])}\n) TO ${quoteText(file)} (FORMAT parquet, COMPRESSION zstd)`);
@@ -165,11 +226,17 @@ export class SqlEngine {
     });
   }
 
-  /** One statement's turn: a slot among `maxConcurrent`, a connection of the current tables, the timeout and the client's cancel. */
+  /**
+   * One statement's turn: a slot among `maxConcurrent`; a connection of the current tables; the
+   * statement checked (statement-check.ts) before anything is filled or run for it; the tables it
+   * reads filled; then a read-only transaction, the timeout and the client's cancel. `hold`
+   * draws bytes from the process's answer budget (negative: gives them back); whatever is still
+   * held is given back when the turn ends.
+   */
   private async session<T>(
     sql: string,
     signal: AbortSignal | undefined,
-    work: (duck: DuckModule, connection: DuckDBConnection, stopping: () => boolean, built: BuiltTables) => Promise<T>,
+    work: (duck: DuckModule, connection: DuckDBConnection, stopping: () => boolean, checked: CheckedStatement, hold: (bytes: number) => boolean, built: BuiltTables) => Promise<T>,
   ): Promise<T> {
     if (this.running >= this.limits.maxConcurrent) throw new SqlError('busy', `${this.running} statements are running, the limit is ${this.limits.maxConcurrent}; ask again`);
     if (signal?.aborted === true) throw new SqlError('cancelled', 'cancelled');
@@ -178,6 +245,17 @@ export class SqlEngine {
     let connection: DuckDBConnection | undefined;
     let stop: 'timeout' | 'cancelled' | undefined;
     let timer: NodeJS.Timeout | undefined;
+    let held = 0;
+    const hold = (bytes: number): boolean => {
+      if (bytes < 0) {
+        this.budget.give(-bytes);
+        held += bytes;
+        return true;
+      }
+      if (!this.budget.take(bytes)) return false;
+      held += bytes;
+      return true;
+    };
     const interrupt = (why: 'timeout' | 'cancelled'): void => {
       stop ??= why;
       connection?.interrupt();
@@ -187,31 +265,43 @@ export class SqlEngine {
       const duck = await loadDuck();
       built = await this.current();
       built.active++;
-      // A statement that may read `_elements`, `_references` or type tables not filled yet waits
-      // for them to be filled from the same state as the other tables; a storage changed
-      // meanwhile means a new build.
-      for (let attempt = 0; !(await built.ready(duck, sql)); attempt++) {
+      connection = await built.sandbox.instance.connect();
+      let checked = await checkStatement(connection, sql, built.sandbox.allowed);
+      // A statement that reads `_objects`, `_elements`, `_references` or type tables not filled
+      // yet waits for them to be filled from the same state as the other tables; a storage
+      // changed meanwhile means a new build.
+      for (let attempt = 0; !(await built.ready(duck, checked.tables)); attempt++) {
         if (attempt === 2) throw new Error('the storage keeps changing while its tables are built; ask again');
+        connection.closeSync();
+        connection = undefined;
         built.active--;
         this.release(built);
         built = await this.current();
         built.active++;
+        connection = await built.sandbox.instance.connect();
+        checked = await checkStatement(connection, sql, built.sandbox.allowed);
       }
-      connection = await built.sandbox.instance.connect();
+      // Whatever the checks let through cannot write: DuckDB refuses every change in a
+      // read-only transaction (the layer that holds if another one is wrong).
+      await connection.run('BEGIN TRANSACTION READ ONLY');
       signal?.addEventListener('abort', onAbort, { once: true });
       if (this.limits.timeoutMs > 0) timer = setTimeout(() => interrupt('timeout'), this.limits.timeoutMs);
-      const answer = await work(duck, connection, () => stop !== undefined, built);
+      const answer = await work(duck, connection, () => stop !== undefined, checked, hold, built);
       if (stop !== undefined) throw stopped(stop, this.limits.timeoutMs);
       return answer;
     } catch (error) {
       if (stop !== undefined) throw stopped(stop, this.limits.timeoutMs);
-      if (error instanceof SqlError) throw error;
-      if (error instanceof Error && /^[A-Z][A-Za-z ]* Error: /.test(error.message)) throw invalid(error, sql);
-      throw error;
+      const known = error instanceof SqlError ? error : error instanceof Error && /^[A-Z][A-Za-z ]* Error: /.test(error.message) ? invalid(error, sql) : undefined;
+      if (known === undefined) throw error;
+      // DuckDB's messages may name a file of the engine's private directory: never its path.
+      const directory = built?.sandbox.tempDirectory;
+      if (directory === undefined || !known.message.includes(directory)) throw known;
+      throw new SqlError(known.kind, known.message.replaceAll(directory, '<sql-tables>'), known.position);
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       connection?.closeSync();
+      if (held > 0) this.budget.give(held);
       this.running--;
       if (built !== undefined) {
         built.active--;
@@ -251,6 +341,24 @@ export class SqlEngine {
     return fresh.built;
   }
 
+  /**
+   * Rows per table as DuckDB's catalog estimates them, read by our own code (no user statement
+   * may call `duckdb_tables()`): which tables are filled so far. Diagnostics and tests.
+   */
+  async tableRowEstimates(): Promise<Map<string, number>> {
+    const built = await this.current();
+    built.active++;
+    const connection = await built.sandbox.instance.connect();
+    try {
+      const reader = await connection.runAndReadAll(`SELECT table_name, estimated_size FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main'`);
+      return new Map(reader.getRows().map((r) => [String(r[0]), Number(r[1])]));
+    } finally {
+      connection.closeSync();
+      built.active--;
+      this.release(built);
+    }
+  }
+
   /** Every table filled (our own exports; benchmarks). */
   async fillAll(): Promise<void> {
     const built = await this.current();
@@ -277,7 +385,7 @@ export class SqlEngine {
     built.active++;
     const connection = await built.sandbox.instance.connect();
     try {
-      if (!(await built.ready(await loadDuck(), quoteIdent(table)))) throw new Error('the storage changed while it was exported; export again');
+      if (!(await built.ready(await loadDuck(), new Set([table.toLowerCase()])))) throw new Error('the storage changed while it was exported; export again');
       await connection.run(`COPY (SELECT * FROM ${quoteIdent(table)}) TO ${quoteText(file)} (FORMAT parquet, COMPRESSION zstd)`);
     } finally {
       connection.closeSync();

@@ -90,21 +90,3 @@ export async function fillTypeTables(
     for (const staging of made) await connection.run(`DROP TABLE IF EXISTS ${staging.table}`).catch(() => undefined);
   }
 }
-
-/**
- * The not yet filled type tables a statement may read: every name it holds — bare or quoted
- * identifier, or string literal (`query_table('Book')`) — that is a table's full or simple name,
- * compared as DuckDB does, ignoring case. A statement that builds names at run time (`query()`,
- * `query_table()`) may read any. Naming more than it reads only fills a table sooner.
- */
-export function typeTablesNamed(sql: string, deferred: ReadonlyMap<string, TypeTablePlan>): Set<TypeTablePlan> {
-  const out = new Set<TypeTablePlan>();
-  if (deferred.size === 0) return out;
-  if (/query_table|\bquery\s*\(/i.test(sql)) return new Set(deferred.values());
-  for (const match of sql.matchAll(/"((?:[^"]|"")*)"|'((?:[^']|'')*)'|([A-Za-z_\u0080-\uffff][\w$\u0080-\uffff]*)/g)) {
-    const name = match[1]?.replaceAll('""', '"') ?? match[2]?.replaceAll("''", "'") ?? match[3] ?? '';
-    const plan = deferred.get(name.toLowerCase());
-    if (plan !== undefined) out.add(plan);
-  }
-  return out;
-}

@@ -1,15 +1,15 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { StorageRegistry } from '../../src/http/registry/storage-registry.js';
-import { SqlEngine } from '../../src/sql/sql-engine.js';
+import { SqlEngine, type SqlEngineOptions } from '../../src/sql/sql-engine.js';
 import { Storage } from '../../src/storage/storage.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
 
 /**
- * SQL engines over the corpus storage `graph` with its graph index, made fresh per test and
+ * SQL engines over the corpus storage `graph` with its graph index (and the limits given), made fresh per test and
  * closed after the file (the storage opened once): call at the top of a test file.
  */
-export function graphEngines(): () => SqlEngine {
+export function graphEngines(): (options?: Omit<SqlEngineOptions, 'storage' | 'graph'>) => SqlEngine {
   let storage: Storage;
   let registry: StorageRegistry;
   let graphReady: () => Promise<import('../../src/graph/model/graph-index.js').GraphIndex>;
@@ -26,8 +26,8 @@ export function graphEngines(): () => SqlEngine {
     await registry.close();
     await storage.close();
   });
-  return () => {
-    const engine = new SqlEngine({ storage, graph: graphReady });
+  return (options = {}) => {
+    const engine = new SqlEngine({ ...options, storage, graph: graphReady });
     engines.push(engine);
     return engine;
   };

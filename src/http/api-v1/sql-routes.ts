@@ -65,7 +65,8 @@ const SQL_PROBLEMS = {
   400: problemResponse('invalid or refused statement (not read-only, file or network access, more than one statement); position: where DuckDB located it'),
   404: problemResponse('no such storage, or SQL is off (--no-sql)'),
   408: problemResponse('interrupted by the SQL timeout (--sql-timeout)'),
-  503: problemResponse('too many statements running at once (Retry-After), or the graph index is being built'),
+  413: problemResponse('a row (--sql-max-row-bytes) or the whole JSON answer (--sql-max-answer-bytes) is over its limit'),
+  503: problemResponse('too many statements running at once, or the answers being sent hold the whole answer budget (Retry-After), or the graph index is being built'),
 };
 
 export interface SqlRoutesOptions {
@@ -154,6 +155,8 @@ function asProblem(error: unknown): unknown {
       return new ApiProblem(503, 'Too Many Statements', e.message, { 'retry-after': '1' });
     case 'cancelled':
       return new ApiProblem(499, 'Cancelled', e.message);
+    case 'too-large':
+      return new ApiProblem(413, 'Answer Too Large', e.message);
     case 'refused':
       return new ApiProblem(400, 'Statement Refused', e.message, {}, extra);
     default:

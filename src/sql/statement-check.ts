@@ -1,0 +1,188 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { ALLOWED_FUNCTIONS, ALLOWED_TABLE_FUNCTIONS } from './allowed-functions.js';
+import { SqlError } from './sql-error.js';
+
+/**
+ * Decides whether a user's statement may run, from DuckDB's own parse of it (its JSON form,
+ * `json_serialize_sql`: the parser only, nothing bound or run), never from the text:
+ *
+ * 1. exactly one statement, and a SELECT (DESCRIBE, SHOW, SUMMARIZE, WITH, FROM-first, VALUES
+ *    and PIVOT queries parse as one); `EXPLAIN [ANALYZE]` only as the first word(s) of the text,
+ *    followed by such a SELECT, and run as a prefix of our own;
+ * 2. every function it calls on the allow-list (allowed-functions.ts), table functions on their
+ *    own shorter one;
+ * 3. every table it reads one of the storage's tables (or a CTE of its own that shadows no
+ *    system view), nothing qualified by another catalog, no file name;
+ * 4. no parameters.
+ *
+ * What then runs is that same text, prepared by DuckDB (which must again find one SELECT or the
+ * EXPLAIN we made), inside a read-only transaction (sql-engine.ts): a write the checks missed
+ * still fails there, and `enable_external_access=false` with a locked configuration stays
+ * underneath (sandbox.ts). Each layer is tested on its own (test/security/sql-layers.test.ts).
+ */
+
+export interface AllowedTables {
+  /** The storage's tables and views, lower case. */
+  readonly own: ReadonlySet<string>;
+  /** Names of tables and views of other catalogs (system views): a CTE may not take one. */
+  readonly reserved: ReadonlySet<string>;
+}
+
+export interface CheckedStatement {
+  /** What is prepared and run. */
+  readonly text: string;
+  /** 'explain': the text is `EXPLAIN [ANALYZE] ` + the user's SELECT. */
+  readonly kind: 'select' | 'explain';
+  /** Characters our EXPLAIN prefix added before the user's SELECT, minus those of the user's own (error positions). */
+  readonly shift: number;
+  /** The storage's tables it reads (lower case). */
+  readonly tables: ReadonlySet<string>;
+}
+
+/** `EXPLAIN`, `EXPLAIN ANALYZE` or `EXPLAIN (ANALYZE)` as the first words, with plain white space only. */
+const EXPLAIN_PREFIX = /^[ \t\r\n]*EXPLAIN(?:[ \t\r\n]+(ANALY[SZ]E)|[ \t\r\n]*\([ \t\r\n]*(ANALY[SZ]E)[ \t\r\n]*\))?[ \t\r\n]+(?=\S)/i;
+
+/** Expression classes of DuckDB's parse tree a statement may hold. */
+const EXPRESSION_CLASSES = new Set([
+  'BETWEEN', 'CASE', 'CAST', 'COLLATE', 'COLUMN_REF', 'COMPARISON', 'CONJUNCTION', 'CONSTANT', 'DEFAULT', 'FUNCTION', 'LAMBDA', 'LAMBDA_REF', 'OPERATOR',
+  'POSITIONAL_REFERENCE', 'STAR', 'SUBQUERY', 'WINDOW',
+]);
+
+/** Query nodes and table references (by their `type`). */
+const NODE_TYPES = new Set(['SELECT_NODE', 'SET_OPERATION_NODE', 'RECURSIVE_CTE_NODE', 'CTE_NODE']);
+const TABLE_REF_TYPES = new Set(['BASE_TABLE', 'SUBQUERY', 'JOIN', 'TABLE_FUNCTION', 'EXPRESSION_LIST', 'EMPTY', 'EMPTY_FROM', 'PIVOT', 'SHOW_REF']);
+
+/** SHOW_REF names DuckDB uses for `SHOW TABLES` and `SHOW ALL TABLES`. */
+const SHOW_LISTS = new Set(['"tables"', '__show_tables_expanded']);
+
+/** The few catalog views a user may read: which tables and columns there are. */
+const CATALOG_VIEWS = new Set(['information_schema.tables', 'information_schema.columns']);
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+interface Found {
+  readonly tables: Set<string>;
+  readonly ctes: Set<string>;
+  readonly refs: { name: string; schema: string; catalog: string; location: number }[];
+}
+
+export async function checkStatement(connection: DuckDBConnection, sql: string, allowed: AllowedTables): Promise<CheckedStatement> {
+  let select = sql;
+  let kind: CheckedStatement['kind'] = 'select';
+  let prefix = '';
+  const explain = EXPLAIN_PREFIX.exec(sql);
+  if (explain !== null) {
+    kind = 'explain';
+    select = sql.slice(explain[0].length);
+    prefix = explain[1] !== undefined || explain[2] !== undefined ? 'EXPLAIN ANALYZE ' : 'EXPLAIN ';
+  }
+  const tree = await parse(connection, select, kind === 'explain');
+  const found: Found = { tables: new Set(), ctes: new Set(), refs: [] };
+  // DuckDB's locations count UTF-8 bytes of what it parsed; positions count characters of the user's text.
+  const position = (location: number): number | undefined =>
+    Number.isSafeInteger(location) && location >= 0 && location <= select.length * 4 ? sql.length - select.length + Buffer.from(select).subarray(0, location).toString().length : undefined;
+  try {
+    walk(tree, found, false);
+  } catch (error) {
+    if (error instanceof Located) throw new SqlError(error.kind, error.message, position(error.location));
+    throw error;
+  }
+  for (const ref of found.refs) {
+    const name = ref.name.toLowerCase();
+    const schema = ref.schema.toLowerCase();
+    const catalog = ref.catalog.toLowerCase();
+    if (catalog === '' && CATALOG_VIEWS.has(`${schema}.${name}`)) continue;
+    const ownSchema = schema === '' || schema === 'main';
+    if (catalog === '' && ownSchema && allowed.own.has(name)) {
+      found.tables.add(name);
+      continue;
+    }
+    if (catalog === '' && schema === '' && found.ctes.has(name) && !allowed.reserved.has(name)) continue;
+    throw new SqlError('refused', `${quoted(ref)} is not one of the storage's tables; only they are read here (GET /api/v1/sql/schema lists them)`, position(ref.location));
+  }
+  return { text: kind === 'explain' ? prefix + select : sql, kind, shift: prefix.length - (sql.length - select.length), tables: found.tables };
+}
+
+async function parse(connection: DuckDBConnection, sql: string, explained: boolean): Promise<Json> {
+  const reader = await connection.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR)', [sql]);
+  const parsed = JSON.parse(String(reader.getRows()[0]![0])) as { error: boolean; error_type?: string; error_message?: string; statements?: Json[] };
+  if (parsed.error) {
+    if (parsed.error_type === 'not implemented') {
+      throw new SqlError(
+        'refused',
+        explained
+          ? 'EXPLAIN is followed by one read-only query here (SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE)'
+          : 'only read-only statements are run (SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE, and EXPLAIN [ANALYZE] as the first word of one); this one is not',
+      );
+    }
+    throw new SqlError('invalid', parsed.error_message ?? 'the statement does not parse');
+  }
+  const statements = parsed.statements ?? [];
+  if (statements.length === 0) throw new SqlError('invalid', 'no statement given');
+  if (statements.length > 1) throw new SqlError('refused', `one statement per request, ${statements.length} given`);
+  return statements[0]!;
+}
+
+/** Collects table references and CTE names; refuses functions, node kinds and parameters not allowed. */
+function walk(node: Json, found: Found, tableFunction: boolean): void {
+  if (Array.isArray(node)) {
+    for (const item of node) walk(item, found, false);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  const cls = node.class;
+  const type = node.type;
+  const location = typeof node.query_location === 'number' ? node.query_location : -1;
+  if (typeof cls === 'string') {
+    if (cls === 'PARAMETER') throw new Located('invalid', 'the statement has parameters ($1, ?); write the values into it', location);
+    if (!EXPRESSION_CLASSES.has(cls)) throw new Located('refused', `${cls.toLowerCase().replaceAll('_', ' ')} expressions are not allowed here`, location);
+  } else if (typeof type === 'string' && ('sample' in node || 'modifiers' in node)) {
+    if (!NODE_TYPES.has(type) && !TABLE_REF_TYPES.has(type)) throw new Located('refused', `${type.toLowerCase().replaceAll('_', ' ')} is not allowed here`, location);
+  }
+  if (typeof node.function_name === 'string') checkFunction(node, tableFunction, location);
+  if (type === 'BASE_TABLE' && typeof node.table_name === 'string') {
+    found.refs.push({ name: node.table_name, schema: String(node.schema_name ?? ''), catalog: String(node.catalog_name ?? ''), location });
+  }
+  if (type === 'SHOW_REF' && typeof node.table_name === 'string' && node.table_name !== '' && !SHOW_LISTS.has(node.table_name)) {
+    found.refs.push({ name: node.table_name, schema: String(node.schema_name ?? ''), catalog: String(node.catalog_name ?? ''), location });
+  }
+  const cteMap = node.cte_map;
+  if (cteMap !== null && typeof cteMap === 'object' && !Array.isArray(cteMap) && Array.isArray(cteMap.map)) {
+    for (const entry of cteMap.map) {
+      if (entry !== null && typeof entry === 'object' && !Array.isArray(entry) && typeof entry.key === 'string') found.ctes.add(entry.key.toLowerCase());
+    }
+  }
+  if (type === 'RECURSIVE_CTE_NODE' && typeof node.cte_name === 'string') found.ctes.add(node.cte_name.toLowerCase());
+  for (const [key, value] of Object.entries(node)) {
+    walk(value, found, type === 'TABLE_FUNCTION' && key === 'function');
+  }
+}
+
+/** A refusal found in the tree, with DuckDB's location of the node (turned into a position above). */
+class Located extends Error {
+  constructor(
+    readonly kind: 'refused' | 'invalid',
+    message: string,
+    readonly location: number,
+  ) {
+    super(message);
+  }
+}
+
+function checkFunction(node: { [key: string]: Json }, tableFunction: boolean, location: number): void {
+  const name = String(node.function_name).toLowerCase();
+  const schema = String(node.schema ?? '').toLowerCase();
+  const catalog = String(node.catalog ?? '').toLowerCase();
+  const qualified = (catalog === '' || catalog === 'system') && (schema === '' || schema === 'main');
+  const list = tableFunction ? ALLOWED_TABLE_FUNCTIONS : ALLOWED_FUNCTIONS;
+  if (qualified && list.has(name)) return;
+  const what = tableFunction ? 'table function' : 'function';
+  throw new Located('refused', `the ${what} ${[catalog, schema, name].filter((s) => s !== '').join('.')}() is not allowed here (docs/security.md lists what is)`, location);
+}
+
+function quoted(ref: { name: string; schema: string; catalog: string; location: number }): string {
+  return [ref.catalog, ref.schema, ref.name]
+    .filter((s) => s !== '')
+    .map((s) => `"${s.replaceAll('"', '""')}"`)
+    .join('.');
+}
