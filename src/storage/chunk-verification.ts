@@ -41,11 +41,23 @@ export async function verifyStorageChunks(
   reads: SourceReads,
   options: { readonly onProgress?: (done: number, total: number) => void } = {},
 ): Promise<ChunkVerification> {
-  const files = valid.channels.flatMap((c) => c.files).filter((f) => f.validLength >= FILE_HEADER_LENGTH);
-  const selections = new Map<ValidDataFile, number>();
+  return verifyChunkFiles(valid.channels.flatMap((c) => c.files), reads, options);
+}
+
+/** A data file to verify: its committed bytes, and its size on disk when known. */
+export type ChunkFile = Pick<ValidDataFile, 'channel' | 'fileNumber' | 'path' | 'validLength'> & { readonly size?: number; readonly committedLength?: number | undefined };
+
+/** `verifyStorageChunks` over a list of files (an opened storage's, say). */
+export async function verifyChunkFiles(
+  all: readonly ChunkFile[],
+  reads: Pick<SourceReads, 'read'>,
+  options: { readonly onProgress?: (done: number, total: number) => void } = {},
+): Promise<ChunkVerification> {
+  const files = all.filter((f) => f.validLength >= FILE_HEADER_LENGTH);
+  const selections = new Map<ChunkFile, number>();
   const votes = new Map<number, number>();
   for (const file of files) {
-    if (file.size < FILE_HEADER_LENGTH) continue;
+    if (file.size !== undefined && file.size < FILE_HEADER_LENGTH) continue;
     const head = await reads.read(file.path, 0, FILE_HEADER_LENGTH);
     const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
     if (view.getBigInt64(0, true) !== BigInt(-FILE_HEADER_LENGTH)) continue;
@@ -66,7 +78,8 @@ export async function verifyStorageChunks(
   const total = headed.reduce((n, f) => n + f.validLength, 0);
   let done = 0;
   for (const file of headed) {
-    if (file.size < file.validLength || (file.committedLength !== undefined && file.size < file.committedLength)) {
+    const size = file.size ?? file.validLength;
+    if (size < file.validLength || (file.committedLength !== undefined && size < file.committedLength)) {
       skipped.push({ path: file.path, reason: `the file is shorter than its committed length: its chunks are not verified` });
       continue;
     }

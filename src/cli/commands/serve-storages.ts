@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { UsageError } from '../../errors.js';
+import { StorageError, UsageError } from '../../errors.js';
 import { defaultInstance, type Dialect } from '../../http/java/dialects.js';
 import { damageLine, isRefusedDamage, openReadablePart, type StorageDamage } from '../../damaged/readable-part.js';
+import { chunkDamageOf, type ChunkDamage } from '../../damaged/chunk-damage.js';
 import { checkServable } from '../../http/java/integrity.js';
 import { storageNameProblem } from '../../http/java/named-routes.js';
 import type { StorageRegistry } from '../../http/registry/storage-registry.js';
@@ -114,6 +115,7 @@ export async function openStorages(
     const started = Date.now();
     let storage: Storage;
     let damage: readonly StorageDamage[] = [];
+    let chunks: ChunkDamage | undefined;
     try {
       const openSource = () => openStorageSource(spec.directory, isPostgresSpec(spec.directory) ? sourceOptions : {});
       const openOptions = {
@@ -133,6 +135,16 @@ export async function openStorages(
       }
       try {
         checkServable(storage);
+        // EclipseStore 4.2's chunk checksums: damaged chunks are shown, their objects marked; --strict refuses as 4.2 does.
+        chunks = await chunkDamageOf(storage);
+        if (chunks.refusal !== undefined && settings.strict === true) {
+          throw new StorageError('STORAGE_INCONSISTENT', `${spec.directory}: EclipseStore 4.2 with the checksum setting its files name refuses this storage: ${chunks.refusal} (without --strict the bytes are served as they are, the damaged chunks' objects marked)`);
+        }
+        if (chunks.damage.length > 0) {
+          say(`warning: chunk checksums: ${chunks.damage.filter((d) => d.severity === 'refuses-start').length} damaged chunk(s); serving the bytes as they are (as EclipseStore 4.2 without a checksum setting does), the objects in them marked; --strict refuses it`);
+          for (const d of chunks.damage) say(`damage: ${damageLine(d)}`);
+          damage = [...damage, ...chunks.damage];
+        }
       } catch (error) {
         await storage.close();
         throw error;
@@ -180,6 +192,7 @@ export async function openStorages(
       instance,
       ...(follower === undefined ? {} : { catchUp: () => follower.refreshNow() }),
       ...(damage.length === 0 ? {} : { damage }),
+      ...(chunks === undefined || chunks.objects.size === 0 ? {} : { damagedObjects: chunks.objects }),
     });
     opened.push({ name, directory: spec.directory, storage, instance, follower, followStatus });
   }

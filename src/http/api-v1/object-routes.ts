@@ -37,7 +37,9 @@ export const objectRoutes: readonly ApiRoute[] = [
         const view = await objectViewOf(context, graph, objectId, window);
         // Once the dominator tree is computed: what the object retains and its immediate dominator.
         const retained = view.constant === true ? undefined : retainedPart(context, graph, objectId);
-        const withRetained = retained === undefined ? view : { ...view, ...retained };
+        const damaged = context.served?.damagedObjects?.get(view.objectId);
+        const marked = damaged === undefined ? view : { ...view, damage: { code: damaged.code, ...(damaged.file === undefined ? {} : { file: damaged.file }), ...(damaged.offset === undefined ? {} : { offset: damaged.offset }), message: damaged.message } };
+        const withRetained = retained === undefined ? marked : { ...marked, ...retained };
         return view.typeName === GIGAMAP && view.constant !== true ? { ...withRetained, gigamap: await gigaMapPart(context.storage, BigInt(view.objectId), window) } : withRetained;
       }),
   },

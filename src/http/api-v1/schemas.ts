@@ -191,6 +191,12 @@ export const ObjectView = Type.Object({
   members: Type.Array(Member),
   retained: Type.Optional(Type.Union([RetainedFigures, Type.Null()], { description: 'once the dominator tree is computed (see /storage graph.dominators): what this object retains; null when unreachable' })),
   immediateDominator: Type.Optional(Type.Union([ObjectRef, Type.Null()], { description: 'once the dominator tree is computed: the closest object every path from the roots object to this one passes through; null for the roots object and unreachable objects' })),
+  damage: Type.Optional(
+    Type.Object(
+      { code: Type.String(), file: Type.Optional(Type.String()), offset: Type.Optional(Count), message: Type.String() },
+      { description: "present when the object's newest record lies in a chunk that fails EclipseStore 4.2's checksums: its values are the damaged bytes as they are" },
+    ),
+  ),
 });
 
 const Referrer = Type.Object({ objectId: ObjectId, typeName: Type.String(), via: Type.Union([Via, Type.Null()]), summary: Type.Optional(Summary) });

@@ -21,6 +21,8 @@ export interface ServedStorage {
   readonly catchUp?: () => Promise<void>;
   /** Damage for which MicroStream would refuse the storage; what can be read of it is served. */
   readonly damage?: readonly StorageDamage[];
+  /** Objects whose newest record lies in a chunk that fails EclipseStore 4.2's checksums (id in decimal → that damage). */
+  readonly damagedObjects?: ReadonlyMap<string, StorageDamage>;
 }
 
 /** A storage that was asked for but could not be opened: its routes say why. */
