@@ -1,9 +1,10 @@
 import { resolveAsOf, type AsOf } from '../rescue/as-of.js';
-import type { Commit } from '../storage/history/commit-history.js';
+import { CommitHistory, type Commit } from '../storage/history/commit-history.js';
 import { committedLengthsAt } from '../storage/history/point-in-time.js';
 import type { StorageSource } from '../storage/source/source.js';
+import { PinnedSource } from '../storage/source/pinned-source.js';
 import { scanStorageLayout } from '../storage/source/storage-dir.js';
-import { Storage, type OpenOptions } from '../storage/storage.js';
+import { Storage, type CommittedLengths, type OpenOptions } from '../storage/storage.js';
 
 /**
  * A side of a diff: a storage as it is now, or as it was right after an earlier commit (its logs
@@ -31,4 +32,35 @@ export async function openSide(source: StorageSource, asOf: AsOf | undefined, op
   }
   const storage = await Storage.open(source, { recordCacheBytes: RECORD_CACHE_BYTES, ...options, committedLengths: committedLengthsAt(point) });
   return { storage, commit: point.commit };
+}
+
+/**
+ * Two states of one storage that is being served, read through one snapshot of its source (one
+ * transaction for PostgreSQL): the state after commit `from`, and after `to` (or the latest).
+ * The served storage and its source are left as they are; `use` runs while both states are open.
+ */
+export async function withPoints<T>(source: StorageSource, from: AsOf, to: AsOf | undefined, use: (a: DiffSide, b: DiffSide) => Promise<T>): Promise<T> {
+  return source.snapshot(async (reader) => {
+    const layout = await scanStorageLayout(reader, source.location);
+    const pointA = await resolveAsOf(layout, from, reader);
+    const pointB = to === undefined ? undefined : await resolveAsOf(layout, to, reader);
+    const open = (lengths: CommittedLengths | undefined): Promise<Storage> =>
+      Storage.open(new PinnedSource(source, reader), { recordCacheBytes: RECORD_CACHE_BYTES, ...(lengths === undefined ? {} : { committedLengths: lengths }) });
+    const a = await open(committedLengthsAt(pointA));
+    try {
+      const b = await open(pointB === undefined ? undefined : committedLengthsAt(pointB));
+      try {
+        return await use({ storage: a, commit: pointA.commit }, pointB === undefined ? { storage: b } : { storage: b, commit: pointB.commit });
+      } finally {
+        await b.close();
+      }
+    } finally {
+      await a.close();
+    }
+  });
+}
+
+/** How many commits the storage's logs hold (reads the logs only). */
+export async function commitCount(source: StorageSource): Promise<number> {
+  return source.snapshot(async (reader) => (await CommitHistory.read(await scanStorageLayout(reader, source.location), reader)).size);
 }

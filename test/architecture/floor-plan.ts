@@ -41,7 +41,7 @@ export const FLOOR_PLAN: Readonly<Record<string, readonly string[]>> = {
   'http/guard': ['inspect', 'storage/**', 'format', 'javatext'],
   'http/registry': ['damaged', 'graph/**', 'storage/**', 'inspect', 'format', 'javatext'],
   'http/java': ['http/guard', 'http/registry', 'inspect', 'storage/**', 'format', 'javatext'],
-  'http/api-v1': ['http/guard', 'http/registry', 'sql', 'gigamap', 'damaged', 'graph/**', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
+  'http/api-v1': ['http/guard', 'http/registry', 'sql', 'gigamap', 'damaged', 'graph/**', 'check', 'diff', 'rescue', 'inspect', 'storage/**', 'format', 'javatext'],
   'http/viewer': ['http/guard'],
   'http/ops': ['http/java', 'http/guard', 'http/api-v1', 'http/registry', 'graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
   http: ['http/**', 'mcp', 'sql', 'graph/**', 'check', 'inspect', 'storage/**', 'format', 'javatext'],

@@ -55,7 +55,7 @@ describe('numeric parameters of every /api/v1 route', () => {
     const storage = (await app.inject('/api/v1/storage')).json() as { rootObjectId: string };
     const types = (await app.inject('/api/v1/types?sort=instances&limit=1')).json() as { types: { typeId: string }[] };
     // A valid value for every parameter that is not the one tried.
-    const valid: Record<string, string> = { storage: 'default', oid: storage.rootObjectId, typeId: types.types[0]!.typeId, n: '0', q: 'e', index: 'city', entityId: '0', key: 'x' };
+    const valid: Record<string, string> = { storage: 'default', oid: storage.rootObjectId, typeId: types.types[0]!.typeId, n: '0', q: 'e', index: 'city', entityId: '0', key: 'x', timestamp: '1' };
     const tried = new Set<string>();
     for (const [template, item] of Object.entries(document.paths)) {
       const parameters = item.get?.parameters ?? [];

@@ -4,6 +4,7 @@ import { RequestLimitError } from '../guard/limits.js';
 import type { StorageRegistry } from '../registry/storage-registry.js';
 import { analysisRoutes } from './analysis-routes.js';
 import { gigaMapRoutes } from './gigamap-routes.js';
+import { historyRoutes } from './history-routes.js';
 import { objectRoutes } from './object-routes.js';
 import { ApiProblem, sendProblem } from './problem.js';
 import { API_PREFIX, registerRoute, type AnswerAdmission } from './routing.js';
@@ -48,6 +49,7 @@ export const API_TAGS = [
   { name: 'types', description: 'instances and bytes per type' },
   { name: 'objects', description: 'objects, their referrers and paths from the roots' },
   { name: 'versions', description: 'earlier records of an object' },
+  { name: 'history', description: 'commits, what each stored, and what changed between two points or two storages' },
   { name: 'analysis', description: 'garbage, missing references, wasted bytes' },
   { name: 'search', description: 'objects by text or value' },
   { name: 'gigamap', description: "EclipseStore GigaMaps: entities, indices, a key's entities" },
@@ -94,7 +96,7 @@ export async function apiV1Plugin(scope: FastifyInstance, options: ApiV1Options)
   // The search slots are the registry's, shared with every other API instance over it (the MCP tools').
   searchSlotsOf(options.registry, options.searchMaxConcurrent);
   registerStoragesRoute(scope, options.registry);
-  for (const route of [...storageRoutes, ...objectRoutes, ...summaryRoutes, ...versionRoutes, ...analysisRoutes, ...searchRoutes, ...gigaMapRoutes]) registerRoute(scope, route, options);
+  for (const route of [...storageRoutes, ...objectRoutes, ...summaryRoutes, ...versionRoutes, ...analysisRoutes, ...searchRoutes, ...gigaMapRoutes, ...historyRoutes]) registerRoute(scope, route, options);
   await scope.register(sqlRoutes, { registry: options.registry, sql: options.sql ?? false });
   scope.addHook('onClose', async () => closeSqlEngines(options.registry.all()));
 

@@ -181,26 +181,55 @@ export class CommitHistory {
    * a store that reached only some channels, bytes registered by a log Java derived from the files).
    */
   commitOf(channel: number, fileNumber: bigint, offset: number): CommitRef | undefined {
+    const n = this.commitNumberOf(channel, fileNumber, offset);
+    return n === 0 ? undefined : { commit: this.commit(Math.abs(n)), copied: n < 0 };
+  }
+
+  /**
+   * `commitOf` without allocating a commit: its number, negative when the record is a housekeeping
+   * copy, 0 when no commit covers the bytes (for walks over every record).
+   */
+  commitNumberOf(channel: number, fileNumber: bigint, offset: number): number {
     const history = this.channels[channel];
-    if (history === undefined) return undefined;
+    if (history === undefined) return 0;
     let file = fileNumber;
     let at = offset;
     let copied = false;
     // Each hop goes to an older file, so the loop ends; the bound guards against a corrupt log.
     for (let hops = 0; hops <= history.ranges.length; hops++) {
       const r = history.ranges.find(file, at);
-      if (r < 0) return undefined;
+      if (r < 0) return 0;
       const kind = history.ranges.kind(r);
       if (kind === RANGE_STORE) {
         const k = history.ranges.source(r);
-        return k < this.size ? { commit: this.commit(k + 1), copied } : undefined;
+        return k < this.size ? (copied ? -(k + 1) : k + 1) : 0;
       }
-      if (kind !== RANGE_TRANSFER) return undefined;
+      if (kind !== RANGE_TRANSFER) return 0;
       at = history.ranges.sourceOffset(r) + (at - history.ranges.start(r));
       file = BigInt(history.ranges.sourceFile(r));
       copied = true;
     }
-    return undefined;
+    return 0;
+  }
+
+  /**
+   * The byte ranges housekeeping copied live records into, per channel (one entry per transfer, not
+   * per record): where the records of commits whose own files are gone still lie.
+   */
+  transferRanges(channel: number): { readonly fileNumber: bigint; readonly from: number; readonly to: number }[] {
+    const ranges = this.channels[channel]?.ranges;
+    const out: { fileNumber: bigint; from: number; to: number }[] = [];
+    if (ranges === undefined) return out;
+    for (let r = 0; r < ranges.length; r++) {
+      if (ranges.kind(r) === RANGE_TRANSFER) out.push({ fileNumber: BigInt(ranges.file(r)), from: ranges.start(r), to: ranges.end(r) });
+    }
+    return out;
+  }
+
+  /** The log timestamp of commit number `n` (from 1), without allocating the commit. */
+  timestampOf(n: number): bigint {
+    if (!Number.isInteger(n) || n < 1 || n > this.size) throw new RangeError(`no commit ${n} (the storage has ${this.size})`);
+    return this.channels[0]!.stores.timestamp(n - 1);
   }
 
   /**

@@ -128,8 +128,14 @@ export class RangeTable {
     return -1;
   }
 
+  file(r: number): number {
+    return this.data[r * 7]!;
+  }
   start(r: number): number {
     return this.data[r * 7 + 1]!;
+  }
+  end(r: number): number {
+    return this.data[r * 7 + 2]!;
   }
   kind(r: number): number {
     return this.data[r * 7 + 3]!;
