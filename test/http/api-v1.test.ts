@@ -69,7 +69,7 @@ describe('the OpenAPI document', () => {
 });
 
 describe('while the graph index is built', () => {
-  it('answers 503 with Retry-After and progress; /storage and /search answer at once', async () => {
+  it('answers 503 with Retry-After and progress, /search too (it names owners from the graph); /storage answers at once', async () => {
     const server = await served({ default: GRAPH_STORAGE }, { start: false });
     try {
       const types = await server.get('/api/v1/types');
@@ -80,13 +80,20 @@ describe('while the graph index is built', () => {
       const storage = await server.get('/api/v1/storage');
       expect(storage.statusCode).toBe(200);
       expect(storage.json()).toMatchObject({ graph: { state: 'building' }, entities: 1263 });
-      expect((await server.get('/api/v1/search?q=Chapter%20%26%20Verse')).json()).toMatchObject({ complete: true, results: [{ typeName: 'java.lang.String' }] });
+      // The matching String's owners are not known yet: a String listed as itself, complete, was a wrong answer.
+      const early = await server.get('/api/v1/search?q=Chapter%20%26%20Verse');
+      expect(early.statusCode).toBe(503);
+      expect(Number(early.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(early.json()).toMatchObject({ status: 503, title: 'Graph Index Not Ready', progress: { percent: 0 } });
       // The Java-compatible routes do not wait for it.
       expect((await server.get('/microstream/root')).statusCode).toBe(200);
       server.registry.startAll();
       await server.registry.get()!.graph.ready();
       expect((await server.get('/api/v1/types')).statusCode).toBe(200);
       expect((await server.get('/api/v1/storage')).json()).toMatchObject({ graph: { state: 'ready', references: 2108, problemCount: 0 } });
+      const found = (await server.get('/api/v1/search?q=Chapter%20%26%20Verse')).json() as { complete: boolean; results: { typeName: string; member: string; valueTypeName?: string }[] };
+      expect(found.complete).toBe(true);
+      expect(found.results.map((r) => [r.typeName, r.member, r.valueTypeName])).toEqual([['conformance.bookstore.Bookstore', 'name', 'java.lang.String']]);
     } finally {
       await server.close();
     }

@@ -4,7 +4,7 @@ import { searchText, type SearchHit } from '../../graph/queries/text-search.js';
 import { NOT_STORED } from '../../graph/model/type-table.js';
 import { lookUpType } from '../../inspect/type-names.js';
 import type { StorageContext } from '../registry/storage-registry.js';
-import { viaOf } from './graph-answers.js';
+import { requireGraph, viaOf } from './graph-answers.js';
 import { answers, ApiProblem, badRequest } from './problem.js';
 import type { ApiRoute } from './routing.js';
 import { MAX_LIMIT, SearchResult } from './schemas.js';
@@ -14,9 +14,11 @@ import { searchSlotsOf } from './search-slots.js';
 /**
  * `/search`: a text or value anywhere in the storage, reported where people look for it. A match
  * inside a value object (a String, an Integer, a Date) is reported as each object holding that
- * value and the member it holds it in (`gen.Person 1000… .name = "Greta Schmidt"`), once the graph
- * index is ready (before that, as the value object itself). The type filter applies to these
- * owners (or to the value's own type), and pages go on past the first with `offset`.
+ * value and the member it holds it in (`gen.Person 1000… .name = "Greta Schmidt"`). Owners are known
+ * from the graph index: while it is built, the search answers 503 with Retry-After like the other
+ * routes that need it (a value object listed as itself, complete, was a wrong answer). The type
+ * filter applies to these owners (or to the value's own type), and pages go on past the first with
+ * `offset`.
  */
 
 /** Owners listed per matching value object (a String shared by more is rare; the rest are left out). */
@@ -42,7 +44,7 @@ export const searchRoutes: readonly ApiRoute[] = [
     schema: {
       summary: 'Objects holding a text or value containing q (the owner and member for texts and values in value objects), optionally of one type; paged; bounded in time',
       description:
-        'Scans the latest records in file order while the storage is served (a commit meanwhile may or may not be seen). Works while the graph index is still being built (matches in value objects are then reported as the value objects themselves). Searches running at once are limited (serve --search-max-concurrent, default 4, shared with the MCP search tool): beyond the limit, 503 with Retry-After at once.',
+        'Scans the latest records in file order while the storage is served (a commit meanwhile may or may not be seen). Needs the graph index to name the owners of matching value objects: while it is built, 503 with Retry-After and progress. Searches running at once are limited (serve --search-max-concurrent, default 4, shared with the MCP search tool): beyond the limit, 503 with Retry-After at once.',
       tags: ['search'],
       querystring: SearchQuery,
       response: answers(SearchResult),
@@ -51,13 +53,14 @@ export const searchRoutes: readonly ApiRoute[] = [
       const query = request.query as Static<typeof SearchQuery>;
       const found = query.type === undefined ? undefined : lookUpType(context.storage.dictionary, query.type);
       if (found !== undefined && 'error' in found) throw badRequest(found.error);
+      const graph = requireGraph(context);
       // A slot for the whole of the work (the scan and the owners' descriptions), or a 503 at once.
       const release = searchSlotsOf(options.registry).take();
       // A client that goes away stops its scan (and frees the slot) at the scan's next pause.
       const gone = new AbortController();
       reply.raw.once('close', () => gone.abort());
       try {
-        return await search(context, query, found, gone.signal);
+        return await search(context, graph, query, found, gone.signal);
       } finally {
         release();
       }
@@ -66,17 +69,13 @@ export const searchRoutes: readonly ApiRoute[] = [
 ];
 
 /** One search with its slot: the scan, then the page of results described. */
-async function search(context: StorageContext, query: Static<typeof SearchQuery>, found: FoundType | undefined, signal: AbortSignal): Promise<unknown> {
+async function search(context: StorageContext, graph: GraphIndex, query: Static<typeof SearchQuery>, found: FoundType | undefined, signal: AbortSignal): Promise<unknown> {
   const typeIds = found === undefined ? undefined : new Set(found.entries.map((e) => e.typeId));
   const offset = query.offset ?? 0;
   const limit = query.limit ?? 100;
   const started = Date.now();
-  const state = context.graph.state;
-  const graph = state.kind === 'ready' ? state.graph : undefined;
   const outcome = await searchText(context.storage, {
     query: query.q,
-    // Without owners to filter by, only the type's own records can match.
-    ...(typeIds !== undefined && graph === undefined ? { typeIds } : {}),
     limit: offset + limit,
     deadline: started + (query.maxMs ?? 2000),
     expand: (hit) => rowsOf(hit, graph, typeIds),
@@ -109,9 +108,9 @@ async function search(context: StorageContext, query: Static<typeof SearchQuery>
 }
 
 /** A hit as result rows: a value object as its owners (of the type asked for), anything else as itself. */
-function rowsOf(hit: SearchHit, graph: GraphIndex | undefined, typeIds: ReadonlySet<bigint> | undefined): readonly Row[] {
+function rowsOf(hit: SearchHit, graph: GraphIndex, typeIds: ReadonlySet<bigint> | undefined): readonly Row[] {
   const itself = typeIds === undefined || typeIds.has(hit.typeId);
-  if (!hit.valueObject || graph === undefined) return itself ? [hit] : [];
+  if (!hit.valueObject) return itself ? [hit] : [];
   const node = graph.nodes.nodeOfId(hit.objectId);
   if (!graph.isStored(node) || graph.adjacency.referrerCount(node) === 0) return itself ? [hit] : [];
   const rows: Row[] = [];
@@ -126,8 +125,7 @@ function rowsOf(hit: SearchHit, graph: GraphIndex | undefined, typeIds: Readonly
 }
 
 /** The member each owner holds its value in, and a summary of each object. */
-async function describeRows(context: StorageContext, graph: GraphIndex | undefined, rows: readonly Row[]): Promise<{ row: Row; member: string; summary?: string }[]> {
-  if (graph === undefined) return rows.map((row) => ({ row, member: row.member }));
+async function describeRows(context: StorageContext, graph: GraphIndex, rows: readonly Row[]): Promise<{ row: Row; member: string; summary?: string }[]> {
   const summaries = await summariesOf(context, graph, rows.map((r) => r.objectId));
   const out = [];
   for (const row of rows) {

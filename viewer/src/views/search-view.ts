@@ -49,7 +49,10 @@ export class SearchView {
     try {
       const params = new URLSearchParams({ q: query, offset: String(offset), limit: String(PAGE), maxMs: '3000' });
       if (type !== '') params.set('type', type);
-      const r = await this.app.v1.get<SearchResult>(`/search?${params.toString()}`, 'the search');
+      // The owners of a matching String are known from the graph index: while it is built, the search waits for it.
+      const r = await this.app.v1.get<SearchResult>(`/search?${params.toString()}`, 'the search', (p) => {
+        if (this.searched === key) clear(this.results, h('p', { class: 'hint building' }, `The server is building its graph index (${p.phase}, ${p.percent} %). The search runs when it is ready.`));
+      });
       if (this.searched !== key) return;
       const shown = r.results.length === 0 ? 'nothing' : `${groupDigits(offset + 1)}–${groupDigits(offset + r.results.length)}`;
       const scope = r.typeName === undefined ? '' : ` of ${displayTypeName(r.typeName)}`;
