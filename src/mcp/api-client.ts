@@ -82,12 +82,19 @@ export class ApiClient {
   }
 }
 
-/** Waits (bounded) for the graph index of a storage; the API then says what the state is. */
+/**
+ * Waits (bounded) for the graph index of a storage and for its dominator tree, which follows it
+ * (so that an object's answer has its retained size whenever the index is ready); the API then
+ * says what the state is.
+ */
 async function graphReady(context: StorageContext): Promise<void> {
-  if (context.graph.state.kind !== 'building') return;
+  if (context.graph.state.kind !== 'building' && context.graph.dominators.state.kind !== 'computing') return;
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([
-    context.graph.ready().catch(() => undefined),
+    context.graph
+      .ready()
+      .then(() => context.graph.dominators.ready())
+      .catch(() => undefined),
     new Promise<void>((resolve) => {
       timer = setTimeout(resolve, GRAPH_WAIT_MS);
     }),

@@ -4,6 +4,7 @@ import { registerResources } from './resources.js';
 import type { ToolDeps } from './tool-kit.js';
 import { registerAnalysisTools } from './tools/analysis-tools.js';
 import { registerObjectTools } from './tools/object-tools.js';
+import { registerRetainedTool } from './tools/retained-tool.js';
 import { registerSearchTools } from './tools/search-tools.js';
 import { registerSqlTool } from './tools/sql-tool.js';
 import { registerStorageTools } from './tools/storage-tools.js';
@@ -27,6 +28,7 @@ export function createMcpServer(deps: ToolDeps): McpServer {
   registerObjectTools(server, deps);
   registerSearchTools(server, deps);
   registerAnalysisTools(server, deps);
+  registerRetainedTool(server, deps);
   registerSqlTool(server, deps);
   registerResources(server, deps.registry);
   return server;

@@ -27,6 +27,7 @@ async function apiOf(dir: string) {
   registry.add('default', storage);
   registry.startAll();
   await registry.get('default')!.graph.ready();
+  await registry.get('default')!.graph.dominators.ready();
   const app = buildApp(storage, { instance: 'microstream', api: registry });
   return {
     get: async (url: string): Promise<Record<string, unknown>> => {
@@ -48,7 +49,7 @@ function textOf(result: CallToolResult): string {
 
 /** Answers of two processes differ in timings only. */
 function withoutTimings(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value, (key, v: unknown) => (key === 'elapsedMs' || key === 'buildMs' ? 0 : v)));
+  return JSON.parse(JSON.stringify(value, (key, v: unknown) => (key === 'elapsedMs' || key === 'buildMs' || key === 'computeMs' ? 0 : v)));
 }
 
 for (const generation of GENERATIONS) {
@@ -93,7 +94,7 @@ for (const generation of GENERATIONS) {
       expect(paths.structuredContent).toEqual(await api.get(`/objects/${child}/paths?limit=2`));
       expect(textOf(paths)).toMatch(/shortest path/);
 
-      expect((await call('object_versions', { objectId: root })).structuredContent).toEqual(await api.get(`/objects/${root}/versions`));
+      expect((await call('object_versions', { objectId: root })).structuredContent).toEqual(await api.get(`/objects/${root}/versions?offset=0&limit=20`));
       expect((await call('object_versions', { objectId: root, version: 0, limit: 5 })).structuredContent).toEqual(await api.get(`/objects/${root}/versions/0?offset=0&limit=5`));
 
       expect((await call('analyze_storage', { examples: 5 })).structuredContent).toEqual(await api.get('/analysis?examples=5&referrers=3'));
@@ -163,7 +164,7 @@ describe('the tool list', () => {
     try {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(
-        ['analyze_storage', 'check_storage', 'describe_object', 'list_instances', 'list_types', 'object_versions', 'paths_from_root', 'referrers', 'search', 'sql_query', 'storage_overview', 'type_dictionary'].sort(),
+        ['analyze_storage', 'check_storage', 'describe_object', 'list_instances', 'list_types', 'object_versions', 'paths_from_root', 'referrers', 'retained', 'search', 'sql_query', 'storage_overview', 'type_dictionary'].sort(),
       );
       for (const tool of tools) {
         expect(tool.description!.length, tool.name).toBeGreaterThan(80);
