@@ -1,17 +1,23 @@
 import type { CsvCells, JsonCell } from '../sql/result-values.js';
-import { csvHeaderLine, csvLines, formatMarkdown, formatTable, ndjsonLines, type ResultFormat } from '../sql/result-text.js';
+import { csvHeaderLine, csvLines, formatLines, formatMarkdown, formatTable, ndjsonLines, tableFits, type ResultFormat } from '../sql/result-text.js';
 import type { SqlColumn, SqlEngine } from '../sql/sql-engine.js';
+import { groupDigits } from './number-text.js';
 import type { OutputTarget } from './output-target.js';
 
 /**
  * One statement's result written in a format: CSV, JSON and NDJSON streamed whole, chunk by chunk
- * with back-pressure (a closed pipe ends it quietly); the table and Markdown layouts, which need
- * every width first, hold at most `maxRows` rows and say so when there were more.
+ * with back-pressure (a closed pipe ends it quietly); the table, line and Markdown layouts, which
+ * need every width first, hold at most `maxRows` rows, count the rest as they stream past and say
+ * how many were left out. A table too wide for the terminal is shown one value a line instead
+ * (like psql's `\x auto`), unless `expanded` is 'off'.
  */
 
 export interface StatementOutputOptions {
   readonly maxRows: number;
-  readonly terminalWidth: number;
+  /** The terminal's width; undefined when the output is no terminal (a pipe, a file): no limit. */
+  readonly terminalWidth: number | undefined;
+  /** 'auto' (default): a table too wide for the terminal is shown as lines; 'off': always a table. */
+  readonly expanded?: 'auto' | 'off';
   readonly signal?: AbortSignal;
   /** CSV cells a spreadsheet would run as formulas: neutralised (default) or raw (`--raw-csv`). */
   readonly csvCells?: CsvCells;
@@ -20,11 +26,28 @@ export interface StatementOutputOptions {
 }
 
 export async function runStatement(engine: SqlEngine, sql: string, format: ResultFormat, output: OutputTarget, options: StatementOutputOptions): Promise<void> {
-  if (format === 'table' || format === 'markdown') {
-    const answer = await engine.query(sql, { limit: options.maxRows, ...(options.signal === undefined ? {} : { signal: options.signal }) });
-    await output.write(format === 'table' ? formatTable(answer.columns, answer.rows, options.terminalWidth) : formatMarkdown(answer.columns, answer.rows));
-    const rows = `${answer.rowCount} row${answer.rowCount === 1 ? '' : 's'}`;
-    options.notes.write(answer.truncated ? `${rows} shown, more exist (--max-rows ${options.maxRows}; csv, json and ndjson give all)\n` : format === 'table' ? `${rows} (${answer.elapsedMs.toFixed(1)} ms)\n` : '');
+  if (format === 'table' || format === 'markdown' || format === 'line') {
+    const started = performance.now();
+    let columns: readonly SqlColumn[] = [];
+    const kept: JsonCell[][] = [];
+    let total = 0;
+    await engine.stream(
+      sql,
+      options.signal,
+      (c) => void (columns = c),
+      async (rows: JsonCell[][]) => {
+        for (const row of rows) if (kept.length < options.maxRows) kept.push(row);
+        total += rows.length;
+      },
+    );
+    const elapsedMs = performance.now() - started;
+    const asLines = format === 'line' || (format === 'table' && options.expanded !== 'off' && !tableFits(columns, kept, options.terminalWidth));
+    await output.write(asLines ? formatLines(columns, kept) : format === 'table' ? formatTable(columns, kept, options.terminalWidth) : formatMarkdown(columns, kept));
+    const plural = (n: number): string => `${groupDigits(n)} row${n === 1 ? '' : 's'}`;
+    const wide = asLines && format === 'table' ? '; one value a line: the table is wider than the terminal' : '';
+    if (total > kept.length) {
+      options.notes.write(`${plural(total)}, ${groupDigits(kept.length)} shown, ${groupDigits(total - kept.length)} left out (--max-rows ${options.maxRows}; csv, json and ndjson give all)${wide}\n`);
+    } else if (format !== 'markdown') options.notes.write(`${plural(total)} (${elapsedMs.toFixed(1)} ms${wide})\n`);
     return;
   }
   let columns: readonly SqlColumn[] = [];

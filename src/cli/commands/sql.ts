@@ -14,7 +14,7 @@ import { isDirectorySpec, openStorage, STORAGE_ARGUMENT_TEXT, storageSpecOf, wit
 import { refuseStoragePlace } from '../../writer/output-place.js';
 
 const DESCRIPTION =
-  'Runs SQL over a storage: every type with instances is a table named by its Java type name (and a view under its simple name), with _objects, _references, _elements and _values (see docs/sql.md). One read-only statement (SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN); without one, an interactive shell (.tables, .schema T, statements end with ;). Reads only.';
+  'Runs SQL over a storage: every type with instances is a table named by its Java type name (and a view under its simple name), with _objects, _references, _elements and _values (see docs/sql.md). One read-only statement (SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN); without one, an interactive shell (.tables, .schema T, \\x, statements end with ;, history kept in $XDG_STATE_HOME/storage-inspector/sql_history). Reads only.';
 
 export interface SqlArgs extends StorageSpec {
   readonly query: string | undefined;
@@ -28,11 +28,11 @@ export interface SqlArgs extends StorageSpec {
 export function sqlCommand(): Command {
   return withSqlOptions(
     withStorageOptions(toolCommand('sql').description(DESCRIPTION).argument('<storage-dir>', STORAGE_ARGUMENT_TEXT).argument('[query]', 'the statement; none: an interactive shell'))
-      .addOption(new Option('--format <format>', 'output format').choices(RESULT_FORMATS).default('table'))
+      .addOption(new Option('--format <format>', 'output format; table is shown one value a line (as line) when it is wider than the terminal').choices(RESULT_FORMATS).default('table'))
       .addOption(new Option('--out <file>', 'write to this new file instead of standard output'))
       .addOption(new Option('--file <file>', 'read the statement from this file'))
       .addOption(new Option('--raw-csv', "csv: write every value as it is (by default a text beginning with = + - @, a tab or a carriage return gets a ' in front, so that a spreadsheet does not run it as a formula)"))
-      .addOption(integerOption('--max-rows', 'n', 'rows at most in table and markdown output (csv, json and ndjson are streamed whole)', 1, 10_000_000, 'rows').default(10_000)),
+      .addOption(integerOption('--max-rows', 'n', 'rows at most in table, line and markdown output, the rest counted (csv, json and ndjson are streamed whole)', 1, 10_000_000, 'rows').default(10_000)),
     false,
   );
 }
@@ -70,7 +70,10 @@ export async function run(args: string[], io: CommandIo): Promise<number | void>
   let engine: SqlEngine | undefined;
   try {
     for (const warning of storage.warnings) io.stderr.write(`storage-inspector: warning: ${warning}\n`);
-    const context = registry.add('default', storage, graphProgressReporter(io));
+    // The shell's notices (the graph index is ready) never land inside its output.
+    const { ShellNotices, runShell, terminalWidthOf } = await import('../sql-shell.js');
+    const notices = options.query === undefined ? new ShellNotices(io.stderr) : undefined;
+    const context = registry.add('default', storage, graphProgressReporter(notices === undefined ? io : { ...io, stderr: notices }));
     const { SqlEngine } = await import('../../sql/sql-engine.js');
     engine = new SqlEngine({
       ...options.limits,
@@ -78,13 +81,16 @@ export async function run(args: string[], io: CommandIo): Promise<number | void>
       graph: () => context.graph.ready(),
       onProblem: (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`),
     });
-    if (options.query === undefined) {
-      const { runShell } = await import('../sql-shell.js');
-      return await runShell(engine, io, options.maxRows);
-    }
+    if (options.query === undefined) return await runShell(engine, io, options.maxRows, process.stdin, notices === undefined ? {} : { notices });
     const output = await openOutput(options.out, io.stdout);
     try {
-      await runStatement(engine, options.query, options.format, output, { maxRows: options.maxRows, terminalWidth: terminalWidth(io), notes: io.stderr, csvCells: options.rawCsv ? 'raw' : 'safe' });
+      await runStatement(engine, options.query, options.format, output, {
+        maxRows: options.maxRows,
+        // A file or a pipe has no width: the table is as wide as its cells.
+        terminalWidth: options.out === undefined ? terminalWidthOf(io.stdout) : undefined,
+        notes: io.stderr,
+        csvCells: options.rawCsv ? 'raw' : 'safe',
+      });
     } catch (error) {
       const text = sqlErrorText(error);
       if (text === undefined) throw error;
@@ -98,9 +104,4 @@ export async function run(args: string[], io: CommandIo): Promise<number | void>
     await registry.close();
     await storage.close();
   }
-}
-
-function terminalWidth(io: CommandIo): number {
-  const columns = (io.stdout as { columns?: number }).columns;
-  return typeof columns === 'number' && columns > 20 ? columns : 120;
 }
