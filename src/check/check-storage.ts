@@ -17,7 +17,7 @@ import { familyByName } from '../format/storage-family.js';
 import { isSerious, SEVERITIES, STORAGE_EXCEPTION, type Problem } from './problem.js';
 import { recordProblems } from './record-problems.js';
 import { chunkProblems } from './chunk-problems.js';
-import { verifyStorageChunks, type ChunkVerification } from '../storage/chunk-verification.js';
+import { verifyStorageChunks, verifyStorageChunksBeside, type ChunkVerification } from '../storage/chunk-verification.js';
 import { isEclipseStore42 } from './generation-messages.js';
 
 /**
@@ -120,6 +120,13 @@ async function checkSnapshot(source: StorageSource, reader: SourceReader, option
     if (lock !== undefined) problems.push(lock);
   }
 
+  // EclipseStore 4.2's chunk checksums: in a directory, verified in a thread of their own while the
+  // records are walked; elsewhere (one database transaction) after the walk, through the same reader.
+  const verifyChunks = options.verifyChunks !== false;
+  const beside: Promise<ChunkVerification | Error> | undefined =
+    verifyChunks && source.kind === 'directory'
+      ? verifyStorageChunksBeside(startup.readableLengths).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))
+      : undefined;
   let findings: LatestRecordsFindings | undefined;
   let storage: Storage | undefined;
   try {
@@ -153,8 +160,10 @@ async function checkSnapshot(source: StorageSource, reader: SourceReader, option
   }
   const family = storage?.family ?? familyByName('microstream');
   let chunks: ChunkVerification | undefined;
-  if (options.verifyChunks !== false) {
-    chunks = await verifyStorageChunks(startup.readableLengths, reader, { onProgress: (done, total) => options.onProgress?.('verifying chunk checksums', done, total) });
+  if (verifyChunks) {
+    const verified = beside === undefined ? await verifyStorageChunks(startup.readableLengths, reader, { onProgress: (done, total) => options.onProgress?.('verifying chunk checksums', done, total) }) : await beside;
+    if (verified instanceof Error) throw verified;
+    chunks = verified;
     if (storage !== undefined) problems.push(...chunkProblems(chunks, storage.dictionary));
   }
   const es42 = family.name === 'eclipsestore' && isEclipseStore42(storage?.dictionary, chunks, layout);

@@ -119,7 +119,7 @@ export function verifyFileChunks(bytes: Uint8Array, known: ReadonlySet<ChunkAlgo
           chunkStart = p + FILE_HEADER_LENGTH;
         } else {
           headerKind = view.getUint16(p + OFFSET_FILE_HEADER_CHECKSUM_KIND, true);
-          tip = bytes.slice(p + OFFSET_FILE_HEADER_CHAIN_ROOT, p + OFFSET_FILE_HEADER_CHAIN_ROOT + 32);
+          tip = new Uint8Array(bytes.subarray(p + OFFSET_FILE_HEADER_CHAIN_ROOT, p + OFFSET_FILE_HEADER_CHAIN_ROOT + 32));
           chunkStart = p + FILE_HEADER_LENGTH;
         }
       } else {
@@ -156,7 +156,7 @@ function verifyChunk(
   const stored = algorithm === 'crc32c' ? view.getUint32(at + OFFSET_CHUNK_CHECKSUM, true) : bytes.subarray(at + OFFSET_CHUNK_CHECKSUM, at + OFFSET_CHUNK_CHECKSUM + 32);
   if (storedStart !== chunkStart || at < chunkStart) {
     anomalies.push({ kind: 'boundary-mismatch', chunkStart, chunkEnd: at, recordOffset: at, metaKind, storedStart, records: [] });
-    return typeof stored === 'number' ? previous : stored.slice();
+    return typeof stored === 'number' ? previous : new Uint8Array(stored);
   }
   const chunk = bytes.subarray(chunkStart, at);
   if (typeof stored === 'number') {
@@ -168,7 +168,7 @@ function verifyChunk(
   hash.update(previous ?? new Uint8Array(32));
   const actual = hash.update(chunk).digest();
   if (!actual.equals(stored)) anomalies.push({ kind: 'checksum-mismatch', chunkStart, chunkEnd: at, recordOffset: at, metaKind, expected: hexOf(stored), actual: hexOf(actual), records: [] });
-  return stored.slice();
+  return new Uint8Array(stored);
 }
 
 /** The entity records walked from `from` while they start before `to` (the walk 4.2 makes, gaps skipped). */

@@ -1,5 +1,8 @@
 import { algorithmOfKind, verifyFileChunks, type ChunkAlgorithm, type FileChunkWalk } from '../format/chunk-checksums.js';
 import { FILE_HEADER_LENGTH, KIND_FILE_HEADER, META_MARKER, OFFSET_FILE_HEADER_CHECKSUM_KIND, OFFSET_META_KIND, OFFSET_META_MARKER } from '../format/meta-record.js';
+import { WorkerThread } from '../threads/worker-thread.js';
+import type { VerificationReply } from './chunk-verification-worker.js';
+import { LOCAL_FILES } from './source/directory-source.js';
 import type { SourceReads } from './source/source.js';
 import type { ValidDataFile, ValidStorage } from './valid-lengths.js';
 
@@ -93,4 +96,25 @@ export async function verifyChunkFiles(
     options.onProgress?.(done, total);
   }
   return { algorithm, otherSelections, files: verified, skipped };
+}
+
+/**
+ * `verifyStorageChunks` for a storage in a local directory, in a worker thread of its own
+ * (chunk-verification-worker.ts), so that it runs beside the starting thread's work. A storage of
+ * fewer committed bytes than `minBytes` is verified here: starting a thread costs more.
+ */
+export async function verifyStorageChunksBeside(valid: ValidStorage, minBytes = 64 * 1024 * 1024): Promise<ChunkVerification> {
+  const files: ChunkFile[] = valid.channels.flatMap((c) =>
+    c.files.map((f) => ({ channel: f.channel, fileNumber: f.fileNumber, path: f.path, validLength: f.validLength, size: f.size, committedLength: f.committedLength })),
+  );
+  if (files.reduce((n, f) => n + f.validLength, 0) < minBytes) return verifyChunkFiles(files, LOCAL_FILES);
+  const thread = new WorkerThread<ChunkFile[], VerificationReply>(import.meta.url, 'chunk-verification-worker', (code) => `the chunk verification thread stopped (exit code ${code})`);
+  try {
+    const reply = await thread.ask(files);
+    if (reply instanceof Error) throw reply;
+    if (!reply.ok) throw new Error(reply.message);
+    return reply.verification;
+  } finally {
+    await thread.terminate();
+  }
 }

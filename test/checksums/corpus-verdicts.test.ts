@@ -2,7 +2,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkStorage } from '../../src/check/check-storage.js';
+import { analyzeStartup } from '../../src/check/java-startup.js';
 import { crc32c } from '../../src/format/crc32c.js';
+import { verifyStorageChunks, verifyStorageChunksBeside } from '../../src/storage/chunk-verification.js';
+import { DirectorySource, LOCAL_FILES } from '../../src/storage/source/directory-source.js';
+import { scanStorageLayout } from '../../src/storage/source/storage-dir.js';
 
 /**
  * `check` on every damaged copy of EclipseStore 4.2's corpus (test/fixtures/conformance-es42)
@@ -75,5 +79,19 @@ describe('CRC32C', () => {
     const whole = crc32c(bytes);
     for (const cut of [1, 3, 8, 13, 500, 999]) expect(crc32c(bytes.subarray(cut), crc32c(bytes.subarray(0, cut)))).toBe(whole);
     expect(crc32c(bytes.subarray(0, 0))).toBe(0);
+  });
+});
+
+describe('the verification in a thread of its own (what check does for a large storage in a directory)', () => {
+  it('finds what the verification in this thread finds', async () => {
+    const dir = join(CORPUS, 'damaged', 'crc32c', 'flip-chunkstart');
+    const source = new DirectorySource(dir);
+    const layout = await source.snapshot((reader) => scanStorageLayout(reader, dir));
+    await source.close();
+    const { readableLengths } = await analyzeStartup(layout);
+    const beside = await verifyStorageChunksBeside(readableLengths, 0);
+    const here = await verifyStorageChunks(readableLengths, LOCAL_FILES);
+    expect(beside.files.flatMap((f) => f.walk.anomalies.map((a) => [f.path, a.kind, a.chunkStart, a.records.length]))).toEqual([[join(dir, 'channel_0', 'channel_0_1.dat'), 'boundary-mismatch', 886, 6]]);
+    expect(beside).toEqual(here);
   });
 });
