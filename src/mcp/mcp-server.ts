@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createRequire } from 'node:module';
 import { registerResources } from './resources.js';
-import type { ToolDeps } from './tool-kit.js';
+import { refuseUnknownArguments, type ToolDeps } from './tool-kit.js';
 import { registerAnalysisTools } from './tools/analysis-tools.js';
 import { registerObjectTools } from './tools/object-tools.js';
 import { registerRetainedTool } from './tools/retained-tool.js';
@@ -24,6 +24,7 @@ function toolVersion(): string {
 
 export function createMcpServer(deps: ToolDeps): McpServer {
   const server = new McpServer({ name: 'storage-inspector', title: 'storage-inspector', version: toolVersion() }, { instructions: INSTRUCTIONS });
+  refuseUnknownArguments(server);
   registerStorageTools(server, deps);
   registerObjectTools(server, deps);
   registerSearchTools(server, deps);

@@ -1,3 +1,4 @@
+import type { ObjectViewWithGigaMapJson } from '../http/api-v1/gigamap-schemas.js';
 import type { ObjectViewJson, ReferenceJson, ViaJson } from '../http/api-v1/schemas.js';
 import { short, TextBudget, truncationMarker } from './budget.js';
 
@@ -64,6 +65,8 @@ export function objectHeader(view: ObjectViewJson): string {
  */
 export function renderView(view: ObjectViewJson, out: TextBudget, indent = ''): number | undefined {
   out.add(`${indent}${objectHeader(view)}`);
+  const gigamap = (view as ObjectViewWithGigaMapJson).gigamap;
+  if (gigamap !== undefined) return renderGigaMap(gigamap, out, indent);
   let next: number | undefined;
   let more = 0;
   for (const member of view.members) {
@@ -84,5 +87,25 @@ export function renderView(view: ObjectViewJson, out: TextBudget, indent = ''): 
     }
   }
   if (next !== undefined) out.addAlways(`${indent}${truncationMarker(more, next, 'elements')}`);
+  return next;
+}
+
+type GigaMapPart = NonNullable<ObjectViewWithGigaMapJson['gigamap']>;
+
+/**
+ * A GigaMap as the viewer and the API show it: its entities (the page asked for) and its indices,
+ * not its members (the segments and levels it keeps them in, which say nothing about the data).
+ */
+function renderGigaMap(map: GigaMapPart, out: TextBudget, indent: string): number | undefined {
+  const size = map.size === null ? 'unreadable' : `${map.size} entit${map.size === '1' ? 'y' : 'ies'}`;
+  out.add(`${indent}  GigaMap of ${size}${map.damaged ? ' (DAMAGED)' : ''}${map.entities.length < map.listed ? `, showing ${map.offset}..${map.offset + map.entities.length - 1}` : ''}`);
+  for (const problem of map.problems) out.add(`${indent}  problem: ${short(problem)}`);
+  out.add(`${indent}  indexed by: ${map.indices.length === 0 ? 'no index' : map.indices.map((i) => `${i.name} (${i.kind}${i.unique ? ', unique' : ''}, ${i.objectId})`).join('; ')}`);
+  // The summary starts with the simple type name.
+  for (const entity of map.entities) out.add(`${indent}    [${entity.entityId}] → ${entity.objectId} ${short(entity.summary)}`);
+  const next = map.offset + map.entities.length;
+  const rest = map.listed - next;
+  if (rest <= 0) return undefined;
+  out.addAlways(`${indent}${truncationMarker(rest, next, 'entities')}`);
   return next;
 }

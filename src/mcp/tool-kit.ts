@@ -77,3 +77,19 @@ export async function guarded(work: () => Promise<CallToolResult>): Promise<Call
 export const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
 export type ToolRegistrar = (server: McpServer, deps: ToolDeps) => void;
+
+/**
+ * Every tool registered on `server` from here on refuses arguments it does not know, with a tool
+ * error naming them: a misspelt `limt` or a `cursor` given to a tool without pages was dropped
+ * without a word, and the model read the answer as the one it asked for. The input shapes become
+ * strict objects (their JSON Schema says `additionalProperties: false`).
+ */
+export function refuseUnknownArguments(server: McpServer): void {
+  const register = server.registerTool.bind(server);
+  const strict = (name: string, config: { inputSchema?: unknown }, callback: unknown): unknown => {
+    const shape = config.inputSchema;
+    const inputSchema = shape === undefined ? z.strictObject({}) : shape instanceof z.ZodType ? shape : z.strictObject(shape as z.ZodRawShape);
+    return (register as (n: string, c: unknown, cb: unknown) => unknown)(name, { ...config, inputSchema }, callback);
+  };
+  server.registerTool = strict as typeof server.registerTool;
+}

@@ -59,7 +59,7 @@ describe.each(CORPORA)('$corpus/$name', ({ dir }) => {
       await same('describe_object', { objectId: info.rootObjectId, limit: 5 }, `/objects/${info.rootObjectId}?offset=0&limit=5`);
       await same('referrers', { objectId: info.rootObjectId }, `/objects/${info.rootObjectId}/referrers?offset=0&limit=20`);
       await same('paths_from_root', { objectId: info.rootObjectId }, `/objects/${info.rootObjectId}/paths?limit=3`);
-      await same('object_versions', { objectId: info.rootObjectId }, `/objects/${info.rootObjectId}/versions`);
+      await same('object_versions', { objectId: info.rootObjectId }, `/objects/${info.rootObjectId}/versions?offset=0&limit=20`);
       await same('analyze_storage', {}, '/analysis?examples=10&referrers=3');
       // Every type with instances: its instances, its dictionary rows, one instance described.
       const types = (await app.inject({ url: '/api/v1/types?limit=10000' })).json() as Types;

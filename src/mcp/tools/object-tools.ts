@@ -99,10 +99,10 @@ export const registerObjectTools: ToolRegistrar = (server, deps) => {
         const limit = args.limit ?? 20;
         const out = new TextBudget();
         if (args.version === undefined) {
-          // The API lists every version at once (an object has a handful on disk); the text pages them.
-          const list = await deps.api.get<Static<typeof VersionList>>(name, `/objects/${args.objectId}/versions`);
-          out.add(`${list.total} version(s) of ${list.objectId} on disk, newest first:`);
-          const page = list.versions.slice(offset, offset + limit);
+          // The API's page is the tool's (an object stored 100,001 times lists 100 versions by default).
+          const list = await deps.api.get<Static<typeof VersionList>>(name, `/objects/${args.objectId}/versions`, { offset, limit });
+          const page = list.versions;
+          out.add(`${list.total} version(s) of ${list.objectId} on disk, newest first${page.length < list.total ? `; ${offset}..${offset + page.length - 1} shown` : ''}:`);
           for (const v of page) {
             const commit = v.commit === null ? 'commit unknown' : `${v.commit.kind} ${v.commit.time}`;
             out.add(`  version ${v.n}${v.current ? ' (current)' : ''}: ${commit}; ${simpleName(v.typeName)} [type id ${v.typeId}], ${v.length} bytes in ${v.file} @${v.offset}`);

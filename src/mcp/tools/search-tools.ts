@@ -113,13 +113,14 @@ export const registerSearchTools: ToolRegistrar = (server, deps) => {
     {
       title: 'Search texts and values',
       description:
-        'Find objects whose text (String members, char arrays) or primitive value contains the query, ignoring case, optionally only in one class. Each hit names the owning object, its class and the member. Scans the data files with a time bound; says when it stopped early. The answer is /api/v1/search.',
+        'Find objects whose text (String members, char arrays) or primitive value contains the query, ignoring case, optionally only in one class. Each hit names the owning object, its class and the member. Scans the data files with a time bound; says when it stopped early. Paged: a page that may not be the last ends with a next cursor. The answer is /api/v1/search.',
       inputSchema: {
         ...storageInput(deps.registry),
         query: z.string().min(1).max(1000).describe('text or number to find, e.g. "Alice", "C-0007", "42"'),
         type: z.string().min(1).max(1000).optional().describe('only objects of this class (type id, full or simple name)'),
         limit: limitInput('hits', 20, MAX_PAGE),
         maxMs: z.number().int().min(1).max(30_000).optional().describe('stop scanning after this many milliseconds (default 2000)'),
+        cursor: cursorInput,
       },
       annotations: { title: 'Search texts and values', ...READ_ONLY },
     },
@@ -130,12 +131,16 @@ export const registerSearchTools: ToolRegistrar = (server, deps) => {
         const type = args.type === undefined ? undefined : resolveType(context, args.type);
         const typeParam = type === undefined ? undefined : /^[0-9]+$/.test(args.type!) ? args.type : type.typeName;
         const limit = args.limit ?? 20;
-        const result = await deps.api.get<Static<typeof SearchResult>>(name, '/search', { q: args.query, type: typeParam, limit, maxMs: args.maxMs }, false);
+        const offset = offsetOf(args.cursor);
+        const result = await deps.api.get<Static<typeof SearchResult>>(name, '/search', { q: args.query, type: typeParam, offset, limit, maxMs: args.maxMs }, false);
         const out = new TextBudget();
-        out.add(`${result.results.length} hit(s) for ${JSON.stringify(short(result.query))}${type === undefined ? '' : ` in ${type.typeName}`}:`);
+        const shown = result.results.length;
+        out.add(`${shown} hit(s) for ${JSON.stringify(short(result.query))}${type === undefined ? '' : ` in ${type.typeName}`}${offset > 0 || result.stoppedBy === 'limit' ? `; hits ${offset}..${offset + shown - 1} shown` : ''}:`);
         for (const hit of result.results) out.add(`  ${hit.objectId} ${simpleName(hit.typeName)}.${hit.member} = ${JSON.stringify(short(hit.text))}`);
-        if (result.stoppedBy === 'limit') out.addAlways(`truncated: stopped at ${limit} hits, more may match (scanned ${result.scannedBytes} of ${result.totalBytes} bytes); raise limit (at most ${MAX_PAGE}) or narrow with type`);
-        else if (result.stoppedBy === 'time') out.addAlways(`truncated: stopped after ${result.elapsedMs} ms, scanned ${result.scannedBytes} of ${result.totalBytes} bytes; raise maxMs or narrow with type`);
+        // Each page scans from the start again and skips the hits of the pages before.
+        const next = offset + shown;
+        if (result.stoppedBy === 'limit') out.addAlways(`truncated: more hits may match (scanned ${result.scannedBytes} of ${result.totalBytes} bytes); next cursor "${next}"`);
+        else if (result.stoppedBy === 'time') out.addAlways(`truncated: stopped after ${result.elapsedMs} ms, scanned ${result.scannedBytes} of ${result.totalBytes} bytes; raise maxMs or narrow with type, then next cursor "${next}"`);
         return answer(out.text(), result as unknown as Record<string, unknown>);
       }),
   );

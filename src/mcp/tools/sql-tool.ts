@@ -36,7 +36,7 @@ export const registerSqlTool: ToolRegistrar = (server, deps) => {
     {
       title: 'Read-only SQL query',
       description:
-        'Runs one read-only SQL query (DuckDB dialect) over the storage as tables: one per class named by its full name (quote it: SELECT * FROM "com.acme.Customer"; a view under the simple name when unambiguous) with _oid, _type_id and a column per member (references as BIGINT object ids); _objects(oid, type_id, type_name, reachable, bytes, channel, file, "offset"), _references(from_oid, to_oid, member), _elements(owner, position, key_text, key_oid, value_text, value_oid). 64-bit numbers come back as decimal strings. Read the data-model resource for more. The answer is that of POST /api/v1/sql.',
+        'Runs one read-only SQL query (DuckDB dialect) over the storage as tables: one per class named by its full name (quote it: SELECT * FROM "com.acme.Customer"; a view under the simple name when unambiguous) with _oid, _type_id and a column per member (references as BIGINT object ids); _objects(oid, type_id, type_name, reachable, bytes, channel, file, "offset"), _references(from_oid, to_oid, member), _elements(owner, position, key_text, key_oid, value_text, value_oid), _values(oid, type_id, text, int, num, bool, ts, dt, tm) for value objects (String, Integer, Date...), and EclipseStore GigaMaps as _gigamap_entities(gigamap, entity_id, oid) and _gigamap_index(gigamap, index_name, key, entity_id). 64-bit numbers come back as decimal strings. Read the data-model resource for more. The answer is that of POST /api/v1/sql.',
       inputSchema: {
         ...storageInput(deps.registry),
         sql: z.string().min(1).max(100_000).describe('one SELECT (or WITH ... SELECT) statement'),
