@@ -1,5 +1,5 @@
 import type { Storage } from '../storage/storage.js';
-import { dominatorSteps, type DominatorProgress } from './model/dominator-computation.js';
+import { dominatorSteps, rememberDominatorTree, type DominatorProgress } from './model/dominator-computation.js';
 import type { DominatorTree } from './model/dominator-tree.js';
 import type { GraphIndex } from './model/graph-index.js';
 
@@ -120,6 +120,7 @@ export class DominatorService {
       if (stale || tree === undefined) continue;
       const computeMs = Date.now() - startedAt;
       this.current = { kind: 'ready', tree, computeMs };
+      rememberDominatorTree(graph, tree);
       this.options.onDominatorsReady?.(tree, computeMs);
       for (const waiter of this.waiters.splice(0)) waiter.resolve(tree);
       if (this.graph === graph && graph.version === version) return;

@@ -1,4 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { dominatorTreeOf } from '../graph/model/dominator-computation.js';
+import type { DominatorTree } from '../graph/model/dominator-tree.js';
 import type { GraphIndex } from '../graph/model/graph-index.js';
 import { forEachLatestRecord } from '../graph/queries/latest-records.js';
 import type { Storage } from '../storage/storage.js';
@@ -11,10 +13,13 @@ import type { DuckModule } from './duck-module.js';
  * without a bigint or an object per row. The rows keep the file and type as codes (a text longer
  * than 12 bytes costs a native call, see chunk-appender.ts) until the names are joined in. Made
  * with the base tables, its 10M rows were 1.5 s of every first statement at 10M objects.
+ * `immediate_dominator`, `retained_objects` and `retained_bytes` come from the graph's dominator
+ * tree (NULL for unreachable objects): the one computed in the background if it is of this
+ * state, else computed for the pass.
  */
 
 /** `_objects` as the first statement finds it: with its columns, empty. */
-export const OBJECTS_TABLE = `CREATE TABLE _objects (oid BIGINT, type_id BIGINT, type_name VARCHAR, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file VARCHAR, "offset" BIGINT);`;
+export const OBJECTS_TABLE = `CREATE TABLE _objects (oid BIGINT, type_id BIGINT, type_name VARCHAR, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file VARCHAR, "offset" BIGINT, immediate_dominator BIGINT, retained_objects BIGINT, retained_bytes BIGINT);`;
 
 /**
  * Fills `_objects`: the rows from one walk over the latest records of the dictionary's types
@@ -23,11 +28,13 @@ export const OBJECTS_TABLE = `CREATE TABLE _objects (oid BIGINT, type_id BIGINT,
  */
 export async function buildObjectsTable(duck: DuckModule, connection: DuckDBConnection, storage: Storage, graph: GraphIndex | undefined): Promise<void> {
   await connection.run(`
-CREATE OR REPLACE TABLE __objects (oid BIGINT, type_id BIGINT, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file INTEGER, "offset" BIGINT);
+CREATE OR REPLACE TABLE __objects (oid BIGINT, type_id BIGINT, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file INTEGER, "offset" BIGINT, immediate_dominator BIGINT, retained_objects BIGINT, retained_bytes BIGINT);
 CREATE OR REPLACE TABLE __files (code INTEGER, name VARCHAR);
 CREATE OR REPLACE TABLE __types (type_id BIGINT, type_name VARCHAR);`);
+  // The storage holds this state while the pass runs: the background computation cannot take turns.
+  const tree = graph === undefined ? undefined : dominatorTreeOf(graph, storage.channels);
   await inOneTransaction(connection, async () => {
-    const objects = new ObjectRows(new ChunkAppender(duck, await connection.createAppender('__objects')), graph, storage.channels.length);
+    const objects = new ObjectRows(new ChunkAppender(duck, await connection.createAppender('__objects')), graph, storage.channels.length, tree);
     try {
       await forEachLatestRecord(storage, new Set(storage.dictionary.byId.keys()), () => undefined, undefined, true, (idLow, idHigh, typeLow, typeHigh, file, offset, length) => {
         objects.add(idLow, idHigh, typeLow, typeHigh, file, offset, length);
@@ -52,7 +59,7 @@ CREATE OR REPLACE TABLE __types (type_id BIGINT, type_name VARCHAR);`);
     types.closeSync();
   });
   await connection.run(`
-INSERT INTO _objects SELECT o.oid, o.type_id, t.type_name, o.reachable, o.bytes, o.channel, f.name, o."offset" FROM __objects o LEFT JOIN __types t ON t.type_id = o.type_id LEFT JOIN __files f ON f.code = o.file;
+INSERT INTO _objects SELECT o.oid, o.type_id, t.type_name, o.reachable, o.bytes, o.channel, f.name, o."offset", o.immediate_dominator, o.retained_objects, o.retained_bytes FROM __objects o LEFT JOIN __types t ON t.type_id = o.type_id LEFT JOIN __files f ON f.code = o.file;
 DROP TABLE __objects;
 DROP TABLE __files;
 DROP TABLE __types;`);
@@ -65,11 +72,14 @@ export class ObjectRows {
   private lastFile = '';
   private lastCode = -1;
   private readonly channelMask: number;
+  private readonly halves = new Int32Array(2);
 
   constructor(
     readonly rows: ChunkAppender,
     private readonly graph: GraphIndex | undefined,
     channelCount: number,
+    /** The graph's dominator tree (the retained columns are NULL without one). */
+    private readonly tree: DominatorTree | undefined,
   ) {
     // Channel counts are powers of two; the channel is the id's low bits (ids.ts channelOf).
     this.channelMask = channelCount - 1;
@@ -93,6 +103,27 @@ export class ObjectRows {
     }
     rows.appendInteger(this.lastCode);
     rows.appendBigIntNumber(offset);
+    this.addRetained(node);
     rows.endRow();
+  }
+
+  /** `immediate_dominator`, `retained_objects`, `retained_bytes`: NULL for unreachable objects (and the roots object's dominator). */
+  private addRetained(node: number): void {
+    const rows = this.rows;
+    const tree = this.tree;
+    if (tree === undefined || !tree.isReachable(node)) {
+      rows.appendNull();
+      rows.appendNull();
+      rows.appendNull();
+      return;
+    }
+    const d = tree.immediateDominator(node);
+    if (d < 0) rows.appendNull();
+    else {
+      this.graph!.nodes.writeIdHalves(d, this.halves);
+      rows.appendBigIntHalves(this.halves[0] as number, this.halves[1] as number);
+    }
+    rows.appendBigIntNumber(tree.retainedObjects(node));
+    rows.appendBigIntNumber(tree.retainedBytes(node));
   }
 }

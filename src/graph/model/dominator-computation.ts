@@ -30,6 +30,27 @@ export interface DominatorProgress {
 /** Work (edges or nodes) between two yields. */
 const SLICE = 1 << 16;
 
+/** The last tree computed for each graph (the service's or `dominatorTreeOf`'s). */
+const remembered = new WeakMap<GraphIndex, DominatorTree>();
+
+/** Keeps a tree as the graph's latest (dominator-service.ts hands over each one it computes). */
+export function rememberDominatorTree(graph: GraphIndex, tree: DominatorTree): void {
+  remembered.set(graph, tree);
+}
+
+/**
+ * The tree of the graph's current state: the one computed last if the graph has not changed
+ * since, else computed here at once (for a pass that holds the storage's state and cannot wait
+ * for the background computation, which needs turns of its own: the SQL `_objects` table).
+ */
+export function dominatorTreeOf(graph: GraphIndex, channels: readonly Pick<StorageChannel, 'objects'>[]): DominatorTree {
+  const known = remembered.get(graph);
+  if (known !== undefined && known.graphVersion === graph.version && known.nodeCount === graph.nodeCount) return known;
+  const tree = computeDominators(graph, channels);
+  remembered.set(graph, tree);
+  return tree;
+}
+
 export function computeDominators(graph: GraphIndex, channels: readonly Pick<StorageChannel, 'objects'>[]): DominatorTree {
   const steps = dominatorSteps(graph, channels);
   for (;;) {

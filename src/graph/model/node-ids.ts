@@ -227,6 +227,14 @@ export class NodeIds {
     return ((BigInt(this.startHigh[r] as number) << 32n) | BigInt((this.startLow[r] as number) >>> 0)) + BigInt(offset);
   }
 
+  /** The id of a node as two 32-bit halves in `out` (low, high), without a bigint (rows of millions). */
+  writeIdHalves(node: number, out: Int32Array): void {
+    const r = this.runOfNode(node);
+    const low = ((this.startLow[r] as number) >>> 0) + (node - (this.firstNodes[r] as number));
+    out[0] = low | 0;
+    out[1] = (this.startHigh[r] as number) + (low >= 2 ** 32 ? 1 : 0);
+  }
+
   /** Visits the runs in ascending id order: first id (as halves), first node, length. */
   forEachRun(visit: (startLow: number, startHigh: number, firstNode: number, length: number) => boolean | void): void {
     for (let r = 0; r < this.runs; r++) {
