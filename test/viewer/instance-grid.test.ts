@@ -6,9 +6,11 @@ import { describeInBrowser } from './browser-suite.js';
 import { BUILT_VIEWER, launchBrowser, REPO_ROOT, startServer, viewerBuilt, type Browser, type RunningServer } from './browser.js';
 
 /**
- * A type's instance grid in chromium against the real server, at 1440 and 390 px: a WHERE
- * condition DuckDB refuses is explained under the WHERE box with a caret in the user's own text,
- * and the grid stays (rows, headers, filters).
+ * A type's instance grid in chromium against the real server, at 1440 and 390 px: columns sized
+ * to their content (resized by dragging, fitted by a double click), `_type_id` hidden, the
+ * object's own values first on a phone, the type's name as written and cut in the middle in the
+ * list; a WHERE condition DuckDB refuses is explained under the WHERE box with a caret in the
+ * user's own text, and the grid stays (rows, headers, filters).
  */
 
 const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts/viewer/instance-grid');
@@ -39,13 +41,94 @@ describeInBrowser('viewer: the instance grid', () => {
   }
 
   const headers = (page: Page) => page.locator('.grid-titles .grid-th').allTextContents();
-  const firstCells = (page: Page) => page.locator('.grid-rows .grid-row .grid-cell:first-child').evaluateAll((cells) => cells.map((c) => c.textContent));
+
+  /** The object ids of the rows drawn (first on a desktop, last on a phone). */
+  const firstCells = async (page: Page) => (await cellsOf(page, '_oid')).map((c) => c.text);
+
+  /** Per visible cell of a column (by header text): whether its text fits, and its tooltip. */
+  const cellsOf = (page: Page, column: string) =>
+    page.locator('.grid-body').evaluate((body, name) => {
+      const titles = [...body.querySelectorAll('.grid-titles .grid-th')].map((th) => th.textContent);
+      const index = titles.indexOf(name);
+      return [...body.querySelectorAll('.grid-rows .grid-row')].map((row) => {
+        const cell = row.children[index] as HTMLElement;
+        return { whole: cell.scrollWidth <= cell.clientWidth, text: cell.textContent ?? '', title: cell.title, width: cell.getBoundingClientRect().width };
+      });
+    }, column);
+
+  it('sizes columns to their content, resizes by dragging, fits on double click; names as written (1440 px)', async () => {
+    const page = await open(1440, `#/microstream/types/${BOOK}`);
+    await page.locator('.grid-status', { hasText: 'instances' }).waitFor();
+    await page.locator('.grid-rows .grid-row .grid-cell:first-child a').first().waitFor();
+    // The heading and the status name the type as the dictionary writes it.
+    expect(await page.locator('.instances-head h3').evaluate((e) => (e as HTMLElement).innerText)).toBe('conformance.bookstore.Book');
+    // _type_id (one value for the whole table) hidden, and said so.
+    const titles = await headers(page);
+    expect(titles.slice(0, 3)).toEqual(['_oid', 'isbn', 'title']);
+    expect(titles).not.toContain('_type_id');
+    expect(await page.locator('.grid-columns-menu summary').textContent()).toBe('Columns (1 hidden)');
+    // Ids, dates, numbers and these short texts whole; the summaries of references cut, whole on hover.
+    for (const column of ['_oid', 'isbn', 'title', 'price', 'published', 'pages']) {
+      const cells = await cellsOf(page, column);
+      expect(cells.length, column).toBeGreaterThan(10);
+      expect(cells.filter((c) => !c.whole), column).toEqual([]);
+    }
+    await page.locator('.grid-rows .grid-row .grid-cell a', { hasText: '{name:' }).first().waitFor();
+    const authors = await cellsOf(page, 'author');
+    expect(authors.some((c) => !c.whole)).toBe(true);
+    for (const c of authors) expect(c.title.endsWith(c.text.replace(/…$/, '')) || c.title.includes(c.text), c.title).toBe(true);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'sized-1440.png') });
+
+    // Dragging the border of "title" 80 px to the right widens it by 80 px.
+    const handle = page.locator('.grid-titles .grid-th', { hasText: /^title$/ }).locator('.grid-resize');
+    const before = (await cellsOf(page, 'title'))[0]!.width;
+    const box = (await handle.boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width / 2 + 80, box.y + box.height / 2, { steps: 4 });
+    await page.mouse.up();
+    expect(Math.round((await cellsOf(page, 'title'))[0]!.width - before)).toBe(80);
+    // A double click on the border of "author" makes it as wide as its longest summary shown.
+    await page.locator('.grid-titles .grid-th', { hasText: /^author$/ }).locator('.grid-resize').dblclick();
+    await expect.poll(async () => (await cellsOf(page, 'author')).filter((c) => !c.whole).length).toBe(0);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'fitted-1440.png') });
+    await page.close();
+  });
+
+  it("puts the object's own values first on a phone, the id last (390 px)", async () => {
+    const page = await open(390, `#/microstream/types/${BOOK}`);
+    await page.locator('.grid-status', { hasText: 'instances' }).waitFor();
+    await page.locator('.grid-rows .grid-row .grid-cell:last-child a').first().waitFor();
+    const titles = await headers(page);
+    expect(titles.slice(0, 2)).toEqual(['isbn', 'title']);
+    expect(titles.at(-1)).toBe('_oid');
+    expect(titles).not.toContain('_type_id');
+    expect((await cellsOf(page, 'isbn')).filter((c) => !c.whole)).toEqual([]);
+    expect(await page.locator('.instances-head h3').evaluate((e) => (e as HTMLElement).innerText)).toBe('conformance.bookstore.Book');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'phone-390.png') });
+    await page.close();
+  });
+
+  it('cuts long type names in the list in the middle, keeping the simple name whole (1440 px)', async () => {
+    const page = await open(1440, '#/microstream/types');
+    const row = page.locator('.type-row', { hasText: 'PersistenceRoots$Default' });
+    await row.waitFor();
+    const name = await row.locator('.name-cut').evaluate((cut) => {
+      const [pkg, simple] = [...cut.children] as HTMLElement[];
+      return { text: cut.textContent, packageCut: pkg!.scrollWidth > pkg!.clientWidth, packageShown: pkg!.clientWidth, simpleWhole: simple!.scrollWidth <= simple!.clientWidth, simple: simple!.textContent };
+    });
+    expect(name).toEqual({ text: 'one.microstream.persistence.types.PersistenceRoots$Default', packageCut: true, packageShown: expect.any(Number), simpleWhole: true, simple: 'PersistenceRoots$Default' });
+    // The start of the package stays in sight.
+    expect(name.packageShown).toBeGreaterThan(20);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'type-names-1440.png') });
+    await page.close();
+  });
 
   for (const width of WIDTHS) {
     it(`explains a refused WHERE under its box with a caret in the user's text, keeping the grid (${width} px)`, async () => {
       const page = await open(width, `#/microstream/types/${BOOK}?f.title=the`);
       await page.locator('.grid-status', { hasText: 'instances' }).waitFor();
-      await page.locator('.grid-rows .grid-row .grid-cell:first-child a').first().waitFor();
+      await page.locator('.grid-rows .grid-row a.ref-link').first().waitFor();
       const before = { headers: await headers(page), rows: await firstCells(page) };
       expect(before.rows.length).toBeGreaterThan(0);
 

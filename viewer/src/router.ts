@@ -42,12 +42,14 @@ function gridOf(params: URLSearchParams): GridState | undefined {
   for (const [key, value] of params) if (key.startsWith('f.') && value !== '') filters[key.slice(2)] = value;
   const sort = params.get('sort') ?? undefined;
   const where = params.get('where') ?? undefined;
-  const hidden = (params.get('hide') ?? '').split(',').filter((c) => c !== '');
+  // `hide=` (empty) says every column is shown; no `hide` leaves the grid its default.
+  const hide = params.get('hide');
+  const hidden = hide === null ? undefined : hide.split(',').filter((c) => c !== '');
   const grid: GridState = {
     ...(sort === undefined ? {} : { sort, desc: params.get('desc') === '1' }),
     ...(where === undefined || where === '' ? {} : { where }),
     ...(Object.keys(filters).length === 0 ? {} : { filters }),
-    ...(hidden.length === 0 ? {} : { hidden }),
+    ...(hidden === undefined ? {} : { hidden }),
   };
   return Object.keys(grid).length === 0 ? undefined : grid;
 }
@@ -60,7 +62,7 @@ function setGrid(params: URLSearchParams, grid: GridState | undefined): void {
   }
   if (grid.where !== undefined && grid.where !== '') params.set('where', grid.where);
   for (const [column, text] of Object.entries(grid.filters ?? {})) if (text !== '') params.set(`f.${column}`, text);
-  if (grid.hidden !== undefined && grid.hidden.length > 0) params.set('hide', grid.hidden.join(','));
+  if (grid.hidden !== undefined) params.set('hide', grid.hidden.join(','));
 }
 
 export function parseHash(hash: string): Route {

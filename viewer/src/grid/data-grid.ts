@@ -37,13 +37,21 @@ export interface GridOptions {
   readonly openObject: (oid: string) => void;
   /** One-line texts of objects, for id cells. */
   readonly summaries: (ids: readonly string[]) => Promise<ReadonlyMap<string, string>>;
+  /** On a phone-sized window the row's own id column (`_oid`) goes last: the values come first. */
+  readonly valuesFirstOnPhone?: boolean;
 }
 
 const ROW_HEIGHT = 28;
 const PAGE = 200;
 const DEFAULT_WIDTH = 160;
 const MIN_WIDTH = 48;
+/** The widest a double click makes a column. */
+const FIT_WIDTH = 900;
 const OWN_ID_COLUMNS = new Set(['_oid', 'oid']);
+const NUMERIC = /INT|DOUBLE|FLOAT|DECIMAL|REAL|NUMERIC/;
+const TEMPORAL = /DATE|TIME|INTERVAL/;
+/** The widths of the styles' phone layout (styles.css). */
+const PHONE = '(max-width: 640px)';
 
 export class DataGrid {
   readonly element: HTMLElement;
@@ -55,7 +63,12 @@ export class DataGrid {
   private source: GridSource | undefined;
   private state: GridState;
   private readonly pages = new Map<number, readonly (readonly SqlValue[])[] | 'loading'>();
+  /** Widths the user set (dragged or fitted by a double click). */
   private readonly widths = new Map<string, number>();
+  /** Widths measured from the content of the first page of rows, for the columns of `measuredFor`. */
+  private readonly autoWidths = new Map<string, number>();
+  private measuredFor: string | undefined;
+  private narrow = false;
   private readonly summaryTexts = new Map<string, string>();
   private readonly summaryWanted = new Set<string>();
   private summaryTimer: number | undefined;
@@ -74,6 +87,15 @@ export class DataGrid {
     this.element = h('div', { class: 'data-grid' }, this.body);
     this.renderMenu();
     new ResizeObserver(() => this.renderRows()).observe(this.body);
+    if (options.valuesFirstOnPhone === true) {
+      const phone = window.matchMedia(PHONE);
+      this.narrow = phone.matches;
+      phone.addEventListener('change', () => {
+        this.narrow = phone.matches;
+        this.renderHeader();
+        this.renderRows();
+      });
+    }
   }
 
   /** The menu that hides and shows columns (placed by the owner in its toolbar). */
@@ -92,6 +114,12 @@ export class DataGrid {
     this.pages.clear();
     this.active = { row: Math.min(this.active.row, Math.max(0, source.total - 1)), column: Math.min(this.active.column, Math.max(0, this.visibleColumns().length - 1)) };
     this.body.setAttribute('aria-rowcount', String(source.total + (this.options.filterable ? 2 : 1)));
+    // Columns of another shape are measured again once their first rows arrive (no rows: by their names).
+    if (this.measuredFor !== signatureOf(source.columns)) {
+      this.autoWidths.clear();
+      this.measuredFor = undefined;
+      if (source.total === 0) this.measure([]);
+    }
     this.renderHeader();
     this.renderMenu();
     this.spacer.style.height = `${source.total * ROW_HEIGHT}px`;
@@ -100,13 +128,85 @@ export class DataGrid {
 
   private visibleColumns(): GridColumn[] {
     const hidden = new Set(this.state.hidden ?? []);
-    return (this.source?.columns ?? []).filter((c) => !hidden.has(c.name));
+    const visible = (this.source?.columns ?? []).filter((c) => !hidden.has(c.name));
+    if (!this.narrow) return visible;
+    return [...visible.filter((c) => !OWN_ID_COLUMNS.has(c.name)), ...visible.filter((c) => OWN_ID_COLUMNS.has(c.name))];
+  }
+
+  private widthOf(column: string): number {
+    return this.widths.get(column) ?? this.autoWidths.get(column) ?? DEFAULT_WIDTH;
   }
 
   private template(): string {
     return this.visibleColumns()
-      .map((c) => `${this.widths.get(c.name) ?? DEFAULT_WIDTH}px`)
+      .map((c) => `${this.widthOf(c.name)}px`)
       .join(' ');
+  }
+
+  private applyTemplate(): void {
+    const template = this.template();
+    for (const row of this.element.querySelectorAll<HTMLElement>('.grid-row')) row.style.gridTemplateColumns = template;
+  }
+
+  /**
+   * Column widths from their content (the first page of rows) and their names: ids and dates
+   * whole, numbers whole, texts and summaries of references up to a limit (cut with an ellipsis,
+   * the whole value on hover).
+   */
+  private measure(rows: readonly (readonly SqlValue[])[]): void {
+    const source = this.source;
+    if (source === undefined) return;
+    const fonts = this.fonts();
+    for (const [index, column] of source.columns.entries()) {
+      let width = textWidth(fonts.head, `${column.name} ▼`) + 24;
+      const reference = column.objectId && !OWN_ID_COLUMNS.has(column.name);
+      for (const row of rows.slice(0, PAGE)) {
+        const value = row[index] ?? null;
+        width = Math.max(width, textWidth(fonts.cell, reference && value !== null ? '0'.repeat(30) : this.displayText(column, value)) + 14);
+      }
+      this.autoWidths.set(column.name, Math.round(Math.max(MIN_WIDTH, Math.min(capOf(column), width))));
+    }
+    this.measuredFor = signatureOf(source.columns);
+  }
+
+  /** A double click on a column's border: as wide as the rows loaded so far need (summaries too). */
+  private fit(column: GridColumn): void {
+    const source = this.source;
+    if (source === undefined) return;
+    const index = source.columns.indexOf(column);
+    const fonts = this.fonts();
+    let width = textWidth(fonts.head, `${column.name} ▼`) + 24;
+    for (const page of this.pages.values()) {
+      if (page === 'loading') continue;
+      for (const row of page) width = Math.max(width, textWidth(fonts.cell, this.displayText(column, row[index] ?? null)) + 14);
+    }
+    this.widths.set(column.name, Math.round(Math.max(MIN_WIDTH, Math.min(FIT_WIDTH, width))));
+    this.applyTemplate();
+  }
+
+  private fontCache: { cell: string; head: string } | undefined;
+
+  /** The fonts of cells and headers as the style sheet sets them. */
+  private fonts(): { cell: string; head: string } {
+    if (this.fontCache !== undefined) return this.fontCache;
+    const cell = h('div', { class: 'grid-cell' });
+    const head = h('div', { class: 'grid-cell grid-th' });
+    this.rowsLayer.append(cell, head);
+    const fonts = { cell: getComputedStyle(cell).font, head: getComputedStyle(head).font };
+    cell.remove();
+    head.remove();
+    // Not kept before the style sheet applies (a grid measured while detached reads no font).
+    if (fonts.cell !== '') this.fontCache = fonts;
+    return fonts;
+  }
+
+  /** The text a cell shows for a value (a reference: its summary once known). */
+  private displayText(column: GridColumn, value: SqlValue): string {
+    if (value === null) return 'null';
+    if (column.objectId && typeof value === 'string' && /^[0-9]+$/.test(value) && value !== '0') {
+      return OWN_ID_COLUMNS.has(column.name) ? value : (this.summaryTexts.get(value) ?? value);
+    }
+    return typeof value === 'string' && /CHAR|TEXT|STRING/.test(column.type) ? quote(value, 500) : String(value);
   }
 
   private renderHeader(): void {
@@ -121,8 +221,12 @@ export class DataGrid {
         const title = this.options.sortable
           ? h('button', { type: 'button', class: 'grid-sort', title: `${column.name} (${column.type}): sort`, onclick: () => this.sortBy(column.name) }, label)
           : h('span', { class: 'grid-title', title: `${column.name} (${column.type})` }, label);
-        const handle = h('span', { class: 'grid-resize', 'aria-hidden': 'true', title: 'drag to resize' });
+        const handle = h('span', { class: 'grid-resize', 'aria-hidden': 'true', title: 'drag to resize, double-click to fit the content' });
         handle.addEventListener('pointerdown', (event) => this.startResize(event, column.name));
+        handle.addEventListener('dblclick', (event) => {
+          event.preventDefault();
+          this.fit(column);
+        });
         return h('div', { class: 'grid-cell grid-th', role: 'columnheader', 'aria-sort': sorted ? (this.state.desc === true ? 'descending' : 'ascending') : 'none' }, title, handle);
       }),
     );
@@ -190,11 +294,10 @@ export class DataGrid {
   private startResize(event: PointerEvent, column: string): void {
     event.preventDefault();
     const startX = event.clientX;
-    const start = this.widths.get(column) ?? DEFAULT_WIDTH;
+    const start = this.widthOf(column);
     const move = (e: PointerEvent): void => {
       this.widths.set(column, Math.max(MIN_WIDTH, start + e.clientX - startX));
-      const template = this.template();
-      for (const row of this.element.querySelectorAll<HTMLElement>('.grid-row')) row.style.gridTemplateColumns = template;
+      this.applyTemplate();
     };
     const up = (): void => {
       window.removeEventListener('pointermove', move);
@@ -264,7 +367,7 @@ export class DataGrid {
         h('a', { class: 'ref-link', href: this.options.objectHref(value), tabindex: '-1' }, summary === undefined ? value : summary),
       );
     }
-    const text = typeof value === 'string' && /CHAR|TEXT|STRING/.test(column.type) ? quote(value, 500) : String(value);
+    const text = this.displayText(column, value);
     const cls = typeof value === 'number' || /INT|DOUBLE|FLOAT|DECIMAL|REAL/.test(column.type) ? 'v-number' : typeof value === 'boolean' ? 'v-keyword' : /CHAR/.test(column.type) ? 'v-string' : 'v-other';
     return h('div', { ...attrs, class: `${attrs.class} ${cls}`, title: String(value).slice(0, 2000) }, text);
   }
@@ -277,6 +380,10 @@ export class DataGrid {
       const rows = await source.rows(page * PAGE, PAGE);
       if (generation !== this.generation) return;
       this.pages.set(page, rows);
+      if (page === 0 && this.measuredFor === undefined) {
+        this.measure(rows);
+        this.renderHeader();
+      }
     } catch {
       if (generation !== this.generation) return;
       this.pages.delete(page);
@@ -363,4 +470,26 @@ export class DataGrid {
     const cell = this.rowsLayer.querySelector<HTMLElement>(`#grid-cell-${this.active.row}-${this.active.column}`);
     cell?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
   }
+}
+
+function signatureOf(columns: readonly GridColumn[]): string {
+  return columns.map((c) => `${c.name}:${c.type}`).join('\u0000');
+}
+
+/** The widest a column is made by its content: ids and dates whole, texts and summaries cut. */
+function capOf(column: GridColumn): number {
+  if (column.objectId) return OWN_ID_COLUMNS.has(column.name) ? 400 : 260;
+  if (TEMPORAL.test(column.type)) return 320;
+  if (NUMERIC.test(column.type) || column.type === 'BOOLEAN') return 240;
+  return 320;
+}
+
+let measuring: CanvasRenderingContext2D | null | undefined;
+
+/** The width of a text in a font (a canvas measures it without laying anything out). */
+function textWidth(font: string, text: string): number {
+  measuring ??= document.createElement('canvas').getContext('2d');
+  if (measuring === null || font === '') return text.length * 7.3;
+  measuring.font = font;
+  return measuring.measureText(text).width;
 }

@@ -40,6 +40,7 @@ export class TypeGrid {
       objectHref: (oid) => this.app.href({ view: 'data', instance: undefined, oid, path: [] }),
       openObject: (oid) => this.app.navigate({ view: 'data', instance: undefined, oid, path: [] }),
       summaries: (ids) => objectSummaries(this.app, ids),
+      valuesFirstOnPhone: true,
     });
     this.whereInput = h('input', { type: 'search', class: 'filter-input grid-where', placeholder: "SQL condition, e.g. age > 70 AND name LIKE 'G%'", 'aria-label': 'SQL WHERE condition', spellcheck: 'false' });
     const whereForm = h('form', { class: 'grid-where-form' }, h('label', { class: 'hint' }, 'WHERE '), this.whereInput);
@@ -76,8 +77,10 @@ export class TypeGrid {
     this.grid.focus();
   }
 
-  async show(typeId: string, table: SqlTable, state: GridState, reachable: boolean | undefined): Promise<void> {
+  async show(typeId: string, table: SqlTable, given: GridState, reachable: boolean | undefined): Promise<void> {
     const generation = ++this.generation;
+    // `_type_id` is the same on every row of a type's table: hidden until the user shows it.
+    const state: GridState = given.hidden === undefined ? { ...given, hidden: ['_type_id'] } : given;
     this.typeId = typeId;
     this.view = { table, state, reachable };
     this.whereInput.value = state.where ?? '';

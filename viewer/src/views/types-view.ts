@@ -19,6 +19,15 @@ import { machineryLabel, machineryOf, machineryText } from './gigamap-machinery.
 
 const PAGE = 100;
 
+/**
+ * A type's name for a narrow list: the package part gives way first (cut with an ellipsis in the
+ * middle of the name), the simple name stays whole (`one.microstream.persist…PersistenceRoots$Default`).
+ */
+function middleCutName(name: string): HTMLElement {
+  const dot = name.replace(/\[\]/g, '').lastIndexOf('.');
+  return h('span', { class: 'name-cut' }, h('span', { class: 'name-package' }, name.slice(0, dot + 1)), h('span', { class: 'name-simple' }, name.slice(dot + 1)));
+}
+
 export class TypesView {
   readonly element: HTMLElement;
   private readonly list: HTMLElement;
@@ -125,7 +134,7 @@ export class TypesView {
               { class: 'bar-label' },
               // First, where a long name's end is cut off.
               ((label) => (label === undefined ? null : h('span', { class: 'machinery-tag', title: label }, 'GigaMap')))(machineryLabel(t)),
-              displayTypeName(t.typeName),
+              middleCutName(displayTypeName(t.typeName)),
               t.current ? null : h('span', { class: 'hint' }, ` v${t.version}`),
             ),
             stackedBar(
