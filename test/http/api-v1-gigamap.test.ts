@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { StorageRegistry } from '../../src/http/registry/storage-registry.js';
+import { readGigaMap } from '../../src/gigamap/gigamap-structure.js';
+import { BITMAP_LEVEL2 } from '../../src/gigamap/gigamap-types.js';
+import { bytesMember, readRecord } from '../../src/gigamap/record-fields.js';
 import { Storage } from '../../src/storage/storage.js';
 import { damagedCopy, long, placeOf, removeCopies } from '../gigamap/damaged-copy.js';
 import { expectedKeys, GIGAMAP_STORAGE, loadApiDump } from '../gigamap/gigamap-corpus.js';
@@ -133,6 +136,60 @@ describe('/api/v1/objects/{oid}/gigamap…', () => {
 
 describe('an unreadable GigaMap', () => {
   afterAll(removeCopies);
+
+  it('with an index that cannot be read: every route answers 200 saying so in damaged and problems, files named relative to the storage', async () => {
+    // The first bitmap segment of the persons map's indices gets a type EclipseStore never writes.
+    const dir = await damagedCopy(async (s) => {
+      const map = await readGigaMap(s, BigInt(persons.objectId));
+      const segments: bigint[] = [];
+      for (const channel of s.channels) channel.objects.forEach((low, high) => void segments.push((BigInt(high) << 32n) | BigInt(low >>> 0)));
+      for (const id of segments.sort((a, b) => (a < b ? -1 : 1))) {
+        const record = await readRecord(s, id);
+        if (record?.typeName !== BITMAP_LEVEL2) continue;
+        // (The first segment by object id in the corpus is one of the persons map's.)
+        const { fileOffset } = bytesMember(record, 'data');
+        return [{ file: record.file, offset: fileOffset + 4, bytes: Buffer.from([9]) }];
+      }
+      throw new Error(`no bitmap segment in the GigaMap ${map.objectId}`);
+    });
+    const damaged = await Storage.open(dir);
+    const damagedRegistry = new StorageRegistry();
+    damagedRegistry.add('damaged', damaged);
+    damagedRegistry.startAll();
+    await damagedRegistry.get('damaged')!.graph.ready();
+    const damagedApp = buildApp(damaged, { instance: 'store-data', api: damagedRegistry });
+    const answer = async (url: string) => {
+      const response = await damagedApp.inject({ url });
+      expect(response.statusCode, `${url}: ${response.body.slice(0, 300)}`).toBe(200);
+      expect(response.body).not.toContain(dir);
+      return response.json() as { damaged: boolean; problems: string[]; gigamap?: { damaged: boolean; problems: string[] }; indices?: { name: string; keys: number; problem?: string }[] };
+    };
+    try {
+      const info = await answer(`/api/v1/objects/${persons.objectId}/gigamap`);
+      expect(info.damaged).toBe(true);
+      expect(info.problems).toHaveLength(1);
+      const [, index] = /^index (\w+) cannot be read: channel_\d\/channel_\d_\d+\.dat at offset \d+: bitmap segment of type 9 \(only type 2 is stored by EclipseStore\)$/.exec(info.problems[0]!) ?? [];
+      expect(index, info.problems[0]).toBeDefined();
+      const broken = info.indices!.find((i) => i.name === index)!;
+      expect(broken).toMatchObject({ keys: 0, problem: expect.stringContaining('bitmap segment of type 9') });
+      expect(info.indices!.filter((i) => i.problem !== undefined)).toHaveLength(1);
+      // The same damage wherever the map is shown.
+      const entities = await answer(`/api/v1/objects/${persons.objectId}/gigamap/entities?limit=5`);
+      expect({ damaged: entities.damaged, problems: entities.problems }).toEqual({ damaged: true, problems: info.problems });
+      const view = await answer(`/api/v1/objects/${persons.objectId}`);
+      expect({ damaged: view.gigamap!.damaged, problems: view.gigamap!.problems }).toEqual({ damaged: true, problems: info.problems });
+      // Its keys cannot be listed: a 500 naming the place, relative to the storage as well.
+      const keys = await damagedApp.inject({ url: `/api/v1/objects/${persons.objectId}/gigamap/indices/${index}/keys` });
+      expect(keys.statusCode).toBe(500);
+      expect(keys.json()).toMatchObject({ title: 'Unreadable GigaMap Index', detail: info.problems[0]!.replace(`index ${index} cannot be read: `, '') });
+      // The other map is intact.
+      expect((await answer(`/api/v1/objects/${tags.objectId}/gigamap`)).damaged).toBe(false);
+    } finally {
+      await damagedApp.close();
+      await damagedRegistry.close();
+      await damaged.close();
+    }
+  });
 
   it('still shows its raw members in the object view, with the problem; the GigaMap routes answer 500 naming it', async () => {
     // The level3 reference points at a Person: the segments cannot be walked.

@@ -24,6 +24,7 @@ import {
 } from './gigamap-schemas.js';
 import { ApiProblem, answers, notFound } from './problem.js';
 import type { ApiRoute } from './routing.js';
+import { relativeToStorage } from './storage-paths.js';
 
 /**
  * `/objects/{oid}/gigamap…`: an EclipseStore GigaMap as what it is: its entities in entity-id
@@ -40,7 +41,7 @@ export async function requireGigaMap(storage: Storage, objectId: bigint): Promis
   try {
     return await gigaMapOf(storage, objectId);
   } catch (error) {
-    if (error instanceof FormatError) throw new ApiProblem(500, 'Unreadable GigaMap', error.message);
+    if (error instanceof FormatError) throw new ApiProblem(500, 'Unreadable GigaMap', relativeToStorage(storage, error.message));
     throw error;
   }
 }
@@ -52,13 +53,33 @@ async function requireIndex(storage: Storage, objectId: bigint, name: string): P
     if (found === undefined) throw notFound(`GigaMap ${objectId} has no index named ${JSON.stringify(name)}`);
     return found;
   } catch (error) {
-    if (error instanceof FormatError) throw new ApiProblem(500, 'Unreadable GigaMap Index', error.message);
+    if (error instanceof FormatError) throw new ApiProblem(500, 'Unreadable GigaMap Index', relativeToStorage(storage, error.message));
     throw error;
   }
 }
 
-export function gigaMapHead(map: GigaMapStructure) {
-  return { objectId: String(map.objectId), size: String(map.size), listed: map.entityIds.length, damaged: map.problems.length > 0, problems: [...map.problems] };
+/**
+ * Why each index of the map that cannot be read cannot be (by index name): every answer about the
+ * map says so in its `problems`, not only the routes that read the index. Index keys are cached
+ * with the map, so this reads each index once per state of the storage.
+ */
+async function indexDamage(storage: Storage, map: GigaMapStructure): Promise<Map<string, string>> {
+  const damage = new Map<string, string>();
+  for (const index of map.indices) {
+    try {
+      await indexKeysOf(storage, map.objectId, index.name);
+    } catch (error) {
+      if (!(error instanceof FormatError)) throw error;
+      damage.set(index.name, `index ${index.name} cannot be read: ${relativeToStorage(storage, error.message)}`);
+    }
+  }
+  return damage;
+}
+
+/** The map's head: its size, the entities listed, and what is damaged (the map's own problems, then its unreadable indices). */
+export async function gigaMapHead(storage: Storage, map: GigaMapStructure) {
+  const problems = [...map.problems.map((p) => relativeToStorage(storage, p)), ...(await indexDamage(storage, map)).values()];
+  return { objectId: String(map.objectId), size: String(map.size), listed: map.entityIds.length, damaged: problems.length > 0, problems };
 }
 
 export function indexSummary(index: GigaMapIndex) {
@@ -89,7 +110,7 @@ export async function gigaMapPart(storage: Storage, objectId: bigint, window: { 
   }
   const from = Math.min(window.offset, map.entityIds.length);
   const to = Math.min(map.entityIds.length, from + window.limit);
-  return { ...gigaMapHead(map), offset: window.offset, limit: window.limit, entities: await entityPage(storage, map, from, to), indices: map.indices.map(indexSummary) };
+  return { ...(await gigaMapHead(storage, map)), offset: window.offset, limit: window.limit, entities: await entityPage(storage, map, from, to), indices: map.indices.map(indexSummary) };
 }
 
 /** Key numbers ordered by entity count, most first (ties in key order), computed once per key table. */
@@ -105,7 +126,14 @@ function countOrder(keys: IndexKeys): Uint32Array {
 }
 
 async function indexInfo(storage: Storage, map: GigaMapStructure, index: GigaMapIndex): Promise<GigaMapIndexInfoJson> {
-  const found = await requireIndex(storage, map.objectId, index.name);
+  let found;
+  try {
+    found = await requireIndex(storage, map.objectId, index.name);
+  } catch (error) {
+    // A damaged index is described with nothing read from it; the map's problems say why.
+    if (!(error instanceof ApiProblem) || error.status !== 500) throw error;
+    return { ...indexSummary(index), keys: 0, entities: 0, bitmapBytes: 0, strayEntityIds: [], parts: index.parts.map((p) => ({ name: p.name, objectId: String(p.objectId), keys: p.keyIds.length })), problem: error.message };
+  }
   const keys = found.keys;
   return {
     ...indexSummary(index),
@@ -122,7 +150,7 @@ export const gigaMapRoutes: readonly ApiRoute[] = [
     path: '/objects/:oid/gigamap',
     schema: {
       summary: 'An EclipseStore GigaMap: its size, segments and indices (keys and entities per index)',
-      description: 'Decoded from the records and bitmaps; `damaged` when the stored size disagrees with the entities in the slots.',
+      description: 'Decoded from the records and bitmaps; `damaged` (with `problems` saying why, files named relative to the storage) when the stored size disagrees with the entities in the slots or an index cannot be read (that index then has a `problem` and nothing read from it).',
       tags: ['gigamap'],
       params: GigaMapParams,
       response: answers(GigaMapInfo, 404),
@@ -134,7 +162,7 @@ export const gigaMapRoutes: readonly ApiRoute[] = [
         const indices = [];
         for (const index of map.indices) indices.push(await indexInfo(storage, map, index));
         return {
-          ...gigaMapHead(map),
+          ...(await gigaMapHead(storage, map)),
           currentId: String(map.currentId),
           level1Exponent: map.level1Exponent,
           level2Exponent: map.level2Exponent,
@@ -162,7 +190,7 @@ export const gigaMapRoutes: readonly ApiRoute[] = [
         const limit = query.limit ?? 100;
         const from = Math.min(offset, map.entityIds.length);
         const to = Math.min(map.entityIds.length, from + limit);
-        return { ...gigaMapHead(map), offset, limit, entities: await entityPage(context.storage, map, from, to) };
+        return { ...(await gigaMapHead(context.storage, map)), offset, limit, entities: await entityPage(context.storage, map, from, to) };
       }),
   },
   {

@@ -49,6 +49,7 @@ export const GigaMapIndexInfo = Type.Object({
   bitmapBytes: Type.Integer({ minimum: 0, description: 'bytes of the bitmap records' }),
   strayEntityIds: Type.Array(EntityIdNumber, { description: 'entity ids a bitmap names whose slot is empty (a damaged index; at most 1000)' }),
   parts: Type.Array(Type.Object({ name: Type.String(), objectId: ObjectId, keys: Count }), { description: 'composite: its key parts in order' }),
+  problem: Type.Optional(Type.String({ description: 'the index cannot be read: why (keys, entities and bytes are then 0: nothing was read from it)' })),
 });
 
 const GigaMapHead = {
