@@ -6,6 +6,7 @@ import type { TypeTablePlan } from './column-model.js';
 import type { DuckModule } from './duck-module.js';
 import type { SchemaTable } from './finish-tables.js';
 import { buildLinkTables, type LinkType } from './link-tables.js';
+import { buildCommitsTable } from './commit-rows.js';
 import { buildObjectsTable } from './object-rows.js';
 import { openSandbox, type Sandbox } from './sandbox.js';
 import { buildTables } from './table-build.js';
@@ -37,6 +38,8 @@ export class BuiltTables {
   private links: Promise<boolean> | undefined;
   /** `_objects` filled (or being filled). */
   private objects: Promise<boolean> | undefined;
+  /** `_commits` filled (or being filled). */
+  private commits: Promise<boolean> | undefined;
 
   private constructor(
     readonly generation: number,
@@ -87,6 +90,7 @@ export class BuiltTables {
    */
   async ready(duck: DuckModule, tables: ReadonlySet<string>): Promise<boolean> {
     if (tables.has('_objects') && !(await this.objectsTable(duck))) return false;
+    if (tables.has('_commits') && !(await this.commitsTable(duck))) return false;
     if ((tables.has('_elements') || tables.has('_references')) && !(await this.linkTables(duck))) return false;
     const plans = new Set<TypeTablePlan>();
     for (const name of tables) {
@@ -96,9 +100,9 @@ export class BuiltTables {
     return this.fill(duck, plans);
   }
 
-  /** Every type table and `_objects` filled (our own exports; benchmarks); false as `ready`. */
+  /** Every type table, `_objects` and `_commits` filled (our own exports; benchmarks); false as `ready`. */
   async fillAll(duck: DuckModule): Promise<boolean> {
-    if (!(await this.objectsTable(duck))) return false;
+    if (!(await this.objectsTable(duck)) || !(await this.commitsTable(duck))) return false;
     return this.fill(duck, new Set(this.deferred.values()));
   }
 
@@ -138,6 +142,15 @@ export class BuiltTables {
       () => (this.objects = undefined),
     );
     return this.objects;
+  }
+
+  /** Fills `_commits` once (the commit log, shared with the history routes); false when the storage is no longer in the built state. */
+  private commitsTable(duck: DuckModule): Promise<boolean> {
+    this.commits ??= forgottenUnlessDone(
+      this.inBuiltState((connection) => buildCommitsTable(duck, connection, this.storage)),
+      () => (this.commits = undefined),
+    );
+    return this.commits;
   }
 
   /**

@@ -41,6 +41,7 @@ interface PerTypeInfo {
 
 const SYSTEM_OBJECT_IDS: Readonly<Record<string, readonly string[]>> = {
   _objects: ['oid'],
+  _commits: [],
   _references: ['from_oid', 'to_oid'],
   _elements: ['owner', 'key_oid', 'value_oid'],
   _values: ['oid'],
@@ -138,7 +139,7 @@ export async function finishTables(
 
   const described = await describeColumns(connection);
   const schema: SchemaTable[] = [];
-  for (const name of ['_objects', '_references', '_elements', '_values', ...GIGAMAP_TABLES.map((t) => t.name)]) {
+  for (const name of ['_objects', '_commits', '_references', '_elements', '_values', ...GIGAMAP_TABLES.map((t) => t.name)]) {
     const ids = new Set(SYSTEM_OBJECT_IDS[name]);
     schema.push({ name, alias: null, kind: 'system', typeName: null, typeIds: [], columns: (described.get(name) ?? []).map((c) => ({ ...c, objectId: ids.has(c.name) })) });
   }

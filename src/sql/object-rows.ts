@@ -4,7 +4,10 @@ import type { DominatorTree } from '../graph/model/dominator-tree.js';
 import type { GraphIndex } from '../graph/model/graph-index.js';
 import { forEachLatestRecord } from '../graph/queries/latest-records.js';
 import type { Storage } from '../storage/storage.js';
+import { CommitHistory } from '../storage/history/commit-history.js';
+import { scanStorageLayout } from '../storage/source/storage-dir.js';
 import { ChunkAppender, inOneTransaction } from './chunk-appender.js';
+import { RecordCommits } from './commit-rows.js';
 import type { DuckModule } from './duck-module.js';
 
 /**
@@ -19,7 +22,7 @@ import type { DuckModule } from './duck-module.js';
  */
 
 /** `_objects` as the first statement finds it: with its columns, empty. */
-export const OBJECTS_TABLE = `CREATE TABLE _objects (oid BIGINT, type_id BIGINT, type_name VARCHAR, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file VARCHAR, "offset" BIGINT, immediate_dominator BIGINT, retained_objects BIGINT, retained_bytes BIGINT);`;
+export const OBJECTS_TABLE = `CREATE TABLE _objects (oid BIGINT, type_id BIGINT, type_name VARCHAR, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file VARCHAR, "offset" BIGINT, commit_timestamp BIGINT, immediate_dominator BIGINT, retained_objects BIGINT, retained_bytes BIGINT);`;
 
 /**
  * Fills `_objects`: the rows from one walk over the latest records of the dictionary's types
@@ -28,13 +31,15 @@ export const OBJECTS_TABLE = `CREATE TABLE _objects (oid BIGINT, type_id BIGINT,
  */
 export async function buildObjectsTable(duck: DuckModule, connection: DuckDBConnection, storage: Storage, graph: GraphIndex | undefined): Promise<void> {
   await connection.run(`
-CREATE OR REPLACE TABLE __objects (oid BIGINT, type_id BIGINT, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file INTEGER, "offset" BIGINT, immediate_dominator BIGINT, retained_objects BIGINT, retained_bytes BIGINT);
+CREATE OR REPLACE TABLE __objects (oid BIGINT, type_id BIGINT, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file INTEGER, "offset" BIGINT, commit_timestamp BIGINT, immediate_dominator BIGINT, retained_objects BIGINT, retained_bytes BIGINT);
 CREATE OR REPLACE TABLE __files (code INTEGER, name VARCHAR);
 CREATE OR REPLACE TABLE __types (type_id BIGINT, type_name VARCHAR);`);
+  // The logs alone (no record read): which commit wrote each record (commit_timestamp).
+  const history = await storage.source.snapshot(async (reader) => CommitHistory.read(await scanStorageLayout(reader, storage.source.location), reader));
   // The storage holds this state while the pass runs: the background computation cannot take turns.
   const tree = graph === undefined ? undefined : dominatorTreeOf(graph, storage.channels);
   await inOneTransaction(connection, async () => {
-    const objects = new ObjectRows(new ChunkAppender(duck, await connection.createAppender('__objects')), graph, storage.channels.length, tree);
+    const objects = new ObjectRows(new ChunkAppender(duck, await connection.createAppender('__objects')), graph, storage.channels.length, tree, new RecordCommits(history, storage));
     try {
       await forEachLatestRecord(storage, new Set(storage.dictionary.byId.keys()), () => undefined, undefined, true, (idLow, idHigh, typeLow, typeHigh, file, offset, length) => {
         objects.add(idLow, idHigh, typeLow, typeHigh, file, offset, length);
@@ -59,7 +64,7 @@ CREATE OR REPLACE TABLE __types (type_id BIGINT, type_name VARCHAR);`);
     types.closeSync();
   });
   await connection.run(`
-INSERT INTO _objects SELECT o.oid, o.type_id, t.type_name, o.reachable, o.bytes, o.channel, f.name, o."offset", o.immediate_dominator, o.retained_objects, o.retained_bytes FROM __objects o LEFT JOIN __types t ON t.type_id = o.type_id LEFT JOIN __files f ON f.code = o.file;
+INSERT INTO _objects SELECT o.oid, o.type_id, t.type_name, o.reachable, o.bytes, o.channel, f.name, o."offset", o.commit_timestamp, o.immediate_dominator, o.retained_objects, o.retained_bytes FROM __objects o LEFT JOIN __types t ON t.type_id = o.type_id LEFT JOIN __files f ON f.code = o.file;
 DROP TABLE __objects;
 DROP TABLE __files;
 DROP TABLE __types;`);
@@ -80,6 +85,7 @@ export class ObjectRows {
     channelCount: number,
     /** The graph's dominator tree (the retained columns are NULL without one). */
     private readonly tree: DominatorTree | undefined,
+    private readonly commits?: RecordCommits,
   ) {
     // Channel counts are powers of two; the channel is the id's low bits (ids.ts channelOf).
     this.channelMask = channelCount - 1;
@@ -103,6 +109,12 @@ export class ObjectRows {
     }
     rows.appendInteger(this.lastCode);
     rows.appendBigIntNumber(offset);
+    const commits = this.commits;
+    if (commits === undefined) rows.appendNull();
+    else {
+      const channel = idLow & this.channelMask;
+      commits.append(rows, commits.numberOf(channel, file, offset));
+    }
     this.addRetained(node);
     rows.endRow();
   }

@@ -12,6 +12,7 @@ import { finishTables, type BuiltSchema } from './finish-tables.js';
 import { buildGigaMapTables } from './gigamap-tables.js';
 import { LINK_TABLES, type LinkType } from './link-tables.js';
 import { OBJECTS_TABLE } from './object-rows.js';
+import { COMMITS_TABLE } from './commit-rows.js';
 import { appendEntity } from './entity-rows.js';
 import { createStaging, stagedWithBase, type Staging } from './staging.js';
 import { charsOfContent, DecimalShapes, textFromChars, valueOfObject } from './value-records.js';
@@ -40,8 +41,9 @@ export interface TableBuildResult extends BuiltSchema {
   readonly deferred: ReadonlyMap<string, TypeTablePlan>;
 }
 
-/** `_values`, and `_objects` empty until a statement names it (object-rows.ts); the empty link tables come after the pass. */
+/** `_values`, and `_objects` and `_commits` empty until a statement names them (object-rows.ts, commit-rows.ts); the empty link tables come after the pass. */
 export const SYSTEM_TABLES = `${OBJECTS_TABLE}
+${COMMITS_TABLE}
 CREATE TABLE _values (oid BIGINT, type_id BIGINT, text VARCHAR, int BIGINT, num DOUBLE, bool BOOLEAN, ts TIMESTAMP, dt DATE, tm TIME);
 `;
 
