@@ -2,6 +2,7 @@ import { clear, h } from '../dom.js';
 import { morph, placeRows } from '../dom-patch.js';
 import { quote } from '../format.js';
 import type { GridState } from '../router.js';
+import { ColumnWidths, OWN_ID_COLUMNS } from './column-widths.js';
 import type { SqlColumn, SqlValue } from './sql-api.js';
 
 /**
@@ -43,13 +44,6 @@ export interface GridOptions {
 
 const ROW_HEIGHT = 28;
 const PAGE = 200;
-const DEFAULT_WIDTH = 160;
-const MIN_WIDTH = 48;
-/** The widest a double click makes a column. */
-const FIT_WIDTH = 900;
-const OWN_ID_COLUMNS = new Set(['_oid', 'oid']);
-const NUMERIC = /INT|DOUBLE|FLOAT|DECIMAL|REAL|NUMERIC/;
-const TEMPORAL = /DATE|TIME|INTERVAL/;
 /** The widths of the styles' phone layout (styles.css). */
 const PHONE = '(max-width: 640px)';
 
@@ -63,11 +57,7 @@ export class DataGrid {
   private source: GridSource | undefined;
   private state: GridState;
   private readonly pages = new Map<number, readonly (readonly SqlValue[])[] | 'loading'>();
-  /** Widths the user set (dragged or fitted by a double click). */
-  private readonly widths = new Map<string, number>();
-  /** Widths measured from the content of the first page of rows, for the columns of `measuredFor`. */
-  private readonly autoWidths = new Map<string, number>();
-  private measuredFor: string | undefined;
+  private readonly widths = new ColumnWidths();
   private narrow = false;
   private readonly summaryTexts = new Map<string, string>();
   private readonly summaryWanted = new Set<string>();
@@ -115,11 +105,7 @@ export class DataGrid {
     this.active = { row: Math.min(this.active.row, Math.max(0, source.total - 1)), column: Math.min(this.active.column, Math.max(0, this.visibleColumns().length - 1)) };
     this.body.setAttribute('aria-rowcount', String(source.total + (this.options.filterable ? 2 : 1)));
     // Columns of another shape are measured again once their first rows arrive (no rows: by their names).
-    if (this.measuredFor !== signatureOf(source.columns)) {
-      this.autoWidths.clear();
-      this.measuredFor = undefined;
-      if (source.total === 0) this.measure([]);
-    }
+    if (!this.widths.measuredFor(source.columns) && source.total === 0) this.measure([]);
     this.renderHeader();
     this.renderMenu();
     this.spacer.style.height = `${source.total * ROW_HEIGHT}px`;
@@ -133,13 +119,9 @@ export class DataGrid {
     return [...visible.filter((c) => !OWN_ID_COLUMNS.has(c.name)), ...visible.filter((c) => OWN_ID_COLUMNS.has(c.name))];
   }
 
-  private widthOf(column: string): number {
-    return this.widths.get(column) ?? this.autoWidths.get(column) ?? DEFAULT_WIDTH;
-  }
-
   private template(): string {
     return this.visibleColumns()
-      .map((c) => `${this.widthOf(c.name)}px`)
+      .map((c) => `${this.widths.of(c.name)}px`)
       .join(' ');
   }
 
@@ -148,25 +130,11 @@ export class DataGrid {
     for (const row of this.element.querySelectorAll<HTMLElement>('.grid-row')) row.style.gridTemplateColumns = template;
   }
 
-  /**
-   * Column widths from their content (the first page of rows) and their names: ids and dates
-   * whole, numbers whole, texts and summaries of references up to a limit (cut with an ellipsis,
-   * the whole value on hover).
-   */
+  /** Widths from the columns' names and these rows (the first page). */
   private measure(rows: readonly (readonly SqlValue[])[]): void {
     const source = this.source;
     if (source === undefined) return;
-    const fonts = this.fonts();
-    for (const [index, column] of source.columns.entries()) {
-      let width = textWidth(fonts.head, `${column.name} ▼`) + 24;
-      const reference = column.objectId && !OWN_ID_COLUMNS.has(column.name);
-      for (const row of rows.slice(0, PAGE)) {
-        const value = row[index] ?? null;
-        width = Math.max(width, textWidth(fonts.cell, reference && value !== null ? '0'.repeat(30) : this.displayText(column, value)) + 14);
-      }
-      this.autoWidths.set(column.name, Math.round(Math.max(MIN_WIDTH, Math.min(capOf(column), width))));
-    }
-    this.measuredFor = signatureOf(source.columns);
+    this.widths.measure(source.columns, rows.slice(0, PAGE), this.rowsLayer, (column, value) => this.displayText(column, value));
   }
 
   /** A double click on a column's border: as wide as the rows loaded so far need (summaries too). */
@@ -174,30 +142,9 @@ export class DataGrid {
     const source = this.source;
     if (source === undefined) return;
     const index = source.columns.indexOf(column);
-    const fonts = this.fonts();
-    let width = textWidth(fonts.head, `${column.name} ▼`) + 24;
-    for (const page of this.pages.values()) {
-      if (page === 'loading') continue;
-      for (const row of page) width = Math.max(width, textWidth(fonts.cell, this.displayText(column, row[index] ?? null)) + 14);
-    }
-    this.widths.set(column.name, Math.round(Math.max(MIN_WIDTH, Math.min(FIT_WIDTH, width))));
+    const values = [...this.pages.values()].flatMap((page) => (page === 'loading' ? [] : page.map((row) => row[index] ?? null)));
+    this.widths.fit(column, values, this.rowsLayer, (c, value) => this.displayText(c, value));
     this.applyTemplate();
-  }
-
-  private fontCache: { cell: string; head: string } | undefined;
-
-  /** The fonts of cells and headers as the style sheet sets them. */
-  private fonts(): { cell: string; head: string } {
-    if (this.fontCache !== undefined) return this.fontCache;
-    const cell = h('div', { class: 'grid-cell' });
-    const head = h('div', { class: 'grid-cell grid-th' });
-    this.rowsLayer.append(cell, head);
-    const fonts = { cell: getComputedStyle(cell).font, head: getComputedStyle(head).font };
-    cell.remove();
-    head.remove();
-    // Not kept before the style sheet applies (a grid measured while detached reads no font).
-    if (fonts.cell !== '') this.fontCache = fonts;
-    return fonts;
   }
 
   /** The text a cell shows for a value (a reference: its summary once known). */
@@ -294,9 +241,9 @@ export class DataGrid {
   private startResize(event: PointerEvent, column: string): void {
     event.preventDefault();
     const startX = event.clientX;
-    const start = this.widthOf(column);
+    const start = this.widths.of(column);
     const move = (e: PointerEvent): void => {
-      this.widths.set(column, Math.max(MIN_WIDTH, start + e.clientX - startX));
+      this.widths.drag(column, start + e.clientX - startX);
       this.applyTemplate();
     };
     const up = (): void => {
@@ -380,7 +327,7 @@ export class DataGrid {
       const rows = await source.rows(page * PAGE, PAGE);
       if (generation !== this.generation) return;
       this.pages.set(page, rows);
-      if (page === 0 && this.measuredFor === undefined) {
+      if (page === 0 && !this.widths.measuredFor(source.columns)) {
         this.measure(rows);
         this.renderHeader();
       }
@@ -472,24 +419,3 @@ export class DataGrid {
   }
 }
 
-function signatureOf(columns: readonly GridColumn[]): string {
-  return columns.map((c) => `${c.name}:${c.type}`).join('\u0000');
-}
-
-/** The widest a column is made by its content: ids and dates whole, texts and summaries cut. */
-function capOf(column: GridColumn): number {
-  if (column.objectId) return OWN_ID_COLUMNS.has(column.name) ? 400 : 260;
-  if (TEMPORAL.test(column.type)) return 320;
-  if (NUMERIC.test(column.type) || column.type === 'BOOLEAN') return 240;
-  return 320;
-}
-
-let measuring: CanvasRenderingContext2D | null | undefined;
-
-/** The width of a text in a font (a canvas measures it without laying anything out). */
-function textWidth(font: string, text: string): number {
-  measuring ??= document.createElement('canvas').getContext('2d');
-  if (measuring === null || font === '') return text.length * 7.3;
-  measuring.font = font;
-  return measuring.measureText(text).width;
-}
