@@ -3,8 +3,9 @@ import { join } from 'node:path';
 
 /**
  * Damages made to copies of a checksummed storage, one byte in each place a chunk can hold: an
- * entity header, a payload, the stored checksum, the chunk start, the file header's chain root,
- * an empty chunk's checksum, the chain root of a channel's second file. The meta records are found
+ * entity header, a payload, the stored checksum, the chunk start, a record's kind, the file
+ * header's chain root and algorithm selection, an empty chunk's checksum, the chain root of a
+ * channel's second file. The meta records are found
  * by a walk of their own here (length, marker 0x215e, kind), not by the code under test.
  */
 
@@ -44,6 +45,8 @@ function fullChunk(file: string): MetaRecord {
 export interface CraftedDamage {
   readonly name: string;
   readonly damage: (dir: string) => void;
+  /** The harmless problem check reports where 4.2 starts regardless. */
+  readonly warning?: string;
 }
 
 const FILE_1 = join('channel_0', 'channel_0_1.dat');
@@ -68,6 +71,8 @@ export const CRAFTED: readonly CraftedDamage[] = [
   { name: 'the chunk start', damage: (dir) => flip(join(dir, FILE_1), fullChunk(join(dir, FILE_1)).offset + 12) },
   { name: "a byte of the file header's chain root", damage: (dir) => flip(join(dir, FILE_1), 14 + 5) },
   { name: "a byte of the chain root of the channel's second file (the chain broken between two files)", damage: (dir) => flip(join(dir, FILE_2), 14 + 31) },
+  { name: "the kind of a chunk's checksum record (an unknown kind)", damage: (dir) => flip(join(dir, FILE_1), fullChunk(join(dir, FILE_1)).offset + 10), warning: 'CHUNK_NOT_VERIFIABLE' },
+  { name: "the file header's algorithm selection", damage: (dir) => flip(join(dir, FILE_2), 12), warning: 'CHUNK_HEADER_SELECTION' },
   {
     name: "an empty chunk's stored checksum",
     damage: (dir) => {
