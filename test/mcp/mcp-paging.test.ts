@@ -187,7 +187,8 @@ describe('describe_object of a GigaMap', () => {
     const api = await tools.api<GigaMapView>(`/objects/${mapId}?offset=0&limit=3`);
     expect(api.gigamap.listed).toBeGreaterThan(3);
     const first = await tools.call('describe_object', { objectId: mapId, limit: 3 });
-    expect(first.structuredContent).toEqual(api);
+    // (The whole view may differ by the retained sizes, which the tool waits for.)
+    expect((first.structuredContent as unknown as GigaMapView).gigamap).toEqual(api.gigamap);
     const text = textOf(first);
     const lines = text.split('\n');
     expect(lines[1]).toBe(`  GigaMap of ${api.gigamap.size} entities, showing 0..2`);

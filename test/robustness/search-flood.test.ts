@@ -73,8 +73,11 @@ afterAll(async () => {
 
 describe('a flood of searches', () => {
   it(`runs ${SLOTS} at once, refuses the rest with 503 and Retry-After, and /health answers within 1 s meanwhile`, async () => {
-    // Warm: the route's schemas are compiled when first asked for (not what this test measures).
+    // Warm: the route's schemas and its problem answer are compiled when first asked for (not what this test measures).
     expect((await send('GET', `/api/v1/search?q=${NOWHERE}&maxMs=1`)).status).toBe(200);
+    const held = Array.from({ length: SLOTS }, () => searchSlotsOf(registry).take());
+    expect((await send('GET', SEARCH)).status).toBe(503);
+    for (const release of held) release();
     const searches = Array.from({ length: 12 }, () => send('GET', SEARCH));
     const ok: Answer[] = [];
     let settled = 0;
