@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 /**
  * Damages made to copies of a checksummed storage, one byte in each place a chunk can hold: an
- * entity header, a payload, the stored checksum, the chunk start, a record's kind, the file
+ * entity header, a payload, the stored checksum, the chunk start, a record's kind and marker, the file
  * header's chain root and algorithm selection, an empty chunk's checksum, the chain root of a
  * channel's second file. The meta records are found
  * by a walk of their own here (length, marker 0x215e, kind), not by the code under test.
@@ -71,6 +71,13 @@ export const CRAFTED: readonly CraftedDamage[] = [
   { name: 'the chunk start', damage: (dir) => flip(join(dir, FILE_1), fullChunk(join(dir, FILE_1)).offset + 12) },
   { name: "a byte of the file header's chain root", damage: (dir) => flip(join(dir, FILE_1), 14 + 5) },
   { name: "a byte of the chain root of the channel's second file (the chain broken between two files)", damage: (dir) => flip(join(dir, FILE_2), 14 + 31) },
+  {
+    name: "the marker of a file's last checksum record (a plain gap then: uncovered data)",
+    damage: (dir) => {
+      const records = metaRecords(readFileSync(join(dir, FILE_1)));
+      flip(join(dir, FILE_1), records[records.length - 1]!.offset + 8);
+    },
+  },
   { name: "the kind of a chunk's checksum record (an unknown kind)", damage: (dir) => flip(join(dir, FILE_1), fullChunk(join(dir, FILE_1)).offset + 10), warning: 'CHUNK_NOT_VERIFIABLE' },
   { name: "the file header's algorithm selection", damage: (dir) => flip(join(dir, FILE_2), 12), warning: 'CHUNK_HEADER_SELECTION' },
   {
