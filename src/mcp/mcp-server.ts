@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { registerResources } from './resources.js';
 import { refuseUnknownArguments, type ToolDeps } from './tool-kit.js';
 import { registerAnalysisTools } from './tools/analysis-tools.js';
+import { registerHistoryTools } from './tools/history-tools.js';
 import { registerObjectTools } from './tools/object-tools.js';
 import { registerRetainedTool } from './tools/retained-tool.js';
 import { registerSearchTools } from './tools/search-tools.js';
@@ -30,6 +31,7 @@ export function createMcpServer(deps: ToolDeps): McpServer {
   registerSearchTools(server, deps);
   registerAnalysisTools(server, deps);
   registerRetainedTool(server, deps);
+  registerHistoryTools(server, deps);
   registerSqlTool(server, deps);
   registerResources(server, deps.registry);
   return server;

@@ -164,7 +164,7 @@ describe('the tool list', () => {
     try {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(
-        ['analyze_storage', 'check_storage', 'describe_object', 'list_instances', 'list_types', 'object_versions', 'paths_from_root', 'referrers', 'retained', 'search', 'sql_query', 'storage_overview', 'type_dictionary'].sort(),
+        ['analyze_storage', 'check_storage', 'commits', 'describe_object', 'diff', 'list_instances', 'list_types', 'object_versions', 'paths_from_root', 'referrers', 'retained', 'search', 'sql_query', 'storage_overview', 'type_dictionary'].sort(),
       );
       for (const tool of tools) {
         expect(tool.description!.length, tool.name).toBeGreaterThan(80);
