@@ -4,6 +4,7 @@ import { DirectorySource } from '../storage/source/directory-source.js';
 import type { SourceFile, SourceReads } from '../storage/source/source.js';
 import type { StorageLayout } from '../storage/source/storage-dir.js';
 import { resolveValidLengths, type ValidStorage } from '../storage/valid-lengths.js';
+import { completeSwapContent } from '../format/compaction-swap.js';
 import { pendingCompaction } from '../storage/log-reader.js';
 import { analyzeJavaLog, type JavaLogAggregate, type JavaLogAnalysis } from './java-log-analysis.js';
 import { STORAGE_EXCEPTION, type Problem } from './problem.js';
@@ -50,6 +51,18 @@ async function analyzeThrough(layout: StorageLayout, reads: SourceReads): Promis
     // EclipseStore 4.2 restores a log from a complete compaction swap file before it reads it
     // (an interrupted log rewrite, even one that left the log empty): the swap's content is the log.
     const swapped = channel.logPath === undefined ? undefined : await pendingCompaction(channel, reads);
+    if (swapped === undefined && channel.compactionSwapPath !== undefined) {
+      const swap = await reads.readWhole(channel.compactionSwapPath).catch(() => undefined);
+      if (swap !== undefined && completeSwapContent(swap) === undefined) {
+        restored.push({
+          code: 'LOG_SWAP_DISCARDED',
+          severity: 'harmless',
+          file: channel.compactionSwapPath,
+          meaning: 'an incomplete log compaction swap file (its length or CRC-32 does not match its header): the log was never touched; EclipseStore 4.2 discards it when it starts (WARN "discarding incomplete compaction swap file …")',
+          rescue: 'leaves it out',
+        });
+      }
+    }
     if (swapped !== undefined && channel.logPath !== undefined) {
       logs.push(await analyzeJavaLog(swapReads(reads, channel.logPath, swapped), channel.logPath, swapped.length, channel.index));
       restored.push({

@@ -65,6 +65,11 @@ describe('what check says about the damage', () => {
     expect(report.summary.objects).toBe(1263);
   });
 
+  it('an incomplete compaction swap file: 4.2 discards it and starts', async () => {
+    const report = await checkStorage(join(CORPUS, 'damaged', 'crc32c', 'swap-incomplete'));
+    expect(report.problems.map((p) => [p.code, p.severity, p.file])).toEqual([['LOG_SWAP_DISCARDED', 'harmless', join(CORPUS, 'damaged', 'crc32c', 'swap-incomplete', 'channel_0', 'transactions_0_compaction.swp')]]);
+  });
+
   it.each(['graph-crc32c', 'graph-sha256', 'graph-plain'])('the intact %s: EclipseStore 4.2, no problem', async (name) => {
     const report = await checkStorage(join(CORPUS, 'storages', name));
     expect(report.generation).toBe('EclipseStore 4.2');
