@@ -30,7 +30,9 @@ export function chunkProblems(verification: ChunkVerification, dictionary: TypeD
       const objects = anomaly.records.map((r) => ({ objectId: r.objectId.toString(), typeName: dictionary.byId.get(r.typeId)?.typeName ?? `type ${r.typeId}` }));
       const base = { file: file.path, offset: anomaly.chunkStart, count: objects.length, objects };
       const range = `bytes ${anomaly.chunkStart} to ${anomaly.chunkEnd}`;
-      const without = 'EclipseStore 4.2 without a checksum setting verifies nothing: it starts and serves these bytes as they are, unless they fail it in other ways (then another problem names it)';
+      const without =
+        'EclipseStore 4.2 without a checksum setting verifies nothing: it starts and serves these bytes as they are, unless they fail it in other ways (then another problem names it); ' +
+        '`serve` answers them so too, with the objects marked damaged, and `serve --strict` refuses';
       const lost = objectsText(objects);
       const rescue = `treats the chunk's objects as unreadable (older versions kept where they exist, references to the others replaced) and writes new ${algorithm} checksums`;
       switch (anomaly.kind) {

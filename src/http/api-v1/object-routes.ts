@@ -10,6 +10,7 @@ import { answers, notFound } from './problem.js';
 import { retainedPart, retainedRoutes } from './retained-routes.js';
 import type { ApiRoute } from './routing.js';
 import { ObjectParams, Paging, PathList, ReferrerList, type ViaJson } from './schemas.js';
+import { relativeToStorage, storageFileName } from './storage-paths.js';
 import { summariesOf } from './summaries.js';
 
 /** `/objects/{oid}`, its referrers and its paths from the roots; with them the retained routes (retained-routes.ts). */
@@ -38,7 +39,18 @@ export const objectRoutes: readonly ApiRoute[] = [
         // Once the dominator tree is computed: what the object retains and its immediate dominator.
         const retained = view.constant === true ? undefined : retainedPart(context, graph, objectId);
         const damaged = context.served?.damagedObjects?.get(view.objectId);
-        const marked = damaged === undefined ? view : { ...view, damage: { code: damaged.code, ...(damaged.file === undefined ? {} : { file: damaged.file }), ...(damaged.offset === undefined ? {} : { offset: damaged.offset }), message: damaged.message } };
+        const marked =
+          damaged === undefined
+            ? view
+            : {
+                ...view,
+                damage: {
+                  code: damaged.code,
+                  ...(damaged.file === undefined ? {} : { file: storageFileName(context.storage, damaged.file) }),
+                  ...(damaged.offset === undefined ? {} : { offset: damaged.offset }),
+                  message: relativeToStorage(context.storage, damaged.message),
+                },
+              };
         const withRetained = retained === undefined ? marked : { ...marked, ...retained };
         return view.typeName === GIGAMAP && view.constant !== true ? { ...withRetained, gigamap: await gigaMapPart(context.storage, BigInt(view.objectId), window) } : withRetained;
       }),
