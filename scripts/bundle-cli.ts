@@ -6,7 +6,7 @@
  * an ES module graph file by file (find, read, parse, link each), and `serve` imported about 190 of
  * ours before its first answer: see docs/benchmarks.md (Start-up) for what this saved. npm packages
  * and node: builtins stay imports, as does the vendored typebox (one file already); the modules
- * stay in dist/ as tsc wrote them for the library entry (dist/index.js) and the worker threads.
+ * stay in dist/ as tsc wrote them for the library entry (dist/library/index.js) and the worker threads.
  *
  * Each module's `import.meta.url` is rewritten to the URL of the module it came from, so that
  * what it finds relative to itself (worker threads' files, package.json, the viewer, the demo

@@ -48,6 +48,8 @@ export const FLOOR_PLAN: Readonly<Record<string, readonly string[]>> = {
   mcp: ['mcp/tools', 'http/api-v1', 'http/registry', 'sql', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
   'mcp/tools': ['mcp', 'http/api-v1', 'http/registry', 'sql', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
 
+  library: ['sql', 'graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
+
   cli: ['**'],
   'cli/commands': ['**'],
 };

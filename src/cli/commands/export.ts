@@ -1,16 +1,13 @@
 import { type Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
-import { channelOf } from '../../format/ids.js';
 import { UTC } from '../../javatext/java-time-zones.js';
 import { forEachLatestRecord } from '../../graph/queries/latest-records.js';
-import { describeObjectView, type ReferenceInfo } from '../../inspect/object-view.js';
+import { describeObjectView } from '../../inspect/object-view.js';
+import { referenceInfos } from '../../inspect/reference-info.js';
 import { simpleTypeName } from '../../inspect/type-names.js';
 import { Storage } from '../../storage/storage.js';
 import { refuseStoragePlace } from '../../writer/output-place.js';
-import { layoutEntity } from '../../format/entity-layout.js';
-import type { TypeEntry } from '../../format/type-dictionary.js';
 import { StorageRegistry } from '../../http/registry/storage-registry.js';
-import { simplifiedRenderer } from '../../inspect/simplified-value.js';
 import { csvHeader, csvRow, exportColumns } from '../export-csv.js';
 import { openOutput } from '../output-target.js';
 import { graphProgressReporter, openProgressReporter } from '../graph-progress.js';
@@ -89,7 +86,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
             offset: 0,
             limit: Number.MAX_SAFE_INTEGER,
             timeZone: UTC,
-            resolve: (ids) => referenceTypes(storage, ids),
+            resolve: (ids) => referenceInfos(storage, ids, TEXT_PREVIEW),
           });
           await write(format === 'csv' ? csvRow(columns, view, cells) : `${JSON.stringify(view)}\n`);
           count++;
@@ -145,41 +142,8 @@ export function typeNameFor(type: string, names: ReadonlySet<string>): string {
   throw new UsageError(`no type named ${type} in the type dictionary${hint}`);
 }
 
-/** Type names of referenced objects, from their record headers (no graph needed, no memory kept). */
-async function referenceTypes(storage: Storage, ids: readonly bigint[]): Promise<Map<bigint, ReferenceInfo>> {
-  const out = new Map<bigint, ReferenceInfo>();
-  for (const id of ids) {
-    const channel = storage.channels[channelOf(id, storage.channels.length)];
-    const location = channel?.objects.get(id);
-    const file = location === undefined ? undefined : channel!.fileAt(location.fileSlot);
-    if (location === undefined || file === undefined) {
-      out.set(id, { objectId: String(id), typeName: null });
-      continue;
-    }
-    const header = await storage.readFileRange(file.path, location.offset, 24);
-    const typeId = new DataView(header.buffer, header.byteOffset, 24).getBigInt64(8, true);
-    const entry = storage.dictionary.byId.get(typeId);
-    const text = entry === undefined ? undefined : await valueText(storage, entry, id);
-    out.set(id, text === undefined ? { objectId: String(id), typeName: entry?.typeName ?? null } : { objectId: String(id), typeName: entry!.typeName, text });
-  }
-  return out;
-}
-
+/** A referenced JDK value's text in a CSV or NDJSON line: shortened like the HTTP view's. */
 const TEXT_PREVIEW = 200;
-
-/** The Java text of a referenced JDK value (String, BigDecimal, Date...), shortened like the HTTP view's. */
-async function valueText(storage: Storage, entry: TypeEntry, id: bigint): Promise<string | undefined> {
-  const renderer = simplifiedRenderer(entry, storage.dictionary);
-  if (renderer === undefined) return undefined;
-  try {
-    const entity = await storage.readEntity(id);
-    if (entity === undefined) return undefined;
-    const text = renderer(layoutEntity(entry, entity.content), { dictionary: storage.dictionary, timeZone: UTC, objectId: id });
-    return text.length > TEXT_PREVIEW ? `${text.slice(0, TEXT_PREVIEW)}…` : text;
-  } catch {
-    return undefined; // a value Java could not rebuild either: the type name alone
-  }
-}
 
 /** Thrown to end the pass when standard output's reader has gone. */
 class PipeClosed extends Error {}
