@@ -162,7 +162,7 @@ describe('/mcp of the serve command', () => {
       try {
         const check = (await client.callTool({ name: 'check_storage', arguments: { limit: 5 } })) as CallToolResult;
         expect(check.isError, JSON.stringify(check.content)).toBeFalsy();
-        expect(check.structuredContent).toMatchObject({ directory: STORAGES.ms, javaStarts: true });
+        expect(check.structuredContent).toMatchObject({ directory: 'graph', javaStarts: true });
         const overview = (await client.callTool({ name: 'storage_overview', arguments: {} })) as CallToolResult;
         expect((overview.structuredContent as { storage: { entities: number } }).storage.entities).toBe(1263);
       } finally {

@@ -6,6 +6,7 @@ import type { StorageContext } from '../registry/storage-registry.js';
 import { typeNameOf, viaOf } from './graph-answers.js';
 import type { Analysis, StorageInfo, TypeList } from './schemas.js';
 import { redactConnections } from './redaction.js';
+import { relativeToStorage, storageDirectoryName, storageFileName } from './storage-paths.js';
 
 /**
  * The larger answers of `/api/v1` as plain functions of a storage's state, shared by the routes
@@ -36,9 +37,9 @@ export async function storageInfo(context: StorageContext): Promise<Static<typeo
   const state = context.graph.state;
   let graph: Static<typeof StorageInfo>['graph'];
   if (state.kind === 'ready') {
-    graph = { state: 'ready', buildMs: state.buildMs, references: state.graph.adjacency.referenceCount(), problems: state.problems.map((p) => ({ ...p, message: redactConnections(p.message) })), problemCount: state.problemCount, dominators: dominatorInfo(context) };
+    graph = { state: 'ready', buildMs: state.buildMs, references: state.graph.adjacency.referenceCount(), problems: state.problems.map((p) => ({ ...p, file: storageFileName(storage, p.file), message: relativeToStorage(storage, redactConnections(p.message)) })), problemCount: state.problemCount, dominators: dominatorInfo(context) };
   } else if (state.kind === 'failed') {
-    graph = { state: 'failed', error: redactConnections(state.error instanceof Error ? state.error.message : String(state.error)) };
+    graph = { state: 'failed', error: relativeToStorage(storage, redactConnections(state.error instanceof Error ? state.error.message : String(state.error))) };
   } else {
     const p = state.progress;
     const percent = p === undefined || p.bytesTotal === 0 ? 0 : Math.floor((100 * p.bytesDone) / p.bytesTotal);
@@ -49,7 +50,8 @@ export async function storageInfo(context: StorageContext): Promise<Static<typeo
   }
   return {
     name: context.name,
-    directory: redactConnections(storage.directory),
+    // The directory's own name: answers never say where the server keeps the files.
+    directory: storageDirectoryName(storage, redactConnections(storage.directory)),
     generation: storage.generation,
     channels: storage.channels.length,
     entities: storage.entityCount,
@@ -60,7 +62,7 @@ export async function storageInfo(context: StorageContext): Promise<Static<typeo
     liveBytes,
     lastCommitTime: last === 0n ? null : new Date(Number(last / 1_000_000n)).toISOString(),
     lastCommitTimestamp: last === 0n ? null : String(last),
-    ...(context.served?.damage === undefined ? {} : { damage: context.served.damage.map((d) => ({ code: d.code, severity: d.severity, message: d.message, ...(d.file === undefined ? {} : { file: d.file }), ...(d.offset === undefined ? {} : { offset: d.offset }) })) }),
+    ...(context.served?.damage === undefined ? {} : { damage: context.served.damage.map((d) => ({ code: d.code, severity: d.severity, message: relativeToStorage(storage, d.message), ...(d.file === undefined ? {} : { file: storageFileName(storage, d.file) }), ...(d.offset === undefined ? {} : { offset: d.offset }) })) }),
     graph,
   };
 }

@@ -75,7 +75,7 @@ const GraphProgress = Type.Object({
 
 export const StorageInfo = Type.Object({
   name: Type.String(),
-  directory: Type.String(),
+  directory: Type.String({ description: "the storage directory's own name (answers never say where the server keeps files; they name files relative to the storage), or the database and table of a storage kept in PostgreSQL" }),
   generation: Count,
   channels: Count,
   entities: Count,

@@ -1,4 +1,4 @@
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Storage } from '../../storage/storage.js';
 
 /**
@@ -22,4 +22,20 @@ export function storageFileName(storage: Storage, file: string): string {
   if (storage.source.kind !== 'directory') return file;
   const inside = relative(resolve(storage.directory), resolve(file));
   return inside === '' || inside.startsWith('..') || isAbsolute(inside) ? file : inside;
+}
+
+/** How answers name a storage kept in a directory: the directory's own name, not where it lies; other storages as their source names them. */
+export function storageDirectoryName(storage: Storage, named: string = storage.directory): string {
+  return storage.source.kind === 'directory' ? basename(resolve(named)) : named;
+}
+
+/** A copy of a JSON value (a report) with every text passed through `relativeToStorage`. */
+export function relativeDeep<T>(storage: Storage, value: T): T {
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return relativeToStorage(storage, v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return walk(value) as T;
 }

@@ -1,6 +1,7 @@
 import type { Static } from 'typebox';
 import { checkStorage, type CheckReport } from '../../check/check-storage.js';
 import type { Analysis } from '../../http/api-v1/schemas.js';
+import { relativeDeep, storageDirectoryName } from '../../http/api-v1/storage-paths.js';
 import { ApiAnswerError } from '../api-client.js';
 import { offsetOf, short, TextBudget, truncationMarker } from '../budget.js';
 import { simpleName, viaText } from '../render.js';
@@ -74,7 +75,9 @@ export const registerAnalysisTools: ToolRegistrar = (server, deps) => {
         if (source === undefined) throw new ApiAnswerError(404, 'Not Found', `storage ${context.name} cannot be checked from here`);
         const run = checking.then(() => checkStorage(source));
         checking = run.catch(() => undefined);
-        const report: CheckReport = await run;
+        // Files named relative to the storage, the storage by its directory's name: not where the server keeps them.
+        const full: CheckReport = await run;
+        const report: CheckReport = { ...relativeDeep(context.storage, full), directory: storageDirectoryName(context.storage, full.directory) };
         const offset = offsetOf(args.cursor);
         const limit = args.limit ?? 20;
         const problems = report.problems.slice(offset, offset + limit);

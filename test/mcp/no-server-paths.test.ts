@@ -1,0 +1,89 @@
+import { cpSync, mkdtempSync, realpathSync, rmSync, truncateSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StorageRegistry } from '../../src/http/registry/storage-registry.js';
+import { ApiClient } from '../../src/mcp/api-client.js';
+import { checkSourceOpener } from '../../src/mcp/check-sources.js';
+import { createMcpServer } from '../../src/mcp/mcp-server.js';
+import { Storage } from '../../src/storage/storage.js';
+import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+
+/**
+ * Answers never say where the server keeps a storage (issue 40, item 11): on a damaged copy (the
+ * end of a data file cut off), `storage_overview`, `check_storage` and /api/v1/storage name the
+ * storage by its directory's name and its files relative to it; no absolute path of this machine
+ * appears in the text or the structured content.
+ */
+
+let work: string;
+let dir: string;
+let storage: Storage;
+let registry: StorageRegistry;
+let api: ApiClient;
+let client: Client;
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'si-no-paths-'));
+  dir = join(work, 'shop-storage');
+  cpSync(join(CONFORMANCE_DIR, 'storages', 'graph'), dir, { recursive: true });
+  truncateSync(join(dir, 'channel_1', 'channel_1_16.dat'), 3000);
+  storage = await Storage.open(dir);
+  registry = new StorageRegistry();
+  registry.add('default', storage);
+  registry.startAll();
+  await registry.get()!.graph.ready();
+  api = await ApiClient.create(registry, 30_000);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await createMcpServer({ api, registry, checkSource: checkSourceOpener([{ name: undefined, directory: dir }], {}, 'default') }).connect(serverSide);
+  client = new Client({ name: 'no-server-paths', version: '0' });
+  await client.connect(clientSide);
+});
+
+afterAll(async () => {
+  await client?.close();
+  await api?.close();
+  await registry?.close();
+  await storage?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+const call = async (name: string) => (await client.callTool({ name, arguments: {} })) as CallToolResult;
+const textOf = (result: CallToolResult) => (result.content[0] as { text: string }).text;
+
+/** Every way this machine's path to the storage could be written. */
+function machinePaths(): string[] {
+  return [...new Set([work, realpathSync(work), tmpdir(), realpathSync(tmpdir())])];
+}
+
+describe('answers about a damaged storage', () => {
+  it('storage_overview names the storage by its name and the damaged file relative to it', async () => {
+    const result = await call('storage_overview');
+    const whole = JSON.stringify(result);
+    for (const path of machinePaths()) expect(whole).not.toContain(path);
+    expect(textOf(result)).toMatch(/^storage default \(MicroStream\): shop-storage$/m);
+    expect(textOf(result)).toMatch(/^ {2}channel_1\/channel_1_16\.dat @2983: /m);
+    const info = (result.structuredContent as { storage: { directory: string; graph: { problems: { file: string; offset: number }[] } } }).storage;
+    expect(info.directory).toBe(basename(dir));
+    expect(info.graph.problems.map((p) => [p.file, p.offset])).toEqual([['channel_1/channel_1_16.dat', 2983]]);
+    // The same as /api/v1/storage says.
+    expect(JSON.stringify(await api.get(undefined, '/storage', {}, false))).not.toContain(work);
+  });
+
+  it('check_storage names the damaged files relative to the storage', async () => {
+    const result = await call('check_storage');
+    const whole = JSON.stringify(result);
+    for (const path of machinePaths()) expect(whole).not.toContain(path);
+    const report = result.structuredContent as { directory: string; problems: { code: string; file?: string; offset?: number }[] };
+    expect(report.directory).toBe('shop-storage');
+    expect(report.problems.map((p) => [p.code, p.file, p.offset])).toEqual([
+      ['DATA_FILE_TOO_SHORT', 'channel_1/channel_1_16.dat', 3000],
+      ['RECORD_PAST_COMMITTED_END', 'channel_1/channel_1_16.dat', 2983],
+      ['MISSING_REFERENCE_TARGET', 'channel_0/channel_0_18.dat', 376],
+    ]);
+    expect(textOf(result)).toContain('[refuses-start] DATA_FILE_TOO_SHORT channel_1/channel_1_16.dat @3000: ');
+  });
+});
