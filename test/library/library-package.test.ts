@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -112,6 +112,19 @@ describe('the package from another project', () => {
     expect(out.first.price).toMatch(/^\d+\.\d\d$/);
     expect(out.missing).toBe(true);
     expect(out.unknownType).toBe('no type named NoSuchType in the type dictionary');
+  });
+
+  it('runs the README\'s example as it is written, in the clone (its demo storage)', { timeout: 120_000 }, () => {
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+    const example = /```js\n(import \{ openStorage \} from 'storage-inspector';[\s\S]*?)```/.exec(readme)?.[1];
+    expect(example).toBeDefined();
+    // The example's comments show what it prints; printed here, compared with them.
+    writeFileSync(join(project, 'readme-example.mjs'), example!.replace(/\} finally \{/, 'console.log(JSON.stringify({ root: String(root.id), columns: columns.map((c) => c.name), rows: rows.length }));\n} finally {'));
+    const text = execFileSync(process.execPath, [join(project, 'readme-example.mjs')], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const shownRoot = /storage\.root\(\);\s+\/\/ \{ id: (\d+)n/.exec(example!)![1]!;
+    const shownTitle = /text: '([^']+)' \}/.exec(example!)![1]!;
+    expect(text).toContain(`text: '${shownTitle}'`);
+    expect(JSON.parse(text.trim().split('\n').at(-1)!)).toEqual({ root: shownRoot, columns: ['genre', 'count_star()'], rows: 5 });
   });
 
   it('type-checks against the declarations it ships', { timeout: 120_000 }, () => {
