@@ -76,7 +76,10 @@ export class DataGrid {
     this.menu = h('details', { class: 'grid-columns-menu' });
     this.element = h('div', { class: 'data-grid' }, this.body);
     this.renderMenu();
-    new ResizeObserver(() => this.renderRows()).observe(this.body);
+    new ResizeObserver(() => {
+      this.applyTemplate();
+      this.renderRows();
+    }).observe(this.body);
     if (options.valuesFirstOnPhone === true) {
       const phone = window.matchMedia(PHONE);
       this.narrow = phone.matches;
@@ -119,10 +122,20 @@ export class DataGrid {
     return [...visible.filter((c) => !OWN_ID_COLUMNS.has(c.name)), ...visible.filter((c) => OWN_ID_COLUMNS.has(c.name))];
   }
 
+  /**
+   * The columns' widths; narrower in all than the grid, the room left goes to the columns that
+   * may be cut (texts, references), else to the last one: the columns use the width there is.
+   */
   private template(): string {
-    return this.visibleColumns()
-      .map((c) => `${this.widths.of(c.name)}px`)
-      .join(' ');
+    const columns = this.visibleColumns();
+    const widths = columns.map((c) => this.widths.of(c.name));
+    const room = this.body.clientWidth - widths.reduce((n, w) => n + w, 0) - 1;
+    if (room > 0 && columns.length > 0) {
+      const wide = columns.map((c, i) => (isCuttable(c) ? i : -1)).filter((i) => i >= 0);
+      const takers = wide.length > 0 ? wide : [columns.length - 1];
+      for (const i of takers) widths[i] = widths[i]! + Math.floor(room / takers.length);
+    }
+    return widths.map((w) => `${w}px`).join(' ');
   }
 
   private applyTemplate(): void {
@@ -419,3 +432,8 @@ export class DataGrid {
   }
 }
 
+/** A column whose values may be cut (texts, summaries of references): it takes the room left. */
+function isCuttable(column: GridColumn): boolean {
+  if (column.objectId) return !OWN_ID_COLUMNS.has(column.name);
+  return !/INT|DOUBLE|FLOAT|DECIMAL|REAL|NUMERIC|BOOLEAN|DATE|TIME|INTERVAL/.test(column.type);
+}

@@ -13,6 +13,8 @@ import type { SqlTable } from './sql-api.js';
 export interface SqlEditor {
   readonly text: string;
   setText(text: string): void;
+  /** Puts a text in place of the selection (at the cursor) and focuses the editor. */
+  insert(text: string): void;
   /** Select the character at a 0-based offset (an error's position) and focus it. */
   markPosition(offset: number): void;
   focus(): void;
@@ -40,6 +42,10 @@ export function createSqlEditor(parent: HTMLElement, text: string, tables: reado
     },
     setText(next: string) {
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: next } });
+    },
+    insert(text: string) {
+      view.dispatch(view.state.replaceSelection(text));
+      view.focus();
     },
     markPosition(offset: number) {
       const at = Math.max(0, Math.min(view.state.doc.length, offset));

@@ -9,6 +9,7 @@ import type { SqlEditor } from '../grid/sql-editor.js';
 import { exampleQueries } from '../grid/example-queries.js';
 import { objectSummaries } from '../grid/summaries.js';
 import { takeRunRequest } from '../grid/run-request.js';
+import { QuerySchema } from './query-schema.js';
 import type { ViewHost } from '../view-host.js';
 
 /**
@@ -33,6 +34,7 @@ export class QueryView {
   private readonly examples: HTMLSelectElement;
   private readonly recent: HTMLSelectElement;
   private readonly grid: DataGrid;
+  private readonly schema: QuerySchema;
   private editor: SqlEditor | undefined;
   private tables: readonly SqlTable[] = [];
   private running: AbortController | undefined;
@@ -65,14 +67,24 @@ export class QueryView {
     const csv = h('button', { type: 'button', class: 'button small', title: CSV_TITLE, onclick: () => void this.download('csv') }, 'CSV');
     const rawCsv = h('button', { type: 'button', class: 'button small', title: RAW_CSV_TITLE, onclick: () => void this.download('raw-csv') }, 'raw CSV');
     const parquet = h('button', { type: 'button', class: 'button small', title: 'The whole result as a Parquet file', onclick: () => void this.download('parquet') }, 'Parquet');
+    this.schema = new QuerySchema((text) => this.editor?.insert(text));
     this.element = h(
       'section',
       { class: 'view query-view', 'aria-label': 'Query' },
       h('div', { class: 'stats-toolbar' }, h('h2', null, 'Query'), this.examples, this.recent),
-      this.editorHost,
-      h('div', { class: 'grid-toolbar' }, this.runButton, this.cancelButton, this.grid.columnsMenu, csv, rawCsv, parquet, this.status),
-      this.problem,
-      this.grid.element,
+      h(
+        'div',
+        { class: 'query-layout' },
+        this.schema.element,
+        h(
+          'div',
+          { class: 'query-main' },
+          this.editorHost,
+          h('div', { class: 'grid-toolbar' }, this.runButton, this.cancelButton, this.grid.columnsMenu, csv, rawCsv, parquet, this.status),
+          this.problem,
+          this.grid.element,
+        ),
+      ),
     );
   }
 
@@ -83,6 +95,7 @@ export class QueryView {
         this.tables = tables;
         clear(this.editorHost);
         this.editor = createSqlEditor(this.editorHost, sql, tables, () => void this.run());
+        this.schema.show(tables);
         this.fillExamples();
       } catch (error) {
         clear(this.editorHost, h('div', { class: 'problem', role: 'alert' }, `The SQL console needs the server's SQL engine: ${errorMessage(error)}`));
@@ -143,8 +156,10 @@ export class QueryView {
       if (this.running !== controller) return;
       this.result = result;
       const took = Math.round(performance.now() - started);
-      this.status.textContent = `${groupDigits(result.rowCount)} ${result.rowCount === 1 ? 'row' : 'rows'}${result.truncated ? ` (the first ${groupDigits(LIMIT)}; there are more)` : ''} in ${groupDigits(Math.round(result.elapsedMs))} ms (${groupDigits(took)} ms with the transfer)`;
+      const timing = `in ${groupDigits(Math.round(result.elapsedMs))} ms (${groupDigits(took)} ms with the transfer)`;
+      this.status.textContent = `${groupDigits(result.rowCount)} ${result.rowCount === 1 ? 'row' : 'rows'}${result.truncated ? ` (the first ${groupDigits(LIMIT)}; counting all…)` : ''} ${timing}`;
       this.showResult(result, []);
+      if (result.truncated) void this.countAll(sql, controller, result.rowCount, timing);
     } catch (error) {
       if (this.running !== controller) return;
       if (error instanceof DOMException && error.name === 'AbortError') {
@@ -160,6 +175,23 @@ export class QueryView {
         this.cancelButton.disabled = true;
       }
     }
+  }
+
+  /**
+   * How many rows a result cut at the limit has in all: the statement counted as a subquery
+   * (a statement that cannot be one, such as SHOW or PRAGMA, keeps "there are more").
+   */
+  private async countAll(sql: string, controller: AbortController, shown: number, timing: string): Promise<void> {
+    let total: string | undefined;
+    try {
+      const counted = await this.app.sql.query(`SELECT count(*) AS n FROM (${sql.replace(/;\s*$/, '')}) AS counted`, 1, controller.signal);
+      const n = counted.rows[0]?.[0];
+      total = n === null || n === undefined ? undefined : String(n);
+    } catch {
+      total = undefined;
+    }
+    if (this.result === undefined || this.lastRun !== sql) return;
+    this.status.textContent = `${groupDigits(shown)} of ${total === undefined ? 'more' : groupDigits(total)} rows (the first ${groupDigits(LIMIT)} shown) ${timing}`;
   }
 
   private showResult(result: SqlResult, hidden: readonly string[]): void {
