@@ -32,7 +32,7 @@ interface Answer {
   readonly body: string;
 }
 
-function send(port: number, method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<Answer> {
+export function send(port: number, method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<Answer> {
   const started = performance.now();
   return new Promise((resolve) => {
     const req = request({ host: '127.0.0.1', port, method, path, agent: false, timeout: 120_000, headers }, (res) => {
@@ -71,7 +71,7 @@ function generated(entities: number): string {
   return directory;
 }
 
-async function startServer(directory: string): Promise<{ child: ChildProcess; port: number }> {
+export async function startServer(directory: string): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(process.execPath, [...NODE_ARGS, SERVER, 'serve', directory, '--port', '0', '--quiet', '--no-follow', ...EXTRA_ARGS], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   const port = await new Promise<number>((resolve, reject) => {
@@ -88,7 +88,7 @@ async function startServer(directory: string): Promise<{ child: ChildProcess; po
 }
 
 /** /health every 100 ms and the server's RSS every 100 ms until `until` settles. */
-async function healthWhile(pid: number, port: number, until: Promise<unknown>): Promise<string> {
+export async function healthWhile(pid: number, port: number, until: Promise<unknown>): Promise<string> {
   let peak = rssMiB(pid);
   const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 100);
   const latencies: number[] = [];

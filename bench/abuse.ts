@@ -15,6 +15,8 @@
  *                  read, and big version pages that are not read (abuse-api.ts).
  *   search-flood   many parallel searches and one MCP batch of searches, /health p99 and peak RSS
  *                  meanwhile (abuse-search.ts).
+ *   sql-flood      huge SQL answers (JSON and CSV), the issue's repeat statements and statements
+ *                  that run until the timeout, four at once; /health p99 and peak RSS (abuse-sql.ts).
  *
  * Environment: ABUSE_CLIENTS (N), ABUSE_SECONDS (slow-readers duration, default 40),
  * ABUSE_SERVER (path of the CLI's main.js to run, default dist/cli/main.js), ABUSE_ARGS (extra
@@ -257,7 +259,9 @@ else if (scenario !== undefined && (await (await import('./abuse-api.js')).runAp
   // An /api/v1 scenario (abuse-api.ts): api-limits, export, versions.
 } else if (scenario !== undefined && (await (await import('./abuse-search.js')).runSearchScenario(scenario))) {
   // The search flood (abuse-search.ts).
+} else if (scenario !== undefined && (await (await import('./abuse-sql.js')).runSqlScenario(scenario))) {
+  // The SQL floods (abuse-sql.ts).
 } else {
-  console.error('usage: npm run bench:abuse -- slow-readers | idle-sockets | sigterm | api-limits | export | versions | search-flood');
+  console.error('usage: npm run bench:abuse -- slow-readers | idle-sockets | sigterm | api-limits | export | versions | search-flood | sql-flood');
   process.exit(2);
 }
