@@ -11,7 +11,7 @@ export const RETAINER_TYPES = 5;
 
 export function formatRetainers(report: RetainersJson): string {
   const out: string[] = [];
-  if (report.retainers.length === 0) return 'Top retainers: none (nothing is reachable from the roots)\n';
+  if (report.retainers.length === 0) return '\nTop retainers: none (nothing is reachable from the roots)\n';
   out.push(`Top retainers (objects by the bytes they keep alive, of ${humanBytes(report.reachableBytes)} reachable; an object and what it holds may both be listed):`);
   const rows = report.retainers.map((r, i) => [String(i + 1), r.objectId, r.typeName, groupDigits(r.retainedObjects), humanBytes(r.retainedBytes), `${(100 * r.share).toFixed(1)}%`]);
   const head = ['#', 'object', 'type', 'retained objects', 'retained bytes', 'share'];
@@ -27,5 +27,5 @@ export function formatRetainers(report: RetainersJson): string {
     if (listed < r.retainedObjects) shown.push(`${groupDigits(r.retainedObjects - listed)} more objects of other types`);
     out.push(`      ${shown.join(' · ')}`);
   });
-  return `${out.join('\n')}\n`;
+  return `\n${out.join('\n')}\n`;
 }

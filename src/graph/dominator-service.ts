@@ -118,6 +118,9 @@ export class DominatorService {
         return;
       }
       if (stale || tree === undefined) continue;
+      // The first page of the tree (the roots object's children, a scan of every node: 0.2 s at
+      // 10M objects) made now, not by the first request that asks for it.
+      tree.children(tree.rootsNode);
       const computeMs = Date.now() - startedAt;
       this.current = { kind: 'ready', tree, computeMs };
       rememberDominatorTree(graph, tree);

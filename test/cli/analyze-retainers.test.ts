@@ -64,7 +64,7 @@ describe('analyze --top: the top retainers', () => {
   it('as text: a numbered table with a type line under each retainer', async () => {
     const { code, stdout } = await cli(['analyze', dir, '--top', '2']);
     expect(code).toBe(0);
-    const at = stdout.indexOf('Top retainers');
+    const at = stdout.indexOf('\nTop retainers') + 1;
     expect(at).toBeGreaterThan(0);
     const lines = stdout.slice(at).split('\n');
     expect(lines[1]).toMatch(/#\s+object\s+type\s+retained objects\s+retained bytes\s+share/);

@@ -173,6 +173,7 @@ export class DominatorTree {
         at = m;
       }
     };
+    let floor = 0;
     for (let v = 0; v < this.nodeCount && limit > 0; v++) {
       if ((this.count[v] as number) === 0 || v === this.rootsNode) continue;
       if (size < limit) {
@@ -186,10 +187,15 @@ export class DominatorTree {
           heap[p] = t;
           at = p;
         }
-      } else if (less(heap[0] as number, v)) {
+      } else {
+        // Most nodes retain less than the smallest kept: one look at their figure.
+        const b = (this.bytesLow[v] as number) === OVERFLOW ? this.retainedBytes(v) : (this.bytesLow[v] as number);
+        if (b < floor) continue;
+        if (!less(heap[0] as number, v)) continue;
         heap[0] = v;
         down(0);
       }
+      if (size === limit) floor = this.retainedBytes(heap[0] as number);
     }
     const out = heap.slice(0, size);
     this.sortByRetained(out);
