@@ -1,5 +1,5 @@
 import { parentPort } from 'node:worker_threads';
-import { verifyChunkFiles, type ChunkFile, type ChunkVerification } from './chunk-verification.js';
+import { verifyChunkFiles, type ChunkFile, type VerificationReply } from './chunk-verification.js';
 import { LOCAL_FILES } from './source/directory-source.js';
 
 /**
@@ -7,8 +7,6 @@ import { LOCAL_FILES } from './source/directory-source.js';
  * files it is sent, reading them by path, read-only, while the starting thread walks the records
  * (check): on a second core the verification costs little more than its own reads.
  */
-
-export type VerificationReply = { readonly ok: true; readonly verification: ChunkVerification } | { readonly ok: false; readonly message: string };
 
 parentPort?.on('message', (files: ChunkFile[]) => {
   verifyChunkFiles(files, LOCAL_FILES).then(

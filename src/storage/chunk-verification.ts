@@ -1,7 +1,6 @@
 import { algorithmOfKind, verifyFileChunks, type ChunkAlgorithm, type FileChunkWalk } from '../format/chunk-checksums.js';
 import { FILE_HEADER_LENGTH, KIND_FILE_HEADER, META_MARKER, OFFSET_FILE_HEADER_CHECKSUM_KIND, OFFSET_META_KIND, OFFSET_META_MARKER } from '../format/meta-record.js';
 import { WorkerThread } from '../threads/worker-thread.js';
-import type { VerificationReply } from './chunk-verification-worker.js';
 import { LOCAL_FILES } from './source/directory-source.js';
 import type { SourceReads } from './source/source.js';
 import type { ValidDataFile, ValidStorage } from './valid-lengths.js';
@@ -31,6 +30,9 @@ export interface ChunkVerification {
   /** Files not verified and why (too large to hold, cut short). */
   readonly skipped: readonly { readonly path: string; readonly reason: string }[];
 }
+
+/** What the verification thread (chunk-verification-worker.ts) answers. */
+export type VerificationReply = { readonly ok: true; readonly verification: ChunkVerification } | { readonly ok: false; readonly message: string };
 
 /** Bytes of one file held at once; a larger file is reported as not verified. */
 export const MAX_VERIFIED_FILE_BYTES = 1024 * 1024 * 1024;
