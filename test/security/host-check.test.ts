@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseServeArgs } from '../../src/cli/commands/serve.js';
 import { buildApp } from '../../src/http/app.js';
+import { admit } from '../../src/http/guard/admission.js';
 import { hostAllowed, hostAllowList, parseAllowedHosts } from '../../src/http/guard/host-check.js';
 import { Storage } from '../../src/storage/storage.js';
 import { spawnCli } from './cli.js';
@@ -35,15 +36,29 @@ describe('Host allow-list', () => {
   });
 
   it('checks on every interface by default, never with *', () => {
-    expect(hostAllowList('127.0.0.1', undefined)).toBeDefined();
-    expect(hostAllowList('::1', undefined)).toBeDefined();
-    expect(hostAllowList('localhost', undefined)).toBeDefined();
-    expect(hostAllowList('0.0.0.0', undefined)).toBeDefined();
-    expect(hostAllowList('0.0.0.0', ['inspector.example.com'])).toBeDefined();
+    // Each bind address gets the loopback names and the address it listens on, and no operator name.
+    for (const [bind, listening] of [['127.0.0.1', ['127.0.0.1']], ['::1', ['::1']], ['localhost', ['localhost']], ['0.0.0.0', ['10.1.2.3', '127.0.0.1']]] as const) {
+      const list = hostAllowList(bind, undefined, listening);
+      const shown = listening.map((a) => (a.includes(':') ? `[${a}]` : a));
+      expect(list, bind).toEqual({ loopbackNames: new Set(['localhost', '127.0.0.1', '[::1]', ...shown]), names: new Set() });
+    }
+    expect(hostAllowList('0.0.0.0', ['inspector.example.com'], ['10.1.2.3'])).toEqual({ loopbackNames: new Set(['localhost', '127.0.0.1', '[::1]', '10.1.2.3']), names: new Set(['inspector.example.com']) });
     expect(hostAllowList('127.0.0.1', 'any')).toBeUndefined();
     // Bound to another loopback address: that address is accepted too.
     expect(hostAllowed('127.0.0.2:4567', hostAllowList('127.0.0.2', undefined)!, 80)).toBe(true);
     expect(hostAllowed('[::1]:4567', hostAllowList('::1', undefined)!, 80)).toBe(true);
+  });
+
+  it('takes a Host without a port as the scheme\'s default port: 80 over HTTP, 443 over TLS', () => {
+    // Guards the default ports of the admission check (admission.ts): swapped, these answers flip.
+    const http = { allowedHosts: hostAllowList('127.0.0.1', parseAllowedHosts('proxy.local:80'))! };
+    const https = { allowedHosts: hostAllowList('127.0.0.1', parseAllowedHosts('proxy.local:443'))! };
+    const tls = { cert: Buffer.from(''), key: Buffer.from('') };
+    const admitted = (options: object, host: string): boolean => admit(options as Parameters<typeof admit>[0], 'GET', '/', { host }).answer === undefined;
+    expect(admitted(http, 'proxy.local')).toBe(true);
+    expect(admitted(https, 'proxy.local')).toBe(false);
+    expect(admitted({ ...https, tls }, 'proxy.local')).toBe(true);
+    expect(admitted({ ...http, tls }, 'proxy.local')).toBe(false);
   });
 
   it('refuses malformed --allowed-hosts values as usage errors', () => {
