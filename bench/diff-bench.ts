@@ -1,0 +1,143 @@
+/**
+ * `diff` of two storages differing in 1 % of their objects (BENCH_DIFF_SIZES, default 1M entities):
+ * a generated storage (bench/.storages) and a copy in which the writer stored 1 % of the objects
+ * again with a changed value (Strings spread over the whole storage, one character changed: the
+ * same record length, so every record must be compared byte for byte to find them), made once.
+ * Measured in a fresh process each round against the read-once floor of both storages (warm page
+ * cache): open both, compare, decode every differing object (as `--ndjson` does), wall and CPU
+ * time (the CPU time says more on a busy machine). Target: at most 3× the floor. `npm run bench` runs it (BENCH_DIFF=0 skips it); `npm run bench:diff` alone.
+ */
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { streamRecords } from '../src/storage/source/record-stream.js';
+import { Storage } from '../src/storage/storage.js';
+import { StorageWriter } from '../src/writer/storage-writer.js';
+import { cannotRun, readOnceFloor, storageBytes, storageFor, STORAGES } from './storages.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const SHARE = 0.01;
+
+interface Report {
+  readonly openMs: number;
+  readonly compareMs: number;
+  readonly totalMs: number;
+  readonly openCpuMs: number;
+  readonly compareCpuMs: number;
+  readonly changed: number;
+  readonly added: number;
+  readonly removed: number;
+  readonly unchanged: number;
+  readonly lines: number;
+  readonly maxRssBytes: number;
+}
+
+function runChild(a: string, b: string): Promise<Report> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'diff-child.ts'), a, b], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout });
+  return new Promise((resolve, reject) => {
+    lines.once('line', (line) => resolve(JSON.parse(line) as Report));
+    child.once('close', (code) => reject(new Error(`diff-child exited with ${code} before reporting`)));
+  });
+}
+
+/** The copy with 1 % of the objects changed (made once; a marker says it is complete). */
+async function changedCopy(dir: string, entities: number): Promise<{ dir: string; changed: number }> {
+  const out = join(STORAGES, `diff-${entities}-changed`);
+  const marker = join(out, '.changed');
+  if (existsSync(marker)) return { dir: out, changed: Number((await import('node:fs')).readFileSync(marker, 'utf8')) };
+  rmSync(out, { recursive: true, force: true });
+  cpSync(dir, out, { recursive: true });
+  rmSync(join(out, '.complete'), { force: true });
+  const wanted = Math.round(entities * SHARE);
+  // Which Strings: every k-th of those with a character, k from their count.
+  const storage = await Storage.open(out, { recordCacheBytes: 0 });
+  const stringType = storage.dictionary.currentByName.get('java.lang.String')!.typeId;
+  const records: Buffer[] = [];
+  let strings = 0;
+  const visit = async (pick: (n: number) => boolean): Promise<void> => {
+    for (const channel of storage.channels) {
+      for (const file of channel.files) {
+        await streamRecords(storage.source, file.path, 0, file.totalLength, (bytes, at, offset, length) => {
+          if (length < 24 + 16 + 2 || bytes.readBigInt64LE(at + 8) !== stringType) return;
+          if (!channel.objects.isLatest(bytes.readInt32LE(at + 16), bytes.readInt32LE(at + 20), file.slot, offset)) return;
+          if (!pick(strings++)) return;
+          const record = Buffer.from(bytes.subarray(at, at + length));
+          record[length - 2] = record[length - 2]! ^ 1; // the last character's low byte
+          records.push(record);
+        });
+      }
+    }
+  };
+  await visit(() => false);
+  const every = Math.max(1, Math.floor(strings / wanted));
+  strings = 0;
+  await visit((n) => n % every === 0 && records.length < wanted);
+  await storage.close();
+  const writer = await StorageWriter.open(out);
+  const builder = writer.beginStore();
+  for (let i = 0; i < records.length; i++) {
+    builder.addRecord(records[i]!);
+    if (builder.byteLength > 16 * 1024 * 1024 || i === records.length - 1) {
+      writer.store(builder);
+      builder.clear();
+    }
+  }
+  writer.close();
+  writeFileSync(marker, String(records.length));
+  return { dir: out, changed: records.length };
+}
+
+const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+export async function benchDiff(wanted: readonly number[], print: (line: string) => void = console.log): Promise<string[]> {
+  const out: string[] = [];
+  const rows: string[] = [];
+  for (const entities of wanted) {
+    const reason = cannotRun(entities);
+    if (reason !== undefined) {
+      out.push(`skipping diff at ${entities.toLocaleString('en')} entities: ${reason}`);
+      print(out.at(-1)!);
+      continue;
+    }
+    const a = storageFor(entities);
+    const b = await changedCopy(a, entities);
+    const floor = async (): Promise<number> => (await readOnceFloor(a)) + (await readOnceFloor(b.dir));
+    await floor(); // warm
+    const floors: number[] = [];
+    const runs: Report[] = [];
+    const loads: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      loads.push(loadavg()[0]!);
+      floors.push(await floor());
+      const run = await runChild(a, b.dir);
+      if (run.changed !== b.changed || run.added + run.removed !== 0) throw new Error(`diff found ${run.changed} changed, ${run.added} added, ${run.removed} removed; ${b.changed} were changed`);
+      runs.push(run);
+      print(`diff ${entities}: floor ${floors.at(-1)!.toFixed(0)} ms; open ${run.openMs.toFixed(0)} ms (CPU ${run.openCpuMs.toFixed(0)}), compare ${run.compareMs.toFixed(0)} ms (CPU ${run.compareCpuMs.toFixed(0)})`);
+    }
+    const f = median(floors);
+    const total = median(runs.map((r) => r.totalMs));
+    const compare = median(runs.map((r) => r.compareMs));
+    const open = median(runs.map((r) => r.openMs));
+    rows.push(
+      `| ${entities.toLocaleString('en')} | ${((storageBytes(a) + storageBytes(b.dir)) / 1e6).toFixed(0)} MB | ${b.changed.toLocaleString('en')} | ${f.toFixed(0)} | ${open.toFixed(0)} (${median(runs.map((r) => r.openCpuMs)).toFixed(0)}) | ${compare.toFixed(0)} (${median(runs.map((r) => r.compareCpuMs)).toFixed(0)}) | ${total.toFixed(0)} (${(total / f).toFixed(1)}×) | ${(compare / f).toFixed(1)}× | ${(median(runs.map((r) => r.maxRssBytes)) / 1e6).toFixed(0)} MB | ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} |`,
+    );
+  }
+  out.push(
+    '',
+    `diff of two storages differing in 1 % of their objects (medians of ${ROUNDS}, warm page cache; target: at most 3× the read-once floor of both):`,
+    '| entities | both storages | objects changed | floor of both ms | open both ms (CPU ms) | compare ms (CPU ms) | open + compare ms (× floor) | compare × floor | peak RSS | load average |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...rows,
+  );
+  return out;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const lines = await benchDiff((process.env.BENCH_DIFF_SIZES ?? '1000000').split(',').map(Number), () => undefined);
+  console.log(lines.join('\n'));
+}

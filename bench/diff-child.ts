@@ -1,0 +1,44 @@
+/**
+ * One measured diff (a child process of diff-bench.ts): opens the two storages, compares them as
+ * `storage-inspector diff A B --ndjson` does (every differing object decoded and written, here to
+ * nothing), and prints one JSON line: open and compare times (wall and CPU), counts, peak RSS.
+ */
+import { diffStorages } from '../src/diff/storage-diff.js';
+import { Storage } from '../src/storage/storage.js';
+
+const [a, b] = process.argv.slice(2) as [string, string];
+const started = performance.now();
+const cpuStart = process.cpuUsage();
+const sa = await Storage.open(a, { recordCacheBytes: 8 * 1024 * 1024 });
+const sb = await Storage.open(b, { recordCacheBytes: 8 * 1024 * 1024 });
+const opened = performance.now();
+const cpuOpened = process.cpuUsage(cpuStart);
+let lines = 0;
+let bytes = 0;
+const report = await diffStorages(sa, sb, {
+  limit: Number.MAX_SAFE_INTEGER,
+  onObject: (change) => {
+    lines++;
+    bytes += JSON.stringify(change).length + 1;
+  },
+});
+const done = performance.now();
+const cpuDone = process.cpuUsage(cpuStart);
+await sa.close();
+await sb.close();
+process.stdout.write(
+  `${JSON.stringify({
+    openMs: opened - started,
+    compareMs: done - opened,
+    totalMs: done - started,
+    openCpuMs: (cpuOpened.user + cpuOpened.system) / 1000,
+    compareCpuMs: (cpuDone.user + cpuDone.system - cpuOpened.user - cpuOpened.system) / 1000,
+    changed: report.summary.changed,
+    added: report.summary.added,
+    removed: report.summary.removed,
+    unchanged: report.summary.unchanged,
+    lines,
+    ndjsonBytes: bytes,
+    maxRssBytes: process.resourceUsage().maxRSS * 1024,
+  })}\n`,
+);
