@@ -22,6 +22,9 @@
  * BENCH_STARTUP_LARGE=10000000 adds the launch of that size against `cat` of its files and its
  * memory once the graph index is ready (startup-large-bench.ts).
  *
+ * Then the dominator tree (dominator-bench.ts) beside the graph build at BENCH_DOMINATOR_SIZES
+ * (default 1M and 10M entities); BENCH_DOMINATORS=0 skips it, `npm run bench:dominators` runs it alone.
+ *
  * Then diff (diff-bench.ts): two storages differing in 1 % of their objects against the read-once
  * floor of both, at BENCH_DIFF_SIZES (default 1M entities); BENCH_DIFF=0 skips it, `npm run bench:diff`
  * runs it alone.
@@ -35,6 +38,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { indexWorkerCount } from '../src/storage/index/index-workers.js';
 import { benchDiff } from './diff-bench.js';
 import { benchFollow } from './follow-bench.js';
+import { benchDominators } from './dominator-bench.js';
 import { benchSql } from './sql-bench.js';
 import { benchStartup, startupLines } from './startup-bench.js';
 import { benchLargeStartup, largeStartupLines } from './startup-large-bench.js';
@@ -450,6 +454,7 @@ async function main(): Promise<void> {
     await stopChild(ceiling.child);
   }
   const follow = process.env.BENCH_FOLLOW === '0' ? [] : await benchFollow({ connections: CONNECTIONS, seconds: SECONDS });
+  const dominators = process.env.BENCH_DOMINATORS === '0' ? [] : await benchDominators((process.env.BENCH_DOMINATOR_SIZES ?? '1000000,10000000').split(',').map(Number));
   const diff = process.env.BENCH_DIFF === '0' ? [] : await benchDiff((process.env.BENCH_DIFF_SIZES ?? '1000000').split(',').map(Number));
   const sql = process.env.BENCH_SQL === '0' ? [] : await benchSql((process.env.BENCH_SQL_SIZES ?? '1000000,10000000').split(',').map(Number));
   console.log(`\nMedians of ${ROUNDS} rounds, [min–max] where they differ:\n`);
@@ -458,6 +463,7 @@ async function main(): Promise<void> {
   console.log(`\nNoise (load average at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}):\n${noiseLines(results).join('\n')}`);
   if (follow.length > 0) console.log(`\n${follow.join('\n')}`);
   if (startup !== undefined) console.log(`\n${startup.join('\n')}`);
+  if (dominators.length > 0) console.log(dominators.join('\n'));
   if (diff.length > 0) console.log(diff.join('\n'));
   if (sql.length > 0) console.log(sql.join('\n'));
 }
