@@ -92,9 +92,14 @@ try {
     await page.goto(`${graph.url}/viewer/#/microstream/types/1000073?sort=price&desc=1&f.genre=FICTION&hide=_type_id,isbn`);
     await page.locator('.grid-rows .grid-row').first().waitFor();
     await page.waitForLoadState('networkidle');
+    // References show their objects' summaries once these arrive (ids until then).
+    await page.waitForFunction("[...document.querySelectorAll('.grid-rows .grid-row .grid-cell:not(:first-child) a.ref-link')].every((a) => !/^[0-9]+$/.test(a.textContent))");
     await save(page, 'grid');
     const sql = 'SELECT c._oid AS customer, c.name, c.firstName, count(o._oid) AS orders, sum(o.total) AS spent\nFROM Customer c JOIN "Order" o ON o.customer = c._oid\nGROUP BY ALL ORDER BY spent DESC LIMIT 20';
     await page.goto(`${graph.url}/viewer/#/microstream/query?${new URLSearchParams({ sql }).toString()}`);
+    // A statement from a link waits for Run.
+    await page.locator('.query-status', { hasText: 'Not run yet' }).waitFor();
+    await page.locator('button', { hasText: /^Run$/ }).click();
     await page.locator('.query-status', { hasText: 'rows' }).waitFor();
     await page.waitForLoadState('networkidle');
     await save(page, 'query');

@@ -54,7 +54,8 @@ export class ColumnWidths {
       const reference = column.objectId && !OWN_ID_COLUMNS.has(column.name);
       for (const row of rows) {
         const value = row[index] ?? null;
-        width = Math.max(width, textWidth(fonts.cell, reference && value !== null ? '0'.repeat(30) : text(column, value)) + CELL_ROOM);
+        const summarized = reference && typeof value === 'string' && /^[0-9]{10,}$/.test(value);
+        width = Math.max(width, textWidth(fonts.cell, summarized ? '0'.repeat(30) : text(column, value)) + CELL_ROOM);
       }
       this.auto.set(column.name, Math.round(Math.max(MIN_WIDTH, Math.min(capOf(column), width))));
     }
