@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
 import type { Analysis, StorageInfo, TypeList } from '../http/api-v1/schemas.js';
+import { readableTypeName as named } from '../inspect/type-names.js';
 import { groupDigits, humanBytes } from './number-text.js';
 
 /**
@@ -34,7 +35,7 @@ export function formatAnalysis(report: AnalysisReport, top: number): string {
   out.push(
     table(
       ['type', 'type id', 'instances', 'bytes', 'unreachable', 'unreachable bytes'],
-      byBytes.map((t) => [`${t.typeName}${t.current ? '' : ` (v${t.version})`}`, t.typeId, count(t.instances), humanBytes(t.liveBytes), count(t.instances - t.reachable), humanBytes(t.liveBytes - t.reachableBytes)]),
+      byBytes.map((t) => [`${named(t.typeName)}${t.current ? '' : ` (v${t.version})`}`, t.typeId, count(t.instances), humanBytes(t.liveBytes), count(t.instances - t.reachable), humanBytes(t.liveBytes - t.reachableBytes)]),
       [false, true, true, true, true, true],
     ),
   );
@@ -42,13 +43,13 @@ export function formatAnalysis(report: AnalysisReport, top: number): string {
 
   const garbageTypes = analysis.unreachable.byType.slice(0, top);
   out.push(garbageTypes.length === 0 ? 'Garbage by type: none' : 'Garbage by type:');
-  if (garbageTypes.length > 0) out.push(table(['type', 'objects', 'bytes'], garbageTypes.map((t) => [t.typeName, count(t.count), humanBytes(t.bytes)]), [false, true, true]));
+  if (garbageTypes.length > 0) out.push(table(['type', 'objects', 'bytes'], garbageTypes.map((t) => [named(t.typeName), count(t.count), humanBytes(t.bytes)]), [false, true, true]));
   out.push('');
 
   const missing = analysis.missingReferences;
   out.push(`Missing references: ${count(missing.count)} distinct ids referenced but not stored${missing.count === 0 ? '' : ':'}`);
   for (const example of missing.examples) {
-    const who = example.referrers.map((r) => `${r.objectId} (${r.typeName}${r.via === null ? '' : ` via ${r.via.text}`})`).join(', ');
+    const who = example.referrers.map((r) => `${r.objectId} (${named(r.typeName)}${r.via === null ? '' : ` via ${r.via.text}`})`).join(', ');
     out.push(`  ${example.objectId} ← ${who}${example.referrerCount > example.referrers.length ? `, … ${example.referrerCount} in all` : ''}`);
   }
   if (missing.count > missing.examples.length) out.push(`  … ${count(missing.count - missing.examples.length)} more`);

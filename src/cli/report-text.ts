@@ -4,6 +4,7 @@ import type { Problem, Severity } from '../check/problem.js';
 import type { RescueReport } from '../rescue/rescue-storage.js';
 import type { ReferenceReplacement } from '../rescue/reference-replacement.js';
 import type { CommandIo } from './io.js';
+import { readableTypeName as named } from '../inspect/type-names.js';
 import { groupDigits } from './number-text.js';
 
 /** The texts `check` and `rescue` print, and their JSON forms (ids and timestamps as strings). */
@@ -85,15 +86,15 @@ export function rescueReportText(report: RescueReport): string {
   }
   if (report.constantsWrittenAnew.length > 0) {
     lines.push('', `constants the roots list whose records are lost, written anew under their ids (their referrers keep them) (${report.constantsWrittenAnew.length}):`);
-    for (const c of report.constantsWrittenAnew) lines.push(`  ${c.objectId} ${c.typeName} (${c.identifier})`);
+    for (const c of report.constantsWrittenAnew) lines.push(`  ${c.objectId} ${named(c.typeName)} (${c.identifier})`);
   }
   if (report.olderVersions.length > 0) {
     lines.push('', 'kept in an older version (the newest one cannot be read):');
-    for (const o of report.olderVersions) lines.push(`  ${o.objectId} ${o.typeName ?? '?'}: ${o.reason}`);
+    for (const o of report.olderVersions) lines.push(`  ${o.objectId} ${o.typeName === undefined ? '?' : named(o.typeName)}: ${o.reason}`);
   }
   if (report.lost.length > 0) {
     lines.push('', 'lost objects:');
-    for (const l of report.lost) lines.push(`  ${l.objectId} ${l.typeName ?? `type id ${l.typeId}`}: ${l.reason}`);
+    for (const l of report.lost) lines.push(`  ${l.objectId} ${l.typeName === undefined ? `type id ${l.typeId}` : named(l.typeName)}: ${l.reason}`);
   }
   if (report.replacedCount > 0) {
     lines.push('', `references to objects that are not recovered, replaced so that MicroStream starts (${number(report.replacedCount)}):`);

@@ -1,4 +1,5 @@
 import type { RetainersJson } from '../http/api-v1/retained-routes.js';
+import { readableTypeName as named } from '../inspect/type-names.js';
 import { groupDigits, humanBytes } from './number-text.js';
 
 /**
@@ -13,7 +14,7 @@ export function formatRetainers(report: RetainersJson): string {
   const out: string[] = [];
   if (report.retainers.length === 0) return '\nTop retainers: none (nothing is reachable from the roots)\n';
   out.push(`Top retainers (objects by the bytes they keep alive, of ${humanBytes(report.reachableBytes)} reachable; an object and what it holds may both be listed):`);
-  const rows = report.retainers.map((r, i) => [String(i + 1), r.objectId, r.typeName, groupDigits(r.retainedObjects), humanBytes(r.retainedBytes), `${(100 * r.share).toFixed(1)}%`]);
+  const rows = report.retainers.map((r, i) => [String(i + 1), r.objectId, named(r.typeName), groupDigits(r.retainedObjects), humanBytes(r.retainedBytes), `${(100 * r.share).toFixed(1)}%`]);
   const head = ['#', 'object', 'type', 'retained objects', 'retained bytes', 'share'];
   const right = [true, true, false, true, true, true];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
@@ -22,7 +23,7 @@ export function formatRetainers(report: RetainersJson): string {
   report.retainers.forEach((r, i) => {
     out.push(line(rows[i]!));
     const types = r.byType ?? [];
-    const shown = types.map((t) => `${t.typeName} ${groupDigits(t.objects)} × ${humanBytes(t.bytes)}`);
+    const shown = types.map((t) => `${named(t.typeName)} ${groupDigits(t.objects)} × ${humanBytes(t.bytes)}`);
     const listed = types.reduce((n, t) => n + t.objects, 0);
     if (listed < r.retainedObjects) shown.push(`${groupDigits(r.retainedObjects - listed)} more objects of other types`);
     out.push(`      ${shown.join(' · ')}`);

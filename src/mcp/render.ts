@@ -1,5 +1,6 @@
 import type { ObjectViewWithGigaMapJson } from '../http/api-v1/gigamap-schemas.js';
 import type { ObjectViewJson, ReferenceJson, ViaJson } from '../http/api-v1/schemas.js';
+import { readableTypeName, shortReadableTypeName } from '../inspect/type-names.js';
 import { short, TextBudget, truncationMarker } from './budget.js';
 
 /**
@@ -8,16 +9,13 @@ import { short, TextBudget, truncationMarker } from './budget.js';
  * values shortened.
  */
 
-/** `com.acme.Customer` -> `Customer`, `java.util.HashMap$Node` -> `HashMap$Node`. */
+/** `com.acme.Customer` -> `Customer`, `java.util.HashMap$Node` -> `HashMap$Node`, `[Ljava.lang.Object;` -> `Object[]` (as the viewer shows them). */
 export function simpleName(typeName: string | null): string {
-  if (typeName === null) return '?';
-  // Arrays keep their JVM name (`[Ljava.lang.Object;`): it says what they are.
-  if (typeName.startsWith('[')) return typeName;
-  const generic = typeName.indexOf('<');
-  const base = generic < 0 ? typeName : typeName.slice(0, generic);
-  const dot = base.lastIndexOf('.');
-  return dot < 0 ? typeName : typeName.slice(dot + 1);
+  return typeName === null ? '?' : shortReadableTypeName(typeName);
 }
+
+/** A full type name for reading: arrays in Java's source form (`int[]`, `java.lang.String[]`). */
+export const fullName = readableTypeName;
 
 function isReference(value: unknown): value is ReferenceJson {
   return typeof value === 'object' && value !== null && typeof (value as { objectId?: unknown }).objectId === 'string' && 'typeName' in value;
@@ -56,7 +54,7 @@ export function objectHeader(view: ObjectViewJson): string {
     `${view.referrers} referrer${view.referrers === 1 ? '' : 's'}`,
   ];
   const text = view.text === undefined ? '' : ` = ${JSON.stringify(short(view.text))}`;
-  return `${view.typeName} ${view.objectId}${text} (${facts.join(', ')})`;
+  return `${fullName(view.typeName)} ${view.objectId}${text} (${facts.join(', ')})`;
 }
 
 /**

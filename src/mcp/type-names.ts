@@ -1,5 +1,6 @@
 import type { TypeEntry } from '../format/type-dictionary.js';
 import type { StorageContext } from '../http/registry/storage-registry.js';
+import { readableTypeName, shortReadableTypeName } from '../inspect/type-names.js';
 import { ApiAnswerError } from './api-client.js';
 
 /**
@@ -22,6 +23,9 @@ export function resolveType(context: StorageContext, text: string): NamedType {
   }
   let names = new Set(dictionary.entries.filter((e) => e.typeName === text).map((e) => e.typeName));
   if (names.size === 0) names = new Set(dictionary.entries.filter((e) => simpleOf(e.typeName) === text).map((e) => e.typeName));
+  // Arrays by their names for reading as well: `int[]`, `java.lang.String[]`, `String[]`.
+  if (names.size === 0) names = new Set(dictionary.entries.filter((e) => readableTypeName(e.typeName) === text).map((e) => e.typeName));
+  if (names.size === 0) names = new Set(dictionary.entries.filter((e) => e.typeName.startsWith('[') && shortReadableTypeName(e.typeName) === text).map((e) => e.typeName));
   if (names.size === 0) {
     const lower = text.toLowerCase();
     const near = [...new Set(dictionary.entries.filter((e) => e.typeName.toLowerCase().includes(lower)).map((e) => e.typeName))].slice(0, 10);

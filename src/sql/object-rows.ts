@@ -3,6 +3,7 @@ import { dominatorTreeOf } from '../graph/model/dominator-computation.js';
 import type { DominatorTree } from '../graph/model/dominator-tree.js';
 import type { GraphIndex } from '../graph/model/graph-index.js';
 import { forEachLatestRecord } from '../graph/queries/latest-records.js';
+import { readableTypeName } from '../inspect/type-names.js';
 import type { Storage } from '../storage/storage.js';
 import { CommitHistory } from '../storage/history/commit-history.js';
 import { scanStorageLayout } from '../storage/source/storage-dir.js';
@@ -58,7 +59,8 @@ CREATE OR REPLACE TABLE __types (type_id BIGINT, type_name VARCHAR);`);
     const types = new ChunkAppender(duck, await connection.createAppender('__types'));
     for (const entry of storage.dictionary.entries) {
       types.appendBigInt(entry.typeId);
-      types.appendVarchar(entry.typeName);
+      // The name for reading (`int[]` for `[I`), as the viewer, the API's answers and the MCP tools show it.
+      types.appendVarchar(readableTypeName(entry.typeName));
       types.endRow();
     }
     types.closeSync();

@@ -4,7 +4,7 @@ import type { InstanceList, ObjectViewJson, SearchResult } from '../../http/api-
 import type { StorageContext } from '../../http/registry/storage-registry.js';
 import { ApiAnswerError, type ApiClient } from '../api-client.js';
 import { MAX_PAGE, offsetOf, short, TextBudget, truncationMarker } from '../budget.js';
-import { simpleName, valueText } from '../render.js';
+import { fullName, simpleName, valueText } from '../render.js';
 import { answer, cursorInput, guarded, limitInput, READ_ONLY, storageInput, storageOf, type ToolRegistrar } from '../tool-kit.js';
 import { resolveType } from '../type-names.js';
 import { typeRows } from '../type-rows.js';
@@ -74,7 +74,7 @@ export const registerSearchTools: ToolRegistrar = (server, deps) => {
         const out = new TextBudget();
         const also = others.length > 0 ? ` (older versions of the class have instances too: ${others.join(', ')})` : '';
         if (!filtered) {
-          out.add(`${page.total} instance(s) of ${page.typeName} [type id ${page.typeId}]${also}${page.objectIds.length < page.total ? `; ${offset}..${offset + page.objectIds.length - 1} shown` : ''}:`);
+          out.add(`${page.total} instance(s) of ${fullName(page.typeName)} [type id ${page.typeId}]${also}${page.objectIds.length < page.total ? `; ${offset}..${offset + page.objectIds.length - 1} shown` : ''}:`);
           out.add(page.objectIds.join(' '));
           const rest = page.total - offset - page.objectIds.length;
           if (rest > 0) out.addAlways(truncationMarker(rest, offset + page.objectIds.length, 'instances'));
@@ -100,7 +100,7 @@ export const registerSearchTools: ToolRegistrar = (server, deps) => {
           throw new ApiAnswerError(400, 'Bad Request', `${page.typeName} has no member ${JSON.stringify(short(args.member!, 200))} (see type_dictionary)`);
         }
         const test = args.equals !== undefined ? `= ${JSON.stringify(short(args.equals))}` : `contains ${JSON.stringify(short(args.contains!))}`;
-        out.add(`${page.typeName} [type id ${page.typeId}] where ${args.member} ${test}: ${matches.length} match(es) among instances ${offset}..${offset + scanned - 1} of ${page.total}${also}`);
+        out.add(`${fullName(page.typeName)} [type id ${page.typeId}] where ${args.member} ${test}: ${matches.length} match(es) among instances ${offset}..${offset + scanned - 1} of ${page.total}${also}`);
         for (const m of matches) out.add(`  ${m.objectId}: ${args.member} = ${valueText(m.member.value)}`);
         const next = offset + scanned;
         if (next < page.total) out.addAlways(`truncated: ${page.total - next} more instances not looked at yet; next cursor "${next}"`);
@@ -135,7 +135,7 @@ export const registerSearchTools: ToolRegistrar = (server, deps) => {
         const result = await deps.api.get<Static<typeof SearchResult>>(name, '/search', { q: args.query, type: typeParam, offset, limit, maxMs: args.maxMs }, false);
         const out = new TextBudget();
         const shown = result.results.length;
-        out.add(`${shown} hit(s) for ${JSON.stringify(short(result.query))}${type === undefined ? '' : ` in ${type.typeName}`}${offset > 0 || result.stoppedBy === 'limit' ? `; hits ${offset}..${offset + shown - 1} shown` : ''}:`);
+        out.add(`${shown} hit(s) for ${JSON.stringify(short(result.query))}${type === undefined ? '' : ` in ${fullName(type.typeName)}`}${offset > 0 || result.stoppedBy === 'limit' ? `; hits ${offset}..${offset + shown - 1} shown` : ''}:`);
         for (const hit of result.results) out.add(`  ${hit.objectId} ${simpleName(hit.typeName)}.${hit.member} = ${JSON.stringify(short(hit.text))}`);
         // Each page scans from the start again and skips the hits of the pages before.
         const next = offset + shown;

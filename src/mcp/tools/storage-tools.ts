@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { assembleTypeEntry } from '../../format/dictionary-text.js';
 import type { StorageInfo, TypeList } from '../../http/api-v1/schemas.js';
 import { offsetOf, short, TextBudget, truncationMarker } from '../budget.js';
-import { simpleName } from '../render.js';
+import { fullName, simpleName } from '../render.js';
 import { answer, cursorInput, guarded, limitInput, READ_ONLY, storageInput, storageOf, type ToolRegistrar } from '../tool-kit.js';
 import { resolveType } from '../type-names.js';
 import { typeRows } from '../type-rows.js';
@@ -20,7 +20,7 @@ function kb(bytes: number): string {
 function typeLine(t: TypesAnswer['types'][number]): string {
   const version = t.current ? '' : ` (version ${t.version}, not current)`;
   const garbage = t.instances - t.reachable;
-  return `${t.typeName}${version} [type id ${t.typeId}]: ${t.instances} instances, ${kb(t.liveBytes)}${garbage > 0 ? `, ${garbage} unreachable` : ''}`;
+  return `${fullName(t.typeName)}${version} [type id ${t.typeId}]: ${t.instances} instances, ${kb(t.liveBytes)}${garbage > 0 ? `, ${garbage} unreachable` : ''}`;
 }
 
 export const registerStorageTools: ToolRegistrar = (server, deps) => {
@@ -105,7 +105,7 @@ export const registerStorageTools: ToolRegistrar = (server, deps) => {
         const ids = new Set(named.entries.map((e) => String(e.typeId)));
         const rows = await typeRows(deps.api, name, ids);
         const out = new TextBudget();
-        out.add(`${named.typeName}: ${named.entries.length} version(s) in the dictionary`);
+        out.add(`${fullName(named.typeName)}: ${named.entries.length} version(s) in the dictionary`);
         const entries = named.entries.map((entry) => {
           const row = rows.find((r) => r.typeId === String(entry.typeId));
           out.add(`type id ${entry.typeId}${row === undefined ? ' (no instances)' : `: ${row.instances} instances, ${kb(row.liveBytes)}${row.current ? ', current' : ''}`}`);

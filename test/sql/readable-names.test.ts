@@ -1,0 +1,143 @@
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+import { StorageRegistry } from '../../src/http/registry/storage-registry.js';
+import { lookUpType, readableTypeName, shortReadableTypeName } from '../../src/inspect/type-names.js';
+import { ApiClient } from '../../src/mcp/api-client.js';
+import { createMcpServer } from '../../src/mcp/mcp-server.js';
+import { SqlEngine } from '../../src/sql/sql-engine.js';
+import { Storage } from '../../src/storage/storage.js';
+import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { graphEngines } from './graph-engines.js';
+
+/**
+ * Names for reading (issue 41, item 9): arrays as Java writes them (`int[]`, `String[]`, as the
+ * viewer shows them) in SQL's `_objects.type_name` and in the MCP tools' text, while the names
+ * that identify stay (`"[I"` is still a table); both names resolve, in SQL and in a type asked for
+ * by name. A write through a simple-name view is refused as one through the full name.
+ */
+
+const ARRAYS = join(CONFORMANCE_DIR, 'storages', 'arrays');
+
+describe('readable type names', () => {
+  it('writes arrays as Java does, and leaves every other name as it is', () => {
+    expect(readableTypeName('[I')).toBe('int[]');
+    expect(readableTypeName('[[B')).toBe('byte[][]');
+    expect(readableTypeName('[Ljava.lang.String;')).toBe('java.lang.String[]');
+    expect(readableTypeName('[[Ljava.util.HashMap$Node;')).toBe('java.util.HashMap$Node[][]');
+    expect(readableTypeName('java.util.HashMap$Node')).toBe('java.util.HashMap$Node');
+    expect(shortReadableTypeName('[Ljava.lang.String;')).toBe('String[]');
+    expect(shortReadableTypeName('[[C')).toBe('char[][]');
+    expect(shortReadableTypeName('java.util.HashMap$Node')).toBe('HashMap$Node');
+    expect(shortReadableTypeName('one.Box<java.lang.String>')).toBe('Box<java.lang.String>');
+  });
+});
+
+describe('on the arrays corpus', () => {
+  let storage: Storage;
+  let registry: StorageRegistry;
+  let engine: SqlEngine;
+  beforeAll(async () => {
+    storage = await Storage.open(ARRAYS);
+    registry = new StorageRegistry();
+    const context = registry.add('default', storage);
+    registry.startAll();
+    engine = new SqlEngine({ storage, graph: () => context.graph.ready() });
+  });
+  afterAll(async () => {
+    engine.close();
+    await registry.close();
+    await storage.close();
+  });
+
+  it('SQL: _objects names arrays for reading, and an array table answers to both names', async () => {
+    const names = (await engine.query("SELECT DISTINCT type_name FROM _objects WHERE type_name LIKE '%[]' ORDER BY 1", { limit: 100 })).rows.map((r) => r[0]);
+    const dictionaryArrays = [...new Set(storage.dictionary.entries.filter((e) => e.typeName.startsWith('[')).map((e) => e.typeName))];
+    expect(names.length).toBeGreaterThan(5);
+    // Every array name in _objects is the readable form of a dictionary name, never the JVM one.
+    for (const name of names) expect(dictionaryArrays.map(readableTypeName)).toContain(name);
+    expect((await engine.query("SELECT count(*) FROM _objects WHERE type_name LIKE '[%'", { limit: 1 })).rows).toEqual([['0']]);
+    const ints = await engine.query('SELECT count(*) FROM "[I"', { limit: 1 });
+    expect(ints.rows[0]![0]).not.toBe('0');
+    expect((await engine.query('SELECT count(*) FROM "int[]"', { limit: 1 })).rows).toEqual(ints.rows);
+    expect((await engine.query("SELECT count(*) FROM _objects WHERE type_name = 'int[]'", { limit: 1 })).rows).toEqual(ints.rows);
+    const strings = await engine.query('SELECT count(*) FROM "[Ljava.lang.String;"', { limit: 1 });
+    expect((await engine.query('SELECT count(*) FROM "java.lang.String[]"', { limit: 1 })).rows).toEqual(strings.rows);
+    const schema = await engine.schema();
+    expect(schema.tables.find((t) => t.name === '[I')?.alias).toBe('int[]');
+  });
+
+  it('a type asked for by its readable name is found', () => {
+    expect(lookUpType(storage.dictionary, 'int[]')).toMatchObject({ typeName: '[I' });
+    expect(lookUpType(storage.dictionary, 'java.lang.String[]')).toMatchObject({ typeName: '[Ljava.lang.String;' });
+    expect(lookUpType(storage.dictionary, 'String[]')).toMatchObject({ typeName: '[Ljava.lang.String;' });
+  });
+
+  it('MCP: arrays are named for reading in the text, and found by those names', async () => {
+    const api = await ApiClient.create(registry, 30_000);
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await createMcpServer({ api, registry }).connect(serverSide);
+    const client = new Client({ name: 'names-test', version: '0' });
+    await client.connect(clientSide);
+    try {
+      const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+      const text = (r: CallToolResult): string => (r.content[0] as { text: string }).text;
+      const listed = await call('list_instances', { type: 'int[]', limit: 1 });
+      expect(listed.isError).toBeFalsy();
+      expect(text(listed)).toMatch(/^\d+ instance\(s\) of int\[\] \[type id \d+\]/);
+      const id = (listed.structuredContent as { objectIds: string[] }).objectIds[0]!;
+      expect(text(await call('describe_object', { objectId: id }))).toMatch(new RegExp(`^int\\[\\] ${id} `));
+      const types = text(await call('list_types', { limit: 200 }));
+      expect(types).toContain('java.lang.String[] [type id');
+      expect(types).not.toMatch(/^\[/m);
+      // References to arrays name them short: `→ id String[]`.
+      const strings = (await call('list_instances', { type: 'String[]', limit: 1 })).structuredContent as { objectIds: string[] };
+      const referrers = (await call('referrers', { objectId: strings.objectIds[0]! })).structuredContent as { referrers: { objectId: string }[] };
+      const holder = text(await call('describe_object', { objectId: referrers.referrers[0]!.objectId }));
+      expect(holder).toContain(`→ ${strings.objectIds[0]} String[]`);
+      expect(holder).not.toContain('[Ljava');
+    } finally {
+      await client.close();
+      await api.close();
+    }
+  }, 60_000);
+});
+
+describe('the CLI', () => {
+  it('analyze names arrays for reading in its text (and as they are in --json)', async () => {
+    const run = async (args: string[]): Promise<string> => {
+      let stdout = '';
+      const code = await runCli(args, { stdout: { write: (t: string) => ((stdout += t), true) }, stderr: { write: () => true } } as never);
+      expect(code, args.join(' ')).toBe(0);
+      return stdout;
+    };
+    const text = await run(['analyze', ARRAYS, '--top', '100']);
+    expect(text).toMatch(/^\s*int\[\]\s/m);
+    expect(text).toMatch(/^\s*java\.lang\.String\[\]\s/m);
+    expect(text).not.toMatch(/\[L[a-z]|^\s*\[I\s/m);
+    const json = JSON.parse(await run(['analyze', ARRAYS, '--json', '--top', '100'])) as { types: { typeName: string }[] };
+    expect(json.types.map((t) => t.typeName)).toContain('[I');
+  }, 60_000);
+});
+
+describe('a write through a simple-name view', () => {
+  const engineOf = graphEngines();
+  it('is refused with the same message as one through the full name', async () => {
+    const engine = engineOf();
+    const refusal = async (sql: string): Promise<string> => {
+      try {
+        await engine.query(sql, { limit: 1 });
+      } catch (error) {
+        return (error as Error).message;
+      }
+      throw new Error(`${sql} ran`);
+    };
+    const full = await refusal('DELETE FROM "conformance.bookstore.Book"');
+    expect(full).toMatch(/read-only/);
+    expect(await refusal('DELETE FROM Book')).toBe(full);
+    expect(await refusal('UPDATE Book SET price = 0')).toBe(await refusal('UPDATE "conformance.bookstore.Book" SET price = 0'));
+  });
+});
