@@ -36,6 +36,8 @@ describe('mcp on a storage kept in PostgreSQL', () => {
     try {
       registry.startAll();
       await registry.get('default')!.graph.ready();
+      // The MCP server waits for the dominator tree before it answers (an object's retained size): so does this side.
+      await registry.get('default')!.graph.dominators.ready();
       const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
       const overview = await call('storage_overview', {});
       const root = (overview.structuredContent as { storage: { rootObjectId: string; entities: number } }).storage;
