@@ -20,12 +20,28 @@ import { writeFileSync } from 'node:fs';
  */
 const ROOT = 'ms_tracker';
 
+/** Refreshes a follower has completed (changed or unchanged), and promises of the ones to come. */
+class Polls {
+  private count = 0;
+  private waiters: { until: number; resolve: () => void }[] = [];
+
+  completed(): void {
+    this.count++;
+    this.waiters = this.waiters.filter((w) => (w.until <= this.count ? (w.resolve(), false) : true));
+  }
+
+  /** Resolves once `n` more refreshes have completed. */
+  next(n: number): Promise<void> {
+    return new Promise((resolve) => this.waiters.push({ until: this.count + n, resolve }));
+  }
+}
+
 describe('following a storage kept in PostgreSQL', () => {
   const transitions = loadTransitions();
   let database: string;
   let writerClient: pg.Client;
   let writer: SqlConnector;
-  const inspectors: { storage: Storage; follower: StorageFollower; app: ReturnType<typeof buildApp>; events: string[] }[] = [];
+  const inspectors: { storage: Storage; follower: StorageFollower; app: ReturnType<typeof buildApp>; events: string[]; polls: Polls }[] = [];
 
   beforeAll(async () => {
     database = await createEmptyDatabase('follow');
@@ -38,13 +54,17 @@ describe('following a storage kept in PostgreSQL', () => {
     for (let i = 0; i < 2; i++) {
       const storage = await Storage.open(openStorageSource(readerUrl(database), { table: ROOT, passwordFile }));
       const events: string[] = [];
+      const polls = new Polls();
       const follower = new StorageFollower(storage, {
         pollIntervalMs: 50,
-        onRefresh: (e) => void (e.kind === 'failed' ? events.push(`failed: ${String(e.error)}`) : undefined),
+        onRefresh: (e) => {
+          if (e.kind === 'failed') events.push(`failed: ${String(e.error)}`);
+          if (e.kind === 'changed' || e.kind === 'unchanged') polls.completed();
+        },
       });
       const app = buildApp(storage, { instance: 'microstream', catchUp: () => follower.refreshNow() });
       follower.start();
-      inspectors.push({ storage, follower, app, events });
+      inspectors.push({ storage, follower, app, events, polls });
     }
   });
   afterAll(async () => {
@@ -81,15 +101,14 @@ describe('following a storage kept in PostgreSQL', () => {
     return problems;
   }
 
-  /** Problems of the last comparison that started after `withinMs`. */
-  async function eventually(inspector: number, state: StateCases, kinds: ReadonlySet<string>, withinMs: number): Promise<string[]> {
-    const deadline = Date.now() + withinMs;
-    for (;;) {
-      const started = Date.now();
-      const problems = await mismatches(inspector, state, kinds);
-      if (problems.length === 0 || started > deadline) return problems;
-      await new Promise((r) => setTimeout(r, 25));
-    }
+  /**
+   * Problems once the inspector's own polling has read the tables after the last write: two
+   * refreshes completed from now on (the first may have started before the write). A state to
+   * wait for, not a time: on a busy machine polling is slower, never wrong.
+   */
+  async function afterPolling(inspector: number, state: StateCases, kinds: ReadonlySet<string>): Promise<string[]> {
+    await inspectors[inspector]!.polls.next(2);
+    return mismatches(inspector, state, kinds);
   }
 
   async function apply(op: FileOp, range?: { start: number; end: number }): Promise<void> {
@@ -152,8 +171,8 @@ describe('following a storage kept in PostgreSQL', () => {
         }
       }
       // Polling alone (tables have no file system events) shows the new state, to both inspectors.
-      expect((await eventually(0, to, ALL, 10_000)).slice(0, 5)).toEqual([]);
-      expect((await eventually(1, to, ALL, 10_000)).slice(0, 5)).toEqual([]);
+      expect((await afterPolling(0, to, ALL)).slice(0, 5)).toEqual([]);
+      expect((await afterPolling(1, to, ALL)).slice(0, 5)).toEqual([]);
     });
   }
 
