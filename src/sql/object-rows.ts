@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { chunkDamageOf } from '../damaged/chunk-damage.js';
 import { dominatorTreeOf } from '../graph/model/dominator-computation.js';
 import type { DominatorTree } from '../graph/model/dominator-tree.js';
 import type { GraphIndex } from '../graph/model/graph-index.js';
@@ -19,11 +20,13 @@ import type { DuckModule } from './duck-module.js';
  * with the base tables, its 10M rows were 1.5 s of every first statement at 10M objects.
  * `immediate_dominator`, `retained_objects` and `retained_bytes` come from the graph's dominator
  * tree (NULL for unreachable objects): the one computed in the background if it is of this
- * state, else computed for the pass.
+ * state, else computed for the pass. `damaged` marks the objects whose current record lies in a
+ * chunk that fails EclipseStore 4.2's checksum (damaged/chunk-damage.ts, as /api/v1 marks them;
+ * a storage without checksum records is not read for it).
  */
 
 /** `_objects` as the first statement finds it: with its columns, empty. */
-export const OBJECTS_TABLE = `CREATE TABLE _objects (oid BIGINT, type_id BIGINT, type_name VARCHAR, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file VARCHAR, "offset" BIGINT, commit_timestamp BIGINT, immediate_dominator BIGINT, retained_objects BIGINT, retained_bytes BIGINT);`;
+export const OBJECTS_TABLE = `CREATE TABLE _objects (oid BIGINT, type_id BIGINT, type_name VARCHAR, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file VARCHAR, "offset" BIGINT, commit_timestamp BIGINT, immediate_dominator BIGINT, retained_objects BIGINT, retained_bytes BIGINT, damaged BOOLEAN);`;
 
 /**
  * Fills `_objects`: the rows from one walk over the latest records of the dictionary's types
@@ -34,7 +37,10 @@ export async function buildObjectsTable(duck: DuckModule, connection: DuckDBConn
   await connection.run(`
 CREATE OR REPLACE TABLE __objects (oid BIGINT, type_id BIGINT, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file INTEGER, "offset" BIGINT, commit_timestamp BIGINT, immediate_dominator BIGINT, retained_objects BIGINT, retained_bytes BIGINT);
 CREATE OR REPLACE TABLE __files (code INTEGER, name VARCHAR);
-CREATE OR REPLACE TABLE __types (type_id BIGINT, type_name VARCHAR);`);
+CREATE OR REPLACE TABLE __types (type_id BIGINT, type_name VARCHAR);
+CREATE OR REPLACE TABLE __damaged (oid VARCHAR);`);
+  // Chunks failing their checksums (EclipseStore 4.2): the objects whose current record lies in one.
+  const damaged = (await chunkDamageOf(storage)).objects;
   // The logs alone (no record read): which commit wrote each record (commit_timestamp).
   const history = await storage.source.snapshot(async (reader) => CommitHistory.read(await scanStorageLayout(reader, storage.source.location), reader));
   // The storage holds this state while the pass runs: the background computation cannot take turns.
@@ -64,10 +70,19 @@ CREATE OR REPLACE TABLE __types (type_id BIGINT, type_name VARCHAR);`);
       types.endRow();
     }
     types.closeSync();
+    if (damaged.size > 0) {
+      const marked = new ChunkAppender(duck, await connection.createAppender('__damaged'));
+      for (const oid of damaged.keys()) {
+        marked.appendVarchar(oid);
+        marked.endRow();
+      }
+      marked.closeSync();
+    }
   });
   await connection.run(`
-INSERT INTO _objects SELECT o.oid, o.type_id, t.type_name, o.reachable, o.bytes, o.channel, f.name, o."offset", o.commit_timestamp, o.immediate_dominator, o.retained_objects, o.retained_bytes FROM __objects o LEFT JOIN __types t ON t.type_id = o.type_id LEFT JOIN __files f ON f.code = o.file;
+INSERT INTO _objects SELECT o.oid, o.type_id, t.type_name, o.reachable, o.bytes, o.channel, f.name, o."offset", o.commit_timestamp, o.immediate_dominator, o.retained_objects, o.retained_bytes, d.oid IS NOT NULL FROM __objects o LEFT JOIN __types t ON t.type_id = o.type_id LEFT JOIN __files f ON f.code = o.file LEFT JOIN (SELECT oid::BIGINT AS oid FROM __damaged) d ON d.oid = o.oid;
 DROP TABLE __objects;
+DROP TABLE __damaged;
 DROP TABLE __files;
 DROP TABLE __types;`);
 }

@@ -36,7 +36,7 @@ export const FLOOR_PLAN: Readonly<Record<string, readonly string[]>> = {
   'graph/queries': ['graph/model', 'graph/build', 'storage/**', 'inspect', 'format', 'javatext'],
   graph: ['graph/model', 'graph/build', 'graph/queries', 'storage/**', 'format', 'javatext'],
   gigamap: ['graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
-  sql: ['gigamap', 'graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
+  sql: ['damaged', 'check', 'gigamap', 'graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
 
   'http/guard': ['inspect', 'storage/**', 'format', 'javatext'],
   'http/registry': ['damaged', 'graph/**', 'storage/**', 'inspect', 'format', 'javatext'],
