@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { GraphIndex } from '../graph/model/graph-index.js';
 import type { RecordPassProgress } from '../graph/queries/latest-records.js';
@@ -9,7 +10,9 @@ import { buildLinkTables, type LinkType } from './link-tables.js';
 import { buildCommitsTable } from './commit-rows.js';
 import { buildObjectsTable } from './object-rows.js';
 import { openSandbox, type Sandbox } from './sandbox.js';
-import { buildTables } from './table-build.js';
+import { buildTables, plansOf } from './table-build.js';
+import type { CachedTables, KeepResult, TableCache } from './table-cache.js';
+import { WriteTurns } from './write-turns.js';
 import { fillTypeTables } from './type-fill.js';
 
 /**
@@ -18,6 +21,11 @@ import { fillTypeTables } from './type-fill.js';
  * `_elements` and `_references`. Every fill reads the state the build read (the storage's
  * consistency gate) or answers false when the storage has moved on, which means a new build.
  * sql-engine.ts runs statements against it and retires it when a newer one replaces it.
+ *
+ * Kept between runs (table-cache.ts): `fromCache` opens a copy of a kept database in a new
+ * sandbox, locked like a new build, with the plans made again from the dictionary, so that the
+ * tables it has not filled yet are filled as usual; `keepIn` keeps the database as filled so far.
+ * Fills (which write the database) and keeping it (which copies the file) take turns.
  */
 
 export interface BuildOptions {
@@ -40,6 +48,11 @@ export class BuiltTables {
   private objects: Promise<boolean> | undefined;
   /** `_commits` filled (or being filled). */
   private commits: Promise<boolean> | undefined;
+  /** Tables filled since the build: type names, and `_objects`, `_commits`, `_links`. */
+  private readonly filled = new Set<string>();
+  /** How many of `filled` the kept entry has (-1: nothing kept by this build yet). */
+  private keptFilled = -1;
+  private readonly turns = new WriteTurns();
 
   private constructor(
     readonly generation: number,
@@ -50,9 +63,11 @@ export class BuiltTables {
     private readonly linkTypes: ReadonlyMap<bigint, LinkType>,
     private readonly decimals: ReadonlyMap<string, string>,
     private readonly storage: Storage,
-    /** The graph index of the build (`_objects.reachable`). */
-    private readonly graph: GraphIndex | undefined,
+    /** The graph index of the build (`_objects.reachable`), asked for when `_objects` is filled. */
+    private readonly graph: () => Promise<GraphIndex | undefined>,
     private readonly onProblem: ((message: string) => void) | undefined,
+    readonly objectCount: number,
+    readonly problemCount: number,
   ) {}
 
   /** The base tables of the storage's current state; run inside its consistency gate. */
@@ -66,14 +81,8 @@ export class BuiltTables {
         // Written out compressed into the private database file; the memory limit bounds what stays cached.
         await connection.run('CHECKPOINT');
         await sandbox.lock(connection);
-        const deferred = new Map<string, TypeTablePlan>();
-        for (const table of result.tables) {
-          const plan = table.typeName === null ? undefined : result.deferred.get(table.typeName);
-          if (plan === undefined) continue;
-          deferred.set(table.name.toLowerCase(), plan);
-          if (table.alias !== null) deferred.set(table.alias.toLowerCase(), plan);
-        }
-        const built = new BuiltTables(generation, sandbox, result.tables, deferred, result.linkTypes, result.decimals, storage, graph, options.onProblem);
+        const deferred = byTableName(result.tables, result.deferred);
+        const built = new BuiltTables(generation, sandbox, result.tables, deferred, result.linkTypes, result.decimals, storage, async () => graph, options.onProblem, result.objects, result.problems);
         return { built, objects: result.objects, problems: result.problems };
       } finally {
         connection.closeSync();
@@ -82,6 +91,106 @@ export class BuiltTables {
       sandbox.close();
       throw error;
     }
+  }
+
+  /**
+   * The tables of the storage's current state from a kept database (`take` copies it into the
+   * new sandbox's private directory); undefined when there is none, or it cannot be opened (then
+   * `onProblem` hears why). Run inside the storage's consistency gate, with the key taken there.
+   */
+  static async fromCache(
+    duck: DuckModule,
+    storage: Storage,
+    graph: () => Promise<GraphIndex | undefined>,
+    options: BuildOptions,
+    take: (file: string) => Promise<CachedTables | undefined>,
+  ): Promise<BuiltTables | undefined> {
+    const generation = storage.generation;
+    let meta: CachedTables | undefined;
+    const seed = async (file: string): Promise<boolean> => {
+      try {
+        meta = await take(file);
+      } catch (error) {
+        options.onProblem?.(`the SQL cache could not be read, the tables are built: ${(error as Error).message}`);
+      }
+      return meta !== undefined;
+    };
+    const sandbox = await openSandbox(duck, { memoryLimitBytes: options.memoryLimitBytes, storageDirectory: storage.directory, allowFiles: options.allowFiles, seed });
+    if (!sandbox.seeded || meta === undefined) {
+      sandbox.close();
+      return undefined;
+    }
+    try {
+      const plans = plansOf(storage.dictionary, meta.entityTypeIds.map(BigInt), meta.deferred);
+      const connection = await sandbox.instance.connect();
+      try {
+        await sandbox.lock(connection);
+      } finally {
+        connection.closeSync();
+      }
+      const decimals = new Map(meta.decimals);
+      const built = new BuiltTables(generation, sandbox, meta.tables, byTableName(meta.tables, plans.deferred), plans.linkTypes, decimals, storage, graph, options.onProblem, meta.objects, meta.problems);
+      for (const name of meta.filled) {
+        built.filled.add(name);
+        const done = Promise.resolve(true);
+        if (name === '_objects') built.objects = done;
+        else if (name === '_commits') built.commits = done;
+        else if (name === '_links') built.links = done;
+        else built.fills.set(name, done);
+      }
+      built.keptFilled = built.filled.size;
+      return built;
+    } catch (error) {
+      sandbox.close();
+      options.onProblem?.(`the cached SQL tables could not be opened, they are built again: ${(error as Error).message}`);
+      return undefined;
+    }
+  }
+
+  /**
+   * Keeps the database as filled so far under `key` (once per new fill): checkpointed, then
+   * copied while no fill writes; undefined when there was nothing new to keep or the database
+   * could not be made still (a statement's transaction held the checkpoint off: later).
+   */
+  async keepIn(cache: TableCache, key: string, storageDirectory: string): Promise<KeepResult | undefined> {
+    return this.turns.alone(async () => {
+      if (this.filled.size === this.keptFilled) return undefined;
+      if (this.keptFilled >= 0 || this.filled.size > 0) {
+        const connection = await this.sandbox.instance.connect();
+        try {
+          await connection.run('CHECKPOINT');
+        } catch {
+          return undefined;
+        } finally {
+          connection.closeSync();
+        }
+      }
+      // A write-ahead log left means the file alone is not the whole database.
+      if ((statSync(`${this.sandbox.databaseFile}.wal`, { throwIfNoEntry: false })?.size ?? 0) > 0) return undefined;
+      const filled = [...this.filled];
+      const result = await cache.keep(
+        this.sandbox.databaseFile,
+        {
+          key,
+          storage: storageDirectory,
+          tables: this.tables,
+          decimals: [...this.decimals],
+          entityTypeIds: [...this.linkTypes.keys()].map(String),
+          deferred: [...new Set([...this.deferred.values()].map((plan) => plan.typeName))],
+          filled,
+          objects: this.objectCount,
+          problems: this.problemCount,
+        },
+        this.keptFilled >= 0,
+      );
+      this.keptFilled = filled.length;
+      return result;
+    });
+  }
+
+  /** Whether tables were filled since the database was last kept. */
+  get unkept(): boolean {
+    return this.filled.size !== this.keptFilled;
   }
 
   /**
@@ -116,6 +225,7 @@ export class BuiltTables {
       const pass = forgottenUnlessDone(
         this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, missing, this.decimals, this.onProblem)),
         () => missing.forEach((plan) => this.fills.delete(plan.typeName)),
+        () => missing.forEach((plan) => this.filled.add(plan.typeName)),
       );
       for (const plan of missing) this.fills.set(plan.typeName, pass);
     }
@@ -131,6 +241,7 @@ export class BuiltTables {
         await connection.run('CHECKPOINT');
       }),
       () => (this.links = undefined),
+      () => this.filled.add('_links'),
     );
     return this.links;
   }
@@ -138,8 +249,10 @@ export class BuiltTables {
   /** Fills `_objects` once (a pass of its own); false when the storage is no longer in the built state. */
   private objectsTable(duck: DuckModule): Promise<boolean> {
     this.objects ??= forgottenUnlessDone(
-      this.inBuiltState((connection) => buildObjectsTable(duck, connection, this.storage, this.graph)),
+      // The graph asked for before the storage's gate is entered (its build reads through the gate too).
+      this.graph().then((graph) => this.inBuiltState((connection) => buildObjectsTable(duck, connection, this.storage, graph))),
       () => (this.objects = undefined),
+      () => this.filled.add('_objects'),
     );
     return this.objects;
   }
@@ -149,6 +262,7 @@ export class BuiltTables {
     this.commits ??= forgottenUnlessDone(
       this.inBuiltState((connection) => buildCommitsTable(duck, connection, this.storage)),
       () => (this.commits = undefined),
+      () => this.filled.add('_commits'),
     );
     return this.commits;
   }
@@ -158,24 +272,27 @@ export class BuiltTables {
    * built from (its consistency gate); false, having done nothing, when it has moved on.
    */
   private inBuiltState(work: (connection: DuckDBConnection) => Promise<void>): Promise<boolean> {
-    return this.storage.consistent(async () => {
-      if (this.storage.generation !== this.generation) return false;
-      const connection = await this.sandbox.instance.connect();
-      try {
-        await work(connection);
-      } finally {
-        connection.closeSync();
-      }
-      return true;
-    });
+    return this.turns.shared(() =>
+      this.storage.consistent(async () => {
+        if (this.storage.generation !== this.generation) return false;
+        const connection = await this.sandbox.instance.connect();
+        try {
+          await work(connection);
+        } finally {
+          connection.closeSync();
+        }
+        return true;
+      }),
+    );
   }
 }
 
-/** `pass` as it settles, calling `forget` unless it was done, so that a later statement tries again. */
-function forgottenUnlessDone(pass: Promise<boolean>, forget: () => void): Promise<boolean> {
+/** `pass` as it settles, calling `forget` unless it was done, so that a later statement tries again; `remember` when it was. */
+function forgottenUnlessDone(pass: Promise<boolean>, forget: () => void, remember: () => void): Promise<boolean> {
   return pass.then(
     (done) => {
-      if (!done) forget();
+      if (done) remember();
+      else forget();
       return done;
     },
     (error: unknown) => {
@@ -183,4 +300,16 @@ function forgottenUnlessDone(pass: Promise<boolean>, forget: () => void): Promis
       throw error;
     },
   );
+}
+
+/** Entity types' tables made empty, by lower-case table name and alias. */
+function byTableName(tables: readonly SchemaTable[], plans: ReadonlyMap<string, TypeTablePlan>): Map<string, TypeTablePlan> {
+  const deferred = new Map<string, TypeTablePlan>();
+  for (const table of tables) {
+    const plan = table.typeName === null ? undefined : plans.get(table.typeName);
+    if (plan === undefined) continue;
+    deferred.set(table.name.toLowerCase(), plan);
+    if (table.alias !== null) deferred.set(table.alias.toLowerCase(), plan);
+  }
+  return deferred;
 }

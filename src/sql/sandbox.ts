@@ -24,6 +24,12 @@ export interface SandboxOptions {
   /** Leave file access on (exports by our own code: no user SQL runs there). */
   readonly allowFiles?: boolean;
   readonly threads?: number;
+  /**
+   * Puts a database into place before DuckDB opens it (`file`, inside the private directory):
+   * a copy of the cached tables (table-cache.ts); false when it did not, and DuckDB starts an
+   * empty one. Opened and locked exactly as a new one.
+   */
+  readonly seed?: (file: string) => Promise<boolean>;
 }
 
 export interface Sandbox {
@@ -38,6 +44,10 @@ export interface Sandbox {
   lock(connection: DuckDBConnection): Promise<void>;
   /** The tables a user's statement may read, known once `lock` has run. */
   readonly allowed: AllowedTables;
+  /** The database file (inside `tempDirectory`). */
+  readonly databaseFile: string;
+  /** Whether `seed` put a database into place. */
+  readonly seeded: boolean;
   close(): void;
 }
 
@@ -74,10 +84,13 @@ export async function openSandbox(duck: DuckModule, options: SandboxOptions): Pr
   };
   if (options.threads !== undefined) config.threads = String(options.threads);
   let instance: DuckDBInstance;
+  const databaseFile = join(tempDirectory, 'tables.duckdb');
+  let seeded = false;
   try {
+    seeded = options.seed === undefined ? false : await options.seed(databaseFile);
     // A database file of its own in the private directory, not `:memory:`: DuckDB compresses
     // the tables it writes there and keeps only what the memory limit allows in memory.
-    instance = await duck.DuckDBInstance.create(join(tempDirectory, 'tables.duckdb'), config);
+    instance = await duck.DuckDBInstance.create(databaseFile, config);
   } catch (error) {
     rmSync(tempDirectory, { recursive: true, force: true });
     throw error;
@@ -87,6 +100,8 @@ export async function openSandbox(duck: DuckModule, options: SandboxOptions): Pr
     instance,
     tempDirectory,
     exportDirectory,
+    databaseFile,
+    seeded,
     get allowed() {
       return allowed;
     },

@@ -13,6 +13,8 @@ import { BuiltTables } from './built-tables.js';
 import { rowSizes } from './cell-bytes.js';
 import { converterFor, type CellConverter, type JsonCell } from './result-values.js';
 import { checkStatement, prepareChecked } from './sandbox.js';
+import type { TableCache } from './table-cache.js';
+import { storageStateKey, type StorageStateKey } from './table-cache-key.js';
 import { invalid, SqlError } from './sql-error.js';
 import type { CheckedStatement } from './statement-check.js';
 
@@ -45,12 +47,18 @@ export interface SqlEngineOptions extends Partial<SqlLimits> {
   /** The graph index (reachability for `_objects`), awaited before a build; undefined: reachable is NULL. */
   readonly graph?: () => Promise<GraphIndex | undefined>;
   readonly onBuildProgress?: (progress: RecordPassProgress) => void;
-  readonly onBuilt?: (figures: { objects: number; problems: number; buildMs: number }) => void;
+  /** After the tables of a state are ready: built, or (`cached`) taken from the cache. */
+  readonly onBuilt?: (figures: { objects: number; problems: number; buildMs: number; cached: boolean }) => void;
   readonly onProblem?: (message: string) => void;
   /** Our own exports only (no user statement runs there): leaves file access on for COPY. */
   readonly allowFiles?: boolean;
   /** Bytes all answers of the process may hold at once (default: the process-wide budget). */
   readonly answerBudget?: ByteBudget;
+  /**
+   * Tables kept between runs (table-cache.ts): taken from there when the storage's state has an
+   * entry, kept there after a build and after fills. Storages not kept in a directory are never cached.
+   */
+  readonly cache?: TableCache;
 }
 
 export interface SqlColumn {
@@ -76,6 +84,10 @@ export class SqlEngine {
   private building: Promise<BuiltTables> | undefined;
   private running = 0;
   private closed = false;
+  /** The cache key of `built`'s state, when it may be kept. */
+  private builtKey: StorageStateKey | undefined;
+  /** Keeping a database in the cache, under way. */
+  private keeping: Promise<void> = Promise.resolve();
   private readonly budget: ByteBudget;
   readonly limits: SqlLimits;
 
@@ -305,6 +317,8 @@ export class SqlEngine {
       this.running--;
       if (built !== undefined) {
         built.active--;
+        // Nothing runs now, so the checkpoint before the copy is not held off by a statement.
+        if (this.running === 0 && built.unkept) this.keep(built);
         this.release(built);
       }
     }
@@ -322,23 +336,90 @@ export class SqlEngine {
   private async build(): Promise<BuiltTables> {
     const duck = await loadDuck();
     const storage = this.options.storage;
-    const graph = await this.options.graph?.();
+    const cache = this.options.cache;
     const started = performance.now();
-    const fresh = await storage.consistent(() =>
-      BuiltTables.build(duck, storage, graph, { memoryLimitBytes: this.limits.memoryLimitBytes, allowFiles: this.options.allowFiles === true, onProgress: this.options.onBuildProgress, onProblem: this.options.onProblem }),
-    );
-    this.options.onBuilt?.({ objects: fresh.objects, problems: fresh.problems, buildMs: performance.now() - started });
+    const options = { memoryLimitBytes: this.limits.memoryLimitBytes, allowFiles: this.options.allowFiles === true, onProgress: this.options.onBuildProgress, onProblem: this.options.onProblem };
+    if (cache !== undefined) {
+      // The key and the copy in one gate: the state the key names is the state the tables serve.
+      const hit = await storage.consistent(async () => {
+        const key = await this.keyOf(duck);
+        if (key === undefined) return undefined;
+        const graph = async (): Promise<GraphIndex | undefined> => this.options.graph?.();
+        const built = await BuiltTables.fromCache(duck, storage, graph, options, (file) => cache.take(key.key, file));
+        return built === undefined ? undefined : { built, key };
+      });
+      if (hit !== undefined) {
+        this.options.onBuilt?.({ objects: hit.built.objectCount, problems: hit.built.problemCount, buildMs: performance.now() - started, cached: true });
+        return this.install(hit.built, hit.key);
+      }
+    }
+    const graph = await this.options.graph?.();
+    const fresh = await storage.consistent(async () => {
+      const before = cache === undefined ? undefined : await this.keyOf(duck);
+      const result = await BuiltTables.build(duck, storage, graph, options);
+      // Files changed while they were read (a same-size rewrite the storage's state does not show): not kept.
+      const after = before === undefined ? undefined : await this.keyOf(duck);
+      return { ...result, key: before !== undefined && after?.key === before.key ? before : undefined };
+    });
+    this.options.onBuilt?.({ objects: fresh.objects, problems: fresh.problems, buildMs: performance.now() - started, cached: false });
+    // Kept once no statement runs (the end of a session, `settle`): with what the first statements filled.
+    return this.install(fresh.built, fresh.key);
+  }
+
+  private install(fresh: BuiltTables, key: StorageStateKey | undefined): BuiltTables {
     const old = this.built;
-    this.built = fresh.built;
+    this.built = fresh;
+    this.builtKey = key;
     if (old !== undefined) {
       old.retired = true;
       this.release(old);
     }
     if (this.closed) {
-      fresh.built.retired = true;
-      this.release(fresh.built);
+      fresh.retired = true;
+      this.release(fresh);
     }
-    return fresh.built;
+    return fresh;
+  }
+
+  /** The cache key of the storage's state now; undefined (the reason told) when it has none. */
+  private async keyOf(duck: DuckModule): Promise<StorageStateKey | undefined> {
+    try {
+      return await storageStateKey(this.options.storage, duck.version());
+    } catch (error) {
+      this.options.onProblem?.(`the SQL tables are not cached: ${(error as Error).message}`);
+      return undefined;
+    }
+  }
+
+  /**
+   * Keeps the current tables in the cache in the background (after the build, after fills): one
+   * copy at a time, never failing a statement (a full disk or an unwritable cache is told to
+   * `onProblem` and the tables are used from their private directory as always).
+   */
+  private keep(built: BuiltTables): void {
+    const cache = this.options.cache;
+    const key = this.builtKey;
+    if (cache === undefined || key === undefined || built !== this.built || !built.unkept) return;
+    built.active++;
+    this.keeping = this.keeping
+      .then(() => built.keepIn(cache, key.key, key.directory))
+      .then(
+        () => undefined,
+        (error: unknown) => this.options.onProblem?.(`the SQL tables could not be kept in the cache ${cache.directory}: ${(error as Error).message}`),
+      )
+      .finally(() => {
+        built.active--;
+        this.release(built);
+      });
+  }
+
+  /**
+   * Waits for the cache to hold the tables as filled so far (a command that ends after its
+   * statements calls it before `close`).
+   */
+  async settle(): Promise<void> {
+    if (this.built !== undefined) this.keep(this.built);
+    await this.keeping;
   }
 
   /**

@@ -225,3 +225,29 @@ function appendText(values: ChunkAppender, idLow: number, idHigh: number, typeLo
   for (let i = 0; i < 6; i++) values.appendNull();
   values.endRow();
 }
+
+/**
+ * The plans a build made, made again from the dictionary for a database kept between runs
+ * (table-cache.ts): the entity type ids the pass met (`linkTypes`' keys) and the types whose
+ * tables are filled when first named (`deferred`'s names).
+ */
+export function plansOf(dictionary: Storage['dictionary'], entityTypeIds: readonly bigint[], deferredNames: readonly string[]): Pick<TableBuildResult, 'linkTypes' | 'deferred'> {
+  const plans = new Map<string, TypeTablePlan>();
+  const planOf = (typeName: string): TypeTablePlan => {
+    let plan = plans.get(typeName);
+    if (plan === undefined) {
+      plan = planTypeTable(typeName, dictionary.entries.filter((e) => e.typeName === typeName), dictionary);
+      plans.set(typeName, plan);
+    }
+    return plan;
+  };
+  const linkTypes = new Map<bigint, LinkType>();
+  for (const typeId of entityTypeIds) {
+    const entry = dictionary.byId.get(typeId);
+    if (entry === undefined) throw new Error(`the cached tables name type id ${typeId}, which the dictionary lacks`);
+    const plan = planOf(entry.typeName);
+    const columns = plan.fieldOfColumn.get(typeId);
+    if (columns !== undefined) linkTypes.set(typeId, { entry, plan, fieldOfColumn: columns });
+  }
+  return { linkTypes, deferred: new Map(deferredNames.map((name) => [name, planOf(name)])) };
+}

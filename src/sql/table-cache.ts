@@ -1,0 +1,273 @@
+import { randomUUID } from 'node:crypto';
+import { constants, type Stats } from 'node:fs';
+import { chmod, copyFile, lstat, mkdir, open, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import type { SchemaTable } from './finish-tables.js';
+
+/**
+ * Built SQL tables kept between runs: a directory of entries, each a DuckDB database file of a
+ * storage's tables and what the engine needs to go on filling it (`meta.json`), filed under the
+ * key of the storage's state and the product's build (table-cache-key.ts). Private to the user:
+ * the directories are made 0700, the files 0600, and a directory that others may read or that
+ * belongs to someone else is refused.
+ *
+ * An entry is written completely or not at all: into a temporary directory beside the entries,
+ * each file flushed to disk, then renamed to its key in one step. Two processes keeping the same
+ * key at once both succeed: the first rename wins, the other finds the entry there and drops its
+ * own. An entry is only ever read by copying its database (never opened where it lies, see
+ * sql-engine.ts); one being dropped meanwhile is simply not found. Past `maxBytes` the entries
+ * used longest ago are dropped; an entry larger than that alone is not kept.
+ */
+
+/** Where it is unless `--cache-dir` says otherwise: `$XDG_CACHE_HOME/storage-inspector`, else `~/.cache/storage-inspector`. */
+export function defaultCacheDirectory(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = env['XDG_CACHE_HOME'];
+  return join(xdg !== undefined && isAbsolute(xdg) ? xdg : join(homedir(), '.cache'), 'storage-inspector');
+}
+
+export const DEFAULT_CACHE_MAX_BYTES = 8 * 1024 ** 3;
+
+/** Entries of this layout live in a folder of their own: a later layout never reads them. */
+const LAYOUT = 'tables-v1';
+const DATABASE = 'tables.duckdb';
+const META = 'meta.json';
+const TEMP_PREFIX = '.tmp-';
+/** A temporary directory left by a process that died while writing, dropped once this old. */
+const STALE_TEMP_MS = 3_600_000;
+
+/** What an entry says besides its database: enough to fill the rest of its tables later. */
+export interface CachedTables {
+  readonly key: string;
+  /** The storage's directory (links resolved), for `cache list`. */
+  readonly storage: string;
+  readonly tables: readonly SchemaTable[];
+  readonly decimals: readonly (readonly [string, string])[];
+  /** Entity type ids (decimal) the build met: the plans are made again from the dictionary. */
+  readonly entityTypeIds: readonly string[];
+  /** Entity types whose tables are filled when a statement first names them. */
+  readonly deferred: readonly string[];
+  /** Tables filled in the database: type names, and `_objects`, `_commits`, `_links`. */
+  readonly filled: readonly string[];
+  readonly objects: number;
+  readonly problems: number;
+  /** The database file's size. */
+  readonly bytes: number;
+}
+
+export interface CacheEntryInfo {
+  readonly key: string;
+  readonly storage: string;
+  readonly bytes: number;
+  readonly lastUsed: Date;
+  readonly filled: number;
+}
+
+export type KeepResult = 'kept' | 'replaced' | 'exists' | 'too-large';
+
+export class TableCache {
+  readonly directory: string;
+
+  constructor(
+    directory: string,
+    readonly maxBytes: number = DEFAULT_CACHE_MAX_BYTES,
+  ) {
+    if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) throw new Error(`the cache's size limit must be a whole number of bytes, not ${maxBytes}`);
+    this.directory = resolve(directory);
+  }
+
+  private get entries(): string {
+    return join(this.directory, LAYOUT);
+  }
+
+  /** The entries' folder, made private if missing; refused when someone else could read or change it. */
+  private async ready(): Promise<string> {
+    for (const dir of [this.directory, this.entries]) {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      refuseShared(dir, await lstat(dir));
+    }
+    return this.entries;
+  }
+
+  /**
+   * Copies the database of `key` to `target` (a new file): its description, or undefined when
+   * there is no whole entry of that key. Marks the entry used.
+   */
+  async take(key: string, target: string): Promise<CachedTables | undefined> {
+    const dir = join(await this.ready(), key);
+    let meta: CachedTables;
+    try {
+      meta = JSON.parse(await readFile(join(dir, META), 'utf8')) as CachedTables;
+    } catch {
+      return undefined;
+    }
+    if (meta.key !== key) return undefined;
+    try {
+      const file = join(dir, DATABASE);
+      if ((await stat(file)).size !== meta.bytes) return undefined;
+      // A clone where the file system can (no bytes copied), else a copy.
+      await copyFile(file, target, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+      await chmod(target, 0o600);
+      if ((await stat(target)).size !== meta.bytes) {
+        await rm(target, { force: true });
+        return undefined;
+      }
+      const now = new Date();
+      await utimes(join(dir, META), now, now).catch(() => undefined);
+    } catch (error) {
+      await rm(target, { force: true });
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    return meta;
+  }
+
+  /**
+   * Keeps `database` (a checkpointed DuckDB file nobody writes meanwhile) under `meta.key`:
+   * written whole to a temporary name, flushed, renamed. `replace`: an entry of the key that is
+   * there already gives way (it has fewer tables filled); else it stays.
+   */
+  async keep(database: string, meta: Omit<CachedTables, 'bytes'>, replace: boolean): Promise<KeepResult> {
+    const bytes = (await stat(database)).size;
+    if (bytes + 64 * 1024 > this.maxBytes) return 'too-large';
+    const entries = await this.ready();
+    const final = join(entries, meta.key);
+    const there = await filledOf(join(final, META));
+    if (there !== undefined && (!replace || there >= meta.filled.length)) return 'exists';
+    const temp = join(entries, `${TEMP_PREFIX}${randomUUID()}`);
+    await mkdir(temp, { mode: 0o700 });
+    try {
+      await copyFile(database, join(temp, DATABASE), constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+      await chmod(join(temp, DATABASE), 0o600);
+      if ((await stat(join(temp, DATABASE))).size !== bytes) throw new Error(`the copy of the tables' database came out shorter than ${bytes} bytes`);
+      await flush(join(temp, DATABASE));
+      await writeFile(join(temp, META), JSON.stringify({ ...meta, bytes } satisfies CachedTables), { mode: 0o600, flag: 'wx' });
+      await flush(join(temp, META));
+      await flush(temp);
+      let result: KeepResult = 'kept';
+      if (replace && (await exists(final))) {
+        const old = join(entries, `${TEMP_PREFIX}${randomUUID()}`);
+        try {
+          await rename(final, old);
+          result = 'replaced';
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        }
+        await rm(old, { recursive: true, force: true });
+      }
+      try {
+        await rename(temp, final);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        // Another process kept the same key first: one whole entry is there, ours goes.
+        if (code === 'ENOTEMPTY' || code === 'EEXIST') {
+          await rm(temp, { recursive: true, force: true });
+          return 'exists';
+        }
+        throw error;
+      }
+      await flush(entries);
+      await this.trim(meta.key);
+      return result;
+    } catch (error) {
+      await rm(temp, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  /** Every whole entry, the one used most lately first. */
+  async list(): Promise<CacheEntryInfo[]> {
+    const entries = this.entries;
+    let names: string[];
+    try {
+      refuseShared(this.directory, await lstat(this.directory));
+      names = await readdir(entries);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    const found: CacheEntryInfo[] = [];
+    for (const name of names) {
+      if (name.startsWith('.')) continue;
+      try {
+        const metaPath = join(entries, name, META);
+        const meta = JSON.parse(await readFile(metaPath, 'utf8')) as CachedTables;
+        found.push({ key: name, storage: meta.storage, bytes: meta.bytes, lastUsed: (await stat(metaPath)).mtime, filled: meta.filled.length });
+      } catch {
+        // being written or dropped by another process
+      }
+    }
+    return found.sort((a, b) => b.lastUsed.getTime() - a.lastUsed.getTime());
+  }
+
+  /** Drops every entry (and what dead processes left); the number of entries dropped. */
+  async clear(): Promise<number> {
+    let names: string[];
+    try {
+      refuseShared(this.directory, await lstat(this.directory));
+      names = await readdir(this.entries);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw error;
+    }
+    let dropped = 0;
+    for (const name of names) {
+      if (!name.startsWith('.')) dropped++;
+      await rm(join(this.entries, name), { recursive: true, force: true });
+    }
+    return dropped;
+  }
+
+  /** Drops the entries used longest ago until all fit `maxBytes` (`keepKey` last), and stale temporary directories. */
+  private async trim(keepKey: string): Promise<void> {
+    const entries = this.entries;
+    for (const name of await readdir(entries)) {
+      if (!name.startsWith(TEMP_PREFIX)) continue;
+      const stats = await lstat(join(entries, name)).catch(() => undefined);
+      if (stats !== undefined && Date.now() - stats.mtimeMs > STALE_TEMP_MS) await rm(join(entries, name), { recursive: true, force: true });
+    }
+    const all = await this.list();
+    let total = all.reduce((n, e) => n + e.bytes, 0);
+    const oldestFirst = [...all].reverse().sort((a, b) => Number(a.key === keepKey) - Number(b.key === keepKey));
+    for (const entry of oldestFirst) {
+      if (total <= this.maxBytes) break;
+      await rm(join(entries, entry.key), { recursive: true, force: true });
+      total -= entry.bytes;
+    }
+  }
+}
+
+function refuseShared(dir: string, stats: Stats): void {
+  if (!stats.isDirectory()) throw new Error(`the SQL cache ${dir} is not a directory`);
+  const uid = process.getuid?.();
+  if (uid !== undefined && stats.uid !== uid) throw new Error(`the SQL cache ${dir} belongs to another user; give --cache-dir a directory of your own`);
+  if ((stats.mode & 0o077) !== 0) throw new Error(`the SQL cache ${dir} may be read or changed by other users (mode ${(stats.mode & 0o777).toString(8)}); make it private (chmod 700) or give another --cache-dir`);
+}
+
+/** How many tables the entry of this description has filled; undefined when there is none. */
+async function filledOf(metaPath: string): Promise<number | undefined> {
+  try {
+    return (JSON.parse(await readFile(metaPath, 'utf8')) as CachedTables).filled.length;
+  } catch {
+    return undefined;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Written to the disk, not only to its cache (a file, or a directory's entries). */
+async function flush(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
