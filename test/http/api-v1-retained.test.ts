@@ -137,3 +137,38 @@ describe('/api/v1 retained sizes', () => {
     }
   });
 });
+
+describe('/api/v1 retained sizes before the dominator tree is there', () => {
+  it('answer 503 with Retry-After and progress; /objects/{oid} goes without retained', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'api-retained-waiting-'));
+    const ids = writeModelStorage(join(base, 'storage')).ids;
+    const storage = await Storage.open(join(base, 'storage'));
+    const registry = new StorageRegistry();
+    const context = registry.add('default', storage);
+    const app = buildApp(storage, { instance: 'microstream', api: registry });
+    try {
+      registry.startAll();
+      await context.graph.ready();
+      await context.graph.dominators.ready();
+      // As while the graph index is built again: no tree until the next one is computed.
+      context.graph.dominators.reset();
+      for (const url of ['/api/v1/dominators', '/api/v1/retainers', `/api/v1/objects/${ids.d}/retained`]) {
+        const answer = await app.inject({ url });
+        expect(answer.statusCode, url).toBe(503);
+        expect(answer.headers['retry-after']).toBe('1');
+        expect(answer.json()).toMatchObject({ title: 'Dominator Tree Not Ready', progress: { phase: 'starting', percent: 0 } });
+      }
+      const view = (await app.inject({ url: `/api/v1/objects/${ids.d}` })).json() as Record<string, unknown>;
+      expect(view['objectId']).toBe(String(ids.d));
+      expect('retained' in view).toBe(false);
+      expect('immediateDominator' in view).toBe(false);
+      const info = (await app.inject({ url: '/api/v1/storage' })).json() as { graph: { dominators: { state: string } } };
+      expect(info.graph.dominators.state).toBe('waiting');
+    } finally {
+      await app.close();
+      await registry.close();
+      await storage.close();
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+});
