@@ -92,7 +92,8 @@ describe.each([
       expect(serve.stderr()).toContain(`storage-inspector: damage: ${join(dir, file)} at offset ${offset}: ${code}: `);
       expect(serve.stderr()).toContain('--strict refuses it');
       const info = JSON.parse((await fetch(port, '/api/v1/storage')).body.toString()) as { damage?: { code: string; file?: string; offset?: number; severity: string }[] };
-      expect(info.damage?.map((d) => [d.code, d.file, d.offset, d.severity])).toContainEqual([code, join(dir, file), offset, 'refuses-start']);
+      // The operator's log names the file where it lies; the API, relative to the storage.
+      expect(info.damage?.map((d) => [d.code, d.file, d.offset, d.severity])).toContainEqual([code, file, offset, 'refuses-start']);
 
       const out = `${dir}-rescued`;
       const report = await rescueStorage(dir, { out });
