@@ -125,5 +125,22 @@ describeInBrowser('viewer: the Query view', () => {
       await page.close();
       expect(errors).toEqual([]);
     });
+
+    it(`runs the statement of "Open as table" at once: the user asked for it in the viewer (${width} px)`, async () => {
+      const found = (await (
+        await fetch(`${server.url}/api/v1/sql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ sql: "SELECT e.owner, count(*) AS n FROM _elements e JOIN _objects o ON o.oid = e.owner WHERE o.type_name = 'java.util.ArrayList' GROUP BY e.owner ORDER BY n DESC, e.owner LIMIT 1" }),
+        })
+      ).json()) as { rows: [string, number | string][] };
+      const [owner, count] = found.rows[0]!;
+      const { page, statements } = await open(width, `#/microstream/object/${owner}`);
+      await page.locator('a', { hasText: 'Open as table' }).click();
+      await page.locator('.query-status', { hasText: new RegExp(`^${count} rows`) }).waitFor();
+      expect(statements.filter((sql) => sql.includes(`WHERE e.owner = ${owner}`) && sql.startsWith('SELECT e.position'))).toHaveLength(1);
+      await page.close();
+      expect(errors).toEqual([]);
+    });
   }
 });

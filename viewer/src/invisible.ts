@@ -83,6 +83,8 @@ const shownTexts = new WeakMap<Element, string>();
 /** Copying a selection puts the real characters on the clipboard, not their escapes. */
 export function copyRealText(root: Document): void {
   root.addEventListener('copy', (event) => {
+    // The editor (and anything else) that writes the clipboard itself is left alone.
+    if (event.defaultPrevented) return;
     const selection = root.getSelection();
     if (selection === null || selection.rangeCount === 0 || event.clipboardData === null) return;
     const holder = document.createElement('div');
