@@ -144,8 +144,6 @@ describe('every command the docs show', () => {
     // `diff A B` compares two storages: the second one named for the story is a demo copy too.
     const second = command === 'diff' ? args.findIndex((a, i) => i > positional && !a.startsWith('-') && !args[i - 1]!.startsWith('--')) : -1;
     if (second >= 0 && args[second] !== 'demo/graph') args[second] = demoCopy();
-    // `diff A B`: the second storage is a demo copy too.
-    if (command === 'diff' && args[positional + 1] !== undefined && !args[positional + 1]!.startsWith('-')) args[positional + 1] = demoCopy();
     // The story's commit is not one the demo storage can rebuild: its newest commit stands in.
     const asOf = args.indexOf('--as-of');
     if (asOf >= 0) args[asOf + 1] = '2100-01-01T00:00:00Z';
