@@ -42,8 +42,13 @@ export function diffHeadText(a: string, b: string, report: DiffReport): string {
 }
 
 export function objectChangeText(change: ObjectChange): string {
-  const type = change.typeNameBefore === undefined ? change.typeName : `${change.typeNameBefore} (type id ${change.typeIdBefore}) → ${change.typeName} (type id ${change.typeIdAfter})`;
-  const lines = [`${change.change} ${type} ${change.objectId}`];
+  const retyped =
+    change.typeNameBefore === undefined
+      ? ''
+      : change.typeNameBefore === change.typeName
+        ? ` (type id ${change.typeIdBefore} → ${change.typeIdAfter})`
+        : ` (was ${change.typeNameBefore}, type id ${change.typeIdBefore} → ${change.typeIdAfter})`;
+  const lines = [`${change.change} ${change.typeName} ${change.objectId}${retyped}`];
   if (change.problem !== undefined) lines.push(`  members not compared: ${change.problem}`);
   for (const m of change.members ?? []) lines.push(...memberLines(m));
   return `${lines.join('\n')}\n`;
