@@ -1,5 +1,4 @@
 import { h } from '../dom.js';
-import type { GridColumn } from './data-grid.js';
 import type { SqlValue } from './sql-api.js';
 
 /**
@@ -22,7 +21,15 @@ const TEMPORAL = /DATE|TIME|INTERVAL/;
 const CELL_ROOM = 14;
 const HEAD_ROOM = 24;
 
-type CellText = (column: GridColumn, value: SqlValue) => string;
+/** What a width depends on of a column (data-grid.ts's columns are these). */
+export interface SizedColumn {
+  readonly name: string;
+  readonly type: string;
+  /** Holds object ids. */
+  readonly objectId: boolean;
+}
+
+type CellText<C extends SizedColumn> = (column: C, value: SqlValue) => string;
 
 export class ColumnWidths {
   /** Set by the user (dragged or fitted). */
@@ -41,11 +48,11 @@ export class ColumnWidths {
   }
 
   /** Whether the widths were measured for columns of this shape (names and types). */
-  measuredFor(columns: readonly GridColumn[]): boolean {
+  measuredFor(columns: readonly SizedColumn[]): boolean {
     return this.measured === signatureOf(columns);
   }
 
-  measure(columns: readonly GridColumn[], rows: readonly (readonly SqlValue[])[], probeIn: HTMLElement, text: CellText): void {
+  measure<C extends SizedColumn>(columns: readonly C[], rows: readonly (readonly SqlValue[])[], probeIn: HTMLElement, text: CellText<C>): void {
     const fonts = this.fontsIn(probeIn);
     this.auto.clear();
     for (const [index, column] of columns.entries()) {
@@ -62,7 +69,7 @@ export class ColumnWidths {
     this.measured = signatureOf(columns);
   }
 
-  fit(column: GridColumn, values: readonly SqlValue[], probeIn: HTMLElement, text: CellText): void {
+  fit<C extends SizedColumn>(column: C, values: readonly SqlValue[], probeIn: HTMLElement, text: CellText<C>): void {
     const fonts = this.fontsIn(probeIn);
     let width = textWidth(fonts.head, `${column.name} ▼`) + HEAD_ROOM;
     for (const value of values) width = Math.max(width, textWidth(fonts.cell, text(column, value)) + CELL_ROOM);
@@ -84,12 +91,12 @@ export class ColumnWidths {
   }
 }
 
-function signatureOf(columns: readonly GridColumn[]): string {
+function signatureOf(columns: readonly SizedColumn[]): string {
   return columns.map((c) => `${c.name}:${c.type}`).join('\u0000');
 }
 
 /** The widest a column is made by its content: ids and dates whole, texts and summaries cut. */
-function capOf(column: GridColumn): number {
+function capOf(column: SizedColumn): number {
   if (column.objectId) return OWN_ID_COLUMNS.has(column.name) ? 400 : 260;
   if (TEMPORAL.test(column.type)) return 320;
   if (NUMERIC.test(column.type) || column.type === 'BOOLEAN') return 240;
