@@ -234,3 +234,39 @@ describe('storage-inspector diff', () => {
     expect((await run([before, after, '--from', '1'])).code).toBe(2);
   });
 });
+
+describe('diff of EclipseStore storages', () => {
+  it('reports the changes the writer made, nothing else', async () => {
+    const dirA = join(base, 'es-before');
+    const dirB = join(base, 'es-after');
+    const writer = StorageWriter.create(dirA, { family: 'eclipsestore', channelCount: 2 });
+    const item = writer.defineType('shop.Item', reflectiveMembers('shop.Item', ITEM_FIELDS));
+    const string = writer.dictionary.require('java.lang.String');
+    const store = writer.beginStore();
+    const items: bigint[] = [];
+    for (let i = 0; i < 20; i++) {
+      const [itemId, nameId] = [writer.newObjectId(), writer.newObjectId()];
+      store.add(item, itemId, [nameId, null, i, i / 2]);
+      store.add(string, nameId, [`es-${i}`]);
+      items.push(itemId);
+    }
+    writer.store(store);
+    writer.close();
+    cpSync(dirA, dirB, { recursive: true });
+    const w = await StorageWriter.open(dirB);
+    const change = w.beginStore();
+    const names = new Map<bigint, bigint>();
+    const a = await Storage.open(dirA);
+    for (const id of items) names.set(id, (await a.readEntity(id))!.content.readBigInt64LE(0));
+    await a.close();
+    change.add(w.dictionary.require('shop.Item'), items[3]!, [names.get(items[3]!)!, null, 333, 1.5]);
+    const added = w.newObjectId();
+    change.add(w.dictionary.require('shop.Item'), added, [names.get(items[0]!)!, null, 1, 1]);
+    w.store(change);
+    w.close();
+    const { report, objects } = await diff(dirA, dirB);
+    expect(objects.map((o) => `${o.change} ${o.objectId}`).sort()).toEqual([`added ${added}`, `changed ${items[3]}`].sort());
+    expect(byId(objects, items[3]!)!.members).toEqual([{ member: 'qty', before: 3, after: 333 }]);
+    expect(report.summary.changed + report.summary.added).toBe(2);
+  });
+});
