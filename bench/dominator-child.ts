@@ -1,9 +1,9 @@
 /**
  * One dominator-tree benchmark run in a fresh process (bench/dominator-bench.ts starts it): the
  * graph build, then the dominator tree computed at once (time, CPU, the tree's bytes per object,
- * the peak RSS it added) and in the background service's slices, then the first page of the
- * tree (the roots object's children, a scan of the tree) and the biggest retainers. One JSON
- * line on stdout.
+ * the peak RSS it added), the first page of the tree (the roots object's children, a scan of
+ * the tree) and the biggest retainers; then as a server runs it (the graph service's build and
+ * the tree in slices) with /api/v1/dominators and /api/v1/retainers timed. One JSON line on stdout.
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -12,7 +12,8 @@ process.setSourceMapsEnabled(false);
 const from = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), '..', process.env.BENCH_SOURCE === '1' ? 'src' : 'dist')).href;
 const { buildGraph } = (await import(`${from}/graph/build/graph-build.js`)) as typeof import('../src/graph/build/graph-build.js');
 const { computeDominators } = (await import(`${from}/graph/model/dominator-computation.js`)) as typeof import('../src/graph/model/dominator-computation.js');
-const { DominatorService } = (await import(`${from}/graph/dominator-service.js`)) as typeof import('../src/graph/dominator-service.js');
+const { StorageRegistry } = (await import(`${from}/http/registry/storage-registry.js`)) as typeof import('../src/http/registry/storage-registry.js');
+const { buildApp } = (await import(`${from}/http/app.js`)) as typeof import('../src/http/app.js');
 const { Storage } = (await import(`${from}/storage/storage.js`)) as typeof import('../src/storage/storage.js');
 
 const [dir] = process.argv.slice(2) as [string];
@@ -38,42 +39,74 @@ const maxRssAfter = process.resourceUsage().maxRSS * 1024;
 gc?.();
 const rssAfter = process.memoryUsage().rss;
 
-// The background path: slices of 20 ms between turns of the event loop, as a server runs it.
-const service = new DominatorService(storage);
-started = performance.now();
-service.follow(graph);
-const sliced = await service.ready();
-const slicedMs = performance.now() - started;
-if (sliced.reachableBytes !== tree.reachableBytes) throw new Error('the sliced computation differs');
-
 started = performance.now();
 const children = tree.children(tree.rootsNode);
 const firstPageMs = performance.now() - started;
 started = performance.now();
 const top = tree.top(20);
 const topMs = performance.now() - started;
-
+const topShare = top.length === 0 ? 0 : tree.retainedBytes(top[0]!) / tree.reachableBytes;
+const reachable = tree.reachableObjects;
+const reachableBytes = tree.reachableBytes;
+const treeBytesPerEntity = tree.byteSize / graph.nodeCount;
+const references = graph.adjacency.referenceCount();
 const entities = graph.nodeCount;
+
+// The background path, as a server runs it: the graph index built again by the storage's graph
+// service, then the tree in slices of 20 ms between turns of the event loop; then the first page
+// of /api/v1/dominators and of /api/v1/retainers as a client gets them.
+const registry = new StorageRegistry();
+const context = registry.add('default', storage);
+const app = buildApp(storage, { instance: 'microstream', api: registry });
+registry.startAll();
+await context.graph.ready();
+const sliced = await context.graph.dominators.ready();
+const state = context.graph.dominators.state;
+const slicedMs = state.kind === 'ready' ? state.computeMs : Number.NaN;
+if (sliced.reachableBytes !== reachableBytes) throw new Error('the sliced computation differs');
+const p = (times: number[], q: number): number => [...times].sort((a, b) => a - b)[Math.min(times.length - 1, Math.floor(q * times.length))]!;
+const timed = async (url: string, n: number): Promise<number[]> => {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const at = performance.now();
+    const answer = await app.inject({ url });
+    times.push(performance.now() - at);
+    if (answer.statusCode !== 200) throw new Error(`${url}: ${answer.statusCode} ${answer.body}`);
+  }
+  return times;
+};
+// A route's first answer compiles its schemas (lazy-schema-compilers.ts): timed apart.
+const firstRequestMs = (await timed('/api/v1/dominators?limit=1', 1))[0]!;
+await timed('/api/v1/retainers?limit=1', 1);
+const pageTimes = await timed('/api/v1/dominators?limit=100', 100);
+const retainerTimes = await timed('/api/v1/retainers?limit=20', 20);
+
 console.log(
   JSON.stringify({
     entities,
-    references: graph.adjacency.referenceCount(),
-    reachable: tree.reachableObjects,
-    reachableBytes: tree.reachableBytes,
+    references,
+    reachable,
+    reachableBytes,
     graphMs,
     graphCpuMs: (graphCpu.user + graphCpu.system) / 1000,
     graphBytesPerEntity: graphBytes / entities,
     treeMs,
     treeCpuMs: (treeCpu.user + treeCpu.system) / 1000,
-    treeBytesPerEntity: tree.byteSize / entities,
+    treeBytesPerEntity,
     rssAddedPerEntity: (rssAfter - rssBefore) / entities,
     peakAddedBytes: Math.max(0, maxRssAfter - Math.max(maxRssBefore, rssBefore)),
     slicedMs,
     firstPageMs,
     rootChildren: children.length,
     topMs,
-    topShare: top.length === 0 ? 0 : tree.retainedBytes(top[0]!) / tree.reachableBytes,
+    topShare,
+    firstRequestMs,
+    pageP50: p(pageTimes, 0.5),
+    pageP99: p(pageTimes, 0.99),
+    retainersP50: p(retainerTimes, 0.5),
+    retainersMax: Math.max(...retainerTimes),
   }),
 );
-service.close();
+await app.close();
+await registry.close();
 await storage.close();
