@@ -67,23 +67,25 @@ describe.skipIf(skip)('viewer: a GigaMap', () => {
       expect(await rows.first().locator('td').allTextContents()).toEqual([String(first.entityId), first.objectId, listed.entities[0]!.summary]);
       expect(await rows.first().locator('td').nth(1).locator('a').getAttribute('href')).toMatch(new RegExp(`object/${first.objectId}$`));
       // Every cell within the panel, left of the next one; the summary left-aligned and cut with an ellipsis.
-      const boxes = await page.locator('.gigamap-entities').evaluate((table) => {
-        const panel = table.closest('.gigamap-section')!.getBoundingClientRect();
+      // As a script text: it runs in the page (the test's own types know no DOM).
+      const boxes = await page.evaluate<{ inside: boolean; ordered: boolean; idWhole: boolean; align: string; ellipsis: boolean; cut: boolean; title: boolean }[]>(`(() => {
+        const table = document.querySelector('.gigamap-entities');
+        const panel = table.closest('.gigamap-section').getBoundingClientRect();
         return [...table.querySelectorAll('tbody tr')].map((tr) => {
-          const cells = [...tr.children] as HTMLElement[];
-          const summary = cells[2]!;
+          const cells = [...tr.children];
+          const summary = cells[2];
           const style = getComputedStyle(summary);
           return {
             inside: cells.every((c) => c.getBoundingClientRect().right <= panel.right + 0.5),
-            ordered: cells.every((c, i) => i === 0 || cells[i - 1]!.getBoundingClientRect().right <= c.getBoundingClientRect().left + 0.5),
-            idWhole: cells[1]!.scrollWidth <= cells[1]!.clientWidth,
+            ordered: cells.every((c, i) => i === 0 || cells[i - 1].getBoundingClientRect().right <= c.getBoundingClientRect().left + 0.5),
+            idWhole: cells[1].scrollWidth <= cells[1].clientWidth,
             align: style.textAlign,
             ellipsis: style.textOverflow === 'ellipsis' && style.whiteSpace === 'nowrap',
             cut: summary.scrollWidth > summary.clientWidth,
             title: summary.title === summary.textContent,
           };
         });
-      });
+      })()`);
       expect(boxes.length).toBe(50);
       for (const box of boxes) expect(box).toEqual({ inside: true, ordered: true, idWhole: true, align: 'left', ellipsis: true, cut: expect.any(Boolean), title: true });
       // Person summaries are longer than the column at both widths: some are cut (and whole on hover).

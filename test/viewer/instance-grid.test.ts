@@ -42,6 +42,9 @@ describeInBrowser('viewer: the instance grid', () => {
 
   const headers = (page: Page) => page.locator('.grid-titles .grid-th').allTextContents();
 
+  /** The type's heading as rendered (innerText applies the style's text-transform; textContent would not). */
+  const headingAsShown = (page: Page) => page.evaluate<string>("document.querySelector('.instances-head h3').innerText");
+
   /** The object ids of the rows drawn (first on a desktop, last on a phone). */
   const firstCells = async (page: Page) => (await cellsOf(page, '_oid')).map((c) => c.text);
 
@@ -51,8 +54,8 @@ describeInBrowser('viewer: the instance grid', () => {
       const titles = [...body.querySelectorAll('.grid-titles .grid-th')].map((th) => th.textContent);
       const index = titles.indexOf(name);
       return [...body.querySelectorAll('.grid-rows .grid-row')].map((row) => {
-        const cell = row.children[index] as HTMLElement;
-        return { whole: cell.scrollWidth <= cell.clientWidth, text: cell.textContent ?? '', title: cell.title, width: cell.getBoundingClientRect().width };
+        const cell = row.children[index]!;
+        return { whole: cell.scrollWidth <= cell.clientWidth, text: cell.textContent ?? '', title: cell.getAttribute('title') ?? '', width: cell.getBoundingClientRect().width };
       });
     }, column);
 
@@ -61,7 +64,7 @@ describeInBrowser('viewer: the instance grid', () => {
     await page.locator('.grid-status', { hasText: 'instances' }).waitFor();
     await page.locator('.grid-rows .grid-row .grid-cell:first-child a').first().waitFor();
     // The heading and the status name the type as the dictionary writes it.
-    expect(await page.locator('.instances-head h3').evaluate((e) => (e as HTMLElement).innerText)).toBe('conformance.bookstore.Book');
+    expect(await headingAsShown(page)).toBe('conformance.bookstore.Book');
     // _type_id (one value for the whole table) hidden, and said so.
     const titles = await headers(page);
     expect(titles.slice(0, 3)).toEqual(['_oid', 'isbn', 'title']);
@@ -104,7 +107,7 @@ describeInBrowser('viewer: the instance grid', () => {
     expect(titles.at(-1)).toBe('_oid');
     expect(titles).not.toContain('_type_id');
     expect((await cellsOf(page, 'isbn')).filter((c) => !c.whole)).toEqual([]);
-    expect(await page.locator('.instances-head h3').evaluate((e) => (e as HTMLElement).innerText)).toBe('conformance.bookstore.Book');
+    expect(await headingAsShown(page)).toBe('conformance.bookstore.Book');
     await page.screenshot({ path: path.join(ARTIFACTS, 'phone-390.png') });
     await page.close();
   });
@@ -114,7 +117,7 @@ describeInBrowser('viewer: the instance grid', () => {
     const row = page.locator('.type-row', { hasText: 'PersistenceRoots$Default' });
     await row.waitFor();
     const name = await row.locator('.name-cut').evaluate((cut) => {
-      const [pkg, simple] = [...cut.children] as HTMLElement[];
+      const [pkg, simple] = [...cut.children];
       return { text: cut.textContent, packageCut: pkg!.scrollWidth > pkg!.clientWidth, packageShown: pkg!.clientWidth, simpleWhole: simple!.scrollWidth <= simple!.clientWidth, simple: simple!.textContent };
     });
     expect(name).toEqual({ text: 'one.microstream.persistence.types.PersistenceRoots$Default', packageCut: true, packageShown: expect.any(Number), simpleWhole: true, simple: 'PersistenceRoots$Default' });
