@@ -238,7 +238,9 @@ export class BuiltTables {
     this.links ??= forgottenUnlessDone(
       this.inBuiltState(async (connection) => {
         await buildLinkTables(duck, connection, this.storage, this.linkTypes);
-        await connection.run('CHECKPOINT');
+        // Written out compressed now if nothing holds it off; a statement reading meanwhile (its
+        // transaction open) makes DuckDB refuse, and DuckDB checkpoints later by itself.
+        await connection.run('CHECKPOINT').catch(() => undefined);
       }),
       () => (this.links = undefined),
       () => this.filled.add('_links'),

@@ -268,35 +268,45 @@ export class SqlEngine {
       held += bytes;
       return true;
     };
+    // A cancel is heard from the start: while the tables are built or filled it ends the wait
+    // (the fill goes on for later statements), once the statement runs it interrupts DuckDB.
+    let cancelled: () => void = () => undefined;
+    const whenCancelled = new Promise<never>((_resolve, reject) => (cancelled = () => reject(new SqlError('cancelled', 'the statement was cancelled'))));
+    whenCancelled.catch(() => undefined);
     const interrupt = (why: 'timeout' | 'cancelled'): void => {
       stop ??= why;
+      if (why === 'cancelled') cancelled();
       connection?.interrupt();
     };
     const onAbort = (): void => interrupt('cancelled');
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const unlessCancelled = <R>(step: Promise<R>): Promise<R> => Promise.race([step, whenCancelled]);
+    let inTransaction = false;
     try {
       const duck = await loadDuck();
-      built = await this.current();
+      built = await unlessCancelled(this.current());
       built.active++;
       connection = await built.sandbox.instance.connect();
       let checked = await checkStatement(connection, sql, built.sandbox.allowed);
       // A statement that reads `_objects`, `_elements`, `_references` or type tables not filled
       // yet waits for them to be filled from the same state as the other tables; a storage
       // changed meanwhile means a new build.
-      for (let attempt = 0; !(await built.ready(duck, checked.tables)); attempt++) {
+      for (let attempt = 0; !(await unlessCancelled(built.ready(duck, checked.tables))); attempt++) {
         if (attempt === 2) throw new Error('the storage keeps changing while its tables are built; ask again');
         connection.closeSync();
         connection = undefined;
         built.active--;
         this.release(built);
-        built = await this.current();
+        built = await unlessCancelled(this.current());
         built.active++;
         connection = await built.sandbox.instance.connect();
         checked = await checkStatement(connection, sql, built.sandbox.allowed);
       }
+      if (stop !== undefined) throw stopped(stop, this.limits.timeoutMs);
       // Whatever the checks let through cannot write: DuckDB refuses every change in a
       // read-only transaction (the layer that holds if another one is wrong).
       await connection.run('BEGIN TRANSACTION READ ONLY');
-      signal?.addEventListener('abort', onAbort, { once: true });
+      inTransaction = true;
       if (this.limits.timeoutMs > 0) timer = setTimeout(() => interrupt('timeout'), this.limits.timeoutMs);
       const answer = await work(duck, connection, () => stop !== undefined, checked, hold, built);
       if (stop !== undefined) throw stopped(stop, this.limits.timeoutMs);
@@ -312,6 +322,9 @@ export class SqlEngine {
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
+      // Ended here, not when the connection is collected: an open transaction (a result not read
+      // to its end keeps one) would hold off the checkpoints of later fills.
+      if (inTransaction) await connection?.run('ROLLBACK').catch(() => undefined);
       connection?.closeSync();
       if (held > 0) this.budget.give(held);
       this.running--;
