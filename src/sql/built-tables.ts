@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { GraphIndex } from '../graph/model/graph-index.js';
+import { readableTypeName } from '../inspect/type-names.js';
 import type { RecordPassProgress } from '../graph/queries/latest-records.js';
 import type { Storage } from '../storage/storage.js';
 import type { TypeTablePlan } from './column-model.js';
@@ -312,6 +313,8 @@ function byTableName(tables: readonly SchemaTable[], plans: ReadonlyMap<string, 
     if (plan === undefined) continue;
     deferred.set(table.name.toLowerCase(), plan);
     if (table.alias !== null) deferred.set(table.alias.toLowerCase(), plan);
+    // An array's table is also a view under its readable name (`"int[]"`, finish-tables.ts).
+    if (table.name.startsWith('[')) deferred.set(readableTypeName(table.name).toLowerCase(), plan);
   }
   return deferred;
 }

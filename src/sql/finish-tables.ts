@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { TypeEntry } from '../format/type-dictionary.js';
 import { GIGAMAP_TABLES } from '../gigamap/sql-rows.js';
+import { readableTypeName } from '../inspect/type-names.js';
 import { quoteIdent, quoteText, simpleNameOf, sqlTypeOf, type TypeTablePlan, type ValueKind } from './column-model.js';
 import { jdkConstantRows } from './jdk-constants.js';
 import { isEnumPlan, stagingColumns, type Staging } from './staging.js';
@@ -131,8 +132,16 @@ export async function finishTables(
   const fullNames = new Set(tables.map((t) => t.name.toLowerCase()));
   const aliases = new Map<string, string>();
   for (const t of tables) {
+    if (t.name.startsWith('[')) {
+      // An array's table (`"[I"`, `"[Ljava.lang.String;"`) also under the name Java writes
+      // (`"int[]"`, `"java.lang.String[]"`), as `_objects.type_name` gives it. Not as its alias:
+      // clients write an alias unquoted (`FROM Customer`), which `int[]` cannot be.
+      const readable = readableTypeName(t.name);
+      if (readable !== t.name && !fullNames.has(readable.toLowerCase())) await connection.run(`CREATE VIEW ${quoteIdent(readable)} AS SELECT * FROM ${quoteIdent(t.name)}`);
+      continue;
+    }
     const simple = simpleNameOf(t.name);
-    if (simple === t.name || t.name.startsWith('[') || bySimple.get(simple.toLowerCase()) !== 1 || fullNames.has(simple.toLowerCase()) || simple.startsWith('_')) continue;
+    if (simple === t.name || bySimple.get(simple.toLowerCase()) !== 1 || fullNames.has(simple.toLowerCase()) || simple.startsWith('_')) continue;
     await connection.run(`CREATE VIEW ${quoteIdent(simple)} AS SELECT * FROM ${quoteIdent(t.name)}`);
     aliases.set(t.name, simple);
   }

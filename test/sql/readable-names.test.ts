@@ -16,8 +16,8 @@ import { graphEngines } from './graph-engines.js';
 /**
  * Names for reading (issue 41, item 9): arrays as Java writes them (`int[]`, `String[]`, as the
  * viewer shows them) in SQL's `_objects.type_name`, the MCP tools' text and the CLI's reports,
- * while the names that identify stay (`"[I"` is still the table); a type asked for by either name
- * is found. A write through a simple-name view is refused as one through the full name.
+ * while the names that identify stay (`"[I"` is still the table, and a view `"int[]"` beside it);
+ * a type asked for by either name is found. A write through a simple-name view is refused as one through the full name.
  */
 
 const ARRAYS = join(CONFORMANCE_DIR, 'storages', 'arrays');
@@ -65,6 +65,23 @@ describe('on the arrays corpus', () => {
     expect((await engine.query("SELECT count(*) FROM _objects WHERE type_name = 'int[]'", { limit: 1 })).rows).toEqual(ints.rows);
     const strings = await engine.query('SELECT count(*) FROM "[Ljava.lang.String;"', { limit: 1 });
     expect((await engine.query("SELECT count(*) FROM _objects WHERE type_name = 'java.lang.String[]'", { limit: 1 })).rows).toEqual(strings.rows);
+    // No alias: clients write aliases unquoted.
+    expect((await engine.schema()).tables.find((t) => t.name === '[I')?.alias).toBeNull();
+  });
+
+  it('SQL: an array table answers to its readable name too, filled when first named so', async () => {
+    // A fresh engine: the first statement names the table only by its readable name.
+    const fresh = new SqlEngine({ storage, graph: () => registry.get('default')!.graph.ready() });
+    try {
+      const readable = await fresh.query('SELECT * FROM "int[]" ORDER BY _oid', { limit: 1000 });
+      expect(readable.rows.length).toBeGreaterThan(5);
+      expect((await fresh.query('SELECT * FROM "[I" ORDER BY _oid', { limit: 1000 })).rows).toEqual(readable.rows);
+      const strings = await fresh.query('SELECT count(*) FROM "java.lang.String[]"', { limit: 1 });
+      expect((await fresh.query('SELECT count(*) FROM "[Ljava.lang.String;"', { limit: 1 })).rows).toEqual(strings.rows);
+      expect(strings.rows[0]![0]).not.toBe('0');
+    } finally {
+      fresh.close();
+    }
   });
 
   it('a type asked for by its readable name is found', () => {
