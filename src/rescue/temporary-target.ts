@@ -14,22 +14,25 @@ export class TemporaryTarget {
   readonly path: string;
   private done = false;
 
-  /** Refuses a target that is a file, or a directory that is not empty (usage errors). */
-  constructor(readonly target: string) {
+  /** Refuses a target that is a file, or a directory that is not empty (usage errors); `command` names who writes (messages, the hidden name). */
+  constructor(
+    readonly target: string,
+    private readonly command = 'rescue',
+  ) {
     if (existsSync(target)) {
-      if (!statSync(target).isDirectory()) throw new UsageError(`--out ${target} exists and is not a directory: rescue writes only to a new or empty directory`);
-      if (readdirSync(target).length > 0) throw new UsageError(`--out ${target} exists and is not empty: rescue writes only to a new or empty directory`);
+      if (!statSync(target).isDirectory()) throw new UsageError(`--out ${target} exists and is not a directory: ${command} writes only to a new or empty directory`);
+      if (readdirSync(target).length > 0) throw new UsageError(`--out ${target} exists and is not empty: ${command} writes only to a new or empty directory`);
     }
     const parent = dirname(resolve(target));
     if (existsSync(parent) && !statSync(parent).isDirectory()) throw new UsageError(`--out ${target}: ${parent} is not a directory`);
     makeDirectories(parent);
-    this.path = join(parent, `.${basename(resolve(target))}.rescue-${process.pid}-${randomBytes(4).toString('hex')}`);
+    this.path = join(parent, `.${basename(resolve(target))}.${command}-${process.pid}-${randomBytes(4).toString('hex')}`);
   }
 
   /** Moves the complete storage to the target (an empty directory there is replaced). */
   commit(): void {
     if (existsSync(this.target) && readdirSync(this.target).length > 0) {
-      throw new StorageError('STORAGE_IO', `--out ${this.target} was filled by someone else meanwhile; the rescued storage is left at ${this.path}`);
+      throw new StorageError('STORAGE_IO', `--out ${this.target} was filled by someone else meanwhile; the ${this.command === 'rescue' ? 'rescued' : 'new'} storage is left at ${this.path}`);
     }
     renameSync(this.path, this.target);
     this.done = true;

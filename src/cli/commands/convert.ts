@@ -1,0 +1,74 @@
+import { type Command, Option } from 'commander';
+import { UsageError } from '../../errors.js';
+import { convertStorage, DamagedSourceError, MAX_CHANNELS } from '../../convert/convert-storage.js';
+import type { TemporaryTarget } from '../../rescue/temporary-target.js';
+import { isPostgresSpec } from '../../storage/open-source.js';
+import { refuseStoragePlace } from '../../writer/output-place.js';
+import { convertReportText } from '../convert-text.js';
+import type { CommandIo } from '../io.js';
+import { integerOption, parseCommand, toolCommand } from '../option-values.js';
+import { checkReportText, jsonText, progressPrinter } from '../report-text.js';
+import { openSpecSource, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions } from '../storage-argument.js';
+
+const DESCRIPTION =
+  'Writes a new storage from an intact one, always into a new directory: only the current version of each object and, unless --keep-unreachable, only the objects reachable from the roots; ' +
+  'each object in the channel the library assigns it (object id modulo --channels), data files, a transaction log per channel and a type dictionary of the types in use; ' +
+  'with --to eclipsestore, a MicroStream storage becomes an EclipseStore 4.1 one (type names as EclipseStore\'s Storage Migrator rewrites them). The storage is only read. ' +
+  'A damaged storage is refused with check\'s findings: rescue it first.';
+
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
+export function convertCommand(): Command {
+  return withStorageOptions(toolCommand('convert').description(DESCRIPTION).argument('<storage-dir>', `${STORAGE_ARGUMENT_TEXT}; only read`), true)
+    .addOption(new Option('--out <new-dir>', 'where to write the new storage (must not exist)'))
+    .addOption(integerOption('--channels', 'count', "channels of the new storage, a power of two; default: the source's", 1, MAX_CHANNELS, 'channels'))
+    .addOption(new Option('--keep-unreachable', 'copy the current version of unreachable objects (garbage) too'))
+    .addOption(new Option('--to <product>', "the product line of the new storage: eclipsestore (from a MicroStream storage) or microstream; default: the source's").choices(['microstream', 'eclipsestore']))
+    .addOption(integerOption('--file-size', 'size', "start a new data file once one reaches this size; default the library's 8 MiB", 1024, 2 ** 31 - 1, 'bytes'))
+    .addOption(new Option('--json', 'print the report as JSON'));
+}
+
+export async function run(args: string[], io: CommandIo): Promise<number> {
+  const command = convertCommand();
+  if (parseCommand(command, args) === 'help') {
+    io.stdout.write(command.helpInformation());
+    return 0;
+  }
+  const spec = storageSpecOf(command);
+  const options = command.opts<{ out?: string; channels?: number; keepUnreachable?: boolean; to?: 'microstream' | 'eclipsestore'; fileSize?: number; json?: boolean }>();
+  if (options.out === undefined || options.out === '') throw new UsageError('missing --out <new-dir>');
+  if (isPostgresSpec(options.out)) throw new UsageError(`--out ${options.out}: convert writes a new storage directory, never into a database`);
+  refuseStoragePlace(options.out, { option: '--out', storages: isPostgresSpec(spec.directory) ? [] : [spec.directory] });
+  const started = Date.now();
+  const open = () => openSpecSource(spec, (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`));
+  // Interrupted, the half-written storage is removed: nothing (rather than a part) is at --out.
+  let pending: TemporaryTarget | undefined;
+  const interrupted = (signal: NodeJS.Signals): void => {
+    pending?.discard();
+    io.stderr.write(`storage-inspector convert: interrupted (${signal}); nothing was written to ${options.out}\n`);
+    process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
+  };
+  for (const signal of SIGNALS) process.on(signal, interrupted);
+  let report;
+  try {
+    report = await convertStorage(open, {
+      out: options.out,
+      channels: options.channels,
+      keepUnreachable: options.keepUnreachable === true,
+      to: options.to,
+      fileSize: options.fileSize,
+      maxDictionaryBytes: spec.maxDictionaryBytes,
+      onProgress: progressPrinter(io, 'convert'),
+      onTemporaryTarget: (target) => (pending = target),
+    });
+  } catch (error) {
+    // check's findings first, so that the refusal says what is wrong.
+    if (error instanceof DamagedSourceError) io.stderr.write(checkReportText(error.check));
+    throw error;
+  } finally {
+    for (const signal of SIGNALS) process.off(signal, interrupted);
+  }
+  io.stdout.write(options.json === true ? jsonText(report) : convertReportText(report));
+  io.stderr.write(`storage-inspector convert: done in ${((Date.now() - started) / 1000).toFixed(1)} s; check the new storage with: storage-inspector check ${options.out}\n`);
+  return 0;
+}

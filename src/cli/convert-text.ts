@@ -1,0 +1,25 @@
+import type { ConvertReport } from '../convert/convert-report.js';
+import { sizeText } from './option-values.js';
+
+/** The text `convert` prints: what was written and what was left out, overall and per type. */
+export function convertReportText(report: ConvertReport): string {
+  const n = (value: number): string => value.toLocaleString('en-US');
+  const bytes = (value: number): string => `${n(value)} bytes`;
+  const lines = [
+    `storage-inspector convert ${report.source} → ${report.out}`,
+    `  Product line:      ${report.from === report.to ? report.to : `${report.from} → ${report.to} (type names as EclipseStore's Storage Migrator rewrites them)`}`,
+    `  Channels:          ${report.sourceChannels === report.channels ? report.channels : `${report.sourceChannels} → ${report.channels}`}${report.checksums === 'none' ? '' : `, chunk checksums ${report.checksums}`}`,
+    `  Written:           ${n(report.written.objects)} objects, ${bytes(report.written.bytes)}`,
+    `  Superseded:        ${n(report.superseded.objects)} older versions left out, ${bytes(report.superseded.bytes)}`,
+    `  Garbage:           ${report.keepUnreachable ? `kept (--keep-unreachable)` : `${n(report.garbage.objects)} unreachable objects left out, ${bytes(report.garbage.bytes)}`}`,
+    `  Data files:        ${bytes(report.sourceDataBytes)} → ${bytes(report.dataBytes)}${report.sourceDataBytes > 0 ? ` (${((100 * report.dataBytes) / report.sourceDataBytes).toFixed(1)} %)` : ''}`,
+    `  Type dictionary:   ${n(report.dictionary.entries)} entries (${n(report.dictionary.leftOut)} unused definitions left out), ${sizeText(report.dictionary.bytes)}`,
+    '',
+    '  Per type (written / superseded / garbage, objects and bytes):',
+  ];
+  for (const t of report.types) {
+    const name = t.writtenAs === undefined || t.writtenAs === t.typeName ? t.typeName : `${t.typeName} → ${t.writtenAs}`;
+    lines.push(`    ${name}: ${n(t.written)} (${n(t.writtenBytes)}) / ${n(t.superseded)} (${n(t.supersededBytes)}) / ${n(t.garbage)} (${n(t.garbageBytes)})`);
+  }
+  return `${lines.join('\n')}\n`;
+}

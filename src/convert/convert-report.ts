@@ -1,0 +1,45 @@
+/** What `convert` reports (the CLI prints it as text or JSON). */
+
+export interface TypeFigures {
+  readonly typeName: string;
+  /** The name in the new dictionary, when `--to eclipsestore` renamed it. */
+  readonly writtenAs?: string;
+  /** Current versions written, and their bytes. */
+  written: number;
+  writtenBytes: number;
+  /** Older versions of objects left out. */
+  superseded: number;
+  supersededBytes: number;
+  /** Current versions of objects not reachable from the roots, left out. */
+  garbage: number;
+  garbageBytes: number;
+}
+
+export interface ObjectsAndBytes {
+  readonly objects: number;
+  readonly bytes: number;
+}
+
+export interface ConvertReport {
+  /** The storage as the user named it (a directory as given, a database URL and table). */
+  readonly source: string;
+  /** Where the storage is kept, when not in a directory (`postgresql`). */
+  readonly kind?: string | undefined;
+  readonly out: string;
+  readonly from: 'microstream' | 'eclipsestore';
+  readonly to: 'microstream' | 'eclipsestore';
+  readonly sourceChannels: number;
+  readonly channels: number;
+  /** Chunk checksums of the new storage (the source's; none when moved to EclipseStore 4.1). */
+  readonly checksums: 'none' | 'crc32c' | 'sha256';
+  readonly keepUnreachable: boolean;
+  /** Bytes of the source's data files (committed), and of the new storage's. */
+  readonly sourceDataBytes: number;
+  readonly dataBytes: number;
+  readonly written: ObjectsAndBytes;
+  readonly superseded: ObjectsAndBytes;
+  readonly garbage: ObjectsAndBytes;
+  readonly dictionary: { readonly entries: number; readonly leftOut: number; readonly bytes: number };
+  /** Per type, most bytes first. */
+  readonly types: readonly TypeFigures[];
+}

@@ -1,0 +1,235 @@
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { StorageError, UsageError } from '../errors.js';
+import { analyzeStartup } from '../check/java-startup.js';
+import { checkStorage, type CheckReport } from '../check/check-storage.js';
+import { isSerious } from '../check/problem.js';
+import { buildGraph } from '../graph/build/graph-build.js';
+import { TemporaryTarget } from '../rescue/temporary-target.js';
+import { verifyStorageChunks } from '../storage/chunk-verification.js';
+import { DirectorySource } from '../storage/source/directory-source.js';
+import { PinnedSource } from '../storage/source/pinned-source.js';
+import { streamRecords } from '../storage/source/record-stream.js';
+import type { SourceReader, StorageSource } from '../storage/source/source.js';
+import { DICTIONARY_FILE_NAME, scanStorageLayout } from '../storage/source/storage-dir.js';
+import { Storage } from '../storage/storage.js';
+import { DEFAULT_FILE_MAXIMUM_SIZE, StorageWriter } from '../writer/storage-writer.js';
+import { dictionaryPath } from '../writer/paths.js';
+import { writerFamily } from '../writer/writer-family.js';
+import { compactDictionary } from './compact-dictionary.js';
+import { eclipseStoreTypeName } from './eclipsestore-names.js';
+import type { ConvertReport, TypeFigures } from './convert-report.js';
+
+/**
+ * `convert`: a new storage with the current version of every object (by default only of those
+ * reachable from the roots), each in the channel the library assigns it (`oid % channels`, as
+ * EclipseStore's Storage Converter does), written by the storage writer (data files, a transaction
+ * log per channel, the dictionary of the types in use), optionally with the dictionary's names
+ * moved from MicroStream to EclipseStore. One sequential pass over the data files after the
+ * check (and, for reachability, the graph index's build); memory beyond the index and the graph is
+ * one batch of records and a few counters per type. The source is only read; the new storage is
+ * written beside `out` and renamed into place when complete.
+ */
+
+export interface ConvertOptions {
+  readonly out: string;
+  /** Channels of the new storage (a power of two, 1..1024; default the source's). */
+  readonly channels?: number | undefined;
+  /** Copy the current versions of unreachable objects too. */
+  readonly keepUnreachable?: boolean | undefined;
+  /** The product line of the new storage (default the source's); `eclipsestore` from a MicroStream source renames the dictionary's types. */
+  readonly to?: 'microstream' | 'eclipsestore' | undefined;
+  /** A data file at or above this size is closed before the next batch (default the library's 8 MiB). */
+  readonly fileSize?: number | undefined;
+  readonly maxDictionaryBytes?: number | undefined;
+  readonly onProgress?: (phase: string, done: number, total: number) => void;
+  /** Told the hidden directory the storage is written into before it is renamed to `out` (to remove it on a signal). */
+  readonly onTemporaryTarget?: (target: TemporaryTarget | undefined) => void;
+}
+
+/** The source is damaged: `check`'s findings, to be rescued first. */
+export class DamagedSourceError extends StorageError {
+  constructor(readonly check: CheckReport) {
+    const serious = check.problems.filter(isSerious);
+    super(
+      'STORAGE_INCONSISTENT',
+      `${check.directory} is damaged (${serious.length} serious problem${serious.length === 1 ? '' : 's'}: ${[...new Set(serious.map((p) => p.code))].join(', ')}); ` +
+        `convert copies only intact storages: run storage-inspector rescue ${check.directory} --out <new-dir> first, then convert the rescued storage`,
+    );
+  }
+}
+
+export const MAX_CHANNELS = 1024;
+const BATCH_BYTES = 8 * 1024 * 1024;
+
+/** Throws a UsageError unless the library accepts the channel count (a power of two, 1..1024). */
+export function checkChannelCount(channels: number): void {
+  if (!Number.isInteger(channels) || channels < 1 || channels > MAX_CHANNELS) {
+    throw new UsageError(`--channels ${channels}: a whole number from 1 to ${MAX_CHANNELS}`);
+  }
+  if ((channels & (channels - 1)) !== 0) {
+    throw new UsageError(`--channels ${channels}: MicroStream and EclipseStore accept only a power of two (1, 2, 4, … ${MAX_CHANNELS}) and refuse other counts when they start`);
+  }
+}
+
+/**
+ * Converts the storage a directory path names, or the sources `open` makes (called twice: once
+ * for the check, once for the copy; each is closed after its use). Nothing is written to the source.
+ */
+export async function convertStorage(location: string | (() => StorageSource), options: ConvertOptions): Promise<ConvertReport> {
+  const open = typeof location === 'string' ? () => new DirectorySource(location) : location;
+  if (existsSync(options.out)) throw new UsageError(`--out ${options.out} exists: convert writes only to a new directory`);
+  if (options.channels !== undefined) checkChannelCount(options.channels);
+  if (options.fileSize !== undefined && !(Number.isSafeInteger(options.fileSize) && options.fileSize >= 1024 && options.fileSize <= 2 ** 31 - 1)) {
+    throw new UsageError(`--file-size ${options.fileSize}: from 1 KiB to 2 GiB - 1 byte`);
+  }
+  const check = await checkStorage(open(), {
+    ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+    ...(options.maxDictionaryBytes === undefined ? {} : { maxDictionaryBytes: options.maxDictionaryBytes }),
+  });
+  if (check.problems.some(isSerious)) throw new DamagedSourceError(check);
+  const source = open();
+  let target: TemporaryTarget | undefined;
+  try {
+    target = new TemporaryTarget(options.out, 'convert');
+    options.onTemporaryTarget?.(target);
+    const written = target.path;
+    const report = await source.snapshot((reader) => convertSnapshot(source, reader, options, written));
+    target.commit();
+    return report;
+  } finally {
+    target?.discard();
+    options.onTemporaryTarget?.(undefined);
+    await source.close();
+  }
+}
+
+async function convertSnapshot(from: StorageSource, reader: SourceReader, options: ConvertOptions, directory: string): Promise<ConvertReport> {
+  const root = await reader.listRoot();
+  if (!root.files.some((f) => f.name === DICTIONARY_FILE_NAME)) {
+    throw new StorageError('STORAGE_NOT_A_STORAGE', `${from.location}: the type dictionary ${DICTIONARY_FILE_NAME} is missing`);
+  }
+  const layout = await scanStorageLayout(reader, from.location);
+  const startup = await analyzeStartup(layout, reader);
+  const chunks = await verifyStorageChunks(startup.readableLengths, reader);
+  const storage = await Storage.open(new PinnedSource(from, reader), {
+    committedLengths: async () => startup.readableLengths,
+    onProgress: (p) => options.onProgress?.('indexing', p.bytesDone, p.bytesTotal),
+    recordCacheBytes: 0, // every record is read once
+    ...(options.maxDictionaryBytes === undefined ? {} : { maxDictionaryBytes: options.maxDictionaryBytes }),
+  });
+  try {
+    const sourceFamily = storage.family.name;
+    const to = options.to ?? sourceFamily;
+    if (sourceFamily === 'eclipsestore' && to === 'microstream') {
+      throw new UsageError(`--to microstream: ${from.location} is an EclipseStore storage; convert does not move storages back to MicroStream (MicroStream's libraries would not know EclipseStore's types)`);
+    }
+    const renames = sourceFamily === 'microstream' && to === 'eclipsestore';
+    const channelCount = options.channels ?? storage.channels.length;
+    checkChannelCount(channelCount);
+    const keepUnreachable = options.keepUnreachable === true;
+    // Reachability from the graph index: one bit per object, in typed arrays.
+    let reachable: ((low: number, high: number) => boolean) | undefined;
+    if (!keepUnreachable) {
+      const { graph } = await buildGraph(storage, { onProgress: (p) => options.onProgress?.('finding reachable objects', p.bytesDone, p.bytesTotal) });
+      reachable = (low, high) => {
+        const node = graph.nodes.nodeOf(low, high);
+        return node >= 0 && graph.isReachable(node);
+      };
+    }
+    const dictionaryText = (await reader.readWhole(layout.dictionaryPath)).toString('utf8');
+    const checksums = renames ? 'none' : (chunks.algorithm ?? 'none');
+    const fileSize = options.fileSize ?? DEFAULT_FILE_MAXIMUM_SIZE;
+    // The records are written with the source's dictionary; the compact one replaces it at the end.
+    const writer = StorageWriter.createForRecords(directory, dictionaryText, { channelCount, checksums, fileMaximumSize: fileSize });
+    const figures = new Map<bigint, TypeFigures & { typeId: bigint }>();
+    const figuresOf = (typeId: bigint): TypeFigures & { typeId: bigint } => {
+      let f = figures.get(typeId);
+      if (f === undefined) {
+        f = { typeId, typeName: storage.dictionary.byId.get(typeId)?.typeName ?? `unknown type ${typeId}`, written: 0, writtenBytes: 0, superseded: 0, supersededBytes: 0, garbage: 0, garbageBytes: 0 };
+        figures.set(typeId, f);
+      }
+      return f;
+    };
+    try {
+      const batch = Math.min(BATCH_BYTES, fileSize);
+      const builder = writer.beginStore();
+      const bytesTotal = storage.channels.reduce((n, c) => n + c.files.reduce((m, f) => m + f.totalLength, 0), 0);
+      let bytesDone = 0;
+      for (const channel of storage.channels) {
+        for (const file of channel.files) {
+          const end = file.problem?.offset ?? file.totalLength;
+          await streamRecords(storage.source, file.path, 0, end, (bytes, at, offset, length) => {
+            const low = bytes.readInt32LE(at + 16);
+            const high = bytes.readInt32LE(at + 20);
+            const f = figuresOf(bytes.readBigInt64LE(at + 8));
+            if (!channel.objects.isLatest(low, high, file.slot, offset)) {
+              f.superseded++;
+              f.supersededBytes += length;
+            } else if (reachable !== undefined && !reachable(low, high)) {
+              f.garbage++;
+              f.garbageBytes += length;
+            } else {
+              builder.addRecord(bytes.subarray(at, at + length));
+              f.written++;
+              f.writtenBytes += length;
+              if (builder.byteLength >= batch) {
+                writer.store(builder);
+                builder.clear();
+              }
+            }
+          });
+          bytesDone += file.totalLength;
+          options.onProgress?.('copying', bytesDone, bytesTotal);
+        }
+      }
+      // Also an empty storage gets its first store (each channel's file and log entries).
+      if (builder.records > 0 || writer.channels.every((c) => c.headNumber === 0n)) writer.store(builder);
+    } finally {
+      writer.close();
+    }
+    const used = new Set([...figures.values()].filter((f) => f.written > 0).map((f) => f.typeId));
+    const dictionary = compactDictionary({
+      sourceText: dictionaryText,
+      source: storage.dictionary,
+      used,
+      sourceBaseText: writerFamily(sourceFamily).baseDictionaryText,
+      rename: renames ? { typeName: eclipseStoreTypeName, targetBaseText: writerFamily('eclipsestore').baseDictionaryText } : undefined,
+    });
+    writeFileSync(dictionaryPath(directory), dictionary.text);
+    const types = [...figures.values()]
+      .map(({ typeId: _id, ...f }) => ({ ...f, ...(renames && f.written > 0 ? { writtenAs: eclipseStoreTypeName(f.typeName) } : {}) }))
+      .sort((a, b) => b.writtenBytes + b.garbageBytes + b.supersededBytes - (a.writtenBytes + a.garbageBytes + a.supersededBytes) || a.typeName.localeCompare(b.typeName));
+    const sum = (key: 'written' | 'writtenBytes' | 'superseded' | 'supersededBytes' | 'garbage' | 'garbageBytes'): number => types.reduce((n, t) => n + t[key], 0);
+    return {
+      source: from.location,
+      ...(from.kind === 'directory' ? {} : { kind: from.kind }),
+      out: options.out,
+      from: sourceFamily,
+      to,
+      sourceChannels: storage.channels.length,
+      channels: channelCount,
+      checksums,
+      keepUnreachable,
+      sourceDataBytes: storage.channels.reduce((n, c) => n + c.files.reduce((m, f) => m + f.totalLength, 0), 0),
+      dataBytes: dataFileBytes(directory, channelCount),
+      written: { objects: sum('written'), bytes: sum('writtenBytes') },
+      superseded: { objects: sum('superseded'), bytes: sum('supersededBytes') },
+      garbage: { objects: sum('garbage'), bytes: sum('garbageBytes') },
+      dictionary: { entries: dictionary.entries, leftOut: dictionary.leftOut, bytes: Buffer.byteLength(dictionary.text) },
+      types,
+    };
+  } finally {
+    await storage.close();
+  }
+}
+
+/** Bytes of the data files written (records and, with checksums, their chunk records). */
+function dataFileBytes(directory: string, channels: number): number {
+  let total = 0;
+  for (let c = 0; c < channels; c++) {
+    const dir = join(directory, `channel_${c}`);
+    for (const name of readdirSync(dir)) if (name.endsWith('.dat')) total += statSync(join(dir, name)).size;
+  }
+  return total;
+}

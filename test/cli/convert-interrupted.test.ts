@@ -1,0 +1,59 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, watch } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateStorage } from '../../src/writer/generator/generate-storage.js';
+
+/**
+ * An interrupted `convert` leaves nothing at --out, nor beside it: the storage is written into a
+ * hidden directory beside --out, removed on SIGINT and SIGTERM. The CLI is a real process, stopped
+ * (SIGSTOP) the moment its hidden directory appears, so that the signal arrives during the copy.
+ */
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
+
+let work: string;
+let source: string;
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'si-convert-signal-'));
+  source = join(work, 'storage');
+  generateStorage({ directory: source, entities: 40_000, channelCount: 2, seed: 3, fileMaximumSize: 32 * 1024 });
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('an interrupted convert', () => {
+  it.each([
+    ['SIGTERM', 143],
+    ['SIGINT', 130],
+  ] as const)('%s: nothing at --out, the hidden directory removed, a message on stderr', async (signal, code) => {
+    const parent = join(work, signal);
+    const out = join(parent, 'converted');
+    mkdirSync(parent);
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'convert', source, '--out', out, '--channels', '4'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    await new Promise<void>((resolve, reject) => {
+      const watcher = watch(parent, () => {
+        if (readdirSync(parent).some((n) => n.startsWith('.converted.convert-'))) {
+          child.kill('SIGSTOP');
+          watcher.close();
+          resolve();
+        }
+      });
+      child.once('exit', () => {
+        watcher.close();
+        reject(new Error(`convert ended before it was interrupted: ${stderr}`));
+      });
+    });
+    child.kill(signal);
+    child.kill('SIGCONT');
+    expect(await exited).toBe(code);
+    expect(stderr).toContain(`storage-inspector convert: interrupted (${signal}); nothing was written to ${out}`);
+    expect(existsSync(out)).toBe(false);
+    expect(readdirSync(parent)).toEqual([]);
+  });
+});

@@ -1,0 +1,180 @@
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkStorage } from '../../src/check/check-storage.js';
+import { runCli } from '../../src/cli/run-cli.js';
+import { convertStorage, DamagedSourceError } from '../../src/convert/convert-storage.js';
+import { parseTypeDictionary } from '../../src/format/type-dictionary.js';
+import { Storage } from '../../src/storage/storage.js';
+import { generateStorage } from '../../src/writer/generator/generate-storage.js';
+import { corpusStorage } from '../security/server.js';
+
+/**
+ * `convert` without the JVM (java-starts-on-convert.test.ts has the real libraries): every current
+ * version that is reachable is written, byte for byte, into channel `oid % channels`; older versions
+ * and garbage are left out and counted; the dictionary keeps what is used; wrong --out, wrong channel
+ * counts and damaged sources are refused with nothing written.
+ */
+
+let work: string;
+let generated: string;
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'si-convert-'));
+  generated = join(work, 'generated');
+  generateStorage({ directory: generated, entities: 3000, channelCount: 2, seed: 11, fileMaximumSize: 16 * 1024, entitiesPerStore: 200, updateRatio: 0.3 });
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const quiet = { stdout: { write: () => true }, stderr: { write: () => true } };
+
+function idsOf(storage: Storage): bigint[][] {
+  return storage.channels.map((c) => {
+    const ids: bigint[] = [];
+    c.objects.forEach((low, high) => ids.push((BigInt(high) << 32n) | BigInt(low >>> 0)));
+    return ids;
+  });
+}
+
+async function recordCount(dir: string): Promise<number> {
+  const check = await checkStorage(dir);
+  return check.summary.objects;
+}
+
+describe.each([
+  ['the graph corpus (MicroStream 4.1)', () => corpusStorage('graph')],
+  ['a generated storage with updates', () => generated],
+])('%s', (_name, source) => {
+  it.each([1, 2, 4])('--channels %i: every reachable current version, byte for byte, in channel oid %% channels', async (channels) => {
+    const out = join(work, `out-${_name.length}-${channels}`);
+    const report = await convertStorage(source(), { out, channels });
+    expect(report.channels).toBe(channels);
+    const before = await Storage.open(source());
+    const after = await Storage.open(out);
+    try {
+      const ids = idsOf(after);
+      ids.forEach((inChannel, c) => expect(inChannel.every((id) => id % BigInt(channels) === BigInt(c))).toBe(true));
+      const all = ids.flat();
+      expect(all.length).toBe(report.written.objects);
+      const sourceObjects = idsOf(before).flat().length;
+      expect(report.written.objects + report.garbage.objects).toBe(sourceObjects);
+      for (const id of all) {
+        const [a, b] = [await before.readEntity(id), await after.readEntity(id)];
+        expect(b?.typeId).toBe(a?.typeId);
+        expect(Buffer.compare(Buffer.from(b!.content), Buffer.from(a!.content))).toBe(0);
+      }
+      expect(after.rootsObjectId).toBe(before.rootsObjectId);
+    } finally {
+      await before.close();
+      await after.close();
+    }
+    // Nothing reachable was left out: every reference of the new storage finds its object.
+    const check = await checkStorage(out);
+    expect(check.problems).toEqual([]);
+    expect(check.javaStarts).toBe(true);
+    // Converted once more, nothing is garbage or superseded any more.
+    const again = await convertStorage(out, { out: `${out}-again`, channels });
+    expect([again.written.objects, again.garbage.objects, again.superseded.objects]).toEqual([report.written.objects, 0, 0]);
+    expect(again.dataBytes).toBe(report.dataBytes);
+    expect(report.dataBytes).toBe(report.written.bytes);
+    expect(readdirSync(work).filter((n) => n.includes('.convert-'))).toEqual([]);
+  });
+});
+
+describe('what is left out', () => {
+  it('the graph corpus: 94 older versions and 35 unreachable objects (as analyze counts them), per type', async () => {
+    const out = join(work, 'graph-compact');
+    const report = await convertStorage(corpusStorage('graph'), { out });
+    expect(report.channels).toBe(2);
+    expect([report.superseded.objects, report.garbage.objects]).toEqual([94, 35]);
+    const totalRecords = report.types.reduce((n, t) => n + t.written + t.superseded + t.garbage, 0);
+    expect(report.written.objects + report.superseded.objects + report.garbage.objects).toBe(totalRecords);
+    const lists = report.types.find((t) => t.typeName === 'java.util.ArrayList')!;
+    expect([lists.superseded, lists.garbage]).toEqual([76, 3]);
+    expect(report.dataBytes).toBeLessThan(report.sourceDataBytes);
+  });
+
+  it('--keep-unreachable copies the garbage: no object is left out but older versions', async () => {
+    const out = join(work, 'generated-kept');
+    const report = await convertStorage(generated, { out, keepUnreachable: true });
+    expect(report.garbage.objects).toBe(0);
+    const before = await Storage.open(generated);
+    try {
+      expect(report.written.objects).toBe(idsOf(before).flat().length);
+    } finally {
+      await before.close();
+    }
+    expect(await recordCount(out)).toBe(report.written.objects);
+  });
+
+  it('the dictionary keeps the types in use and drops definitions no written object uses', async () => {
+    // The evolution corpus holds two definitions of a type; only the newer one's objects are current.
+    const source = corpusStorage('evolution');
+    const out = join(work, 'evolution');
+    const report = await convertStorage(source, { out });
+    const written = parseTypeDictionary(readFileSync(join(out, 'PersistenceTypeDictionary.ptd'), 'utf8'));
+    const original = parseTypeDictionary(readFileSync(join(source, 'PersistenceTypeDictionary.ptd'), 'utf8'));
+    expect(written.entries.length).toBe(report.dictionary.entries);
+    expect(original.entries.length - written.entries.length).toBe(report.dictionary.leftOut);
+    const used = report.types.filter((t) => t.written > 0).map((t) => t.typeName);
+    for (const name of used) expect(written.currentByName.has(name)).toBe(true);
+    expect(await checkStorage(out).then((c) => c.problems)).toEqual([]);
+  });
+});
+
+describe('refused', () => {
+  it('--channels 3 (the libraries accept only powers of two) and 2048 are usage errors; nothing is written', async () => {
+    let stderr = '';
+    const io = { stdout: { write: () => true }, stderr: { write: (t: string) => (stderr += t) } };
+    expect(await runCli(['convert', generated, '--out', join(work, 'three'), '--channels', '3'], io)).toBe(2);
+    expect(stderr).toContain('--channels 3: MicroStream and EclipseStore accept only a power of two');
+    expect(await runCli(['convert', generated, '--out', join(work, 'many'), '--channels', '2048'], quiet)).toBe(2);
+    expect(existsSync(join(work, 'three'))).toBe(false);
+  });
+
+  it('--out existing (even empty), on a file, or inside the storage is a usage error', async () => {
+    const empty = join(work, 'empty');
+    mkdirSync(empty);
+    const file = join(work, 'a-file');
+    writeFileSync(file, 'x');
+    for (const out of [empty, file, join(generated, 'inside'), join(generated, 'channel_0', 'x')]) {
+      let stderr = '';
+      const code = await runCli(['convert', generated, '--out', out], { stdout: { write: () => true }, stderr: { write: (t: string) => (stderr += t) } });
+      expect([out, code]).toEqual([out, 2]);
+      expect(stderr).toMatch(/exists|inside the storage/);
+    }
+    expect(readFileSync(file, 'utf8')).toBe('x');
+    expect(readdirSync(empty)).toEqual([]);
+    expect(existsSync(join(generated, 'inside'))).toBe(false);
+  });
+
+  it('a damaged source: check\'s findings, pointing at rescue; nothing at --out, nothing beside it', async () => {
+    const damaged = join(work, 'damaged');
+    cpSync(generated, damaged, { recursive: true });
+    truncateSync(join(damaged, 'channel_1', 'channel_1_2.dat'), 100);
+    const parent = join(work, 'damaged-out');
+    mkdirSync(parent);
+    await expect(convertStorage(damaged, { out: join(parent, 'new') })).rejects.toBeInstanceOf(DamagedSourceError);
+    let stderr = '';
+    const code = await runCli(['convert', damaged, '--out', join(parent, 'new')], { stdout: { write: () => true }, stderr: { write: (t: string) => (stderr += t) } });
+    expect(code).toBe(1);
+    expect(stderr).toContain('MicroStream 4.1 would refuse to start.');
+    expect(stderr).toContain('DATA_FILE_TOO_SHORT');
+    expect(stderr).toContain(`run storage-inspector rescue ${damaged} --out <new-dir> first`);
+    expect(readdirSync(parent)).toEqual([]);
+  });
+});
+
+describe('the command', () => {
+  it('prints the report as text and as JSON (ids and counts as the report has them)', async () => {
+    let text = '';
+    expect(await runCli(['convert', corpusStorage('graph'), '--out', join(work, 'cli-text'), '--channels', '1'], { stdout: { write: (t: string) => (text += t) }, stderr: { write: () => true } })).toBe(0);
+    expect(text).toContain('Channels:          2 → 1');
+    expect(text).toContain('Superseded:        94 older versions left out, 7,023 bytes');
+    expect(text).toContain('Garbage:           35 unreachable objects left out, 1,869 bytes');
+    let json = '';
+    expect(await runCli(['convert', corpusStorage('graph'), '--out', join(work, 'cli-json'), '--json'], { stdout: { write: (t: string) => (json += t) }, stderr: { write: () => true } })).toBe(0);
+    const report = JSON.parse(json) as { written: { objects: number }; garbage: { objects: number; bytes: number }; channels: number };
+    expect([report.written.objects, report.garbage.objects, report.garbage.bytes, report.channels]).toEqual([1228, 35, 1869, 2]);
+  });
+});
