@@ -5,7 +5,9 @@
  * same record length, so every record must be compared byte for byte to find them), made once.
  * Measured in a fresh process each round against the read-once floor of both storages (warm page
  * cache): open both, compare, decode every differing object (as `--ndjson` does), wall and CPU
- * time (the CPU time says more on a busy machine). Target: at most 3× the floor. `npm run bench` runs it (BENCH_DIFF=0 skips it); `npm run bench:diff` alone.
+ * time (the CPU time says more on a busy machine). Target: at most 3× the floor. Then the
+ * history routes on the copy (history-child.ts): the first `/api/v1/commits`, and p50/p99 of the
+ * first page and of the newest commit's objects asked again (target p99 < 100 ms). `npm run bench` runs it (BENCH_DIFF=0 skips it); `npm run bench:diff` alone.
  */
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,13 +38,20 @@ interface Report {
   readonly maxRssBytes: number;
 }
 
-function runChild(a: string, b: string): Promise<Report> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'diff-child.ts'), a, b], { stdio: ['ignore', 'pipe', 'inherit'] });
+function runChild<T = Report>(args: readonly string[], script = 'diff-child.ts'): Promise<T> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, script), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout });
   return new Promise((resolve, reject) => {
-    lines.once('line', (line) => resolve(JSON.parse(line) as Report));
-    child.once('close', (code) => reject(new Error(`diff-child exited with ${code} before reporting`)));
+    lines.once('line', (line) => resolve(JSON.parse(line) as T));
+    child.once('close', (code) => reject(new Error(`${script} exited with ${code} before reporting`)));
   });
+}
+
+interface HistoryReport {
+  readonly firstMs: number;
+  readonly commits: number;
+  readonly list: { readonly p50: number; readonly p99: number };
+  readonly commit: { readonly p50: number; readonly p99: number };
 }
 
 /** The copy with 1 % of the objects changed (made once; a marker says it is complete). */
@@ -97,6 +106,7 @@ const median = (values: readonly number[]): number => [...values].sort((a, b) =>
 export async function benchDiff(wanted: readonly number[], print: (line: string) => void = console.log): Promise<string[]> {
   const out: string[] = [];
   const rows: string[] = [];
+  const historyRows: string[] = [];
   for (const entities of wanted) {
     const reason = cannotRun(entities);
     if (reason !== undefined) {
@@ -114,11 +124,16 @@ export async function benchDiff(wanted: readonly number[], print: (line: string)
     for (let round = 0; round < ROUNDS; round++) {
       loads.push(loadavg()[0]!);
       floors.push(await floor());
-      const run = await runChild(a, b.dir);
+      const run = await runChild([a, b.dir]);
       if (run.changed !== b.changed || run.added + run.removed !== 0) throw new Error(`diff found ${run.changed} changed, ${run.added} added, ${run.removed} removed; ${b.changed} were changed`);
       runs.push(run);
       print(`diff ${entities}: floor ${floors.at(-1)!.toFixed(0)} ms; open ${run.openMs.toFixed(0)} ms (CPU ${run.openCpuMs.toFixed(0)}), compare ${run.compareMs.toFixed(0)} ms (CPU ${run.compareCpuMs.toFixed(0)})`);
     }
+    // The history routes on the changed copy (its last commit: the 1 % stored again).
+    const h = await runChild<HistoryReport>([b.dir], 'history-child.ts');
+    historyRows.push(
+      `| ${entities.toLocaleString('en')} | ${h.commits.toLocaleString('en')} | ${h.firstMs.toFixed(0)} | ${h.list.p50.toFixed(1)} / ${h.list.p99.toFixed(1)} | ${h.commit.p50.toFixed(1)} / ${h.commit.p99.toFixed(1)} |`,
+    );
     const f = median(floors);
     const total = median(runs.map((r) => r.totalMs));
     const compare = median(runs.map((r) => r.compareMs));
@@ -133,6 +148,11 @@ export async function benchDiff(wanted: readonly number[], print: (line: string)
     '| entities | both storages | objects changed | floor of both ms | open both ms (CPU ms) | compare ms (CPU ms) | open + compare ms (× floor) | compare × floor | peak RSS | load average |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
+    '',
+    'history routes (in-process requests; the first /commits reads every commit\'s bytes once for the state):',
+    '| entities | commits | first /commits ms | /commits?limit=20 p50 / p99 ms | newest /commits/{timestamp}?limit=20 p50 / p99 ms |',
+    '| --- | --- | --- | --- | --- |',
+    ...historyRows,
   );
   return out;
 }
