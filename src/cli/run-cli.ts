@@ -18,6 +18,7 @@ const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{
   sql: { summary: 'query a storage with SQL: every type a table (DuckDB), or an interactive shell', load: () => import('./commands/sql.js') },
   check: { summary: 'diagnose a storage: would MicroStream or EclipseStore start on it, is anything lost', load: () => import('./commands/check.js') },
   diff: { summary: 'what changed between two storages, or two points of one storage\'s history', load: () => import('./commands/diff.js') },
+  cache: { summary: 'list or clear the SQL tables kept between runs', load: () => import('./commands/cache.js') },
   rescue: { summary: 'copy what is readable (or an earlier state) into a new, clean storage', load: () => import('./commands/rescue.js') },
   convert: { summary: 'a compact copy: other channel count, garbage and old versions left out, MicroStream to EclipseStore', load: () => import('./commands/convert.js') },
 };

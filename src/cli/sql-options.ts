@@ -1,8 +1,9 @@
 import { type Command, Option } from 'commander';
 import type { StorageContext } from '../http/registry/storage-registry.js';
-import { sqlEngineOf } from '../http/api-v1/sql-engines.js';
+import { sqlEngineOf, type SqlServiceOptions } from '../http/api-v1/sql-engines.js';
 import { DEFAULT_PROCESS_ANSWER_BYTES, PROCESS_ANSWER_BUDGET } from '../sql/answer-budget.js';
 import { DEFAULT_SQL_LIMITS, type SqlEngine, type SqlLimits } from '../sql/sql-engine.js';
+import { withCacheOptions } from './cache-options.js';
 import { fromEnv, integerOption } from './option-values.js';
 
 /** The SQL limits, the same for `serve` and `sql`: checked (integers, in range) before anything starts. */
@@ -14,6 +15,7 @@ const MIN_ANSWER = 1024;
 
 export function withSqlOptions(command: Command, serving: boolean): Command {
   if (serving) command.addOption(fromEnv(new Option('--no-sql', 'no SQL: POST /api/v1/sql and /api/v1/sql/schema answer 404')));
+  withCacheOptions(command);
   return command
     .addOption(fromEnv(integerOption('--sql-timeout', 'ms', `interrupt SQL statements running longer than this; 0: never (default ${DEFAULT_SQL_LIMITS.timeoutMs})`, 0, MAX_TIMEOUT_MS, 'milliseconds')))
     .addOption(fromEnv(integerOption('--sql-memory-limit', 'bytes', `memory DuckDB may use before it spills to a temporary directory (default ${DEFAULT_SQL_LIMITS.memoryLimitBytes})`, MIN_MEMORY, MAX_MEMORY, 'bytes')))
@@ -48,6 +50,6 @@ export function sqlLimitsOf(values: SqlOptionValues): Partial<SqlLimits> | false
 }
 
 /** A storage's SQL engine with these limits: the one /api/v1/sql uses, for the MCP server's sql_query tool. */
-export function sqlEngineFor(limits: Partial<SqlLimits>): (context: StorageContext) => SqlEngine {
+export function sqlEngineFor(limits: SqlServiceOptions): (context: StorageContext) => SqlEngine {
   return (context) => sqlEngineOf(context, limits);
 }

@@ -58,7 +58,7 @@ export interface SqlEngineOptions extends Partial<SqlLimits> {
    * Tables kept between runs (table-cache.ts): taken from there when the storage's state has an
    * entry, kept there after a build and after fills. Storages not kept in a directory are never cached.
    */
-  readonly cache?: TableCache;
+  readonly cache?: TableCache | undefined;
 }
 
 export interface SqlColumn {

@@ -1,3 +1,4 @@
+import type { TableCache } from './table-cache.js';
 import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { GraphIndex } from '../graph/model/graph-index.js';
@@ -28,6 +29,9 @@ export interface TableExportOptions {
   /** CSV: cells a spreadsheet would run as a formula neutralised (default) or written raw. */
   readonly csvCells?: CsvCells;
   readonly onTable?: (table: string, rows: number) => void;
+  /** Where the built tables are kept between runs (none: built here). */
+  readonly cache?: TableCache | undefined;
+  readonly onProblem?: (message: string) => void;
 }
 
 export interface ManifestTable {
@@ -61,7 +65,7 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
   if (existsSync(out)) throw new ExportTargetError(`--out ${options.out} exists already; give a new directory (nothing is overwritten)`);
   if (!existsSync(dirname(out)) || !statSync(dirname(out)).isDirectory()) throw new ExportTargetError(`--out ${options.out}: its parent directory does not exist`);
   const partial = join(dirname(out), `.${basename(out)}.partial-${process.pid}`);
-  const engine = new SqlEngine({ storage: options.storage, allowFiles: true, timeoutMs: 0, maxConcurrent: 1, ...(options.graph === undefined ? {} : { graph: options.graph }), ...(options.memoryLimitBytes === undefined ? {} : { memoryLimitBytes: options.memoryLimitBytes }) });
+  const engine = new SqlEngine({ storage: options.storage, allowFiles: true, timeoutMs: 0, maxConcurrent: 1, cache: options.cache, ...(options.onProblem === undefined ? {} : { onProblem: options.onProblem }), ...(options.graph === undefined ? {} : { graph: options.graph }), ...(options.memoryLimitBytes === undefined ? {} : { memoryLimitBytes: options.memoryLimitBytes }) });
   const onSignal = (): void => {
     rmSync(partial, { recursive: true, force: true });
   };
@@ -86,6 +90,8 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
     const manifest: ExportManifest = { format: options.format, storage: options.storage.directory, objects, writtenAt: new Date().toISOString(), tables: written };
     writeFileSync(join(partial, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     renameSync(partial, out);
+    // Every table filled: kept whole for the next export or statement.
+    await engine.settle();
     return manifest;
   } catch (error) {
     rmSync(partial, { recursive: true, force: true });

@@ -1,3 +1,4 @@
+import { cacheArgsOf, tableCacheOf, withCacheOptions, type CacheArgs, type CacheOptionValues } from '../cache-options.js';
 import { type Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import { UTC } from '../../javatext/java-time-zones.js';
@@ -31,10 +32,12 @@ export interface ExportArgs extends StorageSpec {
   readonly rawCsv: boolean;
   /** Refuse a storage MicroStream would refuse instead of reading what can be read of it. */
   readonly strict?: true | undefined;
+  /** Where the SQL tables are kept between runs, as given (the defaults otherwise). */
+  readonly cache?: CacheArgs;
 }
 
 export function exportCommand(): Command {
-  return withStorageOptions(toolCommand('export').description(DESCRIPTION).argument('<storage-dir>', STORAGE_ARGUMENT_TEXT), true)
+  return withCacheOptions(withStorageOptions(toolCommand('export').description(DESCRIPTION).argument('<storage-dir>', STORAGE_ARGUMENT_TEXT), true))
     .addOption(new Option('--type <name|id>', 'the type: a type id, or a type name, full or simple when only one type has it (every version of it)'))
     .addOption(new Option('--format <format>', 'output format').choices(['ndjson', 'csv', 'parquet']).default('ndjson'))
     .addOption(new Option('--out <file|dir>', 'write to this new file instead of standard output (a new directory for the tables)'))
@@ -46,11 +49,12 @@ export function parseExportArgs(args: string[]): ExportArgs | 'help' {
   const command = exportCommand();
   if (parseCommand(command, args) === 'help') return 'help';
   const spec = storageSpecOf(command);
-  const values = command.opts<{ type?: string; format: 'ndjson' | 'csv' | 'parquet'; out?: string; strict?: true; rawCsv?: true }>();
+  const values = command.opts<CacheOptionValues & { type?: string; format: 'ndjson' | 'csv' | 'parquet'; out?: string; strict?: true; rawCsv?: true }>();
+  const cache = cacheArgsOf(values);
   if (values.type === '') throw new UsageError('invalid --type "": give a type name or id');
   const tables = values.type === undefined || values.format === 'parquet';
   if (tables && values.out === undefined) throw new UsageError(values.type === undefined ? 'missing --type (one type to standard output), or --out DIR (every table)' : '--format parquet writes a directory: give --out DIR');
-  return { ...spec, type: values.type, format: values.format, out: values.out, tables, strict: values.strict, rawCsv: values.rawCsv === true };
+  return { ...spec, type: values.type, format: values.format, out: values.out, tables, strict: values.strict, rawCsv: values.rawCsv === true, ...(Object.keys(cache).length === 0 ? {} : { cache }) };
 }
 
 export async function run(args: string[], io: CommandIo): Promise<void> {
@@ -164,6 +168,8 @@ async function exportTableFiles(options: ExportArgs, io: CommandIo): Promise<voi
         format: options.format,
         csvCells: options.rawCsv ? 'raw' : 'safe',
         table: options.type,
+        cache: tableCacheOf(options.cache),
+        onProblem: (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`),
         onTable: (table, rows) => void io.stderr.write(`storage-inspector: wrote ${table} (${rows} rows)\n`),
       });
       const rows = manifest.tables.reduce((n, t) => n + t.rows, 0);

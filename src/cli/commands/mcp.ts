@@ -1,3 +1,4 @@
+import { cacheArgsOf, tableCacheOf, withCacheOptions } from '../cache-options.js';
 import { type Command, Option } from 'commander';
 import { StorageRegistry } from '../../http/registry/storage-registry.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../http/guard/limits.js';
@@ -21,13 +22,14 @@ const DESCRIPTION = [
 ].join('\n\n');
 
 export function mcpCommand(): Command {
-  return withStorageOptions(toolCommand('mcp').description(DESCRIPTION).argument('[storages...]', `${STORAGE_ARGUMENT_TEXT}; NAME=<either> for each of several`))
+  const command = withStorageOptions(toolCommand('mcp').description(DESCRIPTION).argument('[storages...]', `${STORAGE_ARGUMENT_TEXT}; NAME=<either> for each of several`))
     .addOption(fromEnv(new Option('--no-follow', 'answer from the state at startup; do not follow later commits')))
     .addOption(fromEnv(integerOption('--poll-interval', 'ms', 'how often to look for changes besides file system events', 10, 3_600_000, 'milliseconds').default(DEFAULT_POLL_INTERVAL_MS)))
     .addOption(fromEnv(integerOption('--request-timeout', 'ms', `a tool still running after this answers an error; 0: none (default ${DEFAULT_REQUEST_TIMEOUT_MS})`, 0, 86_400_000, 'milliseconds')))
     .addOption(fromEnv(new Option('--allow-external-links', 'follow symbolic links of the storage directory that lead outside it')))
     .addOption(fromEnv(integerOption('--max-dictionary-bytes', 'n', `refuse a type dictionary larger than this (default ${DEFAULT_MAX_DICTIONARY_BYTES})`, 1024, 2 ** 30, 'bytes')))
     .addOption(fromEnv(new Option('--no-sql', 'no sql_query tool')));
+  return withCacheOptions(command);
 }
 
 interface McpFlags {
@@ -39,6 +41,9 @@ interface McpFlags {
   allowExternalLinks?: true;
   maxDictionaryBytes?: number;
   sql: boolean;
+  cache?: boolean;
+  cacheDir?: string;
+  cacheMaxSize?: number;
 }
 
 export interface McpArgs {
@@ -94,7 +99,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     registry,
     checkSource: checkSourceOpener(specs, sourceOptions, DEFAULT_STORAGE_NAME),
     // The sql_query tool: the storage's SQL engine with the default limits (--no-sql: none).
-    ...(flags.sql ? { sqlEngine: sqlEngineFor({}) } : {}),
+    ...(flags.sql ? { sqlEngine: sqlEngineFor({ cache: tableCacheOf(cacheArgsOf(flags)) }) } : {}),
   });
   // One line a message; a line too long or not JSON is answered with a JSON-RPC error and reading goes on.
   const transport = new LineStdioTransport(process.stdin, process.stdout, (line) => void io.stderr.write(`${line}\n`));

@@ -29,6 +29,7 @@ import { sqlLimitsOf, withSqlOptions, type SqlOptionValues } from '../sql-option
 import type { SqlLimits } from '../../sql/sql-engine.js';
 import { checkSourceOpener } from '../../mcp/check-sources.js';
 import { sqlEngineFor } from '../sql-options.js';
+import { cacheArgsOf, tableCacheOf, type CacheArgs, type CacheOptionValues } from '../cache-options.js';
 import { checkStorageSpecs, DEFAULT_STORAGE_NAME, openStorages, parseStorageSpecs, type StorageSpec } from './serve-storages.js';
 
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -81,6 +82,8 @@ export interface ServeOptions {
   readonly requestTimeoutMs?: number | undefined;
   /** SQL limits, or false (--no-sql). */
   readonly sql?: Partial<SqlLimits> | false;
+  /** Where the SQL tables are kept between runs, as given (the defaults otherwise). */
+  readonly cache?: CacheArgs;
   /** Searches running at once (/api/v1/search and the MCP search tool); more are refused 503. */
   readonly searchMaxConcurrent?: number | undefined;
   readonly shutdownTimeoutMs?: number | undefined;
@@ -243,7 +246,7 @@ function serveOptions(): Command {
     );
 }
 
-interface ServeFlags extends SqlOptionValues {
+interface ServeFlags extends SqlOptionValues, CacheOptionValues {
   table?: string;
   pgPasswordFile?: string;
   port: number;
@@ -319,6 +322,7 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
     maxResponseBytes: values.maxResponseBytes,
     requestTimeoutMs: values.requestTimeout,
     ...sqlOption(sqlLimitsOf(values)),
+    ...givenCache(cacheArgsOf(values)),
     shutdownTimeoutMs: values.shutdownTimeout,
     metricsTokenFile: values.metricsTokenFile,
     ...(values.allowedHosts === undefined ? {} : { allowedHosts: values.allowedHosts }),
@@ -330,6 +334,11 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
     ...(values.recordCacheBytes === undefined ? {} : { recordCacheBytes: values.recordCacheBytes }),
     ...(values.searchMaxConcurrent === undefined ? {} : { searchMaxConcurrent: values.searchMaxConcurrent }),
   };
+}
+
+/** The cache options when any was given: only what was given is kept. */
+function givenCache(cache: CacheArgs): { cache?: CacheArgs } {
+  return Object.keys(cache).length === 0 ? {} : { cache };
 }
 
 /** SQL is on with default limits unless said otherwise: only what was given is kept. */
@@ -402,6 +411,8 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
   // Whatever fails from here to the hand-over must not be kept waiting by the stand-in.
   opening.unref();
   const first = storages.opened[0]!;
+  // The SQL tables kept between runs (sql/table-cache.ts), shared with `sql`, `export` and `mcp`.
+  const sqlService = options.sql === false ? false : { ...(options.sql ?? {}), cache: tableCacheOf(options.cache) };
   // Our own API's graph indexes are built in the background once the server listens.
   const app = buildApp(first.storage, {
     api: registry,
@@ -420,7 +431,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     maxUnsentBytes: options.maxUnsentBytes,
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-    sql: options.sql ?? {},
+    sql: sqlService,
     searchMaxConcurrent: options.searchMaxConcurrent,
     ...(first.follower === undefined ? {} : { catchUp: () => first.follower!.refreshNow() }),
     // /mcp: the MCP server for AI assistants (src/mcp/), behind the same checks.
@@ -431,7 +442,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
         DEFAULT_STORAGE_NAME,
       ),
       // The sql_query tool runs on the same engines as /api/v1/sql (none with --no-sql).
-      ...(options.sql === false ? {} : { sqlEngine: sqlEngineFor(options.sql ?? {}) }),
+      ...(sqlService === false ? {} : { sqlEngine: sqlEngineFor(sqlService) }),
     },
   });
   storages.setLogger(app.log);

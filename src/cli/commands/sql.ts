@@ -9,6 +9,7 @@ import type { CommandIo } from '../io.js';
 import { integerOption, parseCommand, toolCommand } from '../option-values.js';
 import { openOutput } from '../output-target.js';
 import { sqlLimitsOf, withSqlOptions, type SqlOptionValues } from '../sql-options.js';
+import { cacheArgsOf, tableCacheOf, type CacheArgs, type CacheOptionValues } from '../cache-options.js';
 import { runStatement, sqlErrorText } from '../sql-output.js';
 import { isDirectorySpec, openStorage, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions, type StorageSpec } from '../storage-argument.js';
 import { refuseStoragePlace } from '../../writer/output-place.js';
@@ -23,6 +24,8 @@ export interface SqlArgs extends StorageSpec {
   readonly maxRows: number;
   readonly rawCsv: boolean;
   readonly limits: Exclude<ReturnType<typeof sqlLimitsOf>, false>;
+  /** Where the tables are kept between runs, as given (the defaults otherwise). */
+  readonly cache?: CacheArgs;
 }
 
 export function sqlCommand(): Command {
@@ -43,7 +46,7 @@ export async function parseSqlArgs(args: string[]): Promise<SqlArgs | 'help'> {
   const [directory, query0, ...extra] = command.args;
   if (extra.length > 0) throw new UsageError(`one storage and one statement are expected (quote the statement); see 'storage-inspector sql --help'`);
   const spec = storageSpecOf({ args: directory === undefined ? [] : [directory], opts: () => command.opts(), name: () => 'sql' } as unknown as Command);
-  const values = command.opts<SqlOptionValues & { format: ResultFormat; out?: string; file?: string; maxRows: number; rawCsv?: boolean }>();
+  const values = command.opts<SqlOptionValues & CacheOptionValues & { format: ResultFormat; out?: string; file?: string; maxRows: number; rawCsv?: boolean }>();
   let query = query0;
   if (values.file !== undefined) {
     if (query !== undefined) throw new UsageError('give the statement either as an argument or with --file, not both');
@@ -54,7 +57,7 @@ export async function parseSqlArgs(args: string[]): Promise<SqlArgs | 'help'> {
     }
   }
   if (query !== undefined && query.trim() === '') throw new UsageError('the statement is empty');
-  return { ...spec, query, format: values.format, out: values.out, maxRows: values.maxRows, rawCsv: values.rawCsv === true, limits: sqlLimitsOf(values) as SqlArgs['limits'] };
+  return { ...spec, query, format: values.format, out: values.out, maxRows: values.maxRows, rawCsv: values.rawCsv === true, limits: sqlLimitsOf(values) as SqlArgs['limits'], ...given(cacheArgsOf(values)) };
 }
 
 export async function run(args: string[], io: CommandIo): Promise<number | void> {
@@ -80,8 +83,13 @@ export async function run(args: string[], io: CommandIo): Promise<number | void>
       storage,
       graph: () => context.graph.ready(),
       onProblem: (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`),
+      cache: tableCacheOf(options.cache),
     });
-    if (options.query === undefined) return await runShell(engine, io, options.maxRows, process.stdin, notices === undefined ? {} : { notices });
+    if (options.query === undefined) {
+      const code = await runShell(engine, io, options.maxRows, process.stdin, notices === undefined ? {} : { notices });
+      await engine.settle();
+      return code;
+    }
     const output = await openOutput(options.out, io.stdout);
     try {
       await runStatement(engine, options.query, options.format, output, {
@@ -99,9 +107,16 @@ export async function run(args: string[], io: CommandIo): Promise<number | void>
     } finally {
       await output.end();
     }
+    // The tables as this statement filled them, kept for the next run (after the answer is out).
+    await engine.settle();
   } finally {
     engine?.close();
     await registry.close();
     await storage.close();
   }
+}
+
+/** The cache options when any was given (parsed arguments hold only what was given). */
+function given(cache: CacheArgs): { cache?: CacheArgs } {
+  return Object.keys(cache).length === 0 ? {} : { cache };
 }

@@ -1,4 +1,5 @@
 import type { SqlLimits } from '../../sql/sql-engine.js';
+import type { TableCache } from '../../sql/table-cache.js';
 import { SqlEngine } from '../../sql/sql-engine.js';
 import type { StorageContext } from '../registry/storage-registry.js';
 
@@ -7,7 +8,8 @@ import type { StorageContext } from '../registry/storage-registry.js';
  * itself on its first statement (dynamic import), so a server nobody sends SQL to never loads it.
  */
 
-export type SqlServiceOptions = Partial<SqlLimits>;
+/** The limits, and where the built tables are kept between runs (none: built in every run). */
+export type SqlServiceOptions = Partial<SqlLimits> & { readonly cache?: TableCache | undefined };
 
 const engines = new WeakMap<StorageContext, SqlEngine>();
 

@@ -1,0 +1,96 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+import { SqlEngine } from '../../src/sql/sql-engine.js';
+import { TableCache } from '../../src/sql/table-cache.js';
+import { Storage } from '../../src/storage/storage.js';
+import { writeModelStorage } from '../graph/model-storage.js';
+import { spawnCli } from '../security/cli.js';
+
+/**
+ * The SQL tables' cache from the command line: `sql` keeps them in --cache-dir (the test run's own
+ * XDG_CACHE_HOME otherwise), `cache list` shows the kept state, `cache clear` drops it, --no-cache
+ * keeps nothing; two `sql` processes building the same storage's tables at once both answer and
+ * leave one whole entry, which the next run uses.
+ */
+
+async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, { stdout: { write: (t: string) => ((stdout += t), true) }, stderr: { write: (t: string) => ((stderr += t), true) } });
+  return { code, stdout, stderr };
+}
+
+const NAMES = `SELECT name FROM "gen.Node" ORDER BY name`;
+
+describe('storage-inspector cache', () => {
+  let base: string;
+  let dir: string;
+  let cacheDir: string;
+
+  beforeAll(() => {
+    base = mkdtempSync(join(tmpdir(), 'sql-cache-cli-'));
+    dir = join(base, 'storage');
+    writeModelStorage(dir);
+    cacheDir = join(base, 'cache');
+  });
+  afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+  it('runs with a cache of the test run, never the home directory', () => {
+    expect(process.env.XDG_CACHE_HOME).toBeDefined();
+    expect(process.env.XDG_CACHE_HOME!.startsWith(tmpdir())).toBe(true);
+  });
+
+  it('sql keeps the tables, cache list shows them, cache clear drops them', async () => {
+    const first = await cli(['sql', dir, NAMES, '--format', 'csv', '--cache-dir', cacheDir]);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('a, version 2');
+    const list = await cli(['cache', 'list', '--cache-dir', cacheDir]);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/1 kept SQL database,/);
+    expect(list.stdout).toContain(join(base, 'storage'));
+    const second = await cli(['sql', dir, NAMES, '--format', 'csv', '--cache-dir', cacheDir]);
+    expect(second.stdout).toBe(first.stdout);
+    expect((await cli(['cache', 'clear', '--cache-dir', cacheDir])).stdout).toMatch(/dropped 1 kept SQL database/);
+    expect((await cli(['cache', 'list', '--cache-dir', cacheDir])).stdout).toMatch(/0 kept SQL databases/);
+  });
+
+  it('--no-cache keeps nothing', async () => {
+    const off = join(base, 'off');
+    expect((await cli(['sql', dir, 'SELECT 1', '--cache-dir', off, '--no-cache'])).code).toBe(0);
+    expect(readdirSync(base)).not.toContain('off');
+  });
+
+  it('refuses an action it does not know and a size without meaning', async () => {
+    expect((await cli(['cache', 'drop'])).code).toBe(2);
+    expect((await cli(['cache', 'list', '--cache-max-size', 'lots'])).code).toBe(2);
+  });
+
+  it('two processes building at once both answer and leave one whole entry, used by the next run', async () => {
+    const shared = join(base, 'shared');
+    const runs = [spawnCli(['sql', dir, NAMES, '--format', 'ndjson', '--cache-dir', shared]), spawnCli(['sql', dir, NAMES, '--format', 'ndjson', '--cache-dir', shared])];
+    const exits = await Promise.all(runs.map((r) => r.exit));
+    expect(exits.map((e) => e.code)).toEqual([0, 0]);
+    expect(runs[0]!.stdout()).toContain('a, version 2');
+    expect(runs[1]!.stdout()).toBe(runs[0]!.stdout());
+    const cache = new TableCache(shared);
+    const entries = await cache.list();
+    expect(entries).toHaveLength(1);
+    // Nothing half-written left behind.
+    expect(readdirSync(join(shared, 'tables-v1'))).toEqual([entries[0]!.key]);
+    const storage = await Storage.open(dir);
+    let cached: boolean | undefined;
+    const engine = new SqlEngine({ storage, cache, onBuilt: (f) => (cached = f.cached) });
+    try {
+      const answer = await engine.query(NAMES, { limit: 100 });
+      expect(cached).toBe(true);
+      const printed = runs[0]!.stdout().trim().split('\n').map((line) => (JSON.parse(line) as { name: string }).name);
+      expect(answer.rows.map((r) => r[0])).toEqual(printed);
+    } finally {
+      engine.close();
+      await storage.close();
+    }
+  });
+});
