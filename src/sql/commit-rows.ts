@@ -62,9 +62,17 @@ export class RecordCommits {
     for (const channel of storage.channels) for (const file of channel.files) this.fileNumbers.set(file.path, file.fileNumber);
   }
 
+  private lastFile = '';
+  private lastNumber: bigint | undefined;
+
   /** The commit number (from 1) of the record, 0 when unknown. */
   numberOf(channel: number, file: string, offset: number): number {
-    const fileNumber = this.fileNumbers.get(file);
+    // Records come file by file: the file's number is looked up once per file, not per row.
+    if (file !== this.lastFile) {
+      this.lastFile = file;
+      this.lastNumber = this.fileNumbers.get(file);
+    }
+    const fileNumber = this.lastNumber;
     return fileNumber === undefined ? 0 : Math.abs(this.history.commitNumberOf(channel, fileNumber, offset));
   }
 
