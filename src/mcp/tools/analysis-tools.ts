@@ -4,7 +4,7 @@ import type { Analysis } from '../../http/api-v1/schemas.js';
 import { relativeDeep, storageDirectoryName } from '../../http/api-v1/storage-paths.js';
 import { ApiAnswerError } from '../api-client.js';
 import { offsetOf, short, TextBudget, truncationMarker } from '../budget.js';
-import { simpleName, viaText } from '../render.js';
+import { fullName, simpleName, viaText } from '../render.js';
 import { answer, cursorInput, guarded, limitInput, READ_ONLY, storageInput, storageOf, type ToolRegistrar } from '../tool-kit.js';
 
 /** `analyze_storage` (garbage, missing references, waste per file) and `check_storage`. */
@@ -38,7 +38,7 @@ export const registerAnalysisTools: ToolRegistrar = (server, deps) => {
         out.add(`reachable: ${result.reachable.count} objects, ${kb(result.reachable.bytes)}; unreachable (garbage): ${result.unreachable.count} objects, ${kb(result.unreachable.bytes)}`);
         if (result.unreachable.byType.length > 0) {
           out.add('garbage by class (largest first):');
-          for (const t of result.unreachable.byType.slice(0, top)) out.add(`  ${t.typeName} [type id ${t.typeId}]: ${t.count} objects, ${kb(t.bytes)}`);
+          for (const t of result.unreachable.byType.slice(0, top)) out.add(`  ${fullName(t.typeName)} [type id ${t.typeId}]: ${t.count} objects, ${kb(t.bytes)}`);
           if (result.unreachable.byType.length > top) out.addAlways(`  truncated: ${result.unreachable.byType.length - top} more classes (raise top, at most 100)`);
         }
         const missing = result.missingReferences;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { offsetOf, short, TextBudget, truncationMarker } from '../budget.js';
-import { simpleName, valueText } from '../render.js';
+import { fullName, simpleName, valueText } from '../render.js';
 import { answer, cursorInput, guarded, limitInput, READ_ONLY, storageInput, storageOf, type ToolRegistrar } from '../tool-kit.js';
 
 /**
@@ -140,7 +140,7 @@ export const registerHistoryTools: ToolRegistrar = (server, deps) => {
         const out = new TextBudget();
         out.add(result.equal ? `no differences (${s.unchanged} objects unchanged)` : `${s.added} added, ${s.removed} removed, ${s.changed} changed, ${s.unchanged} unchanged objects`);
         for (const t of s.types.filter((x) => x.added + x.removed + x.changed > 0).slice(0, 10)) out.add(`  ${simpleName(t.typeName)}: +${t.added} -${t.removed} ~${t.changed}`);
-        if (result.typeChanges.length > 0) out.add(`type changes: ${result.typeChanges.map((t) => t.typeName).join(', ')}`);
+        if (result.typeChanges.length > 0) out.add(`type changes: ${result.typeChanges.map((t) => fullName(t.typeName)).join(', ')}`);
         for (const o of result.objects) objectLines(o, out);
         const next = offset + result.objects.length;
         if (next < result.total) out.addAlways(truncationMarker(result.total - next, next, 'differing objects'));
