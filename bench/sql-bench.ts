@@ -3,13 +3,16 @@
  * generated once under bench/.storages), in a fresh process each: building every table (rows/s)
  * against the graph build and the read-once floor, the first filtered query on the largest type
  * (table build included), repeated queries p50/p99, RSS with every table built against the
- * storage's size on disk, and the Parquet export (MB/s of storage read). Warm page cache.
+ * storage's size on disk, and the Parquet export (MB/s of storage read); then `sql` run twice as a
+ * command on the unchanged storage, the second answered from the tables kept between runs
+ * (sql-cache-runs.ts). Warm page cache. BENCH_SQL_CACHE_ONLY=1: only the two `sql` runs.
  */
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { cacheRuns } from './sql-cache-runs.js';
 import { cannotRun, readOnceFloor, storageBytes, storageFor, STORAGES } from './storages.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -54,6 +57,15 @@ function runChild(dir: string): Promise<Report> {
 
 const mb = (bytes: number): string => `${(bytes / 1024 ** 2).toFixed(1)} MB`;
 
+/** The query of the two `sql` runs without the child (which picks the largest entity type's): the generator's persons. */
+const CACHE_QUERY = `SELECT count(*) FROM "gen.Person" WHERE name LIKE '%ab%'`;
+
+function sayCacheRuns(say: (line: string) => void, c: Awaited<ReturnType<typeof cacheRuns>>, sql: string): void {
+  const secs = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
+  say(`  sql, a fresh process         ${secs(c.cold.answerMs)} to the answer, ${secs(c.cold.exitMs)} to the exit (the tables kept in the cache after the answer: ${mb(c.entryBytes)}): ${sql}`);
+  say(`  sql again, storage unchanged ${secs(c.cached.answerMs)} to the answer, ${secs(c.cached.exitMs)} to the exit (the kept tables copied into the private directory; the same answer)`);
+}
+
 /** The SQL benchmark at these sizes (entities), one block of lines per size, printed as it goes. */
 export async function benchSql(wanted: readonly number[], print: (line: string) => void = console.log): Promise<string[]> {
   const out: string[] = [];
@@ -72,6 +84,11 @@ export async function benchSql(wanted: readonly number[], print: (line: string) 
     await readOnceFloor(dir); // warm the page cache
     const floorMs = await readOnceFloor(dir);
     const load = loadavg()[0]!;
+    if (process.env.BENCH_SQL_CACHE_ONLY === '1') {
+      say(`\nSQL at ${entities.toLocaleString('en')} entities (${mb(bytes)} on disk), load average ${load.toFixed(2)}`);
+      sayCacheRuns(say, await cacheRuns(dir, CACHE_QUERY), CACHE_QUERY);
+      continue;
+    }
     const r = await runChild(dir);
     say(`\nSQL at ${entities.toLocaleString('en')} entities (${mb(bytes)} on disk), load average ${load.toFixed(2)}`);
     say(`  read-once floor              ${floorMs.toFixed(0)} ms`);
@@ -85,6 +102,7 @@ export async function benchSql(wanted: readonly number[], print: (line: string) 
     for (const [name, t] of Object.entries(r.repeated)) say(`  ${name.padEnd(32)} p50 ${t.p50.toFixed(1)} ms, p99 ${t.p99.toFixed(1)} ms`);
     say(`  RSS with every table built   ${mb(r.settledRssBytes)} settled (${(r.settledRssBytes / bytes).toFixed(2)}× the storage on disk); ${mb(r.rssBytes)} right after the queries, peak ${mb(r.maxRssBytes)}`);
     say(`  Parquet export               ${r.exportMs.toFixed(0)} ms, ${mb(r.parquetBytes)} written, ${(bytes / 1024 ** 2 / (r.exportMs / 1000)).toFixed(1)} MB/s of storage`);
+    sayCacheRuns(say, await cacheRuns(dir, r.firstEntitySql), r.firstEntitySql);
   }
   return out;
 }

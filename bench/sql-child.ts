@@ -106,11 +106,10 @@ for (const [name, sql] of Object.entries(QUERIES)) {
   repeated[name] = { p50: times[Math.floor(times.length / 2)]!, p99: times[Math.min(times.length - 1, Math.floor(times.length * 0.99))]! };
 }
 // The floor: every table's rows, of its column types, appended by DuckDB alone (sql-append-floor.ts).
-const shapes = await engine.query(
-  `SELECT t.table_name, t.estimated_size, string_agg(c.data_type, '|' ORDER BY c.column_index) FROM duckdb_tables() t JOIN duckdb_columns() c ON c.table_oid = t.table_oid WHERE t.schema_name = 'main' GROUP BY ALL`,
-  { limit: 10_000 },
-);
-const floorTables = shapes.rows.map(([name, rows, types]) => ({ name: String(name), rows: Number(rows), types: String(types).split('|') }));
+// A user's statement may no longer read DuckDB's catalog (the sandbox's allow-list): the rows per
+// table from the engine's own look at it, the column types from the schema (the tables a user sees).
+const estimates = await engine.tableRowEstimates();
+const floorTables = schema.tables.filter((t) => estimates.has(t.name)).map((t) => ({ name: t.name, rows: estimates.get(t.name)!, types: t.columns.map((c) => c.type) }));
 const rssBytes = process.memoryUsage().rss;
 // And once it has settled: freed memory goes back to the system over the next seconds (DuckDB's
 // allocator hands it back from threads of its own). Samples 250 ms apart until two differ by less
