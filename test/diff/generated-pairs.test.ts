@@ -257,7 +257,10 @@ describe('diff of EclipseStore storages', () => {
     const change = w.beginStore();
     const names = new Map<bigint, bigint>();
     const a = await Storage.open(dirA);
-    for (const id of items) names.set(id, (await a.readEntity(id))!.content.readBigInt64LE(0));
+    for (const id of items) {
+      const content = (await a.readEntity(id))!.content;
+      names.set(id, Buffer.from(content.buffer, content.byteOffset, content.byteLength).readBigInt64LE(0));
+    }
     await a.close();
     change.add(w.dictionary.require('shop.Item'), items[3]!, [names.get(items[3]!)!, null, 333, 1.5]);
     const added = w.newObjectId();
