@@ -1,14 +1,16 @@
 import { assembleTypeDictionary } from '../format/dictionary-text.js';
-import { parseTypeDictionary, type FieldDescriptor, type TypeDictionary, type TypeEntry } from '../format/type-dictionary.js';
+import { parseTypeDictionary, type FieldDescriptor, type MemberDescriptor, type TypeDictionary, type TypeEntry } from '../format/type-dictionary.js';
 
 /**
  * The type dictionary of a converted storage: the types whose objects are written, the types their
  * fields declare (as far as the source's dictionary knows them, so that the library finds the
  * entries it would otherwise register on its start), and the types of a fresh storage of the
  * family the library registers itself (its base dictionary). Older definitions of a type that no
- * written object uses are left out. Optionally every entry's name is rewritten (MicroStream →
- * EclipseStore); entries of the target's base dictionary that the source lacks are then added
- * when neither their id nor their name is taken.
+ * written object uses are left out. Optionally the names are rewritten (MicroStream → EclipseStore)
+ * as the Storage Migrator's dictionary parser maps them: each entry's type name and each member's
+ * declared type name (nested list elements too), not the qualifiers (`Class#field`), which its
+ * parser keeps as written; entries of the target's base dictionary that the source lacks are then
+ * added when neither their id nor their name is taken.
  */
 
 export interface CompactDictionary {
@@ -59,7 +61,7 @@ export function compactDictionary(options: CompactDictionaryOptions): CompactDic
     if (leftOut === 0) return { text: options.sourceText, entries: entries.length, leftOut };
   } else {
     const rename = options.rename.typeName;
-    entries = entries.map((e) => ({ ...e, typeName: rename(e.typeName) }));
+    entries = entries.map((e) => renamedEntry(e, rename));
     const ids = new Set(entries.map((e) => e.typeId));
     const names = new Set(entries.map((e) => e.typeName));
     for (const base of parseTypeDictionary(options.rename.targetBaseText).entries) {
@@ -71,4 +73,15 @@ export function compactDictionary(options: CompactDictionaryOptions): CompactDic
   }
   entries.sort((a, b) => (a.typeId < b.typeId ? -1 : a.typeId > b.typeId ? 1 : 0));
   return { text: assembleTypeDictionary(entries), entries: entries.length, leftOut };
+}
+
+/** An entry with its type name and its members' declared type names rewritten (qualifiers kept). */
+function renamedEntry(entry: TypeEntry, rename: (name: string) => string): TypeEntry {
+  const field = (f: FieldDescriptor): FieldDescriptor => {
+    if (f.kind === 'reference') return { ...f, typeName: rename(f.typeName) };
+    if (f.kind === 'list') return { ...f, elements: f.elements.map(field) };
+    return f;
+  };
+  const member = (m: MemberDescriptor): MemberDescriptor => (m.kind === 'enumConstant' || m.kind === 'primitiveDefinition' ? m : field(m));
+  return { ...entry, typeName: rename(entry.typeName), members: entry.members.map(member), fields: entry.fields.map(field) };
 }

@@ -5,9 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkStorage } from '../../src/check/check-storage.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { convertStorage, DamagedSourceError } from '../../src/convert/convert-storage.js';
+import { eclipseStoreTypeName } from '../../src/convert/eclipsestore-names.js';
 import { parseTypeDictionary } from '../../src/format/type-dictionary.js';
 import { Storage } from '../../src/storage/storage.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
+import { CONFORMANCE_DIR } from '../helpers/conformance.js';
 import { corpusStorage } from '../security/server.js';
 
 /**
@@ -45,7 +47,7 @@ describe.each([
   ['the graph corpus (MicroStream 4.1)', () => corpusStorage('graph')],
   ['a generated storage with updates', () => generated],
 ])('%s', (_name, source) => {
-  it.each([1, 2, 4])('--channels %i: every reachable current version, byte for byte, in channel oid %% channels', async (channels) => {
+  it.each([1, 2, 4])('--channels %i: every reachable current version, byte for byte, in channel (object id modulo the channel count)', async (channels) => {
     const out = join(work, `out-${_name.length}-${channels}`);
     const report = await convertStorage(source(), { out, channels });
     expect(report.channels).toBe(channels);
@@ -176,5 +178,47 @@ describe('the command', () => {
     expect(await runCli(['convert', corpusStorage('graph'), '--out', join(work, 'cli-json'), '--json'], { stdout: { write: (t: string) => (json += t) }, stderr: { write: () => true } })).toBe(0);
     const report = JSON.parse(json) as { written: { objects: number }; garbage: { objects: number; bytes: number }; channels: number };
     expect([report.written.objects, report.garbage.objects, report.garbage.bytes, report.channels]).toEqual([1228, 35, 1869, 2]);
+  });
+});
+
+describe('--to', () => {
+  it('type names as the Storage Migrator maps them: by whole package, inner classes kept, JDK, application types and arrays unchanged', () => {
+    expect(eclipseStoreTypeName('one.microstream.reference.Lazy$Default')).toBe('org.eclipse.serializer.reference.Lazy$Default');
+    expect(eclipseStoreTypeName('one.microstream.persistence.types.PersistenceRoots$Default')).toBe('org.eclipse.serializer.persistence.types.PersistenceRoots$Default');
+    expect(eclipseStoreTypeName('one.microstream.storage.types.StorageConfiguration')).toBe('org.eclipse.store.storage.types.StorageConfiguration');
+    expect(eclipseStoreTypeName('one.microstream.persistence.binary.one.microstream.collections.BinaryHandlerEqHashTable')).toBe(
+      'org.eclipse.serializer.persistence.binary.org.eclipse.serializer.collections.BinaryHandlerEqHashTable',
+    );
+    // The migrator's table maps this package onto org.eclipse.serializer itself.
+    expect(eclipseStoreTypeName('one.microstream.persistence.binary.util.Thing')).toBe('org.eclipse.serializer.Thing');
+    // Only whole packages in the table: a subpackage not listed, the JDK, arrays and application types stay.
+    expect(eclipseStoreTypeName('one.microstream.reference.inner.Thing')).toBe('one.microstream.reference.inner.Thing');
+    expect(eclipseStoreTypeName('java.util.ArrayList')).toBe('java.util.ArrayList');
+    expect(eclipseStoreTypeName('[Lone.microstream.reference.Lazy;')).toBe('[Lone.microstream.reference.Lazy;');
+    expect(eclipseStoreTypeName('gen.Book')).toBe('gen.Book');
+  });
+
+  it('--to eclipsestore renames entry names and declared types, keeps qualifiers; the storage is an EclipseStore one', async () => {
+    const out = join(work, 'to-es');
+    const report = await convertStorage(corpusStorage('graph'), { out, to: 'eclipsestore' });
+    expect([report.from, report.to]).toEqual(['microstream', 'eclipsestore']);
+    const text = readFileSync(join(out, 'PersistenceTypeDictionary.ptd'), 'utf8');
+    const dictionary = parseTypeDictionary(text);
+    expect(dictionary.entries.filter((e) => e.typeName.startsWith('one.microstream.'))).toEqual([]);
+    expect(dictionary.entries.flatMap((e) => e.fields).filter((f) => f.typeName.startsWith('one.microstream.'))).toEqual([]);
+    expect(text).toContain('one.microstream.collections.EmptyTable#keys');
+    const check = await checkStorage(out);
+    expect([check.generation, check.javaStarts, check.problems]).toEqual(['EclipseStore 4.1', true, []]);
+  });
+
+  it('--to microstream from an EclipseStore storage is refused, naming why; nothing is written', async () => {
+    const source = join(CONFORMANCE_DIR, '..', 'conformance-es', 'storages', 'graph');
+    const parent = join(work, 'to-ms');
+    mkdirSync(parent);
+    let stderr = '';
+    const code = await runCli(['convert', source, '--out', join(parent, 'new'), '--to', 'microstream'], { stdout: { write: () => true }, stderr: { write: (t: string) => (stderr += t) } });
+    expect(code).toBe(2);
+    expect(stderr).toContain('is an EclipseStore storage; convert does not move storages back to MicroStream');
+    expect(readdirSync(parent)).toEqual([]);
   });
 });
