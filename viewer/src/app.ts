@@ -10,6 +10,7 @@ import { DataView } from './views/data-view.js';
 import { DictionaryView } from './views/dictionary-view.js';
 import { StatisticsView } from './views/statistics-view.js';
 import { AnalysisView } from './views/analysis-view.js';
+import { RetainedView } from './views/retained-view.js';
 import { SearchView } from './views/search-view.js';
 import { TypesView } from './views/types-view.js';
 import type { ViewHost } from './view-host.js';
@@ -28,6 +29,8 @@ function defaultRoute(view: Exclude<ViewName, 'data'>): Route {
     case 'statistics':
     case 'analysis':
       return { view, instance: undefined };
+    case 'retained':
+      return { view, instance: undefined, oid: undefined };
     case 'types':
       return { view, instance: undefined, typeId: undefined, offset: 0 };
     case 'search':
@@ -38,7 +41,7 @@ function defaultRoute(view: Exclude<ViewName, 'data'>): Route {
 }
 
 /** Views that need storage-inspector's own API (not offered against the Java service). */
-const API_V1_VIEWS: readonly ViewName[] = ['types', 'analysis', 'search', 'query'];
+const API_V1_VIEWS: readonly ViewName[] = ['types', 'analysis', 'retained', 'search', 'query'];
 
 export class App implements ViewHost {
   readonly api: Api;
@@ -70,6 +73,7 @@ export class App implements ViewHost {
   private statisticsView: StatisticsView | undefined;
   private typesView: TypesView | undefined;
   private analysisView: AnalysisView | undefined;
+  private retainedView: RetainedView | undefined;
   private searchView: SearchView | undefined;
   private queryView: QueryView | undefined;
   private current: ViewName | undefined;
@@ -104,6 +108,7 @@ export class App implements ViewHost {
       data: tab('data', 'Data'),
       types: tab('types', 'Types'),
       analysis: tab('analysis', 'Analysis'),
+      retained: tab('retained', 'Retained'),
       search: tab('search', 'Search'),
       query: tab('query', 'Query'),
       dictionary: tab('dictionary', 'Dictionary'),
@@ -132,7 +137,7 @@ export class App implements ViewHost {
       h('span', { class: 'brand' }, h('span', { class: 'logo', 'aria-hidden': 'true' }, '◆'), 'storage-inspector'),
       this.instanceLabel,
       this.storageSwitch,
-      h('nav', { class: 'tabs', 'aria-label': 'Views' }, this.tabs.data, this.tabs.types, this.tabs.analysis, this.tabs.search, this.tabs.query, this.tabs.dictionary, this.tabs.statistics),
+      h('nav', { class: 'tabs', 'aria-label': 'Views' }, this.tabs.data, this.tabs.types, this.tabs.analysis, this.tabs.retained, this.tabs.search, this.tabs.query, this.tabs.dictionary, this.tabs.statistics),
       jump,
       this.liveStatus,
     );
@@ -325,6 +330,12 @@ export class App implements ViewHost {
         document.title = `Analysis · ${this.api.instance} · storage-inspector`;
         await this.analysisView.show();
         break;
+      case 'retained':
+        this.retainedView ??= new RetainedView(this);
+        this.mount(this.retainedView.element);
+        document.title = `Retained · ${this.api.instance} · storage-inspector`;
+        await this.retainedView.show(route.oid);
+        break;
       case 'search':
         this.searchView ??= new SearchView(this);
         this.mount(this.searchView.element);
@@ -356,6 +367,7 @@ export class App implements ViewHost {
     this.statisticsView = undefined;
     this.typesView = undefined;
     this.analysisView = undefined;
+    this.retainedView = undefined;
     this.searchView = undefined;
     this.queryView = undefined;
     this.sql.reset();
@@ -420,6 +432,7 @@ export class App implements ViewHost {
       this.statisticsView?.refresh(),
       this.typesView?.refresh(),
       this.analysisView?.refresh(),
+      this.retainedView?.refresh(),
     ]);
     this.dictionaryView?.refresh();
     this.notify(`Storage changed — view refreshed at ${formatTime(new Date())}`, 'change');

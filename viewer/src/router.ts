@@ -9,6 +9,7 @@
  *                                       `?reachable=false` the garbage, grid state: `sort`, `desc`,
  *                                       `where`, `hide`, `f.<column>`)
  *   #/<instance>/analysis               garbage, missing references, wasted bytes
+ *   #/<instance>/retained[/<oid>]       the dominator tree (with an id, opened down to that object)
  *   #/<instance>/search?q=&type=&offset= objects by text or value
  *   #/<instance>/query?sql=             the SQL console
  *
@@ -22,6 +23,7 @@ export type Route =
   | { readonly view: 'statistics'; readonly instance: string | undefined }
   | { readonly view: 'types'; readonly instance: string | undefined; readonly typeId: string | undefined; readonly offset: number; readonly reachable?: boolean; readonly grid?: GridState }
   | { readonly view: 'analysis'; readonly instance: string | undefined }
+  | { readonly view: 'retained'; readonly instance: string | undefined; readonly oid: string | undefined }
   | { readonly view: 'search'; readonly instance: string | undefined; readonly query: string; readonly type: string; readonly offset: number }
   | { readonly view: 'query'; readonly instance: string | undefined; readonly sql: string };
 
@@ -88,6 +90,7 @@ export function parseHash(hash: string): Route {
     };
   }
   if (view === 'analysis') return { view: 'analysis', instance };
+  if (view === 'retained') return { view: 'retained', instance, oid: segments[2] !== undefined && /^\d{1,19}$/.test(segments[2]) ? segments[2] : undefined };
   if (view === 'search') return { view: 'search', instance, query: params.get('q') ?? '', type: params.get('type') ?? '', offset: offsetOf(params) };
   if (view === 'query') return { view: 'query', instance, sql: params.get('sql') ?? '' };
   const path = (params.get('path') ?? '').split('/').filter((s) => s !== '');
@@ -113,6 +116,8 @@ export function formatRoute(route: Route, instance: string): string {
       return `${base}/query${route.sql === '' ? '' : `?${new URLSearchParams({ sql: route.sql }).toString()}`}`;
     case 'analysis':
       return `${base}/analysis`;
+    case 'retained':
+      return `${base}/retained${route.oid === undefined ? '' : `/${route.oid}`}`;
     case 'search': {
       const params = new URLSearchParams();
       if (route.query !== '') params.set('q', route.query);

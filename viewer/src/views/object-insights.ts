@@ -4,6 +4,7 @@ import type { ViewHost } from '../view-host.js';
 import { shortTypeName } from '../dictionary.js';
 import { clear, h } from '../dom.js';
 import { groupDigits, humanBytes, quote } from '../format.js';
+import { RetainedInsight } from './retained-insight.js';
 
 /**
  * What the object panel adds from storage-inspector's own API: the shortest path from the root
@@ -20,6 +21,8 @@ export class ObjectInsights {
   private readonly referrers: HTMLElement;
   private readonly versions: HTMLElement;
   private readonly diff: HTMLElement;
+  /** What keeps it alive, what deleting it would free (the dominator tree). */
+  private readonly retained: RetainedInsight;
   private oid: string | undefined;
   private generation = 0;
 
@@ -28,10 +31,12 @@ export class ObjectInsights {
     this.referrers = h('div', { class: 'insight-body' });
     this.versions = h('div', { class: 'insight-body' });
     this.diff = h('div', { class: 'insight-body diff' });
+    this.retained = new RetainedInsight(app);
     this.element = h(
       'div',
       { class: 'insights' },
       h('section', { class: 'insight path-section' }, h('h3', null, 'Path from root'), this.path),
+      this.retained.element,
       h('section', { class: 'insight referrers-section' }, h('h3', null, 'Referenced by'), this.referrers),
       h('section', { class: 'insight versions-section' }, h('h3', null, 'Versions'), this.versions, this.diff),
     );
@@ -50,6 +55,7 @@ export class ObjectInsights {
     const generation = ++this.generation;
     for (const body of [this.path, this.referrers, this.versions]) clear(body, h('p', { class: 'hint' }, 'Loading…'));
     clear(this.diff);
+    this.retained.load(oid);
     const waiting = (body: HTMLElement) => (p: { phase: string; percent: number }) => {
       if (generation === this.generation) clear(body, h('p', { class: 'hint building' }, `The server is building its graph index (${p.percent} %)…`));
     };
