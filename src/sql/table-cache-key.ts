@@ -1,6 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream, readdirSync, readFileSync, realpathSync, statSync, type BigIntStats } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { scanStorageDirectory } from '../storage/source/storage-dir.js';
 import type { Storage } from '../storage/storage.js';
@@ -12,9 +12,10 @@ import type { Storage } from '../storage/storage.js';
  * of the table code, builds the tables anew.
  *
  * - The product: TABLES_FORMAT (raised by hand when the tables change shape on purpose), a hash of
- *   the SQL table code itself (every module of this folder, as it runs: a change anybody makes to
- *   how a table is filled is a new key without anyone remembering to raise the constant) and the
- *   DuckDB library's version (its file format).
+ *   the code the tables are made by, as it runs (this folder and every room below the commands and
+ *   servers: storage, format, graph, inspect, gigamap, damaged, ...; a change anybody makes to how a
+ *   table or a value is made is a new key without anyone remembering to raise the constant) and
+ *   the DuckDB library's version (its file format).
  * - The storage: its directory with every link resolved; per file it reads (type dictionary, data
  *   files, transaction logs) the name, size, device, inode, modification and change times (a file
  *   replaced, even by one of the same size and with its modification time set back, has a new
@@ -32,15 +33,19 @@ export const TABLES_FORMAT = 1;
 
 let codeHash: string | undefined;
 
-/** A hash of this folder's modules as they run (dist/sql/*.js, or the sources under tsx). */
+/** Rooms of the code root the tables are never made by (they use sql, not the other way round). */
+const NOT_TABLE_CODE = new Set(['cli', 'http', 'mcp', 'library', 'viewer', 'vendor']);
+
+/**
+ * A hash of the modules the tables may be made by, as they run: every .js or .ts file below the
+ * code root (dist/, or src/ under tsx) but the rooms above sql. About 250 files, 1.5 MB; once a process.
+ */
 export function tableCodeHash(): string {
   if (codeHash !== undefined) return codeHash;
-  const here = dirname(fileURLToPath(import.meta.url));
+  const root = join(dirname(fileURLToPath(import.meta.url)), '..');
   const hash = createHash('sha256');
-  for (const name of readdirSync(here).sort()) {
-    if (!/\.(js|ts)$/.test(name) || name.endsWith('.d.ts')) continue;
-    hash.update(name).update('\0').update(readFileSync(join(here, name))).update('\0');
-  }
+  const names = (readdirSync(root, { recursive: true }) as string[]).filter((name) => /\.(js|ts)$/.test(name) && !name.endsWith('.d.ts') && !NOT_TABLE_CODE.has(name.split(sep)[0]!));
+  for (const name of names.sort()) hash.update(name).update('\0').update(readFileSync(join(root, name))).update('\0');
   codeHash = hash.digest('hex');
   return codeHash;
 }
@@ -53,13 +58,13 @@ export interface StorageStateKey {
 }
 
 /** The key of a directory storage's current state; undefined for a storage not kept in a directory. */
-export async function storageStateKey(storage: Storage, duckVersion: string): Promise<StorageStateKey | undefined> {
+export async function storageStateKey(storage: Storage, duckVersion: string, code: string = tableCodeHash()): Promise<StorageStateKey | undefined> {
   if (storage.source.kind !== 'directory') return undefined;
   const directory = realpathSync(storage.directory);
   const layout = await scanStorageDirectory(directory);
   const hash = createHash('sha256');
   const line = (...parts: (string | number | bigint)[]): void => void hash.update(parts.join('\t') + '\n');
-  line('format', TABLES_FORMAT, 'code', tableCodeHash(), 'duckdb', duckVersion);
+  line('format', TABLES_FORMAT, 'code', code, 'duckdb', duckVersion);
   line('directory', directory);
   const file = async (path: string, whole: boolean): Promise<void> => {
     const stats: BigIntStats = statSync(path, { bigint: true });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StorageRegistry } from '../../src/http/registry/storage-registry.js';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
 import { TableCache } from '../../src/sql/table-cache.js';
+import { storageStateKey, tableCodeHash } from '../../src/sql/table-cache-key.js';
 import { Storage } from '../../src/storage/storage.js';
 import { ModelStorage, writeModelStorage } from '../graph/model-storage.js';
 
@@ -187,6 +188,20 @@ describe('SQL tables kept between runs', () => {
     expect(result.cached).toBe(false);
     expect(result.problems.join('\n')).toMatch(/may be read or changed by other users/);
     expect(readdirSync(open)).toEqual([]);
+  });
+
+  it('files the tables under the build that made them: other table code or another DuckDB is another key', async () => {
+    const storage = await Storage.open(dir);
+    try {
+      const now = (await storageStateKey(storage, 'v1.5.6'))!.key;
+      expect((await storageStateKey(storage, 'v1.5.6'))!.key).toBe(now);
+      expect((await storageStateKey(storage, 'v1.5.6', tableCodeHash()))!.key).toBe(now);
+      // An older build of the table code (object-rows.ts without a column, say) has another hash.
+      expect((await storageStateKey(storage, 'v1.5.6', `${tableCodeHash()}-older`))!.key).not.toBe(now);
+      expect((await storageStateKey(storage, 'v1.4.0'))!.key).not.toBe(now);
+    } finally {
+      await storage.close();
+    }
   });
 
   it('clears every entry', async () => {

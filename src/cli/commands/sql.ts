@@ -85,11 +85,7 @@ export async function run(args: string[], io: CommandIo): Promise<number | void>
       onProblem: (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`),
       cache: tableCacheOf(options.cache),
     });
-    if (options.query === undefined) {
-      const code = await runShell(engine, io, options.maxRows, process.stdin, notices === undefined ? {} : { notices });
-      await engine.settle();
-      return code;
-    }
+    if (options.query === undefined) return await runShell(engine, io, options.maxRows, process.stdin, notices === undefined ? {} : { notices });
     const output = await openOutput(options.out, io.stdout);
     try {
       await runStatement(engine, options.query, options.format, output, {
@@ -107,9 +103,10 @@ export async function run(args: string[], io: CommandIo): Promise<number | void>
     } finally {
       await output.end();
     }
-    // The tables as this statement filled them, kept for the next run (after the answer is out).
-    await engine.settle();
   } finally {
+    // The tables as the statements filled them, kept for the next run (after the answers are out;
+    // a failed statement too); settling never fails, a cache that cannot be written is a warning.
+    await engine?.settle();
     engine?.close();
     await registry.close();
     await storage.close();
