@@ -58,6 +58,8 @@ function expand(url: string): string[] {
   fill(/:n\b|\{n\}/, ['0']);
   fill(/:entityId|\{entityId\}/, ['0']);
   fill(/:index\b|\{index\}/, ['city']);
+  // A commit's timestamp (any number: a commit that is not there answers 404 behind the same check).
+  fill(/:timestamp\b|\{timestamp\}/, ['1']);
   fill(/\*$/, ['index.html']);
   for (const u of urls) expect(u, `a parameter of ${url} has no value`).not.toMatch(/[:{}*]/);
   return urls;
