@@ -57,6 +57,30 @@ describe('storage-inspector cache', () => {
     expect((await cli(['cache', 'list', '--cache-dir', cacheDir])).stdout).toMatch(/0 kept SQL databases/);
   });
 
+  it('export keeps every table it wrote, and sql answers from them', async () => {
+    const shared = join(base, 'export-cache');
+    const exported = await cli(['export', dir, '--format', 'parquet', '--out', join(base, 'tables'), '--cache-dir', shared]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const [entry, ...more] = await new TableCache(shared).list();
+    expect(more).toEqual([]);
+    // _objects, _commits, the link tables and the type tables: all filled by the export.
+    expect(entry!.filled).toBeGreaterThanOrEqual(4);
+    const storage = await Storage.open(dir);
+    let cached: boolean | undefined;
+    const engine = new SqlEngine({ storage, cache: new TableCache(shared), onBuilt: (f) => (cached = f.cached) });
+    try {
+      const answer = await engine.query('SELECT count(*) FROM _references', { limit: 1 });
+      expect(cached).toBe(true);
+      expect(Number(answer.rows[0]![0])).toBeGreaterThan(0);
+      // Nothing left to fill: the database taken from the cache had it all.
+      await engine.settle();
+      expect((await new TableCache(shared).list())[0]!.filled).toBe(entry!.filled);
+    } finally {
+      engine.close();
+      await storage.close();
+    }
+  });
+
   it('--no-cache keeps nothing', async () => {
     const off = join(base, 'off');
     expect((await cli(['sql', dir, 'SELECT 1', '--cache-dir', off, '--no-cache'])).code).toBe(0);

@@ -85,7 +85,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     registry,
     quiet,
   );
-  const [{ ApiClient }, { createMcpServer }, { checkSourceOpener }, { LineStdioTransport }, { sqlEngineFor }, { closeSqlEngines }] = await Promise.all([
+  const [{ ApiClient }, { createMcpServer }, { checkSourceOpener }, { LineStdioTransport }, { sqlEngineFor }, { closeSqlEngines, settleSqlEngines }] = await Promise.all([
     import('../../mcp/api-client.js'),
     import('../../mcp/mcp-server.js'),
     import('../../mcp/check-sources.js'),
@@ -117,6 +117,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
   await server.close();
   await opened.stop();
   await api.close();
+  await settleSqlEngines(registry.all());
   closeSqlEngines(registry.all());
   await registry.close();
   for (const o of opened.opened) await o.storage.close();

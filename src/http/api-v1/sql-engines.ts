@@ -22,6 +22,11 @@ export function sqlEngineOf(context: StorageContext, options: SqlServiceOptions 
   return engine;
 }
 
+/** Waits for the engines of these storages to have kept their tables in the cache (before closing them at the end). */
+export async function settleSqlEngines(contexts: readonly StorageContext[]): Promise<void> {
+  for (const context of contexts) await engines.get(context)?.settle();
+}
+
 /** Closes the engines of these storages (their DuckDB databases and temporary directories). */
 export function closeSqlEngines(contexts: readonly StorageContext[]): void {
   for (const context of contexts) {
