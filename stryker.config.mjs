@@ -23,8 +23,9 @@ export const MODULES = {
 const chosen = process.env.STRYKER_MODULE === undefined ? Object.keys(MODULES) : process.env.STRYKER_MODULE.split(',');
 for (const name of chosen) if (!(name in MODULES)) throw new Error(`STRYKER_MODULE: no module ${name}; one of ${Object.keys(MODULES).join(', ')}`);
 const tag = chosen.join('+');
-// The mutation run's vitest config reads the test files from here (vitest.mutate.config.ts).
-process.env.STRYKER_TESTS = chosen.flatMap((name) => MODULES[name].tests).join(',');
+// The mutation run's vitest config reads the test files from here (vitest.mutate.config.ts);
+// STRYKER_TESTS set by hand narrows a run to some of them.
+process.env.STRYKER_TESTS ??= chosen.flatMap((name) => MODULES[name].tests).join(',');
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
