@@ -82,6 +82,20 @@ try {
   await page.locator('.analysis-view .card').first().waitFor();
   await save(page, 'analysis');
 
+  // The dominator tree opened down to the bookstore's TreeMap, beside the sunburst of its top levels.
+  await page.goto(`${graph.url}/viewer/#/microstream/retained/1000000000000000033`);
+  await page.locator('.rt-row.focused[data-oid="1000000000000000033"]').waitFor();
+  await page.locator('.rt-sunburst .rt-arc').first().waitFor();
+  await page.locator('.rt-legend li').first().waitFor();
+  await save(page, 'retained');
+
+  // An Author's panel: what keeps it alive (its dominators) and what deleting it would free.
+  await page.goto(`${graph.url}/viewer/#/microstream/object/1000000000000000059`);
+  await page.locator('.dominator-chain .crumb-step').first().waitFor();
+  await page.locator('.frees-section .bar-row').first().waitFor();
+  await page.locator('.referrer-list li').first().waitFor();
+  await save(page, 'retained-object');
+
   await page.goto(`${graph.url}/viewer/#/microstream/search?q=e&type=Customer`);
   await page.locator('tr.search-hit').first().waitFor();
   await save(page, 'search');

@@ -99,6 +99,7 @@ describeInBrowser('viewer: the Retained view', () => {
       expect(await page.evaluate('document.scrollingElement.scrollWidth')).toBeLessThanOrEqual(viewport.width);
       await page.locator(`.rt-row[data-oid="${top.parent.objectId}"]`).scrollIntoViewIfNeeded();
       await page.screenshot({ path: path.join(ARTIFACTS, `retained-${name}.png`) });
+      await page.locator('.rt-chart').screenshot({ path: path.join(ARTIFACTS, `retained-chart-${name}.png`) });
     } finally {
       await browser.close();
     }

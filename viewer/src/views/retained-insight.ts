@@ -64,16 +64,16 @@ export class RetainedInsight {
         'li',
         { class: 'crumb-step', 'data-oid': d.objectId },
         link(d.objectId, i === 0 && a.chain.length === a.chainLength ? 'Roots' : shortTypeName(d.typeName), `object ${d.objectId}: ${displayTypeName(d.typeName)}${d.summary === undefined ? '' : ` ${d.summary}`}, retains ${humanBytes(d.retainedBytes)}`),
-        h('span', { class: 'via' }, ` ${humanBytes(d.retainedBytes)}`),
+        h('span', { class: 'rt-step-bytes' }, ` ${humanBytes(d.retainedBytes)}`),
       ),
     );
     const cut = a.chainLength > a.chain.length ? h('li', { class: 'crumb-step hint' }, `… ${groupDigits(a.chainLength - a.chain.length)} more above`) : null;
-    const self = h('li', { class: 'crumb-step current' }, h('strong', null, shortTypeName(a.typeName)), h('span', { class: 'via' }, ` ${humanBytes(a.retained.bytes)}`));
+    const self = h('li', { class: 'crumb-step current' }, h('strong', null, shortTypeName(a.typeName)), h('span', { class: 'rt-step-bytes' }, ` ${humanBytes(a.retained.bytes)}`));
     clear(
       this.alive,
       a.chainLength === 0
         ? h('p', { class: 'hint' }, 'This is the roots object: it keeps every reachable object alive.')
-        : h('p', { class: 'hint' }, `${groupDigits(a.chainLength)} ${a.chainLength === 1 ? 'object' : 'objects'} every path from the roots passes; deleting any of them frees this one too.`),
+        : h('p', { class: 'hint' }, `Every path from the roots passes ${a.chainLength === 1 ? 'this object' : `these ${groupDigits(a.chainLength)} objects`} (each with what it keeps alive): were any of them gone, this one would be garbage too.`),
       a.chainLength === 0 ? null : h('ol', { class: 'path-crumbs dominator-chain', 'aria-label': 'Dominators from the roots down to this object' }, cut, steps, self),
       this.retainedLink(a.objectId),
     );

@@ -93,7 +93,7 @@ export class RetainedTable {
     }
     this.focusedId = node.entry.objectId;
     this.render();
-    node.row?.scrollIntoView({ block: 'center' });
+    node.row?.scrollIntoView({ block: 'nearest' });
     node.row?.querySelector<HTMLElement>('.rt-link')?.focus({ preventScroll: true });
   }
 
