@@ -7,6 +7,13 @@ export function convertReportText(report: ConvertReport): string {
   const bytes = (value: number): string => `${n(value)} bytes`;
   const lines = [
     `storage-inspector convert ${report.source} → ${report.out}`,
+    ...(report.rescuedFirst === undefined
+      ? []
+      : [
+          `  Rescued first:     the storage is damaged (${report.rescuedFirst.problems.join(', ')}); converted what rescue keeps: ${n(report.rescuedFirst.keptObjects)} objects ` +
+            `(${n(report.rescuedFirst.olderVersions)} in an older version), ${n(report.rescuedFirst.lost)} lost, ${n(report.rescuedFirst.replacedReferences)} references to lost objects replaced` +
+            (report.rescuedFirst.rootEntriesLeftOut.length === 0 ? '' : `, roots entries left out: ${report.rescuedFirst.rootEntriesLeftOut.join(', ')}`),
+        ]),
     `  Product line:      ${report.from === report.to ? report.to : `${report.from} → ${report.to} (type names as EclipseStore's Storage Migrator rewrites them)`}`,
     `  Channels:          ${report.sourceChannels === report.channels ? report.channels : `${report.sourceChannels} → ${report.channels}`}${report.checksums === 'none' ? '' : `, chunk checksums ${report.checksums}`}`,
     `  Written:           ${n(report.written.objects)} objects, ${bytes(report.written.bytes)}`,

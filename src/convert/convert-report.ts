@@ -20,6 +20,20 @@ export interface ObjectsAndBytes {
   readonly bytes: number;
 }
 
+/** With `--allow-damage`: what the rescue the conversion started from did (see `rescue`). */
+export interface RescuedFirst {
+  /** The codes of check's serious problems that made the rescue necessary. */
+  readonly problems: readonly string[];
+  readonly keptObjects: number;
+  /** Objects kept in an older version (their newest could not be read). */
+  readonly olderVersions: number;
+  /** Objects lost whose id is known. */
+  readonly lost: number;
+  /** References to lost objects replaced (null, an entry left out, an empty Lazy) so that the library starts. */
+  readonly replacedReferences: number;
+  readonly rootEntriesLeftOut: readonly string[];
+}
+
 export interface ConvertReport {
   /** The storage as the user named it (a directory as given, a database URL and table). */
   readonly source: string;
@@ -40,6 +54,8 @@ export interface ConvertReport {
   readonly superseded: ObjectsAndBytes;
   readonly garbage: ObjectsAndBytes;
   readonly dictionary: { readonly entries: number; readonly leftOut: number; readonly bytes: number };
+  /** With `--allow-damage` on a damaged source: the rescue converted. */
+  readonly rescuedFirst?: RescuedFirst | undefined;
   /** Per type, most bytes first. */
   readonly types: readonly TypeFigures[];
 }

@@ -1,10 +1,11 @@
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StorageError, UsageError } from '../errors.js';
 import { analyzeStartup } from '../check/java-startup.js';
 import { checkStorage, type CheckReport } from '../check/check-storage.js';
 import { isSerious } from '../check/problem.js';
 import { buildGraph } from '../graph/build/graph-build.js';
+import { rescueStorage } from '../rescue/rescue-storage.js';
 import { TemporaryTarget } from '../rescue/temporary-target.js';
 import { verifyStorageChunks } from '../storage/chunk-verification.js';
 import { DirectorySource } from '../storage/source/directory-source.js';
@@ -18,7 +19,7 @@ import { dictionaryPath } from '../writer/paths.js';
 import { writerFamily } from '../writer/writer-family.js';
 import { compactDictionary } from './compact-dictionary.js';
 import { eclipseStoreTypeName } from './eclipsestore-names.js';
-import type { ConvertReport, TypeFigures } from './convert-report.js';
+import type { ConvertReport, RescuedFirst, TypeFigures } from './convert-report.js';
 
 /**
  * `convert`: a new storage with the current version of every object (by default only of those
@@ -41,10 +42,17 @@ export interface ConvertOptions {
   readonly to?: 'microstream' | 'eclipsestore' | undefined;
   /** A data file at or above this size is closed before the next batch (default the library's 8 MiB). */
   readonly fileSize?: number | undefined;
+  /** Convert a damaged storage: rescue it first (as `rescue` does, references to lost objects replaced) into a hidden directory, then convert that. */
+  readonly allowDamage?: boolean | undefined;
   readonly maxDictionaryBytes?: number | undefined;
   readonly onProgress?: (phase: string, done: number, total: number) => void;
-  /** Told the hidden directory the storage is written into before it is renamed to `out` (to remove it on a signal). */
-  readonly onTemporaryTarget?: (target: TemporaryTarget | undefined) => void;
+  /** Told what to remove on a signal (the hidden directories written into) while there is something; undefined once there is not. */
+  readonly onTemporaryTarget?: (target: Discardable | undefined) => void;
+}
+
+/** Something half-written that a signal handler removes. */
+export interface Discardable {
+  discard(): void;
 }
 
 /** The source is damaged: `check`'s findings, to be rescued first. */
@@ -54,7 +62,7 @@ export class DamagedSourceError extends StorageError {
     super(
       'STORAGE_INCONSISTENT',
       `${check.directory} is damaged (${serious.length} serious problem${serious.length === 1 ? '' : 's'}: ${[...new Set(serious.map((p) => p.code))].join(', ')}); ` +
-        `convert copies only intact storages: run storage-inspector rescue ${check.directory} --out <new-dir> first, then convert the rescued storage`,
+        `convert copies only intact storages: run storage-inspector rescue ${check.directory} --out <new-dir> first, then convert the rescued storage (or convert with --allow-damage, which does both)`,
     );
   }
 }
@@ -87,21 +95,67 @@ export async function convertStorage(location: string | (() => StorageSource), o
     ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
     ...(options.maxDictionaryBytes === undefined ? {} : { maxDictionaryBytes: options.maxDictionaryBytes }),
   });
-  if (check.problems.some(isSerious)) throw new DamagedSourceError(check);
-  const source = open();
+  if (options.to === 'microstream' && check.generation.startsWith('EclipseStore')) refuseBackToMicroStream(check.directory);
+  const damaged = check.problems.some(isSerious);
+  if (damaged && options.allowDamage !== true) throw new DamagedSourceError(check);
+  // A damaged source is rescued into a hidden directory beside --out first; that one is converted.
+  let staged: { target: TemporaryTarget; rescued: Discardable | undefined } | undefined;
   let target: TemporaryTarget | undefined;
+  const pending: Discardable = {
+    discard: () => {
+      staged?.rescued?.discard();
+      if (staged !== undefined) rmSync(staged.target.path, { recursive: true, force: true });
+      target?.discard();
+    },
+  };
+  options.onTemporaryTarget?.(pending);
   try {
-    target = new TemporaryTarget(options.out, 'convert');
-    options.onTemporaryTarget?.(target);
-    const written = target.path;
-    const report = await source.snapshot((reader) => convertSnapshot(source, reader, options, written));
-    target.commit();
-    return report;
+    let rescuedFirst: RescuedFirst | undefined;
+    let from: () => StorageSource = open;
+    if (damaged) {
+      staged = { target: new TemporaryTarget(options.out, 'convert-rescue'), rescued: undefined };
+      const stage = staged;
+      const rescue = await rescueStorage(open(), {
+        out: stage.target.path,
+        maxDictionaryBytes: options.maxDictionaryBytes,
+        ...(options.onProgress === undefined ? {} : { onProgress: (phase: string, done: number, total: number) => options.onProgress!(`rescuing: ${phase}`, done, total) }),
+        onTemporaryTarget: (t) => (stage.rescued = t),
+      });
+      rescuedFirst = {
+        problems: check.problems.filter(isSerious).map((p) => p.code),
+        keptObjects: rescue.keptObjects,
+        olderVersions: rescue.olderVersions.length,
+        lost: rescue.lost.length,
+        replacedReferences: rescue.replacedCount,
+        rootEntriesLeftOut: rescue.rootEntriesLeftOut,
+      };
+      from = () => new DirectorySource(stage.target.path);
+    }
+    const source = from();
+    try {
+      target = new TemporaryTarget(options.out, 'convert');
+      const written = target.path;
+      const report = await source.snapshot((reader) => convertSnapshot(source, reader, options, written));
+      target.commit();
+      return {
+        ...report,
+        // The report names the storage the user named, not the hidden rescue (its committed bytes as read).
+        source: check.directory,
+        ...(rescuedFirst === undefined ? {} : { sourceDataBytes: check.summary.committedBytes }),
+        ...(check.kind === undefined ? {} : { kind: check.kind }),
+        ...(rescuedFirst === undefined ? {} : { rescuedFirst }),
+      };
+    } finally {
+      await source.close();
+    }
   } finally {
-    target?.discard();
+    pending.discard();
     options.onTemporaryTarget?.(undefined);
-    await source.close();
   }
+}
+
+function refuseBackToMicroStream(location: string): never {
+  throw new UsageError(`--to microstream: ${location} is an EclipseStore storage; convert does not move storages back to MicroStream (MicroStream's libraries would not know EclipseStore's types)`);
 }
 
 async function convertSnapshot(from: StorageSource, reader: SourceReader, options: ConvertOptions, directory: string): Promise<ConvertReport> {
@@ -121,9 +175,7 @@ async function convertSnapshot(from: StorageSource, reader: SourceReader, option
   try {
     const sourceFamily = storage.family.name;
     const to = options.to ?? sourceFamily;
-    if (sourceFamily === 'eclipsestore' && to === 'microstream') {
-      throw new UsageError(`--to microstream: ${from.location} is an EclipseStore storage; convert does not move storages back to MicroStream (MicroStream's libraries would not know EclipseStore's types)`);
-    }
+    if (sourceFamily === 'eclipsestore' && to === 'microstream') refuseBackToMicroStream(from.location);
     const renames = sourceFamily === 'microstream' && to === 'eclipsestore';
     const channelCount = options.channels ?? storage.channels.length;
     checkChannelCount(channelCount);

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, watch } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, truncateSync, watch } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,28 +17,36 @@ const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 
 let work: string;
 let source: string;
+let damaged: string;
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'si-convert-signal-'));
   source = join(work, 'storage');
   generateStorage({ directory: source, entities: 40_000, channelCount: 2, seed: 3, fileMaximumSize: 32 * 1024 });
+  damaged = join(work, 'damaged');
+  cpSync(source, damaged, { recursive: true });
+  truncateSync(join(damaged, 'channel_1', 'channel_1_3.dat'), 100);
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('an interrupted convert', () => {
   it.each([
-    ['SIGTERM', 143],
-    ['SIGINT', 130],
-  ] as const)('%s: nothing at --out, the hidden directory removed, a message on stderr', async (signal, code) => {
-    const parent = join(work, signal);
+    ['SIGTERM', 143, false],
+    ['SIGINT', 130, false],
+    // Interrupted while the damaged storage is rescued into a hidden directory of its own first.
+    ['SIGTERM', 143, true],
+  ] as const)('%s, exit %i (--allow-damage on a damaged storage: %s): nothing at --out, the hidden directories removed, a message on stderr', async (signal, code, allowDamage) => {
+    const parent = join(work, `${signal}-${allowDamage}`);
     const out = join(parent, 'converted');
     mkdirSync(parent);
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'convert', source, '--out', out, '--channels', '4'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const args = allowDamage ? [damaged, '--allow-damage'] : [source];
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'convert', ...args, '--out', out, '--channels', '4'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
     await new Promise<void>((resolve, reject) => {
       const watcher = watch(parent, () => {
-        if (readdirSync(parent).some((n) => n.startsWith('.converted.convert-'))) {
+        // With --allow-damage the first to appear is the rescue's own hidden directory (`..converted.convert-rescue-….rescue-…`).
+        if (readdirSync(parent).some((n) => (allowDamage ? n.startsWith('..converted.convert-rescue-') : n.startsWith('.converted.convert-')))) {
           child.kill('SIGSTOP');
           watcher.close();
           resolve();

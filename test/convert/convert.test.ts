@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkStorage } from '../../src/check/check-storage.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { convertStorage, DamagedSourceError } from '../../src/convert/convert-storage.js';
+import { rescueStorage } from '../../src/rescue/rescue-storage.js';
 import { eclipseStoreTypeName } from '../../src/convert/eclipsestore-names.js';
 import { parseTypeDictionary } from '../../src/format/type-dictionary.js';
 import { Storage } from '../../src/storage/storage.js';
@@ -164,6 +165,37 @@ describe('refused', () => {
     expect(stderr).toContain('DATA_FILE_TOO_SHORT');
     expect(stderr).toContain(`run storage-inspector rescue ${damaged} --out <new-dir> first`);
     expect(readdirSync(parent)).toEqual([]);
+  });
+});
+
+describe('--allow-damage', () => {
+  it('converts what rescue keeps of a damaged storage: the library would start, the rescue\'s figures reported, nothing left beside', async () => {
+    const damaged = join(work, 'damaged-allowed');
+    cpSync(generated, damaged, { recursive: true });
+    truncateSync(join(damaged, 'channel_1', 'channel_1_2.dat'), 100);
+    const parent = join(work, 'allowed-out');
+    mkdirSync(parent);
+    const out = join(parent, 'new');
+    const report = await convertStorage(damaged, { out, channels: 1, allowDamage: true });
+    const rescued = await rescueStorage(damaged, { out: join(work, 'allowed-rescue') });
+    expect(report.rescuedFirst).toEqual({
+      problems: ['MISSING_REFERENCE_TARGET', 'DATA_FILE_TOO_SHORT', 'RECORD_PAST_COMMITTED_END'],
+      keptObjects: rescued.keptObjects,
+      olderVersions: rescued.olderVersions.length,
+      lost: rescued.lost.length,
+      replacedReferences: rescued.replacedCount,
+      rootEntriesLeftOut: rescued.rootEntriesLeftOut,
+    });
+    expect(report.rescuedFirst!.replacedReferences).toBeGreaterThan(0);
+    expect(report.written.objects + report.garbage.objects).toBe(rescued.keptObjects);
+    expect(report.source).toBe(damaged);
+    const check = await checkStorage(out);
+    expect([check.javaStarts, check.problems]).toEqual([true, []]);
+    expect(readdirSync(parent)).toEqual(['new']);
+    let text = '';
+    await runCli(['convert', damaged, '--out', join(parent, 'again'), '--allow-damage'], { stdout: { write: (t: string) => (text += t) }, stderr: { write: () => true } });
+    expect(text).toContain(`  Rescued first:     the storage is damaged (MISSING_REFERENCE_TARGET, DATA_FILE_TOO_SHORT, RECORD_PAST_COMMITTED_END); converted what rescue keeps: `);
+    expect(text).toContain(`${rescued.replacedCount} references to lost objects replaced`);
   });
 });
 

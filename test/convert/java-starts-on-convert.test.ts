@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -151,3 +151,36 @@ function convertedAnswers(c: Case): void {
     }
   });
 }
+
+describe.skipIf(missing !== undefined)('--allow-damage: a storage with a data file cut at 60 %', () => {
+  it('MicroStream 4.1 starts on the conversion of its rescue and answers every object as our server does on the conversion', async () => {
+    const damaged = join(work, 'damaged');
+    cpSync(generated, damaged, { recursive: true });
+    const file = join(damaged, 'channel_1', 'channel_1_3.dat');
+    truncateSync(file, Math.floor(statSync(file).size * 0.6));
+    const out = join(work, 'damaged-converted');
+    const report = await convertStorage(damaged, { out, channels: 4, allowDamage: true });
+    expect(report.rescuedFirst?.replacedReferences).toBeGreaterThan(0);
+    const converted = await Storage.open(out);
+    const java = await startJava('ms41', out).catch((error: unknown) => {
+      throw error instanceof JavaRefused ? new Error(`ms41 refused the converted storage: ${error.message}`) : error;
+    });
+    try {
+      const paths = ['/microstream/root', ...idsOf(converted).map((id) => `/microstream/object/${id}`)];
+      expect(paths.length - 1).toBe(report.written.objects);
+      const differences: string[] = [];
+      for (let i = 0; i < paths.length; i += 16) {
+        await Promise.all(
+          paths.slice(i, i + 16).map(async (path) => {
+            const [ours, theirs] = await Promise.all([converted.consistent(() => answerRequest(converted, { instance: 'microstream' }, { method: 'GET', url: path, headers: {} })), java.get(path)]);
+            if (ours.status !== theirs.status || withoutIdentityHashes(ours.body) !== withoutIdentityHashes(theirs.body)) differences.push(`${path}: ours ${ours.status} / ms41 ${theirs.status}`);
+          }),
+        );
+      }
+      expect(differences.slice(0, 5), `${differences.length} of ${paths.length} answers differ`).toEqual([]);
+    } finally {
+      await java.stop();
+      await converted.close();
+    }
+  });
+});

@@ -1,7 +1,6 @@
 import { type Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
-import { convertStorage, DamagedSourceError, MAX_CHANNELS } from '../../convert/convert-storage.js';
-import type { TemporaryTarget } from '../../rescue/temporary-target.js';
+import { convertStorage, DamagedSourceError, MAX_CHANNELS, type Discardable } from '../../convert/convert-storage.js';
 import { isPostgresSpec } from '../../storage/open-source.js';
 import { refuseStoragePlace } from '../../writer/output-place.js';
 import { convertReportText } from '../convert-text.js';
@@ -14,7 +13,7 @@ const DESCRIPTION =
   'Writes a new storage from an intact one, always into a new directory: only the current version of each object and, unless --keep-unreachable, only the objects reachable from the roots; ' +
   'each object in the channel the library assigns it (object id modulo --channels), data files, a transaction log per channel and a type dictionary of the types in use; ' +
   'with --to eclipsestore, a MicroStream storage becomes an EclipseStore 4.1 one (type names as EclipseStore\'s Storage Migrator rewrites them). The storage is only read. ' +
-  'A damaged storage is refused with check\'s findings: rescue it first.';
+  'A damaged storage is refused with check\'s findings: rescue it first, or convert it with --allow-damage.';
 
 const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
@@ -25,6 +24,7 @@ export function convertCommand(): Command {
     .addOption(new Option('--keep-unreachable', 'copy the current version of unreachable objects (garbage) too'))
     .addOption(new Option('--to <product>', "the product line of the new storage: eclipsestore (from a MicroStream storage) or microstream; default: the source's").choices(['microstream', 'eclipsestore']))
     .addOption(integerOption('--file-size', 'size', "start a new data file once one reaches this size; default the library's 8 MiB", 1024, 2 ** 31 - 1, 'bytes'))
+    .addOption(new Option('--allow-damage', 'convert a damaged storage: rescue it first as rescue does (references to lost objects replaced so that the library starts), then convert the rescue'))
     .addOption(new Option('--json', 'print the report as JSON'));
 }
 
@@ -35,14 +35,14 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
     return 0;
   }
   const spec = storageSpecOf(command);
-  const options = command.opts<{ out?: string; channels?: number; keepUnreachable?: boolean; to?: 'microstream' | 'eclipsestore'; fileSize?: number; json?: boolean }>();
+  const options = command.opts<{ out?: string; channels?: number; keepUnreachable?: boolean; to?: 'microstream' | 'eclipsestore'; fileSize?: number; allowDamage?: boolean; json?: boolean }>();
   if (options.out === undefined || options.out === '') throw new UsageError('missing --out <new-dir>');
   if (isPostgresSpec(options.out)) throw new UsageError(`--out ${options.out}: convert writes a new storage directory, never into a database`);
   refuseStoragePlace(options.out, { option: '--out', storages: isPostgresSpec(spec.directory) ? [] : [spec.directory] });
   const started = Date.now();
   const open = () => openSpecSource(spec, (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`));
   // Interrupted, the half-written storage is removed: nothing (rather than a part) is at --out.
-  let pending: TemporaryTarget | undefined;
+  let pending: Discardable | undefined;
   const interrupted = (signal: NodeJS.Signals): void => {
     pending?.discard();
     io.stderr.write(`storage-inspector convert: interrupted (${signal}); nothing was written to ${options.out}\n`);
@@ -57,6 +57,7 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
       keepUnreachable: options.keepUnreachable === true,
       to: options.to,
       fileSize: options.fileSize,
+      allowDamage: options.allowDamage === true,
       maxDictionaryBytes: spec.maxDictionaryBytes,
       onProgress: progressPrinter(io, 'convert'),
       onTemporaryTarget: (target) => (pending = target),
