@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -122,6 +122,21 @@ describe('what is left out', () => {
     const used = report.types.filter((t) => t.written > 0).map((t) => t.typeName);
     for (const name of used) expect(written.currentByName.has(name)).toBe(true);
     expect(await checkStorage(out).then((c) => c.problems)).toEqual([]);
+  });
+});
+
+describe('--file-size', () => {
+  it('a new data file once one reaches the size, as the library rolls its head file over between stores', async () => {
+    const out = join(work, 'small-files');
+    const report = await convertStorage(corpusStorage('graph'), { out, channels: 1, fileSize: 16 * 1024 });
+    const sizes = readdirSync(join(out, 'channel_0'))
+      .filter((f) => f.endsWith('.dat'))
+      .map((f) => statSync(join(out, 'channel_0', f)).size);
+    expect(sizes.length).toBeGreaterThanOrEqual(3);
+    // Every file but the head reached the size; none exceeds it by more than the one store (a batch of the size) that reached it.
+    expect(sizes.slice(0, -1).every((size) => size >= 16 * 1024 && size < 2 * 16 * 1024 + 8 * 1024)).toBe(true);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(report.written.bytes);
+    expect((await checkStorage(out)).problems).toEqual([]);
   });
 });
 
