@@ -52,9 +52,6 @@ const EXPRESSION_CLASSES = new Set([
 const NODE_TYPES = new Set(['SELECT_NODE', 'SET_OPERATION_NODE', 'RECURSIVE_CTE_NODE', 'CTE_NODE']);
 const TABLE_REF_TYPES = new Set(['BASE_TABLE', 'SUBQUERY', 'JOIN', 'TABLE_FUNCTION', 'EXPRESSION_LIST', 'EMPTY', 'EMPTY_FROM', 'PIVOT', 'SHOW_REF']);
 
-/** SHOW_REF names DuckDB uses for `SHOW TABLES` and `SHOW ALL TABLES`. */
-const SHOW_LISTS = new Set(['"tables"', '__show_tables_expanded']);
-
 /** The few catalog views a user may read: which tables and columns there are. */
 const CATALOG_VIEWS = new Set(['information_schema.tables', 'information_schema.columns']);
 
@@ -143,16 +140,11 @@ function walk(node: Json, found: Found, tableFunction: boolean): void {
   if (type === 'BASE_TABLE' && typeof node.table_name === 'string') {
     found.refs.push({ name: node.table_name, schema: String(node.schema_name ?? ''), catalog: String(node.catalog_name ?? ''), location });
   }
-  if (type === 'SHOW_REF' && typeof node.table_name === 'string' && node.table_name !== '' && !SHOW_LISTS.has(node.table_name)) {
-    found.refs.push({ name: node.table_name, schema: String(node.schema_name ?? ''), catalog: String(node.catalog_name ?? ''), location });
-  }
-  const cteMap = node.cte_map;
-  if (cteMap !== null && typeof cteMap === 'object' && !Array.isArray(cteMap) && Array.isArray(cteMap.map)) {
-    for (const entry of cteMap.map) {
-      if (entry !== null && typeof entry === 'object' && !Array.isArray(entry) && typeof entry.key === 'string') found.ctes.add(entry.key.toLowerCase());
-    }
-  }
-  if (type === 'RECURSIVE_CTE_NODE' && typeof node.cte_name === 'string') found.ctes.add(node.cte_name.toLowerCase());
+  // SHOW and DESCRIBE of a table hold it as a query (`SELECT * FROM t`, a BASE_TABLE above); a
+  // SHOW_REF's own name is DuckDB's for SHOW TABLES / SHOW ALL TABLES, lists of the catalog.
+  // Every CTE, recursive ones too, is in its query node's map.
+  const ctes = (node.cte_map as { map?: { key: string }[] } | null | undefined)?.map ?? [];
+  for (const entry of ctes) found.ctes.add(entry.key.toLowerCase());
   for (const [key, value] of Object.entries(node)) {
     walk(value, found, type === 'TABLE_FUNCTION' && key === 'function');
   }

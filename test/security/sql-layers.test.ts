@@ -77,7 +77,57 @@ describe('layer 1: the statement check, alone', () => {
     expect(explained).toMatchObject({ kind: 'explain', text: 'EXPLAIN ANALYZE SELECT 1' });
   });
 
+  it('keeps EXPLAIN and EXPLAIN ANALYZE apart, and runs the user\'s own text otherwise', async () => {
+    expect(await checkStatement(bare, 'EXPLAIN SELECT 1', allowed)).toMatchObject({ kind: 'explain', text: 'EXPLAIN SELECT 1', shift: 0 });
+    expect(await checkStatement(bare, '\n EXPLAIN   ANALYZE SELECT 1', allowed)).toMatchObject({ kind: 'explain', text: 'EXPLAIN ANALYZE SELECT 1', shift: 'EXPLAIN ANALYZE '.length - '\n EXPLAIN   ANALYZE '.length });
+    expect(await checkStatement(bare, '  SELECT 1 ', allowed)).toMatchObject({ kind: 'select', text: '  SELECT 1 ', shift: 0 });
+  });
+
+  it('tells a statement that does not parse from one that is refused', async () => {
+    await expect(checkStatement(bare, 'SELEC 1', allowed)).rejects.toMatchObject({ kind: 'invalid', message: expect.stringMatching(/syntax error/i) });
+    await expect(checkStatement(bare, ';', allowed)).rejects.toMatchObject({ kind: 'invalid', message: 'no statement given' });
+    await expect(checkStatement(bare, 'SELECT 1; SELECT 2', allowed)).rejects.toMatchObject({ kind: 'refused', message: 'one statement per request, 2 given' });
+    await expect(checkStatement(bare, 'SELECT ?', allowed)).rejects.toMatchObject({ kind: 'invalid', message: 'the statement has parameters ($1, ?); write the values into it' });
+    await expect(checkStatement(bare, 'DROP TABLE _objects', allowed)).rejects.toMatchObject({ kind: 'refused' });
+  });
+
+  it('allows the storage\'s tables in the main schema, its own CTEs and the catalog\'s table list only', async () => {
+    const tables = async (sql: string): Promise<string[]> => [...(await checkStatement(bare, sql, allowed)).tables].sort();
+    expect(await tables('SELECT * FROM main._objects')).toEqual(['_objects']);
+    expect(await tables('WITH x AS (SELECT 1) SELECT * FROM x')).toEqual([]);
+    expect(await tables('WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT * FROM r')).toEqual([]);
+    expect(await tables('SELECT table_name FROM information_schema.tables')).toEqual([]);
+    expect(await tables('SHOW _objects')).toEqual(['_objects']);
+    expect(await tables('SHOW TABLES')).toEqual([]);
+    for (const [sql, named] of [
+      ['SELECT * FROM other._objects', '"other"."_objects"'],
+      ['SELECT * FROM tables.main._objects', '"tables"."main"."_objects"'],
+      ['WITH x AS (SELECT 1) SELECT * FROM main.x', '"main"."x"'],
+      ['SELECT * FROM system.information_schema.tables', '"system"."information_schema"."tables"'],
+      ['SELECT * FROM information_schema.schemata', '"information_schema"."schemata"'],
+      ['SHOW nosuch', '"nosuch"'],
+      ['SELECT * FROM "we""ird"', '"we""ird"'],
+    ] as const) {
+      await expect(checkStatement(bare, sql, allowed), sql).rejects.toMatchObject({
+        kind: 'refused',
+        message: `${named} is not one of the storage's tables; only they are read here (GET /api/v1/sql/schema lists them)`,
+      });
+    }
+  });
+
+  it('allows a function of the list however it is qualified as a built-in, and no other schema\'s', async () => {
+    await expect(checkStatement(bare, "SELECT upper('x'), main.lower('Y'), system.main.length('z')", allowed)).resolves.toMatchObject({ kind: 'select' });
+    await expect(checkStatement(bare, "SELECT other.upper('x')", allowed)).rejects.toMatchObject({ kind: 'refused', message: 'the function other.upper() is not allowed here (docs/security.md lists what is)' });
+    await expect(checkStatement(bare, "SELECT tables.main.upper('x')", allowed)).rejects.toMatchObject({ kind: 'refused', message: 'the function tables.main.upper() is not allowed here (docs/security.md lists what is)' });
+    await expect(checkStatement(bare, 'SELECT * FROM range(3) r, unnest([1, 2])', allowed)).resolves.toMatchObject({ kind: 'select' });
+  });
+
   it('points at the refused name in the user\'s own text', async () => {
+    // DuckDB counts UTF-8 bytes: characters before the name that take several bytes do not shift the position.
+    const accents = await checkStatement(bare, "SELECT 'äöü€' AS x FROM nosuch", allowed).catch((e: unknown) => e);
+    expect(accents).toMatchObject({ kind: 'refused', position: "SELECT 'äöü€' AS x FROM ".length });
+    const fn = await checkStatement(bare, "SELECT 1, current_setting('x')", allowed).catch((e: unknown) => e);
+    expect(fn).toMatchObject({ kind: 'refused', position: 'SELECT 1, '.length });
     const error = await checkStatement(bare, 'EXPLAIN SELECT *\n  FROM nosuch', allowed).catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: 'refused', position: 'EXPLAIN SELECT *\n  FROM '.length });
   });
