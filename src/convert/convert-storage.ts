@@ -180,6 +180,10 @@ async function convertSnapshot(from: StorageSource, reader: SourceReader, option
     const channelCount = options.channels ?? storage.channels.length;
     checkChannelCount(channelCount);
     const keepUnreachable = options.keepUnreachable === true;
+    // Without a roots entity nothing is reachable: leaving out "garbage" would leave out everything.
+    if (!keepUnreachable && storage.rootsObjectId === 0n && storage.channels.some((c) => c.objects.size > 0)) {
+      throw new StorageError('STORAGE_INCONSISTENT', `${options.allowDamage === true ? 'the rescue of ' : ''}${from.location} has no roots entity, so no object is reachable: --keep-unreachable copies every object`);
+    }
     // Reachability from the graph index: one bit per object, in typed arrays.
     let reachable: ((low: number, high: number) => boolean) | undefined;
     if (!keepUnreachable) {

@@ -9,6 +9,7 @@ import { rescueStorage } from '../../src/rescue/rescue-storage.js';
 import { eclipseStoreTypeName } from '../../src/convert/eclipsestore-names.js';
 import { parseTypeDictionary } from '../../src/format/type-dictionary.js';
 import { Storage } from '../../src/storage/storage.js';
+import { StorageWriter } from '../../src/writer/storage-writer.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
 import { corpusStorage } from '../security/server.js';
@@ -211,6 +212,45 @@ describe('--allow-damage', () => {
     await runCli(['convert', damaged, '--out', join(parent, 'again'), '--allow-damage'], { stdout: { write: (t: string) => (text += t) }, stderr: { write: () => true } });
     expect(text).toContain(`  Rescued first:     the storage is damaged (MISSING_REFERENCE_TARGET, DATA_FILE_TOO_SHORT, RECORD_PAST_COMMITTED_END); converted what rescue keeps: `);
     expect(text).toContain(`${rescued.replacedCount} references to lost objects replaced`);
+  });
+});
+
+describe('a storage without roots entity', () => {
+  /** The graph corpus's Strings alone, without the roots entity (MicroStream: "No roots found for existing data"). */
+  async function stringsOnly(dir: string): Promise<number> {
+    const source = corpusStorage('graph');
+    const storage = await Storage.open(source);
+    const writer = StorageWriter.createForRecords(dir, readFileSync(join(source, 'PersistenceTypeDictionary.ptd'), 'utf8'), { channelCount: 1 });
+    const store = writer.beginStore();
+    try {
+      const stringType = storage.dictionary.currentByName.get('java.lang.String')!.typeId;
+      for (const id of idsOf(storage).flat()) {
+        const entity = (await storage.readEntity(id))!;
+        if (entity.typeId !== stringType) continue;
+        const record = Buffer.alloc(24 + entity.content.length);
+        record.writeBigInt64LE(BigInt(record.length), 0);
+        record.writeBigInt64LE(entity.typeId, 8);
+        record.writeBigInt64LE(id, 16);
+        Buffer.from(entity.content).copy(record, 24);
+        store.addRecord(record);
+      }
+      writer.store(store);
+      return store.records;
+    } finally {
+      writer.close();
+      await storage.close();
+    }
+  }
+
+  it('is not emptied as if all were garbage: with --allow-damage it is refused unless --keep-unreachable copies every object', async () => {
+    const dir = join(work, 'no-roots');
+    const strings = await stringsOnly(dir);
+    await expect(convertStorage(dir, { out: join(work, 'no-roots-out') })).rejects.toBeInstanceOf(DamagedSourceError);
+    await expect(convertStorage(dir, { out: join(work, 'no-roots-out'), allowDamage: true })).rejects.toThrow('has no roots entity, so no object is reachable: --keep-unreachable copies every object');
+    expect(existsSync(join(work, 'no-roots-out'))).toBe(false);
+    const report = await convertStorage(dir, { out: join(work, 'no-roots-out'), allowDamage: true, keepUnreachable: true });
+    expect(report.written.objects).toBe(strings);
+    expect(strings).toBeGreaterThan(300);
   });
 });
 
