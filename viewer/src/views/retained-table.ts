@@ -176,7 +176,7 @@ export class RetainedTable {
     (bar.firstElementChild as HTMLElement).style.width = `${Math.max(0.5, Math.min(100, 100 * e.share))}%`;
     const row = h(
       'tr',
-      { class: `rt-row${this.focusedId === e.objectId ? ' focused' : ''}`, 'data-oid': e.objectId, 'data-depth': node.depth, 'aria-level': node.depth + 1 },
+      { class: `rt-row${this.focusedId === e.objectId ? ' focused' : ''}`, 'data-oid': e.objectId, 'data-depth': node.depth },
       name,
       h('td', { class: 'rt-type', title: displayTypeName(e.typeName) }, shortTypeName(e.typeName)),
       h('td', { class: 'rt-num rt-own', title: `${groupDigits(e.ownBytes)} bytes` }, humanBytes(e.ownBytes)),
