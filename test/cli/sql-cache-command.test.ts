@@ -3,9 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
-import { SqlEngine } from '../../src/sql/sql-engine.js';
 import { TableCache } from '../../src/sql/table-cache.js';
-import { Storage } from '../../src/storage/storage.js';
 import { writeModelStorage } from '../graph/model-storage.js';
 import { spawnCli } from '../security/cli.js';
 
@@ -24,6 +22,28 @@ async function cli(args: string[]): Promise<{ code: number; stdout: string; stde
 }
 
 const NAMES = `SELECT name FROM "gen.Node" ORDER BY name`;
+
+/** `sql` as a process of its own (the modules as they are on disk now, like the other processes'). */
+async function sqlProcess(dir: string, cacheDir: string): Promise<unknown[]> {
+  const run = spawnCli(['sql', dir, NAMES, '--format', 'ndjson', '--cache-dir', cacheDir]);
+  const { code } = await run.exit;
+  expect(code, run.stderr()).toBe(0);
+  return run.stdout().trim().split('\n').map((line) => (JSON.parse(line) as { name: string }).name);
+}
+
+/**
+ * The one entry of the cache, used by a new `sql` process: it answers `expected` and marks the
+ * entry used without keeping another (a build would have kept a second one or replaced it).
+ */
+async function answeredFromCache(dir: string, cacheDir: string, expected: unknown[]): Promise<void> {
+  const cache = new TableCache(cacheDir);
+  const [before, ...others] = await cache.list();
+  expect(others).toEqual([]);
+  expect(await sqlProcess(dir, cacheDir)).toEqual(expected);
+  const after = await cache.list();
+  expect(after.map((e) => e.key)).toEqual([before!.key]);
+  expect(after[0]!.lastUsed.getTime()).toBeGreaterThan(before!.lastUsed.getTime());
+}
 
 describe('storage-inspector cache', () => {
   let base: string;
@@ -65,19 +85,27 @@ describe('storage-inspector cache', () => {
     expect(more).toEqual([]);
     // _objects, _commits, the link tables and the type tables: all filled by the export.
     expect(entry!.filled).toBeGreaterThanOrEqual(4);
-    const storage = await Storage.open(dir);
-    let cached: boolean | undefined;
-    const engine = new SqlEngine({ storage, cache: new TableCache(shared), onBuilt: (f) => (cached = f.cached) });
+    await answeredFromCache(dir, shared, await sqlProcess(dir, join(base, 'export-check')));
+    // Nothing left to fill: the database taken from the cache had it all.
+    expect((await new TableCache(shared).list())[0]!.filled).toBe(entry!.filled);
+  });
+
+  it('serve keeps the tables its statements built, and sql answers from them', async () => {
+    const shared = join(base, 'serve-cache');
+    const serve = spawnCli(['serve', dir, '--port', '0', '--no-follow', '--quiet', '--cache-dir', shared]);
     try {
-      const answer = await engine.query('SELECT count(*) FROM _references', { limit: 1 });
-      expect(cached).toBe(true);
-      expect(Number(answer.rows[0]![0])).toBeGreaterThan(0);
-      // Nothing left to fill: the database taken from the cache had it all.
-      await engine.settle();
-      expect((await new TableCache(shared).list())[0]!.filled).toBe(entry!.filled);
+      const port = await serve.port;
+      const response = await fetch(`http://127.0.0.1:${port}/api/v1/sql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sql: NAMES }) });
+      expect(response.status).toBe(200);
+      const served = ((await response.json()) as { rows: unknown[][] }).rows.map((r) => r[0]);
+      expect(served).toContain('a, version 2');
+      // Kept once no statement runs: the entry appears (a state waited for, not a time).
+      const cache = new TableCache(shared);
+      while ((await cache.list()).length === 0) await new Promise((resolve) => setImmediate(resolve));
+      await answeredFromCache(dir, shared, served);
     } finally {
-      engine.close();
-      await storage.close();
+      serve.child.kill('SIGTERM');
+      await serve.exit;
     }
   });
 
@@ -94,27 +122,14 @@ describe('storage-inspector cache', () => {
 
   it('two processes building at once both answer and leave one whole entry, used by the next run', async () => {
     const shared = join(base, 'shared');
-    const runs = [spawnCli(['sql', dir, NAMES, '--format', 'ndjson', '--cache-dir', shared]), spawnCli(['sql', dir, NAMES, '--format', 'ndjson', '--cache-dir', shared])];
-    const exits = await Promise.all(runs.map((r) => r.exit));
-    expect(exits.map((e) => e.code)).toEqual([0, 0]);
-    expect(runs[0]!.stdout()).toContain('a, version 2');
-    expect(runs[1]!.stdout()).toBe(runs[0]!.stdout());
-    const cache = new TableCache(shared);
-    const entries = await cache.list();
+    const runs = [sqlProcess(dir, shared), sqlProcess(dir, shared)];
+    const [one, two] = await Promise.all(runs);
+    expect(one).toContain('a, version 2');
+    expect(two).toEqual(one);
+    const entries = await new TableCache(shared).list();
     expect(entries).toHaveLength(1);
     // Nothing half-written left behind.
     expect(readdirSync(join(shared, 'tables-v1'))).toEqual([entries[0]!.key]);
-    const storage = await Storage.open(dir);
-    let cached: boolean | undefined;
-    const engine = new SqlEngine({ storage, cache, onBuilt: (f) => (cached = f.cached) });
-    try {
-      const answer = await engine.query(NAMES, { limit: 100 });
-      expect(cached).toBe(true);
-      const printed = runs[0]!.stdout().trim().split('\n').map((line) => (JSON.parse(line) as { name: string }).name);
-      expect(answer.rows.map((r) => r[0])).toEqual(printed);
-    } finally {
-      engine.close();
-      await storage.close();
-    }
+    await answeredFromCache(dir, shared, one!);
   });
 });
