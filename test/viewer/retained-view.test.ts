@@ -90,6 +90,18 @@ describeInBrowser('viewer: the Retained view', () => {
       await page.locator(`.rt-note-row[data-parent="${appRoot.objectId}"] button.rt-more`).click();
       await row(next.children[0]!.objectId).waitFor();
       expect(await page.locator('.rt-row[data-depth="3"]').count()).toBe(50);
+      // By keyboard: → opens a row, ← closes it and then goes to its parent.
+      const inside = await api<{ children: Entry[] }>(`/dominators?parent=${biggest.objectId}&limit=25`);
+      await row(biggest.objectId).locator('a.rt-link').focus();
+      await page.keyboard.press('ArrowRight');
+      await row(inside.children[0]!.objectId).waitFor();
+      expect(await row(inside.children[0]!.objectId).getAttribute('data-depth')).toBe('4');
+      await page.keyboard.press('ArrowLeft');
+      await row(inside.children[0]!.objectId).waitFor({ state: 'detached' });
+      await page.keyboard.press('ArrowLeft');
+      expect(await page.evaluate("document.activeElement.closest('tr').getAttribute('data-oid')")).toBe(appRoot.objectId);
+      await page.keyboard.press('ArrowDown');
+      expect(await page.evaluate("document.activeElement.closest('tr').getAttribute('data-oid')")).toBe(biggest.objectId);
       // The sunburst: its first ring holds the roots object's children, each arc a link to its row.
       const arcs = page.locator('.rt-sunburst a.rt-arc[data-oid]');
       await arcs.first().waitFor();

@@ -17,6 +17,7 @@ export const CHILD_PAGE = 25;
 
 interface Node {
   readonly entry: RetainerEntry;
+  readonly parent: Node | undefined;
   readonly depth: number;
   /** Loaded children, largest first; undefined until first opened. */
   children: Node[] | undefined;
@@ -36,6 +37,7 @@ export class RetainedTable {
   private top: Node | undefined;
   private reachableBytes = 0;
   private focusedId: string | undefined;
+  private readonly nodes = new WeakMap<HTMLTableRowElement, Node>();
 
   constructor(
     private readonly v1: ApiV1,
@@ -57,13 +59,14 @@ export class RetainedTable {
       ),
     );
     this.element = h('div', { class: 'rt-wrap' }, h('table', { class: 'retained-table', 'aria-label': 'Dominator tree' }, head, this.body));
+    this.body.addEventListener('keydown', (event) => this.onKey(event));
   }
 
   /** Starts again at `top` (its first page of children loaded and shown). */
   start(top: RetainerEntry, reachableBytes: number, first: { total: number; children: readonly RetainerEntry[] }): void {
     this.reachableBytes = reachableBytes;
-    const node = newNode(top, 0);
-    node.children = first.children.map((c) => newNode(c, 1));
+    const node = newNode(top, undefined);
+    node.children = first.children.map((c) => newNode(c, node));
     node.total = first.total;
     node.expanded = true;
     this.top = node;
@@ -84,7 +87,7 @@ export class RetainedTable {
       const children: Node[] = node.children ?? [];
       let next = children.find((c) => c.entry.objectId === step.objectId);
       if (next === undefined) {
-        next = newNode(step, node.depth + 1);
+        next = newNode(step, node);
         next.pinned = true;
         children.push(next);
         node.children = children;
@@ -95,6 +98,11 @@ export class RetainedTable {
     this.render();
     node.row?.scrollIntoView({ block: 'nearest' });
     node.row?.querySelector<HTMLElement>('.rt-link')?.focus({ preventScroll: true });
+  }
+
+  /** The object the tree was last opened down to, if any. */
+  get focused(): string | undefined {
+    return this.focusedId;
   }
 
   private async toggle(node: Node): Promise<void> {
@@ -121,7 +129,7 @@ export class RetainedTable {
       // A pinned step that the new page lists takes its place there (opened as it was).
       const fresh = page.children.map((c) => {
         const step = pinned.find((p) => p.entry.objectId === c.objectId);
-        if (step === undefined) return newNode(c, node.depth + 1);
+        if (step === undefined) return newNode(c, node);
         step.pinned = false;
         return step;
       });
@@ -185,7 +193,41 @@ export class RetainedTable {
       h('td', { class: 'rt-num rt-objects' }, groupDigits(e.retainedObjects)),
     );
     node.row = row;
+    this.nodes.set(row, node);
     return row;
+  }
+
+  /** ↑ ↓ move between rows, → opens a row (or goes to its first child), ← closes it (or goes to its parent). */
+  private onKey(event: KeyboardEvent): void {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const row = (event.target as Element | null)?.closest('tr');
+    const node = row instanceof HTMLTableRowElement ? this.nodes.get(row) : undefined;
+    if (node === undefined) return;
+    const focusRow = (target: Element | null | undefined): void => {
+      if (target instanceof HTMLTableRowElement) target.querySelector<HTMLElement>('.rt-link')?.focus();
+    };
+    const rows = [...this.body.querySelectorAll('tr.rt-row')];
+    const at = rows.indexOf(row as HTMLTableRowElement);
+    const expandable = node.row?.querySelector('button.rt-twisty') !== null;
+    switch (event.key) {
+      case 'ArrowDown':
+        focusRow(rows[at + 1]);
+        break;
+      case 'ArrowUp':
+        focusRow(rows[at - 1]);
+        break;
+      case 'ArrowRight':
+        if (expandable && !node.expanded) void this.toggle(node).then(() => focusRow(node.row));
+        else if (node.expanded) focusRow(node.children?.[0]?.row);
+        break;
+      case 'ArrowLeft':
+        if (node.expanded && expandable) void this.toggle(node).then(() => focusRow(node.row));
+        else focusRow(node.parent?.row);
+        break;
+      default:
+        return;
+    }
+    event.preventDefault();
   }
 
   /** Shows a problem instead of the rows. */
@@ -195,8 +237,8 @@ export class RetainedTable {
   }
 }
 
-function newNode(entry: RetainerEntry, depth: number): Node {
-  return { entry, depth, children: undefined, total: 0, expanded: false, loading: false, error: undefined, pinned: false, row: undefined };
+function newNode(entry: RetainerEntry, parent: Node | undefined): Node {
+  return { entry, parent, depth: parent === undefined ? 0 : parent.depth + 1, children: undefined, total: 0, expanded: false, loading: false, error: undefined, pinned: false, row: undefined };
 }
 
 /** Indentation of a row at `depth`; deep trees keep a readable name column (at most 16 steps). */

@@ -52,10 +52,12 @@ export class RetainedView {
     if (oid !== undefined) await this.reveal(oid, generation);
   }
 
-  /** Loads again (after the storage changed). */
+  /** Loads again (after the storage changed), opened down to the object marked before if it still lives. */
   async refresh(): Promise<void> {
+    const marked = this.table.focused;
     this.loaded = this.load();
-    await this.loaded;
+    const generation = ++this.generation;
+    if ((await this.loaded) && marked !== undefined && generation === this.generation) await this.reveal(marked, generation);
   }
 
   private async load(): Promise<boolean> {
