@@ -15,6 +15,7 @@ import type { SourceReader, StorageSource } from '../storage/source/source.js';
 import { DICTIONARY_FILE_NAME, scanStorageLayout } from '../storage/source/storage-dir.js';
 import { Storage } from '../storage/storage.js';
 import { DEFAULT_FILE_MAXIMUM_SIZE, StorageWriter } from '../writer/storage-writer.js';
+import { refuseStoragePlace } from '../writer/output-place.js';
 import { dictionaryPath } from '../writer/paths.js';
 import { writerFamily } from '../writer/writer-family.js';
 import { compactDictionary } from './compact-dictionary.js';
@@ -87,6 +88,8 @@ export function checkChannelCount(channels: number): void {
 export async function convertStorage(location: string | (() => StorageSource), options: ConvertOptions): Promise<ConvertReport> {
   const open = typeof location === 'string' ? () => new DirectorySource(location) : location;
   if (existsSync(options.out)) throw new UsageError(`--out ${options.out} exists: convert writes only to a new directory`);
+  // The shared rule for what commands write: never inside a storage (a directory named here, or any other).
+  refuseStoragePlace(options.out, { option: '--out', storages: typeof location === 'string' ? [location] : [] });
   if (options.channels !== undefined) checkChannelCount(options.channels);
   if (options.fileSize !== undefined && !(Number.isSafeInteger(options.fileSize) && options.fileSize >= 1024 && options.fileSize <= 2 ** 31 - 1)) {
     throw new UsageError(`--file-size ${options.fileSize}: from 1 KiB to 2 GiB - 1 byte`);

@@ -162,6 +162,8 @@ describe('refused', () => {
       expect([out, code]).toEqual([out, 2]);
       expect(stderr).toMatch(/exists|inside the storage/);
     }
+    // The library function follows the same rule.
+    await expect(convertStorage(generated, { out: join(generated, 'inside') })).rejects.toThrow(`--out ${join(generated, 'inside')} lies inside the storage ${generated}`);
     expect(readFileSync(file, 'utf8')).toBe('x');
     expect(readdirSync(empty)).toEqual([]);
     expect(existsSync(join(generated, 'inside'))).toBe(false);
