@@ -9,8 +9,8 @@ import { FORMULA_TEXTS, INVISIBLE_TEXTS, SPOOFED_NAME, writeHostileTexts } from 
 /**
  * Stored texts made to fool the viewer or a spreadsheet, in chromium against the real server at
  * 1440 and 390 px: bidirectional controls and other invisible characters are shown as visible
- * escapes in every view that shows a stored text (tree, detail panel, grid, search, query
- * results), copying gives the real text back; the grid's CSV neutralises formulas, its raw CSV
+ * escapes in every view that shows a stored text (tree, detail panel, grid, search, Retained,
+ * query results), copying gives the real text back; the grid's CSV neutralises formulas, its raw CSV
  * keeps them.
  */
 
@@ -124,6 +124,14 @@ describeInBrowser('viewer: stored texts made to fool it', () => {
       expect(await rawInvisible(search)).toEqual([]);
       await search.screenshot({ path: path.join(ARTIFACTS, `search-${width}.png`) });
       await search.close();
+
+      // The Retained view: summaries in the sunburst's legend and tooltips (SVG titles) and in the table.
+      const retained = await open(width, '#/microstream/retained');
+      await retained.locator('.rt-sunburst .rt-arc[data-oid]').first().waitFor();
+      await retained.locator('.rt-legend .v-escape').first().waitFor();
+      expect(await escapesIn(retained, '.rt-legend')).toContain('\\u202E');
+      expect(await rawInvisible(retained)).toEqual([]);
+      await retained.close();
 
       // Query results.
       const query = await open(width, `#/microstream/query?sql=${encodeURIComponent('SELECT name FROM "gen.Node" ORDER BY weight')}`);

@@ -2,6 +2,7 @@ import type { ApiV1 } from '../api-v1.js';
 import { displayTypeName, shortTypeName } from '../dictionary.js';
 import { h } from '../dom.js';
 import { humanBytes, percent } from '../format.js';
+import { escapeInvisible } from '../invisible.js';
 import { dominatorPage, type RetainerEntry } from './retained-api.js';
 
 /**
@@ -113,7 +114,8 @@ export function sunburstLegend(arcs: readonly Arc[], reachableBytes: number, lin
 
 function titleOf(entry: RetainerEntry, reachableBytes: number): SVGTitleElement {
   const title = el('title', {}) as SVGTitleElement;
-  title.textContent = `${displayTypeName(entry.typeName)} ${entry.objectId}${entry.summary === undefined ? '' : ` ${entry.summary}`}: retains ${humanBytes(entry.retainedBytes)} (${percent(entry.retainedBytes, reachableBytes)})`;
+  // A stored summary may hold invisible characters: shown as escapes, as everywhere else (dom.ts).
+  title.textContent = escapeInvisible(`${displayTypeName(entry.typeName)} ${entry.objectId}${entry.summary === undefined ? '' : ` ${entry.summary}`}: retains ${humanBytes(entry.retainedBytes)} (${percent(entry.retainedBytes, reachableBytes)})`);
   return title;
 }
 
