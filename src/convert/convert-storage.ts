@@ -7,7 +7,7 @@ import { isSerious } from '../check/problem.js';
 import { buildGraph } from '../graph/build/graph-build.js';
 import { rescueStorage } from '../rescue/rescue-storage.js';
 import { TemporaryTarget } from '../rescue/temporary-target.js';
-import { verifyStorageChunks } from '../storage/chunk-verification.js';
+import { verifyChunkFiles } from '../storage/chunk-verification.js';
 import { DirectorySource } from '../storage/source/directory-source.js';
 import { PinnedSource } from '../storage/source/pinned-source.js';
 import { streamRecords } from '../storage/source/record-stream.js';
@@ -168,7 +168,8 @@ async function convertSnapshot(from: StorageSource, reader: SourceReader, option
   }
   const layout = await scanStorageLayout(reader, from.location);
   const startup = await analyzeStartup(layout, reader);
-  const chunks = await verifyStorageChunks(startup.readableLengths, reader);
+  // The check verified every chunk; the algorithm to keep is named by the files' headers: the first file of each channel.
+  const chunks = await verifyChunkFiles(startup.readableLengths.channels.flatMap((c) => c.files.slice(0, 1)), reader);
   const storage = await Storage.open(new PinnedSource(from, reader), {
     committedLengths: async () => startup.readableLengths,
     onProgress: (p) => options.onProgress?.('indexing', p.bytesDone, p.bytesTotal),

@@ -103,6 +103,8 @@ function convertedAnswers(c: Case): void {
     });
     try {
       expect(converted.channels.length).toBe(c.options.channels ?? source.channels.length);
+      // A storage with chunk checksums keeps them (and EclipseStore 4.2.0 verifies them when it starts).
+      expect(report.checksums).toBe(c.library === 'es42' ? 'crc32c' : 'none');
       const instance = source.family.defaultInstance;
       const javaInstance = converted.family.defaultInstance;
       expect(converted.family.name).toBe(c.options.to ?? source.family.name);
