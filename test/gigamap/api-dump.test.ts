@@ -60,4 +60,21 @@ describe('the persons GigaMap', () => {
     expect(texts).toEqual([...texts].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
     for (let k = 0; k < keys.keyCount; k++) expect(keys.count(k)).toBe(1);
   });
+
+  it('lists hashing keys by UTF-16 code units and composite keys part by part, numbers numerically, a null date last', async () => {
+    const persons = dump.find((m) => m.label === 'persons')!;
+    const map = await readGigaMap(storage, BigInt(persons.objectId));
+    const texts = async (name: string): Promise<string[]> => {
+      const keys = await readIndexKeys(storage, map, map.indices.find((i) => i.name === name)!);
+      return Array.from({ length: keys.keyCount }, (_v, k) => keys.keyText(k));
+    };
+    // Expected orders from EclipseStore's own values, sorted here: cities as Java's String order
+    // (code units), birthdays as dates (month 10 after month 9, day 15 after day 2).
+    const cities = [...new Set(persons.entities.map((e) => String(e.city)))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    expect(await texts('city')).toEqual(cities);
+    const dates = [...new Set(persons.entities.map((e) => e.birthday).filter((d): d is string => typeof d === 'string'))].sort();
+    const tuple = (d: string): string => `[${d.split('-').map(Number).join(', ')}]`;
+    expect(dates.some((d) => d.slice(5, 7) === '10') && dates.some((d) => d.slice(5, 7) === '09')).toBe(true);
+    expect(await texts('birthday')).toEqual([...dates.map(tuple), '[null]']);
+  });
 });

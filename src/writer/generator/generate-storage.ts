@@ -4,7 +4,7 @@ import { FIRST_OBJECT_ID } from '../builtins.js';
 import { StorageWriter, DEFAULT_FILE_MAXIMUM_SIZE } from '../storage-writer.js';
 import type { StoreBuilder } from '../store-builder.js';
 import { defineBookV2, defineTypes, TAG_CONSTANTS, type GenTypes } from './domain-types.js';
-import { writeGigaMap } from './gigamap-writer.js';
+import { writeGigaMap, type GigaMapKeyChoice } from './gigamap-writer.js';
 import { Prng } from './prng.js';
 import { birthDate, bookTitle, bookTraits, bytes, LANGUAGES, personName, price, ratings, shelfLabel } from './sample-values.js';
 
@@ -33,6 +33,8 @@ export interface GenerateOptions {
   readonly now?: () => number;
   /** EclipseStore only: also a GigaMap of this many persons with two indices (gigamap-writer.ts), in the library's `people` map under the key `gigamap`. */
   readonly gigamap?: number;
+  /** Keys the GigaMap's entities get instead of the generated ones (tests of the index reader). */
+  readonly gigamapKeys?: GigaMapKeyChoice;
   /** EclipseStore only: chunk checksums as EclipseStore 4.2 writes them (`crc32c`, chained `sha256`); default none. */
   readonly checksums?: 'none' | 'crc32c' | 'sha256';
   readonly onProgress?: (progress: GenerateProgress) => void;
@@ -399,6 +401,7 @@ class LibraryGenerator {
       },
       entities,
       this.rng,
+      this.options.gigamapKeys,
     );
     const key = this.id();
     this.add(this.types.string, key, ['gigamap']);

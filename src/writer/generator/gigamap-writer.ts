@@ -39,7 +39,18 @@ export function generatedPersonId(entityId: number): number {
   return ID_BASE + ID_STEP * entityId;
 }
 
-export function writeGigaMap(sink: GigaMapSink, entities: number, rng: Prng): WrittenGigaMap {
+/**
+ * Keys chosen by a test instead of the generated ones, to reach the reader's branches: any long as
+ * an entity's id (negative ones set bit 63), and an entry with an empty bitmap for every city no
+ * entity has (EclipseStore leaves such entries behind when the last entity of a key goes).
+ */
+export interface GigaMapKeyChoice {
+  /** The `id` of the entity with this entity id (a Java long; 0 has no bit set, so no key). */
+  readonly id?: (entityId: number) => bigint;
+  readonly emptyCityEntries?: boolean;
+}
+
+export function writeGigaMap(sink: GigaMapSink, entities: number, rng: Prng, choice: GigaMapKeyChoice = {}): WrittenGigaMap {
   if (!Number.isSafeInteger(entities) || entities < 1 || entities > 2 ** 31) throw new RangeError(`a generated GigaMap has 1 to 2^31 entities, not ${entities}`);
   const t = defineGigaMapTypes(sink.writer);
   const id = (): bigint => sink.writer.newObjectId();
@@ -54,17 +65,21 @@ export function writeGigaMap(sink: GigaMapSink, entities: number, rng: Prng): Wr
   // The entities, and the bits of every bitmap.
   const bytes = Math.ceil(entities / 8);
   const cityBits = cities.map(() => new Uint8Array(bytes));
-  const highestId = generatedPersonId(entities - 1);
-  const idBits = Array.from({ length: Math.floor(Math.log2(highestId)) + 1 }, () => new Uint8Array(bytes));
+  const chosenId = choice.id;
+  const idBitCount = chosenId !== undefined ? 64 : Math.floor(Math.log2(generatedPersonId(entities - 1))) + 1;
+  const idBits = Array.from({ length: idBitCount }, () => new Uint8Array(bytes));
   const firstPerson = sink.writer.newObjectId();
   for (let e = 0; e < entities; e++) {
     const person = e === 0 ? firstPerson : id();
     if (person !== firstPerson + BigInt(e)) throw new Error('person object ids must be consecutive');
     const city = rng.below(cities.length);
-    const key = generatedPersonId(e);
+    const key = chosenId !== undefined ? BigInt.asIntN(64, chosenId(e)) : generatedPersonId(e);
     sink.add(t.person, person, [names[rng.below(names.length)]!, cities[city]!, 0n, BigInt(key), rng.below(1000)]);
     cityBits[city]![e >> 3]! |= 1 << (e & 7);
-    for (let b = 0; b < idBits.length; b++) if (Math.floor(key / 2 ** b) % 2 === 1) idBits[b]![e >> 3]! |= 1 << (e & 7);
+    if (typeof key === 'bigint') {
+      const bits = BigInt.asUintN(64, key);
+      for (let b = 0; b < 64; b++) if (((bits >> BigInt(b)) & 1n) === 1n) idBits[b]![e >> 3]! |= 1 << (e & 7);
+    } else for (let b = 0; b < idBits.length; b++) if (Math.floor(key / 2 ** b) % 2 === 1) idBits[b]![e >> 3]! |= 1 << (e & 7);
     if ((e & 4095) === 4095) sink.flush();
   }
 
@@ -89,9 +104,11 @@ export function writeGigaMap(sink: GigaMapSink, entities: number, rng: Prng): Wr
   sink.add(t.idIndexer, idIndexer, []);
   const cityEntries: [bigint, bigint][] = [];
   cityBits.forEach((bits, k) => {
-    if (bits.some((b) => b !== 0)) cityEntries.push([cities[k]!, writeBitmap(sink, t, bits, cityEntries.length)]);
+    if (choice.emptyCityEntries === true || bits.some((b) => b !== 0)) cityEntries.push([cities[k]!, writeBitmap(sink, t, bits, cityEntries.length)]);
   });
   const idEntries = idBits.map((bits, b) => (bits.some((x) => x !== 0) ? writeBitmap(sink, t, bits, b) : 0n));
+  // As many entries as the highest bit any key has (chosen keys: up to 64).
+  while (idEntries.length > 0 && idEntries[idEntries.length - 1] === 0n) idEntries.pop();
   sink.add(t.hashingIndex, cityIndex, [bitmapIndices, cityName, cityIndexer, cityEntries]);
   sink.add(t.binaryIndex, idIndex, [bitmapIndices, idName, idIndexer, BigInt64Array.from(idEntries)]);
   sink.add(t.eqHashTable, table, [1000000000000000002n, tableKeys, tableValues, 1, [[idName, idIndex], [cityName, cityIndex]]]);
