@@ -138,7 +138,8 @@ export async function convertStorage(location: string | (() => StorageSource), o
     try {
       target = new TemporaryTarget(options.out, 'convert');
       const written = target.path;
-      const report = await source.snapshot((reader) => convertSnapshot(source, reader, options, written));
+      const named = damaged ? `the rescue of ${check.directory}` : check.directory;
+      const report = await source.snapshot((reader) => convertSnapshot(source, reader, options, written, named));
       target.commit();
       return {
         ...report,
@@ -161,7 +162,8 @@ function refuseBackToMicroStream(location: string): never {
   throw new UsageError(`--to microstream: ${location} is an EclipseStore storage; convert does not move storages back to MicroStream (MicroStream's libraries would not know EclipseStore's types)`);
 }
 
-async function convertSnapshot(from: StorageSource, reader: SourceReader, options: ConvertOptions, directory: string): Promise<ConvertReport> {
+/** `named`: the storage as messages name it (the user's, also when a rescue of it is read). */
+async function convertSnapshot(from: StorageSource, reader: SourceReader, options: ConvertOptions, directory: string, named: string): Promise<ConvertReport> {
   const root = await reader.listRoot();
   if (!root.files.some((f) => f.name === DICTIONARY_FILE_NAME)) {
     throw new StorageError('STORAGE_NOT_A_STORAGE', `${from.location}: the type dictionary ${DICTIONARY_FILE_NAME} is missing`);
@@ -179,14 +181,14 @@ async function convertSnapshot(from: StorageSource, reader: SourceReader, option
   try {
     const sourceFamily = storage.family.name;
     const to = options.to ?? sourceFamily;
-    if (sourceFamily === 'eclipsestore' && to === 'microstream') refuseBackToMicroStream(from.location);
+    if (sourceFamily === 'eclipsestore' && to === 'microstream') refuseBackToMicroStream(named);
     const renames = sourceFamily === 'microstream' && to === 'eclipsestore';
     const channelCount = options.channels ?? storage.channels.length;
     checkChannelCount(channelCount);
     const keepUnreachable = options.keepUnreachable === true;
     // Without a roots entity nothing is reachable: leaving out "garbage" would leave out everything.
     if (!keepUnreachable && storage.rootsObjectId === 0n && storage.channels.some((c) => c.objects.size > 0)) {
-      throw new StorageError('STORAGE_INCONSISTENT', `${options.allowDamage === true ? 'the rescue of ' : ''}${from.location} has no roots entity, so no object is reachable: --keep-unreachable copies every object`);
+      throw new StorageError('STORAGE_INCONSISTENT', `${named} has no roots entity, so no object is reachable: --keep-unreachable copies every object`);
     }
     // Reachability from the graph index: one bit per object, in typed arrays.
     let reachable: ((low: number, high: number) => boolean) | undefined;
