@@ -25,6 +25,38 @@ const DICTIONARY = parseTypeDictionary(`
 	int              number,
 	java.lang.Object second,
 }
+0000000000001000002 app.Grid{
+	[list] rows(
+		[list] cells(
+			java.lang.Object cell,
+		),
+	),
+}
+0000000000001000003 app.Tally{
+	[list] entries(
+		int              count,
+		java.lang.Object item ,
+		long             stamp,
+	),
+}
+0000000000001000004 app.Bag{
+	java.lang.Object owner,
+	int              size ,
+	[list] items(
+		java.lang.Object item,
+	),
+	[list] labels(
+		[char] label,
+	),
+}
+0000000000001000005 app.ListsByKeyMap{
+	[list] entries(
+		java.lang.Object key,
+		[list] values(
+			java.lang.Object value,
+		),
+	),
+}
 `);
 
 const LOST = 1000000000000000099n;
@@ -50,6 +82,22 @@ function list(elementBytes: Buffer, count: number): Buffer {
   head.writeBigInt64LE(BigInt(16 + elementBytes.length), 0);
   head.writeBigInt64LE(BigInt(count), 8);
   return Buffer.concat([head, elementBytes]);
+}
+
+function int32(value: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeInt32LE(value, 0);
+  return b;
+}
+
+function int64(value: bigint): Buffer {
+  const b = Buffer.alloc(8);
+  b.writeBigInt64LE(value, 0);
+  return b;
+}
+
+function chars(text: string): Buffer {
+  return list(Buffer.from(text, 'utf16le'), text.length);
 }
 
 function replace(typeId: bigint, content: Buffer): { values: unknown; replaced: ReferenceReplacement[]; length: bigint } {
@@ -105,5 +153,44 @@ describe('replacing references to lost objects', () => {
     for (const name of ['java.util.ArrayList', 'java.util.LinkedList', '[Ljava.lang.Object;', 'one.microstream.collections.BulkList', 'one.microstream.persistence.types.PersistenceRoots$Default']) {
       expect(leavesEntriesOut(name), name).toBe(false);
     }
+  });
+
+  // References below the first level of a list: each test fails when nested lists, mixed
+  // elements or lists after other members are skipped ("references inside nested lists not replaced").
+  it('an element of a list inside a list becomes null at its position', () => {
+    const rows = Buffer.concat([list(ids(KEPT, LOST), 2), list(ids(LOST), 1), list(ids(), 0), list(ids(KEPT + 1n), 1)]);
+    const { values, replaced, length } = replace(1000002n, list(rows, 4));
+    expect(values).toEqual([[[KEPT, 0n], [0n], [], [KEPT + 1n]]]);
+    expect(length).toBe(0n);
+    expect(replaced.map((r) => [r.member, r.lost, r.action])).toEqual([
+      ['rows[0] [1]', LOST, 'null'],
+      ['rows[1] [0]', LOST, 'null'],
+    ]);
+  });
+
+  it('a reference between primitives of a list element becomes null; the primitives stay', () => {
+    const entry = (count: number, item: bigint, stamp: bigint): Buffer => Buffer.concat([int32(count), ids(item), int64(stamp)]);
+    const { values, replaced } = replace(1000003n, list(Buffer.concat([entry(7, LOST, -5n), entry(8, KEPT, 6n), entry(-9, LOST, 1n << 40n)]), 3));
+    expect(values).toEqual([[['7', 0n, '-5'], ['8', KEPT, '6'], ['-9', 0n, String(1n << 40n)]]]);
+    expect(replaced.map((r) => [r.member, r.action])).toEqual([
+      ['entries[0] item', 'null'],
+      ['entries[2] item', 'null'],
+    ]);
+  });
+
+  it('references of a list after other members become null; the field, the int and the next list stay in place', () => {
+    const content = Buffer.concat([ids(LOST), int32(3), list(ids(KEPT, LOST, LOST), 3), list(Buffer.concat([chars('ab'), chars('c')]), 2)]);
+    const { values, replaced, length } = replace(1000004n, content);
+    expect(values).toEqual([0n, '3', [KEPT, 0n, 0n], ['ab', 'c']]);
+    expect(length).toBe(0n);
+    expect(replaced.map((r) => r.member)).toEqual(['owner', 'items[1]', 'items[2]']);
+  });
+
+  it('a map entry whose list of values holds a lost reference is left out; the other entries and lengths follow', () => {
+    const entry = (key: bigint, ...values: bigint[]): Buffer => Buffer.concat([ids(key), list(ids(...values), values.length)]);
+    const { values, replaced, length } = replace(1000005n, list(Buffer.concat([entry(KEPT, KEPT, KEPT), entry(KEPT + 1n, KEPT, LOST), entry(KEPT + 2n)]), 3));
+    expect(values).toEqual([[[KEPT, [KEPT, KEPT]], [KEPT + 2n, []]]]);
+    expect(length).toBe(0n);
+    expect(replaced.map((r) => [r.member, r.action])).toEqual([['entries[1] values[1]', 'entry-left-out']]);
   });
 });
