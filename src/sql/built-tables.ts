@@ -29,6 +29,11 @@ import { fillTypeTables } from './type-fill.js';
  * Fills (which write the database) and keeping it (which copies the file) take turns.
  */
 
+/** What `filled` names besides type names: with a colon, which no Java type name has. */
+const FILLED_OBJECTS = ':objects';
+const FILLED_COMMITS = ':commits';
+const FILLED_LINKS = ':links';
+
 export interface BuildOptions {
   readonly memoryLimitBytes: number;
   readonly allowFiles: boolean;
@@ -49,7 +54,7 @@ export class BuiltTables {
   private objects: Promise<boolean> | undefined;
   /** `_commits` filled (or being filled). */
   private commits: Promise<boolean> | undefined;
-  /** Tables filled since the build: type names, and `_objects`, `_commits`, `_links`. */
+  /** Tables filled since the build: type names, and FILLED_OBJECTS, FILLED_COMMITS, FILLED_LINKS. */
   private readonly filled = new Set<string>();
   /** How many of `filled` the kept entry has (-1: nothing kept by this build yet). */
   private keptFilled = -1;
@@ -134,9 +139,9 @@ export class BuiltTables {
       for (const name of meta.filled) {
         built.filled.add(name);
         const done = Promise.resolve(true);
-        if (name === '_objects') built.objects = done;
-        else if (name === '_commits') built.commits = done;
-        else if (name === '_links') built.links = done;
+        if (name === FILLED_OBJECTS) built.objects = done;
+        else if (name === FILLED_COMMITS) built.commits = done;
+        else if (name === FILLED_LINKS) built.links = done;
         else built.fills.set(name, done);
       }
       built.keptFilled = built.filled.size;
@@ -244,7 +249,7 @@ export class BuiltTables {
         await connection.run('CHECKPOINT').catch(() => undefined);
       }),
       () => (this.links = undefined),
-      () => this.filled.add('_links'),
+      () => this.filled.add(FILLED_LINKS),
     );
     return this.links;
   }
@@ -255,7 +260,7 @@ export class BuiltTables {
       // The graph asked for before the storage's gate is entered (its build reads through the gate too).
       this.graph().then((graph) => this.inBuiltState((connection) => buildObjectsTable(duck, connection, this.storage, graph))),
       () => (this.objects = undefined),
-      () => this.filled.add('_objects'),
+      () => this.filled.add(FILLED_OBJECTS),
     );
     return this.objects;
   }
@@ -265,7 +270,7 @@ export class BuiltTables {
     this.commits ??= forgottenUnlessDone(
       this.inBuiltState((connection) => buildCommitsTable(duck, connection, this.storage)),
       () => (this.commits = undefined),
-      () => this.filled.add('_commits'),
+      () => this.filled.add(FILLED_COMMITS),
     );
     return this.commits;
   }

@@ -41,13 +41,17 @@ const NOT_TABLE_CODE = new Set(['cli', 'http', 'mcp', 'library', 'viewer', 'vend
  * code root (dist/, or src/ under tsx) but the rooms above sql. About 250 files, 1.5 MB; once a process.
  */
 export function tableCodeHash(): string {
-  if (codeHash !== undefined) return codeHash;
+  codeHash ??= hashTableCode();
+  return codeHash;
+}
+
+/** The hash of the table code as it is on disk now (`tableCodeHash` keeps the first one of a process). */
+export function hashTableCode(): string {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..');
   const hash = createHash('sha256');
   const names = (readdirSync(root, { recursive: true }) as string[]).filter((name) => /\.(js|ts)$/.test(name) && !name.endsWith('.d.ts') && !NOT_TABLE_CODE.has(name.split(sep)[0]!));
   for (const name of names.sort()) hash.update(name).update('\0').update(readFileSync(join(root, name))).update('\0');
-  codeHash = hash.digest('hex');
-  return codeHash;
+  return hash.digest('hex');
 }
 
 export interface StorageStateKey {

@@ -47,7 +47,7 @@ export interface CachedTables {
   readonly entityTypeIds: readonly string[];
   /** Entity types whose tables are filled when a statement first names them. */
   readonly deferred: readonly string[];
-  /** Tables filled in the database: type names, and `_objects`, `_commits`, `_links`. */
+  /** Tables filled in the database: type names, and `:objects`, `:commits`, `:links` (`_elements` with `_references`). */
   readonly filled: readonly string[];
   readonly objects: number;
   readonly problems: number;

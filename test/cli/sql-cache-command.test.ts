@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { TableCache } from '../../src/sql/table-cache.js';
+import { hashTableCode } from '../../src/sql/table-cache-key.js';
 import { writeModelStorage } from '../graph/model-storage.js';
 import { spawnCli } from '../security/cli.js';
 
@@ -22,6 +23,24 @@ async function cli(args: string[]): Promise<{ code: number; stdout: string; stde
 }
 
 const NAMES = `SELECT name FROM "gen.Node" ORDER BY name`;
+
+/**
+ * Runs a scenario of several processes until the table code stayed the same on disk all along:
+ * each process files its tables under the code it loaded (its hash), so a source file saved
+ * meanwhile (by anyone working in this checkout) makes the processes disagree. `attempt` names
+ * the scenario's directories anew.
+ */
+async function withSteadyCode(scenario: (attempt: number) => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const before = hashTableCode();
+    try {
+      await scenario(attempt);
+      return;
+    } catch (error) {
+      if (attempt >= 5 || hashTableCode() === before) throw error;
+    }
+  }
+}
 
 /** `sql` as a process of its own (the modules as they are on disk now, like the other processes'). */
 async function sqlProcess(dir: string, cacheDir: string): Promise<unknown[]> {
@@ -78,35 +97,39 @@ describe('storage-inspector cache', () => {
   });
 
   it('export keeps every table it wrote, and sql answers from them', async () => {
-    const shared = join(base, 'export-cache');
-    const exported = await cli(['export', dir, '--format', 'parquet', '--out', join(base, 'tables'), '--cache-dir', shared]);
-    expect(exported.code, exported.stderr).toBe(0);
-    const [entry, ...more] = await new TableCache(shared).list();
-    expect(more).toEqual([]);
-    // _objects, _commits, the link tables and the type tables: all filled by the export.
-    expect(entry!.filled).toBeGreaterThanOrEqual(4);
-    await answeredFromCache(dir, shared, await sqlProcess(dir, join(base, 'export-check')));
-    // Nothing left to fill: the database taken from the cache had it all.
-    expect((await new TableCache(shared).list())[0]!.filled).toBe(entry!.filled);
+    await withSteadyCode(async (attempt) => {
+      const shared = join(base, `export-cache-${attempt}`);
+      const exported = spawnCli(['export', dir, '--format', 'parquet', '--out', join(base, `tables-${attempt}`), '--cache-dir', shared]);
+      expect((await exported.exit).code, exported.stderr()).toBe(0);
+      const [entry, ...more] = await new TableCache(shared).list();
+      expect(more).toEqual([]);
+      // _objects, _commits, the link tables and the type tables: all filled by the export.
+      expect(entry!.filled).toBeGreaterThanOrEqual(4);
+      await answeredFromCache(dir, shared, await sqlProcess(dir, join(base, `export-check-${attempt}`)));
+      // Nothing left to fill: the database taken from the cache had it all.
+      expect((await new TableCache(shared).list())[0]!.filled).toBe(entry!.filled);
+    });
   });
 
   it('serve keeps the tables its statements built, and sql answers from them', async () => {
-    const shared = join(base, 'serve-cache');
-    const serve = spawnCli(['serve', dir, '--port', '0', '--no-follow', '--quiet', '--cache-dir', shared]);
-    try {
-      const port = await serve.port;
-      const response = await fetch(`http://127.0.0.1:${port}/api/v1/sql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sql: NAMES }) });
-      expect(response.status).toBe(200);
-      const served = ((await response.json()) as { rows: unknown[][] }).rows.map((r) => r[0]);
-      expect(served).toContain('a, version 2');
-      // Kept once no statement runs: the entry appears (a state waited for, not a time).
-      const cache = new TableCache(shared);
-      while ((await cache.list()).length === 0) await new Promise((resolve) => setImmediate(resolve));
-      await answeredFromCache(dir, shared, served);
-    } finally {
-      serve.child.kill('SIGTERM');
-      await serve.exit;
-    }
+    await withSteadyCode(async (attempt) => {
+      const shared = join(base, `serve-cache-${attempt}`);
+      const serve = spawnCli(['serve', dir, '--port', '0', '--no-follow', '--quiet', '--cache-dir', shared]);
+      try {
+        const port = await serve.port;
+        const response = await fetch(`http://127.0.0.1:${port}/api/v1/sql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sql: NAMES }) });
+        expect(response.status).toBe(200);
+        const served = ((await response.json()) as { rows: unknown[][] }).rows.map((r) => r[0]);
+        expect(served).toContain('a, version 2');
+        // Kept once no statement runs: the entry appears (a state waited for, not a time).
+        const cache = new TableCache(shared);
+        while ((await cache.list()).length === 0) await new Promise((resolve) => setImmediate(resolve));
+        await answeredFromCache(dir, shared, served);
+      } finally {
+        serve.child.kill('SIGTERM');
+        await serve.exit;
+      }
+    });
   });
 
   it('--no-cache keeps nothing', async () => {
@@ -121,15 +144,17 @@ describe('storage-inspector cache', () => {
   });
 
   it('two processes building at once both answer and leave one whole entry, used by the next run', async () => {
-    const shared = join(base, 'shared');
-    const runs = [sqlProcess(dir, shared), sqlProcess(dir, shared)];
-    const [one, two] = await Promise.all(runs);
-    expect(one).toContain('a, version 2');
-    expect(two).toEqual(one);
-    const entries = await new TableCache(shared).list();
-    expect(entries).toHaveLength(1);
-    // Nothing half-written left behind.
-    expect(readdirSync(join(shared, 'tables-v1'))).toEqual([entries[0]!.key]);
-    await answeredFromCache(dir, shared, one!);
+    await withSteadyCode(async (attempt) => {
+      const shared = join(base, `shared-${attempt}`);
+      const runs = [sqlProcess(dir, shared), sqlProcess(dir, shared)];
+      const [one, two] = await Promise.all(runs);
+      expect(one).toContain('a, version 2');
+      expect(two).toEqual(one);
+      const entries = await new TableCache(shared).list();
+      expect(entries).toHaveLength(1);
+      // Nothing half-written left behind.
+      expect(readdirSync(join(shared, 'tables-v1'))).toEqual([entries[0]!.key]);
+      await answeredFromCache(dir, shared, one!);
+    });
   });
 });

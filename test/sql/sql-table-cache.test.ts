@@ -85,7 +85,7 @@ describe('SQL tables kept between runs', () => {
     const count = Number(filling.rows[0]![0]);
     expect(count).toBeGreaterThan(0);
     const meta = JSON.parse(readFileSync(join(cache.directory, 'tables-v1', entries()[0]!, 'meta.json'), 'utf8')) as { filled: string[] };
-    expect(meta.filled).toContain('_links');
+    expect(meta.filled).toContain(':links');
     expect(meta.filled).toContain('gen.Node');
     const again = await run(dir, cache, refs);
     expect(again.cached).toBe(true);
