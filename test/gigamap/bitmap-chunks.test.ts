@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { decodeLevel2 } from '../../src/gigamap/bitmap-level2.js';
 import { IdList } from '../../src/gigamap/id-list.js';
+import { learnChunkPositions } from './corpus-chunks.js';
 
 /**
  * Bitmap segments built here, chunk kind by chunk kind (docs/gigamap.md §5), each expected
- * long written out as the number it must expand to.
+ * long written out as the number it must expand to; the byte places of the single-long types are
+ * what EclipseStore's own bitmaps in the corpus show.
  */
 
 const M64 = (1n << 64n) - 1n;
@@ -58,50 +60,38 @@ function oneChunkBlock(chunk: readonly number[], longs: readonly bigint[]): { da
   return { data: segment(0, [blockEntry(chunks)]), expected: idsOf([...longs, ...Array<bigint>(rest).fill(0n)]) };
 }
 
-const PAIRS = [
-  [1, 0],
-  [2, 0],
-  [3, 0],
-  [2, 1],
-  [3, 1],
-  [3, 2],
-] as const;
-const TRIPLES = [
-  [3, 2, 1],
-  [3, 2, 0],
-  [3, 1, 0],
-  [2, 1, 0],
-  [7, 6, 5],
-  [7, 6, 4],
-  [7, 5, 4],
-  [6, 5, 4],
-] as const;
+/**
+ * Where each single-long chunk type puts its data bytes, learned from EclipseStore's own bitmaps
+ * and its API's entities (corpus-chunks.ts), not from the decoder's tables.
+ */
+const learned = await learnChunkPositions();
 
 /** Every single-long chunk type 35–127 with its data bytes and the long it stands for. */
 function singleLongCases(): { type: number; data: number[]; value: bigint }[] {
   const cases: { type: number; data: number[]; value: bigint }[] = [];
+  // Type 35: data byte d stands for the d + 1 lowest bits (EclipseStore's own chunks agree: below).
   for (const d of [0, 6, 31, 62, 63]) cases.push({ type: 35, data: [d], value: (1n << BigInt(d + 1)) - 1n });
-  for (let p = 0; p < 8; p++) cases.push({ type: 36 + p, data: [0xa5], value: longOf([[p, 0xa5]]) });
-  for (let c = 0; c < 16; c++) cases.push({ type: 44 + c, data: [0x81, 0x3c], value: longOf([[4 + (c >> 2), 0x81], [c & 3, 0x3c]]) });
-  for (let c = 0; c < 12; c++) {
-    const [a, b] = PAIRS[c % 6]!;
-    const plus = c >= 6 ? 4 : 0;
-    cases.push({ type: 60 + c, data: [0x11, 0xf0], value: longOf([[a + plus, 0x11], [b + plus, 0xf0]]) });
-  }
-  for (let c = 0; c < 8; c++) {
-    const [a, b, d] = TRIPLES[c]!;
-    cases.push({ type: 72 + c, data: [0x01, 0x80, 0x7e], value: longOf([[a, 0x01], [b, 0x80], [d, 0x7e]]) });
-  }
-  for (let c = 0; c < 24; c++) {
-    const [a, b] = PAIRS[c >> 2]!;
-    cases.push({ type: 80 + c, data: [0x12, 0x34, 0x56], value: longOf([[a + 4, 0x12], [b + 4, 0x34], [c & 3, 0x56]]) });
-  }
-  for (let c = 0; c < 24; c++) {
-    const [a, b] = PAIRS[c >> 2]!;
-    cases.push({ type: 104 + c, data: [0x9a, 0xbc, 0xde], value: longOf([[(c & 3) + 4, 0x9a], [a, 0xbc], [b, 0xde]]) });
+  const samples = [0xa5, 0x3c, 0x7e];
+  for (let type = 36; type <= 127; type++) {
+    const positions = learned.positions.get(type)!;
+    const data = samples.slice(0, positions.length);
+    cases.push({ type, data, value: longOf(positions.map((p, i) => [p, data[i]!] as const)) });
   }
   return cases;
 }
+
+describe("EclipseStore's own chunks (the GigaMap corpus)", () => {
+  it('hold every single-long chunk type 35–127, each placing its data bytes at distinct positions', () => {
+    for (let type = 35; type <= 127; type++) expect(learned.occurrences.get(type) ?? 0, `type ${type}`).toBeGreaterThan(0);
+    for (const [type, positions] of learned.positions) expect(new Set(positions).size, `type ${type}`).toBe(positions.length);
+    expect(learned.positions.size).toBe(92);
+  });
+
+  it('type 35: data byte d is the d + 1 lowest bits', () => {
+    expect(learned.lowBits.length).toBeGreaterThan(0);
+    for (const [d, value] of learned.lowBits) expect(value, `data ${d}`).toBe((1n << BigInt(d + 1)) - 1n);
+  });
+});
 
 describe('bitmap block entries', () => {
   it('0x80 is an empty block and 0xFF a full one, at the ids of their block and level-3 slot', () => {
