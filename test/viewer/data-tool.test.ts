@@ -9,8 +9,8 @@ import { BUILT_VIEWER, launchBrowser, REPO_ROOT, startServer, viewerBuilt, type 
  * The viewer as a data tool, in chromium against the real server at 1440, 800 and 390 px: no
  * view is wider than the window on a phone (asserted on element boxes), search lists owners,
  * referrers carry summaries, "unreachable only" lists exactly the garbage /api/v1/analysis counts.
- * The instance grid and the SQL console need the server's SQL engine (`/api/v1/sql`): their tests
- * run where the server has it and are skipped, saying so, where it has not.
+ * The instance grid and the SQL console need the server's SQL engine (`/api/v1/sql`): a server
+ * without it fails these tests (they do not skip themselves).
  */
 
 const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts/viewer/data-tool');
@@ -179,29 +179,23 @@ describeInBrowser('viewer as a data tool', () => {
 
   it('lists exactly the garbage of /api/v1/analysis from the Analysis view, type by type', async () => {
     const analysis = (await (await fetch(`${server.url}/api/v1/analysis`)).json()) as { unreachable: { byType: { typeId: string; count: number }[] } };
-    const sql = await sqlServed();
+    expect(await sqlServed(), 'the server has /api/v1/sql').toBe(true);
     for (const [i, t] of analysis.unreachable.byType.slice(0, 4).entries()) {
       const page = await open(1440, '#/microstream/analysis');
       await page.locator('[aria-label="Garbage by type"] .bar-row').nth(i).click();
       await page.waitForURL(new RegExp(`types/${t.typeId}\\?reachable=false`));
       const expected = (await (await fetch(`${server.url}/api/v1/types/${t.typeId}/instances?reachable=false&limit=10000`)).json()) as { objectIds: string[] };
       expect(expected.objectIds).toHaveLength(t.count);
-      if (sql) {
-        await page.locator('.grid-status', { hasText: 'unreachable instances' }).waitFor();
-        expect(await page.locator('.grid-status').textContent()).toMatch(new RegExp(`^${t.count} unreachable`));
-        const shown = await page.locator('.grid-rows .grid-row .grid-cell:first-child a').evaluateAll((links) => links.map((a) => /object\/([0-9]+)/.exec(a.getAttribute('href') ?? '')?.[1]));
-        expect(shown).toEqual(expected.objectIds.slice(0, shown.length));
-      } else {
-        await page.locator('.instance-list li').first().waitFor();
-        expect(await page.locator('.instance-list li a').allTextContents()).toEqual(expected.objectIds.slice(0, 100));
-        expect(await page.locator('.unreachable-only').isChecked()).toBe(true);
-      }
+      await page.locator('.grid-status', { hasText: 'unreachable instances' }).waitFor();
+      expect(await page.locator('.grid-status').textContent()).toMatch(new RegExp(`^${t.count} unreachable`));
+      const shown = await page.locator('.grid-rows .grid-row .grid-cell:first-child a').evaluateAll((links) => links.map((a) => /object\/([0-9]+)/.exec(a.getAttribute('href') ?? '')?.[1]));
+      expect(shown).toEqual(expected.objectIds.slice(0, shown.length));
       await page.close();
     }
   });
 
-  it('shows a type as a grid of member values that sorts and filters like /api/v1/sql, by keyboard too', async (context) => {
-    if (!(await sqlServed())) context.skip('the server has no /api/v1/sql (the SQL engine is another branch)');
+  it('shows a type as a grid of member values that sorts and filters like /api/v1/sql, by keyboard too', async () => {
+    expect(await sqlServed(), 'the server has /api/v1/sql').toBe(true);
     const page = await open(1440, '#/microstream/types/1000073');
     await page.locator('.grid-status', { hasText: 'instances' }).waitFor();
     const headers = await page.locator('.grid-titles .grid-th').allTextContents();
@@ -239,8 +233,8 @@ describeInBrowser('viewer as a data tool', () => {
     await page.close();
   });
 
-  it('runs a join in the SQL console, links ids, shows errors with their position, by keyboard', async (context) => {
-    if (!(await sqlServed())) context.skip('the server has no /api/v1/sql (the SQL engine is another branch)');
+  it('runs a join in the SQL console, links ids, shows errors with their position, by keyboard', async () => {
+    expect(await sqlServed(), 'the server has /api/v1/sql').toBe(true);
     const page = await open(1440, '#/microstream/query');
     await page.locator('.cm-content').waitFor();
     await page.locator('.cm-content').focus();
