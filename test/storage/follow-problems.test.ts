@@ -190,8 +190,14 @@ describe('serve while the storage goes wrong', () => {
       bad.writeUInt8(99, 8);
       appendFileSync(log, bad);
       await run.waitForStderr(/following: problem: /);
-      // Forty more looks.
-      await new Promise((resolve) => setTimeout(resolve, 2000));
+      // Forty more looks at the damaged log (failed refreshes, as /metrics counts them).
+      const failedLooks = async (): Promise<number> => {
+        const metrics = (await send(port, 'GET', '/metrics')).body.toString();
+        return Number(/follow_refreshes_total\{outcome="failed"\} (\d+)/.exec(metrics)?.[1] ?? 0);
+      };
+      const looked = await failedLooks();
+      expect(looked).toBeGreaterThan(0);
+      await expect.poll(failedLooks, { timeout: 30_000, interval: 100 }).toBeGreaterThanOrEqual(looked + 40);
       const ready = JSON.parse((await send(port, 'GET', '/ready')).body.toString()) as { problems: { code: string; message: string }[] };
       expect(ready.problems.map((p) => p.code)).toEqual(['FORMAT_BAD_LOG']);
       // Put back in one step (a look between a truncation and a write would see another problem).
