@@ -63,26 +63,33 @@ function nonReader(): Socket {
   return socket;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe('the NDJSON export', () => {
   it('is stopped by clients that do not read, counted against --max-unsent-bytes, while /root keeps answering', { timeout: 120_000 }, async () => {
     const total = (await app.inject(exportPath)).body.length;
     // Far more than the kernel's socket buffers take for a client that does not read.
     expect(total).toBeGreaterThan(8 * 1024 * 1024);
+    // The server's side of each connection: an export held back by its client waits for 'drain'.
+    const served: Socket[] = [];
+    const track = (socket: Socket): void => void served.push(socket);
+    app.server.on('connection', track);
     for (let i = 0; i < NON_READERS; i++) nonReader();
     await expect.poll(() => app.unsentAnswers.held, { timeout: 20_000 }).toBeGreaterThan(0);
+    // Every export stopped by its client: its socket's buffer is full and waits to drain.
+    await expect.poll(() => served.filter((s) => s.writableNeedDrain).length, { timeout: 60_000, interval: 100 }).toBe(NON_READERS);
+    app.server.off('connection', track);
+    const heldWhenStopped = app.unsentAnswers.held;
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
-      // Long enough for all six exports to be produced entirely if nothing held them back.
       for (let i = 0; i < 10; i++) {
         const root = await rawRequest(agent, port, 'GET', '/microstream/root', { Host: `127.0.0.1:${port}` });
         expect(root.status).toBe(200);
-        await sleep(200);
       }
     } finally {
       agent.destroy();
     }
+    // Stopped exports make no progress while other requests are answered.
+    expect(app.unsentAnswers.held).toBe(heldWhenStopped);
+    expect(served.filter((s) => s.writableNeedDrain).length).toBe(NON_READERS);
     // Each export holds at most what is buffered ahead of its client and one batch (its line may pass the bound).
     expect(app.unsentAnswers.held).toBeLessThan(NON_READERS * (3 * EXPORT_BATCH_BYTES + 64 * 1024));
     expect(app.connections.stats.inFlight).toBe(NON_READERS);
