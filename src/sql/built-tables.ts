@@ -33,6 +33,8 @@ import { fillTypeTables } from './type-fill.js';
 const FILLED_OBJECTS = ':objects';
 const FILLED_COMMITS = ':commits';
 const FILLED_LINKS = ':links';
+/** Problem messages kept with the tables (one per unreadable record: a damaged storage may have many). */
+const MAX_KEPT_MESSAGES = 10_000;
 
 export interface BuildOptions {
   readonly memoryLimitBytes: number;
@@ -71,10 +73,19 @@ export class BuiltTables {
     private readonly storage: Storage,
     /** The graph index of the build (`_objects.reachable`), asked for when `_objects` is filled. */
     private readonly graph: () => Promise<GraphIndex | undefined>,
-    private readonly onProblem: ((message: string) => void) | undefined,
+    onProblem: ((message: string) => void) | undefined,
     readonly objectCount: number,
     readonly problemCount: number,
-  ) {}
+    /** What the build (and the fills) reported of the storage: told again by a run that takes the tables from the cache. */
+    private readonly messages: string[] = [],
+  ) {
+    this.onProblem = (message) => {
+      if (this.messages.length < MAX_KEPT_MESSAGES) this.messages.push(message);
+      onProblem?.(message);
+    };
+  }
+
+  private readonly onProblem: (message: string) => void;
 
   /** The base tables of the storage's current state; run inside its consistency gate. */
   static async build(duck: DuckModule, storage: Storage, graph: GraphIndex | undefined, options: BuildOptions): Promise<{ built: BuiltTables; objects: number; problems: number }> {
@@ -83,12 +94,17 @@ export class BuiltTables {
     try {
       const connection = await sandbox.instance.connect();
       try {
-        const result = await buildTables(duck, connection, storage, graph, { onProgress: options.onProgress, onProblem: options.onProblem });
+        const messages: string[] = [];
+        const onProblem = (message: string): void => {
+          if (messages.length < MAX_KEPT_MESSAGES) messages.push(message);
+          options.onProblem?.(message);
+        };
+        const result = await buildTables(duck, connection, storage, graph, { onProgress: options.onProgress, onProblem });
         // Written out compressed into the private database file; the memory limit bounds what stays cached.
         await connection.run('CHECKPOINT');
         await sandbox.lock(connection);
         const deferred = byTableName(result.tables, result.deferred);
-        const built = new BuiltTables(generation, sandbox, result.tables, deferred, result.linkTypes, result.decimals, storage, async () => graph, options.onProblem, result.objects, result.problems);
+        const built = new BuiltTables(generation, sandbox, result.tables, deferred, result.linkTypes, result.decimals, storage, async () => graph, options.onProblem, result.objects, result.problems, messages);
         return { built, objects: result.objects, problems: result.problems };
       } finally {
         connection.closeSync();
@@ -135,7 +151,10 @@ export class BuiltTables {
         connection.closeSync();
       }
       const decimals = new Map(meta.decimals);
-      const built = new BuiltTables(generation, sandbox, meta.tables, byTableName(meta.tables, plans.deferred), plans.linkTypes, decimals, storage, graph, options.onProblem, meta.objects, meta.problems);
+      const messages = [...(meta.messages ?? [])];
+      const built = new BuiltTables(generation, sandbox, meta.tables, byTableName(meta.tables, plans.deferred), plans.linkTypes, decimals, storage, graph, options.onProblem, meta.objects, meta.problems, messages);
+      // The same warnings as the run that built them (unreadable records, with file and offset).
+      for (const message of messages) options.onProblem?.(message);
       for (const name of meta.filled) {
         built.filled.add(name);
         const done = Promise.resolve(true);
@@ -186,6 +205,7 @@ export class BuiltTables {
           filled,
           objects: this.objectCount,
           problems: this.problemCount,
+          messages: this.messages,
         },
         this.keptFilled >= 0,
       );

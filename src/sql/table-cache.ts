@@ -51,6 +51,8 @@ export interface CachedTables {
   readonly filled: readonly string[];
   readonly objects: number;
   readonly problems: number;
+  /** What the build and the fills reported (unreadable records...), told again when the tables are taken. */
+  readonly messages?: readonly string[];
   /** The database file's size. */
   readonly bytes: number;
 }

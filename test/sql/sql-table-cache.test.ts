@@ -190,6 +190,29 @@ describe('SQL tables kept between runs', () => {
     expect(readdirSync(open)).toEqual([]);
   });
 
+  it('tells the warnings of the build again when the tables come from the cache', async () => {
+    const damaged = join(base, 'damaged');
+    writeModelStorage(damaged);
+    // The String 'k' (18 bytes of list: one UTF-16 char) made to claim 1,000 chars: unreadable.
+    const k = Buffer.alloc(18);
+    k.writeBigInt64LE(18n, 0);
+    k.writeBigInt64LE(1n, 8);
+    k.write('k', 16, 'utf16le');
+    const files = readdirSync(damaged).filter((c) => c.startsWith('channel_')).flatMap((c) => readdirSync(join(damaged, c)).filter((n) => n.endsWith('.dat')).map((n) => join(damaged, c, n)));
+    const path = files.find((f) => readFileSync(f).includes(k))!;
+    const bytes = readFileSync(path);
+    bytes.writeBigInt64LE(1000n, bytes.indexOf(k) + 8);
+    writeFileSync(path, bytes);
+    const first = await run(damaged, cache, `SELECT count(*) FROM _values`);
+    expect(first.cached).toBe(false);
+    expect(first.problems).toHaveLength(1);
+    expect(first.problems[0]).toMatch(/java\.lang\.String .*list value has 1000 elements/);
+    const second = await run(damaged, cache, `SELECT count(*) FROM _values`);
+    expect(second.cached).toBe(true);
+    expect(second.problems).toEqual(first.problems);
+    expect(second.rows).toEqual(first.rows);
+  });
+
   it('files the tables under the build that made them: other table code or another DuckDB is another key', async () => {
     const storage = await Storage.open(dir);
     try {
