@@ -1,12 +1,10 @@
 import { cpSync, mkdtempSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CommandIo } from '../../src/cli/io.js';
-import { runCli } from '../../src/cli/run-cli.js';
 import { padDictionary } from '../helpers/large-dictionary.js';
 import { corpusStorage } from '../security/server.js';
+import { runCliInProcess, type CliRun } from '../helpers/cli-in-process.js';
 
 /**
  * `check`, `analyze`, `export` and `rescue` take the two options their messages suggest:
@@ -27,19 +25,7 @@ function copyOf(corpus: string): string {
   return dir;
 }
 
-async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const out = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      stdout += chunk.toString();
-      done();
-    },
-  });
-  const io = { stdout: out, stderr: { write: (t: string) => void (stderr += t) } } as unknown as CommandIo;
-  const code = await runCli(argv, io);
-  return { code, stdout, stderr };
-}
+const cli = (...argv: string[]): Promise<CliRun> => runCliInProcess(argv);
 
 /** The command line of each command on a storage, with extra options. */
 const COMMANDS: [string, (dir: string, ...extra: string[]) => string[]][] = [

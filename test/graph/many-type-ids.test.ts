@@ -1,11 +1,9 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CommandIo } from '../../src/cli/io.js';
-import { runCli } from '../../src/cli/run-cli.js';
 import { corpusStorage } from '../security/server.js';
+import { runCliInProcess, type CliRun } from '../helpers/cli-in-process.js';
 
 /**
  * More than 65,534 type ids: the graph index keeps 4 bytes per entity for its type then, instead
@@ -31,19 +29,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const out = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      stdout += chunk.toString();
-      done();
-    },
-  });
-  const io = { stdout: out, stderr: { write: (t: string) => void (stderr += t) } } as unknown as CommandIo;
-  const code = await runCli(argv, io);
-  return { code, stdout, stderr };
-}
+const cli = (...argv: string[]): Promise<CliRun> => runCliInProcess(argv);
 
 describe(`a dictionary of more than ${PADDING_TYPES} type ids`, () => {
   it('analyze exits 0 with the same types, counts and analysis as without the unused types', async () => {

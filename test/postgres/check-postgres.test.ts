@@ -3,13 +3,11 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, w
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Writable } from 'node:stream';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckReport } from '../../src/check/check-storage.js';
-import type { CommandIo } from '../../src/cli/io.js';
-import { runCli } from '../../src/cli/run-cli.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 import {
   adminClient,
   databaseDigest,
@@ -49,19 +47,7 @@ describe('check and rescue on a storage kept in PostgreSQL', () => {
     rmSync(work, { recursive: true, force: true });
   });
 
-  async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    let stdout = '';
-    let stderr = '';
-    const out = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        stdout += chunk.toString();
-        done();
-      },
-    });
-    const io = { stdout: out, stderr: { write: (t: string) => void (stderr += t) } } as unknown as CommandIo;
-    const code = await runCli(argv, io);
-    return { code, stdout, stderr };
-  }
+  const run = runCliInProcess;
 
   /** A fresh copy of a corpus storage in a database of its own, changed by `change` (as the admin), and its digest. */
   async function prepare(name: SqlStorageName, change?: (admin: pg.Client) => Promise<void>): Promise<{ database: string; digest: string }> {

@@ -1,11 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CommandIo } from '../../src/cli/io.js';
-import { runCli } from '../../src/cli/run-cli.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
 import { cloneStorageDatabase, dropDatabase, postgresInfo, READER_PASSWORD, readerUrl } from '../helpers/postgres.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 
 /**
  * The commands that read a storage take a PostgreSQL storage like a directory: `analyze` and
@@ -24,19 +22,7 @@ describe('analyze and export on a storage kept in PostgreSQL', () => {
     await dropDatabase(database);
   });
 
-  async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    let stdout = '';
-    let stderr = '';
-    const out = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        stdout += chunk.toString();
-        done();
-      },
-    });
-    const io = { stdout: out, stderr: { write: (t: string) => void (stderr += t) } } as unknown as CommandIo;
-    const code = await runCli(argv, io);
-    return { code, stdout, stderr };
-  }
+  const run = runCliInProcess;
 
   const pg = (): string[] => [readerUrl(database), '--table', 'ms_graph', '--pg-password-file', passwordFile];
   const directory = join(CONFORMANCE_DIR, 'storages', 'graph');

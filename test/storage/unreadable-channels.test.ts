@@ -1,12 +1,10 @@
 import { cpSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CommandIo } from '../../src/cli/io.js';
-import { runCli } from '../../src/cli/run-cli.js';
 import { Storage } from '../../src/storage/storage.js';
 import { corpusStorage } from '../security/server.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 
 /**
  * A channel directory the storage needs that cannot be read (a link to a disk that is not mounted,
@@ -36,19 +34,7 @@ const CASES: [string, (path: string) => void, RegExp][] = [
   ['a plain file', (path) => writeFileSync(path, 'x'), /is not a directory/],
 ];
 
-async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const out = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      stdout += chunk.toString();
-      done();
-    },
-  });
-  const io = { stdout: out, stderr: { write: (t: string) => void (stderr += t) } } as unknown as CommandIo;
-  const code = await runCli(argv, io);
-  return { code, stdout, stderr };
-}
+const run = runCliInProcess;
 
 describe.each(CASES)('channel_1 as %s', (_label, replace, why) => {
   it('fails to open, naming the channel', async () => {
