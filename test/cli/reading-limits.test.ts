@@ -1,10 +1,11 @@
-import { cpSync, mkdtempSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { padDictionary } from '../helpers/large-dictionary.js';
 import { corpusStorage } from '../security/server.js';
 import { runCliInProcess, type CliRun } from '../helpers/cli-in-process.js';
+import { copyStorage } from '../helpers/storage-copy.js';
 
 /**
  * `check`, `analyze`, `export` and `rescue` take the two options their messages suggest:
@@ -19,10 +20,10 @@ beforeAll(() => {
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 let copies = 0;
+/** A fresh copy of a corpus storage; `copies` numbers what each test puts beside it. */
 function copyOf(corpus: string): string {
-  const dir = join(work, `${corpus}-${++copies}`);
-  cpSync(corpusStorage(corpus), dir, { recursive: true });
-  return dir;
+  copies++;
+  return copyStorage(corpusStorage(corpus), work);
 }
 
 const cli = (...argv: string[]): Promise<CliRun> => runCliInProcess(argv);

@@ -1,14 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 import { expectedKeys, GIGAMAP_STORAGE, loadApiDump } from './gigamap-corpus.js';
 
 /** `analyze` on the GigaMap corpus: each GigaMap with its size, segments and indices. */
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string }> {
-  let stdout = '';
-  const code = await runCli(args, { stdout: { write: (t: string) => ((stdout += t), true) }, stderr: { write: () => true } } as never);
-  return { code, stdout };
-}
+const cli = runCliInProcess;
 
 const dump = loadApiDump();
 

@@ -3,8 +3,7 @@
  * records in data files, compacted transaction logs (1.4–4.1 and 4.2 forms), a leftover
  * compaction swap file, files moved to a deletion directory, and the `used.lock` file.
  */
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseTransactionLog } from '../../src/format/transaction-log.js';
@@ -15,6 +14,7 @@ import { bytes, record } from '../helpers/bytes.js';
 import { CORPORA } from '../helpers/conformance.js';
 import { compactionSwapFile, compactLog141, compactLog42, crc32cChunkRecord, fileHeaderRecord } from '../helpers/eclipsestore-files.js';
 import { snapshotTree, diffSnapshots } from '../security/snapshot.js';
+import { copyStorage } from '../helpers/storage-copy.js';
 
 const ES = CORPORA.find((c) => c.generation.startsWith('EclipseStore'))!;
 const INTEGER = 15n;
@@ -27,9 +27,8 @@ afterEach(() => {
 });
 
 function copyOf(name: string): string {
-  const dir = mkdtempSync(join(tmpdir(), `si-es-${name}-`));
+  const dir = copyStorage(join(ES.dir, 'storages', name));
   dirs.push(dir);
-  cpSync(join(ES.dir, 'storages', name), dir, { recursive: true });
   return dir;
 }
 

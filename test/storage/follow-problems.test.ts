@@ -1,4 +1,4 @@
-import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { StorageFollower } from '../../src/storage/follow/follow.js';
 import { Storage } from '../../src/storage/storage.js';
 import { spawnCli } from '../security/cli.js';
 import { corpusStorage, send } from '../security/server.js';
+import { copyStorage } from '../helpers/storage-copy.js';
 
 /**
  * Following a storage whose files go wrong: each problem is told once when it appears and once
@@ -21,10 +22,10 @@ beforeAll(() => {
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 let copies = 0;
+/** A fresh copy of a corpus storage; `copies` numbers what each test puts beside it. */
 function copyOf(corpus: string): string {
-  const dir = join(tmp, `${corpus}-${++copies}`);
-  cpSync(corpusStorage(corpus), dir, { recursive: true });
-  return dir;
+  copies++;
+  return copyStorage(corpusStorage(corpus), tmp);
 }
 
 /** A following storage whose looks are driven by the test (`look`), with every report kept. */

@@ -1,11 +1,11 @@
-import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseTransactionLog } from '../../src/format/transaction-log.js';
 import { Storage } from '../../src/storage/storage.js';
 import { bytes, record } from '../helpers/bytes.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { copyStorage } from '../helpers/storage-copy.js';
 
 const INTEGER_TYPE = 15n;
 const NEW_ID = 1000000000000009998n;
@@ -17,9 +17,8 @@ afterEach(() => {
 });
 
 function copyOf(name: string): string {
-  const dir = mkdtempSync(join(tmpdir(), `si-${name}-`));
+  const dir = copyStorage(join(CONFORMANCE_DIR, 'storages', name));
   dirs.push(dir);
-  cpSync(join(CONFORMANCE_DIR, 'storages', name), dir, { recursive: true });
   return dir;
 }
 

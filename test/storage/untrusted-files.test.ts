@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import { StorageFollower } from '../../src/storage/follow/follow.js';
 import { Storage } from '../../src/storage/storage.js';
 import { spawnCli } from '../security/cli.js';
 import { corpusStorage } from '../security/server.js';
+import { copyStorage } from '../helpers/storage-copy.js';
 
 /**
  * A storage directory is input like any other: it may hold links to files elsewhere (/etc/passwd
@@ -30,11 +31,10 @@ beforeAll(() => {
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 let copies = 0;
-/** A fresh copy of a corpus storage. */
+/** A fresh copy of a corpus storage; `copies` numbers what each test puts beside it. */
 function copyOf(corpus: string): string {
-  const dir = join(tmp, `${corpus}-${++copies}`);
-  cpSync(corpusStorage(corpus), dir, { recursive: true });
-  return dir;
+  copies++;
+  return copyStorage(corpusStorage(corpus), tmp);
 }
 
 async function openError(dir: string, options: Parameters<typeof Storage.open>[1] = {}): Promise<Error & { code?: string }> {
