@@ -35,7 +35,6 @@ function openConnections(s: TestServer): Promise<number> {
   return new Promise((resolve, reject) => s.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
 }
 
-
 /** Bytes that arrive on a raw socket until it closes. */
 function received(socket: Socket): Promise<string> {
   return new Promise((resolve) => {
