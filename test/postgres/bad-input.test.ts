@@ -143,9 +143,13 @@ describe('bad input in PostgreSQL', () => {
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'storage-inspector' AND datname = $1",
             [database],
           );
+          // The backends are gone (their termination notice sent to the idle, checked-out connection).
+          const left = async (): Promise<number> =>
+            Number(
+              (await admin.query("SELECT count(*)::text AS n FROM pg_stat_activity WHERE application_name = 'storage-inspector' AND datname = $1", [database])).rows[0]?.n,
+            );
+          await expect.poll(left, { timeout: 10_000, interval: 20 }).toBe(0);
           await admin.end();
-          // The server's termination notice reaches the idle, checked-out connection first.
-          await new Promise((resolve) => setTimeout(resolve, 300));
           return reader.listRoot();
         })
         .then(
