@@ -64,7 +64,7 @@ describe('serve: security options', () => {
         '--shutdown-timeout', '2500',
       ]),
     ).toMatchObject({ authTokenFile: 't', basicAuthFile: 'b', cors: 'https://a.example.com', tlsCert: 'c', tlsKey: 'k', maxResponseBytes: 1048576, requestTimeoutMs: 0, shutdownTimeoutMs: 2500 });
-    expect(() => parseServeArgs(['dir', '--max-response-bytes', '10'])).toThrow(/invalid --max-response-bytes "10": an integer from 1024 to 4294967296 \(bytes\)/);
+    expect(() => parseServeArgs(['dir', '--max-response-bytes', '10'])).toThrow(/invalid --max-response-bytes "10": a size from 1 KiB to 4 GiB is expected: bytes, or a number with a unit/);
     expect(() => parseServeArgs(['dir', '--request-timeout', '-1'])).toThrow(/--request-timeout/);
     expect(() => parseServeArgs(['dir', '--tls-cert', 'c'])).toThrow('--tls-cert and --tls-key go together');
     expect(() => parseServeArgs(['dir', '--cors', 'nope'])).toThrow(/--cors: "nope" is not an origin/);
