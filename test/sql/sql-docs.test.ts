@@ -9,7 +9,10 @@ import { CONFORMANCE_DIR } from '../helpers/conformance.js';
 /** Every query of docs/sql.md's "Ten questions" runs on the bookstore storage and answers rows. */
 
 const DOC = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'sql.md'), 'utf8');
-const QUESTIONS = DOC.slice(DOC.indexOf('## Ten questions'));
+const FROM = DOC.indexOf('## Ten questions');
+// The section alone: up to the next heading of its level (later sections have queries of their own).
+const NEXT = DOC.indexOf('\n## ', FROM + 1);
+const QUESTIONS = DOC.slice(FROM, NEXT < 0 ? undefined : NEXT);
 const QUERIES = [...QUESTIONS.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
 
 let storage: Storage;
