@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gigaMapIds } from '../../src/gigamap/find-gigamaps.js';
 import { readGigaMap, type GigaMapStructure } from '../../src/gigamap/gigamap-structure.js';
-import { readIndexKeys, type IndexKeys } from '../../src/gigamap/index-keys.js';
+import { compareKeyTexts, readIndexKeys, type IndexKeys } from '../../src/gigamap/index-keys.js';
 import { buildGraph } from '../../src/graph/build/graph-build.js';
 import { Storage } from '../../src/storage/storage.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
@@ -37,8 +37,13 @@ const CHOSEN: readonly bigint[] = [
 let base: string;
 let storage: Storage;
 let map: GigaMapStructure;
+// Read in each test, not in a hook: mutation testing (npm run mutate) credits only code a test runs.
 let ids: IndexKeys;
 let cities: IndexKeys;
+const readKeys = async (): Promise<void> => {
+  ids = await readIndexKeys(storage, map, map.indices.find((i) => i.name === 'id')!);
+  cities = await readIndexKeys(storage, map, map.indices.find((i) => i.name === 'city')!);
+};
 
 beforeAll(async () => {
   base = mkdtempSync(join(tmpdir(), 'index-key-branches-'));
@@ -53,9 +58,8 @@ beforeAll(async () => {
   storage = await Storage.open(join(base, 's'));
   const { graph } = await buildGraph(storage, { threads: false });
   map = await readGigaMap(storage, gigaMapIds(graph)[0]!);
-  ids = await readIndexKeys(storage, map, map.indices.find((i) => i.name === 'id')!);
-  cities = await readIndexKeys(storage, map, map.indices.find((i) => i.name === 'city')!);
 }, 120_000);
+
 
 afterAll(async () => {
   await storage?.close();
@@ -69,7 +73,8 @@ function keyTexts(keys: IndexKeys): string[] {
 }
 
 describe('bit-sliced index keys', () => {
-  it('read each long whole, bit 31 and 32 to their halves, the sign bit to a negative key', () => {
+  it('read each long whole, bit 31 and 32 to their halves, the sign bit to a negative key', async () => {
+    await readKeys();
     expect(map.entityIds.length).toBe(CHOSEN.length);
     const byKey = new Map<string, number[]>();
     for (let k = 0; k < ids.keyCount; k++) byKey.set(ids.keyText(k), [...ids.entities(k)]);
@@ -78,19 +83,23 @@ describe('bit-sliced index keys', () => {
     expect([...ids.strayIds]).toEqual([]);
   });
 
-  it('are in numeric order, negative keys first, and are found by their text', () => {
+  it('are in numeric order, negative keys first, and are found by their text', async () => {
+    await readKeys();
     const sorted = [...CHOSEN].sort(signed).map(String);
     expect(keyTexts(ids)).toEqual(sorted);
     expect(sorted.slice(0, 3)).toEqual(['-9223372036854775808', '-4294967296', '-1']);
     for (const text of sorted) expect(ids.find(text), text).toBe(sorted.indexOf(text));
     expect(ids.find('9223372036854775808')).toBe(-1); // 2^63: no long
+    expect(ids.find('abc')).toBe(-1);
+    expect(ids.find('')).toBe(-1);
     expect(ids.find('0009')).toBe(-1);
     expect(ids.find('1')).toBe(-1);
   });
 });
 
 describe('hashing index keys', () => {
-  it('leave out the entries whose bitmap is empty (the writer kept an entry for every city)', () => {
+  it('leave out the entries whose bitmap is empty (the writer kept an entry for every city)', async () => {
+    await readKeys();
     const written = map.indices.find((i) => i.name === 'city')!;
     expect(written.entryIds.length).toBe(12);
     const used = new Set<string>();
@@ -104,9 +113,38 @@ describe('hashing index keys', () => {
     expect(cities.entityCount).toBe(CHOSEN.length);
   });
 
-  it('are in UTF-16 code unit order (Köln after Berlin, Zürich last)', () => {
+  it('are in UTF-16 code unit order (Köln after Berlin, Zürich last)', async () => {
+    await readKeys();
     const texts = keyTexts(cities);
     expect(texts).toEqual([...texts].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+  });
+
+  it('are found by their text, and a text that is no key is not', async () => {
+    await readKeys();
+    keyTexts(cities).forEach((text, k) => expect(cities.find(text), text).toBe(k));
+    expect(cities.find('Nowhere')).toBe(-1);
+    expect(cities.find('')).toBe(-1);
+  });
+});
+
+describe('the natural order of key texts', () => {
+  const order = (texts: string[]): string[] => [...texts].sort(compareKeyTexts);
+
+  it('puts numbers in numeric order (negative, decimal) before texts, texts by code units', () => {
+    expect(order(['10', '9', 'Graz', '-5', '2.5', '(a)', '100', 'Basel', 'null', '0'])).toEqual(['-5', '0', '2.5', '9', '10', '100', '(a)', 'Basel', 'Graz', 'null']);
+  });
+
+  it('answers 0 only for equal texts; equal numbers of other texts by their text', () => {
+    expect(compareKeyTexts('7', '7')).toBe(0);
+    expect(compareKeyTexts('Graz', 'Graz')).toBe(0);
+    expect(compareKeyTexts('10', '9')).toBe(1);
+    expect(compareKeyTexts('9', '10')).toBe(-1);
+    expect(compareKeyTexts('b', 'a')).toBe(1);
+    expect(compareKeyTexts('a', 'b')).toBe(-1);
+    expect(compareKeyTexts('(a)', '5')).toBe(1);
+    expect(compareKeyTexts('5', '(a)')).toBe(-1);
+    expect(compareKeyTexts('1.0', '1')).toBe(1);
+    expect(compareKeyTexts('1', '1.0')).toBe(-1);
   });
 });
 
@@ -132,6 +170,7 @@ describe.skipIf(missing !== undefined)('EclipseStore 4.1.0 on the same GigaMap',
   }
 
   it('reads every entity with the id and city our index keys list it under', async () => {
+    await readKeys();
     const javaIds = new Map<string, number[]>();
     const javaCities = new Map<string, number[]>();
     for (let p = 0; p < map.entityIds.length; p++) {
