@@ -2,6 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readableTypeName } from '../../src/inspect/type-names.js';
 import { checkStorage } from '../../src/check/check-storage.js';
 import { rescueReportText } from '../../src/cli/report-text.js';
 import { layoutEntity } from '../../src/format/entity-layout.js';
@@ -219,7 +220,8 @@ describe.skipIf(missing !== undefined).each(DAMAGES)('$name', (d) => {
     expect(report.replaced.filter((r) => anew.has(r.lost))).toEqual([]);
     expect(report.rootEntriesLeftOut.includes('ROOT')).toBe(d.rootLost === true);
     const text = rescueReportText(report);
-    for (const c of report.constantsWrittenAnew) expect(text).toContain(`  ${c.objectId} ${c.typeName} (${c.identifier})`);
+    // The text names types for reading (`java.lang.Object[]` for `[Ljava.lang.Object;`), as every report does.
+    for (const c of report.constantsWrittenAnew) expect(text).toContain(`  ${c.objectId} ${readableTypeName(c.typeName)} (${c.identifier})`);
     expect(text.includes("WARNING: the application's root reference is lost")).toBe(d.rootLost === true);
     const java = await startJava(d.library, out).catch((error: unknown) => {
       throw error instanceof JavaRefused ? new Error(`${d.library} refused the rescue: ${error.message}`) : error;

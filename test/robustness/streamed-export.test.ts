@@ -87,8 +87,10 @@ describe('the NDJSON export', () => {
     } finally {
       agent.destroy();
     }
-    // Stopped exports make no progress while other requests are answered.
-    expect(app.unsentAnswers.held).toBe(heldWhenStopped);
+    // Stopped exports make no progress while other requests are answered, beyond the batch each may
+    // have been writing when its socket filled (on a busy machine it is finished after that moment).
+    expect(app.unsentAnswers.held).toBeGreaterThanOrEqual(heldWhenStopped);
+    expect(app.unsentAnswers.held - heldWhenStopped).toBeLessThanOrEqual(NON_READERS * (EXPORT_BATCH_BYTES + 64 * 1024));
     expect(served.filter((s) => s.writableNeedDrain).length).toBe(NON_READERS);
     // Each export holds at most what is buffered ahead of its client and one batch (its line may pass the bound).
     expect(app.unsentAnswers.held).toBeLessThan(NON_READERS * (3 * EXPORT_BATCH_BYTES + 64 * 1024));
