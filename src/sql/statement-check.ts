@@ -7,8 +7,8 @@ import { SqlError } from './sql-error.js';
  * `json_serialize_sql`: the parser only, nothing bound or run), never from the text:
  *
  * 1. exactly one statement, and a SELECT (DESCRIBE, SHOW, SUMMARIZE, WITH, FROM-first, VALUES
- *    and PIVOT queries parse as one); `EXPLAIN [ANALYZE]` only as the first word(s) of the text,
- *    followed by such a SELECT, and run as a prefix of our own;
+ *    and a PIVOT inside FROM parse as one; a PIVOT statement does not); `EXPLAIN [ANALYZE]` only
+ *    as the first word(s) of the text, followed by such a SELECT, and run as a prefix of our own;
  * 2. every function it calls on the allow-list (allowed-functions.ts), table functions on their
  *    own shorter one;
  * 3. every table it reads one of the storage's tables (or a CTE of its own that shadows no
