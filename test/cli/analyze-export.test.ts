@@ -2,21 +2,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
+import { runCliInProcess, type CliRun } from '../helpers/cli-in-process.js';
 import { writeModelStorage } from '../graph/model-storage.js';
 import { snapshotTree, diffSnapshots } from '../security/snapshot.js';
 
 /** `analyze` and `export` on a storage whose garbage, missing ids and members are known. */
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(args, {
-    stdout: { write: (t: string) => ((stdout += t), true) },
-    stderr: { write: (t: string) => ((stderr += t), true) },
-  } as never);
-  return { code, stdout, stderr };
-}
+const cli = (args: string[]): Promise<CliRun> => runCliInProcess(args);
 
 describe('analyze and export', () => {
   let base: string;

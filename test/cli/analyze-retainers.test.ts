@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
+import { runCliInProcess, type CliRun } from '../helpers/cli-in-process.js';
 import { buildGraph } from '../../src/graph/build/graph-build.js';
 import { Storage } from '../../src/storage/storage.js';
 import { referenceDominators } from '../graph/dominator-reference.js';
@@ -10,15 +10,7 @@ import { writeModelStorage } from '../graph/model-storage.js';
 
 /** `analyze --top N`: the N biggest retainers, each with its retained set by type, as the definition computes them. */
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(args, {
-    stdout: { write: (t: string) => ((stdout += t), true) },
-    stderr: { write: (t: string) => ((stderr += t), true) },
-  } as never);
-  return { code, stdout, stderr };
-}
+const cli = (args: string[]): Promise<CliRun> => runCliInProcess(args);
 
 describe('analyze --top: the top retainers', () => {
   let base: string;

