@@ -7,7 +7,7 @@ import { describeInBrowser } from './browser-suite.js';
  * Clicks in lists redrawn in the background — the object tree while the fields of listed objects
  * arrive, an instance grid while the summaries of its references arrive: the browser sends no
  * click when the element pressed left the document before the button was released, so rows must
- * be redrawn in place (viewer/src/dom-patch.ts). Here a redraw is made to fall exactly between
+ * be redrawn in place (viewer/src/ui/dom-patch.ts). Here a redraw is made to fall exactly between
  * press and release.
  */
 

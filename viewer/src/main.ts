@@ -1,9 +1,9 @@
 import './styles.css';
-import { App, hostElement } from './app.js';
-import { errorMessage } from './api.js';
-import { allowForeignOrigin, chooseApi, foreignOriginAllowed } from './api-origin.js';
-import { clear, h } from './dom.js';
-import { copyRealText } from './invisible.js';
+import { App, hostElement } from './shell/app.js';
+import { errorMessage } from './model/api.js';
+import { allowForeignOrigin, chooseApi, foreignOriginAllowed } from './model/api-origin.js';
+import { clear, h } from './ui/dom.js';
+import { copyRealText } from './ui/invisible.js';
 
 /**
  * Entry point. The REST API is the page's own origin unless `?api=<url>` names another server

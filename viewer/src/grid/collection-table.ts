@@ -1,4 +1,4 @@
-import type { ViewHost } from '../view-host.js';
+import type { ViewHost } from '../shell/view-host.js';
 import { quoteIdentifier } from './sql-api.js';
 
 /**

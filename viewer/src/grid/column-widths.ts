@@ -1,4 +1,4 @@
-import { h } from '../dom.js';
+import { h } from '../ui/dom.js';
 import type { SqlValue } from './sql-api.js';
 
 /**

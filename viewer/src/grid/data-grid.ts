@@ -1,7 +1,7 @@
-import { clear, h } from '../dom.js';
-import { morph, placeRows } from '../dom-patch.js';
-import { quote } from '../format.js';
-import type { GridState } from '../router.js';
+import { clear, h } from '../ui/dom.js';
+import { morph, placeRows } from '../ui/dom-patch.js';
+import { quote } from '../ui/format.js';
+import type { GridState } from '../shell/router.js';
 import { ColumnWidths, OWN_ID_COLUMNS } from './column-widths.js';
 import type { SqlColumn, SqlValue } from './sql-api.js';
 

@@ -1,5 +1,5 @@
-import { errorMessage, type Api } from '../api.js';
-import type { ApiV1 } from '../api-v1.js';
+import { errorMessage, type Api } from '../model/api.js';
+import type { ApiV1 } from '../model/api-v1.js';
 import type { SqlResult, SqlTable } from './sql-types.js';
 
 /**

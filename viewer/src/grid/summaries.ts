@@ -1,4 +1,4 @@
-import type { ViewHost } from '../view-host.js';
+import type { ViewHost } from '../shell/view-host.js';
 
 /** One-line texts of objects (`/api/v1/summaries`), for id cells of grids; at most 1,000 ids a request. */
 export async function objectSummaries(app: ViewHost, ids: readonly string[]): Promise<ReadonlyMap<string, string>> {

@@ -1,4 +1,4 @@
-import type { GridState } from '../router.js';
+import type { GridState } from '../shell/router.js';
 import { quoteIdentifier, quoteLiteral, type SqlTable } from './sql-types.js';
 
 /**

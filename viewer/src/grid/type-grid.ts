@@ -1,8 +1,8 @@
-import { displayTypeName } from '../dictionary.js';
-import { clear, h } from '../dom.js';
-import { groupDigits } from '../format.js';
-import type { GridState } from '../router.js';
-import type { ViewHost } from '../view-host.js';
+import { displayTypeName } from '../model/dictionary.js';
+import { clear, h } from '../ui/dom.js';
+import { groupDigits } from '../ui/format.js';
+import type { GridState } from '../shell/router.js';
+import type { ViewHost } from '../shell/view-host.js';
 import { DataGrid } from './data-grid.js';
 import { CSV_TITLE, downloadResult, RAW_CSV_TITLE, type DownloadFormat } from './downloads.js';
 import { SqlError, sqlErrorMessage, type SqlApi, type SqlTable } from './sql-api.js';

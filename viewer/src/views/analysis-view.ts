@@ -1,9 +1,9 @@
-import { errorMessage } from '../api.js';
-import type { Analysis, TypeInfo } from '../api-v1.js';
-import type { ViewHost } from '../view-host.js';
-import { displayTypeName } from '../dictionary.js';
-import { clear, h } from '../dom.js';
-import { groupDigits, humanBytes, percent } from '../format.js';
+import { errorMessage } from '../model/api.js';
+import type { Analysis, TypeInfo } from '../model/api-v1.js';
+import type { ViewHost } from '../shell/view-host.js';
+import { displayTypeName } from '../model/dictionary.js';
+import { clear, h } from '../ui/dom.js';
+import { groupDigits, humanBytes, percent } from '../ui/format.js';
 import { card, legendOf, stackedBar } from './charts.js';
 import { machineryOf, machineryText, type Machinery } from './gigamap-machinery.js';
 

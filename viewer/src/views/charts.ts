@@ -1,5 +1,5 @@
-import { h } from '../dom.js';
-import { groupDigits, humanBytes } from '../format.js';
+import { h } from '../ui/dom.js';
+import { groupDigits, humanBytes } from '../ui/format.js';
 
 /** Figures and bars shared by the Types and Analysis views. */
 

@@ -1,15 +1,15 @@
-import { errorMessage } from '../api.js';
-import type { ViewHost } from '../view-host.js';
+import { errorMessage } from '../model/api.js';
+import type { ViewHost } from '../shell/view-host.js';
 import { detailRows, jsonSection, qualifiedLabel } from './detail-parts.js';
 import { GIGAMAP_TYPE, GigaMapPanel } from './gigamap-view.js';
 import { ObjectInsights } from './object-insights.js';
-import { shortTypeName } from '../dictionary.js';
-import { clear, h } from '../dom.js';
-import { groupDigits } from '../format.js';
-import { isConstantId, type TreeNode } from '../tree-node.js';
-import { isLazySubject, summarize, VALUE_LENGTH } from '../node-summary.js';
-import { TreeGrid } from '../tree.js';
-import { splitter } from '../splitter.js';
+import { shortTypeName } from '../model/dictionary.js';
+import { clear, h } from '../ui/dom.js';
+import { groupDigits } from '../ui/format.js';
+import { isConstantId, type TreeNode } from '../tree/tree-node.js';
+import { isLazySubject, summarize, VALUE_LENGTH } from '../tree/node-summary.js';
+import { TreeGrid } from '../tree/tree-grid.js';
+import { splitter } from '../ui/splitter.js';
 import { collectionTableSql } from '../grid/collection-table.js';
 import { requestRun } from '../grid/run-request.js';
 

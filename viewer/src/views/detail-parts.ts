@@ -1,10 +1,10 @@
-import type { ObjectDescription } from '../api.js';
-import type { ViewHost } from '../view-host.js';
-import { readableTypeName, shortTypeName } from '../dictionary.js';
-import { h } from '../dom.js';
-import { groupDigits } from '../format.js';
-import { nodeType, pathLabel } from '../node-summary.js';
-import { isConstantId, type TreeNode } from '../tree-node.js';
+import type { ObjectDescription } from '../model/api.js';
+import type { ViewHost } from '../shell/view-host.js';
+import { readableTypeName, shortTypeName } from '../model/dictionary.js';
+import { h } from '../ui/dom.js';
+import { groupDigits } from '../ui/format.js';
+import { nodeType, pathLabel } from '../tree/node-summary.js';
+import { isConstantId, type TreeNode } from '../tree/tree-node.js';
 
 /**
  * The parts of the data view's detail panel that only depend on the selected node: its property

@@ -1,7 +1,7 @@
-import type { ViewHost } from '../view-host.js';
-import { compareIds, packageOf, readableTypeName, shortTypeName, type Member, type TypeDictionary, type TypeEntry } from '../dictionary.js';
-import { clear, h } from '../dom.js';
-import { groupDigits } from '../format.js';
+import type { ViewHost } from '../shell/view-host.js';
+import { compareIds, packageOf, readableTypeName, shortTypeName, type Member, type TypeDictionary, type TypeEntry } from '../model/dictionary.js';
+import { clear, h } from '../ui/dom.js';
+import { groupDigits } from '../ui/format.js';
 
 /** Every type of the dictionary: id, name, members, all versions; searchable. */
 

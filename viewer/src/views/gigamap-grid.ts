@@ -1,11 +1,11 @@
-import { errorMessage } from '../api.js';
-import { displayTypeName } from '../dictionary.js';
-import { clear, h } from '../dom.js';
-import { groupDigits } from '../format.js';
+import { errorMessage } from '../model/api.js';
+import { displayTypeName } from '../model/dictionary.js';
+import { clear, h } from '../ui/dom.js';
+import { groupDigits } from '../ui/format.js';
 import { DataGrid } from '../grid/data-grid.js';
 import { quoteIdentifier, type SqlTable, type SqlValue } from '../grid/sql-api.js';
 import { objectSummaries } from '../grid/summaries.js';
-import type { ViewHost } from '../view-host.js';
+import type { ViewHost } from '../shell/view-host.js';
 
 /**
  * A page of a GigaMap's entities as a grid of their values: the entities are rows of their own

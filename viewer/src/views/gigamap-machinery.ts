@@ -1,5 +1,5 @@
-import type { TypeInfo } from '../api-v1.js';
-import { groupDigits, humanBytes } from '../format.js';
+import type { TypeInfo } from '../model/api-v1.js';
+import { groupDigits, humanBytes } from '../ui/format.js';
 
 /**
  * The GigaMap machinery among the types (`gigaMapMachinery` of `/api/v1/types`): its objects

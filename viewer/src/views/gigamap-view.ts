@@ -1,7 +1,7 @@
-import { errorMessage } from '../api.js';
-import type { ViewHost } from '../view-host.js';
-import { clear, h } from '../dom.js';
-import { groupDigits, humanBytes } from '../format.js';
+import { errorMessage } from '../model/api.js';
+import type { ViewHost } from '../shell/view-host.js';
+import { clear, h } from '../ui/dom.js';
+import { groupDigits, humanBytes } from '../ui/format.js';
 import { GigaMapGrid } from './gigamap-grid.js';
 
 /**

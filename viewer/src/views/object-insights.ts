@@ -1,9 +1,9 @@
-import { errorMessage } from '../api.js';
-import type { Member, ObjectView, Step, Version } from '../api-v1.js';
-import type { ViewHost } from '../view-host.js';
-import { shortTypeName } from '../dictionary.js';
-import { clear, h } from '../dom.js';
-import { groupDigits, humanBytes, quote } from '../format.js';
+import { errorMessage } from '../model/api.js';
+import type { Member, ObjectView, Step, Version } from '../model/api-v1.js';
+import type { ViewHost } from '../shell/view-host.js';
+import { shortTypeName } from '../model/dictionary.js';
+import { clear, h } from '../ui/dom.js';
+import { groupDigits, humanBytes, quote } from '../ui/format.js';
 import { RetainedInsight } from './retained-insight.js';
 
 /**

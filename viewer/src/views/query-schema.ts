@@ -1,4 +1,4 @@
-import { clear, h } from '../dom.js';
+import { clear, h } from '../ui/dom.js';
 import type { SqlTable } from '../grid/sql-api.js';
 
 /**

@@ -1,6 +1,6 @@
-import { errorMessage } from '../api.js';
-import { clear, h } from '../dom.js';
-import { groupDigits } from '../format.js';
+import { errorMessage } from '../model/api.js';
+import { clear, h } from '../ui/dom.js';
+import { groupDigits } from '../ui/format.js';
 import { DataGrid } from '../grid/data-grid.js';
 import { CSV_TITLE, downloadResult, RAW_CSV_TITLE, type DownloadFormat } from '../grid/downloads.js';
 import { SqlError, type SqlResult, type SqlTable } from '../grid/sql-api.js';
@@ -10,7 +10,7 @@ import { exampleQueries } from '../grid/example-queries.js';
 import { objectSummaries } from '../grid/summaries.js';
 import { takeRunRequest } from '../grid/run-request.js';
 import { QuerySchema } from './query-schema.js';
-import type { ViewHost } from '../view-host.js';
+import type { ViewHost } from '../shell/view-host.js';
 
 /**
  * The SQL console: an editor (loaded with this view, as its own chunk) with completion of this

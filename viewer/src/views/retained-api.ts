@@ -1,4 +1,4 @@
-import type { ApiV1, Progress } from '../api-v1.js';
+import type { ApiV1, Progress } from '../model/api-v1.js';
 
 /**
  * The dominator tree as `/api/v1` answers it (`/dominators`, `/objects/{oid}/retained`): what the

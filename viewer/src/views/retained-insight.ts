@@ -1,8 +1,8 @@
-import { errorMessage } from '../api.js';
-import type { ViewHost } from '../view-host.js';
-import { displayTypeName, shortTypeName } from '../dictionary.js';
-import { clear, h } from '../dom.js';
-import { groupDigits, humanBytes, percent } from '../format.js';
+import { errorMessage } from '../model/api.js';
+import type { ViewHost } from '../shell/view-host.js';
+import { displayTypeName, shortTypeName } from '../model/dictionary.js';
+import { clear, h } from '../ui/dom.js';
+import { groupDigits, humanBytes, percent } from '../ui/format.js';
 import { stackedBar } from './charts.js';
 import { retainedOf, type RetainedAnswer } from './retained-api.js';
 

@@ -1,8 +1,8 @@
-import type { ApiV1 } from '../api-v1.js';
-import { displayTypeName, shortTypeName } from '../dictionary.js';
-import { h } from '../dom.js';
-import { humanBytes, percent } from '../format.js';
-import { escapeInvisible } from '../invisible.js';
+import type { ApiV1 } from '../model/api-v1.js';
+import { displayTypeName, shortTypeName } from '../model/dictionary.js';
+import { h } from '../ui/dom.js';
+import { humanBytes, percent } from '../ui/format.js';
+import { escapeInvisible } from '../ui/invisible.js';
 import { dominatorPage, type RetainerEntry } from './retained-api.js';
 
 /**

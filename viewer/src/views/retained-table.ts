@@ -1,9 +1,9 @@
-import { errorMessage } from '../api.js';
-import type { ApiV1 } from '../api-v1.js';
-import { displayTypeName, shortTypeName } from '../dictionary.js';
-import { clear, h } from '../dom.js';
-import { groupDigits, humanBytes, percent } from '../format.js';
-import type { Route } from '../router.js';
+import { errorMessage } from '../model/api.js';
+import type { ApiV1 } from '../model/api-v1.js';
+import { displayTypeName, shortTypeName } from '../model/dictionary.js';
+import { clear, h } from '../ui/dom.js';
+import { groupDigits, humanBytes, percent } from '../ui/format.js';
+import type { Route } from '../shell/router.js';
 import { dominatorPage, type RetainerEntry } from './retained-api.js';
 
 /**

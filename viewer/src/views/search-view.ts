@@ -1,9 +1,9 @@
-import { errorMessage } from '../api.js';
-import type { SearchHit, SearchResult } from '../api-v1.js';
-import { displayTypeName, shortTypeName } from '../dictionary.js';
-import type { ViewHost } from '../view-host.js';
-import { clear, h } from '../dom.js';
-import { groupDigits, humanBytes, quote } from '../format.js';
+import { errorMessage } from '../model/api.js';
+import type { SearchHit, SearchResult } from '../model/api-v1.js';
+import { displayTypeName, shortTypeName } from '../model/dictionary.js';
+import type { ViewHost } from '../shell/view-host.js';
+import { clear, h } from '../ui/dom.js';
+import { groupDigits, humanBytes, quote } from '../ui/format.js';
 
 /**
  * Objects holding a text or value, optionally of one type (a full or simple name): a match in a

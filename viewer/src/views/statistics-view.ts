@@ -1,7 +1,7 @@
-import { errorMessage, type ChannelStatistics, type FilesStatistics } from '../api.js';
-import type { ViewHost } from '../view-host.js';
-import { clear, h } from '../dom.js';
-import { formatTime, groupDigits, humanBytes, percent } from '../format.js';
+import { errorMessage, type ChannelStatistics, type FilesStatistics } from '../model/api.js';
+import type { ViewHost } from '../shell/view-host.js';
+import { clear, h } from '../ui/dom.js';
+import { formatTime, groupDigits, humanBytes, percent } from '../ui/format.js';
 
 /** Storage, channel and file figures with bars of live versus total bytes. */
 export class StatisticsView {

@@ -1,12 +1,12 @@
-import { errorMessage } from '../api.js';
-import type { Progress, TypeInfo } from '../api-v1.js';
-import { displayTypeName } from '../dictionary.js';
-import type { ViewHost } from '../view-host.js';
-import { clear, h } from '../dom.js';
-import { groupDigits, humanBytes } from '../format.js';
-import type { GridState } from '../router.js';
+import { errorMessage } from '../model/api.js';
+import type { Progress, TypeInfo } from '../model/api-v1.js';
+import { displayTypeName } from '../model/dictionary.js';
+import type { ViewHost } from '../shell/view-host.js';
+import { clear, h } from '../ui/dom.js';
+import { groupDigits, humanBytes } from '../ui/format.js';
+import type { GridState } from '../shell/router.js';
 import { TypeGrid } from '../grid/type-grid.js';
-import { splitter } from '../splitter.js';
+import { splitter } from '../ui/splitter.js';
 import { legendOf, stackedBar } from './charts.js';
 import { machineryLabel, machineryOf, machineryText } from './gigamap-machinery.js';
 

@@ -1,4 +1,4 @@
-import { ApiError, type Api, type FilesStatistics } from './api.js';
+import { ApiError, type Api, type FilesStatistics } from '../model/api.js';
 
 /**
  * Notices changes of the storage by polling the file statistics (every 2 s while the tab is

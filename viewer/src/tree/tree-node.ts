@@ -1,5 +1,5 @@
-import type { ApiErrorKind, Json, ObjectDescription } from './api.js';
-import type { Member, TypeDictionary, TypeEntry } from './dictionary.js';
+import type { ApiErrorKind, Json, ObjectDescription } from '../model/api.js';
+import type { Member, TypeDictionary, TypeEntry } from '../model/dictionary.js';
 
 /**
  * The nodes of the data view's object tree (model.ts loads them): what a node is, where its

@@ -1,6 +1,6 @@
-import type { ObjectDescription } from './api.js';
-import { enumOrdinalIndex, isReferenceMember, PRIMITIVE_TYPES, readableTypeName, shortTypeName, type TypeDictionary, type TypeEntry } from './dictionary.js';
-import { escapeControls, groupDigits, quote } from './format.js';
+import type { ObjectDescription } from '../model/api.js';
+import { enumOrdinalIndex, isReferenceMember, PRIMITIVE_TYPES, readableTypeName, shortTypeName, type TypeDictionary, type TypeEntry } from '../model/dictionary.js';
+import { escapeControls, groupDigits, quote } from '../ui/format.js';
 import type { TreeNode } from './tree-node.js';
 
 /**

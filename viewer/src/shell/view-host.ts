@@ -1,8 +1,8 @@
-import type { Api } from './api.js';
-import type { ApiV1 } from './api-v1.js';
-import type { DictionaryHolder } from './dictionary-holder.js';
-import type { SqlApi } from './grid/sql-api.js';
-import type { TreeLoader } from './model.js';
+import type { Api } from '../model/api.js';
+import type { ApiV1 } from '../model/api-v1.js';
+import type { DictionaryHolder } from '../model/dictionary-holder.js';
+import type { SqlApi } from '../grid/sql-api.js';
+import type { TreeLoader } from '../tree/tree-loader.js';
 import type { Route } from './router.js';
 
 /**

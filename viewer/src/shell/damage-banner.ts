@@ -1,6 +1,6 @@
-import type { ApiV1 } from './api-v1.js';
-import { clear, h } from './dom.js';
-import { groupDigits } from './format.js';
+import type { ApiV1 } from '../model/api-v1.js';
+import { clear, h } from '../ui/dom.js';
+import { groupDigits } from '../ui/format.js';
 
 /**
  * The banner of a damaged storage: one the server serves as far as it can be read although

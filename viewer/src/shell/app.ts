@@ -1,23 +1,23 @@
-import { Api, ApiError, errorMessage, type FilesStatistics } from './api.js';
-import { ApiV1 } from './api-v1.js';
-import { clear, h } from './dom.js';
-import { formatTime } from './format.js';
+import { Api, ApiError, errorMessage, type FilesStatistics } from '../model/api.js';
+import { ApiV1 } from '../model/api-v1.js';
+import { clear, h } from '../ui/dom.js';
+import { formatTime } from '../ui/format.js';
 import { LiveWatcher } from './live.js';
-import { DictionaryHolder } from './dictionary-holder.js';
-import { TreeLoader } from './model.js';
+import { DictionaryHolder } from '../model/dictionary-holder.js';
+import { TreeLoader } from '../tree/tree-loader.js';
 import { formatRoute, parseHash, parseObjectIdInput, type Route } from './router.js';
-import { DataView } from './views/data-view.js';
-import { DictionaryView } from './views/dictionary-view.js';
-import { StatisticsView } from './views/statistics-view.js';
-import { AnalysisView } from './views/analysis-view.js';
-import { RetainedView } from './views/retained-view.js';
-import { SearchView } from './views/search-view.js';
-import { TypesView } from './views/types-view.js';
+import { DataView } from '../views/data-view.js';
+import { DictionaryView } from '../views/dictionary-view.js';
+import { StatisticsView } from '../views/statistics-view.js';
+import { AnalysisView } from '../views/analysis-view.js';
+import { RetainedView } from '../views/retained-view.js';
+import { SearchView } from '../views/search-view.js';
+import { TypesView } from '../views/types-view.js';
 import type { ViewHost } from './view-host.js';
-import type { QueryView } from './views/query-view.js';
-import { SqlApi } from './grid/sql-api.js';
+import type { QueryView } from '../views/query-view.js';
+import { SqlApi } from '../grid/sql-api.js';
 import { DamageBanner } from './damage-banner.js';
-import { objectSummaries } from './grid/summaries.js';
+import { objectSummaries } from '../grid/summaries.js';
 
 type ViewName = Route['view'];
 
@@ -345,7 +345,7 @@ export class App implements ViewHost {
       case 'query': {
         // CodeMirror comes with this view only: its own chunk, loaded on the first visit.
         if (this.queryView === undefined) {
-          const { QueryView } = await import('./views/query-view.js');
+          const { QueryView } = await import('../views/query-view.js');
           this.queryView ??= new QueryView(this);
         }
         this.mount(this.queryView.element);

@@ -1,7 +1,7 @@
-import type { TypeDictionary } from './dictionary.js';
-import { h } from './dom.js';
-import { escapeInvisible, setVisibleText } from './invisible.js';
-import { placeRows } from './dom-patch.js';
+import type { TypeDictionary } from '../model/dictionary.js';
+import { h } from '../ui/dom.js';
+import { escapeInvisible, setVisibleText } from '../ui/invisible.js';
+import { placeRows } from '../ui/dom-patch.js';
 import { isConstantId, type TreeNode } from './tree-node.js';
 import { nodeType, summarize } from './node-summary.js';
 
