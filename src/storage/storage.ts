@@ -8,7 +8,7 @@ import { IndexWorkerPool, indexWorkerCount } from './index/index-workers.js';
 import { indexInitially } from './initial-index.js';
 import { ConsistencyGate } from './consistency-gate.js';
 import { DirectorySource } from './source/directory-source.js';
-import { readStorageLock, type StorageLockInfo } from './source/lock-file.js';
+import { readStorageLock, type StorageLockInfo } from './source/storage-lock.js';
 import { readChannelLogs, type ChannelLogReader } from './log-reader.js';
 import { joinId } from './index/object-id-halves.js';
 import { DEFAULT_RECORD_CACHE_BYTES, RecordCache, type RecordCacheStats } from './record-cache.js';
