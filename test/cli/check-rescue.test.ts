@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
+import { runCliInProcess, type CliRun } from '../helpers/cli-in-process.js';
 import { SEQUENCE_DIR } from '../helpers/follow-sequence.js';
 import { corpusStorage } from '../security/server.js';
 import { diffSnapshots, snapshotTree } from '../security/snapshot.js';
@@ -20,11 +20,8 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(args, { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) } });
-  return { code, stdout, stderr };
+function cli(...args: string[]): Promise<CliRun> {
+  return runCliInProcess(args);
 }
 
 describe('storage-inspector check', () => {

@@ -2,10 +2,10 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
 import { TableCache } from '../../src/sql/table-cache.js';
 import { hashTableCode } from '../../src/sql/table-cache-key.js';
 import { writeModelStorage } from '../graph/model-storage.js';
+import { runCliInProcess as cli } from '../helpers/cli-in-process.js';
 import { spawnCli } from '../security/cli.js';
 
 /**
@@ -14,13 +14,6 @@ import { spawnCli } from '../security/cli.js';
  * keeps nothing; two `sql` processes building the same storage's tables at once both answer and
  * leave one whole entry, which the next run uses.
  */
-
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(args, { stdout: { write: (t: string) => ((stdout += t), true) }, stderr: { write: (t: string) => ((stderr += t), true) } });
-  return { code, stdout, stderr };
-}
 
 const NAMES = `SELECT name FROM "gen.Node" ORDER BY name`;
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
+import { runCliInProcess as cli } from '../helpers/cli-in-process.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
 
 /**
@@ -16,13 +16,6 @@ import { CONFORMANCE_DIR } from '../helpers/conformance.js';
  */
 
 const GRAPH = join(CONFORMANCE_DIR, 'storages', 'graph');
-
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(args, { stdout: { write: (t: string) => ((stdout += t), true) }, stderr: { write: (t: string) => ((stderr += t), true) } } as never);
-  return { code, stdout, stderr };
-}
 
 interface Manifest {
   format: string;
