@@ -12,7 +12,7 @@ process.setSourceMapsEnabled(false);
 const from = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), '..', process.env.BENCH_SOURCE === '1' ? 'src' : 'dist')).href;
 const { buildGraph } = (await import(`${from}/graph/build/graph-build.js`)) as typeof import('../src/graph/build/graph-build.js');
 const { computeDominators } = (await import(`${from}/graph/model/dominator-computation.js`)) as typeof import('../src/graph/model/dominator-computation.js');
-const { StorageRegistry } = (await import(`${from}/http/registry/storage-registry.js`)) as typeof import('../src/http/registry/storage-registry.js');
+const { StorageRegistry } = (await import(`${from}/registry/storage-registry.js`)) as typeof import('../src/registry/storage-registry.js');
 const { buildApp } = (await import(`${from}/http/app.js`)) as typeof import('../src/http/app.js');
 const { Storage } = (await import(`${from}/storage/storage.js`)) as typeof import('../src/storage/storage.js');
 

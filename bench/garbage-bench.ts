@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { GCProfiler } from 'node:v8';
 import { objectViewOf } from '../src/http/api-v1/graph-answers.js';
 import { answerRequest } from '../src/http/java/java-service.js';
-import { StorageRegistry } from '../src/http/registry/storage-registry.js';
+import { StorageRegistry } from '../src/registry/storage-registry.js';
 import { Storage } from '../src/storage/storage.js';
 import { generateStorage } from '../src/writer/generator/generate-storage.js';
 

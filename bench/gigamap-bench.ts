@@ -15,7 +15,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { gigaMapIndexRows } from '../src/gigamap/sql-rows.js';
 import { buildApp } from '../src/http/app.js';
-import { StorageRegistry } from '../src/http/registry/storage-registry.js';
+import { StorageRegistry } from '../src/registry/storage-registry.js';
 import { Storage } from '../src/storage/storage.js';
 import { generateStorage } from '../src/writer/generator/generate-storage.js';
 import { STORAGES } from './storages.js';

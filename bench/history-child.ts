@@ -6,7 +6,7 @@
  * built: member changes are left out of a commit's objects, as while it is being built.
  */
 import { buildApp } from '../src/http/app.js';
-import { StorageRegistry } from '../src/http/registry/storage-registry.js';
+import { StorageRegistry } from '../src/registry/storage-registry.js';
 import { Storage } from '../src/storage/storage.js';
 
 const ASKED = 200;

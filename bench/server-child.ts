@@ -28,7 +28,7 @@ const { buildApp } = (await import(`${from}/http/app.js`)) as typeof import('../
 const { StorageFollower } = (await import(`${from}/storage/follow/follow.js`)) as typeof import('../src/storage/follow/follow.js');
 const { Storage } = (await import(`${from}/storage/storage.js`)) as typeof import('../src/storage/storage.js');
 const { buildGraph } = (await import(`${from}/graph/build/graph-build.js`)) as typeof import('../src/graph/build/graph-build.js');
-const { StorageRegistry } = (await import(`${from}/http/registry/storage-registry.js`)) as typeof import('../src/http/registry/storage-registry.js');
+const { StorageRegistry } = (await import(`${from}/registry/storage-registry.js`)) as typeof import('../src/registry/storage-registry.js');
 const { dropCaches } = await import('./storages.js');
 
 export interface ChildInfo {

@@ -13,7 +13,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 // tsx carries its source maps and esbuild's name helpers, about 5 % of the table build's CPU.
 process.setSourceMapsEnabled(false);
 const from = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), '..', process.env.BENCH_SOURCE === '1' ? 'src' : 'dist')).href;
-const { StorageRegistry } = (await import(`${from}/http/registry/storage-registry.js`)) as typeof import('../src/http/registry/storage-registry.js');
+const { StorageRegistry } = (await import(`${from}/registry/storage-registry.js`)) as typeof import('../src/registry/storage-registry.js');
 const { SqlEngine } = (await import(`${from}/sql/sql-engine.js`)) as typeof import('../src/sql/sql-engine.js');
 const { exportTables } = (await import(`${from}/sql/table-export.js`)) as typeof import('../src/sql/table-export.js');
 const { Storage } = (await import(`${from}/storage/storage.js`)) as typeof import('../src/storage/storage.js');

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/http/app.js';
-import { StorageRegistry } from '../src/http/registry/storage-registry.js';
+import { StorageRegistry } from '../src/registry/storage-registry.js';
 import { Storage } from '../src/storage/storage.js';
 import { compareWithCase, CORPORA, failingCases, loadCases, type RecordedCase } from './helpers/conformance.js';
 import { rawRequest } from './helpers/raw-http.js';

@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import type { StorageContext } from '../http/registry/storage-registry.js';
+import type { StorageContext } from '../registry/storage-registry.js';
 import { sqlEngineOf, type SqlServiceOptions } from '../http/api-v1/sql-engines.js';
 import { DEFAULT_PROCESS_ANSWER_BYTES, PROCESS_ANSWER_BUDGET } from '../sql/answer-budget.js';
 import { DEFAULT_SQL_LIMITS, type SqlEngine, type SqlLimits } from '../sql/sql-engine.js';

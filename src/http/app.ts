@@ -33,7 +33,7 @@ import { apiV1Plugin } from './api-v1/api-v1-plugin.js';
 import type { AnswerAdmission } from './api-v1/routing.js';
 import type { SqlServiceOptions } from './api-v1/sql-engines.js';
 import { combinedRouteListJson, resolveStorage, unavailableAnswer } from './java/named-routes.js';
-import type { StorageRegistry } from './registry/storage-registry.js';
+import type { StorageRegistry } from '../registry/storage-registry.js';
 import { DEFAULT_MAX_UNSENT_BYTES, UnsentAnswers } from './guard/unsent-answers.js';
 import { registerViewerRoutes } from './viewer/viewer-routes.js';
 import { RequestDeadlines } from './guard/request-deadlines.js';

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { apiV1Plugin } from '../http/api-v1/api-v1-plugin.js';
 import { API_PREFIX } from '../http/api-v1/routing.js';
-import type { StorageContext, StorageRegistry } from '../http/registry/storage-registry.js';
+import type { StorageContext, StorageRegistry } from '../registry/storage-registry.js';
 
 /**
  * The MCP tools answer through `/api/v1` itself: requests are injected (in-process, no socket)

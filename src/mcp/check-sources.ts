@@ -1,4 +1,4 @@
-import type { StorageContext } from '../http/registry/storage-registry.js';
+import type { StorageContext } from '../registry/storage-registry.js';
 import { isPostgresSpec, openStorageSource, type SourceSpecOptions } from '../storage/open-source.js';
 import type { StorageSource } from '../storage/source/source.js';
 

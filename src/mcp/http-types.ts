@@ -1,4 +1,4 @@
-import type { StorageContext, StorageRegistry } from '../http/registry/storage-registry.js';
+import type { StorageContext, StorageRegistry } from '../registry/storage-registry.js';
 import type { StorageSource } from '../storage/source/source.js';
 import type { SqlEngine } from './sql-engine.js';
 

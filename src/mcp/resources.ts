@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { assembleTypeDictionary } from '../format/dictionary-text.js';
-import type { StorageRegistry } from '../http/registry/storage-registry.js';
+import type { StorageRegistry } from '../registry/storage-registry.js';
 
 /**
  * The resources: each served storage's type dictionary (as the .ptd file writes it), and a short

@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { StorageContext, StorageRegistry } from '../http/registry/storage-registry.js';
+import type { StorageContext, StorageRegistry } from '../registry/storage-registry.js';
 import type { StorageSource } from '../storage/source/source.js';
 import { ApiAnswerError, type ApiClient } from './api-client.js';
 import { CURSOR_PATTERN, DEFAULT_PAGE, MAX_PAGE, structuredFits, STRUCTURED_BYTES, TEXT_CHARS } from './budget.js';

@@ -1,5 +1,5 @@
 import type { TypeEntry } from '../format/type-dictionary.js';
-import type { StorageContext } from '../http/registry/storage-registry.js';
+import type { StorageContext } from '../registry/storage-registry.js';
 import { readableTypeName, shortReadableTypeName } from '../inspect/type-names.js';
 import { ApiAnswerError } from './api-client.js';
 

@@ -39,15 +39,16 @@ export const FLOOR_PLAN: Readonly<Record<string, readonly string[]>> = {
   gigamap: ['graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
   sql: ['damaged', 'check', 'gigamap', 'graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
 
+  registry: ['damaged', 'graph/**', 'storage/**', 'inspect', 'format', 'javatext'],
+
   'http/guard': ['inspect', 'storage/**', 'format', 'javatext'],
-  'http/registry': ['damaged', 'graph/**', 'storage/**', 'inspect', 'format', 'javatext'],
-  'http/java': ['http/guard', 'http/registry', 'inspect', 'storage/**', 'format', 'javatext'],
-  'http/api-v1': ['http/guard', 'http/registry', 'sql', 'gigamap', 'damaged', 'graph/**', 'check', 'diff', 'rescue', 'inspect', 'storage/**', 'format', 'javatext'],
+  'http/java': ['http/guard', 'registry', 'inspect', 'storage/**', 'format', 'javatext'],
+  'http/api-v1': ['http/guard', 'registry', 'sql', 'gigamap', 'damaged', 'graph/**', 'check', 'diff', 'rescue', 'inspect', 'storage/**', 'format', 'javatext'],
   'http/viewer': ['http/guard'],
-  'http/ops': ['http/java', 'http/guard', 'http/api-v1', 'http/registry', 'graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
+  'http/ops': ['http/java', 'http/guard', 'http/api-v1', 'registry', 'graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
   http: ['http/**', 'mcp', 'sql', 'graph/**', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
-  mcp: ['mcp/tools', 'http/api-v1', 'http/registry', 'sql', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
-  'mcp/tools': ['mcp', 'http/api-v1', 'http/registry', 'sql', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
+  mcp: ['mcp/tools', 'http/api-v1', 'registry', 'sql', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
+  'mcp/tools': ['mcp', 'http/api-v1', 'registry', 'sql', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
 
   library: ['sql', 'graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
 

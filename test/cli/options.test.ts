@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parseServeArgs } from '../../src/cli/commands/serve.js';
 import { parseGenerateArgs } from '../../src/cli/commands/generate.js';
 import { openStorages } from '../../src/cli/commands/serve-storages.js';
-import { StorageRegistry } from '../../src/http/registry/storage-registry.js';
+import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { DEFAULT_RECORD_CACHE_BYTES } from '../../src/storage/record-cache.js';
 import { DEFAULT_MAX_DICTIONARY_BYTES } from '../../src/storage/storage.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';

@@ -6,7 +6,7 @@ import { parseMcpArgs } from '../../src/cli/commands/mcp.js';
 import { parseServeArgs } from '../../src/cli/commands/serve.js';
 import { parseSqlArgs } from '../../src/cli/commands/sql.js';
 import { runCli } from '../../src/cli/run-cli.js';
-import { StorageRegistry } from '../../src/http/registry/storage-registry.js';
+import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
 import { Storage } from '../../src/storage/storage.js';
 import { REPO_ROOT } from '../viewer/browser.js';

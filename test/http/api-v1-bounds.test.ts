@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PATH_STEPS } from '../../src/graph/queries/shortest-paths.js';
 import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/http/registry/storage-registry.js';
+import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { Storage } from '../../src/storage/storage.js';
 import { ModelStorage } from '../graph/model-storage.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/http/registry/storage-registry.js';
+import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { readGigaMap } from '../../src/gigamap/gigamap-structure.js';
 import { BITMAP_LEVEL2 } from '../../src/gigamap/gigamap-types.js';
 import { bytesMember, readRecord } from '../../src/gigamap/record-fields.js';

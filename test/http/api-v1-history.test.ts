@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/http/registry/storage-registry.js';
+import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { CommitHistory } from '../../src/storage/history/commit-history.js';
 import { scanStorageDirectory } from '../../src/storage/source/storage-dir.js';
 import { Storage } from '../../src/storage/storage.js';

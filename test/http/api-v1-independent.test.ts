@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { channelOf, resolveJdkConstant } from '../../src/format/ids.js';
 import { parseTypeDictionary, type FieldDescriptor, type TypeDictionary } from '../../src/format/type-dictionary.js';
 import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/http/registry/storage-registry.js';
+import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { Storage } from '../../src/storage/storage.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
 import { CORPORA } from '../helpers/conformance.js';

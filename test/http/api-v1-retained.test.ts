@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphIndex } from '../../src/graph/model/graph-index.js';
 import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/http/registry/storage-registry.js';
+import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { Storage } from '../../src/storage/storage.js';
 import { referenceDominators, type ReferenceDominators } from '../graph/dominator-reference.js';
 import { writeModelStorage } from '../graph/model-storage.js';

@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { storageNameProblem } from '../../src/http/java/named-routes.js';
-import { StorageRegistry } from '../../src/http/registry/storage-registry.js';
+import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { Storage } from '../../src/storage/storage.js';
 import { parseStorageSpecs } from '../../src/cli/commands/serve-storages.js';
 import { UsageError } from '../../src/errors.js';

@@ -7,7 +7,7 @@
 import { checkedSource, RequestWarnings, type DamageReport } from '../../src/http/java/integrity.js';
 import { objectViewOf } from '../../src/http/api-v1/graph-answers.js';
 import { budgetedSource, RequestBudget } from '../../src/http/guard/limits.js';
-import { StorageRegistry } from '../../src/http/registry/storage-registry.js';
+import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { Storage } from '../../src/storage/storage.js';
 import { UTC } from '../../src/javatext/java-time-zones.js';
 

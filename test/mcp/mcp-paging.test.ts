@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GIGAMAP_TABLES } from '../../src/gigamap/sql-rows.js';
 import { GIGAMAP } from '../../src/gigamap/gigamap-types.js';
 import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/http/registry/storage-registry.js';
+import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { ApiClient } from '../../src/mcp/api-client.js';
 import { createMcpServer } from '../../src/mcp/mcp-server.js';
 import type { SqlEngine } from '../../src/mcp/sql-engine.js';

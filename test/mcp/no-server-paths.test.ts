@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StorageRegistry } from '../../src/http/registry/storage-registry.js';
+import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { ApiClient } from '../../src/mcp/api-client.js';
 import { checkSourceOpener } from '../../src/mcp/check-sources.js';
 import { createMcpServer } from '../../src/mcp/mcp-server.js';

@@ -4,7 +4,7 @@ import { compileErrors, validate } from '@readme/openapi-parser';
 import type { RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/http/registry/storage-registry.js';
+import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { Storage } from '../../src/storage/storage.js';
 import { CHROMIUM_PATH, launchBrowser, REPO_ROOT } from '../viewer/browser.js';
 import { describeInBrowser } from '../viewer/browser-suite.js';

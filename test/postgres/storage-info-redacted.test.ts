@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/http/registry/storage-registry.js';
+import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { openStorageSource } from '../../src/storage/open-source.js';
 import { Storage } from '../../src/storage/storage.js';
 import { cloneStorageDatabase, dropDatabase, postgresInfo, READER_PASSWORD, READER_USER, readerUrl } from '../helpers/postgres.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { StorageRegistry } from '../../src/http/registry/storage-registry.js';
+import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { SqlEngine, type SqlEngineOptions } from '../../src/sql/sql-engine.js';
 import { Storage } from '../../src/storage/storage.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';

@@ -3,7 +3,7 @@ import type { GigaMapReport } from '../../gigamap/gigamap-report.js';
 import type { GraphIndex } from '../../graph/model/graph-index.js';
 import type { Storage } from '../../storage/storage.js';
 import { analysis, storageInfo, typeList } from '../../http/api-v1/reports.js';
-import { StorageRegistry } from '../../http/registry/storage-registry.js';
+import { StorageRegistry } from '../../registry/storage-registry.js';
 import { graphProgressReporter, openProgressReporter } from '../graph-progress.js';
 import type { CommandIo } from '../io.js';
 import { integerOption, parseCommand, toolCommand } from '../option-values.js';

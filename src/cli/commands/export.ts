@@ -8,7 +8,7 @@ import { referenceInfos } from '../../inspect/reference-info.js';
 import { simpleTypeName } from '../../inspect/type-names.js';
 import { Storage } from '../../storage/storage.js';
 import { refuseStoragePlace } from '../../writer/output-place.js';
-import { StorageRegistry } from '../../http/registry/storage-registry.js';
+import { StorageRegistry } from '../../registry/storage-registry.js';
 import { csvHeader, csvRow, exportColumns } from '../export-csv.js';
 import { openOutput } from '../output-target.js';
 import { graphProgressReporter, openProgressReporter } from '../graph-progress.js';

@@ -1,6 +1,6 @@
 import { cacheArgsOf, tableCacheOf, withCacheOptions } from '../cache-options.js';
 import { type Command, Option } from 'commander';
-import { StorageRegistry } from '../../http/registry/storage-registry.js';
+import { StorageRegistry } from '../../registry/storage-registry.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../http/guard/limits.js';
 import { DEFAULT_POLL_INTERVAL_MS } from '../../storage/follow/follow.js';
 import { DEFAULT_MAX_DICTIONARY_BYTES } from '../../storage/storage.js';

@@ -5,7 +5,7 @@ import { damageLine, isRefusedDamage, openReadablePart, type StorageDamage } fro
 import { chunkDamageOf, type ChunkDamage } from '../../damaged/chunk-damage.js';
 import { checkServable } from '../../http/java/integrity.js';
 import { storageNameProblem } from '../../http/java/named-routes.js';
-import type { StorageRegistry } from '../../http/registry/storage-registry.js';
+import type { StorageRegistry } from '../../registry/storage-registry.js';
 import { FollowStatus } from '../../storage/follow/follow-status.js';
 import { StorageFollower } from '../../storage/follow/follow.js';
 import { checkStorageSpec, isPostgresSpec, openStorageSource, type SourceSpecOptions } from '../../storage/open-source.js';

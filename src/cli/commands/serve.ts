@@ -4,7 +4,7 @@ import { UsageError } from '../../errors.js';
 import { buildApp } from '../../http/app.js';
 import { DIALECTS, type Dialect } from '../../http/java/dialects.js';
 import { OpeningServer } from '../../http/ops/opening-server.js';
-import { StorageRegistry } from '../../http/registry/storage-registry.js';
+import { StorageRegistry } from '../../registry/storage-registry.js';
 import { BASIC_AUTH_ENV, loadAuthConfig, refuseSecretFlags, TOKEN_ENV, warnIfShared } from '../../http/guard/auth.js';
 import { defaultMaxConnections, DESCRIPTOR_RESERVE } from '../../http/guard/connections.js';
 import { parseCorsOrigins } from '../../http/guard/cors.js';

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { isAppError } from '../../errors.js';
 import { RequestLimitError } from '../guard/limits.js';
-import type { StorageRegistry } from '../registry/storage-registry.js';
+import type { StorageRegistry } from '../../registry/storage-registry.js';
 import { analysisRoutes } from './analysis-routes.js';
 import { gigaMapRoutes } from './gigamap-routes.js';
 import { historyRoutes } from './history-routes.js';

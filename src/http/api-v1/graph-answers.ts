@@ -9,7 +9,7 @@ import type { StoredEntity } from '../../storage/storage.js';
 import { NOT_STORED } from '../../graph/model/type-table.js';
 import { describeObjectView, type ReferenceInfo, type ViewableEntity } from '../../inspect/object-view.js';
 import { simplifiedRenderer } from '../../inspect/simplified-value.js';
-import type { StorageContext } from '../registry/storage-registry.js';
+import type { StorageContext } from '../../registry/storage-registry.js';
 import { ApiProblem, notFound } from './problem.js';
 import type { ObjectViewJson, ViaJson } from './schemas.js';
 

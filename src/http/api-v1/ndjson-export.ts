@@ -4,7 +4,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { forEachNodeInIdOrder } from '../../graph/queries/graph-figures.js';
 import { bigAnswerSlots } from '../guard/big-answers.js';
 import { RequestLimitError } from '../guard/limits.js';
-import type { StorageContext } from '../registry/storage-registry.js';
+import type { StorageContext } from '../../registry/storage-registry.js';
 import type { UnsentAnswers } from '../guard/unsent-answers.js';
 import { objectViewOf, requireGraph } from './graph-answers.js';
 import { MAX_LIMIT } from './schemas.js';

@@ -2,7 +2,7 @@ import type { Static } from 'typebox';
 import { unstoredReferencedNodes, type GraphFigures } from '../../graph/queries/graph-figures.js';
 import type { GraphIndex } from '../../graph/model/graph-index.js';
 import { NOT_STORED } from '../../graph/model/type-table.js';
-import type { StorageContext } from '../registry/storage-registry.js';
+import type { StorageContext } from '../../registry/storage-registry.js';
 import { typeNameOf, viaOf } from './graph-answers.js';
 import type { Analysis, StorageInfo, TypeList } from './schemas.js';
 import { redactConnections } from './redaction.js';

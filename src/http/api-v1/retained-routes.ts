@@ -3,7 +3,7 @@ import { channelOf } from '../../format/ids.js';
 import type { DominatorTree } from '../../graph/model/dominator-tree.js';
 import type { GraphIndex } from '../../graph/model/graph-index.js';
 import { retainedByType } from '../../graph/queries/retained.js';
-import type { StorageContext } from '../registry/storage-registry.js';
+import type { StorageContext } from '../../registry/storage-registry.js';
 import { requireGraph, storedNode, typeNameOf } from './graph-answers.js';
 import { ApiProblem, answers, notFound } from './problem.js';
 import type { ApiRoute } from './routing.js';

@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TObject, type TProperties } from 'typebox';
-import type { StorageContext, StorageRegistry } from '../registry/storage-registry.js';
+import type { StorageContext, StorageRegistry } from '../../registry/storage-registry.js';
 import { ApiProblem, notFound } from './problem.js';
 import { StorageParams } from './schemas.js';
 

@@ -3,7 +3,7 @@ import type { GraphIndex } from '../../graph/model/graph-index.js';
 import { searchText, type SearchHit } from '../../graph/queries/text-search.js';
 import { NOT_STORED } from '../../graph/model/type-table.js';
 import { lookUpType } from '../../inspect/type-names.js';
-import type { StorageContext } from '../registry/storage-registry.js';
+import type { StorageContext } from '../../registry/storage-registry.js';
 import { requireGraph, viaOf } from './graph-answers.js';
 import { answers, ApiProblem, badRequest } from './problem.js';
 import type { ApiRoute } from './routing.js';

@@ -1,4 +1,4 @@
-import type { StorageRegistry } from '../registry/storage-registry.js';
+import type { StorageRegistry } from '../../registry/storage-registry.js';
 import { ApiProblem } from './problem.js';
 
 /**

@@ -5,7 +5,7 @@ import { Type, type Static } from 'typebox';
 import type { CsvCells, JsonCell } from '../../sql/result-values.js';
 import type { SqlEngine, SqlColumn } from '../../sql/sql-engine.js';
 import type { SqlError } from '../../sql/sandbox.js';
-import type { StorageContext, StorageRegistry } from '../registry/storage-registry.js';
+import type { StorageContext, StorageRegistry } from '../../registry/storage-registry.js';
 import { sqlEngineOf, type SqlServiceOptions } from './sql-engines.js';
 import { ApiProblem, notFound, problemResponse, sendProblem } from './problem.js';
 import { API_PREFIX } from './routing.js';

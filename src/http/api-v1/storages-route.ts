@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { StorageRegistry } from '../registry/storage-registry.js';
+import type { StorageRegistry } from '../../registry/storage-registry.js';
 import { API_PREFIX } from './routing.js';
 
 /**

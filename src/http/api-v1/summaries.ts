@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { resolveJdkConstant } from '../../format/ids.js';
 import type { GraphIndex } from '../../graph/model/graph-index.js';
 import { isEmptyCollectionType, isLazyType, simpleTypeName } from '../../inspect/type-names.js';
-import type { StorageContext } from '../registry/storage-registry.js';
+import type { StorageContext } from '../../registry/storage-registry.js';
 import { objectViewOf, requireGraph } from './graph-answers.js';
 import { answers, badRequest } from './problem.js';
 import type { ApiRoute } from './routing.js';

@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import type { GraphIndex } from '../../graph/model/graph-index.js';
 import type { ObjectVersion } from '../../graph/queries/object-versions.js';
 import { diffObjectViews, type ObjectView as View } from '../../inspect/object-view.js';
-import type { StorageContext } from '../registry/storage-registry.js';
+import type { StorageContext } from '../../registry/storage-registry.js';
 import { requireGraph, storedNode, viewOf } from './graph-answers.js';
 import { answers, notFound } from './problem.js';
 import type { ApiRoute } from './routing.js';

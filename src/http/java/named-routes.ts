@@ -1,7 +1,7 @@
-import type { StorageContext, StorageRegistry, UnavailableStorage } from '../registry/storage-registry.js';
+import type { StorageContext, StorageRegistry, UnavailableStorage } from '../../registry/storage-registry.js';
 import { ERROR_HEADER, type Answer } from './java-service.js';
 import { routeListingEntries } from './documentation.js';
-import { MAX_STORAGE_NAME_LENGTH, STORAGE_NAME_PATTERN } from '../registry/storage-names.js';
+import { MAX_STORAGE_NAME_LENGTH, STORAGE_NAME_PATTERN } from '../../registry/storage-names.js';
 
 /**
  * Several storages in one process, the way EclipseStore's Spring Boot controller

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import { z } from 'zod';
 import type { InstanceList, ObjectViewJson, SearchResult } from '../../http/api-v1/schemas.js';
-import type { StorageContext } from '../../http/registry/storage-registry.js';
+import type { StorageContext } from '../../registry/storage-registry.js';
 import { ApiAnswerError, type ApiClient } from '../api-client.js';
 import { MAX_PAGE, offsetOf, short, TextBudget, truncationMarker } from '../budget.js';
 import { fullName, simpleName, valueText } from '../render.js';

@@ -1,10 +1,10 @@
-import { computeFigures, type GraphFigures } from '../../graph/queries/graph-figures.js';
-import type { GraphIndex } from '../../graph/model/graph-index.js';
-import { GraphService, type GraphServiceOptions } from '../../graph/graph-service.js';
-import { ObjectVersions } from '../../graph/queries/object-versions.js';
-import { CommitTimeline } from '../../storage/history/commit-timeline.js';
-import type { StorageDamage } from '../../damaged/readable-part.js';
-import type { Storage } from '../../storage/storage.js';
+import { computeFigures, type GraphFigures } from '../graph/queries/graph-figures.js';
+import type { GraphIndex } from '../graph/model/graph-index.js';
+import { GraphService, type GraphServiceOptions } from '../graph/graph-service.js';
+import { ObjectVersions } from '../graph/queries/object-versions.js';
+import { CommitTimeline } from '../storage/history/commit-timeline.js';
+import type { StorageDamage } from '../damaged/readable-part.js';
+import type { Storage } from '../storage/storage.js';
 
 /**
  * The storages a process serves, by name, each with its graph index, its object versions and
