@@ -15,7 +15,7 @@ import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { streamRecords } from '../src/storage/source/record-stream.js';
+import { streamRecords } from '../src/storage/records/record-stream.js';
 import { Storage } from '../src/storage/storage.js';
 import { StorageWriter } from '../src/writer/storage-writer.js';
 import { cannotRun, readOnceFloor, storageBytes, storageFor, STORAGES } from './storages.js';

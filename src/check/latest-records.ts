@@ -1,5 +1,5 @@
 import { classifyId, isObjectIdHalves } from '../format/ids.js';
-import { streamRecords } from '../storage/source/record-stream.js';
+import { streamRecords } from '../storage/records/record-stream.js';
 import type { Storage, StorageFile } from '../storage/storage.js';
 import type { TypeEntry } from '../format/type-dictionary.js';
 import { RecordChecker } from './record-checker.js';

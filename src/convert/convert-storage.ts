@@ -10,7 +10,7 @@ import { TemporaryTarget } from '../rescue/temporary-target.js';
 import { verifyChunkFiles } from '../storage/chunk-verification.js';
 import { DirectorySource } from '../storage/source/directory-source.js';
 import { PinnedSource } from '../storage/source/pinned-source.js';
-import { streamRecords } from '../storage/source/record-stream.js';
+import { streamRecords } from '../storage/records/record-stream.js';
 import type { SourceReader, StorageSource } from '../storage/source/source.js';
 import { DICTIONARY_FILE_NAME, scanStorageLayout } from '../storage/source/storage-dir.js';
 import { Storage } from '../storage/storage.js';

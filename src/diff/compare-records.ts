@@ -1,4 +1,4 @@
-import { streamRecords } from '../storage/source/record-stream.js';
+import { streamRecords } from '../storage/records/record-stream.js';
 import type { Storage } from '../storage/storage.js';
 import { RecordWindow } from './record-window.js';
 

@@ -1,6 +1,6 @@
 import type { GraphIndex } from '../graph/model/graph-index.js';
 import { GraphService } from '../graph/graph-service.js';
-import { forEachLatestRecord } from '../graph/queries/latest-records.js';
+import { forEachLatestRecord } from '../storage/records/latest-records.js';
 import { describeObjectView } from '../inspect/object-view.js';
 import { referenceInfos } from '../inspect/reference-info.js';
 import { lookUpType } from '../inspect/type-names.js';

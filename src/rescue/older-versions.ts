@@ -1,7 +1,7 @@
 import type { DanglingReference } from '../check/latest-records.js';
 import { RecordChecker } from '../check/record-checker.js';
 import { readHeader } from '../check/record-defects.js';
-import { streamRecords } from '../storage/source/record-stream.js';
+import { streamRecords } from '../storage/records/record-stream.js';
 import type { Storage } from '../storage/storage.js';
 
 /**

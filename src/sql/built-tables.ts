@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { GraphIndex } from '../graph/model/graph-index.js';
 import { readableTypeName } from '../inspect/type-names.js';
-import type { RecordPassProgress } from '../graph/queries/latest-records.js';
+import type { RecordPassProgress } from '../storage/records/latest-records.js';
 import type { Storage } from '../storage/storage.js';
 import type { TypeTablePlan } from './column-model.js';
 import type { DuckModule } from './duck-module.js';

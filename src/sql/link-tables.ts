@@ -3,7 +3,7 @@ import { isAppError } from '../errors.js';
 import { layoutEntity, primitiveText, variableElements, type EntityLayout, type MemberValue, type VariableSlot } from '../format/entity-layout.js';
 import { classifyId, isObjectIdHalves } from '../format/ids.js';
 import type { TypeEntry } from '../format/type-dictionary.js';
-import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord } from '../graph/queries/latest-records.js';
+import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord } from '../storage/records/latest-records.js';
 import type { Storage } from '../storage/storage.js';
 import { ChunkAppender, inOneTransaction } from './chunk-appender.js';
 import type { TypeTablePlan } from './column-model.js';

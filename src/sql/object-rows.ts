@@ -3,7 +3,7 @@ import { chunkDamageOf } from '../damaged/chunk-damage.js';
 import { dominatorTreeOf } from '../graph/model/dominator-computation.js';
 import type { DominatorTree } from '../graph/model/dominator-tree.js';
 import type { GraphIndex } from '../graph/model/graph-index.js';
-import { forEachLatestRecord } from '../graph/queries/latest-records.js';
+import { forEachLatestRecord } from '../storage/records/latest-records.js';
 import { readableTypeName } from '../inspect/type-names.js';
 import type { Storage } from '../storage/storage.js';
 import { CommitHistory } from '../storage/history/commit-history.js';

@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBResult } from '@duckdb/node-api';
 import type { GraphIndex } from '../graph/model/graph-index.js';
-import type { RecordPassProgress } from '../graph/queries/latest-records.js';
+import type { RecordPassProgress } from '../storage/records/latest-records.js';
 import type { Storage } from '../storage/storage.js';
 import { quoteIdent, quoteText } from './column-model.js';
 import { loadDuck, type DuckModule } from './duck-module.js';

@@ -4,7 +4,7 @@ import { isAppError } from '../errors.js';
 import { layoutEntity, type EntityLayout } from '../format/entity-layout.js';
 import type { TypeEntry } from '../format/type-dictionary.js';
 import type { GraphIndex } from '../graph/model/graph-index.js';
-import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord, type RecordPassProgress } from '../graph/queries/latest-records.js';
+import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord, type RecordPassProgress } from '../storage/records/latest-records.js';
 import type { Storage } from '../storage/storage.js';
 import { planTypeTable, valueKindOfEntry, type TypeTablePlan, type ValueKind } from './column-model.js';
 import type { DuckModule } from './duck-module.js';

@@ -2,7 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { isAppError } from '../errors.js';
 import { layoutEntity, type EntityLayout } from '../format/entity-layout.js';
 import type { TypeEntry } from '../format/type-dictionary.js';
-import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord } from '../graph/queries/latest-records.js';
+import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord } from '../storage/records/latest-records.js';
 import type { Storage } from '../storage/storage.js';
 import { quoteIdent, type TypeTablePlan } from './column-model.js';
 import type { DuckModule } from './duck-module.js';

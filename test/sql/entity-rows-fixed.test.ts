@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { layoutEntity } from '../../src/format/entity-layout.js';
 import { parseTypeDictionary } from '../../src/format/type-dictionary.js';
-import type { LatestRecord } from '../../src/graph/queries/latest-records.js';
+import type { LatestRecord } from '../../src/storage/records/latest-records.js';
 import { planTypeTable } from '../../src/sql/column-model.js';
 import { appendEntity, appendFixedEntity, fixedLayoutOf } from '../../src/sql/entity-rows.js';
 import { createStaging } from '../../src/sql/staging.js';

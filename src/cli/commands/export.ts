@@ -2,7 +2,7 @@ import { cacheArgsOf, tableCacheOf, withCacheOptions, type CacheArgs, type Cache
 import { type Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import { UTC } from '../../javatext/java-time-zones.js';
-import { forEachLatestRecord } from '../../graph/queries/latest-records.js';
+import { forEachLatestRecord } from '../../storage/records/latest-records.js';
 import { describeObjectView } from '../../inspect/object-view.js';
 import { referenceInfos } from '../../inspect/reference-info.js';
 import { simpleTypeName } from '../../inspect/type-names.js';

@@ -1,6 +1,6 @@
 import type { ObjectIndex } from '../../storage/index/object-index.js';
 import type { NodeIds } from '../model/node-ids.js';
-import { walkRecordBytes, type RecordBytesVisitor, type WalkProblem } from './record-walk.js';
+import { walkRecordBytes, type RecordBytesVisitor, type WalkProblem } from '../../storage/records/record-walk.js';
 import { ReferenceCollector } from './reference-collector.js';
 import type { TypeTable } from '../model/type-table.js';
 

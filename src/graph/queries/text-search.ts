@@ -3,7 +3,7 @@ import { UTC } from '../../javatext/java-time-zones.js';
 import type { FieldDescriptor, TypeEntry } from '../../format/type-dictionary.js';
 import { simplifiedRenderer, type Renderer } from '../../inspect/simplified-value.js';
 import type { GraphSource } from '../build/graph-build.js';
-import { walkRecordBytes } from '../build/record-walk.js';
+import { walkRecordBytes } from '../../storage/records/record-walk.js';
 
 /**
  * Objects whose text or primitive value contains a query (case-insensitive): one sequential pass

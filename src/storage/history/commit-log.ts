@@ -1,4 +1,4 @@
-import { streamRecords } from '../source/record-stream.js';
+import { streamRecords } from '../records/record-stream.js';
 import { scanStorageLayout } from '../source/storage-dir.js';
 import type { Storage, StorageFile } from '../storage.js';
 import { CommitHistory, type Commit } from './commit-history.js';

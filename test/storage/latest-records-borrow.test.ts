@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { forEachLatestRecord, type LatestRecord } from '../../src/graph/queries/latest-records.js';
+import { forEachLatestRecord, type LatestRecord } from '../../src/storage/records/latest-records.js';
 import { Storage } from '../../src/storage/storage.js';
 import { CONFORMANCE_DIR, STORAGE_NAMES } from '../helpers/conformance.js';
 

@@ -1,5 +1,5 @@
-import type { Storage } from '../../storage/storage.js';
-import { walkRecordBytes } from '../build/record-walk.js';
+import type { SourceReads } from '../source/source.js';
+import { walkRecordBytes } from './record-walk.js';
 
 /**
  * The latest records of chosen types, in file order, handed over one by one to an async handler
@@ -18,6 +18,18 @@ export interface LatestRecord {
   readonly content: Uint8Array;
   readonly file: string;
   readonly offset: number;
+}
+
+/**
+ * What a pass over the latest records needs of an opened storage (`Storage` has it): the channels'
+ * data files and which record is an object's latest, and the source to read them from.
+ */
+export interface LatestRecordsSource {
+  readonly channels: readonly {
+    readonly files: readonly { readonly path: string; readonly slot: number; readonly totalLength: number }[];
+    readonly objects: { isLatest(idLow: number, idHigh: number, fileSlot: number, offset: number): boolean };
+  }[];
+  readonly source: Pick<SourceReads, 'chunks'>;
 }
 
 export interface RecordPassProgress {
@@ -59,7 +71,7 @@ export function typeIdMatcher(set: ReadonlySet<bigint>): (low: number, high: num
 }
 
 export async function forEachLatestRecord(
-  storage: Pick<Storage, 'channels' | 'source'>,
+  storage: LatestRecordsSource,
   typeIds: ReadonlySet<bigint>,
   /** May answer synchronously (undefined): a pass of millions of records then awaits nothing per record. */
   handle: (record: LatestRecord) => Promise<void> | void,

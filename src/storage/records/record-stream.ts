@@ -1,5 +1,5 @@
 import { RECORD_HEADER_SIZE } from '../../format/entity-record.js';
-import type { SourceReads } from './source.js';
+import type { SourceReads } from '../source/source.js';
 
 /**
  * Streams the complete records (header and content) of a data file range in file order, from the

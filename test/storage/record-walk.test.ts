@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { walkRecordBytes } from '../../src/graph/build/record-walk.js';
+import { walkRecordBytes } from '../../src/storage/records/record-walk.js';
 import { ByteBuilder } from '../helpers/bytes.js';
 import { fileHeaderRecord } from '../helpers/eclipsestore-files.js';
 
