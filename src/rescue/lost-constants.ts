@@ -2,7 +2,7 @@ import { charsText, type EntityLayout } from '../format/entity-layout.js';
 import { builtinObjects } from '../writer/builtins.js';
 import { ByteSink } from '../writer/byte-sink.js';
 import { encodeRecord, type FieldValue } from '../writer/entity-encoder.js';
-import { ROOT_IDENTIFIER } from '../writer/roots.js';
+import { ROOT_IDENTIFIER } from '../writer/roots-registry.js';
 import type { WriterDictionary } from '../writer/writer-dictionary.js';
 import type { WriterFamily } from '../writer/writer-family.js';
 import type { ReferenceReplacement } from './reference-replacement.js';

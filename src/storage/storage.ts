@@ -15,7 +15,7 @@ import { DEFAULT_RECORD_CACHE_BYTES, RecordCache, type RecordCacheStats } from '
 import type { ScanProblem } from './source/record-scan.js';
 import { fileStateFor, planScans, removedFiles, scanJobs } from './scan-jobs.js';
 import { readDictionaryFile } from './dictionary-file.js';
-import { findRoots } from './roots.js';
+import { findRoots } from './find-roots.js';
 import type { SourceReader, StorageSource } from './source/source.js';
 import type { SeenProblem } from './follow-problems.js';
 import { NotAStorageError, scanStorageLayout, type StorageLayout } from './source/storage-dir.js';

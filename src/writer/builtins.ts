@@ -1,6 +1,6 @@
 import type { TypeEntry } from '../format/type-dictionary.js';
 import type { FieldValue } from './entity-encoder.js';
-import { enumRootIdentifier, OBJECT_ARRAY_TYPE_NAME, ROOT_IDENTIFIER, ROOT_REFERENCE_TYPE_NAME, ROOTS_TYPE_NAME, RootsRegistry } from './roots.js';
+import { enumRootIdentifier, OBJECT_ARRAY_TYPE_NAME, ROOT_IDENTIFIER, ROOT_REFERENCE_TYPE_NAME, ROOTS_TYPE_NAME, RootsRegistry } from './roots-registry.js';
 import type { WriterDictionary } from './writer-dictionary.js';
 import { MICROSTREAM_WRITER, type WriterFamily } from './writer-family.js';
 

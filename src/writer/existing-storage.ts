@@ -11,7 +11,7 @@ import { resolveValidLengths } from '../storage/valid-lengths.js';
 import { FIRST_OBJECT_ID } from './builtins.js';
 import { creationEntry, truncationEntry } from './log-entries.js';
 import { dataFilePath } from './paths.js';
-import { ROOT_IDENTIFIER, RootsRegistry, type RootEntry } from './roots.js';
+import { ROOT_IDENTIFIER, RootsRegistry, type RootEntry } from './roots-registry.js';
 import type { ChannelHead } from './store-plan.js';
 import { StoreClock } from './store-clock.js';
 import { WriterDictionary } from './writer-dictionary.js';

@@ -17,7 +17,7 @@ import {
   ROOT_REFERENCE_TYPE_NAME,
   ROOTS_TYPE_NAME,
   type RootsRegistry,
-} from './roots.js';
+} from './roots-registry.js';
 import { StoreBuilder } from './store-builder.js';
 import { StoreClock } from './store-clock.js';
 import type { ChannelHead, PlannedWrite, StoreCut, StorePlan } from './store-plan.js';
