@@ -1,5 +1,5 @@
 import type { TypeEntry } from '../format/type-dictionary.js';
-import { GIGAMAP } from '../gigamap/gigamap-types.js';
+import { GIGAMAP } from '../gigamap/gigamap-type-names.js';
 import type { Storage } from '../storage/storage.js';
 import type { Problem } from './problem.js';
 

@@ -1,6 +1,6 @@
 import { FormatError } from '../errors.js';
 import { decodeLevel2, LEVEL2_IDS } from './bitmap-level2.js';
-import { BITMAP_ENTRY, BITMAP_LEVEL2, BITMAP_LEVEL3 } from './gigamap-types.js';
+import { BITMAP_ENTRY, BITMAP_LEVEL2, BITMAP_LEVEL3 } from './gigamap-type-names.js';
 import { IdList } from './id-list.js';
 import { bytesMember, referenceColumn, referenceMember, requireRecord, type RecordSource } from './record-fields.js';
 

@@ -1,6 +1,6 @@
 import { instancesOf } from '../graph/queries/graph-figures.js';
 import type { GraphIndex } from '../graph/model/graph-index.js';
-import { GIGAMAP } from './gigamap-types.js';
+import { GIGAMAP } from './gigamap-type-names.js';
 
 /** The object ids of every GigaMap in a storage (from the graph index: the instances of its type), ascending. */
 export function gigaMapIds(graph: GraphIndex): bigint[] {

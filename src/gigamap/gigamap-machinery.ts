@@ -1,7 +1,7 @@
 import type { GraphIndex } from '../graph/model/graph-index.js';
 import { gigaMapIds } from './find-gigamaps.js';
 import { gigaMapOf, type VersionedSource } from './gigamap-cache.js';
-import { isGigaMapMachinery, LAZY } from './gigamap-types.js';
+import { isGigaMapMachinery, LAZY } from './gigamap-type-names.js';
 
 /**
  * How many instances of a type are a GigaMap's machinery rather than the user's entities: every

@@ -10,7 +10,7 @@ import {
   LAZY,
   SUB_INDEX,
   type IndexKind,
-} from './gigamap-types.js';
+} from './gigamap-type-names.js';
 import { BigIntColumn, IdList } from './id-list.js';
 import { intMember, longMember, readRecord, referenceColumn, referenceMember, requireRecord, type RecordSource } from './record-fields.js';
 

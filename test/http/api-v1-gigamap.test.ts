@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { readGigaMap } from '../../src/gigamap/gigamap-structure.js';
-import { BITMAP_LEVEL2 } from '../../src/gigamap/gigamap-types.js';
+import { BITMAP_LEVEL2 } from '../../src/gigamap/gigamap-type-names.js';
 import { bytesMember, readRecord } from '../../src/gigamap/record-fields.js';
 import { Storage } from '../../src/storage/storage.js';
 import { damagedCopy, long, placeOf, removeCopies } from '../gigamap/damaged-copy.js';

@@ -6,7 +6,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GIGAMAP_TABLES } from '../../src/gigamap/sql-rows.js';
-import { GIGAMAP } from '../../src/gigamap/gigamap-types.js';
+import { GIGAMAP } from '../../src/gigamap/gigamap-type-names.js';
 import { buildApp } from '../../src/http/app.js';
 import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { ApiClient } from '../../src/mcp/api-client.js';

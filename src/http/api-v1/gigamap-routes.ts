@@ -2,7 +2,7 @@ import type { Static } from 'typebox';
 import { summarizeEntity } from '../../gigamap/entity-summary.js';
 import { gigaMapOf, indexKeysOf } from '../../gigamap/gigamap-cache.js';
 import type { GigaMapIndex, GigaMapStructure } from '../../gigamap/gigamap-structure.js';
-import { GIGAMAP } from '../../gigamap/gigamap-types.js';
+import { GIGAMAP } from '../../gigamap/gigamap-type-names.js';
 import { lowerBound } from '../../gigamap/id-list.js';
 import type { IndexKeys } from '../../gigamap/index-keys.js';
 import type { Storage } from '../../storage/storage.js';

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { resolveJdkConstant } from '../../format/ids.js';
 import { shortestPaths } from '../../graph/queries/shortest-paths.js';
-import { GIGAMAP } from '../../gigamap/gigamap-types.js';
+import { GIGAMAP } from '../../gigamap/gigamap-type-names.js';
 import { isLazyType } from '../../inspect/type-names.js';
 import { gigaMapPart } from './gigamap-routes.js';
 import { ObjectViewWithGigaMap } from './gigamap-schemas.js';

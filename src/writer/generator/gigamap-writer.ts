@@ -2,7 +2,7 @@ import type { TypeEntry } from '../../format/type-dictionary.js';
 import type { FieldValue } from '../entity-encoder.js';
 import type { StorageWriter } from '../storage-writer.js';
 import { encodeBitmap } from './gigamap-bitmaps.js';
-import { defineGigaMapTypes, type GigaMapTypes } from './gigamap-types.js';
+import { defineGigaMapTypes, type GigaMapTypes } from './gigamap-dictionary.js';
 import type { Prng } from './prng.js';
 
 /**
