@@ -1,5 +1,5 @@
-import type { ObjectViewWithGigaMapJson } from '../http/api-v1/gigamap-schemas.js';
-import type { ObjectViewJson, ReferenceJson, ViaJson } from '../http/api-v1/schemas.js';
+import type { ObjectViewWithGigaMapJson } from '../api-contract/gigamap-schemas.js';
+import type { ObjectViewJson, ReferenceJson, ViaJson } from '../api-contract/schemas.js';
 import { readableTypeName, shortReadableTypeName } from '../inspect/type-names.js';
 import { short, TextBudget, truncationMarker } from './budget.js';
 

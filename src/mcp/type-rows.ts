@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { MAX_LIMIT, type TypeList } from '../http/api-v1/schemas.js';
+import { MAX_LIMIT, type TypeList } from '../api-contract/schemas.js';
 import type { ApiClient } from './api-client.js';
 
 /** The rows of /api/v1/types for some type ids, read page by page (a storage may have more types than a page). */

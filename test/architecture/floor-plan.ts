@@ -18,11 +18,10 @@ export const FLOOR_PLAN: Readonly<Record<string, readonly string[]>> = {
 
   'storage/source': ['format', 'javatext'],
   'storage/postgres': ['storage/source', 'format', 'javatext'],
-  'storage/records': ['storage/source', 'format'],
   'storage/index': ['storage/source', 'threads', 'format'],
   storage: ['storage/index', 'storage/source', 'storage/postgres', 'threads', 'format', 'javatext'],
   'storage/follow': ['storage', 'storage/index', 'storage/source', 'format'],
-  'storage/history': ['storage', 'storage/records', 'storage/source', 'format'],
+  'storage/history': ['storage', 'storage/source', 'format'],
 
   inspect: ['storage/**', 'format', 'javatext'],
   check: ['gigamap', 'inspect', 'storage/**', 'format', 'javatext'],
@@ -41,15 +40,16 @@ export const FLOOR_PLAN: Readonly<Record<string, readonly string[]>> = {
   sql: ['damaged', 'check', 'gigamap', 'graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
 
   registry: ['damaged', 'graph/**', 'storage/**', 'inspect', 'format', 'javatext'],
+  'api-contract': ['registry', 'storage/**'],
 
   'http/guard': ['inspect', 'storage/**', 'format', 'javatext'],
   'http/java': ['http/guard', 'registry', 'inspect', 'storage/**', 'format', 'javatext'],
-  'http/api-v1': ['http/guard', 'registry', 'sql', 'gigamap', 'damaged', 'graph/**', 'check', 'diff', 'rescue', 'inspect', 'storage/**', 'format', 'javatext'],
+  'http/api-v1': ['http/guard', 'api-contract', 'registry', 'sql', 'gigamap', 'damaged', 'graph/**', 'check', 'diff', 'rescue', 'inspect', 'storage/**', 'format', 'javatext'],
   'http/viewer': ['http/guard'],
   'http/ops': ['http/java', 'http/guard', 'http/api-v1', 'registry', 'graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
-  http: ['http/**', 'mcp', 'sql', 'graph/**', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
-  mcp: ['mcp/tools', 'http/api-v1', 'registry', 'sql', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
-  'mcp/tools': ['mcp', 'http/api-v1', 'registry', 'sql', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
+  http: ['http/**', 'registry', 'mcp', 'sql', 'graph/**', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
+  mcp: ['mcp/tools', 'http/api-v1', 'api-contract', 'registry', 'sql', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
+  'mcp/tools': ['mcp', 'http/api-v1', 'api-contract', 'registry', 'sql', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
 
   library: ['sql', 'graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
 

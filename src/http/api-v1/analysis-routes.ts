@@ -3,7 +3,7 @@ import { requireGraph } from './graph-answers.js';
 import { analysis } from './reports.js';
 import { answers } from './problem.js';
 import type { ApiRoute } from './routing.js';
-import { Analysis } from './schemas.js';
+import { Analysis } from '../../api-contract/schemas.js';
 
 /** `/analysis`: what is garbage, what is missing, where the space goes. */
 

@@ -21,10 +21,10 @@ import {
   GigaMapParams,
   type GigaMapEntityJson,
   type GigaMapIndexInfoJson,
-} from './gigamap-schemas.js';
+} from '../../api-contract/gigamap-schemas.js';
 import { ApiProblem, answers, notFound } from './problem.js';
 import type { ApiRoute } from './routing.js';
-import { relativeToStorage } from './storage-paths.js';
+import { relativeToStorage } from '../../api-contract/storage-paths.js';
 
 /**
  * `/objects/{oid}/gigamap…`: an EclipseStore GigaMap as what it is: its entities in entity-id

@@ -11,7 +11,7 @@ import { describeObjectView, type ReferenceInfo, type ViewableEntity } from '../
 import { simplifiedRenderer } from '../../inspect/simplified-value.js';
 import type { StorageContext } from '../../registry/storage-registry.js';
 import { ApiProblem, notFound } from './problem.js';
-import type { ObjectViewJson, ViaJson } from './schemas.js';
+import type { ObjectViewJson, ViaJson } from '../../api-contract/schemas.js';
 
 /**
  * The building blocks of our answers that combine the graph with record bytes: type names of

@@ -10,7 +10,7 @@ import { parseAsOf, type AsOf } from '../../rescue/as-of.js';
 import { commitLogOf, type CommitLog, type CommitRecord, type CommitSummary } from '../../storage/history/commit-log.js';
 import type { Storage } from '../../storage/storage.js';
 import type { StorageContext } from '../../registry/storage-registry.js';
-import { CommitDetail, CommitDetailQuery, CommitList, CommitParams, CommitQuery, DiffAnswer, DiffQuery } from './history-schemas.js';
+import { CommitDetail, CommitDetailQuery, CommitList, CommitParams, CommitQuery, DiffAnswer, DiffQuery } from '../../api-contract/history-schemas.js';
 import { ApiProblem, badRequest, notFound, answers } from './problem.js';
 import type { ApiRoute } from './routing.js';
 

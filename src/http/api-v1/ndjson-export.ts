@@ -7,7 +7,7 @@ import { RequestLimitError } from '../guard/limits.js';
 import type { StorageContext } from '../../registry/storage-registry.js';
 import type { UnsentAnswers } from '../guard/unsent-answers.js';
 import { objectViewOf, requireGraph } from './graph-answers.js';
-import { MAX_LIMIT } from './schemas.js';
+import { MAX_LIMIT } from '../../api-contract/schemas.js';
 
 /**
  * The NDJSON export of a type's instances (`/types/{typeId}/instances.ndjson`) as a stream that

@@ -4,13 +4,13 @@ import { shortestPaths } from '../../graph/queries/shortest-paths.js';
 import { GIGAMAP } from '../../gigamap/gigamap-type-names.js';
 import { isLazyType } from '../../inspect/type-names.js';
 import { gigaMapPart } from './gigamap-routes.js';
-import { ObjectViewWithGigaMap } from './gigamap-schemas.js';
+import { ObjectViewWithGigaMap } from '../../api-contract/gigamap-schemas.js';
 import { objectViewOf, OTHER_PLACES, requireGraph, storedNode, typeNameOf, viaOf } from './graph-answers.js';
 import { answers, notFound } from './problem.js';
 import { retainedPart, retainedRoutes } from './retained-routes.js';
 import type { ApiRoute } from './routing.js';
-import { ObjectParams, Paging, PathList, ReferrerList, type ViaJson } from './schemas.js';
-import { relativeToStorage, storageFileName } from './storage-paths.js';
+import { ObjectParams, Paging, PathList, ReferrerList, type ViaJson } from '../../api-contract/schemas.js';
+import { relativeToStorage, storageFileName } from '../../api-contract/storage-paths.js';
 import { summariesOf } from './summaries.js';
 
 /** `/objects/{oid}`, its referrers and its paths from the roots; with them the retained routes (retained-routes.ts). */

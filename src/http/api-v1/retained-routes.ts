@@ -7,7 +7,7 @@ import type { StorageContext } from '../../registry/storage-registry.js';
 import { requireGraph, storedNode, typeNameOf } from './graph-answers.js';
 import { ApiProblem, answers, notFound } from './problem.js';
 import type { ApiRoute } from './routing.js';
-import { ObjectId, ObjectParams, ObjectRef, RetainedFigures } from './schemas.js';
+import { ObjectId, ObjectParams, ObjectRef, RetainedFigures } from '../../api-contract/schemas.js';
 import { summariesOf } from './summaries.js';
 
 /**

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TObject, type TProperties } from 'typebox';
 import type { StorageContext, StorageRegistry } from '../../registry/storage-registry.js';
 import { ApiProblem, notFound } from './problem.js';
-import { StorageParams } from './schemas.js';
+import { StorageParams } from '../../api-contract/schemas.js';
 
 /**
  * Every route of `/api/v1` exists twice: for the default storage (`/api/v1/types`) and for a

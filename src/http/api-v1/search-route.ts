@@ -7,7 +7,7 @@ import type { StorageContext } from '../../registry/storage-registry.js';
 import { requireGraph, viaOf } from './graph-answers.js';
 import { answers, ApiProblem, badRequest } from './problem.js';
 import type { ApiRoute } from './routing.js';
-import { MAX_LIMIT, SearchResult } from './schemas.js';
+import { MAX_LIMIT, SearchResult } from '../../api-contract/schemas.js';
 import { summariesOf } from './summaries.js';
 import { searchSlotsOf } from './search-slots.js';
 

@@ -9,7 +9,7 @@ import type { StorageContext, StorageRegistry } from '../../registry/storage-reg
 import { sqlEngineOf, type SqlServiceOptions } from './sql-engines.js';
 import { ApiProblem, notFound, problemResponse, sendProblem } from './problem.js';
 import { API_PREFIX } from './routing.js';
-import { StorageParams } from './schemas.js';
+import { StorageParams } from '../../api-contract/schemas.js';
 
 /**
  * `POST /api/v1/sql` and `GET /api/v1/sql/schema` (and per named storage): one read-only

@@ -8,7 +8,7 @@ import { storageInfo, typeList } from './reports.js';
 import { summariesOf } from './summaries.js';
 import { answers, notFound } from './problem.js';
 import type { ApiRoute } from './routing.js';
-import { InstanceList, ObjectView, Paging, StorageInfo, TypeList, TypeParams } from './schemas.js';
+import { InstanceList, ObjectView, Paging, StorageInfo, TypeList, TypeParams } from '../../api-contract/schemas.js';
 
 /** `/storage`, `/types`, `/types/{typeId}/instances` and its NDJSON export. */
 

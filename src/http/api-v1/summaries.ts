@@ -6,7 +6,7 @@ import type { StorageContext } from '../../registry/storage-registry.js';
 import { objectViewOf, requireGraph } from './graph-answers.js';
 import { answers, badRequest } from './problem.js';
 import type { ApiRoute } from './routing.js';
-import type { ObjectViewJson } from './schemas.js';
+import type { ObjectViewJson } from '../../api-contract/schemas.js';
 
 /**
  * One line of Java-like text per object, for every list of ids the viewer shows (referrers,

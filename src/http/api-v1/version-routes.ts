@@ -6,7 +6,7 @@ import type { StorageContext } from '../../registry/storage-registry.js';
 import { requireGraph, storedNode, viewOf } from './graph-answers.js';
 import { answers, notFound } from './problem.js';
 import type { ApiRoute } from './routing.js';
-import { ObjectParams, Paging, VersionDetail, VersionList, type Version } from './schemas.js';
+import { ObjectParams, Paging, VersionDetail, VersionList, type Version } from '../../api-contract/schemas.js';
 
 /** `/objects/{oid}/versions` and `/objects/{oid}/versions/{n}`. */
 

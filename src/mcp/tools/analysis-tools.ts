@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import { checkStorage, type CheckReport } from '../../check/check-storage.js';
-import type { Analysis } from '../../http/api-v1/schemas.js';
-import { relativeDeep, storageDirectoryName } from '../../http/api-v1/storage-paths.js';
+import type { Analysis } from '../../api-contract/schemas.js';
+import { relativeDeep, storageDirectoryName } from '../../api-contract/storage-paths.js';
 import { ApiAnswerError } from '../api-client.js';
 import { offsetOf, short, TextBudget, truncationMarker } from '../budget.js';
 import { fullName, simpleName, viaText } from '../render.js';

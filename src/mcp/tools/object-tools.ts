@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import { z } from 'zod';
-import type { ObjectViewJson, PathList, ReferrerList, VersionDetail, VersionList } from '../../http/api-v1/schemas.js';
+import type { ObjectViewJson, PathList, ReferrerList, VersionDetail, VersionList } from '../../api-contract/schemas.js';
 import { offsetOf, TextBudget, truncationMarker } from '../budget.js';
 import { renderView, simpleName, valueText, viaText } from '../render.js';
 import { answer, cursorInput, guarded, limitInput, objectIdInput, READ_ONLY, storageInput, storageOf, type ToolRegistrar } from '../tool-kit.js';

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import type { RetainersJson } from '../../http/api-v1/retained-routes.js';
-import type { RetainedFigures } from '../../http/api-v1/schemas.js';
+import type { RetainedFigures } from '../../api-contract/schemas.js';
 import { offsetOf, TextBudget, truncationMarker } from '../budget.js';
 import { simpleName } from '../render.js';
 import { answer, cursorInput, guarded, limitInput, objectIdInput, READ_ONLY, storageInput, storageOf, type ToolRegistrar } from '../tool-kit.js';

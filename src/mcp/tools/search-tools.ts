@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import { z } from 'zod';
-import type { InstanceList, ObjectViewJson, SearchResult } from '../../http/api-v1/schemas.js';
+import type { InstanceList, ObjectViewJson, SearchResult } from '../../api-contract/schemas.js';
 import type { StorageContext } from '../../registry/storage-registry.js';
 import { ApiAnswerError, type ApiClient } from '../api-client.js';
 import { MAX_PAGE, offsetOf, short, TextBudget, truncationMarker } from '../budget.js';

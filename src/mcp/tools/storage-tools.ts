@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import { z } from 'zod';
 import { assembleTypeEntry } from '../../format/dictionary-text.js';
-import type { StorageInfo, TypeList } from '../../http/api-v1/schemas.js';
+import type { StorageInfo, TypeList } from '../../api-contract/schemas.js';
 import { offsetOf, short, TextBudget, truncationMarker } from '../budget.js';
 import { fullName, simpleName } from '../render.js';
 import { answer, cursorInput, guarded, limitInput, READ_ONLY, storageInput, storageOf, type ToolRegistrar } from '../tool-kit.js';

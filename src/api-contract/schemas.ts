@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { STORAGE_NAME_PATTERN } from '../../registry/storage-names.js';
+import { STORAGE_NAME_PATTERN } from '../registry/storage-names.js';
 
 /**
  * The JSON Schemas of `/api/v1`: they validate requests, serialize answers (fastify) and are the

@@ -1,5 +1,5 @@
 import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
-import type { Storage } from '../../storage/storage.js';
+import type { Storage } from '../storage/storage.js';
 
 /**
  * Answers name a storage's files relative to the storage (`channel_0/channel_0_3.dat`), never by
