@@ -9,7 +9,7 @@ import { DICTIONARY_FILE_NAME, scanStorageLayout, type StorageLayout } from '../
 import { Storage } from '../storage/storage.js';
 import { GigaMapCollector, gigaMapProblems } from './gigamap-problems.js';
 import { analyzeStartup, type StartupAnalysis } from './java-startup.js';
-import { walkLatestRecords, type LatestRecordsFindings } from './latest-records.js';
+import { walkLatestRecords, type LatestRecordsFindings } from './record-findings.js';
 import { checkLockFile, LOCK_FILE_NAME } from './lock-file-problems.js';
 import { classifyMissingReferences } from './missing-reachability.js';
 import { generationOf, inGeneration } from './generation-messages.js';

@@ -3,7 +3,7 @@ import { forEachReference } from '../format/entity-references.js';
 import { isObjectIdHalves } from '../format/ids.js';
 import { unloadableReason } from '../inspect/simplified-value.js';
 import type { Storage } from '../storage/storage.js';
-import type { DanglingReference } from './latest-records.js';
+import type { DanglingReference } from './record-findings.js';
 
 /**
  * What MicroStream does with a reference to an object that has no record depends on who holds it.

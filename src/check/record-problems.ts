@@ -1,4 +1,4 @@
-import type { DanglingReference, DefectiveRecord, FileStop, LatestRecordsFindings } from './latest-records.js';
+import type { DanglingReference, DefectiveRecord, FileStop, LatestRecordsFindings } from './record-findings.js';
 import type { MissingReach } from './missing-reachability.js';
 import { STORAGE_EXCEPTION, type Problem } from './problem.js';
 

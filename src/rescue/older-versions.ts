@@ -1,4 +1,4 @@
-import type { DanglingReference } from '../check/latest-records.js';
+import type { DanglingReference } from '../check/record-findings.js';
 import { RecordChecker } from '../check/record-checker.js';
 import { readHeader } from '../check/record-defects.js';
 import { streamRecords } from '../storage/records/record-stream.js';

@@ -2,7 +2,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, relative, resolve, isAbsolute } from 'node:path';
 import { StorageError, UsageError } from '../errors.js';
 import { analyzeStartup } from '../check/java-startup.js';
-import { MAX_LISTED_DANGLING, walkLatestRecords, type DanglingReference } from '../check/latest-records.js';
+import { MAX_LISTED_DANGLING, walkLatestRecords, type DanglingReference } from '../check/record-findings.js';
 import type { Problem } from '../check/problem.js';
 import { checkRecord, isDefect } from '../check/record-defects.js';
 import { layoutEntity } from '../format/entity-layout.js';
