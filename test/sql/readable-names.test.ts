@@ -3,13 +3,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
 import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { lookUpType, readableTypeName, shortReadableTypeName } from '../../src/inspect/type-names.js';
 import { ApiClient } from '../../src/mcp/api-client.js';
 import { createMcpServer } from '../../src/mcp/mcp-server.js';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
 import { Storage } from '../../src/storage/storage.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
 import { graphEngines } from './graph-engines.js';
 
@@ -123,8 +123,7 @@ describe('on the arrays corpus', () => {
 describe('the CLI', () => {
   it('analyze names arrays for reading in its text (and as they are in --json)', async () => {
     const run = async (args: string[]): Promise<string> => {
-      let stdout = '';
-      const code = await runCli(args, { stdout: { write: (t: string) => ((stdout += t), true) }, stderr: { write: () => true } } as never);
+      const { code, stdout } = await runCliInProcess(args);
       expect(code, args.join(' ')).toBe(0);
       return stdout;
     };
