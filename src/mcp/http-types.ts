@@ -1,6 +1,6 @@
 import type { StorageContext, StorageRegistry } from '../registry/storage-registry.js';
 import type { StorageSource } from '../storage/source/source.js';
-import type { SqlEngine } from './sql-engine.js';
+import type { SqlEngine } from './sql-engine-contract.js';
 
 /**
  * What `/mcp`'s route (http-route.ts, registered when serve starts) and its transport

@@ -5,7 +5,7 @@ import type { StorageContext, StorageRegistry } from '../registry/storage-regist
 import type { StorageSource } from '../storage/source/source.js';
 import { ApiAnswerError, type ApiClient } from './api-client.js';
 import { CURSOR_PATTERN, DEFAULT_PAGE, MAX_PAGE, structuredFits, STRUCTURED_BYTES, TEXT_CHARS } from './budget.js';
-import type { SqlEngine } from './sql-engine.js';
+import type { SqlEngine } from './sql-engine-contract.js';
 
 /**
  * What every tool is made of: the input pieces they share (written for a model: what an id looks

@@ -11,7 +11,7 @@ import { buildApp } from '../../src/http/app.js';
 import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { ApiClient } from '../../src/mcp/api-client.js';
 import { createMcpServer } from '../../src/mcp/mcp-server.js';
-import type { SqlEngine } from '../../src/mcp/sql-engine.js';
+import type { SqlEngine } from '../../src/mcp/sql-engine-contract.js';
 import { Storage } from '../../src/storage/storage.js';
 import { StorageWriter } from '../../src/writer/storage-writer.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';

@@ -6,7 +6,7 @@ import { ApiAnswerError, type ApiClient } from '../api-client.js';
 import { MAX_PAGE, offsetOf, short, TextBudget, truncationMarker } from '../budget.js';
 import { fullName, simpleName, valueText } from '../render.js';
 import { answer, cursorInput, guarded, limitInput, READ_ONLY, storageInput, storageOf, type ToolRegistrar } from '../tool-kit.js';
-import { resolveType } from '../type-names.js';
+import { resolveType } from '../resolve-type.js';
 import { typeRows } from '../type-rows.js';
 
 /** `list_instances` (with a filter on a member) and `search`. */

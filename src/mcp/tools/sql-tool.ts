@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ApiAnswerError } from '../api-client.js';
 import { MAX_PAGE, short, TextBudget } from '../budget.js';
-import type { SqlResult } from '../sql-engine.js';
+import type { SqlResult } from '../sql-engine-contract.js';
 import { answer, guarded, limitInput, READ_ONLY, storageInput, storageOf, type ToolRegistrar } from '../tool-kit.js';
 
 /**

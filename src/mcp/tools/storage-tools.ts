@@ -5,7 +5,7 @@ import type { StorageInfo, TypeList } from '../../api-contract/schemas.js';
 import { offsetOf, short, TextBudget, truncationMarker } from '../budget.js';
 import { fullName, simpleName } from '../render.js';
 import { answer, cursorInput, guarded, limitInput, READ_ONLY, storageInput, storageOf, type ToolRegistrar } from '../tool-kit.js';
-import { resolveType } from '../type-names.js';
+import { resolveType } from '../resolve-type.js';
 import { typeRows } from '../type-rows.js';
 
 /** `storage_overview`, `list_types` and `type_dictionary`. */
