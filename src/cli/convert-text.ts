@@ -21,6 +21,7 @@ export function convertReportText(report: ConvertReport): string {
     `  Garbage:           ${report.keepUnreachable ? `kept (--keep-unreachable)` : `${n(report.garbage.objects)} unreachable objects left out, ${bytes(report.garbage.bytes)}`}`,
     `  Data files:        ${bytes(report.sourceDataBytes)} → ${bytes(report.dataBytes)}${report.sourceDataBytes > 0 ? ` (${((100 * report.dataBytes) / report.sourceDataBytes).toFixed(1)} %)` : ''}`,
     `  Type dictionary:   ${n(report.dictionary.entries)} entries (${n(report.dictionary.leftOut)} unused definitions left out), ${sizeText(report.dictionary.bytes)}`,
+    ...currentTypesLines(report, n),
     '',
     '  Per type (written / superseded / garbage, objects and bytes):',
   ];
@@ -29,4 +30,17 @@ export function convertReportText(report: ConvertReport): string {
     lines.push(`    ${name}: ${n(t.written)} (${n(t.writtenBytes)}) / ${n(t.superseded)} (${n(t.supersededBytes)}) / ${n(t.garbage)} (${n(t.garbageBytes)})`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** `--current-types`: what was rewritten into the newest definition, and what kept its stored one and why. */
+function currentTypesLines(report: ConvertReport, n: (value: number) => string): string[] {
+  const current = report.currentTypes;
+  if (current === undefined) return [];
+  const lines = [`  Current types:     ${n(current.objects)} objects rewritten into the newest definition of their type`];
+  for (const r of current.rewritten) lines.push(`    ${r.typeName}: ${n(r.objects)} from type id ${r.fromTypeId} to ${r.toTypeId}`);
+  for (const k of current.kept) {
+    const more = k.objects > k.objectIds.length ? `, … (${n(k.objects - k.objectIds.length)} more)` : '';
+    lines.push(`    kept in type id ${k.typeId} (newest ${k.newestTypeId}): ${k.typeName}, ${n(k.objects)} objects (${k.objectIds.join(', ')}${more}): ${k.reason}`);
+  }
+  return lines;
 }

@@ -58,4 +58,22 @@ export interface ConvertReport {
   readonly rescuedFirst?: RescuedFirst | undefined;
   /** Per type, most bytes first. */
   readonly types: readonly TypeFigures[];
+  /** With `--current-types`: the objects rewritten into the newest definition of their type, and those that kept an older one. */
+  readonly currentTypes?: CurrentTypesReport | undefined;
+}
+
+export interface CurrentTypesReport {
+  /** Objects rewritten into the newest definition of their type. */
+  readonly objects: number;
+  /** Per older definition (type id) whose objects were rewritten. */
+  readonly rewritten: readonly { readonly typeName: string; readonly fromTypeId: string; readonly toTypeId: string; readonly objects: number }[];
+  /** Per older definition whose objects keep their stored shape: why, how many, the first object ids (at most 20). */
+  readonly kept: readonly {
+    readonly typeName: string;
+    readonly typeId: string;
+    readonly newestTypeId: string;
+    readonly objects: number;
+    readonly objectIds: readonly string[];
+    readonly reason: string;
+  }[];
 }

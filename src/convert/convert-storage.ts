@@ -20,7 +20,8 @@ import { dictionaryPath } from '../writer/paths.js';
 import { writerFamily } from '../writer/writer-family.js';
 import { compactDictionary } from './compact-dictionary.js';
 import { eclipseStoreTypeName } from './eclipsestore-names.js';
-import type { ConvertReport, RescuedFirst, TypeFigures } from './convert-report.js';
+import { planCurrentShapes, ShapeRewriter } from './current-shapes.js';
+import type { ConvertReport, CurrentTypesReport, RescuedFirst, TypeFigures } from './convert-report.js';
 
 /**
  * `convert`: a new storage with the current version of every object (by default only of those
@@ -43,6 +44,8 @@ export interface ConvertOptions {
   readonly to?: 'microstream' | 'eclipsestore' | undefined;
   /** A data file at or above this size is closed before the next batch (default the library's 8 MiB). */
   readonly fileSize?: number | undefined;
+  /** Rewrite objects stored in an older definition of their type into the newest one where every member maps by name and declared type (see current-shapes.ts). */
+  readonly currentTypes?: boolean | undefined;
   /** Convert a damaged storage: rescue it first (as `rescue` does, references to lost objects replaced) into a hidden directory, then convert that. */
   readonly allowDamage?: boolean | undefined;
   readonly maxDictionaryBytes?: number | undefined;
@@ -204,15 +207,19 @@ async function convertSnapshot(from: StorageSource, reader: SourceReader, option
     const fileSize = options.fileSize ?? DEFAULT_FILE_MAXIMUM_SIZE;
     // The records are written with the source's dictionary; the compact one replaces it at the end.
     const writer = StorageWriter.createForRecords(directory, dictionaryText, { channelCount, checksums, fileMaximumSize: fileSize });
-    const figures = new Map<bigint, TypeFigures & { typeId: bigint }>();
-    const figuresOf = (typeId: bigint): TypeFigures & { typeId: bigint } => {
+    type Figures = TypeFigures & { typeId: bigint; rewritten: number; keptIds: string[] };
+    const figures = new Map<bigint, Figures>();
+    const figuresOf = (typeId: bigint): Figures => {
       let f = figures.get(typeId);
       if (f === undefined) {
-        f = { typeId, typeName: storage.dictionary.byId.get(typeId)?.typeName ?? `unknown type ${typeId}`, written: 0, writtenBytes: 0, superseded: 0, supersededBytes: 0, garbage: 0, garbageBytes: 0 };
+        f = { typeId, typeName: storage.dictionary.byId.get(typeId)?.typeName ?? `unknown type ${typeId}`, written: 0, writtenBytes: 0, superseded: 0, supersededBytes: 0, garbage: 0, garbageBytes: 0, rewritten: 0, keptIds: [] };
         figures.set(typeId, f);
       }
       return f;
     };
+    // --current-types: older definitions mapped into the newest one of their name (or left, with the reason).
+    const shapes = options.currentTypes === true ? planCurrentShapes(storage.dictionary) : undefined;
+    const rewriter = new ShapeRewriter();
     try {
       const batch = Math.min(BATCH_BYTES, fileSize);
       const builder = writer.beginStore();
@@ -224,7 +231,8 @@ async function convertSnapshot(from: StorageSource, reader: SourceReader, option
           await streamRecords(storage.source, file.path, 0, end, (bytes, at, offset, length) => {
             const low = bytes.readInt32LE(at + 16);
             const high = bytes.readInt32LE(at + 20);
-            const f = figuresOf(bytes.readBigInt64LE(at + 8));
+            const typeId = bytes.readBigInt64LE(at + 8);
+            const f = figuresOf(typeId);
             if (!channel.objects.isLatest(low, high, file.slot, offset)) {
               f.superseded++;
               f.supersededBytes += length;
@@ -232,9 +240,17 @@ async function convertSnapshot(from: StorageSource, reader: SourceReader, option
               f.garbage++;
               f.garbageBytes += length;
             } else {
-              builder.addRecord(bytes.subarray(at, at + length));
+              let record: Uint8Array = bytes.subarray(at, at + length);
+              const mapping = shapes?.mappings.get(typeId);
+              if (mapping !== undefined) {
+                record = rewriter.rewrite(mapping, record, file.path, offset);
+                f.rewritten++;
+              } else if (shapes !== undefined && f.keptIds.length < LISTED_KEPT && shapes.ambiguous.has(typeId)) {
+                f.keptIds.push(bytes.readBigInt64LE(at + 16).toString());
+              }
+              builder.addRecord(record);
               f.written++;
-              f.writtenBytes += length;
+              f.writtenBytes += record.length;
               if (builder.byteLength >= batch) {
                 writer.store(builder);
                 builder.clear();
@@ -250,7 +266,12 @@ async function convertSnapshot(from: StorageSource, reader: SourceReader, option
     } finally {
       writer.close();
     }
-    const used = new Set([...figures.values()].filter((f) => f.written > 0).map((f) => f.typeId));
+    // The definitions written: the stored one, or for objects rewritten the newest one of its name.
+    const used = new Set<bigint>();
+    for (const f of figures.values()) {
+      if (f.written > f.rewritten) used.add(f.typeId);
+      if (f.rewritten > 0) used.add(shapes!.mappings.get(f.typeId)!.to.typeId);
+    }
     const dictionary = compactDictionary({
       sourceText: dictionaryText,
       source: storage.dictionary,
@@ -260,7 +281,7 @@ async function convertSnapshot(from: StorageSource, reader: SourceReader, option
     });
     writeFileSync(dictionaryPath(directory), dictionary.text);
     const types = [...figures.values()]
-      .map(({ typeId: _id, ...f }) => ({ ...f, ...(renames && f.written > 0 ? { writtenAs: eclipseStoreTypeName(f.typeName) } : {}) }))
+      .map(({ typeId: _id, rewritten: _r, keptIds: _k, ...f }) => ({ ...f, ...(renames && f.written > 0 ? { writtenAs: eclipseStoreTypeName(f.typeName) } : {}) }))
       .sort((a, b) => b.writtenBytes + b.garbageBytes + b.supersededBytes - (a.writtenBytes + a.garbageBytes + a.supersededBytes) || a.typeName.localeCompare(b.typeName));
     const sum = (key: 'written' | 'writtenBytes' | 'superseded' | 'supersededBytes' | 'garbage' | 'garbageBytes'): number => types.reduce((n, t) => n + t[key], 0);
     return {
@@ -280,10 +301,31 @@ async function convertSnapshot(from: StorageSource, reader: SourceReader, option
       garbage: { objects: sum('garbage'), bytes: sum('garbageBytes') },
       dictionary: { entries: dictionary.entries, leftOut: dictionary.leftOut, bytes: Buffer.byteLength(dictionary.text) },
       types,
+      ...(shapes === undefined ? {} : { currentTypes: currentTypesReport(shapes, [...figures.values()]) }),
     };
   } finally {
     await storage.close();
   }
+}
+
+/** At most this many object ids are listed per type whose objects keep an older shape. */
+const LISTED_KEPT = 20;
+
+function currentTypesReport(shapes: ReturnType<typeof planCurrentShapes>, figures: readonly { typeId: bigint; written: number; rewritten: number; keptIds: readonly string[] }[]): CurrentTypesReport {
+  const rewritten: CurrentTypesReport['rewritten'][number][] = [];
+  const kept: CurrentTypesReport['kept'][number][] = [];
+  for (const f of figures) {
+    const mapping = shapes.mappings.get(f.typeId);
+    if (mapping !== undefined && f.rewritten > 0) {
+      rewritten.push({ typeName: mapping.from.typeName, fromTypeId: String(mapping.from.typeId), toTypeId: String(mapping.to.typeId), objects: f.rewritten });
+    }
+    const ambiguous = shapes.ambiguous.get(f.typeId);
+    if (ambiguous !== undefined && f.written > 0) {
+      kept.push({ typeName: ambiguous.from.typeName, typeId: String(ambiguous.from.typeId), newestTypeId: String(ambiguous.to.typeId), objects: f.written, objectIds: f.keptIds, reason: ambiguous.reason });
+    }
+  }
+  const byName = (a: { typeName: string }, b: { typeName: string }): number => a.typeName.localeCompare(b.typeName);
+  return { objects: rewritten.reduce((n, r) => n + r.objects, 0), rewritten: rewritten.sort(byName), kept: kept.sort(byName) };
 }
 
 /** Bytes of the data files written (records and, with checksums, their chunk records). */

@@ -24,6 +24,7 @@ export function convertCommand(): Command {
     .addOption(new Option('--keep-unreachable', 'copy the current version of unreachable objects (garbage) too'))
     .addOption(new Option('--to <product>', "the product line of the new storage: eclipsestore (from a MicroStream storage) or microstream; default: the source's").choices(['microstream', 'eclipsestore']))
     .addOption(integerOption('--file-size', 'size', "start a new data file once one reaches this size; default the library's 8 MiB", 1024, 2 ** 31 - 1, 'bytes'))
+    .addOption(new Option('--current-types', 'rewrite objects stored in an older definition of their type into the newest one, where every member maps by name and declared type (new members get default values); the others keep their shape and are listed'))
     .addOption(new Option('--allow-damage', 'convert a damaged storage: rescue it first as rescue does (references to lost objects replaced so that the library starts), then convert the rescue'))
     .addOption(new Option('--json', 'print the report as JSON'));
 }
@@ -35,7 +36,7 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
     return 0;
   }
   const spec = storageSpecOf(command);
-  const options = command.opts<{ out?: string; channels?: number; keepUnreachable?: boolean; to?: 'microstream' | 'eclipsestore'; fileSize?: number; allowDamage?: boolean; json?: boolean }>();
+  const options = command.opts<{ out?: string; channels?: number; keepUnreachable?: boolean; to?: 'microstream' | 'eclipsestore'; fileSize?: number; allowDamage?: boolean; currentTypes?: boolean; json?: boolean }>();
   if (options.out === undefined || options.out === '') throw new UsageError('missing --out <new-dir>');
   if (isPostgresSpec(options.out)) throw new UsageError(`--out ${options.out}: convert writes a new storage directory, never into a database`);
   refuseStoragePlace(options.out, { option: '--out', storages: isPostgresSpec(spec.directory) ? [] : [spec.directory] });
@@ -58,6 +59,7 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
       to: options.to,
       fileSize: options.fileSize,
       allowDamage: options.allowDamage === true,
+      currentTypes: options.currentTypes === true,
       maxDictionaryBytes: spec.maxDictionaryBytes,
       onProgress: progressPrinter(io, 'convert'),
       onTemporaryTarget: (target) => (pending = target),
