@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { requireGraph } from './graph-answers.js';
 import { analysis } from './reports.js';
-import { answers } from './problem.js';
+import { answers } from './problem-details.js';
 import type { ApiRoute } from './routing.js';
 import { Analysis } from '../../api-contract/schemas.js';
 

@@ -6,7 +6,7 @@ import { analysisRoutes } from './analysis-routes.js';
 import { gigaMapRoutes } from './gigamap-routes.js';
 import { historyRoutes } from './history-routes.js';
 import { objectRoutes } from './object-routes.js';
-import { ApiProblem, sendProblem } from './problem.js';
+import { ApiProblem, sendProblem } from './problem-details.js';
 import { API_PREFIX, registerRoute, type AnswerAdmission } from './routing.js';
 import { searchRoutes } from './search-route.js';
 import { searchSlotsOf } from './search-slots.js';

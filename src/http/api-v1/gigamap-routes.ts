@@ -22,7 +22,7 @@ import {
   type GigaMapEntityJson,
   type GigaMapIndexInfoJson,
 } from '../../api-contract/gigamap-schemas.js';
-import { ApiProblem, answers, notFound } from './problem.js';
+import { ApiProblem, answers, notFound } from './problem-details.js';
 import type { ApiRoute } from './routing.js';
 import { relativeToStorage } from '../../api-contract/storage-paths.js';
 

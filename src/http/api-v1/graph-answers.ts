@@ -10,7 +10,7 @@ import { NOT_STORED } from '../../graph/model/type-table.js';
 import { describeObjectView, type ReferenceInfo, type ViewableEntity } from '../../inspect/object-view.js';
 import { simplifiedRenderer } from '../../inspect/simplified-value.js';
 import type { StorageContext } from '../../registry/storage-registry.js';
-import { ApiProblem, notFound } from './problem.js';
+import { ApiProblem, notFound } from './problem-details.js';
 import type { ObjectViewJson, ViaJson } from '../../api-contract/schemas.js';
 
 /**

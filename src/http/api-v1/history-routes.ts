@@ -11,7 +11,7 @@ import { commitLogOf, type CommitLog, type CommitRecord, type CommitSummary } fr
 import type { Storage } from '../../storage/storage.js';
 import type { StorageContext } from '../../registry/storage-registry.js';
 import { CommitDetail, CommitDetailQuery, CommitList, CommitParams, CommitQuery, DiffAnswer, DiffQuery } from '../../api-contract/history-schemas.js';
-import { ApiProblem, badRequest, notFound, answers } from './problem.js';
+import { ApiProblem, badRequest, notFound, answers } from './problem-details.js';
 import type { ApiRoute } from './routing.js';
 
 /**

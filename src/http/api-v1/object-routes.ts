@@ -6,7 +6,7 @@ import { isLazyType } from '../../inspect/type-names.js';
 import { gigaMapPart } from './gigamap-routes.js';
 import { ObjectViewWithGigaMap } from '../../api-contract/gigamap-schemas.js';
 import { objectViewOf, OTHER_PLACES, requireGraph, storedNode, typeNameOf, viaOf } from './graph-answers.js';
-import { answers, notFound } from './problem.js';
+import { answers, notFound } from './problem-details.js';
 import { retainedPart, retainedRoutes } from './retained-routes.js';
 import type { ApiRoute } from './routing.js';
 import { ObjectParams, Paging, PathList, ReferrerList, type ViaJson } from '../../api-contract/schemas.js';

@@ -5,7 +5,7 @@ import type { GraphIndex } from '../../graph/model/graph-index.js';
 import { retainedByType } from '../../graph/queries/retained.js';
 import type { StorageContext } from '../../registry/storage-registry.js';
 import { requireGraph, storedNode, typeNameOf } from './graph-answers.js';
-import { ApiProblem, answers, notFound } from './problem.js';
+import { ApiProblem, answers, notFound } from './problem-details.js';
 import type { ApiRoute } from './routing.js';
 import { ObjectId, ObjectParams, ObjectRef, RetainedFigures } from '../../api-contract/schemas.js';
 import { summariesOf } from './summaries.js';

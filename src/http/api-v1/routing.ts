@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TObject, type TProperties } from 'typebox';
 import type { StorageContext, StorageRegistry } from '../../registry/storage-registry.js';
-import { ApiProblem, notFound } from './problem.js';
+import { ApiProblem, notFound } from './problem-details.js';
 import { StorageParams } from '../../api-contract/schemas.js';
 
 /**

@@ -5,7 +5,7 @@ import { NOT_STORED } from '../../graph/model/type-table.js';
 import { lookUpType } from '../../inspect/type-names.js';
 import type { StorageContext } from '../../registry/storage-registry.js';
 import { requireGraph, viaOf } from './graph-answers.js';
-import { answers, ApiProblem, badRequest } from './problem.js';
+import { answers, ApiProblem, badRequest } from './problem-details.js';
 import type { ApiRoute } from './routing.js';
 import { MAX_LIMIT, SearchResult } from '../../api-contract/schemas.js';
 import { summariesOf } from './summaries.js';

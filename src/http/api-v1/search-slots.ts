@@ -1,5 +1,5 @@
 import type { StorageRegistry } from '../../registry/storage-registry.js';
-import { ApiProblem } from './problem.js';
+import { ApiProblem } from './problem-details.js';
 
 /**
  * How many searches run at once. A search scans the whole storage for up to `maxMs` (30 s at

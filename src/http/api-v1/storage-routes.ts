@@ -6,7 +6,7 @@ import { withGigaMapMachinery } from './gigamap-machinery-field.js';
 import { NdjsonExport } from './ndjson-export.js';
 import { storageInfo, typeList } from './reports.js';
 import { summariesOf } from './summaries.js';
-import { answers, notFound } from './problem.js';
+import { answers, notFound } from './problem-details.js';
 import type { ApiRoute } from './routing.js';
 import { InstanceList, ObjectView, Paging, StorageInfo, TypeList, TypeParams } from '../../api-contract/schemas.js';
 

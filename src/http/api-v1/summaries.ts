@@ -4,7 +4,7 @@ import type { GraphIndex } from '../../graph/model/graph-index.js';
 import { isEmptyCollectionType, isLazyType, simpleTypeName } from '../../inspect/type-names.js';
 import type { StorageContext } from '../../registry/storage-registry.js';
 import { objectViewOf, requireGraph } from './graph-answers.js';
-import { answers, badRequest } from './problem.js';
+import { answers, badRequest } from './problem-details.js';
 import type { ApiRoute } from './routing.js';
 import type { ObjectViewJson } from '../../api-contract/schemas.js';
 

@@ -4,7 +4,7 @@ import type { ObjectVersion } from '../../graph/queries/object-versions.js';
 import { diffObjectViews, type ObjectView as View } from '../../inspect/object-view.js';
 import type { StorageContext } from '../../registry/storage-registry.js';
 import { requireGraph, storedNode, viewOf } from './graph-answers.js';
-import { answers, notFound } from './problem.js';
+import { answers, notFound } from './problem-details.js';
 import type { ApiRoute } from './routing.js';
 import { ObjectParams, Paging, VersionDetail, VersionList, type Version } from '../../api-contract/schemas.js';
 
