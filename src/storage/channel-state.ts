@@ -1,6 +1,6 @@
 import type { SeenProblem } from './follow-problems.js';
 import { ObjectIndex } from './index/object-index.js';
-import type { ScanProblem } from './source/record-scan.js';
+import type { ScanProblem } from './records/record-scan.js';
 import { RECORD_WORDS, type StorageChannel, type StorageFile } from './storage-types.js';
 import type { ValidDataFile } from './valid-lengths.js';
 

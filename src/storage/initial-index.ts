@@ -1,7 +1,7 @@
 import { indexChannel, type ChannelIndexResult } from './index/channel-indexer.js';
 import type { ChannelState, FileState, ScanJob, SplitId } from './channel-state.js';
 import type { IndexWorkerPool } from './index/index-workers.js';
-import type { ScanProblem } from './source/record-scan.js';
+import type { ScanProblem } from './records/record-scan.js';
 import { fileStateFor } from './scan-jobs.js';
 import type { SourceReader } from './source/source.js';
 import type { OpenOptions } from './storage-types.js';

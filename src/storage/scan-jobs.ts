@@ -1,6 +1,6 @@
 import { StorageError } from '../errors.js';
 import type { ChannelState, FileState, ScanJob } from './channel-state.js';
-import { scanRecordChunks } from './source/record-scan.js';
+import { scanRecordChunks } from './records/record-scan.js';
 import type { SourceReader } from './source/source.js';
 import type { OpenOptions } from './storage-types.js';
 import type { ValidDataFile } from './valid-lengths.js';

@@ -1,5 +1,5 @@
 import type { ObjectIndex } from './index/object-index.js';
-import type { ScanProblem } from './source/record-scan.js';
+import type { ScanProblem } from './records/record-scan.js';
 import type { SourceReader } from './source/source.js';
 import type { StorageLayout } from './source/storage-dir.js';
 import type { ValidStorage } from './valid-lengths.js';

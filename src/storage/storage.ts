@@ -12,7 +12,7 @@ import { readStorageLock, type StorageLockInfo } from './source/storage-lock.js'
 import { readChannelLogs, type ChannelLogReader } from './log-reader.js';
 import { joinId } from './index/object-id-halves.js';
 import { DEFAULT_RECORD_CACHE_BYTES, RecordCache, type RecordCacheStats } from './record-cache.js';
-import type { ScanProblem } from './source/record-scan.js';
+import type { ScanProblem } from './records/record-scan.js';
 import { fileStateFor, planScans, removedFiles, scanJobs } from './scan-jobs.js';
 import { readDictionaryFile } from './dictionary-file.js';
 import { findRoots } from './find-roots.js';

@@ -2,7 +2,7 @@ import { closeSync, openSync, readFileSync, statSync, truncateSync, writeSync } 
 import { StorageError } from '../errors.js';
 import { layoutEntity, variableElements, type VariableSlot } from '../format/entity-layout.js';
 import { aggregateTransactionLog, parseTransactionLog } from '../format/transaction-log.js';
-import { scanRecords } from '../storage/source/record-scan.js';
+import { scanRecords } from '../storage/records/record-scan.js';
 import { scanStorageDirectory, type StorageLayout } from '../storage/source/storage-dir.js';
 import { Storage, type StoredEntity } from '../storage/storage.js';
 import { joinId } from '../storage/index/object-id-halves.js';

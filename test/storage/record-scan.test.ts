@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { scanRecordChunks, scanRecords, type RecordRunWalker, type ScanResult } from '../../src/storage/source/record-scan.js';
+import { scanRecordChunks, scanRecords, type RecordRunWalker, type ScanResult } from '../../src/storage/records/record-scan.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
 
 /**

@@ -3,7 +3,7 @@ import { FileReadAhead } from '../source/file-read-ahead.js';
 import { indexLoadFor } from './index-builder.js';
 import type { ObjectIndex } from './object-index.js';
 import { ChannelRecords } from './channel-records.js';
-import { scanRecordChunks, type RecordVisitor, type ScanProblem } from '../source/record-scan.js';
+import { scanRecordChunks, type RecordVisitor, type ScanProblem } from '../records/record-scan.js';
 import type { SourceReads } from '../source/source.js';
 
 /**

@@ -1,6 +1,6 @@
 import { RECORD_HEADER_SIZE } from '../../format/entity-record.js';
 import type { IndexLoad } from './index-builder.js';
-import type { RecordRunWalker } from '../source/record-scan.js';
+import type { RecordRunWalker } from '../records/record-scan.js';
 
 /** A local copy, folded into the compiled walk (run-layout.ts says why). */
 const HEADER = RECORD_HEADER_SIZE;

@@ -1,6 +1,6 @@
 import { RECORD_HEADER_SIZE as HEADER } from '../../format/entity-record.js';
 import { isMetaRecord, metaRecordProblem } from '../../format/meta-record.js';
-import { LOCAL_FILES } from './directory-source.js';
+import { LOCAL_FILES } from '../source/directory-source.js';
 
 /**
  * Walks a data file's bytes as they stream in and reports every entity record header up to the
