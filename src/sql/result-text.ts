@@ -82,7 +82,9 @@ export function formatTable(columns: readonly SqlColumn[], rows: readonly JsonCe
   const line = (parts: string[]): string => `│ ${parts.join(' │ ')} │`;
   const rule = (l: string, m: string, r: string): string => `${l}${widths.map((w) => '─'.repeat(w + 2)).join(m)}${r}`;
   const pad = (text: string, i: number): string => {
-    const t = numeric[i] && width(text) <= widths[i]! ? text : cut(text, widths[i]!);
+    // A numeric column is as wide as its widest cell in every layout, so cut only flattens line
+    // breaks there (a column name can hold one); it never cuts a number.
+    const t = cut(text, widths[i]!);
     const room = ' '.repeat(Math.max(0, widths[i]! - width(t)));
     return numeric[i] ? room + t : t + room;
   };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { csvHeaderLine, csvLines, formatLines, formatMarkdown, formatTable, ndjsonLines, tableFits } from '../../src/sql/result-text.js';
+import { csvHeaderLine, csvLines, formatLines, formatMarkdown, formatTable, ndjsonLines, RESULT_FORMATS, tableFits } from '../../src/sql/result-text.js';
 import type { SqlColumn } from '../../src/sql/sql-engine.js';
 
 /**
@@ -77,6 +77,17 @@ describe('the table', () => {
     const text = formatTable([col('t', 'VARCHAR'), col('n', 'HUGEINT')], [['z'.repeat(100), '9'.repeat(90)], ['a\nb\tc\rd', '1']], undefined).split('\n');
     expect(text[4]).toBe(`│ ${'z'.repeat(79)}… │ ${'9'.repeat(90)} │`);
     expect(text[5]).toBe(`│ a b c d${' '.repeat(73)} │ ${' '.repeat(89)}1 │`);
+  });
+
+  it('keeps the frame whole when a column name holds a line break, numeric columns too', () => {
+    const text = formatTable([col('a\nb', 'BIGINT'), col('c\td', 'VARCHAR')], [['1', 'x']], undefined).split('\n');
+    expect(text).toEqual(['┌────────┬─────────┐', '│    a b │ c d     │', '│ bigint │ varchar │', '├────────┼─────────┤', '│      1 │ x       │', '└────────┴─────────┘', '']);
+  });
+});
+
+describe('the formats', () => {
+  it('are those the command line and the shell offer (docs/command-line.md)', () => {
+    expect(RESULT_FORMATS).toEqual(['table', 'line', 'csv', 'json', 'ndjson', 'markdown']);
   });
 });
 
