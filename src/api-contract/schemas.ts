@@ -7,6 +7,9 @@ import { STORAGE_NAME_PATTERN } from '../registry/storage-names.js';
  * Ids are decimal strings (64-bit ids do not fit a JSON number); counts and byte sizes are numbers.
  */
 
+/** Where the API's routes begin. */
+export const API_PREFIX = '/api/v1';
+
 export const ObjectId = Type.String({ pattern: '^[0-9]{1,19}$', description: 'object id, decimal', examples: ['1000000000000000028'] });
 export const TypeId = Type.String({ pattern: '^[0-9]{1,19}$', description: 'type id, decimal', examples: ['1000064'] });
 const Count = Type.Integer({ minimum: 0 });

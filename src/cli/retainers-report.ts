@@ -1,4 +1,4 @@
-import type { RetainersJson } from '../http/api-v1/retained-routes.js';
+import type { RetainersJson } from '../api-contract/retained-schemas.js';
 import { readableTypeName as named } from '../inspect/type-names.js';
 import { groupDigits, humanBytes } from './number-text.js';
 

@@ -38,7 +38,6 @@ import { DEFAULT_MAX_UNSENT_BYTES, UnsentAnswers } from './guard/unsent-answers.
 import { registerViewerRoutes } from './viewer/viewer-routes.js';
 import { RequestDeadlines } from './guard/request-deadlines.js';
 import { holdTickShape } from './java/tick-shape.js';
-import { mcpRoutes, type McpRouteOptions } from '../mcp/http-route.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -97,8 +96,6 @@ export interface AppOptions extends JavaServiceOptions {
   readonly maxConnections?: number | undefined;
   /** Bytes of unsent answers above which no big answer is built (default 64 MiB). */
   readonly maxUnsentBytes?: number | undefined;
-  /** Serve the MCP server at /mcp for the storages of `api` (src/mcp/); not when undefined. */
-  readonly mcp?: Omit<McpRouteOptions, 'registry' | 'requestTimeoutMs'> | undefined;
 }
 
 /** How much later than a request's deadline its answer is replaced by a timeout 503 regardless. */
@@ -406,7 +403,6 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
     if ((options.dialect ?? 'spark') === 'spark') registerViewerRoutes(scope, { instance: options.instance });
     registerOperationsRoutes(scope, { state: current, follow: options.follow, metrics });
     if (options.api !== undefined) await scope.register(apiV1Plugin, { registry: options.api, requestTimeoutMs: timeoutMs, admission: apiAdmission, sql: options.sql ?? false, searchMaxConcurrent: options.searchMaxConcurrent });
-    if (options.api !== undefined && options.mcp !== undefined) await scope.register(mcpRoutes, { ...options.mcp, registry: options.api, requestTimeoutMs: timeoutMs });
     await scope.register(openApiRoutes, { openApi });
     scope.route({ method: app.supportedMethods, url: '*', handler, schema: { hide: true } });
   });

@@ -1,13 +1,13 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import { apiV1Plugin } from '../http/api-v1/api-v1-plugin.js';
-import { API_PREFIX } from '../http/api-v1/routing.js';
+import { API_PREFIX } from '../api-contract/schemas.js';
 import type { StorageContext, StorageRegistry } from '../registry/storage-registry.js';
 
 /**
  * The MCP tools answer through `/api/v1` itself: requests are injected (in-process, no socket)
- * into a fastify instance that carries the very plugin `serve` mounts, so the structured content of
- * a tool is the API's answer byte for byte (validated, serialized and bounded by the same schemas
- * and request timeout), and no answer is put together twice. The instance has no access hooks of
+ * into a fastify instance that carries the very plugin `serve` mounts (handed over by the command
+ * that starts the MCP server: this room does not import the HTTP server), so the structured
+ * content of a tool is the API's answer byte for byte (validated, serialized and bounded by the
+ * same schemas and request timeout), and no answer is put together twice. The instance has no access hooks of
  * its own: whoever reaches the MCP server (stdio, or `/mcp` behind the application's checks) is
  * already admitted.
  */
@@ -30,6 +30,9 @@ export class ApiAnswerError extends Error {
   }
 }
 
+/** The plugin of `/api/v1` (http/api-v1/api-v1-plugin.ts) as the tools need it. */
+export type ApiPlugin = (scope: FastifyInstance, options: { readonly registry: StorageRegistry; readonly requestTimeoutMs: number }) => Promise<void>;
+
 /** Query values as the API takes them (numbers and booleans written in decimal). */
 export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
 
@@ -42,9 +45,9 @@ export class ApiClient {
     readonly registry: StorageRegistry,
   ) {}
 
-  static async create(registry: StorageRegistry, requestTimeoutMs: number): Promise<ApiClient> {
+  static async create(registry: StorageRegistry, requestTimeoutMs: number, api: ApiPlugin): Promise<ApiClient> {
     const app = Fastify({ logger: false, exposeHeadRoutes: false });
-    await app.register(apiV1Plugin, { registry, requestTimeoutMs });
+    await app.register(api, { registry, requestTimeoutMs });
     await app.ready();
     return new ApiClient(app, registry);
   }

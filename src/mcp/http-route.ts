@@ -3,8 +3,8 @@ import type { McpHttpHandler, McpRouteOptions } from './http-types.js';
 
 /**
  * `POST /mcp`: the MCP server for assistants that speak Streamable HTTP, registered inside the
- * application, so that the same authentication, Host check, connection cap and body limit apply
- * as to every other route. The SDK is loaded on the first request, not when `serve` starts.
+ * application by `serve` (the HTTP server does not know it), so that the same authentication,
+ * Host check, connection cap and body limit apply as to every other route. The SDK is loaded on the first request, not when `serve` starts.
  */
 
 export type { McpRouteOptions } from './http-types.js';

@@ -3,7 +3,8 @@
  * own room and src/errors.ts. `x/**` is x and every room inside it. A folder missing here fails
  * floor-plan.test.ts: a new room is added to the plan (and to docs/architecture.md) on purpose.
  *
- * Arrows point down: format ← storage ← inspect/graph ← gigamap ← check/sql ← http/mcp ← cli, the
+ * Arrows point down: format ← storage ← inspect/graph ← gigamap ← check/sql ← registry ← api-contract
+ * ← http/mcp (neither imports the other) ← cli, the
  * writer beside storage, rescue beside check, the viewer apart (it only speaks HTTP). Inside a concern its top folder holds
  * what ties its rooms together (storage.ts, graph-service.ts, app.ts) and may use them; the rooms
  * do not reach back up, with three exceptions kept on purpose: cli/commands use the command line's
@@ -48,9 +49,9 @@ export const FLOOR_PLAN: Readonly<Record<string, readonly string[]>> = {
   'http/api-v1': ['http/guard', 'api-contract', 'registry', 'sql', 'gigamap', 'damaged', 'graph/**', 'check', 'diff', 'rescue', 'inspect', 'storage/**', 'format', 'javatext'],
   'http/viewer': ['http/guard'],
   'http/ops': ['http/java', 'http/guard', 'http/api-v1', 'registry', 'graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
-  http: ['http/**', 'registry', 'mcp', 'sql', 'graph/**', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
-  mcp: ['mcp/tools', 'http/api-v1', 'api-contract', 'registry', 'sql', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
-  'mcp/tools': ['mcp', 'http/api-v1', 'api-contract', 'registry', 'sql', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
+  http: ['http/**', 'registry', 'sql', 'graph/**', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
+  mcp: ['mcp/tools', 'api-contract', 'registry', 'sql', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
+  'mcp/tools': ['mcp', 'api-contract', 'registry', 'sql', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
 
   library: ['sql', 'graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
 

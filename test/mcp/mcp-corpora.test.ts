@@ -4,6 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
+import { apiV1Plugin } from '../../src/http/api-v1/api-v1-plugin.js';
 import { buildApp } from '../../src/http/app.js';
 import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { ApiClient } from '../../src/mcp/api-client.js';
@@ -33,7 +34,7 @@ describe.each(CORPORA)('$corpus/$name', ({ dir }) => {
     registry.add('default', storage);
     registry.startAll();
     const app = buildApp(storage, { instance: 'microstream', api: registry });
-    const api = await ApiClient.create(registry, 30_000);
+    const api = await ApiClient.create(registry, 30_000, apiV1Plugin);
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await createMcpServer({ api, registry }).connect(serverSide);
     const client = new Client({ name: 'corpora-test', version: '0' });

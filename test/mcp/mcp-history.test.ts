@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiV1Plugin } from '../../src/http/api-v1/api-v1-plugin.js';
 import { buildApp } from '../../src/http/app.js';
 import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { ApiClient } from '../../src/mcp/api-client.js';
@@ -27,7 +28,7 @@ beforeAll(async () => {
   registry = new StorageRegistry();
   registry.add('default', storage);
   registry.startAll();
-  api = await ApiClient.create(registry, 30_000);
+  api = await ApiClient.create(registry, 30_000, apiV1Plugin);
   app = buildApp(storage, { instance: 'microstream', api: registry });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await createMcpServer({ api, registry }).connect(serverSide);

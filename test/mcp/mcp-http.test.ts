@@ -5,6 +5,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiV1Plugin } from '../../src/http/api-v1/api-v1-plugin.js';
+import { mcpRoutes } from '../../src/mcp/http-route.js';
 import { buildApp } from '../../src/http/app.js';
 import { loadAuthConfig } from '../../src/http/guard/auth.js';
 import { hostAllowList } from '../../src/http/guard/host-check.js';
@@ -54,7 +56,13 @@ beforeAll(async () => {
     api: registry,
     auth,
     allowedHosts: hostAllowList('127.0.0.1', undefined),
-    mcp: { checkSource: checkSourceOpener(Object.entries(STORAGES).map(([name, directory]) => ({ name, directory })), {}, 'default') },
+  });
+  // As serve mounts it.
+  await app.register(mcpRoutes, {
+    registry,
+    requestTimeoutMs: 30_000,
+    api: apiV1Plugin,
+    checkSource: checkSourceOpener(Object.entries(STORAGES).map(([name, directory]) => ({ name, directory })), {}, 'default'),
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   url = new URL(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/mcp`);

@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiV1Plugin } from '../../src/http/api-v1/api-v1-plugin.js';
 import { GIGAMAP_TABLES } from '../../src/gigamap/sql-rows.js';
 import { GIGAMAP } from '../../src/gigamap/gigamap-type-names.js';
 import { buildApp } from '../../src/http/app.js';
@@ -41,7 +42,7 @@ async function toolsOver(directory: string, sqlEngine?: () => SqlEngine | undefi
   registry.startAll();
   await registry.get('default')!.graph.ready();
   const app = buildApp(storage, { instance: 'microstream', api: registry });
-  const apiClient = await ApiClient.create(registry, 30_000);
+  const apiClient = await ApiClient.create(registry, 30_000, apiV1Plugin);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await createMcpServer({ api: apiClient, registry, ...(sqlEngine === undefined ? {} : { sqlEngine }) }).connect(serverSide);
   const client = new Client({ name: 'paging-test', version: '0' });

@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiV1Plugin } from '../../src/http/api-v1/api-v1-plugin.js';
 import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { ApiClient } from '../../src/mcp/api-client.js';
 import { createMcpServer } from '../../src/mcp/mcp-server.js';
@@ -25,7 +26,7 @@ beforeAll(async () => {
   storage = await Storage.open(join(CONFORMANCE_DIR, 'storages', 'graph'));
   registry = new StorageRegistry();
   registry.add('default', storage);
-  api = await ApiClient.create(registry, 30_000);
+  api = await ApiClient.create(registry, 30_000, apiV1Plugin);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await createMcpServer({ api, registry }).connect(serverSide);
   client = new Client({ name: 'search-while-building', version: '0' });

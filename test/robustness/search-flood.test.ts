@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiV1Plugin } from '../../src/http/api-v1/api-v1-plugin.js';
+import { mcpRoutes } from '../../src/mcp/http-route.js';
 import { parseServeArgs } from '../../src/cli/commands/serve.js';
 import { searchSlotsOf } from '../../src/http/api-v1/search-slots.js';
 import { buildApp } from '../../src/http/app.js';
@@ -59,7 +61,8 @@ beforeAll(async () => {
   registry.add('default', storage);
   registry.startAll();
   await registry.get('default')!.graph.ready();
-  app = buildApp(storage, { instance: 'microstream', api: registry, searchMaxConcurrent: SLOTS, logger: false, mcp: {} });
+  app = buildApp(storage, { instance: 'microstream', api: registry, searchMaxConcurrent: SLOTS, logger: false });
+  await app.register(mcpRoutes, { registry, requestTimeoutMs: 30_000, api: apiV1Plugin });
   await app.listen({ host: '127.0.0.1', port: 0 });
   port = (app.server.address() as AddressInfo).port;
 }, 120_000);

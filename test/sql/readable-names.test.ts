@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiV1Plugin } from '../../src/http/api-v1/api-v1-plugin.js';
 import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { lookUpType, readableTypeName, shortReadableTypeName } from '../../src/inspect/type-names.js';
 import { ApiClient } from '../../src/mcp/api-client.js';
@@ -91,7 +92,7 @@ describe('on the arrays corpus', () => {
   });
 
   it('MCP: arrays are named for reading in the text, and found by those names', async () => {
-    const api = await ApiClient.create(registry, 30_000);
+    const api = await ApiClient.create(registry, 30_000, apiV1Plugin);
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await createMcpServer({ api, registry }).connect(serverSide);
     const client = new Client({ name: 'names-test', version: '0' });

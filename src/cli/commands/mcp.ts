@@ -85,15 +85,16 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     registry,
     quiet,
   );
-  const [{ ApiClient }, { createMcpServer }, { checkSourceOpener }, { LineStdioTransport }, { sqlEngineFor }, { closeSqlEngines, settleSqlEngines }] = await Promise.all([
+  const [{ ApiClient }, { createMcpServer }, { checkSourceOpener }, { LineStdioTransport }, { sqlEngineFor }, { closeSqlEngines, settleSqlEngines }, { apiV1Plugin }] = await Promise.all([
     import('../../mcp/api-client.js'),
     import('../../mcp/mcp-server.js'),
     import('../../mcp/check-sources.js'),
     import('../../mcp/stdio-transport.js'),
     import('../sql-options.js'),
     import('../../http/api-v1/sql-engines.js'),
+    import('../../http/api-v1/api-v1-plugin.js'),
   ]);
-  const api = await ApiClient.create(registry, flags.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS);
+  const api = await ApiClient.create(registry, flags.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS, apiV1Plugin);
   const server = createMcpServer({
     api,
     registry,

@@ -28,6 +28,8 @@ import { defaultLogFormat, serverLogger, LOG_FORMATS, type LogFormat } from '../
 import { sqlLimitsOf, withSqlOptions, type SqlOptionValues } from '../sql-options.js';
 import type { SqlLimits } from '../../sql/sql-engine.js';
 import { checkSourceOpener } from '../../mcp/check-sources.js';
+import { mcpRoutes } from '../../mcp/http-route.js';
+import { apiV1Plugin } from '../../http/api-v1/api-v1-plugin.js';
 import { sqlEngineFor } from '../sql-options.js';
 import { cacheArgsOf, tableCacheOf, type CacheArgs, type CacheOptionValues } from '../cache-options.js';
 import { checkStorageSpecs, DEFAULT_STORAGE_NAME, openStorages, parseStorageSpecs, type StorageSpec } from './serve-storages.js';
@@ -434,16 +436,19 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     sql: sqlService,
     searchMaxConcurrent: options.searchMaxConcurrent,
     ...(first.follower === undefined ? {} : { catchUp: () => first.follower!.refreshNow() }),
-    // /mcp: the MCP server for AI assistants (src/mcp/), behind the same checks.
-    mcp: {
-      checkSource: checkSourceOpener(
-        options.storages,
-        { table: options.table, passwordFile: options.pgPasswordFile, allowExternalLinks: options.allowExternalLinks === true },
-        DEFAULT_STORAGE_NAME,
-      ),
-      // The sql_query tool runs on the same engines as /api/v1/sql (none with --no-sql).
-      ...(sqlService === false ? {} : { sqlEngine: sqlEngineFor(sqlService) }),
-    },
+  });
+  // /mcp: the MCP server for AI assistants (src/mcp/), behind the same checks, answering through /api/v1.
+  await app.register(mcpRoutes, {
+    registry,
+    requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    api: apiV1Plugin,
+    checkSource: checkSourceOpener(
+      options.storages,
+      { table: options.table, passwordFile: options.pgPasswordFile, allowExternalLinks: options.allowExternalLinks === true },
+      DEFAULT_STORAGE_NAME,
+    ),
+    // The sql_query tool runs on the same engines as /api/v1/sql (none with --no-sql).
+    ...(sqlService === false ? {} : { sqlEngine: sqlEngineFor(sqlService) }),
   });
   storages.setLogger(app.log);
   const shutdownTimeoutMs = options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;

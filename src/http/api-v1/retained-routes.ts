@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import type { Static } from 'typebox';
 import { channelOf } from '../../format/ids.js';
 import type { DominatorTree } from '../../graph/model/dominator-tree.js';
 import type { GraphIndex } from '../../graph/model/graph-index.js';
@@ -7,7 +7,19 @@ import type { StorageContext } from '../../registry/storage-registry.js';
 import { requireGraph, storedNode, typeNameOf } from './graph-answers.js';
 import { ApiProblem, answers, notFound } from './problem-details.js';
 import type { ApiRoute } from './routing.js';
-import { ObjectId, ObjectParams, ObjectRef, RetainedFigures } from '../../api-contract/schemas.js';
+import { ObjectParams, ObjectRef, RetainedFigures } from '../../api-contract/schemas.js';
+import {
+  DominatorsAnswer,
+  DominatorsQuery,
+  RETAINED_MAX_PAGE,
+  RETAINED_MAX_TYPES,
+  RetainedAnswer,
+  RetainedQuery,
+  RetainerEntry,
+  RetainersAnswer,
+  RetainersQuery,
+  type RetainersJson,
+} from '../../api-contract/retained-schemas.js';
 import { summariesOf } from './summaries.js';
 
 /**
@@ -16,11 +28,6 @@ import { summariesOf } from './summaries.js';
  * dominator chain (`/objects/{oid}/retained`). Every answer is bounded: pages of at most 1,000,
  * chains of at most 1,000 steps, at most 50 types per breakdown.
  */
-
-const MAX_PAGE = 1000;
-const MAX_TYPES = 50;
-
-const Count = Type.Integer({ minimum: 0 });
 
 /** The tree of the graph's current state; a 503 problem with progress while it is computed. */
 export function requireDominators(context: StorageContext, graph: GraphIndex): DominatorTree {
@@ -64,67 +71,7 @@ function ownBytes(context: StorageContext, objectId: bigint): number {
   return channels[channelOf(objectId, channels.length)]?.objects.get(objectId)?.length ?? 0;
 }
 
-const RetainerEntry = Type.Object({
-  objectId: ObjectId,
-  typeName: Type.String(),
-  ownBytes: Type.Integer({ minimum: 0, description: "bytes of the object's own latest record" }),
-  retainedObjects: Count,
-  retainedBytes: Type.Integer({ minimum: 0 }),
-  share: Type.Number({ minimum: 0, maximum: 1, description: 'retained bytes as a share of every reachable object' }),
-  summary: Type.Optional(Type.String()),
-  byType: Type.Optional(Type.Array(Type.Object({ typeName: Type.String(), objects: Count, bytes: Count }), { description: 'with `types`: the retained set by type, largest first' })),
-});
-
 type RetainerJson = Static<typeof RetainerEntry>;
-
-const DominatorsQuery = Type.Object({
-  parent: Type.Optional(ObjectId),
-  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'first child of the page' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 100, description: 'children per page' })),
-  summaries: Type.Optional(Type.Boolean({ default: false, description: 'add a one-line summary of each object' })),
-});
-
-const DominatorsAnswer = Type.Object({
-  parent: RetainerEntry,
-  total: Type.Integer({ minimum: 0, description: 'objects the parent immediately dominates' }),
-  offset: Count,
-  limit: Count,
-  reachableObjects: Count,
-  reachableBytes: Count,
-  children: Type.Array(RetainerEntry, { description: 'by retained bytes, largest first' }),
-});
-
-const RetainersQuery = Type.Object({
-  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_PAGE - 1, default: 0 })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 20, description: 'retainers per page (offset + limit at most 1000)' })),
-  types: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_TYPES, default: 0, description: 'types to list per retainer (its retained set by type)' })),
-  summaries: Type.Optional(Type.Boolean({ default: false, description: 'add a one-line summary of each object' })),
-});
-
-const RetainersAnswer = Type.Object({
-  offset: Count,
-  limit: Count,
-  reachableObjects: Count,
-  reachableBytes: Count,
-  retainers: Type.Array(RetainerEntry, { description: 'every reachable object but the roots object, by retained bytes, largest first' }),
-});
-
-const RetainedQuery = Type.Object({
-  chain: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_PAGE, default: 100, description: 'dominators to list, from the immediate one up' })),
-  types: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_TYPES, default: 20, description: 'types to list of the retained set' })),
-});
-
-const RetainedAnswer = Type.Object({
-  objectId: ObjectId,
-  typeName: Type.String(),
-  reachable: Type.Boolean(),
-  ownBytes: Count,
-  retained: Type.Union([RetainedFigures, Type.Null()]),
-  immediateDominator: Type.Union([ObjectRef, Type.Null()]),
-  chainLength: Type.Integer({ minimum: 0, description: 'dominators between this object and the roots object, the roots object included' }),
-  chain: Type.Array(RetainerEntry, { description: 'what keeps this alive: its dominators from the immediate one up to the roots object (the first `chain`)' }),
-  byType: Type.Array(Type.Object({ typeName: Type.String(), objects: Count, bytes: Count }), { description: 'what deleting this would free: the retained set by type, largest first' }),
-});
 
 async function entries(context: StorageContext, graph: GraphIndex, tree: DominatorTree, nodes: readonly number[], summaries: boolean, types: number): Promise<RetainerJson[]> {
   const ids = nodes.map((v) => graph.nodes.idOf(v));
@@ -148,19 +95,17 @@ async function entries(context: StorageContext, graph: GraphIndex, tree: Dominat
   });
 }
 
-export type RetainersJson = Static<typeof RetainersAnswer>;
-
 /** The biggest retainers `[offset, offset + limit)` (within the first 1,000), for `/retainers` and `analyze`. */
 export async function retainersReport(context: StorageContext, graph: GraphIndex, tree: DominatorTree, offset: number, limit: number, types: number, summaries: boolean): Promise<RetainersJson> {
-  const first = Math.min(offset, MAX_PAGE);
-  const count = Math.max(0, Math.min(limit, MAX_PAGE - first));
+  const first = Math.min(offset, RETAINED_MAX_PAGE);
+  const count = Math.max(0, Math.min(limit, RETAINED_MAX_PAGE - first));
   const page = [...tree.top(first + count).subarray(first)];
   return {
     offset: first,
     limit: count,
     reachableObjects: tree.reachableObjects,
     reachableBytes: tree.reachableBytes,
-    retainers: await entries(context, graph, tree, page, summaries, Math.min(types, MAX_TYPES)),
+    retainers: await entries(context, graph, tree, page, summaries, Math.min(types, RETAINED_MAX_TYPES)),
   };
 }
 

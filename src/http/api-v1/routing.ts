@@ -3,15 +3,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TObject, type TProperties } from 'typebox';
 import type { StorageContext, StorageRegistry } from '../../registry/storage-registry.js';
 import { ApiProblem, notFound } from './problem-details.js';
-import { StorageParams } from '../../api-contract/schemas.js';
+import { API_PREFIX, StorageParams } from '../../api-contract/schemas.js';
 
 /**
  * Every route of `/api/v1` exists twice: for the default storage (`/api/v1/types`) and for a
  * named one (`/api/v1/storages/{storage}/types`). A route is written once, with the storage it
  * answers for resolved per request, and bounded by the request timeout.
  */
-
-export const API_PREFIX = '/api/v1';
 
 export interface RouteSchema {
   readonly summary: string;

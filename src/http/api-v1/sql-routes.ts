@@ -8,7 +8,7 @@ import type { SqlError } from '../../sql/sandbox.js';
 import type { StorageContext, StorageRegistry } from '../../registry/storage-registry.js';
 import { sqlEngineOf, type SqlServiceOptions } from './sql-engines.js';
 import { ApiProblem, notFound, problemResponse, sendProblem } from './problem-details.js';
-import { API_PREFIX } from './routing.js';
+import { API_PREFIX } from '../../api-contract/schemas.js';
 import { StorageParams } from '../../api-contract/schemas.js';
 
 /**

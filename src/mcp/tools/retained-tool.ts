@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { RetainersJson } from '../../http/api-v1/retained-routes.js';
+import type { RetainersJson } from '../../api-contract/retained-schemas.js';
 import type { RetainedFigures } from '../../api-contract/schemas.js';
 import { offsetOf, TextBudget, truncationMarker } from '../budget.js';
 import { simpleName } from '../render.js';
