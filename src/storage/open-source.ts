@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import type pg from 'pg';
 import { UsageError } from '../errors.js';
@@ -7,16 +8,23 @@ import { environmentPassword } from './postgres/postgres-password.js';
 import { PostgresSource } from './postgres/postgres-source.js';
 import { parseTableName } from './postgres/postgres-tables.js';
 import type { StorageSource } from './source/source.js';
+import { MariadbDatabase } from './sql-tables/mariadb-database.js';
+import { mariadbPassword } from './sql-tables/mariadb-password.js';
+import { isSqliteFile, SqliteDatabase } from './sql-tables/sqlite-database.js';
+import { TableSource } from './sql-tables/table-source.js';
 
 /**
- * Where a storage is, as the user says it: a directory path, or a PostgreSQL URL
- * (`postgres://user@host:port/db`, the storage's root table after `#` or given apart) for a
- * storage MicroStream keeps in PostgreSQL. Passwords never come from the spec: PGPASSWORD, a
- * password file (PGPASSFILE or ~/.pgpass, libpq's format) or `passwordFile` (the password alone).
+ * Where a storage is, as the user says it: a directory path, or a database the SQL file system
+ * keeps it in: a PostgreSQL URL (`postgres://user@host:port/db`), a MariaDB/MySQL URL
+ * (`mariadb://user@host:port/db`, `mysql://…`), a SQLite file (`sqlite:PATH`, or the path of a
+ * SQLite database file); the storage's root table after `#` or given apart (SQLite and MariaDB:
+ * optional when the database holds one storage). Passwords never come from the spec: PostgreSQL
+ * PGPASSWORD, a password file (PGPASSFILE or ~/.pgpass, libpq's format) or `passwordFile` (the
+ * password alone); MariaDB `passwordFile` or the client option file (~/.my.cnf).
  */
 
 export interface SourceSpecOptions {
-  /** The root table of a PostgreSQL storage (`name` or `schema.name`), unless the URL names it after `#`. */
+  /** The root table of a storage kept in a database (PostgreSQL: `name` or `schema.name`), unless the spec names it after `#`. */
   readonly table?: string | undefined;
   /** A file holding the database password (first line). */
   readonly passwordFile?: string | undefined;
@@ -27,21 +35,49 @@ export interface SourceSpecOptions {
 }
 
 const POSTGRES_URL = /^postgres(?:ql)?:\/\//i;
+const MARIADB_URL = /^(?:mariadb|mysql):\/\//i;
+const SQLITE_SPEC = /^sqlite:/i;
 
-export function isPostgresSpec(spec: string): boolean {
-  return POSTGRES_URL.test(spec);
+/** The kinds of database a storage spec can name. */
+export type DatabaseKind = 'postgresql' | 'mariadb' | 'sqlite';
+
+/** What database a spec names (undefined: a directory). A path is SQLite when the file begins like a SQLite database. */
+export function databaseKindOf(spec: string): DatabaseKind | undefined {
+  if (POSTGRES_URL.test(spec)) return 'postgresql';
+  if (MARIADB_URL.test(spec)) return 'mariadb';
+  if (SQLITE_SPEC.test(spec) || isSqliteFile(spec)) return 'sqlite';
+  return undefined;
 }
+
+/** Whether a spec names a storage kept in a database (not a directory). */
+export function isDatabaseSpec(spec: string): boolean {
+  return databaseKindOf(spec) !== undefined;
+}
+
+/**
+ * Whether a spec names a storage kept in a database: PostgreSQL, and since MariaDB and SQLite
+ * too (callers ask it to tell a database from a directory; `isDatabaseSpec` says so by its name).
+ */
+export const isPostgresSpec = isDatabaseSpec;
 
 /** Checks a spec and its options without opening anything (a UsageError says what is wrong). */
 export function checkStorageSpec(spec: string, options: SourceSpecOptions = {}): void {
-  if (!isPostgresSpec(spec)) {
-    if (options.table !== undefined) throw new UsageError('--table is for storages kept in PostgreSQL (a postgres:// URL), not for a directory');
-    if (options.passwordFile !== undefined) throw new UsageError('--pg-password-file is for storages kept in PostgreSQL (a postgres:// URL)');
+  const kind = databaseKindOf(spec);
+  if (kind === undefined) {
+    if (options.table !== undefined) throw new UsageError('--table is for storages kept in a database (postgres://, mariadb://, mysql://, sqlite:), not for a directory');
+    if (options.passwordFile !== undefined) throw new UsageError('--pg-password-file is for storages kept in a database (postgres://, mariadb://, mysql://)');
     return;
   }
-  const { url, table } = splitTable(spec, options.table);
-  refusePassword(url);
-  parseTableName(table);
+  if (kind === 'sqlite') {
+    if (options.passwordFile !== undefined) throw new UsageError('--pg-password-file is for databases behind a server; a SQLite file has no password');
+    const { table } = splitTable(spec, options.table, false);
+    if (table !== undefined) parseTableName(table);
+    return;
+  }
+  const { url, table } = splitTable(spec, options.table, kind === 'postgresql');
+  refusePassword(url, kind);
+  if (kind === 'mariadb') mariadbTarget(url);
+  if (table !== undefined) parseTableName(table);
 }
 
 /**
@@ -50,8 +86,11 @@ export function checkStorageSpec(spec: string, options: SourceSpecOptions = {}):
  */
 export function openStorageSource(spec: string, options: SourceSpecOptions = {}): StorageSource {
   checkStorageSpec(spec, options);
-  if (!isPostgresSpec(spec)) return new DirectorySource(spec, { allowExternalLinks: options.allowExternalLinks === true });
-  const { url, table } = splitTable(spec, options.table);
+  const kind = databaseKindOf(spec);
+  if (kind === undefined) return new DirectorySource(spec, { allowExternalLinks: options.allowExternalLinks === true });
+  if (kind === 'sqlite') return openSqlite(spec, options);
+  if (kind === 'mariadb') return openMariadb(spec, options);
+  const { url, table } = splitTable(spec, options.table, true) as { url: string; table: string };
   const parsed = parseConnectionString(url);
   const connection: pg.PoolConfig = {};
   for (const [key, value] of Object.entries(parsed)) {
@@ -75,7 +114,49 @@ export function openStorageSource(spec: string, options: SourceSpecOptions = {})
   });
 }
 
-function splitTable(spec: string, flag: string | undefined): { url: string; table: string } {
+/** A SQLite file: `sqlite:PATH` or the path itself; messages and answers name it by its file name only. */
+function openSqlite(spec: string, options: SourceSpecOptions): StorageSource {
+  const { url, table } = splitTable(spec, options.table, false);
+  const path = SQLITE_SPEC.test(url) ? url.slice('sqlite:'.length) : url;
+  if (path === '') throw new UsageError('sqlite: needs the path of the database file (sqlite:storage.db)');
+  const location = `sqlite:${basename(path)}${table === undefined ? '' : ` (table ${table})`}`;
+  return new TableSource({ database: new SqliteDatabase(path, location), table, location, ...cacheOption(options) });
+}
+
+/** A MariaDB/MySQL database: `mariadb://user@host:port/db`; the password from a file or the client option file. */
+function openMariadb(spec: string, options: SourceSpecOptions): StorageSource {
+  const { url, table } = splitTable(spec, options.table, false);
+  const target = mariadbTarget(url);
+  const location = `${url}${table === undefined ? '' : ` (table ${table})`}`;
+  const database = new MariadbDatabase({ ...target, password: mariadbPassword(options.passwordFile) }, location);
+  return new TableSource({ database, table, location, ...cacheOption(options) });
+}
+
+function cacheOption(options: SourceSpecOptions): { cacheBytes?: number } {
+  return options.cacheBytes === undefined ? {} : { cacheBytes: options.cacheBytes };
+}
+
+/** Host, port, user and database of a MariaDB URL; only those (no query parameters: every setting here is fixed). */
+function mariadbTarget(url: string): { host: string; port: number; user: string; database: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`invalid MariaDB URL "${url}": mariadb://user@host:port/database`);
+  }
+  const database = decodeURIComponent(parsed.pathname.replace(/^\//, ''));
+  const user = decodeURIComponent(parsed.username);
+  if (user === '' || database === '' || database.includes('/')) {
+    throw new UsageError(`invalid MariaDB URL "${url}": give user and database, mariadb://user@host:port/database`);
+  }
+  if (parsed.search !== '') throw new UsageError(`MariaDB URL "${url}": no parameters are taken (the connection is always read-only)`);
+  const port = parsed.port === '' ? 3306 : Number(parsed.port);
+  return { host: parsed.hostname === '' ? 'localhost' : parsed.hostname.replace(/^\[|\]$/g, ''), port, user, database };
+}
+
+function splitTable(spec: string, flag: string | undefined, required: true): { url: string; table: string };
+function splitTable(spec: string, flag: string | undefined, required: boolean): { url: string; table: string | undefined };
+function splitTable(spec: string, flag: string | undefined, required: boolean): { url: string; table: string | undefined } {
   const hash = spec.indexOf('#');
   const url = hash < 0 ? spec : spec.slice(0, hash);
   const fromUrl = hash < 0 ? undefined : decodeURIComponent(spec.slice(hash + 1));
@@ -83,23 +164,26 @@ function splitTable(spec: string, flag: string | undefined): { url: string; tabl
     throw new UsageError(`the URL names table ${fromUrl} but --table says ${flag}`);
   }
   const table = fromUrl ?? flag;
-  if (table === undefined || table === '') {
+  if (table === '' || (required && table === undefined)) {
     throw new UsageError('a PostgreSQL storage needs its root table: --table ms_graph (or the URL ending in #ms_graph)');
   }
   return { url, table };
 }
 
 /** A password in the URL would be visible to every user of the machine (process list, shell history). */
-function refusePassword(url: string): void {
+function refusePassword(url: string, kind: 'postgresql' | 'mariadb'): void {
+  const name = kind === 'postgresql' ? 'PostgreSQL' : 'MariaDB';
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new UsageError(`invalid PostgreSQL URL "${url}"`);
+    throw new UsageError(`invalid ${name} URL "${url}"`);
   }
   if (parsed.password !== '' || parsed.searchParams.has('password')) {
     throw new UsageError(
-      'refusing a password in the PostgreSQL URL (other users can see command lines): use a password file (PGPASSFILE, ~/.pgpass or --pg-password-file) or PGPASSWORD',
+      kind === 'postgresql'
+        ? 'refusing a password in the PostgreSQL URL (other users can see command lines): use a password file (PGPASSFILE, ~/.pgpass or --pg-password-file) or PGPASSWORD'
+        : 'refusing a password in the MariaDB URL (other users can see command lines): use a password file (--pg-password-file) or the client option file ~/.my.cnf',
     );
   }
 }

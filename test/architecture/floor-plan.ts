@@ -19,9 +19,10 @@ export const FLOOR_PLAN: Readonly<Record<string, readonly string[]>> = {
 
   'storage/source': ['format', 'javatext'],
   'storage/postgres': ['storage/source', 'format', 'javatext'],
+  'storage/sql-tables': ['storage/postgres', 'storage/source', 'format', 'javatext'],
   'storage/records': ['storage/source', 'format'],
   'storage/index': ['storage/records', 'storage/source', 'threads', 'format'],
-  storage: ['storage/index', 'storage/records', 'storage/source', 'storage/postgres', 'threads', 'format', 'javatext'],
+  storage: ['storage/index', 'storage/records', 'storage/source', 'storage/postgres', 'storage/sql-tables', 'threads', 'format', 'javatext'],
   'storage/follow': ['storage', 'storage/index', 'storage/source', 'format'],
   'storage/history': ['storage', 'storage/records', 'storage/source', 'format'],
 

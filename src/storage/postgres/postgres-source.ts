@@ -6,7 +6,7 @@ import { DEFAULT_ROW_CACHE_BYTES, RowCache } from './row-cache.js';
 import type { RootListing, SourceFile, SourceFolder, SourceReader, StorageSource } from '../source/source.js';
 
 /**
- * A storage that MicroStream 4.1 keeps in PostgreSQL through its SQL file system (see
+ * A storage that MicroStream 4.1 or EclipseStore keeps in PostgreSQL through its SQL file system (see
  * postgres-tables.ts for the layout), read with node-postgres.
  *
  * Read-only, provably: every session is set to `default_transaction_read_only`, a state is read
@@ -164,9 +164,13 @@ export class PostgresSource implements StorageSource {
     return this.withClient((client) => readWholeFile(client, file));
   }
 
-  /** MicroStream's SQL file system names a file by its path elements joined with `_` (no schema, no URL). */
+  /**
+   * The SQL file system names a file by its path elements joined with the tables' separator
+   * (MicroStream 4.1 `_`, EclipseStore `$`; no schema, no URL): `storage$channel_0$channel_0_1.dat`.
+   */
   javaFilePath(folder: string, name: string): string {
-    return `${this.options.table.name}_${folder}_${name}`;
+    const separator = this.tables?.separator ?? '_';
+    return `${this.options.table.name}${separator}${folder}${separator}${name}`;
   }
 
   /** The root table's rows, named as listings name them (`<table>/<identifier>`). */

@@ -3,10 +3,11 @@ import { StorageError, UsageError } from '../../errors.js';
 import type { SourceFile } from '../source/source.js';
 
 /**
- * The tables MicroStream 4.1's SQL file system (`filesystem.sql`, `SqlProviderPostgres`) keeps a
- * storage in: one table per directory, named by joining the path with `_` (the storage root
- * `ms_graph` holds the type dictionary, `ms_graph_channel_<i>` the channel's data files and
- * transaction log). Columns: `identifier` (the file name), `start` and `end` (inclusive byte
+ * The tables MicroStream's and EclipseStore's SQL file system (`filesystem.sql` / `afs-sql`,
+ * `SqlProviderPostgres`) keeps a storage in: one table per directory, named by joining the path
+ * with `_` in MicroStream 4.1 and `$` in EclipseStore (the storage root `ms_graph` or `storage`
+ * holds the type dictionary, `ms_graph_channel_<i>` or `storage$channel_<i>` the channel's data
+ * files and transaction log). Columns: `identifier` (the file name), `start` and `end` (inclusive byte
  * range), `data` (bytea). A file is its rows in `start` order, contiguous from 0; a file without
  * rows does not exist.
  *
@@ -27,6 +28,45 @@ export interface StorageTables {
   readonly root: StorageTable;
   /** Channel tables by channel index. */
   readonly channels: ReadonlyMap<number, StorageTable>;
+  /** What joins the root table's name and a folder's: `$` (EclipseStore) or `_` (MicroStream 4.1). */
+  readonly separator: PathSeparator;
+}
+
+/** What the SQL file system joins path elements with: EclipseStore's `$`, MicroStream 4.1's `_`. */
+export type PathSeparator = '$' | '_';
+
+/** The names of a root table's channel tables, either separator (`<root>$channel_<i>`, `<root>_channel_<i>`). */
+export function channelTablePattern(root: string): RegExp {
+  return new RegExp(`^${escapeRegex(root)}([_$])channel_(0|[1-9][0-9]{0,3})$`);
+}
+
+/**
+ * The channel tables among `names` (root and channel tables of both layouts): EclipseStore's `$`
+ * where its channel 0 is there, else MicroStream 4.1's `_`. Throws a StorageError naming the
+ * channel tables missing.
+ */
+export function pickChannelTables(root: string, names: Iterable<string>, where: string): { separator: PathSeparator; channels: Map<number, string> } {
+  const pattern = channelTablePattern(root);
+  const bySeparator = new Map<PathSeparator, Map<number, string>>([['$', new Map()], ['_', new Map()]]);
+  for (const name of names) {
+    const match = pattern.exec(name);
+    if (match !== null) bySeparator.get(match[1] as PathSeparator)!.set(Number(match[2]), name);
+  }
+  const separator: PathSeparator | undefined = bySeparator.get('$')!.has(0) ? '$' : bySeparator.get('_')!.has(0) ? '_' : undefined;
+  if (separator === undefined) {
+    throw new StorageError('STORAGE_NOT_A_STORAGE', `${where}: no channel table ${root}_channel_0 next to ${root} (MicroStream 4.1's name; nor ${root}$channel_0, EclipseStore's)`);
+  }
+  const channels = bySeparator.get(separator)!;
+  const highest = Math.max(...channels.keys());
+  const missing: string[] = [];
+  for (let i = 0; i < highest; i++) if (!channels.has(i)) missing.push(`${root}${separator}channel_${i}`);
+  if (missing.length > 0) {
+    throw new StorageError(
+      'STORAGE_NOT_A_STORAGE',
+      `${where}: missing channel table${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (found channels ${[...channels.keys()].sort((a, b) => a - b).join(', ')})`,
+    );
+  }
+  return { separator, channels };
 }
 
 /** The root table as the user named it: `name` or `schema.name`. */
@@ -76,7 +116,7 @@ export async function findStorageTables(client: pg.ClientBase, table: TableName,
      LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
      WHERE c.relname = r.relname OR c.relname ~ $2
      ORDER BY c.relname, a.attnum`,
-    [rootText, `^${escapeRegex(table.name)}_channel_(0|[1-9][0-9]{0,3})$`],
+    [rootText, channelTablePattern(table.name).source],
   );
   if (found.rows.length === 0) {
     const schemas = await client.query<{ path: string }>('SELECT pg_catalog.current_schemas(false)::text AS path');
@@ -98,12 +138,12 @@ export async function findStorageTables(client: pg.ClientBase, table: TableName,
     sql: `${quote(schema)}.${quote(name)}`,
     display: table.schema === undefined ? name : `${schema}.${name}`,
   });
+  if (!columns.has(table.name)) throw new StorageError('STORAGE_NOT_A_STORAGE', `${where}: no table ${table.name}`);
+  const { separator, channels: channelNames } = pickChannelTables(table.name, columns.keys(), where);
   const problems: string[] = [];
-  let root: StorageTable | undefined;
-  const channels = new Map<number, StorageTable>();
-  for (const [name, entry] of columns) {
+  const check = (name: string): StorageTable => {
+    const entry = columns.get(name)!;
     const t = make(name, entry.schema);
-    if (!['r', 'p', 'v', 'm', 'f'].includes(entry.kind)) continue;
     for (const [column, types] of Object.entries(COLUMN_TYPES)) {
       const type = entry.columns.get(column);
       if (type === undefined) problems.push(`table ${t.display} has no column "${column}"`);
@@ -111,26 +151,19 @@ export async function findStorageTables(client: pg.ClientBase, table: TableName,
         problems.push(`table ${t.display}: column "${column}" is ${type}, expected ${types[0]}`);
       }
     }
-    if (name === table.name) root = t;
-    else channels.set(Number(name.slice(table.name.length + '_channel_'.length)), t);
-  }
-  if (root === undefined) throw new StorageError('STORAGE_NOT_A_STORAGE', `${where}: no table ${table.name}`);
+    return t;
+  };
+  const relations = (name: string): boolean => ['r', 'p', 'v', 'm', 'f'].includes(columns.get(name)!.kind);
+  if (!relations(table.name)) throw new StorageError('STORAGE_NOT_A_STORAGE', `${where}: no table ${table.name}`);
+  const root = check(table.name);
+  const channels = new Map<number, StorageTable>();
+  for (const [index, name] of channelNames) if (relations(name)) channels.set(index, check(name));
   if (problems.length > 0) {
-    throw new StorageError('STORAGE_NOT_A_STORAGE', `${where}: not MicroStream's SQL file system layout (${LAYOUT_TEXT}): ${problems.join('; ')}`);
+    throw new StorageError('STORAGE_NOT_A_STORAGE', `${where}: not the SQL file system's layout (${LAYOUT_TEXT}): ${problems.join('; ')}`);
   }
-  if (!channels.has(0)) {
-    throw new StorageError('STORAGE_NOT_A_STORAGE', `${where}: no channel table ${root.display}_channel_0 next to ${root.display}`);
-  }
-  const highest = Math.max(...channels.keys());
-  const missing: string[] = [];
-  for (let i = 0; i < highest; i++) if (!channels.has(i)) missing.push(`${root.display}_channel_${i}`);
-  if (missing.length > 0) {
-    throw new StorageError(
-      'STORAGE_NOT_A_STORAGE',
-      `${where}: missing channel table${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (found channels ${[...channels.keys()].sort((a, b) => a - b).join(', ')})`,
-    );
-  }
-  return { root, channels };
+  // A channel table that is no relation (an index, a sequence) counts as missing.
+  pickChannelTables(table.name, [...channels.values()].map((t) => t.name), where);
+  return { root, channels, separator };
 }
 
 interface FileRow {

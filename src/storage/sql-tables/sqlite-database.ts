@@ -1,0 +1,155 @@
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type BetterSqlite3 from 'better-sqlite3';
+import { isAppError, StorageError } from '../../errors.js';
+import type { RowDatabase, RowQueries, TableColumns } from './row-database.js';
+
+/**
+ * A SQLite database file holding a storage (EclipseStore's `SqlProviderSqlite`), read with
+ * better-sqlite3, loaded only when such a storage is opened.
+ *
+ * Read-only: every connection is opened with SQLITE_OPEN_READONLY (`mode=ro`), so SQLite neither
+ * writes the file nor creates a journal beside it; `query_only` refuses any statement that would
+ * write. A file that nobody may write (no write permission bit) is opened `immutable`: SQLite
+ * then takes no lock at all, since nothing can change it. Any other file is read with SQLite's
+ * shared read lock, held only while a snapshot (one refresh) or a statement runs: a writer's
+ * commit waits for it (sqlite-jdbc waits up to 3 s by default), it is never refused.
+ */
+
+/** The first 16 bytes of every SQLite 3 database file. */
+const SQLITE_HEADER = 'SQLite format 3\0';
+
+/** Whether `path` is a SQLite database file (by its header); false for anything that is not a readable regular file. */
+export function isSqliteFile(path: string): boolean {
+  let fd: number | undefined;
+  try {
+    if (!statSync(path).isFile()) return false;
+    fd = openSync(path, 'r');
+    const header = Buffer.alloc(16);
+    return readSync(fd, header, 0, 16, 0) === 16 && header.toString('latin1') === SQLITE_HEADER;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Connections kept for snapshots: each snapshot has a connection of its own, its transaction its own. */
+const IDLE_CONNECTIONS = 4;
+/** How long a read waits for a writer's lock before it fails (SQLite's busy timeout). */
+const BUSY_TIMEOUT_MS = 5_000;
+
+type Database = BetterSqlite3.Database;
+
+export class SqliteDatabase implements RowDatabase {
+  readonly kind = 'sqlite';
+  readonly rowMark = 'rowid';
+  private driver: Promise<typeof BetterSqlite3> | undefined;
+  private readonly idle: Database[] = [];
+  private shared: Database | undefined;
+  /** Whether the file may be opened immutable (nobody may write it); decided at the first open. */
+  private immutable: boolean | undefined;
+
+  constructor(
+    private readonly file: string,
+    private readonly where: string,
+  ) {}
+
+  quote(identifier: string): string {
+    return `"${identifier.replace(/"/g, '""')}"`;
+  }
+
+  async tables(queries: RowQueries, prefix: string): Promise<TableColumns[]> {
+    const rows = await queries.all<{ table: string; column: string; type: string }>(
+      `SELECT m.name AS "table", p.name AS "column", lower(p.type) AS type
+       FROM sqlite_schema m JOIN pragma_table_info(m.name) p
+       WHERE m.type IN ('table', 'view') AND substr(m.name, 1, ?) = ?
+       ORDER BY m.name, p.cid`,
+      [prefix.length, prefix],
+    );
+    const tables = new Map<string, Map<string, string>>();
+    for (const row of rows) {
+      const columns = tables.get(row.table) ?? new Map<string, string>();
+      columns.set(row.column, row.type);
+      tables.set(row.table, columns);
+    }
+    return [...tables].map(([name, columns]) => ({ name, columns }));
+  }
+
+  async snapshot<T>(fn: (queries: RowQueries) => Promise<T>): Promise<T> {
+    const db = this.idle.pop() ?? (await this.connect());
+    let healthy = true;
+    // A deferred read transaction: every statement until COMMIT reads the same instant.
+    db.exec('BEGIN');
+    try {
+      return await fn(queriesOf(db));
+    } catch (error) {
+      healthy = false;
+      throw error;
+    } finally {
+      try {
+        if (db.inTransaction) db.exec('COMMIT');
+      } catch {
+        healthy = false;
+      }
+      if (healthy && this.idle.length < IDLE_CONNECTIONS && db.open) this.idle.push(db);
+      else db.close();
+    }
+  }
+
+  async single<T>(fn: (queries: RowQueries) => Promise<T>): Promise<T> {
+    this.shared ??= await this.connect();
+    return fn(queriesOf(this.shared));
+  }
+
+  explain(error: unknown): unknown {
+    if (isAppError(error)) return error;
+    const code = (error as { code?: unknown } | null)?.code;
+    const message = error instanceof Error ? error.message : String(error);
+    if (code === 'SQLITE_CANTOPEN' || code === 'SQLITE_NOTADB' || code === 'SQLITE_PERM') {
+      return new StorageError('STORAGE_UNAVAILABLE', `${this.where}: cannot open the SQLite database (${message})`, { cause: error });
+    }
+    return new StorageError('STORAGE_IO', `${this.where}: ${message}${typeof code === 'string' ? ` (${code})` : ''}`, { cause: error });
+  }
+
+  async close(): Promise<void> {
+    for (const db of this.idle.splice(0)) db.close();
+    this.shared?.close();
+    this.shared = undefined;
+  }
+
+  private async connect(): Promise<Database> {
+    // better-sqlite3 takes URI filenames (mode=ro, immutable=1) only when SQLITE_USE_URI says so
+    // before its first database opens.
+    process.env['SQLITE_USE_URI'] = '1';
+    this.driver ??= import('better-sqlite3').then((m) => m.default);
+    const Driver = await this.driver;
+    const path = resolve(this.file);
+    let mode: number;
+    try {
+      mode = statSync(path).mode;
+    } catch (error) {
+      throw new StorageError('STORAGE_UNAVAILABLE', `${this.where}: cannot open the SQLite database (${error instanceof Error ? error.message : String(error)})`, { cause: error });
+    }
+    this.immutable ??= (mode & 0o222) === 0;
+    const uri = `${pathToFileURL(path).href}?mode=ro${this.immutable ? '&immutable=1' : ''}`;
+    const db = new Driver(uri, { readonly: true, fileMustExist: false, timeout: BUSY_TIMEOUT_MS });
+    try {
+      db.pragma('query_only = ON');
+      db.defaultSafeIntegers(false);
+      // A file that is not a database fails here, on its first read.
+      db.prepare('SELECT count(*) FROM sqlite_schema').get();
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return db;
+  }
+}
+
+function queriesOf(db: Database): RowQueries {
+  return {
+    all: <T>(sql: string, params: readonly unknown[] = []) => Promise.resolve(db.prepare(sql).all(...params) as T[]),
+  };
+}
