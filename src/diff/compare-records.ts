@@ -61,21 +61,10 @@ export async function compareRecords(a: Storage, b: Storage, options: CompareOpt
   const window = new RecordWindow(b.source);
   const aMask = a.channels.length - 1;
   const bMask = b.channels.length - 1;
-  const addedSlots = b.channels.map(() => [] as number[]);
-  let addedBytes = 0;
-  // Which of B's files hold objects A lacks (the index alone tells, no record read).
-  b.channels.forEach((channel, index) => {
-    const slots = addedSlots[index]!;
-    channel.objects.forEach((low, high, fileSlot) => {
-      if (a.channels[low & aMask]!.objects.has(low, high)) return;
-      if (slots[fileSlot] === undefined) {
-        slots[fileSlot] = 1;
-        addedBytes += channel.fileAt(fileSlot)?.totalLength ?? 0;
-      }
-    });
-  });
-  const total = a.channels.reduce((n, c) => n + c.files.reduce((m, f) => m + f.totalLength, 0), 0) + addedBytes;
+  let total = a.channels.reduce((n, c) => n + c.files.reduce((m, f) => m + f.totalLength, 0), 0);
   let done = 0;
+  /** Objects of A that B has too: when that is all of B, B has no object A lacks (no look at B's index needed). */
+  let matched = 0;
 
   // The record of A being compared, for `compare` (one function for all records, not a closure
   // per record: that and its bigints were a third of the walk's time at 1M objects). The walk
@@ -113,23 +102,47 @@ export async function compareRecords(a: Storage, b: Storage, options: CompareOpt
   const sameChannels = a.channels.length === b.channels.length;
   const unfiltered = options.acceptsType === undefined;
   /** Unchanged objects per type id below 2^32, counted without a bigint (merged into `counts` at the end). */
-  const unchangedSmall = new Map<number, number>();
+  const unchangedSmall = new TypeCounter();
+  let viewed: Buffer | undefined;
+  let view = new DataView(new ArrayBuffer(0));
   for (const channel of a.channels) {
     for (const file of channel.files) {
       const twin = sameChannels ? b.channels[channel.index]!.files.find((f) => f.fileNumber === file.fileNumber) : undefined;
       const twinIndex = sameChannels ? b.channels[channel.index]!.objects : undefined;
+      // A range of the twin file known to hold exactly A's bytes (compared a block at a time: one
+      // comparison per BLOCK bytes instead of one per record), and one known to differ somewhere.
+      let equalFrom = 0;
+      let equalTo = 0;
+      let differsTo = 0;
       await streamRecords(a.source, file.path, 0, file.problem?.offset ?? file.totalLength, (bytes, at, offset, length) => {
-        const low = bytes.readInt32LE(at + 16);
-        const high = bytes.readInt32LE(at + 20);
+        // A DataView per chunk (Buffer's own readers check their arguments on every call).
+        if (bytes !== viewed) {
+          viewed = bytes;
+          view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        }
+        const low = view.getInt32(at + 16, true);
+        const high = view.getInt32(at + 20, true);
         if (!channel.objects.isLatest(low, high, file.slot, offset)) return;
-        if (twin !== undefined && offset + length <= twin.totalLength && twinIndex!.isLatest(low, high, twin.slot, offset)) {
+        const atTwin = twin !== undefined && offset + length <= twin.totalLength && twinIndex!.isLatest(low, high, twin.slot, offset);
+        if (atTwin) {
+          matched++;
+          let same = offset >= equalFrom && offset + length <= equalTo;
+          if (!same && offset >= differsTo) {
+            const span = Math.min(BLOCK, bytes.length - at, twin.totalLength - offset, window.heldFrom(twin.path, offset));
+            if (span > length) {
+              if (window.equals(twin.path, offset, bytes, at, span) === true) {
+                equalFrom = offset;
+                equalTo = offset + span;
+                same = true;
+              } else differsTo = offset + span;
+            }
+          }
           // The header (length, type, id) is among the bytes compared: equal bytes are the same record.
-          if (window.equals(twin.path, offset, bytes, at, length) === true) {
-            const typeHigh = bytes.readInt32LE(at + 12);
+          if (same || window.equals(twin.path, offset, bytes, at, length) === true) {
+            const typeHigh = view.getInt32(at + 12, true);
             if (unfiltered && typeHigh === 0) {
               // Counted by a number: no bigint per unchanged object.
-              const typeLow = bytes.readUInt32LE(at + 8);
-              unchangedSmall.set(typeLow, (unchangedSmall.get(typeLow) ?? 0) + 1);
+              unchangedSmall.add(view.getUint32(at + 8, true));
               return;
             }
             const typeId = bytes.readBigInt64LE(at + 8);
@@ -145,6 +158,7 @@ export async function compareRecords(a: Storage, b: Storage, options: CompareOpt
         const other = b.channels[low & bMask]!;
         const location = other.objects.get(objectId);
         const otherFile = location === undefined ? undefined : other.fileAt(location.fileSlot);
+        if (location !== undefined && !atTwin) matched++;
         if (location === undefined || otherFile === undefined) {
           if (!accepts(typeId, 'before')) return;
           counts.usedBefore.add(typeId);
@@ -176,6 +190,20 @@ export async function compareRecords(a: Storage, b: Storage, options: CompareOpt
     }
   }
 
+  // Which of B's files hold objects A lacks (the index alone tells, no record read).
+  const addedSlots = b.channels.map(() => [] as number[]);
+  if (matched < b.channels.reduce((n, c) => n + c.objects.size, 0)) {
+    b.channels.forEach((channel, index) => {
+      const slots = addedSlots[index]!;
+      channel.objects.forEach((low, high, fileSlot) => {
+        if (a.channels[low & aMask]!.objects.has(low, high)) return;
+        if (slots[fileSlot] === undefined) {
+          slots[fileSlot] = 1;
+          total += channel.fileAt(fileSlot)?.totalLength ?? 0;
+        }
+      });
+    });
+  }
   for (const channel of b.channels) {
     for (const file of channel.files) {
       if (addedSlots[channel.index]![file.slot] === undefined) continue;
@@ -193,13 +221,50 @@ export async function compareRecords(a: Storage, b: Storage, options: CompareOpt
       options.onProgress?.(done, total);
     }
   }
-  for (const [typeLow, n] of unchangedSmall) {
+  for (const [typeLow, n] of unchangedSmall.entries()) {
     const typeId = BigInt(typeLow);
     counts.unchanged.set(typeId, (counts.unchanged.get(typeId) ?? 0) + n);
     counts.usedBefore.add(typeId);
     counts.usedAfter.add(typeId);
   }
   return counts;
+}
+
+/** Bytes of A compared with the twin file at once where records lie at the same places. */
+const BLOCK = 64 * 1024;
+/** Slots of the counter's direct-mapped table (type ids cluster: few collisions). */
+const TYPE_SLOTS = 4096;
+
+/** Counts per type id below 2^32 without a bigint or a Map lookup per object: a direct-mapped table in front of a Map. */
+class TypeCounter {
+  private readonly keys = new Int32Array(TYPE_SLOTS).fill(-1);
+  private readonly counts = new Float64Array(TYPE_SLOTS);
+  private readonly spilled = new Map<number, number>();
+
+  add(typeLow: number): void {
+    const slot = typeLow & (TYPE_SLOTS - 1);
+    const key = this.keys[slot]!;
+    if (key === (typeLow | 0)) {
+      this.counts[slot]!++;
+      return;
+    }
+    if ((typeLow | 0) === -1) return this.spill(typeLow >>> 0, 1); // the empty slot's mark
+    if (key !== -1) this.spill(key >>> 0, this.counts[slot]!);
+    this.keys[slot] = typeLow;
+    this.counts[slot] = 1;
+  }
+
+  private spill(typeLow: number, n: number): void {
+    this.spilled.set(typeLow, (this.spilled.get(typeLow) ?? 0) + n);
+  }
+
+  entries(): [number, number][] {
+    for (let slot = 0; slot < TYPE_SLOTS; slot++) {
+      if (this.keys[slot] !== -1) this.spill(this.keys[slot]! >>> 0, this.counts[slot]!);
+      this.keys[slot] = -1;
+    }
+    return [...this.spilled];
+  }
 }
 
 function side(bytes: Buffer, at: number, length: number, typeId: bigint, file: string, offset: number): RecordSide {

@@ -62,6 +62,16 @@ export class RecordWindow {
     return w.bytes.compare(bytes, at, at + length, start, start + length) === 0;
   }
 
+  /** How many bytes of the file from `offset` on a window holds (0 when none holds `offset`). */
+  heldFrom(path: string, offset: number): number {
+    let best = 0;
+    for (const w of this.windows) {
+      const at = offset - w.start;
+      if (w.path === path && at >= 0 && w.bytes.length - at > best) best = w.bytes.length - at;
+    }
+    return best;
+  }
+
   /** The record `[offset, offset + length)` of a file with `fileLength` committed bytes; valid until the next load. */
   async record(path: string, offset: number, length: number, fileLength: number): Promise<Buffer> {
     const held = this.peek(path, offset, length);
