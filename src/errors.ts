@@ -1,34 +1,52 @@
 /**
- * One error hierarchy for the whole tool. Codes are stable identifiers (listed in docs/errors.md);
- * messages may change. Only `http/` maps codes to statuses and only `cli/` maps them to exit codes.
+ * One error hierarchy for the whole tool. Codes are stable identifiers, messages may change.
+ * `ERROR_CODES` is every code a failure is reported with, and docs/errors.md's table lists exactly
+ * these (test/docs/error-codes.test.ts). Only `http/` maps codes to statuses and only `cli/` maps
+ * them to exit codes.
  */
-export type ErrorCode =
-  | 'FORMAT_TRUNCATED'
-  | 'FORMAT_BAD_RECORD'
-  | 'FORMAT_BAD_LIST'
-  | 'FORMAT_DICTIONARY_SYNTAX'
-  | 'FORMAT_UNKNOWN_TYPE_ID'
-  | 'FORMAT_BAD_LOG'
-  | 'FORMAT_JAVA_VALUE'
-  | 'STORAGE_NOT_A_STORAGE'
-  | 'STORAGE_INCONSISTENT'
-  | 'STORAGE_IO'
-  | 'STORAGE_UNAVAILABLE'
-  | 'STORAGE_REFUSED'
-  | 'STORAGE_TRUNCATED'
-  | 'STORAGE_FILE_GONE'
-  | 'STORAGE_NOT_OPEN'
-  | 'OBJECT_NOT_FOUND'
-  | 'USAGE';
+
+/** The codes an `AppError` carries: what reading a storage, and the command line, fail with. */
+export const APP_ERROR_CODES = [
+  'FORMAT_TRUNCATED',
+  'FORMAT_BAD_RECORD',
+  'FORMAT_BAD_LIST',
+  'FORMAT_DICTIONARY_SYNTAX',
+  'FORMAT_UNKNOWN_TYPE_ID',
+  'FORMAT_BAD_LOG',
+  'FORMAT_JAVA_VALUE',
+  'STORAGE_NOT_A_STORAGE',
+  'STORAGE_INCONSISTENT',
+  'STORAGE_IO',
+  'STORAGE_UNAVAILABLE',
+  'STORAGE_REFUSED',
+  'STORAGE_TRUNCATED',
+  'STORAGE_FILE_GONE',
+  'STORAGE_NOT_OPEN',
+  'OBJECT_NOT_FOUND',
+  'USAGE',
+] as const;
+
+/**
+ * The server's codes for failures that are not `AppError`s: a query Jetty cannot decode (Java
+ * fails on it too), the server's limits (`http/guard`), and `INTERNAL` for anything unexpected.
+ */
+export const SERVER_ERROR_CODES = ['QUERY_DECODE', 'RESPONSE_TOO_LARGE', 'REQUEST_TIMEOUT', 'SERVER_BUSY', 'SHUTTING_DOWN', 'TOO_MANY_CONNECTIONS', 'INTERNAL'] as const;
+
+export type AppErrorCode = (typeof APP_ERROR_CODES)[number];
+export type ServerErrorCode = (typeof SERVER_ERROR_CODES)[number];
+/** Every code a failure is reported with (the `X-Storage-Inspector-Error` header, the log). */
+export type ErrorCode = AppErrorCode | ServerErrorCode;
+
+export const ERROR_CODES: readonly ErrorCode[] = [...APP_ERROR_CODES, ...SERVER_ERROR_CODES];
 
 export interface AppErrorOptions {
   readonly cause?: unknown;
 }
 
 export class AppError extends Error {
-  readonly code: ErrorCode;
+  readonly code: AppErrorCode;
 
-  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+  constructor(code: AppErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
@@ -41,7 +59,7 @@ export class FormatError extends AppError {
   readonly offset: number | undefined;
 
   constructor(
-    code: ErrorCode,
+    code: AppErrorCode,
     message: string,
     where: { readonly file?: string | undefined; readonly offset?: number | undefined } = {},
     options: AppErrorOptions = {},

@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { descriptorLimit, storageDescriptorBudget } from '../../storage/source/file-reader.js';
+import type { ServerErrorCode } from '../../errors.js';
 
 /**
  * The server's connections: a cap on how many are open (so that idle sockets cannot exhaust the
@@ -29,12 +30,13 @@ const MIN_CONNECTIONS = 16;
 /** A refused connection that the client does not close is destroyed after this long. */
 const REFUSED_LINGER_MS = 2000;
 
+const REFUSED_CODE: ServerErrorCode = 'TOO_MANY_CONNECTIONS';
 const REFUSED_BODY = 'Service Unavailable: this storage-inspector has as many connections as it accepts (--max-connections), all of them busy. Try again in a moment.\n';
 const REFUSED_RESPONSE =
   'HTTP/1.1 503 Service Unavailable\r\n' +
   'Content-Type: text/plain;charset=utf-8\r\n' +
   'Retry-After: 1\r\n' +
-  'X-Storage-Inspector-Error: TOO_MANY_CONNECTIONS: all connections are busy (--max-connections)\r\n' +
+  `X-Storage-Inspector-Error: ${REFUSED_CODE}: all connections are busy (--max-connections)\r\n` +
   'Connection: close\r\n' +
   `Content-Length: ${Buffer.byteLength(REFUSED_BODY)}\r\n\r\n${REFUSED_BODY}`;
 

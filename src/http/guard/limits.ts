@@ -1,3 +1,4 @@
+import type { ServerErrorCode } from '../../errors.js';
 import { layoutEntity, type VariableSlot } from '../../format/entity-layout.js';
 import { pageEnd, type DescribeOptions, type EntitySource, type ObjectDescription } from '../../inspect/describe-object.js';
 import { gsonString, javaUtf8 } from '../../inspect/gson-json.js';
@@ -23,7 +24,7 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /** A limit was exceeded; `code` goes into the X-Storage-Inspector-Error header. */
 export class RequestLimitError extends Error {
   constructor(
-    readonly code: 'RESPONSE_TOO_LARGE' | 'REQUEST_TIMEOUT' | 'SERVER_BUSY' | 'SHUTTING_DOWN',
+    readonly code: Extract<ServerErrorCode, 'RESPONSE_TOO_LARGE' | 'REQUEST_TIMEOUT' | 'SERVER_BUSY' | 'SHUTTING_DOWN'>,
     readonly status: number,
     message: string,
   ) {

@@ -1,4 +1,4 @@
-import { isAppError } from '../../errors.js';
+import { isAppError, type ErrorCode } from '../../errors.js';
 import { JavaValueError } from '../../javatext/java-value-error.js';
 import type { JavaTimeZone } from '../../javatext/java-time-zones.js';
 import type { StorageFamily } from '../../format/storage-family.js';
@@ -95,7 +95,7 @@ export function limitAnswer(error: RequestLimitError): Answer {
 }
 
 /** Stable code of an error: the AppError code, or a name for the few others. */
-export function errorCode(error: unknown): string {
+export function errorCode(error: unknown): ErrorCode {
   if (isAppError(error)) return error.code;
   if (error instanceof JavaValueError) return error.code;
   if (error instanceof RequestLimitError) return error.code;

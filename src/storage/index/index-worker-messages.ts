@@ -1,4 +1,4 @@
-import { FormatError, StorageError, type ErrorCode } from '../../errors.js';
+import { FormatError, StorageError, type AppErrorCode } from '../../errors.js';
 import type { ChannelIndexJob, ChannelIndexResult } from './channel-indexer.js';
 import type { ObjectIndexParts } from './object-index.js';
 
@@ -42,7 +42,7 @@ export function failureOf(error: unknown): WorkerFailure {
 
 /** The error a worker reported, as the same kind of error thrown in this thread would be. */
 export function errorOf(failure: WorkerFailure): Error {
-  const code = failure.code as ErrorCode;
+  const code = failure.code as AppErrorCode;
   if (failure.name === 'StorageError') return new StorageError(code, failure.message);
   if (failure.name === 'FormatError') return new FormatError(code, failure.message);
   const error: Error & Partial<NodeJS.ErrnoException> = new Error(failure.message);
