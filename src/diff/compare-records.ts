@@ -104,7 +104,7 @@ export async function compareRecords(a: Storage, b: Storage, options: CompareOpt
   /** Unchanged objects per type id below 2^32, counted without a bigint (merged into `counts` at the end). */
   const unchangedSmall = new TypeCounter();
   let viewed: Buffer | undefined;
-  let view = new DataView(new ArrayBuffer(0));
+  let view: DataView = new DataView(new ArrayBuffer(0));
   for (const channel of a.channels) {
     for (const file of channel.files) {
       const twin = sameChannels ? b.channels[channel.index]!.files.find((f) => f.fileNumber === file.fileNumber) : undefined;
