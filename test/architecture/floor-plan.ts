@@ -2,6 +2,7 @@
  * The floor plan of src/: every folder (a room) and the rooms its files may import, besides their
  * own room and src/errors.ts. `x/**` is x and every room inside it. A folder missing here fails
  * floor-plan.test.ts: a new room is added to the plan (and to docs/architecture.md) on purpose.
+ * Each room's README says the same in its one `May import:` line (room-readmes.test.ts checks it).
  *
  * Arrows point down: format ← storage ← inspect/graph ← gigamap ← check/sql ← registry ← api-contract
  * ← http/mcp (neither imports the other) ← cli, the
