@@ -8,19 +8,18 @@ import { DEFAULT_MAX_DICTIONARY_BYTES, Storage, type OpenOptions } from '../stor
 import { fromEnv, integerOption } from './option-values.js';
 
 /**
- * The storage argument every command that reads a storage takes: a directory, or a PostgreSQL
- * URL with its root table (see storage/open-source.ts), with the same options and checks
- * everywhere.
+ * The storage argument every command that reads a storage takes: a directory, or a database URL
+ * with its root table (see storage/open-source.ts), with the same options and checks everywhere.
  */
 
 export const STORAGE_ARGUMENT_TEXT =
-  'the storage directory (holding PersistenceTypeDictionary.ptd and channel_0/ ...), or postgres://user@host:port/db for one kept in PostgreSQL (with --table)';
+  'the storage directory (holding PersistenceTypeDictionary.ptd and channel_0/ ...), or one kept in a database: postgres://user@host:port/db, mariadb://user@host:port/db (also mysql://) or sqlite:FILE (or the SQLite file itself), with --table';
 
 /** Where a storage is, as given on the command line. */
 export interface StorageSpec {
-  /** A directory, or a postgres:// URL. */
+  /** A directory, or a database (postgres://, mariadb://, mysql://, sqlite:). */
   readonly directory: string;
-  /** The root table of a storage kept in PostgreSQL. */
+  /** The root table of a storage kept in a database. */
   readonly table?: string | undefined;
   /** A file holding the database password. */
   readonly pgPasswordFile?: string | undefined;
@@ -45,8 +44,8 @@ export function withStorageOptions(command: Command, readingLimits = false): Com
       .addOption(integerOption('--max-dictionary-bytes', 'n', `refuse a type dictionary larger than this (default ${DEFAULT_MAX_DICTIONARY_BYTES})`, 1024, MAX_DICTIONARY_BYTES, 'bytes'));
   }
   return command
-    .addOption(fromEnv(new Option('--table <name>', 'a storage kept in PostgreSQL: its root table ([schema.]name, e.g. ms_graph; the channels are <name>_channel_<i>)')))
-    .addOption(fromEnv(new Option('--pg-password-file <file>', 'a storage kept in PostgreSQL: the database password is the first line of this file (or PGPASSWORD, PGPASSFILE, ~/.pgpass)')));
+    .addOption(fromEnv(new Option('--table <name>', 'a storage kept in a database: its root table ([schema.]name, e.g. storage or ms_graph; the channels are <name>$channel_<i> or <name>_channel_<i>; SQLite and MariaDB: optional when the database holds one storage)')))
+    .addOption(fromEnv(new Option('--pg-password-file <file>', 'a storage kept in PostgreSQL or MariaDB/MySQL: the database password is the first line of this file (PostgreSQL else PGPASSWORD, PGPASSFILE, ~/.pgpass; MariaDB else ~/.my.cnf)')));
 }
 
 /** The storage spec of a parsed command (its one positional argument), checked. */

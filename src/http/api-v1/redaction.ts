@@ -5,9 +5,9 @@
  * authentication) gets the URL redacted; the table stays, it names the storage.
  */
 
-const CONNECTION_URL = /postgres(?:ql)?:\/\/[^\s#]*/gi;
+const CONNECTION_URL = /(postgres(?:ql)?|mariadb|mysql):\/\/[^\s#]*/gi;
 
-/** `postgres://si@db.internal:5432/app (table ms_graph)` → `postgres://(redacted) (table ms_graph)`. */
+/** `postgres://si@db.internal:5432/app (table ms_graph)` → `postgres://(redacted) (table ms_graph)`; MariaDB's and MySQL's alike. */
 export function redactConnections(text: string): string {
-  return text.replace(CONNECTION_URL, 'postgres://(redacted)');
+  return text.replace(CONNECTION_URL, (_url, scheme: string) => `${scheme}://(redacted)`);
 }

@@ -105,25 +105,38 @@ export class MariadbDatabase implements RowDatabase {
 
   /** The pool, made on the first read: the connector is loaded only by a command that reads such a storage. */
   private connectionPool(): Promise<Mariadb.Pool> {
-    this.pool ??= import('mariadb').then((mariadb) =>
-      mariadb.createPool({
-        host: this.connection.host,
-        port: this.connection.port,
-        user: this.connection.user,
-        database: this.connection.database,
-        ...(this.connection.password === undefined ? {} : { password: this.connection.password }),
-        connectionLimit: this.poolSize,
-        minimumIdle: 0,
-        idleTimeout: 30,
-        connectTimeout: 10_000,
-        acquireTimeout: 15_000,
-        bigIntAsNumber: false,
-        decimalAsNumber: false,
-        permitLocalInfile: false,
-        initSql: ['SET SESSION TRANSACTION READ ONLY', 'SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ'],
-      }),
-    );
+    this.pool ??= this.makePool();
     return this.pool;
+  }
+
+  private async makePool(): Promise<Mariadb.Pool> {
+    const mariadb = await import('mariadb');
+    const config: Mariadb.PoolConfig = {
+      host: this.connection.host,
+      port: this.connection.port,
+      user: this.connection.user,
+      database: this.connection.database,
+      ...(this.connection.password === undefined ? {} : { password: this.connection.password }),
+      connectionLimit: this.poolSize,
+      minimumIdle: 0,
+      idleTimeout: 30,
+      connectTimeout: 10_000,
+      acquireTimeout: 15_000,
+      bigIntAsNumber: false,
+      decimalAsNumber: false,
+      permitLocalInfile: false,
+      initSql: ['SET SESSION TRANSACTION READ ONLY', 'SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ'],
+    };
+    try {
+      // One connection first: a refused login or an unknown database fails now with the server's
+      // own words (the pool would retry until its acquire timeout and then say only that).
+      const probe = await mariadb.createConnection(config);
+      await probe.end();
+    } catch (error) {
+      this.pool = undefined;
+      throw error;
+    }
+    return mariadb.createPool(config);
   }
 }
 
