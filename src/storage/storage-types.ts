@@ -36,6 +36,15 @@ export interface StorageChannel {
   fileAt(slot: number): StorageFile | undefined;
 }
 
+/** A data file shorter on disk than its transaction log commits: committed records were lost with its tail. */
+export interface ShortFile {
+  readonly path: string;
+  /** Bytes on disk, where the file now ends. */
+  readonly onDisk: number;
+  /** Bytes the transaction log commits. */
+  readonly committed: number;
+}
+
 /** The latest stored record of one object. */
 export interface StoredEntity {
   readonly objectId: bigint;

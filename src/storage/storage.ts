@@ -19,7 +19,7 @@ import { findRoots } from './find-roots.js';
 import type { SourceReader, StorageSource } from './source/source.js';
 import type { SeenProblem } from './follow-problems.js';
 import { NotAStorageError, scanStorageLayout, type StorageLayout } from './source/storage-dir.js';
-import { resolveValidLengths } from './valid-lengths.js';
+import { resolveValidLengths, type ValidStorage } from './valid-lengths.js';
 import {
   ChangeCollector,
   ChannelState,
@@ -35,6 +35,7 @@ import {
   type CommittedLengths,
   type OpenOptions,
   type RefreshResult,
+  type ShortFile,
   type StorageChange,
   type StorageChangeListener,
   type StorageChannel,
@@ -67,6 +68,11 @@ export class Storage {
   rootsObjectId = 0n;
   /** Problems tolerated so far (damaged records, files Java would refuse), for the operator. */
   readonly warnings: string[] = [];
+  /**
+   * Data files found shorter than their log commits so far (each also in `warnings`): what lost
+   * its tail, as data for those who tell answers the lost part may contradict.
+   */
+  readonly shortFiles: ShortFile[] = [];
   /** Incremented whenever the visible state changes. */
   generation = 0;
   /** Timestamp of the last complete commit (epoch nanoseconds, as in the logs); 0 when unknown. */
@@ -260,6 +266,17 @@ export class Storage {
     this.warnings.push(message);
   }
 
+  /** Like `warn`, each once: the files `resolveValidLengths` warned about as shorter than committed. */
+  private noteShortFiles(valid: ValidStorage): void {
+    for (const channel of valid.channels) {
+      for (const file of channel.files) {
+        if (file.committedLength === undefined || file.size >= file.committedLength) continue;
+        if (this.shortFiles.some((s) => s.path === file.path && s.onDisk === file.size && s.committed === file.committedLength)) continue;
+        this.shortFiles.push({ path: file.path, onDisk: file.size, committed: file.committedLength });
+      }
+    }
+  }
+
   /** One refresh, reading one snapshot of the source. */
   private updateFromSnapshot(initial: boolean, options: OpenOptions): Promise<RefreshResult> {
     return this.source.snapshot(async (reader) => {
@@ -325,6 +342,7 @@ export class Storage {
         ? await this.committedLengths(layout, this.reader)
         : resolveValidLengths(layout, await this.readLogs(layout));
     for (const w of valid.warnings) this.warn(w);
+    this.noteShortFiles(valid);
     const truncations = findTruncations(valid.channels.map((c) => c.files), this.channelStates);
     // Records cut off on disk are not answered from memory either (reading them fails, as before):
     // the cache is emptied when a file is found cut (again), not on every look while it stays so.

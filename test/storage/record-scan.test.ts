@@ -48,9 +48,9 @@ describe('record walk over chunks', () => {
       const ended = await scanRecordChunks(inPieces(bytes, 0, first + 10, size), 0, bytes.length, (offset) => void seen.push(offset));
       expect(ended).toEqual({ records: 1, metaBytes: 0, problem: { offset: first + 10, message: `file ends at ${first + 10}, before its committed length ${bytes.length}`, atEnd: true } });
       expect(seen).toEqual([0]);
-      // The valid length ends inside the second record.
+      // The valid length ends inside the second record: its declared length comes as data (integrity.ts names the cut object with it).
       const cut = await walk(bytes, 0, first + 30, size);
-      expect(cut.result).toEqual({ records: 1, metaBytes: 0, problem: { offset: first, message: `record of ${second} bytes runs past the valid length ${first + 30}`, atEnd: true } });
+      expect(cut.result).toEqual({ records: 1, metaBytes: 0, problem: { offset: first, message: `record of ${second} bytes runs past the valid length ${first + 30}`, atEnd: true, recordLength: second } });
       // Fewer than 8 bytes after the first record.
       const tail = await walk(bytes, 0, first + 5, size);
       expect(tail.result).toEqual({ records: 1, metaBytes: 0, problem: { offset: first, message: '5 trailing bytes are too short for a record length', atEnd: true } });

@@ -3,6 +3,7 @@ import { channelOf, classifyId } from '../../format/ids.js';
 import type { TypeDictionary } from '../../format/type-dictionary.js';
 import type { EntitySource } from '../../inspect/describe-object.js';
 import type { StatisticsSource } from '../../inspect/statistics.js';
+import type { ShortFile } from '../../storage/storage-types.js';
 
 /**
  * What the service knows about damage in the storage it serves, so that no answer built from a
@@ -50,11 +51,11 @@ const NO_DAMAGE: DamageReport = { regions: [], cutRecords: new Map() };
 
 /**
  * What the report is computed from: the channels (with their files' problems) of a storage state
- * and the storage's warnings (files shorter than their logged length).
+ * and the files shorter than their logged length (`Storage.shortFiles`).
  */
 export type DamageSource = StatisticsSource & {
   readonly generation?: number;
-  readonly warnings?: readonly string[];
+  readonly shortFiles?: readonly ShortFile[];
   /** Exactly `length` bytes of a file of the storage (where a damaged record's header is read from). */
   readFileRange?(path: string, position: number, length: number): Promise<Buffer>;
 };
@@ -76,10 +77,9 @@ async function computeReport(source: DamageSource): Promise<DamageReport> {
   for (const channel of source.channels) {
     for (const file of channel.files) {
       if (file.problem === undefined) continue;
-      const { offset, message: reason } = file.problem;
+      const { offset, message: reason, recordLength } = file.problem;
       regions.push({ channel: channel.index, fileNumber: file.fileNumber, path: file.path, offset, reason });
-      const length = /^record of (\d+) bytes runs past/.exec(reason);
-      if (length === null) continue;
+      if (recordLength === undefined) continue; // not a record cut off: no object to name
       const header = await readHeader(source, file.path, offset);
       if (header === undefined) continue;
       const objectId = header.readBigInt64LE(16);
@@ -89,16 +89,14 @@ async function computeReport(source: DamageSource): Promise<DamageReport> {
         path: file.path,
         fileNumber: file.fileNumber,
         offset,
-        length: Number(length[1]),
+        length: recordLength,
         available: file.totalLength - offset,
       });
     }
   }
   // A file that ends before its logged length lost its tail; the walk itself found nothing wrong.
-  for (const warning of source.warnings ?? []) {
-    const short = /^(.*): (\d+) bytes on disk but (?:the transaction log commits )?(\d+)(?: logged)?\b/.exec(warning);
-    if (short === null || Number(short[2]) >= Number(short[3])) continue;
-    const path = short[1] as string;
+  for (const short of source.shortFiles ?? []) {
+    const path = short.path;
     for (const channel of source.channels) {
       const file = channel.files.find((f) => f.path === path);
       if (file === undefined || regions.some((r) => r.path === path)) continue;
@@ -106,8 +104,8 @@ async function computeReport(source: DamageSource): Promise<DamageReport> {
         channel: channel.index,
         fileNumber: file.fileNumber,
         path,
-        offset: Number(short[2]),
-        reason: `the file ends there, the transaction log commits ${short[3]} bytes`,
+        offset: short.onDisk,
+        reason: `the file ends there, the transaction log commits ${short.committed} bytes`,
       });
     }
   }

@@ -46,6 +46,11 @@ export interface ScanProblem {
    * bytes the walk may go on, unlike damage inside the bytes it has.
    */
   readonly atEnd?: boolean;
+  /**
+   * The length a record declares whose header is whole but whose bytes run past the valid length
+   * (a record cut off): where its object's latest version was meant to be.
+   */
+  readonly recordLength?: number;
 }
 
 export interface ScanResult {
@@ -187,12 +192,12 @@ function metaLength(view: DataView, at: number, length: number, pos: number): nu
 function itemProblem(view: DataView, at: number, pos: number, validLength: number): ScanProblem {
   const low = view.getUint32(at, true);
   const high = view.getInt32(at + 4, true);
+  if (high === 0 && low >= HEADER) {
+    return { offset: pos, message: `record of ${low} bytes runs past the valid length ${validLength}`, atEnd: true, recordLength: low };
+  }
   let message: string;
   let atEnd = false;
-  if (high === 0 && low >= HEADER) {
-    message = `record of ${low} bytes runs past the valid length ${validLength}`;
-    atEnd = true;
-  } else if (high < 0) {
+  if (high < 0) {
     const gap = -(high * TWO_32 + low);
     atEnd = gap >= 8;
     message = gap < 8 ? `gap length ${gap} is shorter than its length field` : `gap of ${gap} bytes runs past the valid length ${validLength}`;
