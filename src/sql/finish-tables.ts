@@ -1,8 +1,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { TypeEntry } from '../format/type-dictionary.js';
+import type { TypeDictionary, TypeEntry } from '../format/type-dictionary.js';
 import { GIGAMAP_TABLES } from '../gigamap/sql-rows.js';
 import { readableTypeName } from '../inspect/type-names.js';
-import { quoteIdent, quoteText, simpleNameOf, sqlTypeOf, type TypeTablePlan, type ValueKind } from './column-model.js';
+import { quoteIdent, quoteText, simpleNameOf, sqlTypeOf, valueTypeIdsOf, type TypeTablePlan, type ValueKind } from './column-model.js';
 import { jdkConstantRows } from './jdk-constants.js';
 import { isEnumPlan, stagingColumns, type Staging } from './staging.js';
 import type { DecimalShapes } from './value-records.js';
@@ -74,6 +74,7 @@ export async function finishTables(
   deferred: readonly TypeTablePlan[],
   perType: ReadonlyMap<bigint, PerTypeInfo | null>,
   shapes: DecimalShapes,
+  dictionary?: TypeDictionary,
 ): Promise<BuiltSchema> {
   await connection.run(`INSERT INTO _values (oid, text, int, bool) VALUES ${jdkConstantRows()}`);
   for (const staging of stagings) {
@@ -104,7 +105,7 @@ export async function finishTables(
     if (empty) await connection.run(`CREATE TABLE ${staging} ${stagingColumns(plan)}`);
     // LIMIT 0 for a table filled later: without it DuckDB still built the joins' hash tables
     // over `_values` (0.44 s for one table at 10M objects).
-    await connection.run(`CREATE TABLE ${quoteIdent(plan.typeName)} AS ${typeTableSelect(plan, staging, decimals)}${empty ? ' LIMIT 0' : ''}`);
+    await connection.run(`CREATE TABLE ${quoteIdent(plan.typeName)} AS ${typeTableSelect(plan, staging, decimals, dictionary)}${empty ? ' LIMIT 0' : ''}`);
     await connection.run(`DROP TABLE ${staging}`);
     const objectIds = new Set<string>(['_oid', ...plan.columns.filter((c) => c.role.kind === 'reference').map((c) => c.name)]);
     const typeIds = [...perType.values()].filter((t): t is PerTypeInfo => t !== null && t.entry.typeName === plan.typeName).map((t) => String(t.entry.typeId));
@@ -175,15 +176,21 @@ function valueExpressionOf(decimals: ReadonlyMap<string, string>): (kind: ValueK
   };
 }
 
-/** The SELECT that makes a type's rows from its staging table: value members joined to their values. */
-export function typeTableSelect(plan: TypeTablePlan, staging: string, decimals: ReadonlyMap<string, string>): string {
+/**
+ * The SELECT that makes a type's rows from its staging table: value members joined to their
+ * values, to the rows of the types the member can hold where the dictionary says which
+ * (`valueTypeIdsOf`; the JDK constants, without a type id, too).
+ */
+export function typeTableSelect(plan: TypeTablePlan, staging: string, decimals: ReadonlyMap<string, string>, dictionary?: TypeDictionary): string {
   const valueExpression = valueExpressionOf(decimals);
   const select = ['s._oid AS _oid', 's._type_id AS _type_id'];
   const joins: string[] = [];
   plan.columns.forEach((column, i) => {
     const role = column.role;
     if (role.kind === 'value') {
-      joins.push(`LEFT JOIN _values v${i} ON v${i}.oid = s.c${i}`);
+      const ids = dictionary === undefined ? undefined : valueTypeIdsOf(role.declared, dictionary);
+      const values = ids === undefined ? '_values' : `(SELECT * FROM _values WHERE type_id IS NULL${ids.length === 0 ? '' : ` OR type_id IN (${ids.join(', ')})`})`;
+      joins.push(`LEFT JOIN ${values} v${i} ON v${i}.oid = s.c${i}`);
       select.push(`${valueExpression(role.value, role.declared).replace(/\bv\./g, `v${i}.`)} AS ${quoteIdent(column.name)}`);
     } else select.push(`s.c${i} AS ${quoteIdent(column.name)}`);
   });

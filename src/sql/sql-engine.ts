@@ -9,7 +9,7 @@ import { quoteIdent, quoteText } from './column-model.js';
 import { loadDuck, type DuckModule } from './duck-module.js';
 import type { SchemaTable } from './finish-tables.js';
 import { DEFAULT_ANSWER_LIMITS, mebibytes, PROCESS_ANSWER_BUDGET, type ByteBudget } from './answer-budget.js';
-import { BuiltTables } from './built-tables.js';
+import { BuiltTables, needsGraph } from './built-tables.js';
 import { rowSizes } from './cell-bytes.js';
 import { converterFor, type CellConverter, type JsonCell } from './result-values.js';
 import { checkStatement, prepareChecked } from './sandbox.js';
@@ -44,7 +44,7 @@ export const DEFAULT_SQL_LIMITS: SqlLimits = { timeoutMs: 30_000, memoryLimitByt
 
 export interface SqlEngineOptions extends Partial<SqlLimits> {
   readonly storage: Storage;
-  /** The graph index (reachability for `_objects`), awaited before a build; undefined: reachable is NULL. */
+  /** The graph index (`_objects.reachable`, the GigaMap tables): asked for when a statement first names `_objects`, and before a build only where the storage has GigaMaps; undefined: reachable is NULL. */
   readonly graph?: () => Promise<GraphIndex | undefined>;
   readonly onBuildProgress?: (progress: RecordPassProgress) => void;
   /** After the tables of a state are ready: built, or (`cached`) taken from the cache. */
@@ -366,10 +366,12 @@ export class SqlEngine {
         return this.install(hit.built, hit.key);
       }
     }
-    const graph = await this.options.graph?.();
+    const graphOf = async (): Promise<GraphIndex | undefined> => this.options.graph?.();
+    // Asked for before the storage's gate is entered (its build reads through the gate too).
+    const graph = needsGraph(storage) ? await graphOf() : undefined;
     const fresh = await storage.consistent(async () => {
       const before = cache === undefined ? undefined : await this.keyOf(duck);
-      const result = await BuiltTables.build(duck, storage, graph, options);
+      const result = await BuiltTables.build(duck, storage, graph, graphOf, options);
       // Files changed while they were read (a same-size rewrite the storage's state does not show): not kept.
       const after = before === undefined ? undefined : await this.keyOf(duck);
       return { ...result, key: before !== undefined && after?.key === before.key ? before : undefined };

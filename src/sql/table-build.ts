@@ -173,7 +173,7 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
     problems++;
     options.onProblem?.(error.message);
   }
-  const schema = await finishTables(connection, [...stagings.values()], [...deferred.values()], perType, shapes);
+  const schema = await finishTables(connection, [...stagings.values()], [...deferred.values()], perType, shapes, dictionary);
   const linkTypes = new Map<bigint, LinkType>();
   for (const [typeId, t] of perType) if (t !== null && t.plan !== undefined && t.columns !== undefined) linkTypes.set(typeId, { entry: t.entry, plan: t.plan, fieldOfColumn: t.columns });
   return { ...schema, objects, problems, linkTypes, deferred };

@@ -85,7 +85,7 @@ export async function fillTypeTables(
         for (const staging of made) staging.appender.closeSync();
       }
     });
-    for (const staging of made) await connection.run(`INSERT INTO ${quoteIdent(staging.plan.typeName)} ${typeTableSelect(staging.plan, staging.table, decimals)}`);
+    for (const staging of made) await connection.run(`INSERT INTO ${quoteIdent(staging.plan.typeName)} ${typeTableSelect(staging.plan, staging.table, decimals, storage.dictionary)}`);
   } finally {
     for (const staging of made) await connection.run(`DROP TABLE IF EXISTS ${staging.table}`).catch(() => undefined);
   }
