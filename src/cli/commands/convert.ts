@@ -6,7 +6,8 @@ import { refuseStoragePlace } from '../../writer/output-place.js';
 import { convertReportText } from '../convert-text.js';
 import type { CommandIo } from '../io.js';
 import { integerOption, parseCommand, toolCommand } from '../option-values.js';
-import { checkReportText, jsonText, progressPrinter } from '../report-text.js';
+import { ConvertEta, durationText } from '../../convert/convert-progress.js';
+import { checkReportText, jsonText } from '../report-text.js';
 import { openSpecSource, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions } from '../storage-argument.js';
 
 const DESCRIPTION =
@@ -61,7 +62,7 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
       allowDamage: options.allowDamage === true,
       currentTypes: options.currentTypes === true,
       maxDictionaryBytes: spec.maxDictionaryBytes,
-      onProgress: progressPrinter(io, 'convert'),
+      onProgress: convertProgressPrinter(io, options.keepUnreachable !== true),
       onTemporaryTarget: (target) => (pending = target),
     });
   } catch (error) {
@@ -74,4 +75,19 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
   io.stdout.write(options.json === true ? jsonText(report) : convertReportText(report));
   io.stderr.write(`storage-inspector convert: done in ${((Date.now() - started) / 1000).toFixed(1)} s; check the new storage with: storage-inspector check ${options.out}\n`);
   return 0;
+}
+
+/** Progress on stderr at most once a second: the phase, its share, and the time the whole run still needs. */
+function convertProgressPrinter(io: CommandIo, reachability: boolean): (phase: string, done: number, total: number) => void {
+  const eta = new ConvertEta({ reachability });
+  let last = Date.now();
+  return (phase, done, total) => {
+    const estimate = eta.update(phase, done, total);
+    const now = Date.now();
+    if (now - last < 1000) return;
+    last = now;
+    const percent = total === 0 ? 100 : Math.floor((100 * done) / total);
+    const left = estimate.secondsLeft === undefined ? '' : `; all done in about ${durationText(estimate.secondsLeft)}`;
+    io.stderr.write(`storage-inspector convert: ${phase} ${percent}% (${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} bytes)${left}\n`);
+  };
 }
