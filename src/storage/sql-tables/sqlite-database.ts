@@ -60,6 +60,28 @@ export class SqliteDatabase implements RowDatabase {
     return `"${identifier.replace(/"/g, '""')}"`;
   }
 
+  /**
+   * Opens the file read-only: by URI (`mode=ro`, `immutable=1` where decided), or, when
+   * better-sqlite3 was loaded before without URI filenames (by another part of the process), by
+   * its path with SQLITE_OPEN_READONLY alone (no immutable then: shared locks as for a writable file).
+   */
+  private openReadOnly(Driver: typeof BetterSqlite3, path: string): Database {
+    const options = { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS };
+    if (urisTaken !== false) {
+      const uri = `${pathToFileURL(path).href}?mode=ro${this.immutable === true ? '&immutable=1' : ''}`;
+      try {
+        const db = new Driver(uri, { ...options, fileMustExist: false });
+        urisTaken = true;
+        return db;
+      } catch (error) {
+        // A read-only open of a name that is no file creates nothing; CANTOPEN then means the URI was taken as a name.
+        if (urisTaken === true || (error as { code?: unknown }).code !== 'SQLITE_CANTOPEN') throw error;
+        urisTaken = false;
+      }
+    }
+    return new Driver(path, options);
+  }
+
   async tables(queries: RowQueries, prefix: string): Promise<TableColumns[]> {
     const rows = await queries.all<{ table: string; column: string; type: string }>(
       `SELECT m.name AS "table", p.name AS "column", lower(p.type) AS type
@@ -133,8 +155,7 @@ export class SqliteDatabase implements RowDatabase {
       throw new StorageError('STORAGE_UNAVAILABLE', `${this.where}: cannot open the SQLite database (${error instanceof Error ? error.message : String(error)})`, { cause: error });
     }
     this.immutable ??= (mode & 0o222) === 0;
-    const uri = `${pathToFileURL(path).href}?mode=ro${this.immutable ? '&immutable=1' : ''}`;
-    const db = new Driver(uri, { readonly: true, fileMustExist: false, timeout: BUSY_TIMEOUT_MS });
+    const db = this.openReadOnly(Driver, path);
     try {
       db.pragma('query_only = ON');
       db.defaultSafeIntegers(false);
@@ -147,6 +168,9 @@ export class SqliteDatabase implements RowDatabase {
     return db;
   }
 }
+
+/** Whether better-sqlite3 took URI filenames in this process (it decides once, when it first loads). */
+let urisTaken: boolean | undefined;
 
 function queriesOf(db: Database): RowQueries {
   return {
