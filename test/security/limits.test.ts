@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorHeaderValue } from '../../src/http/java/java-service.js';
-import { objectDescriptionBytes, RequestBudget, RequestLimitError } from '../../src/http/guard/limits.js';
+import { objectDescriptionBytes } from '../../src/inspect/description-bytes.js';
+import { RequestBudget, RequestLimitError } from '../../src/http/guard/limits.js';
 import { UTC } from '../../src/javatext/java-time-zones.js';
 import { describeObject, objectDescriptionJson, type DescribeOptions } from '../../src/inspect/describe-object.js';
 import { javaUtf8 } from '../../src/inspect/gson-json.js';

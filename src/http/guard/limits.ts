@@ -1,7 +1,7 @@
 import type { ServerErrorCode } from '../../errors.js';
 import { layoutEntity, type VariableSlot } from '../../format/entity-layout.js';
-import { pageEnd, type DescribeOptions, type EntitySource, type ObjectDescription } from '../../inspect/describe-object.js';
-import { gsonString, javaUtf8 } from '../../inspect/gson-json.js';
+import { pageEnd, type DescribeOptions, type EntitySource } from '../../inspect/describe-object.js';
+import type { AnswerBudget } from '../../inspect/description-bytes.js';
 import { simplifiedRenderer } from '../../inspect/simplified-value.js';
 import { BigAnswerPending, bigAnswerSlots, isBig, type BigAnswerAdmission } from './big-answers.js';
 
@@ -50,7 +50,7 @@ export function requestTimedOut(timeoutMs: number): RequestLimitError {
 }
 
 /** Bytes and time one request may still use. */
-export class RequestBudget {
+export class RequestBudget implements AnswerBudget {
   private charged = 0;
   private release: (() => void) | undefined;
   private readonly deadline: number;
@@ -68,6 +68,11 @@ export class RequestBudget {
   charge(bytes: number): void {
     this.charged += bytes;
     if (this.charged > this.maxBytes) throw responseTooLarge(this.maxBytes);
+  }
+
+  /** The error for an answer that would exceed `maxBytes` (description-bytes.ts throws it). */
+  tooLarge(): RequestLimitError {
+    return responseTooLarge(this.maxBytes);
   }
 
   /** Throws once the deadline has passed. */
@@ -201,90 +206,4 @@ export function descriptionEstimate(
     values += 1 + Math.max(0, pageEnd(count, options.variableOffset, options.variableLength) - options.variableOffset);
   }
   return { bytes: frame + 2 * values, values };
-}
-
-/** Characters collected before they are encoded and counted. */
-const CHUNK_CHARS = 64 * 1024;
-
-/**
- * Writes JSON text into UTF-8 chunks (Java's encoding: a lone surrogate becomes `?`), counting
- * bytes as it goes and failing as soon as they exceed the limit. Text is only cut between
- * complete tokens, so a surrogate pair is never split.
- */
-export class BoundedJsonWriter {
-  private readonly chunks: Buffer[] = [];
-  private pending: string[] = [];
-  private pendingChars = 0;
-  private bytes = 0;
-
-  constructor(private readonly budget: RequestBudget) {}
-
-  write(text: string): void {
-    this.pending.push(text);
-    this.pendingChars += text.length;
-    if (this.pendingChars >= CHUNK_CHARS) this.flush();
-  }
-
-  /** All bytes written, once; throws if they exceed the limit. */
-  finish(): Buffer {
-    // The answer is complete: past its deadline or not, it is cheaper to send than to refuse.
-    this.flush(false);
-    return this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks, this.bytes);
-  }
-
-  private flush(checkTime = true): void {
-    if (this.pending.length === 0) return;
-    const chunk = javaUtf8(this.pending.join(''));
-    this.pending = [];
-    this.pendingChars = 0;
-    this.bytes += chunk.length;
-    if (this.bytes > this.budget.maxBytes) throw responseTooLarge(this.budget.maxBytes);
-    if (checkTime) this.budget.checkTime();
-    this.chunks.push(chunk);
-  }
-}
-
-/**
- * The bytes of `objectDescriptionJson(d)` (Gson's compact form), written through a bounded writer.
- * Kept identical to `objectDescriptionJson`; test/security/limits.test.ts compares the two on every
- * object of the corpus.
- */
-export function objectDescriptionBytes(d: ObjectDescription, budget: RequestBudget, stringLiteral: (text: string) => string = gsonString): Buffer {
-  const out = new BoundedJsonWriter(budget);
-  writeDescription(out, d, stringLiteral);
-  return out.finish();
-}
-
-type DataValue = ObjectDescription['data'][number];
-
-function writeDescription(out: BoundedJsonWriter, d: ObjectDescription, stringLiteral: (text: string) => string): void {
-  const variableLength = d.variableLength === null ? 'null' : `[${d.variableLength.map((n) => `"${n}"`).join(',')}]`;
-  out.write(
-    `{"objectId":"${d.objectId}","typeId":"${d.typeId}","length":"${d.length}","variableLength":${variableLength},"simplified":${d.simplified},"data":`,
-  );
-  writeData(out, d.data, stringLiteral);
-  out.write(',"references":');
-  if (d.references === null) {
-    out.write('null}');
-    return;
-  }
-  out.write('[');
-  d.references.forEach((r, i) => {
-    if (i > 0) out.write(',');
-    if (r === null) out.write('null');
-    else writeDescription(out, r, stringLiteral);
-  });
-  out.write(']}');
-}
-
-function writeData(out: BoundedJsonWriter, values: readonly DataValue[], stringLiteral: (text: string) => string): void {
-  out.write('[');
-  for (let i = 0; i < values.length; i++) {
-    if (i > 0) out.write(',');
-    const v = values[i] as DataValue;
-    if (typeof v === 'bigint') out.write(`"${v}"`);
-    else if (typeof v === 'string') out.write(stringLiteral(v));
-    else writeData(out, v, stringLiteral);
-  }
-  out.write(']');
 }

@@ -8,10 +8,10 @@ import { checkFormat, objectRequest, ParameterError } from './java-params.js';
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_REQUEST_TIMEOUT_MS,
-  objectDescriptionBytes,
   RequestBudget,
   RequestLimitError,
 } from '../guard/limits.js';
+import { objectDescriptionBytes } from '../../inspect/description-bytes.js';
 import { BigAnswerPending } from '../guard/big-answers.js';
 import { parseServletQuery, QueryDecodeError, type QueryParameters } from './servlet-query.js';
 import { adapterObject, checkRoot } from './rest-adapter.js';
