@@ -345,7 +345,9 @@ describeInBrowser('web viewer in chromium', () => {
 
     // A class that changed: both versions, with what changed.
     const other = await openPage(`${evolution.url}/viewer/#/microstream/dictionary/1000067`);
-    await expect.poll(() => other.page.locator('.versions tbody tr').count()).toBe(2);
+    // The page boots first (dictionary, /api/v1, the SQL schema: seconds on a busy machine), then shows the type.
+    await other.page.locator('.versions tbody tr').nth(1).waitFor();
+    expect(await other.page.locator('.versions tbody tr').count()).toBe(2);
     expect(await other.page.locator('.versions tbody tr').nth(1).textContent()).toContain('+ label: String');
     await shot(other.page, 'dictionary-versions');
     expect([...errors, ...other.errors]).toEqual([]);

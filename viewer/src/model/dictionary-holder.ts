@@ -1,6 +1,5 @@
 import type { Api } from './api.js';
-import { TypeDictionary, type TypeEntry } from './dictionary.js';
-import type { DictionarySource } from '../tree/tree-node.js';
+import { TypeDictionary, type DictionarySource, type TypeEntry } from './dictionary.js';
 
 /** The type dictionary, fetched once and again when an unknown type id shows up. */
 export class DictionaryHolder implements DictionarySource {

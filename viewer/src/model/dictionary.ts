@@ -288,3 +288,10 @@ export function packageOf(name: string): string {
   const dot = readable.lastIndexOf('.');
   return dot < 0 ? '' : readable.slice(0, dot);
 }
+
+/** Where the dictionary comes from: the one loaded, reloaded once for an unknown type id (dictionary-holder.ts). */
+export interface DictionarySource {
+  current(): TypeDictionary;
+  /** The entry for a type id, reloading the dictionary once if the id is unknown. */
+  resolve(typeId: string): Promise<TypeEntry | undefined>;
+}

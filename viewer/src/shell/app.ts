@@ -6,42 +6,11 @@ import { LiveWatcher } from './live.js';
 import { DictionaryHolder } from '../model/dictionary-holder.js';
 import { TreeLoader } from '../tree/tree-loader.js';
 import { formatRoute, parseHash, parseObjectIdInput, type Route } from './router.js';
-import { DataView } from '../views/data-view.js';
-import { DictionaryView } from '../views/dictionary-view.js';
-import { StatisticsView } from '../views/statistics-view.js';
-import { AnalysisView } from '../views/analysis-view.js';
-import { RetainedView } from '../views/retained-view.js';
-import { SearchView } from '../views/search-view.js';
-import { TypesView } from '../views/types-view.js';
 import type { ViewHost } from './view-host.js';
-import type { QueryView } from '../views/query-view.js';
+import { API_V1_VIEWS, defaultRoute, TABS, Views, type ViewName } from './views.js';
 import { SqlApi } from '../grid/sql-api.js';
 import { DamageBanner } from './damage-banner.js';
 import { objectSummaries } from '../grid/summaries.js';
-
-type ViewName = Route['view'];
-
-/** The route each tab opens (the Data tab remembers where it was). */
-function defaultRoute(view: Exclude<ViewName, 'data'>): Route {
-  switch (view) {
-    case 'dictionary':
-      return { view, instance: undefined, typeId: undefined, query: '' };
-    case 'statistics':
-    case 'analysis':
-      return { view, instance: undefined };
-    case 'retained':
-      return { view, instance: undefined, oid: undefined };
-    case 'types':
-      return { view, instance: undefined, typeId: undefined, offset: 0 };
-    case 'search':
-      return { view, instance: undefined, query: '', type: '', offset: 0 };
-    case 'query':
-      return { view, instance: undefined, sql: '' };
-  }
-}
-
-/** Views that need storage-inspector's own API (not offered against the Java service). */
-const API_V1_VIEWS: readonly ViewName[] = ['types', 'analysis', 'retained', 'search', 'query'];
 
 export class App implements ViewHost {
   readonly api: Api;
@@ -68,14 +37,7 @@ export class App implements ViewHost {
   private readonly tabs: Record<ViewName, HTMLAnchorElement>;
   private readonly jumpInput: HTMLInputElement;
   private readonly jumpError: HTMLElement;
-  private data: DataView | undefined;
-  private dictionaryView: DictionaryView | undefined;
-  private statisticsView: StatisticsView | undefined;
-  private typesView: TypesView | undefined;
-  private analysisView: AnalysisView | undefined;
-  private retainedView: RetainedView | undefined;
-  private searchView: SearchView | undefined;
-  private queryView: QueryView | undefined;
+  private views: Views;
   private current: ViewName | undefined;
   private lastDataRoute: Route = { view: 'data', instance: undefined, oid: undefined, path: [] };
   private readonly live: LiveWatcher;
@@ -103,17 +65,8 @@ export class App implements ViewHost {
     this.storageSwitch.addEventListener('change', () => {
       location.hash = formatRoute({ view: 'data', instance: undefined, oid: undefined, path: [] }, this.storageSwitch.value);
     });
-    const tab = (view: ViewName, label: string): HTMLAnchorElement => h('a', { class: 'tab', href: '#', 'data-view': view }, label);
-    this.tabs = {
-      data: tab('data', 'Data'),
-      types: tab('types', 'Types'),
-      analysis: tab('analysis', 'Analysis'),
-      retained: tab('retained', 'Retained'),
-      search: tab('search', 'Search'),
-      query: tab('query', 'Query'),
-      dictionary: tab('dictionary', 'Dictionary'),
-      statistics: tab('statistics', 'Statistics'),
-    };
+    this.tabs = Object.fromEntries(TABS.map(([view, label]) => [view, h('a', { class: 'tab', href: '#', 'data-view': view }, label)])) as Record<ViewName, HTMLAnchorElement>;
+    this.views = new Views(this, (element, title) => this.mount(element, title));
     for (const view of API_V1_VIEWS) this.tabs[view].hidden = true;
     this.jumpInput = h('input', {
       type: 'search',
@@ -137,7 +90,7 @@ export class App implements ViewHost {
       h('span', { class: 'brand' }, h('span', { class: 'logo', 'aria-hidden': 'true' }, '◆'), 'storage-inspector'),
       this.instanceLabel,
       this.storageSwitch,
-      h('nav', { class: 'tabs', 'aria-label': 'Views' }, this.tabs.data, this.tabs.types, this.tabs.analysis, this.tabs.retained, this.tabs.search, this.tabs.query, this.tabs.dictionary, this.tabs.statistics),
+      h('nav', { class: 'tabs', 'aria-label': 'Views' }, TABS.map(([view]) => this.tabs[view])),
       jump,
       this.liveStatus,
     );
@@ -159,7 +112,7 @@ export class App implements ViewHost {
       const typing = target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement;
       if (event.key === '/' && !typing && !event.ctrlKey && !event.metaKey) {
         event.preventDefault();
-        (this.current === 'dictionary' ? this.dictionaryView?.searchInput ?? this.jumpInput : this.jumpInput).focus();
+        (this.current === 'dictionary' ? this.views.dictionary?.searchInput ?? this.jumpInput : this.jumpInput).focus();
       }
     });
     await this.boot();
@@ -266,6 +219,15 @@ export class App implements ViewHost {
     }
   }
 
+  /** The storages served by name (`serve NAME=DIR ...`): none when one storage is served. */
+  storageNames(): readonly string[] {
+    return this.instances.filter((i) => i.includes('/')).map((i) => i.slice(i.indexOf('/') + 1));
+  }
+
+  instanceOfStorage(name: string): string | undefined {
+    return this.instances.find((i) => i.includes('/') && i.slice(i.indexOf('/') + 1) === name);
+  }
+
   href(route: Route): string {
     return formatRoute(route, this.api.instance);
   }
@@ -294,66 +256,11 @@ export class App implements ViewHost {
     }
     if (!this.types.loaded) return;
     this.setView(route.view);
-    switch (route.view) {
-      case 'data': {
-        this.lastDataRoute = route;
-        this.tabs.data.href = this.href(route);
-        this.data ??= new DataView(this);
-        this.mount(this.data.element);
-        document.title = `${route.oid === undefined ? 'Data' : `Object ${route.oid}`} · ${this.api.instance} · storage-inspector`;
-        await this.data.show(route.oid, route.path);
-        // Keyboard users start in the tree (arrow keys work at once), unless they are elsewhere.
-        if (document.activeElement === null || document.activeElement === document.body) this.data.focus();
-        break;
-      }
-      case 'dictionary':
-        this.dictionaryView ??= new DictionaryView(this);
-        this.mount(this.dictionaryView.element);
-        document.title = `Dictionary · ${this.api.instance} · storage-inspector`;
-        this.dictionaryView.show(route.typeId, route.query);
-        break;
-      case 'statistics':
-        this.statisticsView ??= new StatisticsView(this);
-        this.mount(this.statisticsView.element);
-        document.title = `Statistics · ${this.api.instance} · storage-inspector`;
-        await this.statisticsView.show();
-        break;
-      case 'types':
-        this.typesView ??= new TypesView(this);
-        this.mount(this.typesView.element);
-        document.title = `Types · ${this.api.instance} · storage-inspector`;
-        await this.typesView.show(route.typeId, route.offset, route.reachable, route.grid);
-        break;
-      case 'analysis':
-        this.analysisView ??= new AnalysisView(this);
-        this.mount(this.analysisView.element);
-        document.title = `Analysis · ${this.api.instance} · storage-inspector`;
-        await this.analysisView.show();
-        break;
-      case 'retained':
-        this.retainedView ??= new RetainedView(this);
-        this.mount(this.retainedView.element);
-        document.title = `Retained · ${this.api.instance} · storage-inspector`;
-        await this.retainedView.show(route.oid);
-        break;
-      case 'search':
-        this.searchView ??= new SearchView(this);
-        this.mount(this.searchView.element);
-        document.title = `Search · ${this.api.instance} · storage-inspector`;
-        await this.searchView.show(route.query, route.type, route.offset);
-        break;
-      case 'query': {
-        // CodeMirror comes with this view only: its own chunk, loaded on the first visit.
-        if (this.queryView === undefined) {
-          const { QueryView } = await import('../views/query-view.js');
-          this.queryView ??= new QueryView(this);
-        }
-        this.mount(this.queryView.element);
-        document.title = `Query · ${this.api.instance} · storage-inspector`;
-        await this.queryView.show(route.sql);
-        break;
-      }
+    if (route.view === 'data') {
+      this.lastDataRoute = route;
+      this.tabs.data.href = this.href(route);
     }
+    await this.views.show(route);
   }
 
   /**
@@ -362,14 +269,7 @@ export class App implements ViewHost {
    */
   private async switchInstance(instance: string): Promise<void> {
     this.api.instance = instance;
-    this.data = undefined;
-    this.dictionaryView = undefined;
-    this.statisticsView = undefined;
-    this.typesView = undefined;
-    this.analysisView = undefined;
-    this.retainedView = undefined;
-    this.searchView = undefined;
-    this.queryView = undefined;
+    this.views = new Views(this, (element, title) => this.mount(element, title));
     this.sql.reset();
     this.loader.clear();
     this.types.reset();
@@ -383,7 +283,8 @@ export class App implements ViewHost {
     await this.boot();
   }
 
-  private mount(element: HTMLElement): void {
+  private mount(element: HTMLElement, title: string): void {
+    document.title = `${title} · ${this.api.instance} · storage-inspector`;
     if (this.main.firstElementChild !== element || this.main.childElementCount !== 1) clear(this.main, element);
   }
 
@@ -411,7 +312,7 @@ export class App implements ViewHost {
     this.setJumpError('');
     this.jumpInput.value = '';
     this.navigate({ view: 'data', instance: undefined, oid, path: [] });
-    this.data?.focus();
+    this.views.data?.focus();
   }
 
   private setJumpError(message: string): void {
@@ -426,21 +327,13 @@ export class App implements ViewHost {
     } catch {
       // keep the old dictionary; unknown type ids are fetched again on demand
     }
-    await Promise.all([
-      this.data?.refresh().catch((error: unknown) => this.notify(errorMessage(error), 'error')),
-      this.data?.refreshInsights(),
-      this.statisticsView?.refresh(),
-      this.typesView?.refresh(),
-      this.analysisView?.refresh(),
-      this.retainedView?.refresh(),
-    ]);
-    this.dictionaryView?.refresh();
+    await this.views.refresh((message) => this.notify(message, 'error'));
     this.notify(`Storage changed — view refreshed at ${formatTime(new Date())}`, 'change');
   }
 
   private onDictionaryReloaded(): void {
-    this.data?.redraw();
-    this.dictionaryView?.refresh();
+    this.views.data?.redraw();
+    this.views.dictionary?.refresh();
   }
 
   /** A look at the statistics failed: lost connection, or an error answer (e.g. an unknown instance). */
@@ -469,8 +362,8 @@ export class App implements ViewHost {
       return;
     }
     // What failed while it did not answer is loaded again.
-    if (this.data?.failed === true) void this.onRoute();
-    else void this.data?.retryUnreachable();
+    if (this.views.data?.failed === true) void this.onRoute();
+    else void this.views.data?.retryUnreachable();
   }
 
   private updateLiveStatus(): void {

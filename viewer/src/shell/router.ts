@@ -12,6 +12,8 @@
  *   #/<instance>/retained[/<oid>]       the dominator tree (with an id, opened down to that object)
  *   #/<instance>/search?q=&type=&offset= objects by text or value
  *   #/<instance>/query?sql=             the SQL console
+ *   #/<instance>/history[/<timestamp>]  the commits; with a timestamp, what that commit stored
+ *   #/<instance>/history?from=&to=      what changed between two points (or `?a=&b=`: two storages)
  *
  * Data routes take `?path=a/[3]/b` (the selected node, ranges left out); the dictionary takes
  * `?q=` (the search text).
@@ -25,7 +27,11 @@ export type Route =
   | { readonly view: 'analysis'; readonly instance: string | undefined }
   | { readonly view: 'retained'; readonly instance: string | undefined; readonly oid: string | undefined }
   | { readonly view: 'search'; readonly instance: string | undefined; readonly query: string; readonly type: string; readonly offset: number }
-  | { readonly view: 'query'; readonly instance: string | undefined; readonly sql: string };
+  | { readonly view: 'query'; readonly instance: string | undefined; readonly sql: string }
+  | { readonly view: 'history'; readonly instance: string | undefined; readonly timestamp: string | undefined; readonly compare?: Compare };
+
+/** The two sides of a History comparison: two points of the storage (`to` empty: now), or two served storages. */
+export type Compare = { readonly from: string; readonly to: string } | { readonly a: string; readonly b: string };
 
 /** What a grid shows of its table, kept in the URL. */
 export interface GridState {
@@ -93,6 +99,14 @@ export function parseHash(hash: string): Route {
   if (view === 'retained') return { view: 'retained', instance, oid: segments[2] !== undefined && /^\d{1,19}$/.test(segments[2]) ? segments[2] : undefined };
   if (view === 'search') return { view: 'search', instance, query: params.get('q') ?? '', type: params.get('type') ?? '', offset: offsetOf(params) };
   if (view === 'query') return { view: 'query', instance, sql: params.get('sql') ?? '' };
+  if (view === 'history') {
+    const timestamp = segments[2] !== undefined && /^\d{1,19}$/.test(segments[2]) ? segments[2] : undefined;
+    const from = params.get('from');
+    const a = params.get('a');
+    const b = params.get('b');
+    const compare: Compare | undefined = from !== null && from !== '' ? { from, to: params.get('to') ?? '' } : a !== null && b !== null && a !== '' && b !== '' ? { a, b } : undefined;
+    return { view: 'history', instance, timestamp, ...(compare === undefined ? {} : { compare }) };
+  }
   const path = (params.get('path') ?? '').split('/').filter((s) => s !== '');
   if (view === 'object' && segments[2] !== undefined) return { view: 'data', instance, oid: segments[2], path };
   return { view: 'data', instance, oid: undefined, path };
@@ -116,6 +130,19 @@ export function formatRoute(route: Route, instance: string): string {
       return `${base}/query${route.sql === '' ? '' : `?${new URLSearchParams({ sql: route.sql }).toString()}`}`;
     case 'analysis':
       return `${base}/analysis`;
+    case 'history': {
+      const params = new URLSearchParams();
+      const c = route.compare;
+      if (c !== undefined && 'from' in c) {
+        params.set('from', c.from);
+        if (c.to !== '') params.set('to', c.to);
+      } else if (c !== undefined) {
+        params.set('a', c.a);
+        params.set('b', c.b);
+      }
+      const text = params.toString();
+      return `${base}/history${route.timestamp === undefined ? '' : `/${route.timestamp}`}${text === '' ? '' : `?${text}`}`;
+    }
     case 'retained':
       return `${base}/retained${route.oid === undefined ? '' : `/${route.oid}`}`;
     case 'search': {

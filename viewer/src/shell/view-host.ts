@@ -21,6 +21,10 @@ export interface ViewHost {
   readonly sqlAvailable: boolean;
   readonly types: DictionaryHolder;
   readonly loader: TreeLoader;
+  /** The storages served by name (`serve NAME=DIR ...`); none when one storage is served. */
+  storageNames(): readonly string[];
+  /** The instance (`microstream/NAME`) of a storage served by name, for links into it. */
+  instanceOfStorage(name: string): string | undefined;
   /** The link of a route in the current storage. */
   href(route: Route): string;
   navigate(route: Route): void;

@@ -1,6 +1,6 @@
 import { ApiError, errorMessage, type Api, type Json, type ObjectDescription, type ObjectQuery } from '../model/api.js';
-import { isReferenceMember, PRIMITIVE_TYPES, type Member, type TypeEntry } from '../model/dictionary.js';
-import { makeNode, type TreeNode, type ValueSource, type VarSlot, type DictionarySource } from './tree-node.js';
+import { isReferenceMember, PRIMITIVE_TYPES, type DictionarySource, type Member, type TypeEntry } from '../model/dictionary.js';
+import { makeNode, type TreeNode, type ValueSource, type VarSlot } from './tree-node.js';
 import { int, isExpandable, isPlainObjectType, LAZY_TYPES, peekTexts, referenceMap, VALUE_LENGTH } from './node-summary.js';
 
 /**

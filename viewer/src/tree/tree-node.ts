@@ -1,5 +1,5 @@
 import type { ApiErrorKind, Json, ObjectDescription } from '../model/api.js';
-import type { Member, TypeDictionary, TypeEntry } from '../model/dictionary.js';
+import type { Member, TypeEntry } from '../model/dictionary.js';
 
 /**
  * The nodes of the data view's object tree (model.ts loads them): what a node is, where its
@@ -77,12 +77,6 @@ export interface TreeNode {
   subjectSummary?: string | undefined;
   /** Bumped whenever the row needs to be drawn again. */
   version: number;
-}
-
-export interface DictionarySource {
-  current(): TypeDictionary;
-  /** The entry for a type id, reloading the dictionary once if the id is unknown. */
-  resolve(typeId: string): Promise<TypeEntry | undefined>;
 }
 
 export function isConstantId(oid: string): boolean {

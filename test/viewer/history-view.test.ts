@@ -1,0 +1,209 @@
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { buildApp } from '../../src/http/app.js';
+import { StorageRegistry } from '../../src/registry/storage-registry.js';
+import { Storage } from '../../src/storage/storage.js';
+import { expectedBody } from '../helpers/conformance.js';
+import { loadStateCases, SEQUENCE_DIR } from '../helpers/follow-sequence.js';
+import { describeInBrowser } from './browser-suite.js';
+import { BUILT_VIEWER, launchBrowser, REPO_ROOT, viewerBuilt, type Browser } from './browser.js';
+
+/**
+ * The History view in a real browser against the real server, on states of SEQ1 (a storage a
+ * running Java application wrote: commits 3-6 made S1-S4; by S8 housekeeping had deleted the files
+ * of commits 1-6). What the view shows of a commit and of a comparison is checked against the
+ * recorded Java answers of the states before and after, at desktop and phone widths.
+ */
+
+const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts/viewer');
+
+/** The object ids whose recorded Java answers differ between two states. */
+function javaDifference(from: string, to: string): { added: string[]; changed: string[]; removed: string[] } {
+  const answers = (state: string): Map<string, string> => {
+    const out = new Map<string, string>();
+    for (const c of loadStateCases(state).cases) if (c.kind === 'object') out.set(/\/object\/(\d+)$/.exec(c.request)![1]!, expectedBody(c).toString('utf8'));
+    return out;
+  };
+  const a = answers(from);
+  const b = answers(to);
+  return {
+    added: [...b.keys()].filter((id) => !a.has(id)).sort(),
+    changed: [...a].filter(([id, body]) => b.has(id) && b.get(id) !== body).map(([id]) => id).sort(),
+    removed: [...a.keys()].filter((id) => !b.has(id)).sort(),
+  };
+}
+
+const cards = (page: Page): Promise<Record<string, string>> =>
+  page.locator('.hv-detail .card').evaluateAll((els) => Object.fromEntries(els.map((e) => [e.querySelector('.card-label')!.textContent!, e.querySelector('.card-value')!.textContent!])));
+
+/** Nothing sticks out sideways: the page and the view scroll only up and down. */
+const overflow = (page: Page): Promise<number[]> =>
+  page.evaluate<number[]>(`(() => {
+    const view = document.querySelector('.history-view');
+    return [document.documentElement.scrollWidth - window.innerWidth, view.scrollWidth - view.clientWidth];
+  })()`);
+
+describeInBrowser('viewer: History', () => {
+  let browser: Browser;
+  let app: FastifyInstance;
+  let url: string;
+  const storages: Storage[] = [];
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    if (!viewerBuilt()) throw new Error(`The built viewer is missing (${BUILT_VIEWER}). Run "npm run build".`);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const registry = new StorageRegistry();
+    for (const [name, state] of [['s4', 'S4'], ['s8', 'S8']] as const) {
+      const storage = await Storage.open(path.join(SEQUENCE_DIR, 'states', state));
+      storages.push(storage);
+      registry.add(name, storage, {}, { instance: 'microstream' });
+    }
+    app = buildApp(storages[0]!, { instance: 'microstream', api: registry });
+    registry.startAll();
+    // Member changes need the graph index (the versions before): have it ready.
+    await Promise.all(registry.all().map((context) => context.graph.ready()));
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    for (const s of storages) await s.close();
+    expect(errors).toEqual([]);
+  });
+
+  async function open(hash: string, viewport?: { width: number; height: number }): Promise<Page> {
+    const page = await browser.context.newPage();
+    if (viewport !== undefined) await page.setViewportSize(viewport);
+    page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
+    page.on('console', (message) => {
+      // The browser logs every error answer (the 409 of a point housekeeping removed is one the view explains).
+      if (message.type() === 'error' && !/^Failed to load resource/.test(message.text())) errors.push(message.text());
+    });
+    await page.goto(`${url}/viewer/${hash}`);
+    return page;
+  }
+
+  async function commitsOf(storage: string): Promise<{ number: number; timestamp: string; objects: number; complete: boolean }[]> {
+    const response = await fetch(`${url}/api/v1/storages/${storage}/commits`);
+    return ((await response.json()) as { commits: { number: number; timestamp: string; objects: number; complete: boolean }[] }).commits;
+  }
+
+  it('lists the commits newest first with a timeline, opens one to what it stored, and links to the objects', async () => {
+    const commits = await commitsOf('s4');
+    const page = await open('#/microstream%2Fs4/history');
+    const rows = page.locator('.hv-commits tbody tr');
+    // The page boots first (dictionary, /api/v1, the SQL schema: seconds on a busy machine).
+    await rows.first().waitFor();
+    expect(await rows.count()).toBe(commits.length);
+    expect(await rows.evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute('data-commit'))))).toEqual(commits.map((c) => c.number));
+    // The timeline: a column per commit, oldest on the left.
+    expect(await page.locator('.ht-col').evaluateAll((cols) => cols.map((c) => Number(c.getAttribute('data-commit'))))).toEqual(commits.map((c) => c.number).reverse());
+    expect(await page.locator('.history-view .stats-toolbar .hint').first().textContent()).toBe(`${commits.length} commits`);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'history-list.png') });
+
+    // Commit 4 made S2 of S1: its new objects are those S2's Java answers have and S1's not.
+    const d = javaDifference('S1', 'S2');
+    const four = commits.find((c) => c.number === 4)!;
+    await page.locator('.hv-commits tr[data-commit="4"] a.hv-open').click();
+    await page.waitForURL(new RegExp(`/history/${four.timestamp}$`));
+    await page.locator('.hv-detail .hv-object').first().waitFor();
+    await expect.poll(() => page.locator('.hv-detail h3').textContent()).toMatch(/^Commit 4 /);
+    expect(await cards(page)).toMatchObject({ Objects: String(four.objects), New: String(d.added.length) });
+    expect(await page.locator('.hv-commits tr.selected').getAttribute('data-commit')).toBe('4');
+    expect(await page.locator('.ht-col.selected').getAttribute('data-commit')).toBe('4');
+    const listed = async (): Promise<{ oid: string; change: string; members: number }[]> =>
+      page.locator('.hv-object').evaluateAll((items) => items.map((li) => ({ oid: li.getAttribute('data-oid')!, change: li.querySelector('.hc-badge')!.textContent!, members: li.querySelectorAll('.hc-members > li').length })));
+    // All of the commit's objects, a page at a time.
+    for (;;) {
+      const more = page.locator('.hv-more button');
+      if ((await more.count()) === 0) break;
+      const before = (await listed()).length;
+      await more.click();
+      await expect.poll(async () => (await listed()).length).toBeGreaterThan(before);
+    }
+    const objects = await listed();
+    expect(objects).toHaveLength(four.objects);
+    expect(objects.filter((o) => o.change === 'new').map((o) => o.oid).sort()).toEqual(d.added);
+    // Updated objects with a member that differs: exactly those whose Java answers differ.
+    expect(objects.filter((o) => o.change === 'updated' && o.members > 0).map((o) => o.oid).sort()).toEqual(d.changed);
+    const changed = page.locator(`.hv-object[data-oid="${d.changed[0]}"]`);
+    expect(await changed.locator('.hc-members > li').first().textContent()).toContain('→');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'history-commit.png'), fullPage: false });
+
+    // An object's id opens it in the Data view.
+    await changed.locator('.hc-head a.ref-link').click();
+    await page.waitForURL(new RegExp(`#/microstream%2Fs4/object/${d.changed[0]}$`));
+    await page.locator('.row').first().waitFor();
+    await page.close();
+  });
+
+  it('compares two points of the storage and two served storages', async () => {
+    const page = await open('#/microstream%2Fs4/history');
+    await page.locator('.hv-commits tbody tr').first().waitFor();
+    await page.locator('input.hv-point[name="from"]').fill('3');
+    await page.locator('input.hv-point[name="to"]').fill('6');
+    await page.locator('form.hv-compare').first().locator('button').click();
+    await page.waitForURL(/history\?from=3&to=6$/);
+    await page.locator('.hv-detail .hv-sides').waitFor();
+    const d = javaDifference('S1', 'S4');
+    await expect.poll(() => cards(page)).toEqual({ Added: String(d.added.length), Removed: String(d.removed.length), Changed: String(d.changed.length), Unchanged: expect.any(String) });
+    expect(await page.locator('.hv-sides').textContent()).toMatch(/^s4 as of commit 3 \(.+\) → s4 as of commit 6 \(.+\)$/);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'history-compare.png') });
+
+    // Two storages served together: S4 against S8.
+    const storagesForm = page.locator('form.hv-compare').nth(1);
+    expect(await storagesForm.isVisible()).toBe(true);
+    await storagesForm.locator('select').nth(0).selectOption('s4');
+    await storagesForm.locator('select').nth(1).selectOption('s8');
+    await storagesForm.locator('button').click();
+    await page.waitForURL(/history\?a=s4&b=s8$/);
+    await page.locator('.hv-detail .hv-sides', { hasText: 's8' }).waitFor();
+    const e = javaDifference('S4', 'S8');
+    await expect.poll(() => cards(page)).toEqual({ Added: String(e.added.length), Removed: String(e.removed.length), Changed: String(e.changed.length), Unchanged: expect.any(String) });
+    // An object is opened in the storage that has it: a removed one in s4, the others in s8.
+    const heads = await page.locator('.hv-object').evaluateAll((items) => items.map((li) => [li.classList.contains('removed') ? 's4' : 's8', li.querySelector('.hc-head a.ref-link')!.getAttribute('href')!]));
+    expect(heads.length).toBeGreaterThan(0);
+    for (const [storage, href] of heads) expect(href).toMatch(new RegExp(`^#/microstream%2F${storage}/object/\\d+$`));
+    await page.close();
+  });
+
+  it('marks the commits whose bytes housekeeping removed, and a point it cannot rebuild is said, not a blank', async () => {
+    const commits = await commitsOf('s8');
+    const page = await open('#/microstream%2Fs8/history');
+    const rows = page.locator('.hv-commits tbody tr');
+    await rows.first().waitFor();
+    expect(await rows.count()).toBe(commits.length);
+    expect(await rows.evaluateAll((trs) => trs.filter((tr) => tr.classList.contains('incomplete')).map((tr) => Number(tr.getAttribute('data-commit'))))).toEqual(commits.filter((c) => !c.complete).map((c) => c.number));
+    expect(await page.locator('.ht-col.incomplete').count()).toBe(commits.filter((c) => !c.complete).length);
+    await page.goto(`${url}/viewer/#/microstream%2Fs8/history?from=2`);
+    await page.locator('.hv-detail .problem').waitFor();
+    await expect.poll(() => page.locator('.hv-detail .problem').textContent()).toMatch(/Cannot compare\. .*cannot be rebuilt exactly.*deleted since/);
+    await page.close();
+  });
+
+  it('fits a phone: the commit opened comes first, nothing sticks out sideways', async () => {
+    const commits = await commitsOf('s4');
+    const six = commits.find((c) => c.number === 6)!;
+    const page = await open(`#/microstream%2Fs4/history/${six.timestamp}`, { width: 390, height: 844 });
+    await page.locator('.hv-detail .hv-object').first().waitFor();
+    await expect.poll(() => page.locator('.hv-detail h3').textContent()).toMatch(/^Commit 6 /);
+    await page.locator('.hv-commits tbody tr').first().waitFor();
+    const top = (selector: string): Promise<number> => page.locator(selector).evaluate((e) => e.getBoundingClientRect().top);
+    expect(await top('.hv-detail')).toBeLessThan(await top('.hv-list-pane'));
+    expect(await overflow(page)).toEqual([0, 0]);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'history-phone-commit.png') });
+    await page.goto(`${url}/viewer/#/microstream%2Fs4/history?from=3&to=6`);
+    await page.locator('.hv-detail .card').first().waitFor();
+    expect(await overflow(page)).toEqual([0, 0]);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'history-phone-compare.png'), fullPage: true });
+    await page.close();
+  });
+});
