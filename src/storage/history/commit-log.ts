@@ -80,6 +80,7 @@ export class CommitLog {
     let total = 0;
     for (const commit of history.commits()) for (const p of commit.parts) total += p.to - p.from;
     let done = 0;
+    let sinceYield = 0;
     // The highest id of each commit's records that housekeeping copied: for commits whose own
     // bytes are gone, what tells the commits after them which ids were stored already.
     const copiedHigh = new Int32Array(n).fill(-1);
@@ -110,6 +111,8 @@ export class CommitLog {
       let whole = true;
       let count = 0;
       let fresh = 0;
+      // Per type: ids below 2^32 by a number (no bigint per record), others by their bigint.
+      const smallTypes = new Map<number, number>();
       const types = new Map<bigint, number>();
       for (const part of commit.parts) {
         if (part.to <= part.from) continue;
@@ -118,7 +121,7 @@ export class CommitLog {
           whole = false;
           continue;
         }
-        await streamRecords(storage.source, file.path, part.from, part.to, (bytes, at) => {
+        await walkPart(storage, file, part.from, part.to, (bytes, at) => {
           const low = bytes.readUInt32LE(at + 16);
           const high = bytes.readInt32LE(at + 20);
           count++;
@@ -127,12 +130,24 @@ export class CommitLog {
             maxHigh = high;
             maxLow = low;
           }
-          const typeId = bytes.readBigInt64LE(at + 8);
-          types.set(typeId, (types.get(typeId) ?? 0) + 1);
+          if (bytes.readInt32LE(at + 12) === 0) {
+            const typeLow = bytes.readUInt32LE(at + 8);
+            smallTypes.set(typeLow, (smallTypes.get(typeLow) ?? 0) + 1);
+          } else {
+            const typeId = bytes.readBigInt64LE(at + 8);
+            types.set(typeId, (types.get(typeId) ?? 0) + 1);
+          }
         });
         done += part.to - part.from;
+        sinceYield += part.to - part.from;
+        if (sinceYield >= YIELD_BYTES) {
+          // The walk reads small parts synchronously: let the server answer others meanwhile.
+          sinceYield = 0;
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
         onProgress?.(done, total);
       }
+      for (const [typeLow, objects] of smallTypes) types.set(BigInt(typeLow), objects);
       const ch = copiedHigh[k]!;
       const cl = copiedLow[k]!;
       if (ch > maxHigh || (ch === maxHigh && cl > maxLow)) {
@@ -210,6 +225,34 @@ export class CommitLog {
       if (!(error instanceof Stop)) throw error;
     }
     return out;
+  }
+}
+
+/** A part of a commit at most this large is read at once (through the source's kept descriptors); larger ones are streamed. */
+const WHOLE_PART_BYTES = 4 * 1024 * 1024;
+/** Bytes walked between two turns of the event loop. */
+const YIELD_BYTES = 16 * 1024 * 1024;
+const TWO_32 = 4294967296;
+
+/**
+ * The records of `[from, to)` of a data file in file order: a small part (most commits are) in
+ * one read through the source's pooled descriptors — streaming opened and closed the file for
+ * every part, 10,000 times for the 2,400 commits of a 10M storage — a large one streamed.
+ */
+async function walkPart(storage: Storage, file: StorageFile, from: number, to: number, visit: (bytes: Buffer, at: number) => void): Promise<void> {
+  if (to - from > WHOLE_PART_BYTES) return streamRecords(storage.source, file.path, from, to, (bytes, at) => visit(bytes, at));
+  const bytes = await storage.source.read(file.path, from, to - from, file.totalLength);
+  let at = 0;
+  while (at < bytes.length) {
+    if (bytes.length - at < 8) throw new Error(`${file.path}: the commit's bytes end inside a record header at ${from + at}`);
+    const length = bytes.readInt32LE(at + 4) * TWO_32 + bytes.readUInt32LE(at);
+    if (length < 0) {
+      at -= length; // a gap
+      continue;
+    }
+    if (length < 24 || at + length > bytes.length) throw new Error(`${file.path}: malformed record of ${length} bytes at ${from + at}`);
+    visit(bytes, at);
+    at += length;
   }
 }
 
