@@ -172,8 +172,18 @@ export class SqliteDatabase implements RowDatabase {
 /** Whether better-sqlite3 took URI filenames in this process (it decides once, when it first loads). */
 let urisTaken: boolean | undefined;
 
+/** Each connection's prepared statements (a few texts per table), kept while it is open. */
+const prepared = new WeakMap<Database, Map<string, BetterSqlite3.Statement>>();
+
 function queriesOf(db: Database): RowQueries {
+  let statements = prepared.get(db);
+  if (statements === undefined) prepared.set(db, (statements = new Map()));
+  const cache = statements;
   return {
-    all: <T>(sql: string, params: readonly unknown[] = []) => Promise.resolve(db.prepare(sql).all(...params) as T[]),
+    all: <T>(sql: string, params: readonly unknown[] = []) => {
+      let statement = cache.get(sql);
+      if (statement === undefined) cache.set(sql, (statement = db.prepare(sql)));
+      return Promise.resolve(statement.all(...params) as T[]);
+    },
   };
 }
