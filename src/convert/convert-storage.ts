@@ -219,6 +219,8 @@ async function convertSnapshot(from: StorageSource, reader: SourceReader, option
     };
     // --current-types: older definitions mapped into the newest one of their name (or left, with the reason).
     const shapes = options.currentTypes === true ? planCurrentShapes(storage.dictionary) : undefined;
+    const figureKeys = new Int32Array(FIGURE_SLOTS).fill(-1);
+    const figureSlots: (Figures | undefined)[] = new Array<Figures | undefined>(FIGURE_SLOTS).fill(undefined);
     const rewriter = new ShapeRewriter();
     try {
       const batch = Math.min(BATCH_BYTES, fileSize);
@@ -231,8 +233,19 @@ async function convertSnapshot(from: StorageSource, reader: SourceReader, option
           await streamRecords(storage.source, file.path, 0, end, (bytes, at, offset, length) => {
             const low = bytes.readInt32LE(at + 16);
             const high = bytes.readInt32LE(at + 20);
-            const typeId = bytes.readBigInt64LE(at + 8);
-            const f = figuresOf(typeId);
+            // The figures of the record's type: by the low half of its id from a small table (a
+            // bigint and a Map lookup per record cost more than the copy), else by the bigint.
+            const typeLow = bytes.readInt32LE(at + 8);
+            const slot = typeLow & (FIGURE_SLOTS - 1);
+            let f = bytes.readInt32LE(at + 12) === 0 && figureKeys[slot] === typeLow ? figureSlots[slot] : undefined;
+            if (f === undefined) {
+              f = figuresOf(bytes.readBigInt64LE(at + 8));
+              if (bytes.readInt32LE(at + 12) === 0) {
+                figureKeys[slot] = typeLow;
+                figureSlots[slot] = f;
+              }
+            }
+            const typeId = f.typeId;
             if (!channel.objects.isLatest(low, high, file.slot, offset)) {
               f.superseded++;
               f.supersededBytes += length;
@@ -240,17 +253,19 @@ async function convertSnapshot(from: StorageSource, reader: SourceReader, option
               f.garbage++;
               f.garbageBytes += length;
             } else {
-              let record: Uint8Array = bytes.subarray(at, at + length);
               const mapping = shapes?.mappings.get(typeId);
+              let written = length;
               if (mapping !== undefined) {
-                record = rewriter.rewrite(mapping, record, file.path, offset);
+                const record = rewriter.rewrite(mapping, bytes.subarray(at, at + length), file.path, offset);
+                builder.addRecord(record);
+                written = record.length;
                 f.rewritten++;
-              } else if (shapes !== undefined && f.keptIds.length < LISTED_KEPT && shapes.ambiguous.has(typeId)) {
-                f.keptIds.push(bytes.readBigInt64LE(at + 16).toString());
+              } else {
+                if (shapes !== undefined && f.keptIds.length < LISTED_KEPT && shapes.ambiguous.has(typeId)) f.keptIds.push(bytes.readBigInt64LE(at + 16).toString());
+                builder.addRecordAt(bytes, at, length);
               }
-              builder.addRecord(record);
               f.written++;
-              f.writtenBytes += record.length;
+              f.writtenBytes += written;
               if (builder.byteLength >= batch) {
                 writer.store(builder);
                 builder.clear();
@@ -307,6 +322,9 @@ async function convertSnapshot(from: StorageSource, reader: SourceReader, option
     await storage.close();
   }
 }
+
+/** Slots of the per-type figures' direct-mapped table. */
+const FIGURE_SLOTS = 1024;
 
 /** At most this many object ids are listed per type whose objects keep an older shape. */
 const LISTED_KEPT = 20;

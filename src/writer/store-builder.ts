@@ -34,15 +34,22 @@ export class StoreBuilder {
    * the part of its object's channel. The header's length must be the record's length.
    */
   addRecord(record: Uint8Array): void {
+    this.addRecordAt(Buffer.from(record.buffer, record.byteOffset, record.byteLength), 0, record.byteLength);
+  }
+
+  /**
+   * `addRecord` of `bytes[at, at + length)`, for walks that copy many records out of one chunk:
+   * no view or subarray made per record.
+   */
+  addRecordAt(bytes: Buffer, at: number, length: number): void {
     if (this.sealed) throw new Error('this store has been planned already; clear the builder to reuse it');
-    const view = new DataView(record.buffer, record.byteOffset, Math.min(record.byteLength, RECORD_HEADER_SIZE));
-    if (record.length < RECORD_HEADER_SIZE || view.getUint32(0, true) !== record.length || view.getInt32(4, true) !== 0) {
-      throw new RangeError(`not a complete record: ${record.length} bytes, header says ${record.length >= 8 ? view.getBigInt64(0, true) : '?'}`);
+    if (length < RECORD_HEADER_SIZE || at < 0 || at + length > bytes.length || bytes.readUInt32LE(at) !== length || bytes.readInt32LE(at + 4) !== 0) {
+      throw new RangeError(`not a complete record: ${length} bytes, header says ${length >= 8 && at + 8 <= bytes.length ? bytes.readBigInt64LE(at) : '?'}`);
     }
     // The channel is in the object id's lowest bits (no bigint needed): oid & (channels - 1).
-    const sink = this.sinks[view.getUint32(16, true) & this.channelMask]!;
-    const start = sink.reserve(record.length);
-    sink.buffer.set(record, start);
+    const sink = this.sinks[bytes.readUInt32LE(at + 16) & this.channelMask]!;
+    const start = sink.reserve(length);
+    bytes.copy(sink.buffer, start, at, at + length);
     this.recordCount++;
   }
 
