@@ -29,6 +29,11 @@
  * floor of both, at BENCH_DIFF_SIZES (default 1M entities); BENCH_DIFF=0 skips it, `npm run bench:diff`
  * runs it alone.
  *
+ * Then convert (convert-bench.ts): a storage with about 30 % superseded versions and garbage
+ * converted to 4 channels, against reading it once plus `cp -r` of the result, at
+ * BENCH_CONVERT_SIZES (default 1M entities); BENCH_CONVERT=0 skips it, `npx tsx bench/convert-bench.ts`
+ * runs it alone.
+ *
  * Last, SQL (sql-bench.ts): the tables built against the graph build, the first and repeated
  * queries, RSS and the Parquet export, at BENCH_SQL_SIZES (default 1M and 10M entities);
  * BENCH_SQL=0 skips it, `npm run bench:sql` runs it alone.
@@ -36,6 +41,7 @@
 import { readdirSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { indexWorkerCount } from '../src/storage/index/index-workers.js';
+import { benchConvert } from './convert-bench.js';
 import { benchDiff } from './diff-bench.js';
 import { benchFollow } from './follow-bench.js';
 import { benchDominators } from './dominator-bench.js';
@@ -456,6 +462,7 @@ async function main(): Promise<void> {
   const follow = process.env.BENCH_FOLLOW === '0' ? [] : await benchFollow({ connections: CONNECTIONS, seconds: SECONDS });
   const dominators = process.env.BENCH_DOMINATORS === '0' ? [] : await benchDominators((process.env.BENCH_DOMINATOR_SIZES ?? '1000000,10000000').split(',').map(Number));
   const diff = process.env.BENCH_DIFF === '0' ? [] : await benchDiff((process.env.BENCH_DIFF_SIZES ?? '1000000').split(',').map(Number));
+  const convert = process.env.BENCH_CONVERT === '0' ? [] : await benchConvert((process.env.BENCH_CONVERT_SIZES ?? '1000000').split(',').map(Number));
   const sql = process.env.BENCH_SQL === '0' ? [] : await benchSql((process.env.BENCH_SQL_SIZES ?? '1000000,10000000').split(',').map(Number));
   console.log(`\nMedians of ${ROUNDS} rounds, [min–max] where they differ:\n`);
   console.log([row(TABLE_HEADER), row(TABLE_HEADER.map(() => '---')), ...results.map(tableRow)].join('\n'));
@@ -465,6 +472,7 @@ async function main(): Promise<void> {
   if (startup !== undefined) console.log(`\n${startup.join('\n')}`);
   if (dominators.length > 0) console.log(dominators.join('\n'));
   if (diff.length > 0) console.log(diff.join('\n'));
+  if (convert.length > 0) console.log(convert.join('\n'));
   if (sql.length > 0) console.log(sql.join('\n'));
 }
 

@@ -1,0 +1,123 @@
+/**
+ * `convert` of a generated storage with about 30 % of its records superseded versions and garbage
+ * (BENCH_CONVERT_SIZES, default 1M entities; written once under bench/.storages with the
+ * generator's update ratio 0.5) to 4 channels, each round in a fresh process, against the floor
+ * the issue names: reading the source once (`readOnceFloor`, warm page cache) plus writing the
+ * same bytes as the result (`cp -r` of the converted storage into a new directory). Reported: wall
+ * and CPU time, the share of each phase, the ratio to the floor (target: at most 2×) and the peak
+ * RSS. `npx tsx bench/convert-bench.ts` runs it alone; `npm run bench` runs it too (BENCH_CONVERT=0 skips it).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { generateStorage } from '../src/writer/generator/generate-storage.js';
+import { readOnceFloor, storageBytes, STORAGES } from './storages.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const CHANNELS = 4;
+const UPDATE_RATIO = 0.5;
+
+interface Report {
+  readonly ms: number;
+  readonly cpuMs: number;
+  readonly phases: readonly { readonly phase: string; readonly ms: number; readonly cpuMs: number }[];
+  readonly written: { readonly objects: number; readonly bytes: number };
+  readonly superseded: { readonly objects: number; readonly bytes: number };
+  readonly garbage: { readonly objects: number; readonly bytes: number };
+  readonly sourceDataBytes: number;
+  readonly dataBytes: number;
+  readonly maxRssBytes: number;
+}
+
+/** The source storage: generated once (a marker says it is complete). */
+function sourceFor(entities: number): string {
+  const dir = join(STORAGES, `convert-${entities}-u${UPDATE_RATIO * 100}`);
+  if (existsSync(join(dir, '.complete'))) return dir;
+  rmSync(dir, { recursive: true, force: true });
+  const started = Date.now();
+  console.log(`generating ${entities.toLocaleString('en')} entities (update ratio ${UPDATE_RATIO}) into ${dir} (once) ...`);
+  generateStorage({ directory: dir, entities, channelCount: CHANNELS, seed: 1, updateRatio: UPDATE_RATIO });
+  writeFileSync(join(dir, '.complete'), '');
+  console.log(`  ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return dir;
+}
+
+function runChild(args: readonly string[]): Promise<Report> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'convert-child.ts'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout });
+  return new Promise((resolve, reject) => {
+    lines.once('line', (line) => resolve(JSON.parse(line) as Report));
+    child.once('close', (code) => reject(new Error(`convert-child.ts exited with ${code} before reporting`)));
+  });
+}
+
+/** Writing the result's bytes: `cp -r` of the converted storage into a new directory, timed. */
+function copyTime(from: string, to: string): number {
+  rmSync(to, { recursive: true, force: true });
+  const started = performance.now();
+  const result = spawnSync('cp', ['-r', from, to]);
+  const ms = performance.now() - started;
+  if (result.status !== 0) throw new Error(`cp -r ${from} ${to} failed: ${result.stderr.toString()}`);
+  rmSync(to, { recursive: true, force: true });
+  return ms;
+}
+
+const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+export async function benchConvert(wanted: readonly number[], print: (line: string) => void = console.log): Promise<string[]> {
+  const rows: string[] = [];
+  const phaseRows: string[] = [];
+  for (const entities of wanted) {
+    const source = sourceFor(entities);
+    const out = join(STORAGES, `convert-${entities}-out`);
+    const copy = join(STORAGES, `convert-${entities}-cp`);
+    await readOnceFloor(source); // warm
+    const floors: number[] = [];
+    const runs: Report[] = [];
+    const loads: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      rmSync(out, { recursive: true, force: true });
+      loads.push(loadavg()[0]!);
+      const run = await runChild([source, out, String(CHANNELS)]);
+      const floor = (await readOnceFloor(source)) + copyTime(out, copy);
+      floors.push(floor);
+      runs.push(run);
+      print(`convert ${entities}: ${run.ms.toFixed(0)} ms (CPU ${run.cpuMs.toFixed(0)}), floor ${floor.toFixed(0)} ms; ${run.phases.map((p) => `${p.phase} ${p.ms.toFixed(0)} (${p.cpuMs.toFixed(0)})`).join(', ')}`);
+    }
+    rmSync(out, { recursive: true, force: true });
+    const r = runs[0]!;
+    const records = r.written.objects + r.superseded.objects + r.garbage.objects;
+    const f = median(floors);
+    const ms = median(runs.map((x) => x.ms));
+    const cpuMs = median(runs.map((x) => x.cpuMs));
+    rows.push(
+      `| ${entities.toLocaleString('en')} | ${(storageBytes(source) / 1e6).toFixed(0)} MB | ${(((r.superseded.objects + r.garbage.objects) / records) * 100).toFixed(0)} % (${(((r.superseded.bytes + r.garbage.bytes) / r.sourceDataBytes) * 100).toFixed(0)} % of bytes) | ${(r.dataBytes / 1e6).toFixed(0)} MB | ${f.toFixed(0)} | ${ms.toFixed(0)} (${(ms / f).toFixed(1)}×) | ${cpuMs.toFixed(0)} (${(cpuMs / f).toFixed(1)}×) | ${(median(runs.map((x) => x.maxRssBytes)) / 1e6).toFixed(0)} MB | ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} |`,
+    );
+    const names = r.phases.map((p) => p.phase);
+    for (let i = 0; i < names.length; i++) {
+      const cpuOf = runs.map((x) => x.phases[i]?.cpuMs ?? 0);
+      phaseRows.push(`| ${entities.toLocaleString('en')} | ${i < 2 ? 'check: ' : 'copy: '}${names[i]} | ${median(runs.map((x) => x.phases[i]?.ms ?? 0)).toFixed(0)} | ${median(cpuOf).toFixed(0)} |`);
+    }
+  }
+  return [
+    '',
+    `convert to ${CHANNELS} channels (medians of ${ROUNDS}, warm page cache; floor: reading the source once plus cp -r of the result; target: at most 2× the floor):`,
+    '| entities | source | left out (superseded + garbage) | written | floor ms | convert ms (× floor) | CPU ms (× floor) | peak RSS | load average |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...rows,
+    '',
+    'phases (medians, ms wall and CPU):',
+    '| entities | phase | ms | CPU ms |',
+    '| --- | --- | --- | --- |',
+    ...phaseRows,
+  ];
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const lines = await benchConvert((process.env.BENCH_CONVERT_SIZES ?? '1000000').split(',').map(Number));
+  console.log(lines.join('\n'));
+}
