@@ -71,13 +71,26 @@ export function checkStorageSpec(spec: string, options: SourceSpecOptions = {}):
   if (kind === 'sqlite') {
     if (options.passwordFile !== undefined) throw new UsageError('--pg-password-file is for databases behind a server; a SQLite file has no password');
     const { table } = splitTable(spec, options.table, false);
-    if (table !== undefined) parseTableName(table);
+    if (table !== undefined) checkRootTableName(table);
     return;
   }
   const { url, table } = splitTable(spec, options.table, kind === 'postgresql');
   refusePassword(url, kind);
   if (kind === 'mariadb') mariadbTarget(url);
-  if (table !== undefined) parseTableName(table);
+  if (table === undefined) return;
+  if (kind === 'mariadb') checkRootTableName(table);
+  else parseTableName(table);
+}
+
+/**
+ * A root table in SQLite or MariaDB: a name as the SQL file system makes them (path elements
+ * joined with `$` or `_`: letters, digits, `_`, `$`, `-`; at most 64 characters, MariaDB's limit),
+ * without a schema (the database is the URL's, the file is the SQLite file).
+ */
+function checkRootTableName(table: string): void {
+  if (!/^[A-Za-z0-9_$-]{1,64}$/.test(table)) {
+    throw new UsageError(`invalid table name "${table}": give the storage's root table by its name alone (letters, digits, _, $, -), e.g. storage`);
+  }
 }
 
 /**

@@ -66,3 +66,14 @@ describe('commands on storages kept in SQLite and MariaDB', () => {
     expect((await run(['export', directory, '--table', 'storage', '--type', 'x'])).code).toBe(2);
   });
 });
+
+describe('the root table of a SQLite or MariaDB storage', () => {
+  it('is a name alone, allowed by its characters', async () => {
+    for (const table of ['main.storage', 'storage;drop', 'x'.repeat(65), "st'orage"]) {
+      const result = await run(['check', `sqlite:${sqliteFile('graph')}`, '--table', table]);
+      expect(result.code, table).toBe(2);
+      expect(result.stderr).toContain(`invalid table name "${table}"`);
+    }
+    expect((await run(['check', 'mariadb://u@127.0.0.1:1/db', '--table', 'a.b'])).stderr).toContain('invalid table name "a.b"');
+  });
+});
