@@ -1,9 +1,9 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { describeInBrowser } from './browser-suite.js';
-import { BUILT_VIEWER, launchBrowser, REPO_ROOT, startServer, viewerBuilt, type Browser, type RunningServer } from './browser.js';
+import { REPO_ROOT } from './browser.js';
+import { browsersByWidth } from './browsers-by-width.js';
 
 /**
  * A type's instance grid in chromium against the real server, at 1440 and 390 px: columns sized
@@ -18,27 +18,9 @@ const WIDTHS = [1440, 390] as const;
 const BOOK = '1000073';
 
 describeInBrowser('viewer: the instance grid', () => {
-  let server: RunningServer;
-  const browsers = new Map<number, Browser>();
-  const errors: string[] = [];
-
-  beforeAll(async () => {
-    if (!viewerBuilt()) throw new Error(`The built viewer is missing (${BUILT_VIEWER}). Run "npm run build".`);
-    mkdirSync(ARTIFACTS, { recursive: true });
-    server = await startServer('graph');
-    for (const width of WIDTHS) browsers.set(width, await launchBrowser({ width, height: width === 390 ? 844 : 900 }));
-  });
-  afterAll(async () => {
-    for (const browser of browsers.values()) await browser.close();
-    await server?.close();
-  });
-
-  async function open(width: number, hash: string): Promise<Page> {
-    const page = await browsers.get(width)!.context.newPage();
-    page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
-    await page.goto(`${server.url}/viewer/${hash}`);
-    return page;
-  }
+  const fixture = browsersByWidth('graph', WIDTHS, ARTIFACTS);
+  const { errors } = fixture;
+  const open = (width: number, hash: string): Promise<Page> => fixture.open(width, hash);
 
   const headers = (page: Page) => page.locator('.grid-titles .grid-th').allTextContents();
 

@@ -1,9 +1,10 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { describeInBrowser } from './browser-suite.js';
-import { BUILT_VIEWER, launchBrowser, REPO_ROOT, startServer, viewerBuilt, type Browser, type RunningServer } from './browser.js';
+import { REPO_ROOT } from './browser.js';
+import { browsersByWidth } from './browsers-by-width.js';
 
 /**
  * The Query view in chromium against the real server, at 1440 and 390 px: the tables and their
@@ -16,30 +17,17 @@ const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts/viewer/query');
 const WIDTHS = [1440, 390] as const;
 
 describeInBrowser('viewer: the Query view', () => {
-  let server: RunningServer;
-  const browsers = new Map<number, Browser>();
-  const errors: string[] = [];
-
-  beforeAll(async () => {
-    if (!viewerBuilt()) throw new Error(`The built viewer is missing (${BUILT_VIEWER}). Run "npm run build".`);
-    mkdirSync(ARTIFACTS, { recursive: true });
-    server = await startServer('graph');
-    for (const width of WIDTHS) browsers.set(width, await launchBrowser({ width, height: width === 390 ? 844 : 900 }));
-  });
-  afterAll(async () => {
-    for (const browser of browsers.values()) await browser.close();
-    await server?.close();
-  });
+  const fixture = browsersByWidth('graph', WIDTHS, ARTIFACTS);
+  const { errors } = fixture;
 
   /** The page, and the statements it sent to /api/v1/sql (in order). */
   async function open(width: number, hash: string): Promise<{ page: Page; statements: string[] }> {
-    const page = await browsers.get(width)!.context.newPage();
     const statements: string[] = [];
-    page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
-    page.on('request', (request) => {
-      if (request.method() === 'POST' && new URL(request.url()).pathname === '/api/v1/sql') statements.push((JSON.parse(request.postData() ?? '{}') as { sql: string }).sql);
-    });
-    await page.goto(`${server.url}/viewer/${hash}`);
+    const page = await fixture.open(width, hash, (p) =>
+      p.on('request', (request) => {
+        if (request.method() === 'POST' && new URL(request.url()).pathname === '/api/v1/sql') statements.push((JSON.parse(request.postData() ?? '{}') as { sql: string }).sql);
+      }),
+    );
     return { page, statements };
   }
 
@@ -54,7 +42,7 @@ describeInBrowser('viewer: the Query view', () => {
         await schema.locator('> summary').click();
       } else expect(await schema.getAttribute('open')).toBe('');
       const tableNames = await page.locator('.schema-name').allTextContents();
-      const answer = (await (await fetch(`${server.url}/api/v1/sql/schema`)).json()) as { tables: { name: string; alias: string | null; kind: string }[] };
+      const answer = (await (await fetch(`${fixture.server.url}/api/v1/sql/schema`)).json()) as { tables: { name: string; alias: string | null; kind: string }[] };
       expect([...tableNames].sort()).toEqual(answer.tables.map((t) => t.alias ?? t.name).sort());
       expect(tableNames.slice(0, answer.tables.filter((t) => t.kind === 'system').length).every((n) => n.startsWith('_'))).toBe(true);
       await page.locator('.schema-filter').fill('Book');
@@ -80,7 +68,7 @@ describeInBrowser('viewer: the Query view', () => {
 
       // A result cut at 10,000 rows says how many there are in all.
       const objects = (await (
-        await fetch(`${server.url}/api/v1/sql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sql: 'SELECT count(*) AS n FROM _objects' }) })
+        await fetch(`${fixture.server.url}/api/v1/sql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sql: 'SELECT count(*) AS n FROM _objects' }) })
       ).json()) as { rows: [string | number][] };
       const n = BigInt(objects.rows[0]![0]);
       await page.locator('.cm-content').focus();
@@ -100,6 +88,36 @@ describeInBrowser('viewer: the Query view', () => {
       expect(download.suggestedFilename()).toBe('query.parquet');
       const bytes = readFileSync((await download.path())!);
       expect([bytes.subarray(0, 4).toString('latin1'), bytes.subarray(-4).toString('latin1')]).toEqual(['PAR1', 'PAR1']);
+      await page.close();
+      expect(errors).toEqual([]);
+    });
+
+    it(`links a column by what it holds: Book's author ids are links, a count named author is a number (${width} px)`, async () => {
+      const { page } = await open(width, '#/microstream/query');
+      await page.locator('.cm-content').waitFor();
+      const run = async (sql: string, rows: RegExp): Promise<{ links: number; texts: string[] }> => {
+        await page.locator('.cm-content').focus();
+        await page.keyboard.press('Control+a');
+        await page.keyboard.type(sql);
+        await page.keyboard.press('Control+Enter');
+        await page.locator('.query-status', { hasText: rows }).waitFor();
+        return page.locator('.grid-body').evaluate((body) => {
+          const index = [...body.querySelectorAll('.grid-titles .grid-th')].map((th) => th.textContent).indexOf('author');
+          const cells = [...body.querySelectorAll('.grid-rows .grid-row')].map((row) => row.children[index]!);
+          return { links: cells.filter((c) => c.querySelector('a.ref-link') !== null).length, texts: cells.map((c) => c.textContent ?? '') };
+        });
+      };
+      const ask = async (sql: string): Promise<unknown[][]> =>
+        ((await (await fetch(`${fixture.server.url}/api/v1/sql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sql }) })).json()) as { rows: unknown[][] }).rows;
+      // Book.author holds references: a link per book (to the author's summary).
+      const authors = await run('SELECT title, author FROM Book ORDER BY title LIMIT 5', /^5 rows/);
+      expect(authors.links).toBe(5);
+      // The same name on a count: numbers, shown as they are.
+      const sql = 'SELECT genre, count(*) AS author FROM Book GROUP BY genre ORDER BY genre';
+      const counts = (await ask(sql)).map((row) => String(row[1]));
+      const grouped = await run(sql, new RegExp(`^${counts.length} rows?`));
+      expect(grouped.links).toBe(0);
+      expect(grouped.texts.slice(0, counts.length)).toEqual(counts);
       await page.close();
       expect(errors).toEqual([]);
     });
@@ -128,7 +146,7 @@ describeInBrowser('viewer: the Query view', () => {
 
     it(`runs the statement of "Open as table" at once: the user asked for it in the viewer (${width} px)`, async () => {
       const found = (await (
-        await fetch(`${server.url}/api/v1/sql`, {
+        await fetch(`${fixture.server.url}/api/v1/sql`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ sql: "SELECT e.owner, count(*) AS n FROM _elements e JOIN _objects o ON o.oid = e.owner WHERE o.type_name = 'java.util.ArrayList' GROUP BY e.owner ORDER BY n DESC, e.owner LIMIT 1" }),

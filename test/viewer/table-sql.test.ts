@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { objectIdColumns, type SqlTable } from '../../viewer/src/grid/sql-types.js';
+import { holdsObjectIds, objectIdColumns, type SqlTable } from '../../viewer/src/grid/sql-types.js';
 import { countSql, filterCondition, pageSql, positionInWhere, selectSql } from '../../viewer/src/grid/table-sql.js';
 
 /** The SQL a type's grid sends to /api/v1/sql: what is shown is what is asked for (and downloaded). */
@@ -69,5 +69,22 @@ describe('the object-id columns of a query result', () => {
       table('java.lang.Long', [{ name: '_oid', type: 'BIGINT', objectId: true }, { name: 'value', type: 'BIGINT', objectId: false }]),
     ];
     expect([...objectIdColumns(tables)].sort()).toEqual(['_oid', 'friend']);
+  });
+
+  it('counts a result column as ids only when its values are ids (a count named like an id column is not)', () => {
+    expect(holdsObjectIds(['1000000000000000028', null, '1000000000000000572'])).toBe(true);
+    // JDK constants are ids too (9e18 + …).
+    expect(holdsObjectIds(['9000000000000000021'])).toBe(true);
+    // `count(*) AS friend`: small numbers, as strings (BIGINT) or numbers.
+    expect(holdsObjectIds(['3', '12'])).toBe(false);
+    expect(holdsObjectIds([3, 12])).toBe(false);
+    // One value out of the range is enough: type ids, the exact boundaries.
+    expect(holdsObjectIds(['1000000000000000028', '1000064'])).toBe(false);
+    expect(holdsObjectIds(['1000000000000000000'])).toBe(false);
+    expect(holdsObjectIds(['1000000000000000001', '9099999999999999999'])).toBe(true);
+    expect(holdsObjectIds(['9100000000000000000'])).toBe(false);
+    // Nothing to link.
+    expect(holdsObjectIds([null, null])).toBe(false);
+    expect(holdsObjectIds([])).toBe(false);
   });
 });

@@ -4,7 +4,7 @@ import { groupDigits } from '../ui/format.js';
 import { DataGrid } from '../grid/data-grid.js';
 import { CSV_TITLE, downloadResult, RAW_CSV_TITLE, type DownloadFormat } from '../grid/downloads.js';
 import { SqlError, type SqlResult, type SqlTable } from '../grid/sql-api.js';
-import { objectIdColumns } from '../grid/sql-types.js';
+import { holdsObjectIds, objectIdColumns } from '../grid/sql-types.js';
 import type { SqlEditor } from '../grid/sql-editor.js';
 import { exampleQueries } from '../grid/example-queries.js';
 import { objectSummaries } from '../grid/summaries.js';
@@ -199,7 +199,8 @@ export class QueryView {
     this.grid.element.hidden = false;
     this.grid.setSource(
       {
-        columns: result.columns.map((c) => ({ name: c.name, type: c.type, objectId: /BIGINT/.test(c.type) && ids.has(c.name) })),
+        // An id column by name, and by what it holds: `count(*) AS orders` is a number, not links.
+        columns: result.columns.map((c, i) => ({ name: c.name, type: c.type, objectId: /BIGINT/.test(c.type) && ids.has(c.name) && holdsObjectIds(result.rows.map((row) => row[i] ?? null)) })),
         total: result.rows.length,
         rows: async (offset, limit) => result.rows.slice(offset, offset + limit),
       },
