@@ -31,9 +31,9 @@ export type { Member, Reference, StoredObject, Value } from './typed-values.js';
 export type { JsonCell } from '../sql/result-values.js';
 
 export interface OpenStorageOptions {
-  /** A storage kept in PostgreSQL: its root table (`ms_graph`), unless the URL names it after `#`. */
+  /** A storage kept in a database: its root table (`ms_graph`, `storage`), unless the spec names it after `#` (SQLite, MariaDB: optional for a database holding one storage). */
   readonly table?: string;
-  /** A storage kept in PostgreSQL: a file whose first line is the password (else PGPASSWORD, ~/.pgpass). */
+  /** A storage kept in PostgreSQL or MariaDB: a file whose first line is the password (else PGPASSWORD, ~/.pgpass; MariaDB ~/.my.cnf). */
   readonly passwordFile?: string;
   /** Follow symbolic links of the storage directory that lead outside it (refused by default). */
   readonly allowExternalLinks?: boolean;
@@ -92,7 +92,7 @@ const DEFAULT_ELEMENT_LIMIT = 1000;
 /** A referenced JDK value's text is whole: it is the value a Java program would read. */
 const REFERENCE_TEXT_LIMIT = Number.MAX_SAFE_INTEGER;
 
-/** Opens a storage: a directory, or `postgres://user@host:port/db` with `table`. */
+/** Opens a storage: a directory, `postgres://user@host:port/db` or `mariadb://user@host:port/db` with `table`, or a SQLite file (`sqlite:PATH`). */
 export async function openStorage(location: string, options: OpenStorageOptions = {}): Promise<InspectedStorage> {
   const source = openStorageSource(location, {
     ...(options.table === undefined ? {} : { table: options.table }),
