@@ -51,7 +51,7 @@ export const FLOOR_PLAN: Readonly<Record<string, readonly string[]>> = {
   'http/api-v1': ['http/guard', 'api-contract', 'registry', 'sql', 'gigamap', 'damaged', 'graph/**', 'check', 'diff', 'rescue', 'inspect', 'storage/**', 'format', 'javatext'],
   'http/viewer': ['http/guard'],
   'http/ops': ['http/java', 'http/guard', 'http/api-v1', 'registry', 'graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
-  http: ['http/**', 'registry', 'sql', 'graph/**', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
+  http: ['http/**', 'registry', 'storage/**'],
   mcp: ['mcp/tools', 'api-contract', 'registry', 'sql', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
   'mcp/tools': ['mcp', 'api-contract', 'registry', 'sql', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
 

@@ -23,10 +23,8 @@ export interface JavaLaneOptions {
   readonly fastifySegments: ReadonlySet<string>;
   /** Host check, CORS, credentials (admission.ts). */
   admit(method: string, url: string, headers: IncomingHttpHeaders): Admission;
-  /** The answer, as the catch-all route computes it (timeout included); never rejects. */
+  /** The answer, as the catch-all route computes it (timeout included, failures logged); never rejects. */
   answer(request: IncomingMessage, response: ServerResponse): Promise<Answer>;
-  /** Called with every answer before it is sent (the catch-all logs failures there). */
-  answered(answer: Answer, url: string): void;
   /** Counts an answer's bytes until its client has taken them (unsent-answers.ts). */
   hold(bytes: number, response: ServerResponse): void;
   /** Whether the server is shutting down (answers then close their connection). */
@@ -84,7 +82,6 @@ export function javaLane(lane: JavaLaneOptions): (request: IncomingMessage, resp
       return true;
     }
     lane.answer(request, response).then((answer) => {
-      lane.answered(answer, url);
       send(lane, request, response, started, id, answer.status, extra, answer.contentType, answer.headers, answer.body);
     });
     return true;
