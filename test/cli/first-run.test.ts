@@ -2,33 +2,22 @@ import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { Writable } from 'node:stream';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { typeNameFor } from '../../src/cli/commands/export.js';
 import { parseServeArgs } from '../../src/cli/commands/serve.js';
-import { runCli } from '../../src/cli/run-cli.js';
 import { defaultLogFormat } from '../../src/cli/server-logger.js';
 import { DEMO_STORAGE, startArguments } from '../../src/cli/start-arguments.js';
 import { closeMatches, didYouMean } from '../../src/cli/suggest.js';
 import { UsageError } from '../../src/errors.js';
+import { runCliInProcess, type CliRun } from '../helpers/cli-in-process.js';
 
 /** A new user's first steps: a storage path one level off, `npm start` with a path, typos, --help, the log on a terminal. */
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-function capture(): { io: { stdout: { write(t: string): void }; stderr: { write(t: string): void } }; out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  return { io: { stdout: { write: (t: string) => void (out += t) }, stderr: { write: (t: string) => void (err += t) } }, out: () => out, err: () => err };
-}
-
-async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const c = capture();
-  const code = await runCli(args, c.io);
-  return { code, out: c.out(), err: c.err() };
-}
+const cli = (...args: string[]): Promise<CliRun> => runCliInProcess(args);
 
 let tmp: string;
 beforeAll(() => {
@@ -44,23 +33,23 @@ describe('a storage path one level off', () => {
   it('one level too high: names the storage below', async () => {
     const result = await cli('check', join(tmp, 'myapp'));
     expect(result.code).toBe(1);
-    expect(result.err).toContain(`${join(tmp, 'myapp')} is not a MicroStream or EclipseStore storage: missing the type dictionary PersistenceTypeDictionary.ptd and a channel directory channel_0.`);
-    expect(result.err).toContain(`Did you mean ${join(tmp, 'myapp', 'storage')}? (it holds PersistenceTypeDictionary.ptd and channel_0/)`);
+    expect(result.stderr).toContain(`${join(tmp, 'myapp')} is not a MicroStream or EclipseStore storage: missing the type dictionary PersistenceTypeDictionary.ptd and a channel directory channel_0.`);
+    expect(result.stderr).toContain(`Did you mean ${join(tmp, 'myapp', 'storage')}? (it holds PersistenceTypeDictionary.ptd and channel_0/)`);
   });
 
   it('one level too low, or a channel that is not there: names the storage above', async () => {
-    expect((await cli('check', join(tmp, 'myapp', 'storage', 'channel_1'))).err).toContain(`Did you mean ${join(tmp, 'myapp', 'storage')}?`);
-    expect((await cli('check', join(tmp, 'myapp', 'storage', 'channel_9'))).err).toContain(`Did you mean ${join(tmp, 'myapp', 'storage')}?`);
+    expect((await cli('check', join(tmp, 'myapp', 'storage', 'channel_1'))).stderr).toContain(`Did you mean ${join(tmp, 'myapp', 'storage')}?`);
+    expect((await cli('check', join(tmp, 'myapp', 'storage', 'channel_9'))).stderr).toContain(`Did you mean ${join(tmp, 'myapp', 'storage')}?`);
   });
 
   it('looks into the usual data/ and storage/ folders', async () => {
-    expect((await cli('check', join(tmp, 'other'))).err).toContain(`Did you mean ${join(tmp, 'other', 'data', 'storage')}?`);
+    expect((await cli('check', join(tmp, 'other'))).stderr).toContain(`Did you mean ${join(tmp, 'other', 'data', 'storage')}?`);
   });
 
   it('says nothing more when nothing near is a storage', async () => {
     const result = await cli('check', join(tmp, 'empty'));
-    expect(result.err).toMatch(/channel_0\.\n$/);
-    expect(result.err).not.toContain('Did you mean');
+    expect(result.stderr).toMatch(/channel_0\.\n$/);
+    expect(result.stderr).not.toContain('Did you mean');
   });
 });
 
@@ -97,9 +86,9 @@ describe('near misses', () => {
   it('suggests the command meant', async () => {
     const result = await cli('servee', 'x');
     expect(result.code).toBe(2);
-    expect(result.err).toContain('unknown command "servee" (did you mean serve?)');
-    expect((await cli('chek')).err).toContain('(did you mean check?)');
-    expect((await cli('frobnicate')).err).not.toContain('did you mean');
+    expect(result.stderr).toContain('unknown command "servee" (did you mean serve?)');
+    expect((await cli('chek')).stderr).toContain('(did you mean check?)');
+    expect((await cli('frobnicate')).stderr).not.toContain('did you mean');
     expect(didYouMean('anlyze', ['serve', 'analyze', 'export'])).toBe(' (did you mean analyze?)');
     expect(closeMatches('xyz', ['serve', 'check'])).toEqual([]);
   });
@@ -107,22 +96,19 @@ describe('near misses', () => {
   it('help <command> prints the command\'s help', async () => {
     const result = await cli('help', 'serve');
     expect(result.code).toBe(0);
-    expect(result.out).toContain('Usage: storage-inspector serve [options] [storages...]');
-    expect((await cli('help', 'servee')).err).toContain('(did you mean serve?)');
+    expect(result.stdout).toContain('Usage: storage-inspector serve [options] [storages...]');
+    expect((await cli('help', 'servee')).stderr).toContain('(did you mean serve?)');
   });
 
   it('export --type takes a simple name that only one type has, and suggests close names', async () => {
-    // export writes to a stream (it waits when the reader is slow).
-    let out = '';
-    let err = '';
-    const stdout = new Writable({ write: (chunk: Buffer, _encoding, done) => void ((out += chunk.toString()), done()) });
-    const code = await runCli(['export', DEMO_STORAGE, '--type', 'Author'], { stdout, stderr: { write: (t: string) => void (err += t) } });
-    expect(code).toBe(0);
-    expect(err).toContain('exported 12 objects of conformance.bookstore.Author (1000069)');
-    expect(out.trim().split('\n')).toHaveLength(12);
+    // export writes to a stream (it waits when the reader is slow): the runner's stdout is one.
+    const exported = await cli('export', DEMO_STORAGE, '--type', 'Author');
+    expect(exported.code).toBe(0);
+    expect(exported.stderr).toContain('exported 12 objects of conformance.bookstore.Author (1000069)');
+    expect(exported.stdout.trim().split('\n')).toHaveLength(12);
     const typo = await cli('export', DEMO_STORAGE, '--type', 'Autor');
     expect(typo.code).toBe(2);
-    expect(typo.err).toContain('no type named Autor in the type dictionary (did you mean conformance.bookstore.Author?)');
+    expect(typo.stderr).toContain('no type named Autor in the type dictionary (did you mean conformance.bookstore.Author?)');
     const names = new Set(['a.Author', 'b.Author', 'a.Book', 'a.Outer$Inner']);
     expect(typeNameFor('a.Book', names)).toBe('a.Book');
     expect(typeNameFor('Book', names)).toBe('a.Book');
@@ -133,12 +119,12 @@ describe('near misses', () => {
 
 describe('--help and option errors', () => {
   it('shows the range of every number option and one help line in every command', async () => {
-    const serve = (await cli('serve', '--help')).out.replace(/\s+/g, ' ');
+    const serve = (await cli('serve', '--help')).stdout.replace(/\s+/g, ' ');
     expect(serve).toContain('how often to look for changes besides file system events (10 to 3,600,000 milliseconds) (default: 500');
     expect(serve).toContain('port to listen on; 0 picks a free one (0 to 65,535) (default: 4567');
     expect(serve).toContain('(default: 268,435,456) (1 KiB to 4 GiB; bytes, or with a unit: 512MB, 1GiB)');
     for (const command of ['serve', 'generate', 'analyze', 'export', 'check', 'rescue']) {
-      const help = (await cli(command, '-h')).out;
+      const help = (await cli(command, '-h')).stdout;
       expect(help).toMatch(/-h, --help +print this help\n/);
       expect(help).not.toContain('display help for command');
     }
@@ -167,7 +153,7 @@ describe('smaller things', () => {
   it('analyze --top limits the data files too', async () => {
     const result = await cli('analyze', DEMO_STORAGE, '--top', '3');
     expect(result.code).toBe(0);
-    const files = result.out.slice(result.out.indexOf('Data files'));
+    const files = result.stdout.slice(result.stdout.indexOf('Data files'));
     expect(files.split('\n')[0]).toBe('Data files (the 3 of 21 with the most waste):');
     expect(files.match(/channel_\d+_\d+\.dat/g)).toHaveLength(3);
   });
@@ -179,7 +165,7 @@ describe('smaller things', () => {
       const port = (blocker.address() as AddressInfo).port;
       const result = await cli('serve', DEMO_STORAGE, '--port', String(port), '--no-follow');
       expect(result.code).toBe(1);
-      expect(result.err).toContain(`cannot listen on 127.0.0.1:${port}: the port is already in use (another server?); choose another with --port <n>, or --port 0 for a free one`);
+      expect(result.stderr).toContain(`cannot listen on 127.0.0.1:${port}: the port is already in use (another server?); choose another with --port <n>, or --port 0 for a free one`);
     } finally {
       blocker.close();
     }

@@ -6,21 +6,12 @@ import { openStorages } from '../../src/cli/commands/serve-storages.js';
 import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { DEFAULT_RECORD_CACHE_BYTES } from '../../src/storage/record-cache.js';
 import { DEFAULT_MAX_DICTIONARY_BYTES } from '../../src/storage/storage.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
-import { runCli, toolVersion } from '../../src/cli/run-cli.js';
+import { toolVersion } from '../../src/cli/run-cli.js';
 import { UsageError } from '../../src/errors.js';
 
 /** Option ranges, environment variables and the tool-level flags of the command line. */
-
-function capture(): { io: { stdout: { write(t: string): void }; stderr: { write(t: string): void } }; out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  return {
-    io: { stdout: { write: (t: string) => void (out += t) }, stderr: { write: (t: string) => void (err += t) } },
-    out: () => out,
-    err: () => err,
-  };
-}
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -73,7 +64,7 @@ describe('command line options', () => {
     expect(() => parseServeArgs(['dir', '--record-cache-bytes', '-1'])).toThrow(/invalid --record-cache-bytes "-1": a size from 0 bytes to/);
     vi.stubEnv('STORAGE_INSPECTOR_RECORD_CACHE_BYTES', '1048576');
     expect(parseServeArgs(['dir'])).toMatchObject({ recordCacheBytes: 1048576 });
-    const { io } = capture();
+    const io = { stdout: { write: () => true }, stderr: { write: () => true } };
     const settings = { dialect: 'spark', follow: false, pollIntervalMs: 500, maxDictionaryBytes: DEFAULT_MAX_DICTIONARY_BYTES } as const;
     const storages = async (recordCacheBytes?: number) =>
       openStorages([{ name: undefined, directory: join(CONFORMANCE_DIR, 'storages', 'graph') }], { ...settings, recordCacheBytes }, {}, new StorageRegistry(), io);
@@ -100,17 +91,17 @@ describe('command line options', () => {
   });
 
   it('prints the version and help, and exits 2 on unknown commands', async () => {
-    const version = capture();
-    expect(await runCli(['--version'], version.io)).toBe(0);
-    expect(version.out()).toBe(`${toolVersion()}\n`);
+    const version = await runCliInProcess(['--version']);
+    expect(version.code).toBe(0);
+    expect(version.stdout).toBe(`${toolVersion()}\n`);
     expect(toolVersion()).toMatch(/^\d+\.\d+\.\d+/);
-    const help = capture();
-    expect(await runCli(['serve', '--help'], help.io)).toBe(0);
-    expect(help.out()).toContain('Usage: storage-inspector serve [options] [storages...]');
-    expect(help.out().replace(/\s+/g, ' ')).toContain('env: STORAGE_INSPECTOR_PORT');
-    const unknown = capture();
-    expect(await runCli(['bogus'], unknown.io)).toBe(2);
-    expect(unknown.err()).toContain('unknown command "bogus"');
+    const help = await runCliInProcess(['serve', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: storage-inspector serve [options] [storages...]');
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('env: STORAGE_INSPECTOR_PORT');
+    const unknown = await runCliInProcess(['bogus']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown command "bogus"');
   });
 });
 

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 
 /**
  * An interrupted `rescue` leaves nothing at --out: the storage is written into a hidden directory
@@ -90,8 +91,7 @@ describe('rescue --out', () => {
   it('onto an existing file is a usage error (exit 2) and leaves the file alone', async () => {
     const file = join(work, 'a-file');
     writeFileSync(file, 'x');
-    let stderr = '';
-    const code = await runCli(['rescue', source, '--out', file], { stdout: { write: () => true }, stderr: { write: (t: string) => (stderr += t) } });
+    const { code, stderr } = await runCliInProcess(['rescue', source, '--out', file]);
     expect(code).toBe(2);
     expect(stderr).toBe(`storage-inspector rescue: --out ${file} exists and is not a directory: rescue writes only to a new or empty directory\n`);
     expect(readdirSync(work).filter((n) => n.startsWith('.a-file'))).toEqual([]);

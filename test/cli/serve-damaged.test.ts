@@ -9,6 +9,7 @@ import { Storage } from '../../src/storage/storage.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { spawnCli } from '../security/cli.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 
 /**
  * `serve` on a storage MicroStream refuses to start: what can be read is served, the damage is on
@@ -67,10 +68,8 @@ describe.each([
 
   it('analyze and export read what can be read, naming the damage; --strict refuses', async () => {
     for (const args of [['analyze', dir, '--json'], ['export', dir, '--type', 'gen.Person']]) {
-      let stdout = '';
-      let stderr = '';
-      const io = { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) } };
-      expect(await runCli(args, io), stderr).toBe(0);
+      const { code: exit, stdout, stderr } = await runCliInProcess(args);
+      expect(exit, stderr).toBe(0);
       expect(stderr).toContain(`storage-inspector: warning: damage: ${join(dir, file)} at offset ${offset}: ${code}: `);
       expect(stdout.length).toBeGreaterThan(100);
       const strict = await runCli([...args, '--strict'], { stdout: { write: () => true }, stderr: { write: () => true } });

@@ -3,16 +3,9 @@ import { parseGenerateArgs } from '../../src/cli/commands/generate.js';
 import { parseServeArgs } from '../../src/cli/commands/serve.js';
 import { parseSqlArgs } from '../../src/cli/commands/sql.js';
 import { parseSize } from '../../src/cli/option-values.js';
-import { runCli } from '../../src/cli/run-cli.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 
 /** Every option that takes a size takes it as bytes or with a unit (`512MB`, `1GiB`), and says so. */
-
-async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(args, { stdout: { write: (t: string) => ((out += t), true) }, stderr: { write: (t: string) => ((err += t), true) } } as never);
-  return { code, out, err };
-}
 
 describe('sizes', () => {
   afterEach(() => {
@@ -47,7 +40,7 @@ describe('sizes', () => {
   });
 
   it('are explained in the help of each command that takes one, and in the general help', async () => {
-    expect((await cli('help')).out).toContain('Sizes are bytes or a number with a unit: 512MB (decimal), 1GiB (binary).');
+    expect((await runCliInProcess(['help'])).stdout).toContain('Sizes are bytes or a number with a unit: 512MB (decimal), 1GiB (binary).');
     for (const [command, flag] of [
       ['serve', '--sql-memory-limit <size>'],
       ['sql', '--sql-memory-limit <size>'],
@@ -55,7 +48,7 @@ describe('sizes', () => {
       ['generate', '--file-size <size>'],
       ['check', '--max-dictionary-bytes <size>'],
     ] as const) {
-      const help = (await cli('help', command)).out.replace(/\s+/g, ' ');
+      const help = (await runCliInProcess(['help', command])).stdout.replace(/\s+/g, ' ');
       expect(help, `${command} ${flag}`).toMatch(new RegExp(`${flag.replace(/[<>-]/g, '\\$&')} .*?; bytes, or with a unit: 512MB, 1GiB\\)`));
     }
   });

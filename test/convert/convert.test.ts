@@ -11,6 +11,7 @@ import { parseTypeDictionary } from '../../src/format/type-dictionary.js';
 import { Storage } from '../../src/storage/storage.js';
 import { StorageWriter } from '../../src/writer/storage-writer.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
 import { corpusStorage } from '../security/server.js';
 
@@ -143,10 +144,9 @@ describe('--file-size', () => {
 
 describe('refused', () => {
   it('--channels 3 (the libraries accept only powers of two) and 2048 are usage errors; nothing is written', async () => {
-    let stderr = '';
-    const io = { stdout: { write: () => true }, stderr: { write: (t: string) => (stderr += t) } };
-    expect(await runCli(['convert', generated, '--out', join(work, 'three'), '--channels', '3'], io)).toBe(2);
-    expect(stderr).toContain('--channels 3: MicroStream and EclipseStore accept only a power of two');
+    const three = await runCliInProcess(['convert', generated, '--out', join(work, 'three'), '--channels', '3']);
+    expect(three.code).toBe(2);
+    expect(three.stderr).toContain('--channels 3: MicroStream and EclipseStore accept only a power of two');
     expect(await runCli(['convert', generated, '--out', join(work, 'many'), '--channels', '2048'], quiet)).toBe(2);
     expect(existsSync(join(work, 'three'))).toBe(false);
   });
@@ -157,8 +157,7 @@ describe('refused', () => {
     const file = join(work, 'a-file');
     writeFileSync(file, 'x');
     for (const out of [empty, file, join(generated, 'inside'), join(generated, 'channel_0', 'x')]) {
-      let stderr = '';
-      const code = await runCli(['convert', generated, '--out', out], { stdout: { write: () => true }, stderr: { write: (t: string) => (stderr += t) } });
+      const { code, stderr } = await runCliInProcess(['convert', generated, '--out', out]);
       expect([out, code]).toEqual([out, 2]);
       expect(stderr).toMatch(/exists|inside the storage/);
     }
@@ -176,8 +175,7 @@ describe('refused', () => {
     const parent = join(work, 'damaged-out');
     mkdirSync(parent);
     await expect(convertStorage(damaged, { out: join(parent, 'new') })).rejects.toBeInstanceOf(DamagedSourceError);
-    let stderr = '';
-    const code = await runCli(['convert', damaged, '--out', join(parent, 'new')], { stdout: { write: () => true }, stderr: { write: (t: string) => (stderr += t) } });
+    const { code, stderr } = await runCliInProcess(['convert', damaged, '--out', join(parent, 'new')]);
     expect(code).toBe(1);
     expect(stderr).toContain('MicroStream 4.1 would refuse to start.');
     expect(stderr).toContain('DATA_FILE_TOO_SHORT');
@@ -210,8 +208,7 @@ describe('--allow-damage', () => {
     const check = await checkStorage(out);
     expect([check.javaStarts, check.problems]).toEqual([true, []]);
     expect(readdirSync(parent)).toEqual(['new']);
-    let text = '';
-    await runCli(['convert', damaged, '--out', join(parent, 'again'), '--allow-damage'], { stdout: { write: (t: string) => (text += t) }, stderr: { write: () => true } });
+    const { stdout: text } = await runCliInProcess(['convert', damaged, '--out', join(parent, 'again'), '--allow-damage']);
     expect(text).toContain(`  Rescued first:     the storage is damaged (MISSING_REFERENCE_TARGET, DATA_FILE_TOO_SHORT, RECORD_PAST_COMMITTED_END); converted what rescue keeps: `);
     expect(text).toContain(`${rescued.replacedCount} references to lost objects replaced`);
   });
@@ -258,13 +255,14 @@ describe('a storage without roots entity', () => {
 
 describe('the command', () => {
   it('prints the report as text and as JSON (ids and counts as the report has them)', async () => {
-    let text = '';
-    expect(await runCli(['convert', corpusStorage('graph'), '--out', join(work, 'cli-text'), '--channels', '1'], { stdout: { write: (t: string) => (text += t) }, stderr: { write: () => true } })).toBe(0);
+    const { code, stdout: text } = await runCliInProcess(['convert', corpusStorage('graph'), '--out', join(work, 'cli-text'), '--channels', '1']);
+    expect(code).toBe(0);
     expect(text).toContain('Channels:          2 → 1');
     expect(text).toContain('Superseded:        94 older versions left out, 7,023 bytes');
     expect(text).toContain('Garbage:           35 unreachable objects left out, 1,869 bytes');
-    let json = '';
-    expect(await runCli(['convert', corpusStorage('graph'), '--out', join(work, 'cli-json'), '--json'], { stdout: { write: (t: string) => (json += t) }, stderr: { write: () => true } })).toBe(0);
+    const asJson = await runCliInProcess(['convert', corpusStorage('graph'), '--out', join(work, 'cli-json'), '--json']);
+    expect(asJson.code).toBe(0);
+    const json = asJson.stdout;
     const report = JSON.parse(json) as { written: { objects: number }; garbage: { objects: number; bytes: number }; channels: number };
     expect([report.written.objects, report.garbage.objects, report.garbage.bytes, report.channels]).toEqual([1228, 35, 1869, 2]);
   });
@@ -304,8 +302,7 @@ describe('--to', () => {
     const source = join(CONFORMANCE_DIR, '..', 'conformance-es', 'storages', 'graph');
     const parent = join(work, 'to-ms');
     mkdirSync(parent);
-    let stderr = '';
-    const code = await runCli(['convert', source, '--out', join(parent, 'new'), '--to', 'microstream'], { stdout: { write: () => true }, stderr: { write: (t: string) => (stderr += t) } });
+    const { code, stderr } = await runCliInProcess(['convert', source, '--out', join(parent, 'new'), '--to', 'microstream']);
     expect(code).toBe(2);
     expect(stderr).toContain('is an EclipseStore storage; convert does not move storages back to MicroStream');
     expect(readdirSync(parent)).toEqual([]);

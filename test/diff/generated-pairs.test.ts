@@ -2,12 +2,12 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
 import type { ElementsChange, MemberChange, ValueChange } from '../../src/diff/member-changes.js';
 import { diffStorages, type DiffReport, type ObjectChange } from '../../src/diff/storage-diff.js';
 import { Storage } from '../../src/storage/storage.js';
 import { StorageWriter } from '../../src/writer/storage-writer.js';
 import { reflectiveMembers } from '../../src/writer/type-definitions.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 
 /**
  * Generated pairs: a storage written by the project's writer, and a copy changed by the writer in
@@ -200,12 +200,7 @@ async function builtIns(dir: string): Promise<number> {
 }
 
 describe('storage-inspector diff', () => {
-  const run = async (args: string[]) => {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(['diff', ...args], { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) } });
-    return { code, stdout, stderr };
-  };
+  const run = (args: string[]) => runCliInProcess(['diff', ...args]);
 
   it('exits 1 with differences, one NDJSON line per differing object', async () => {
     const { code, stdout, stderr } = await run([before, after, '--ndjson']);

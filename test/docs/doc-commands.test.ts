@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseMcpArgs } from '../../src/cli/commands/mcp.js';
 import { parseServeArgs } from '../../src/cli/commands/serve.js';
 import { parseSqlArgs } from '../../src/cli/commands/sql.js';
-import { runCli } from '../../src/cli/run-cli.js';
 import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
 import { Storage } from '../../src/storage/storage.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 import { REPO_ROOT } from '../viewer/browser.js';
 
 /**
@@ -111,11 +111,7 @@ function demoCopy(): string {
   return copy;
 }
 
-async function cli(args: string[]): Promise<{ code: number; stderr: string }> {
-  let stderr = '';
-  const code = await runCli(args, { stdout: { write: () => true }, stderr: { write: (t: string) => ((stderr += t), true) } } as never);
-  return { code, stderr };
-}
+const cli = runCliInProcess;
 
 describe('every command the docs show', () => {
   it('finds them, the README\'s and the story ones included', () => {

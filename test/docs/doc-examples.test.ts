@@ -2,9 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 import { REPO_ROOT } from '../viewer/browser.js';
 
 /**
@@ -75,12 +74,10 @@ function matches(shown: readonly string[], actual: readonly string[]): boolean {
 async function runExample(command: string): Promise<string[]> {
   const head = /\s*\|\s*head -(\d+)$/.exec(command);
   const args = command.replace(/\s*\|.*$/, '').split(/\s+/).slice(1);
-  let out = '';
-  const stdout = new Writable({ write: (chunk: Buffer, _encoding, done) => void ((out += chunk.toString()), done()) });
-  const code = await runCli(args, { stdout, stderr: { write: () => undefined } });
+  const { code, stdout } = await runCliInProcess(args);
   expect(code).toBe(0);
   // CSV rows end with CRLF (RFC 4180); the page shows lines.
-  const lines = out.replace(/\r?\n$/, '').split(/\r?\n/);
+  const lines = stdout.replace(/\r?\n$/, '').split(/\r?\n/);
   return head === null ? lines : lines.slice(0, Number(head[1]));
 }
 

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
+import { runCliInProcess as run } from '../helpers/cli-in-process.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
 import { databaseDigest, dropDatabase, postgresInfo, preparedStorageDatabase, READER_PASSWORD, readerUrl } from '../helpers/postgres.js';
 
@@ -27,13 +27,6 @@ describe('convert of a storage kept in PostgreSQL', () => {
     rmSync(work, { recursive: true, force: true });
     rmSync(passwordFile, { force: true });
   });
-
-  async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(argv, { stdout: { write: (t: string) => void (stdout += t) }, stderr: { write: (t: string) => void (stderr += t) } } as never);
-    return { code, stdout, stderr };
-  }
 
   it('the same data files and dictionary as the conversion of the directory; nothing written to the database', async () => {
     const { database, digest } = await preparedStorageDatabase('graph', 'convert');

@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
 import { diffStorages, type ObjectChange } from '../../src/diff/storage-diff.js';
 import { openStorageSource } from '../../src/storage/open-source.js';
 import { Storage } from '../../src/storage/storage.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 import { CONFORMANCE_DIR, expectedBody, loadCases } from '../helpers/conformance.js';
 import { cloneStorageDatabase, dropDatabase, postgresInfo, READER_PASSWORD, readerUrl, SQL_CONFORMANCE_DIR } from '../helpers/postgres.js';
 
@@ -66,11 +66,7 @@ describe('diff with a storage kept in PostgreSQL', () => {
   });
 
   it('storage-inspector diff takes PostgreSQL storages and exits 0 when equal', async () => {
-    let stderr = '';
-    const code = await runCli(['diff', readerUrl(database), readerUrl(database), '--table', 'ms_graph', '--pg-password-file', passwordFile], {
-      stdout: { write: () => true },
-      stderr: { write: (t: string) => ((stderr += t), true) },
-    });
+    const { code, stderr } = await runCliInProcess(['diff', readerUrl(database), readerUrl(database), '--table', 'ms_graph', '--pg-password-file', passwordFile]);
     expect(code, stderr).toBe(0);
   });
 });

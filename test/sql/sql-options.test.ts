@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseServeArgs } from '../../src/cli/commands/serve.js';
 import { parseSqlArgs } from '../../src/cli/commands/sql.js';
-import { runCli } from '../../src/cli/run-cli.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 
 /** The SQL options of `serve` and `sql`: checked before anything starts, non-finite values too. */
 
@@ -32,8 +32,7 @@ describe('SQL options', () => {
     await expect(parseSqlArgs(['dir', 'SELECT 1', '--file', 'q.sql'])).rejects.toThrow(/not both/);
     await expect(parseSqlArgs(['dir', 'SELECT 1', 'extra'])).rejects.toThrow(/too many arguments/);
     await expect(parseSqlArgs(['dir', '   '])).rejects.toThrow(/empty/);
-    let stderr = '';
-    const code = await runCli(['sql', 'dir', 'SELECT 1', '--format', 'xml'], { stdout: { write: () => true }, stderr: { write: (t: string) => ((stderr += t), true) } });
+    const { code, stderr } = await runCliInProcess(['sql', 'dir', 'SELECT 1', '--format', 'xml']);
     expect(code).toBe(2);
     expect(stderr).toMatch(/xml/);
   });

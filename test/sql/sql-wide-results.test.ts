@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
 import { historyPath } from '../../src/cli/shell-history.js';
 import { runShell, ShellNotices } from '../../src/cli/sql-shell.js';
 import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { formatTable } from '../../src/sql/result-text.js';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
 import { Storage } from '../../src/storage/storage.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
 
 /**
@@ -21,15 +21,7 @@ import { CONFORMANCE_DIR } from '../helpers/conformance.js';
 
 const GRAPH = join(CONFORMANCE_DIR, 'storages', 'graph');
 
-async function cli(args: string[], columns?: number): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(args, {
-    stdout: { write: (t: string) => ((stdout += t), true), ...(columns === undefined ? {} : { columns }) },
-    stderr: { write: (t: string) => ((stderr += t), true) },
-  } as never);
-  return { code, stdout, stderr };
-}
+const cli = (args: string[], columns?: number) => runCliInProcess(args, { columns });
 
 let storage: Storage;
 let registry: StorageRegistry;
