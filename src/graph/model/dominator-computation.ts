@@ -64,20 +64,49 @@ export function* dominatorSteps(graph: GraphIndex, channels: readonly Pick<Stora
   const roots = graph.rootsNode;
   const version = graph.version;
   if (roots < 0 || !graph.isStored(roots)) return DominatorTree.empty(version, n);
+  // The work done since the last yield is carried from step to step.
+  const numbering = yield* numberingSteps(graph, roots, slice);
+  const idom = new Uint32Array(numbering.reached + 1);
+  let work = yield* semidominatorSteps(graph.adjacency, numbering, idom, slice, numbering.work);
+  work = yield* immediateDominatorSteps(numbering, idom, slice, work);
+  const bytes = objectBytes(graph, channels, numbering);
+  yield { phase: 'retained sizes', done: 0, total: numbering.reached };
+  return retainedSizes(version, roots, numbering, idom, bytes);
+}
+
+/**
+ * Step 1's result: DFS preorder numbers (0: not reached) of the nodes, the node and the DFS
+ * parent of each number, and two arrays of n + 1 numbers that the next steps use (`semi`,
+ * `label`; an empty array once a step is done with one).
+ */
+interface Numbering {
+  readonly num: Uint32Array;
+  readonly vertex: Uint32Array;
+  readonly parent: Uint32Array;
+  semi: Uint32Array;
+  label: Uint32Array;
+  readonly reached: number;
+  /** Work since the last yield. */
+  readonly work: number;
+}
+
+/**
+ * 1. Depth-first preorder numbers (0: not reached), the DFS parent of each number. While
+ * numbering, `semi` holds each stacked node's cursor and `label` the stack itself.
+ */
+function* numberingSteps(graph: GraphIndex, roots: number, slice: number): Generator<DominatorProgress, Numbering> {
+  const n = graph.nodeCount;
   const types = graph.typeOfNode;
   const adjacency = graph.adjacency;
   const rows = adjacency.baseRows;
   const rowStart = adjacency.baseRowStart;
   const baseNodes = adjacency.baseNodeCount;
   const overlays = adjacency.hasForwardOverlays;
-
-  // 1. Depth-first preorder numbers (0: not reached), the DFS parent of each number. While
-  // numbering, `semi` holds each stacked node's cursor and `label` the stack itself.
   const num = new Uint32Array(n);
   const vertex = new Uint32Array(n + 1);
   const parent = new Uint32Array(n + 1);
-  let semi = new Uint32Array(n + 1);
-  let label = new Uint32Array(n + 1);
+  const semi = new Uint32Array(n + 1);
+  const label = new Uint32Array(n + 1);
   const cursorOf = (v: number): number => (overlays && adjacency.forwardOverlayOf(v) !== undefined ? 0 : v < baseNodes ? (rowStart[v] as number) : 0);
   let count = 1;
   num[roots] = 1;
@@ -131,17 +160,26 @@ export function* dominatorSteps(graph: GraphIndex, channels: readonly Pick<Stora
       yield { phase: 'numbering', done: count, total: n };
     }
   }
-  const reached = count;
+  return { num, vertex, parent, semi, label, reached: count, work };
+}
 
-  // 2. Semidominators, in reverse preorder: the smallest number among the referrers' evaluated
-  // labels (a referrer numbered below w is its own candidate). `ancestor` links each processed
-  // number to its DFS parent; `idom` serves as the path compression's stack until step 3.
+/**
+ * 2. Semidominators, in reverse preorder: the smallest number among the referrers' evaluated
+ * labels (a referrer numbered below w is its own candidate). `ancestor` links each processed
+ * number to its DFS parent; `idom` serves as the path compression's stack until step 3.
+ * Returns the work since the last yield.
+ */
+function* semidominatorSteps(adjacency: GraphIndex['adjacency'], numbering: Numbering, idom: Uint32Array, slice: number, work: number): Generator<DominatorProgress, number> {
+  const { num, vertex, parent, semi, reached } = numbering;
+  const label = numbering.label;
+  const rows = adjacency.baseRows;
+  const rowStart = adjacency.baseRowStart;
+  const baseNodes = adjacency.baseNodeCount;
   for (let w = 1; w <= reached; w++) {
     semi[w] = w;
     label[w] = w;
   }
-  let ancestor = new Uint32Array(reached + 1);
-  const idom = new Uint32Array(reached + 1);
+  const ancestor = new Uint32Array(reached + 1);
   const pathStack = idom;
   const evaluate = (v: number): number => {
     if (ancestor[v] === 0) return v;
@@ -191,11 +229,16 @@ export function* dominatorSteps(graph: GraphIndex, channels: readonly Pick<Stora
       yield { phase: 'semidominators', done: reached - w, total: reached };
     }
   }
-  ancestor = new Uint32Array(0);
-  label = new Uint32Array(0);
+  numbering.label = EMPTY;
+  return work;
+}
 
-  // 3. Immediate dominators in preorder: from the DFS parent up the tree built so far while
-  // above the semidominator's number.
+/**
+ * 3. Immediate dominators in preorder: from the DFS parent up the tree built so far while
+ * above the semidominator's number. Returns the work since the last yield.
+ */
+function* immediateDominatorSteps(numbering: Numbering, idom: Uint32Array, slice: number, work: number): Generator<DominatorProgress, number> {
+  const { parent, semi, reached } = numbering;
   idom[1] = 0;
   for (let w = 2; w <= reached; w++) {
     const s = semi[w] as number;
@@ -207,11 +250,12 @@ export function* dominatorSteps(graph: GraphIndex, channels: readonly Pick<Stora
       yield { phase: 'dominators', done: w, total: reached };
     }
   }
+  return work;
+}
 
-  // 4. Retained objects and bytes, children before their dominator (reverse preorder).
-  const retained = semi;
-  retained.fill(1, 1, reached + 1);
-  semi = new Uint32Array(0);
+/** 4a. The record length of each reached object, by preorder number. */
+function objectBytes(graph: GraphIndex, channels: readonly Pick<StorageChannel, 'objects'>[], numbering: Numbering): Float64Array {
+  const { num, reached } = numbering;
   const bytes = new Float64Array(reached + 1);
   for (const channel of channels) {
     channel.objects.forEach((low, high, _fileSlot, _offset, length) => {
@@ -221,7 +265,16 @@ export function* dominatorSteps(graph: GraphIndex, channels: readonly Pick<Stora
       if (w !== 0) bytes[w] = length;
     });
   }
-  yield { phase: 'retained sizes', done: 0, total: reached };
+  return bytes;
+}
+
+/** 4b. Retained objects and bytes, children before their dominator (reverse preorder), and the tree. */
+function retainedSizes(version: number, roots: number, numbering: Numbering, idom: Uint32Array, bytes: Float64Array): DominatorTree {
+  const { num, vertex, reached } = numbering;
+  const n = num.length;
+  const retained = numbering.semi;
+  retained.fill(1, 1, reached + 1);
+  numbering.semi = EMPTY;
   for (let w = reached; w >= 2; w--) {
     const d = idom[w] as number;
     retained[d] = (retained[d] as number) + (retained[w] as number);
@@ -238,3 +291,5 @@ export function* dominatorSteps(graph: GraphIndex, channels: readonly Pick<Stora
     for (let w = 1; w <= reached; w++) write(vertex[w] as number, bytes[w] as number);
   });
 }
+
+const EMPTY = new Uint32Array(0);
