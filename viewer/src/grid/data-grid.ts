@@ -1,9 +1,13 @@
 import { clear, h } from '../ui/dom.js';
 import { morph, placeRows } from '../ui/dom-patch.js';
-import { quote } from '../ui/format.js';
 import type { GridState } from '../shell/router.js';
 import { ColumnWidths, OWN_ID_COLUMNS } from './column-widths.js';
-import type { SqlColumn, SqlValue } from './sql-api.js';
+import { cellElement, columnTemplate, displayText, type GridColumn } from './grid-cells.js';
+import { fillColumnsMenu, headerRows } from './grid-header.js';
+import { moveByKey } from './grid-keys.js';
+import type { SqlValue } from './sql-api.js';
+
+export type { GridColumn } from './grid-cells.js';
 
 /**
  * A grid of rows with one column per field: virtualized (only the rows in view are in the page,
@@ -13,11 +17,6 @@ import type { SqlColumn, SqlValue } from './sql-api.js';
  * opens the object of the cell. What it shows (sort, filters, hidden columns) is the owner's
  * state: changes go to `onState`, which rebuilds the source.
  */
-
-export interface GridColumn extends SqlColumn {
-  /** Holds object ids: shown as links to the Data view with a summary. */
-  readonly objectId: boolean;
-}
 
 export interface GridSource {
   readonly columns: readonly GridColumn[];
@@ -122,20 +121,9 @@ export class DataGrid {
     return [...visible.filter((c) => !OWN_ID_COLUMNS.has(c.name)), ...visible.filter((c) => OWN_ID_COLUMNS.has(c.name))];
   }
 
-  /**
-   * The columns' widths; narrower in all than the grid, the room left goes to the columns that
-   * may be cut (texts, references), else to the last one: the columns use the width there is.
-   */
+  /** The columns' widths; the room left in the grid goes to the columns that may be cut (grid-cells.ts). */
   private template(): string {
-    const columns = this.visibleColumns();
-    const widths = columns.map((c) => this.widths.of(c.name));
-    const room = this.body.clientWidth - widths.reduce((n, w) => n + w, 0) - 1;
-    if (room > 0 && columns.length > 0) {
-      const wide = columns.map((c, i) => (isCuttable(c) ? i : -1)).filter((i) => i >= 0);
-      const takers = wide.length > 0 ? wide : [columns.length - 1];
-      for (const i of takers) widths[i] = widths[i]! + Math.floor(room / takers.length);
-    }
-    return widths.map((w) => `${w}px`).join(' ');
+    return columnTemplate(this.visibleColumns(), (name) => this.widths.of(name), this.body.clientWidth);
   }
 
   private applyTemplate(): void {
@@ -160,83 +148,32 @@ export class DataGrid {
     this.applyTemplate();
   }
 
-  /** The text a cell shows for a value (a reference: its summary once known). */
   private displayText(column: GridColumn, value: SqlValue): string {
-    if (value === null) return 'null';
-    if (column.objectId && typeof value === 'string' && /^[0-9]+$/.test(value) && value !== '0') {
-      return OWN_ID_COLUMNS.has(column.name) ? value : (this.summaryTexts.get(value) ?? value);
-    }
-    return typeof value === 'string' && /CHAR|TEXT|STRING/.test(column.type) ? quote(value, 500) : String(value);
+    return displayText(column, value, this.summaryTexts);
   }
 
   private renderHeader(): void {
-    const columns = this.visibleColumns();
-    const template = this.template();
-    const titles = h(
-      'div',
-      { class: 'grid-row grid-titles', role: 'row' },
-      columns.map((column) => {
-        const sorted = this.state.sort === column.name;
-        const label = `${column.name}${sorted ? (this.state.desc === true ? ' ▼' : ' ▲') : ''}`;
-        const title = this.options.sortable
-          ? h('button', { type: 'button', class: 'grid-sort', title: `${column.name} (${column.type}): sort`, onclick: () => this.sortBy(column.name) }, label)
-          : h('span', { class: 'grid-title', title: `${column.name} (${column.type})` }, label);
-        const handle = h('span', { class: 'grid-resize', 'aria-hidden': 'true', title: 'drag to resize, double-click to fit the content' });
-        handle.addEventListener('pointerdown', (event) => this.startResize(event, column.name));
-        handle.addEventListener('dblclick', (event) => {
-          event.preventDefault();
-          this.fit(column);
-        });
-        return h('div', { class: 'grid-cell grid-th', role: 'columnheader', 'aria-sort': sorted ? (this.state.desc === true ? 'descending' : 'ascending') : 'none' }, title, handle);
-      }),
-    );
-    const rows: HTMLElement[] = [titles];
-    if (this.options.filterable) {
-      rows.push(
-        h(
-          'div',
-          { class: 'grid-row grid-filters', role: 'row' },
-          columns.map((column) => {
-            const input = h('input', {
-              type: 'search',
-              class: 'grid-filter',
-              value: this.state.filters?.[column.name] ?? '',
-              placeholder: column.objectId || /INT|DOUBLE|FLOAT|DECIMAL|REAL/.test(column.type) ? '= < > …' : 'contains…',
-              'aria-label': `filter ${column.name}`,
-              spellcheck: 'false',
-            });
-            input.addEventListener('change', () => this.setFilter(column.name, input.value));
-            input.addEventListener('keydown', (event) => event.stopPropagation());
-            return h('div', { class: 'grid-cell', role: 'gridcell' }, input);
-          }),
-        ),
-      );
-    }
+    const rows = headerRows(this.visibleColumns(), this.state, {
+      sortable: this.options.sortable,
+      filterable: this.options.filterable,
+      sortBy: (column) => this.sortBy(column),
+      setFilter: (column, text) => this.setFilter(column, text),
+      startResize: (event, column) => this.startResize(event, column),
+      fit: (column) => this.fit(column),
+    });
     // Styles set through the CSSOM: the page's Content-Security-Policy refuses style attributes.
+    const template = this.template();
     for (const row of rows) row.style.gridTemplateColumns = template;
     clear(this.header, rows);
   }
 
   private renderMenu(): void {
-    const hidden = new Set(this.state.hidden ?? []);
-    clear(
-      this.menu,
-      h('summary', { class: 'button small' }, `Columns${hidden.size > 0 ? ` (${hidden.size} hidden)` : ''}`),
-      h(
-        'div',
-        { class: 'grid-menu-list' },
-        (this.source?.columns ?? []).map((column) => {
-          const box = h('input', { type: 'checkbox', checked: !hidden.has(column.name) });
-          box.addEventListener('change', () => {
-            const next = new Set(this.state.hidden ?? []);
-            if (box.checked) next.delete(column.name);
-            else next.add(column.name);
-            this.options.onState({ ...this.state, hidden: [...next] });
-          });
-          return h('label', null, box, ` ${column.name}`);
-        }),
-      ),
-    );
+    fillColumnsMenu(this.menu, this.source?.columns ?? [], this.state.hidden ?? [], (column, shown) => {
+      const next = new Set(this.state.hidden ?? []);
+      if (shown) next.delete(column);
+      else next.add(column);
+      this.options.onState({ ...this.state, hidden: [...next] });
+    });
   }
 
   private sortBy(column: string): void {
@@ -310,26 +247,11 @@ export class DataGrid {
   }
 
   private cell(column: GridColumn, values: readonly SqlValue[] | undefined, row: number, c: number): HTMLElement {
-    const index = this.source!.columns.indexOf(column);
     const active = row === this.active.row && c === this.active.column;
     const attrs = { class: `grid-cell${active ? ' active' : ''}`, role: 'gridcell', id: `grid-cell-${row}-${c}` };
     if (values === undefined) return h('div', { ...attrs, class: `${attrs.class} loading` }, '…');
-    const value = values[index] ?? null;
-    if (value === null) return h('div', { ...attrs, class: `${attrs.class} v-null` }, 'null');
-    if (column.objectId && typeof value === 'string' && /^[0-9]+$/.test(value) && value !== '0') {
-      // The row's own id as itself; references as a summary of what they point at.
-      if (OWN_ID_COLUMNS.has(column.name)) return h('div', attrs, h('a', { class: 'ref-link', href: this.options.objectHref(value), tabindex: '-1' }, value));
-      const summary = this.summaryTexts.get(value);
-      if (summary === undefined) this.summaryWanted.add(value);
-      return h(
-        'div',
-        { ...attrs, title: summary === undefined ? value : `${value}: ${summary}` },
-        h('a', { class: 'ref-link', href: this.options.objectHref(value), tabindex: '-1' }, summary === undefined ? value : summary),
-      );
-    }
-    const text = this.displayText(column, value);
-    const cls = typeof value === 'number' || /INT|DOUBLE|FLOAT|DECIMAL|REAL/.test(column.type) ? 'v-number' : typeof value === 'boolean' ? 'v-keyword' : /CHAR/.test(column.type) ? 'v-string' : 'v-other';
-    return h('div', { ...attrs, class: `${attrs.class} ${cls}`, title: String(value).slice(0, 2000) }, text);
+    const value = values[this.source!.columns.indexOf(column)] ?? null;
+    return cellElement(column, value, attrs, { summaries: this.summaryTexts, wanted: this.summaryWanted, objectHref: this.options.objectHref });
   }
 
   private async load(page: number): Promise<void> {
@@ -373,50 +295,19 @@ export class DataGrid {
   private onKey(event: KeyboardEvent): void {
     const source = this.source;
     if (source === undefined || source.total === 0) return;
-    const columns = this.visibleColumns().length;
-    const perPage = Math.max(1, Math.floor(this.body.clientHeight / ROW_HEIGHT) - 2);
-    let { row, column } = this.active;
-    switch (event.key) {
-      case 'ArrowDown':
-        row++;
-        break;
-      case 'ArrowUp':
-        row--;
-        break;
-      case 'ArrowRight':
-        column++;
-        break;
-      case 'ArrowLeft':
-        column--;
-        break;
-      case 'PageDown':
-        row += perPage;
-        break;
-      case 'PageUp':
-        row -= perPage;
-        break;
-      case 'Home':
-        if (event.ctrlKey) row = 0;
-        else column = 0;
-        break;
-      case 'End':
-        if (event.ctrlKey) row = source.total - 1;
-        else column = columns - 1;
-        break;
-      case 'Enter': {
-        const link = this.rowsLayer.querySelector<HTMLAnchorElement>(`#grid-cell-${row}-${column} a`);
-        if (link !== null) {
-          event.preventDefault();
-          const oid = /object\/([0-9]+)/.exec(link.href)?.[1];
-          if (oid !== undefined) this.options.openObject(oid);
-        }
-        return;
-      }
-      default:
-        return;
+    if (event.key === 'Enter') {
+      const link = this.rowsLayer.querySelector<HTMLAnchorElement>(`#grid-cell-${this.active.row}-${this.active.column} a`);
+      if (link === null) return;
+      event.preventDefault();
+      const oid = /object\/([0-9]+)/.exec(link.href)?.[1];
+      if (oid !== undefined) this.options.openObject(oid);
+      return;
     }
+    const perPage = Math.max(1, Math.floor(this.body.clientHeight / ROW_HEIGHT) - 2);
+    const next = moveByKey(event.key, event.ctrlKey, this.active, { rows: source.total, columns: this.visibleColumns().length, perPage });
+    if (next === undefined) return;
     event.preventDefault();
-    this.active = { row: Math.max(0, Math.min(source.total - 1, row)), column: Math.max(0, Math.min(columns - 1, column)) };
+    this.active = next;
     this.scrollToActive();
     this.renderRows();
   }
@@ -430,10 +321,4 @@ export class DataGrid {
     const cell = this.rowsLayer.querySelector<HTMLElement>(`#grid-cell-${this.active.row}-${this.active.column}`);
     cell?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
   }
-}
-
-/** A column whose values may be cut (texts, summaries of references): it takes the room left. */
-function isCuttable(column: GridColumn): boolean {
-  if (column.objectId) return !OWN_ID_COLUMNS.has(column.name);
-  return !/INT|DOUBLE|FLOAT|DECIMAL|REAL|NUMERIC|BOOLEAN|DATE|TIME|INTERVAL/.test(column.type);
 }
