@@ -1,4 +1,4 @@
-/** Helpers shared by the tests of the Java value texts (`src/format/java-*-text.ts`). */
+/** Helpers shared by the tests of the Java value texts (`src/javatext/java-*-text.ts`). */
 import { expect } from 'vitest';
 import { JavaValueError } from '../../src/javatext/java-value-error.js';
 
