@@ -1,6 +1,6 @@
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveCommand } from './commands/serve.js';
+import { serveCommand } from './commands/serve-options.js';
 import { parseCommand } from './option-values.js';
 
 /**
