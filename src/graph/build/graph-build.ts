@@ -102,6 +102,29 @@ interface BuildThreads {
 }
 
 async function build(source: GraphSource, options: BuildOptions, threads: BuildThreads): Promise<BuildResult> {
+  const decoded = await decodeFiles(source, options, threads);
+  options.onProgress?.({ phase: 'linking', ...decoded.progress });
+  await options.pause?.();
+  return linkGraph(source, decoded, threads.reachability);
+}
+
+/** What reading and decoding every data file left for linking (`decodeFiles`). */
+interface DecodedFiles {
+  readonly nodes: NodeIds;
+  readonly types: TypeTable;
+  readonly state: BuildState;
+  readonly decoder: RecordDecoder;
+  readonly decoding: DecodeThread | undefined;
+  /** Shared memory when another thread reads and writes the build's arrays. */
+  readonly memory: typeof shared;
+  readonly progress: { readonly bytesDone: number; readonly bytesTotal: number; readonly filesDone: number; readonly filesTotal: number };
+}
+
+/**
+ * The first phase: every data file read and its latest records decoded into forward lists, the
+ * decode thread (when there is one) taking the channels of at least half the bytes.
+ */
+async function decodeFiles(source: GraphSource, options: BuildOptions, threads: BuildThreads): Promise<DecodedFiles> {
   const channels = source.channels;
   const files = channels.flatMap((c) => c.files.map((f) => ({ channel: c, file: f })));
   const bytesTotal = files.reduce((sum, f) => sum + f.file.totalLength, 0);
@@ -149,7 +172,6 @@ async function build(source: GraphSource, options: BuildOptions, threads: BuildT
   const memory = thread === undefined && decoding === undefined ? unshared : shared;
   const types = new TypeTable(source.dictionary);
   const state = new BuildState(n, memory, types);
-  const { typeOfNode, degrees } = state;
   decoding?.start({ kind: 'start', nodes: nodes.toParts(), arrays: state.sharedArrays });
   const ours = files.map((f, order) => ({ ...f, order })).filter((f) => !theirs.has(f.channel));
   const decoder = new RecordDecoder(nodes, types, channels.length);
@@ -183,9 +205,18 @@ async function build(source: GraphSource, options: BuildOptions, threads: BuildT
     await decodeHere(channel, file, order, SYNC_LOCAL_FILES.chunks(file.path, 0, file.totalLength));
   }
   if (decoding !== undefined) state.adoptWorkerLists(await decoding.done());
-  options.onProgress?.({ phase: 'linking', bytesDone, bytesTotal, filesDone, filesTotal: files.length });
-  await options.pause?.();
+  return { nodes, types, state, decoder, decoding, memory, progress: { bytesDone, bytesTotal, filesDone, filesTotal: files.length } };
+}
 
+/**
+ * The second phase: referrer counts, the rows of forward and referrer halves (shared with the
+ * decode thread when there is one), reachability from the roots (swept in another thread when
+ * one is there), the graph index.
+ */
+async function linkGraph(source: GraphSource, decoded: DecodedFiles, thread: ReachabilityThread | undefined): Promise<BuildResult> {
+  const { nodes, types, state, decoder, decoding, memory } = decoded;
+  const { typeOfNode, degrees } = state;
+  const n = nodes.count;
   const rootsNode = source.rootsObjectId === 0n ? -1 : nodes.nodeOfId(source.rootsObjectId);
   const sweepable = rootsNode >= 0 && typeOfNode[rootsNode] !== NOT_STORED;
   const reach = memory.u8(Math.ceil(n / 8));
