@@ -20,7 +20,7 @@ export class AnalysisView {
   constructor(private readonly app: ViewHost) {
     this.body = h('div', { class: 'stats-body' });
     const refresh = h('button', { type: 'button', class: 'button', onclick: () => void this.refresh() }, '↻ Refresh');
-    this.element = h('section', { class: 'view analysis-view', 'aria-label': 'Analysis' }, h('div', { class: 'stats-toolbar' }, h('h2', null, 'Garbage and waste'), refresh), this.body);
+    this.element = h('section', { class: 'view page-view analysis-view', 'aria-label': 'Analysis' }, h('div', { class: 'stats-toolbar' }, h('h2', null, 'Garbage and waste'), refresh), this.body);
   }
 
   async show(): Promise<void> {

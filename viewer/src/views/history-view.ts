@@ -67,7 +67,7 @@ export class HistoryView {
     this.detail = h('div', { class: 'hv-detail', 'aria-live': 'polite' });
     this.element = h(
       'section',
-      { class: 'view history-view', 'aria-label': 'History' },
+      { class: 'view page-view history-view', 'aria-label': 'History' },
       h('div', { class: 'stats-toolbar hv-toolbar' }, h('h2', null, 'History'), this.count, pointsForm, this.storagesForm),
       h('div', { class: 'hv-layout' }, this.listPane, this.detail),
     );

@@ -88,7 +88,7 @@ export class ObjectInsights {
         this.link(step.objectId, i === 0 ? 'Roots' : shortTypeName(step.typeName), step.summary),
       ),
     );
-    clear(this.path, h('ol', { class: 'path-crumbs', 'aria-label': 'Shortest path from the roots' }, crumbs));
+    clear(this.path, h('ol', { class: 'crumbs-line path-crumbs', 'aria-label': 'Shortest path from the roots' }, crumbs));
   }
 
   private async loadReferrers(oid: string, offset: number, generation: number, onWait: (p: { phase: string; percent: number }) => void, fail: (error: unknown) => void): Promise<void> {

@@ -74,7 +74,7 @@ export class RetainedInsight {
       a.chainLength === 0
         ? h('p', { class: 'hint' }, 'This is the roots object: it keeps every reachable object alive.')
         : h('p', { class: 'hint' }, `Every path from the roots passes ${a.chainLength === 1 ? 'this object' : `these ${groupDigits(a.chainLength)} objects`} (each with what it keeps alive): were any of them gone, this one would be garbage too.`),
-      a.chainLength === 0 ? null : h('ol', { class: 'dominator-chain', 'aria-label': 'Dominators from the roots down to this object' }, cut, steps, self),
+      a.chainLength === 0 ? null : h('ol', { class: 'crumbs-line dominator-chain', 'aria-label': 'Dominators from the roots down to this object' }, cut, steps, self),
       this.retainedLink(a.objectId),
     );
     const max = Math.max(1, ...a.byType.map((t) => t.bytes));

@@ -180,7 +180,7 @@ export class RetainedTable {
     const inner = h('div', { class: 'rt-name-inner' }, twisty, h('span', { class: 'rt-label' }, link, h('span', { class: 'rt-oid' }, e.objectId), h('span', { class: 'rt-type-inline' }, shortTypeName(e.typeName))), node.pinned ? h('span', { class: 'badge', title: 'not among the largest listed: shown as a step towards the object asked for' }, 'on the way') : null);
     inner.style.paddingLeft = indent(node.depth);
     const name = h('td', { class: 'rt-name' }, inner);
-    const bar = h('div', { class: 'rt-bar' }, h('div', { class: 'rt-bar-fill' }));
+    const bar = h('div', { class: 'rt-bar' }, h('div', { class: 'rt-bar-fill bar-live' }));
     (bar.firstElementChild as HTMLElement).style.width = `${Math.max(0.5, Math.min(100, 100 * e.share))}%`;
     const row = h(
       'tr',

@@ -34,7 +34,7 @@ export class RetainedView {
     const refresh = h('button', { type: 'button', class: 'button', onclick: () => void this.refresh() }, '↻ Refresh');
     this.element = h(
       'section',
-      { class: 'view retained-view', 'aria-label': 'Retained' },
+      { class: 'view page-view retained-view', 'aria-label': 'Retained' },
       h('div', { class: 'stats-toolbar' }, h('h2', null, 'What keeps the bytes alive'), refresh),
       h('p', { class: 'hint' }, 'Each object with what only it keeps alive: the bytes that would become garbage were it no longer referenced. Open a row to see, largest first, the objects it alone holds.'),
       this.cards,

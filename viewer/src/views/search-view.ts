@@ -29,7 +29,7 @@ export class SearchView {
       this.app.navigate({ view: 'search', instance: undefined, query: this.input.value, type: this.typeInput.value.trim(), offset: 0 });
     });
     this.results = h('div', { class: 'search-results' });
-    this.element = h('section', { class: 'view search-view', 'aria-label': 'Search' }, h('div', { class: 'stats-toolbar' }, h('h2', null, 'Search'), form), this.results);
+    this.element = h('section', { class: 'view page-view search-view', 'aria-label': 'Search' }, h('div', { class: 'stats-toolbar' }, h('h2', null, 'Search'), form), this.results);
   }
 
   async show(query: string, type: string, offset: number): Promise<void> {

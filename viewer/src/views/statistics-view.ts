@@ -18,7 +18,7 @@ export class StatisticsView {
     this.body = h('div', { class: 'stats-body' });
     this.element = h(
       'section',
-      { class: 'view statistics-view', 'aria-label': 'Statistics' },
+      { class: 'view page-view statistics-view', 'aria-label': 'Statistics' },
       h('div', { class: 'stats-toolbar' }, h('h2', null, 'Storage files'), this.refreshButton, this.stamp),
       this.body,
     );

@@ -42,7 +42,7 @@ export class TypesView {
     this.filter.addEventListener('input', () => this.renderTypes());
     this.list = h('div', { class: 'types-list' });
     this.instances = h('aside', { class: 'instances', 'aria-label': 'Instances' });
-    this.element = h('section', { class: 'view types-view', 'aria-label': 'Types' }, h('div', { class: 'types-main' }, h('div', { class: 'stats-toolbar' }, h('h2', null, 'Types by bytes'), this.filter), this.list));
+    this.element = h('section', { class: 'view types-view', 'aria-label': 'Types' }, h('div', { class: 'types-main page-view' }, h('div', { class: 'stats-toolbar' }, h('h2', null, 'Types by bytes'), this.filter), this.list));
     this.element.append(splitter(this.element, 'types', '--types-width', 'first', 220), this.instances);
   }
 
