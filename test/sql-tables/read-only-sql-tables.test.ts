@@ -4,10 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/http/app.js';
 import { openStorageSource } from '../../src/storage/open-source.js';
 import { MariadbDatabase } from '../../src/storage/sql-tables/mariadb-database.js';
 import { Storage } from '../../src/storage/storage.js';
 import { AFS_ROOT_TABLE, sqliteFile } from '../helpers/afs-sql.js';
+import { compareWithCase, type RecordedCase } from '../helpers/conformance.js';
+import { loadStateCases, loadTransitions, SEQUENCE_DIR } from '../helpers/follow-sequence.js';
+import { RowWriter, SQLITE_WRITER, type RowStatements } from '../helpers/row-writer.js';
 import { runCliInProcess } from '../helpers/cli-in-process.js';
 import { mariadbInfo, mariadbReaderUrl } from '../helpers/mariadb.js';
 import { adminSql, MARIADB_READER } from '../helpers/mariadb-server.js';
@@ -65,6 +69,74 @@ describe('SQLite: read-only', () => {
     } finally {
       writer.exec('ROLLBACK');
       writer.close();
+    }
+  });
+});
+
+describe('SQLite in WAL mode', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'si-sqlite-wal-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  function writerOn(file: string): { db: Database.Database; writer: RowWriter } {
+    const db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    const statements: RowStatements = {
+      run: async (sql, params = []) => void db.prepare(sql).run(...params),
+      rows: async <T>(sql: string, params: readonly unknown[] = []) => db.prepare(sql).all(...params) as T[],
+      transaction: async (fn) => fn(),
+    };
+    return { db, writer: new RowWriter(statements, SQLITE_WRITER, 'tracker') };
+  }
+
+  /** Recorded answers of a follow/SEQ1 state that the app does not give (root and objects). */
+  async function differing(app: ReturnType<typeof buildApp>, state: string): Promise<string[]> {
+    const { storageDir, cases } = loadStateCases(state);
+    const problems: string[] = [];
+    for (const c of cases.filter((k) => k.kind === 'root' || k.kind === 'object') as RecordedCase[]) {
+      const response = await app.inject({ method: 'GET', url: c.request, headers: { host: '127.0.0.1:4567' } });
+      const problem = compareWithCase(c, storageDir, storageDir, { status: response.statusCode, contentType: response.headers['content-type'] as string | undefined, body: response.rawPayload });
+      if (problem !== undefined) problems.push(`${c.request}: ${problem}`);
+    }
+    return problems;
+  }
+
+  it('closed by its application: read without creating -wal or -shm; once the application writes again, its commits are read', async () => {
+    const file = join(dir, 'wal.db');
+    const first = writerOn(file);
+    first.db.exec('BEGIN');
+    await first.writer.loadDirectory(join(SEQUENCE_DIR, 'states', 'S0'));
+    first.db.exec('COMMIT');
+    first.db.close(); // the last connection checkpoints and removes -wal and -shm
+    expect(readdirSync(dir)).toEqual(['wal.db']);
+    const bytes = readFileSync(file);
+
+    const storage = await Storage.open(openStorageSource(`sqlite:${file}`, { table: 'tracker' }));
+    const app = buildApp(storage, { instance: 'microstream' });
+    try {
+      expect(await differing(app, 'S0')).toEqual([]);
+      await storage.refresh();
+      expect(readdirSync(dir)).toEqual(['wal.db']);
+      expect(readFileSync(file).equals(bytes)).toBe(true);
+
+      // The application again: its connection makes -wal and -shm, the commit goes to the -wal.
+      const again = writerOn(file);
+      try {
+        const transition = loadTransitions()[0]!;
+        again.db.exec('BEGIN');
+        for (const op of transition.ops) if (op.op === 'append') await again.writer.append(op.path, Buffer.from(op.data ?? '', 'base64'));
+        again.db.exec('COMMIT');
+        expect(readdirSync(dir).sort()).toEqual(['wal.db', 'wal.db-shm', 'wal.db-wal']);
+        await storage.refresh();
+        expect(await differing(app, transition.to)).toEqual([]);
+      } finally {
+        again.db.close();
+      }
+    } finally {
+      await app.close();
+      await storage.close();
     }
   });
 });

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -15,6 +15,11 @@ import type { RowDatabase, RowQueries, TableColumns } from './row-database.js';
  * then takes no lock at all, since nothing can change it. Any other file is read with SQLite's
  * shared read lock, held only while a snapshot (one refresh) or a statement runs: a writer's
  * commit waits for it (sqlite-jdbc waits up to 3 s by default), it is never refused.
+ *
+ * A database in WAL mode is read through its `-wal` and `-shm` files while its application has it
+ * open (they exist then). Without them, even a read-only connection would create both (and leave
+ * them): such a file is complete in itself and opened `immutable` instead, and once the files
+ * appear (the application started), connections are opened anew the other way.
  */
 
 /** The first 16 bytes of every SQLite 3 database file. */
@@ -48,8 +53,10 @@ export class SqliteDatabase implements RowDatabase {
   private driver: Promise<typeof BetterSqlite3> | undefined;
   private readonly idle: Database[] = [];
   private shared: Database | undefined;
-  /** Whether the file may be opened immutable (nobody may write it); decided at the first open. */
+  /** Whether connections are opened immutable now (nobody may write the file, or a WAL database without its -wal and -shm). */
   private immutable: boolean | undefined;
+  /** How each connection was opened: one opened otherwise than now is closed instead of reused. */
+  private readonly openedImmutable = new WeakMap<Database, boolean>();
 
   constructor(
     private readonly file: string,
@@ -79,6 +86,12 @@ export class SqliteDatabase implements RowDatabase {
         urisTaken = false;
       }
     }
+    if (this.immutable === true && isWalDatabase(path)) {
+      throw new StorageError(
+        'STORAGE_UNAVAILABLE',
+        `${this.where}: a database in WAL mode whose -wal and -shm files are not there; reading it here would create them (URI filenames are off for this process's SQLite): read it while its application has it open, or a copy`,
+      );
+    }
     return new Driver(path, options);
   }
 
@@ -100,6 +113,7 @@ export class SqliteDatabase implements RowDatabase {
   }
 
   async snapshot<T>(fn: (queries: RowQueries) => Promise<T>): Promise<T> {
+    this.decideMode();
     const db = this.idle.pop() ?? (await this.connect());
     let healthy = true;
     // A deferred read transaction: every statement until COMMIT reads the same instant.
@@ -115,12 +129,14 @@ export class SqliteDatabase implements RowDatabase {
       } catch {
         healthy = false;
       }
-      if (healthy && this.idle.length < IDLE_CONNECTIONS && db.open) this.idle.push(db);
+      const current = this.openedImmutable.get(db) === this.immutable;
+      if (healthy && current && this.idle.length < IDLE_CONNECTIONS && db.open) this.idle.push(db);
       else db.close();
     }
   }
 
   async single<T>(fn: (queries: RowQueries) => Promise<T>): Promise<T> {
+    this.decideMode();
     this.shared ??= await this.connect();
     return fn(queriesOf(this.shared));
   }
@@ -141,12 +157,11 @@ export class SqliteDatabase implements RowDatabase {
     this.shared = undefined;
   }
 
-  private async connect(): Promise<Database> {
-    // better-sqlite3 takes URI filenames (mode=ro, immutable=1) only when SQLITE_USE_URI says so
-    // before its first database opens.
-    process.env['SQLITE_USE_URI'] = '1';
-    this.driver ??= import('better-sqlite3').then((m) => m.default);
-    const Driver = await this.driver;
+  /**
+   * How to open the file now (see the class comment); connections opened otherwise are closed
+   * (the idle ones now, the ones in use when they are given back).
+   */
+  private decideMode(): boolean {
     const path = resolve(this.file);
     let mode: number;
     try {
@@ -154,8 +169,26 @@ export class SqliteDatabase implements RowDatabase {
     } catch (error) {
       throw new StorageError('STORAGE_UNAVAILABLE', `${this.where}: cannot open the SQLite database (${error instanceof Error ? error.message : String(error)})`, { cause: error });
     }
-    this.immutable ??= (mode & 0o222) === 0;
-    const db = this.openReadOnly(Driver, path);
+    const walFilesMissing = isWalDatabase(path) && !(existsSync(`${path}-wal`) && existsSync(`${path}-shm`));
+    const immutable = (mode & 0o222) === 0 || walFilesMissing;
+    if (this.immutable !== undefined && immutable !== this.immutable) {
+      for (const db of this.idle.splice(0)) db.close();
+      this.shared?.close();
+      this.shared = undefined;
+    }
+    this.immutable = immutable;
+    return immutable;
+  }
+
+  private async connect(): Promise<Database> {
+    // better-sqlite3 takes URI filenames (mode=ro, immutable=1) only when SQLITE_USE_URI says so
+    // before its first database opens.
+    process.env['SQLITE_USE_URI'] = '1';
+    this.driver ??= import('better-sqlite3').then((m) => m.default);
+    const Driver = await this.driver;
+    const immutable = this.decideMode();
+    const db = this.openReadOnly(Driver, resolve(this.file));
+    this.openedImmutable.set(db, immutable);
     try {
       db.pragma('query_only = ON');
       db.defaultSafeIntegers(false);
@@ -166,6 +199,20 @@ export class SqliteDatabase implements RowDatabase {
       throw error;
     }
     return db;
+  }
+}
+
+/** Whether the database file says WAL mode (header bytes 18 and 19, the file format's write and read versions, are 2). */
+function isWalDatabase(path: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const header = Buffer.alloc(20);
+    return readSync(fd, header, 0, 20, 0) === 20 && header[18] === 2;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
