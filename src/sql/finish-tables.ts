@@ -2,7 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { TypeDictionary, TypeEntry } from '../format/type-dictionary.js';
 import { GIGAMAP_TABLES } from '../gigamap/sql-rows.js';
 import { readableTypeName } from '../inspect/type-names.js';
-import { quoteIdent, quoteText, simpleNameOf, sqlTypeOf, valueTypeIdsOf, type TypeTablePlan, type ValueKind } from './column-model.js';
+import { quoteIdent, quoteText, simpleNameOf, sqlTypeOf, valueTypeIdsOf, type ColumnRole, type TypeTablePlan, type ValueKind } from './column-model.js';
 import { jdkConstantRows } from './jdk-constants.js';
 import { isEnumPlan, stagingColumns, type Staging } from './staging.js';
 import type { DecimalShapes } from './value-records.js';
@@ -105,7 +105,8 @@ export async function finishTables(
     if (empty) await connection.run(`CREATE TABLE ${staging} ${stagingColumns(plan)}`);
     // LIMIT 0 for a table filled later: without it DuckDB still built the joins' hash tables
     // over `_values` (0.44 s for one table at 10M objects).
-    await connection.run(`CREATE TABLE ${quoteIdent(plan.typeName)} AS ${typeTableSelect(plan, staging, decimals, dictionary)}${empty ? ' LIMIT 0' : ''}`);
+    if (empty) await connection.run(`CREATE TABLE ${quoteIdent(plan.typeName)} AS ${typeTableSelect(plan, staging, decimals, dictionary)} LIMIT 0`);
+    else await makeTypeRows(connection, plan, staging, decimals, dictionary, (select) => `CREATE TABLE ${quoteIdent(plan.typeName)} AS ${select}`);
     await connection.run(`DROP TABLE ${staging}`);
     const objectIds = new Set<string>(['_oid', ...plan.columns.filter((c) => c.role.kind === 'reference').map((c) => c.name)]);
     const typeIds = [...perType.values()].filter((t): t is PerTypeInfo => t !== null && t.entry.typeName === plan.typeName).map((t) => String(t.entry.typeId));
@@ -177,24 +178,81 @@ function valueExpressionOf(decimals: ReadonlyMap<string, string>): (kind: ValueK
 }
 
 /**
- * The SELECT that makes a type's rows from its staging table: value members joined to their
- * values, to the rows of the types the member can hold where the dictionary says which
- * (`valueTypeIdsOf`; the JDK constants, without a type id, too).
+ * Value members one statement joins to `_values` at most. DuckDB keeps the hash table of every
+ * join of a statement until the statement ends, each taking 12-16 MB however few its rows: the
+ * one-row table of a type with 60 value members (the corpora's PrimitivesRoot) needed between
+ * 768 MB and 1 GB, and failed now and then with "Out of Memory (976.5 MiB/976.5 MiB used)" under
+ * the default limit of 1 GiB; joined four at a time it is made under a limit of 96 MB.
  */
-export function typeTableSelect(plan: TypeTablePlan, staging: string, decimals: ReadonlyMap<string, string>, dictionary?: TypeDictionary): string {
-  const valueExpression = valueExpressionOf(decimals);
+export const MAX_VALUE_JOINS = 4;
+
+/** A value member's join to `_values` (the rows of the types it can hold where the dictionary says which) and its column's expression. */
+function valueJoin(role: Extract<ColumnRole, { kind: 'value' }>, i: number, decimals: ReadonlyMap<string, string>, dictionary: TypeDictionary | undefined): { join: string; expression: string } {
+  const ids = dictionary === undefined ? undefined : valueTypeIdsOf(role.declared, dictionary);
+  const values = ids === undefined ? '_values' : `(SELECT * FROM _values WHERE type_id IS NULL${ids.length === 0 ? '' : ` OR type_id IN (${ids.join(', ')})`})`;
+  return { join: `LEFT JOIN ${values} v${i} ON v${i}.oid = s.c${i}`, expression: valueExpressionOf(decimals)(role.value, role.declared).replace(/\bv\./g, `v${i}.`) };
+}
+
+/**
+ * The SELECT that makes a type's rows from its staging table in one statement: value members
+ * joined to their values, to the rows of the types the member can hold where the dictionary says
+ * which (`valueTypeIdsOf`; the JDK constants, without a type id, too). `resolved`: value members
+ * whose values an earlier step put into column `r<i>` of the staging table (`makeTypeRows`).
+ */
+export function typeTableSelect(plan: TypeTablePlan, staging: string, decimals: ReadonlyMap<string, string>, dictionary?: TypeDictionary, resolved: ReadonlySet<number> = new Set()): string {
   const select = ['s._oid AS _oid', 's._type_id AS _type_id'];
   const joins: string[] = [];
   plan.columns.forEach((column, i) => {
     const role = column.role;
-    if (role.kind === 'value') {
-      const ids = dictionary === undefined ? undefined : valueTypeIdsOf(role.declared, dictionary);
-      const values = ids === undefined ? '_values' : `(SELECT * FROM _values WHERE type_id IS NULL${ids.length === 0 ? '' : ` OR type_id IN (${ids.join(', ')})`})`;
-      joins.push(`LEFT JOIN ${values} v${i} ON v${i}.oid = s.c${i}`);
-      select.push(`${valueExpression(role.value, role.declared).replace(/\bv\./g, `v${i}.`)} AS ${quoteIdent(column.name)}`);
+    if (resolved.has(i)) select.push(`s.r${i} AS ${quoteIdent(column.name)}`);
+    else if (role.kind === 'value') {
+      const value = valueJoin(role, i, decimals, dictionary);
+      joins.push(value.join);
+      select.push(`${value.expression} AS ${quoteIdent(column.name)}`);
     } else select.push(`s.c${i} AS ${quoteIdent(column.name)}`);
   });
   return `SELECT ${select.join(', ')} FROM ${staging} s ${joins.join(' ')}`;
+}
+
+/**
+ * Makes a type's rows from its staging table: `into` wraps the SELECT (`INSERT INTO t ...`,
+ * `CREATE TABLE t AS ...`). A type with more than MAX_VALUE_JOINS value members gets its values
+ * first in steps of at most that many joins, each step a temporary copy of the staging rows with
+ * the values found so far (`r<i>`), so that no statement holds more than that many hash tables.
+ */
+export async function makeTypeRows(
+  connection: DuckDBConnection,
+  plan: TypeTablePlan,
+  staging: string,
+  decimals: ReadonlyMap<string, string>,
+  dictionary: TypeDictionary | undefined,
+  into: (select: string) => string,
+): Promise<void> {
+  const members = plan.columns.flatMap((column, i) => (column.role.kind === 'value' ? [i] : []));
+  const resolved = new Set<number>();
+  const steps: string[] = [];
+  try {
+    let source = staging;
+    // The last MAX_VALUE_JOINS members are joined by the final statement itself.
+    for (let from = 0; members.length - from > MAX_VALUE_JOINS; from += MAX_VALUE_JOINS) {
+      const step = `${staging}_step${steps.length}`;
+      const joins: string[] = [];
+      const columns: string[] = [];
+      for (const i of members.slice(from, from + MAX_VALUE_JOINS)) {
+        const value = valueJoin(plan.columns[i]!.role as Extract<ColumnRole, { kind: 'value' }>, i, decimals, dictionary);
+        joins.push(value.join);
+        columns.push(`${value.expression} AS r${i}`);
+      }
+      steps.push(step);
+      await connection.run(`CREATE TEMP TABLE ${step} AS SELECT s.*, ${columns.join(', ')} FROM ${source} s ${joins.join(' ')}`);
+      if (source !== staging) await connection.run(`DROP TABLE ${source}`);
+      source = step;
+      for (const i of members.slice(from, from + MAX_VALUE_JOINS)) resolved.add(i);
+    }
+    await connection.run(into(typeTableSelect(plan, source, decimals, dictionary, resolved)));
+  } finally {
+    for (const step of steps) await connection.run(`DROP TABLE IF EXISTS ${step}`).catch(() => undefined);
+  }
 }
 
 /**

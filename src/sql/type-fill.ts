@@ -8,7 +8,7 @@ import { quoteIdent, type TypeTablePlan } from './column-model.js';
 import type { DuckModule } from './duck-module.js';
 import { inOneTransaction } from './chunk-appender.js';
 import { appendEntity, appendFixedEntity, fixedLayoutFor, type FixedLayout } from './entity-rows.js';
-import { typeTableSelect } from './finish-tables.js';
+import { makeTypeRows } from './finish-tables.js';
 import { createStaging, type Staging } from './staging.js';
 
 /**
@@ -85,7 +85,7 @@ export async function fillTypeTables(
         for (const staging of made) staging.appender.closeSync();
       }
     });
-    for (const staging of made) await connection.run(`INSERT INTO ${quoteIdent(staging.plan.typeName)} ${typeTableSelect(staging.plan, staging.table, decimals, storage.dictionary)}`);
+    for (const staging of made) await makeTypeRows(connection, staging.plan, staging.table, decimals, storage.dictionary, (select) => `INSERT INTO ${quoteIdent(staging.plan.typeName)} ${select}`);
   } finally {
     for (const staging of made) await connection.run(`DROP TABLE IF EXISTS ${staging.table}`).catch(() => undefined);
   }
