@@ -6,6 +6,8 @@
  * storage's size on disk, and the Parquet export (MB/s of storage read); then `sql` run twice as a
  * command on the unchanged storage, the second answered from the tables kept between runs
  * (sql-cache-runs.ts). Warm page cache. BENCH_SQL_CACHE_ONLY=1: only the two `sql` runs.
+ * BENCH_SQL_JAVA_TABLE=1: then the table of issue 47 (sql-java-table.ts): the two questions as cold
+ * `sql` processes, the Parquet export and DuckDB on it, beside the Java program's recorded figures.
  */
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -13,6 +15,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { cacheRuns } from './sql-cache-runs.js';
+import { javaTable, javaTableLines } from './sql-java-table.js';
 import { cannotRun, readOnceFloor, storageBytes, storageFor, STORAGES } from './storages.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -103,6 +106,7 @@ export async function benchSql(wanted: readonly number[], print: (line: string) 
     say(`  RSS with every table built   ${mb(r.settledRssBytes)} settled (${(r.settledRssBytes / bytes).toFixed(2)}× the storage on disk); ${mb(r.rssBytes)} right after the queries, peak ${mb(r.maxRssBytes)}`);
     say(`  Parquet export               ${r.exportMs.toFixed(0)} ms, ${mb(r.parquetBytes)} written, ${(bytes / 1024 ** 2 / (r.exportMs / 1000)).toFixed(1)} MB/s of storage`);
     sayCacheRuns(say, await cacheRuns(dir, r.firstEntitySql), r.firstEntitySql);
+    if (process.env.BENCH_SQL_JAVA_TABLE === '1') for (const line of javaTableLines(await javaTable(entities))) say(`  ${line}`);
   }
   return out;
 }
