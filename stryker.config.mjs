@@ -13,10 +13,10 @@ export const MODULES = {
     mutate: ['src/sql/result-values.ts', 'src/sql/result-text.ts'],
     tests: ['test/sql/result-values.test.ts', 'test/sql/result-text.test.ts', 'test/sql/csv-cells.test.ts', 'test/sql/sql-http.test.ts', 'test/sql/sql-wide-results.test.ts', 'test/mcp/sql-text.test.ts'],
   },
-  gigamap: { mutate: ['src/gigamap/**/*.ts'], tests: ['test/gigamap/**/*.test.ts', 'test/http/api-v1-gigamap*.test.ts', 'test/sql/sql-gigamap.test.ts'] },
+  gigamap: { mutate: ['src/gigamap/**/*.ts'], tests: ['test/gigamap/**/*.test.ts', 'test/http/api-v1/api-v1-gigamap*.test.ts', 'test/sql/sql-gigamap.test.ts'] },
   rescue: { mutate: ['src/rescue/**/*.ts'], tests: ['test/rescue/**/*.test.ts', 'test/cli/check-rescue.test.ts'] },
   'mcp-tools': { mutate: ['src/mcp/tools/**/*.ts'], tests: ['test/mcp/**/*.test.ts'] },
-  guard: { mutate: ['src/http/guard/**/*.ts'], tests: ['test/security/**/*.test.ts', 'test/http/api-v1-bounds.test.ts'] },
+  guard: { mutate: ['src/http/guard/**/*.ts'], tests: ['test/security/**/*.test.ts', 'test/http/api-v1/api-v1-bounds.test.ts'] },
   format: { mutate: ['src/format/**/*.ts'], tests: ['test/format/**/*.test.ts'] },
 };
 

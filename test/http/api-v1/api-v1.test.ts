@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { Storage } from '../../src/storage/storage.js';
-import { writeModelStorage } from '../graph/model-storage.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { buildApp } from '../../../src/http/app.js';
+import { StorageRegistry } from '../../../src/registry/storage-registry.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { writeModelStorage } from '../../graph/model-storage.js';
+import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
 
 /**
  * `/api/v1` as a client sees it: the OpenAPI document is valid OpenAPI 3.1 and lists every route,

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { readGigaMap } from '../../src/gigamap/gigamap-structure.js';
-import { BITMAP_LEVEL2 } from '../../src/gigamap/gigamap-type-names.js';
-import { bytesMember, readRecord } from '../../src/gigamap/record-fields.js';
-import { Storage } from '../../src/storage/storage.js';
-import { damagedCopy, long, placeOf, removeCopies } from '../gigamap/damaged-copy.js';
-import { expectedKeys, GIGAMAP_STORAGE, loadApiDump } from '../gigamap/gigamap-corpus.js';
+import { buildApp } from '../../../src/http/app.js';
+import { StorageRegistry } from '../../../src/registry/storage-registry.js';
+import { readGigaMap } from '../../../src/gigamap/gigamap-structure.js';
+import { BITMAP_LEVEL2 } from '../../../src/gigamap/gigamap-type-names.js';
+import { bytesMember, readRecord } from '../../../src/gigamap/record-fields.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { damagedCopy, long, placeOf, removeCopies } from '../../gigamap/damaged-copy.js';
+import { expectedKeys, GIGAMAP_STORAGE, loadApiDump } from '../../gigamap/gigamap-corpus.js';
 
 /**
  * The GigaMap routes of /api/v1 on the storage EclipseStore 4.1.0 wrote, against what its own

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { Storage } from '../../src/storage/storage.js';
-import { GIGAMAP_STORAGE } from '../gigamap/gigamap-corpus.js';
+import { buildApp } from '../../../src/http/app.js';
+import { StorageRegistry } from '../../../src/registry/storage-registry.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { GIGAMAP_STORAGE } from '../../gigamap/gigamap-corpus.js';
 
 /**
  * `/api/v1/types` marks a GigaMap's machinery apart from the user's entities, on the storage

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GraphIndex } from '../../src/graph/model/graph-index.js';
-import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { Storage } from '../../src/storage/storage.js';
-import { referenceDominators, type ReferenceDominators } from '../graph/dominator-reference.js';
-import { writeModelStorage } from '../graph/model-storage.js';
+import type { GraphIndex } from '../../../src/graph/model/graph-index.js';
+import { buildApp } from '../../../src/http/app.js';
+import { StorageRegistry } from '../../../src/registry/storage-registry.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { referenceDominators, type ReferenceDominators } from '../../graph/dominator-reference.js';
+import { writeModelStorage } from '../../graph/model-storage.js';
 
 /**
  * The retained sizes as a client sees them: `/objects/{oid}` with `retained` and the immediate

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_PATH_STEPS } from '../../src/graph/queries/shortest-paths.js';
-import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { Storage } from '../../src/storage/storage.js';
-import { ModelStorage } from '../graph/model-storage.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { MAX_PATH_STEPS } from '../../../src/graph/queries/shortest-paths.js';
+import { buildApp } from '../../../src/http/app.js';
+import { StorageRegistry } from '../../../src/registry/storage-registry.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { ModelStorage } from '../../graph/model-storage.js';
+import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
 
 /**
  * Limits of `/api/v1` that no request gets past: every numeric parameter of every route (read off

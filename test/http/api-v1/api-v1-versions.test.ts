@@ -4,11 +4,11 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { Storage } from '../../src/storage/storage.js';
-import { StorageWriter } from '../../src/writer/storage-writer.js';
-import { send } from '../security/server.js';
+import { buildApp } from '../../../src/http/app.js';
+import { StorageRegistry } from '../../../src/registry/storage-registry.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { StorageWriter } from '../../../src/writer/storage-writer.js';
+import { send } from '../../security/server.js';
 
 /**
  * `versions` of an object stored 100,001 times: paged like every other list (offset, limit,

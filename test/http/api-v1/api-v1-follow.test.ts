@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { StorageFollower } from '../../src/storage/follow/follow.js';
-import { Storage } from '../../src/storage/storage.js';
-import { ModelStorage, writeModelStorage } from '../graph/model-storage.js';
+import { buildApp } from '../../../src/http/app.js';
+import { StorageRegistry } from '../../../src/registry/storage-registry.js';
+import { StorageFollower } from '../../../src/storage/follow/follow.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { ModelStorage, writeModelStorage } from '../../graph/model-storage.js';
 
 /**
  * The API of a followed storage: commits written while it is served change referrers, paths,

@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { channelOf, resolveJdkConstant } from '../../src/format/ids.js';
-import { parseTypeDictionary, type FieldDescriptor, type TypeDictionary } from '../../src/format/type-dictionary.js';
-import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { Storage } from '../../src/storage/storage.js';
-import { generateStorage } from '../../src/writer/generator/generate-storage.js';
-import { CORPORA } from '../helpers/conformance.js';
-import { writeModelStorage } from '../graph/model-storage.js';
+import { channelOf, resolveJdkConstant } from '../../../src/format/ids.js';
+import { parseTypeDictionary, type FieldDescriptor, type TypeDictionary } from '../../../src/format/type-dictionary.js';
+import { buildApp } from '../../../src/http/app.js';
+import { StorageRegistry } from '../../../src/registry/storage-registry.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { generateStorage } from '../../../src/writer/generator/generate-storage.js';
+import { CORPORA } from '../../helpers/conformance.js';
+import { writeModelStorage } from '../../graph/model-storage.js';
 
 /**
  * Our API against a graph computed independently from the Java-compatible answers: for every

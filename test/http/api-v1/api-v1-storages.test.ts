@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { Storage } from '../../src/storage/storage.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { buildApp } from '../../../src/http/app.js';
+import { StorageRegistry } from '../../../src/registry/storage-registry.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
 
 /** `/api/v1/storages` lists the storages served and those that could not be opened, with why. */
 it('lists served and failed storages with their instance paths', async () => {

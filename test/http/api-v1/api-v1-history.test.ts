@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { CommitHistory } from '../../src/storage/history/commit-history.js';
-import { scanStorageDirectory } from '../../src/storage/source/storage-dir.js';
-import { Storage } from '../../src/storage/storage.js';
-import { expectedBody } from '../helpers/conformance.js';
-import { loadStateCases, SEQUENCE_DIR } from '../helpers/follow-sequence.js';
+import { buildApp } from '../../../src/http/app.js';
+import { StorageRegistry } from '../../../src/registry/storage-registry.js';
+import { CommitHistory } from '../../../src/storage/history/commit-history.js';
+import { scanStorageDirectory } from '../../../src/storage/source/storage-dir.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { expectedBody } from '../../helpers/conformance.js';
+import { loadStateCases, SEQUENCE_DIR } from '../../helpers/follow-sequence.js';
 
 /**
  * The history routes on SEQ1, a storage a running Java application wrote (commit 2 made S0, 3-6
