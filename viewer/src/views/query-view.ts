@@ -89,6 +89,25 @@ export class QueryView {
   }
 
   async show(sql: string): Promise<void> {
+    if (!this.app.sqlAvailable) {
+      // A link to the console on a server without SQL (`serve --no-sql`): say so, offer no editor.
+      clear(
+        this.element,
+        h('div', { class: 'stats-toolbar' }, h('h2', null, 'Query')),
+        h(
+          'div',
+          { class: 'problem sql-off', role: 'alert' },
+          h('strong', null, 'This server runs without SQL. '),
+          'The Query view needs its SQL engine (/api/v1/sql), and the server was started without it (serve --no-sql) or cannot run it. ',
+          'The other views work without SQL: ',
+          h('a', { href: this.app.href({ view: 'types', instance: undefined, typeId: undefined, offset: 0 }) }, 'Types'),
+          ' lists the instances of a type, ',
+          h('a', { href: this.app.href({ view: 'search', instance: undefined, query: '', type: '', offset: 0 }) }, 'Search'),
+          ' finds objects by their values.',
+        ),
+      );
+      return;
+    }
     if (this.editor === undefined) {
       try {
         const [{ createSqlEditor }, tables] = await Promise.all([import('../grid/sql-editor.js'), this.app.sql.schema()]);
