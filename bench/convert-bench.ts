@@ -5,7 +5,7 @@
  * the issue names: reading the source once (`readOnceFloor`, warm page cache) plus writing the
  * same bytes as the result (`cp -r` of the converted storage into a new directory). Reported: wall
  * and CPU time, the share of each phase, the ratio to the floor (target: at most 2×) and the peak
- * RSS. `npx tsx bench/convert-bench.ts` runs it alone; `npm run bench` runs it too (BENCH_CONVERT=0 skips it).
+ * RSS. `npm run bench:convert` runs it alone; `npm run bench` runs it too (BENCH_CONVERT=0 skips it).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
