@@ -189,104 +189,16 @@ async function convertSnapshot(from: StorageSource, reader: SourceReader, option
     const channelCount = options.channels ?? storage.channels.length;
     checkChannelCount(channelCount);
     const keepUnreachable = options.keepUnreachable === true;
-    // Without a roots entity nothing is reachable: leaving out "garbage" would leave out everything.
-    if (!keepUnreachable && storage.rootsObjectId === 0n && storage.channels.some((c) => c.objects.size > 0)) {
-      throw new StorageError('STORAGE_INCONSISTENT', `${named} has no roots entity, so no object is reachable: --keep-unreachable copies every object`);
-    }
-    // Reachability from the graph index: one bit per object, in typed arrays.
-    let reachable: ((low: number, high: number) => boolean) | undefined;
-    if (!keepUnreachable) {
-      const { graph } = await buildGraph(storage, { onProgress: (p) => options.onProgress?.('finding reachable objects', p.bytesDone, p.bytesTotal) });
-      reachable = (low, high) => {
-        const node = graph.nodes.nodeOf(low, high);
-        return node >= 0 && graph.isReachable(node);
-      };
-    }
+    const reachable = keepUnreachable ? undefined : await reachableObjects(storage, options, named);
     const dictionaryText = (await reader.readWhole(layout.dictionaryPath)).toString('utf8');
     const checksums = renames ? 'none' : (chunks.algorithm ?? 'none');
     const fileSize = options.fileSize ?? DEFAULT_FILE_MAXIMUM_SIZE;
     // The records are written with the source's dictionary; the compact one replaces it at the end.
     const writer = StorageWriter.createForRecords(directory, dictionaryText, { channelCount, checksums, fileMaximumSize: fileSize });
-    type Figures = TypeFigures & { typeId: bigint; rewritten: number; keptIds: string[] };
-    const figures = new Map<bigint, Figures>();
-    const figuresOf = (typeId: bigint): Figures => {
-      let f = figures.get(typeId);
-      if (f === undefined) {
-        f = { typeId, typeName: storage.dictionary.byId.get(typeId)?.typeName ?? `unknown type ${typeId}`, written: 0, writtenBytes: 0, superseded: 0, supersededBytes: 0, garbage: 0, garbageBytes: 0, rewritten: 0, keptIds: [] };
-        figures.set(typeId, f);
-      }
-      return f;
-    };
     // --current-types: older definitions mapped into the newest one of their name (or left, with the reason).
     const shapes = options.currentTypes === true ? planCurrentShapes(storage.dictionary) : undefined;
-    const figureKeys = new Int32Array(FIGURE_SLOTS).fill(-1);
-    const figureSlots: (Figures | undefined)[] = new Array<Figures | undefined>(FIGURE_SLOTS).fill(undefined);
-    const rewriter = new ShapeRewriter();
-    try {
-      const batch = Math.min(BATCH_BYTES, fileSize);
-      const builder = writer.beginStore();
-      const bytesTotal = storage.channels.reduce((n, c) => n + c.files.reduce((m, f) => m + f.totalLength, 0), 0);
-      let bytesDone = 0;
-      for (const channel of storage.channels) {
-        for (const file of channel.files) {
-          const end = file.problem?.offset ?? file.totalLength;
-          await streamRecords(storage.source, file.path, 0, end, (bytes, at, offset, length) => {
-            const low = bytes.readInt32LE(at + 16);
-            const high = bytes.readInt32LE(at + 20);
-            // The figures of the record's type: by the low half of its id from a small table (a
-            // bigint and a Map lookup per record cost more than the copy), else by the bigint.
-            const typeLow = bytes.readInt32LE(at + 8);
-            const slot = typeLow & (FIGURE_SLOTS - 1);
-            let f = bytes.readInt32LE(at + 12) === 0 && figureKeys[slot] === typeLow ? figureSlots[slot] : undefined;
-            if (f === undefined) {
-              f = figuresOf(bytes.readBigInt64LE(at + 8));
-              if (bytes.readInt32LE(at + 12) === 0) {
-                figureKeys[slot] = typeLow;
-                figureSlots[slot] = f;
-              }
-            }
-            const typeId = f.typeId;
-            if (!channel.objects.isLatest(low, high, file.slot, offset)) {
-              f.superseded++;
-              f.supersededBytes += length;
-            } else if (reachable !== undefined && !reachable(low, high)) {
-              f.garbage++;
-              f.garbageBytes += length;
-            } else {
-              const mapping = shapes?.mappings.get(typeId);
-              let written = length;
-              if (mapping !== undefined) {
-                const record = rewriter.rewrite(mapping, bytes.subarray(at, at + length), file.path, offset);
-                builder.addRecord(record);
-                written = record.length;
-                f.rewritten++;
-              } else {
-                if (shapes !== undefined && f.keptIds.length < LISTED_KEPT && shapes.ambiguous.has(typeId)) f.keptIds.push(bytes.readBigInt64LE(at + 16).toString());
-                builder.addRecordAt(bytes, at, length);
-              }
-              f.written++;
-              f.writtenBytes += written;
-              if (builder.byteLength >= batch) {
-                writer.store(builder);
-                builder.clear();
-              }
-            }
-          });
-          bytesDone += file.totalLength;
-          options.onProgress?.('copying', bytesDone, bytesTotal);
-        }
-      }
-      // Also an empty storage gets its first store (each channel's file and log entries).
-      if (builder.records > 0 || writer.channels.every((c) => c.headNumber === 0n)) writer.store(builder);
-    } finally {
-      writer.close();
-    }
-    // The definitions written: the stored one, or for objects rewritten the newest one of its name.
-    const used = new Set<bigint>();
-    for (const f of figures.values()) {
-      if (f.written > f.rewritten) used.add(f.typeId);
-      if (f.rewritten > 0) used.add(shapes!.mappings.get(f.typeId)!.to.typeId);
-    }
+    const figures = await copyRecords(storage, writer, { shapes, reachable, batch: Math.min(BATCH_BYTES, fileSize), onProgress: options.onProgress });
+    const used = typesWritten(figures, shapes);
     const dictionary = compactDictionary({
       sourceText: dictionaryText,
       source: storage.dictionary,
@@ -321,6 +233,122 @@ async function convertSnapshot(from: StorageSource, reader: SourceReader, option
   } finally {
     await storage.close();
   }
+}
+
+/** The per-type figures of a copy, with what --current-types did to the type's objects. */
+type Figures = TypeFigures & { typeId: bigint; rewritten: number; keptIds: string[] };
+
+/** How `copyRecords` copies. */
+interface CopyPlan {
+  readonly shapes: ReturnType<typeof planCurrentShapes> | undefined;
+  /** Without it every object is copied. */
+  readonly reachable: ((low: number, high: number) => boolean) | undefined;
+  /** Bytes per store of the new storage. */
+  readonly batch: number;
+  readonly onProgress: ConvertOptions['onProgress'];
+}
+
+/**
+ * Every record of the source in file order: the latest version of each reachable object written
+ * (rewritten into its newest type definition where `shapes` maps it), the rest counted as
+ * superseded or garbage, per type. The writer is closed at the end.
+ */
+async function copyRecords(storage: Storage, writer: StorageWriter, copy: CopyPlan): Promise<Map<bigint, Figures>> {
+  const figures = new Map<bigint, Figures>();
+  const figuresOf = (typeId: bigint): Figures => {
+    let f = figures.get(typeId);
+    if (f === undefined) {
+      f = { typeId, typeName: storage.dictionary.byId.get(typeId)?.typeName ?? `unknown type ${typeId}`, written: 0, writtenBytes: 0, superseded: 0, supersededBytes: 0, garbage: 0, garbageBytes: 0, rewritten: 0, keptIds: [] };
+      figures.set(typeId, f);
+    }
+    return f;
+  };
+  const figureKeys = new Int32Array(FIGURE_SLOTS).fill(-1);
+  const figureSlots: (Figures | undefined)[] = new Array<Figures | undefined>(FIGURE_SLOTS).fill(undefined);
+  const rewriter = new ShapeRewriter();
+  const { shapes, reachable, batch } = copy;
+  try {
+    const builder = writer.beginStore();
+    const bytesTotal = storage.channels.reduce((n, c) => n + c.files.reduce((m, f) => m + f.totalLength, 0), 0);
+    let bytesDone = 0;
+    for (const channel of storage.channels) {
+      for (const file of channel.files) {
+        const end = file.problem?.offset ?? file.totalLength;
+        await streamRecords(storage.source, file.path, 0, end, (bytes, at, offset, length) => {
+          const low = bytes.readInt32LE(at + 16);
+          const high = bytes.readInt32LE(at + 20);
+          // The figures of the record's type: by the low half of its id from a small table (a
+          // bigint and a Map lookup per record cost more than the copy), else by the bigint.
+          const typeLow = bytes.readInt32LE(at + 8);
+          const slot = typeLow & (FIGURE_SLOTS - 1);
+          let f = bytes.readInt32LE(at + 12) === 0 && figureKeys[slot] === typeLow ? figureSlots[slot] : undefined;
+          if (f === undefined) {
+            f = figuresOf(bytes.readBigInt64LE(at + 8));
+            if (bytes.readInt32LE(at + 12) === 0) {
+              figureKeys[slot] = typeLow;
+              figureSlots[slot] = f;
+            }
+          }
+          const typeId = f.typeId;
+          if (!channel.objects.isLatest(low, high, file.slot, offset)) {
+            f.superseded++;
+            f.supersededBytes += length;
+          } else if (reachable !== undefined && !reachable(low, high)) {
+            f.garbage++;
+            f.garbageBytes += length;
+          } else {
+            const mapping = shapes?.mappings.get(typeId);
+            let written = length;
+            if (mapping !== undefined) {
+              const record = rewriter.rewrite(mapping, bytes.subarray(at, at + length), file.path, offset);
+              builder.addRecord(record);
+              written = record.length;
+              f.rewritten++;
+            } else {
+              if (shapes !== undefined && f.keptIds.length < LISTED_KEPT && shapes.ambiguous.has(typeId)) f.keptIds.push(bytes.readBigInt64LE(at + 16).toString());
+              builder.addRecordAt(bytes, at, length);
+            }
+            f.written++;
+            f.writtenBytes += written;
+            if (builder.byteLength >= batch) {
+              writer.store(builder);
+              builder.clear();
+            }
+          }
+        });
+        bytesDone += file.totalLength;
+        copy.onProgress?.('copying', bytesDone, bytesTotal);
+      }
+    }
+    // Also an empty storage gets its first store (each channel's file and log entries).
+    if (builder.records > 0 || writer.channels.every((c) => c.headNumber === 0n)) writer.store(builder);
+  } finally {
+    writer.close();
+  }
+  return figures;
+}
+
+/** Which objects the roots reach, from the graph index (one bit per object, in typed arrays). */
+async function reachableObjects(storage: Storage, options: ConvertOptions, named: string): Promise<(low: number, high: number) => boolean> {
+  // Without a roots entity nothing is reachable: leaving out "garbage" would leave out everything.
+  if (storage.rootsObjectId === 0n && storage.channels.some((c) => c.objects.size > 0)) {
+    throw new StorageError('STORAGE_INCONSISTENT', `${named} has no roots entity, so no object is reachable: --keep-unreachable copies every object`);
+  }
+  const { graph } = await buildGraph(storage, { onProgress: (p) => options.onProgress?.('finding reachable objects', p.bytesDone, p.bytesTotal) });
+  return (low, high) => {
+    const node = graph.nodes.nodeOf(low, high);
+    return node >= 0 && graph.isReachable(node);
+  };
+}
+
+/** The definitions written: the stored one, or for objects rewritten the newest one of its name. */
+function typesWritten(figures: ReadonlyMap<bigint, Figures>, shapes: ReturnType<typeof planCurrentShapes> | undefined): Set<bigint> {
+  const used = new Set<bigint>();
+  for (const f of figures.values()) {
+    if (f.written > f.rewritten) used.add(f.typeId);
+    if (f.rewritten > 0) used.add(shapes!.mappings.get(f.typeId)!.to.typeId);
+  }
+  return used;
 }
 
 /** Slots of the per-type figures' direct-mapped table. */
