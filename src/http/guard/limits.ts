@@ -131,7 +131,7 @@ export function budgetedSource(source: EntitySource, budget: RequestBudget, opti
  * the admission, the request itself) alive across the young generation's collections, which
  * promoted them to the old one. Measured on /object at 10M entities, 15k requests/s over 64
  * connections: 2 KB promoted per request before, none after; the server's CPU per request
- * 44 → 32 µs. test/http/per-request-shapes.test.ts keeps the wrappers fast, and
+ * 44 → 32 µs. test/http/java/per-request-shapes.test.ts keeps the wrappers fast, and
  * `npm run bench:garbage` measures what an answer promotes.
  */
 class BudgetedSource implements EntitySource {

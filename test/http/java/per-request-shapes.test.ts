@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateStorage } from '../../src/writer/generator/generate-storage.js';
+import { generateStorage } from '../../../src/writer/generator/generate-storage.js';
 
 const CHILD = fileURLToPath(new URL('./per-request-shapes-child.ts', import.meta.url));
 

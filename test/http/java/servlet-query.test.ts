@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { booleanParameter, longParameter } from '../../src/http/java/java-params.js';
-import { parseServletQuery, QueryDecodeError } from '../../src/http/java/servlet-query.js';
+import { booleanParameter, longParameter } from '../../../src/http/java/java-params.js';
+import { parseServletQuery, QueryDecodeError } from '../../../src/http/java/servlet-query.js';
 
 describe('parseServletQuery', () => {
   it('keeps the first value, decodes + and %XX as UTF-8, and gives "" for a bare name', () => {

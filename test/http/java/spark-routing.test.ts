@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { acceptAllowsRoutes, matchRoute } from '../../src/http/java/spark-routing.js';
-import { documentationFor, javaStringHash, routeListingJson } from '../../src/http/java/documentation.js';
+import { acceptAllowsRoutes, matchRoute } from '../../../src/http/java/spark-routing.js';
+import { documentationFor, javaStringHash, routeListingJson } from '../../../src/http/java/documentation.js';
 
 describe('matchRoute', () => {
   it.each([

@@ -11,8 +11,8 @@ const CHILD = fileURLToPath(new URL('./tick-shape-child.ts', import.meta.url));
  */
 describe('the held tick object', () => {
   it('is held once the HTTP application is imported (before any storage opens)', async () => {
-    await import('../../src/http/app.js');
-    const { heldTick } = await import('../../src/http/java/tick-shape.js');
+    await import('../../../src/http/app.js');
+    const { heldTick } = await import('../../../src/http/java/tick-shape.js');
     await new Promise((resolve) => setImmediate(resolve));
     expect(heldTick()).toBeDefined();
   });

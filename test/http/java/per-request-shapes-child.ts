@@ -4,12 +4,12 @@
  * objects of one type in the storage given, and prints whether each pair (the views, and their
  * first members) has fast properties and shares one hidden class (V8's map).
  */
-import { checkedSource, RequestWarnings, type DamageReport } from '../../src/http/java/integrity.js';
-import { objectViewOf } from '../../src/http/api-v1/graph-answers.js';
-import { budgetedSource, RequestBudget } from '../../src/http/guard/limits.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { Storage } from '../../src/storage/storage.js';
-import { UTC } from '../../src/javatext/java-time-zones.js';
+import { checkedSource, RequestWarnings, type DamageReport } from '../../../src/http/java/integrity.js';
+import { objectViewOf } from '../../../src/http/api-v1/graph-answers.js';
+import { budgetedSource, RequestBudget } from '../../../src/http/guard/limits.js';
+import { StorageRegistry } from '../../../src/registry/storage-registry.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { UTC } from '../../../src/javatext/java-time-zones.js';
 
 // V8's own test intrinsics, parsed only with --allow-natives-syntax.
 const sameShape = new Function('a', 'b', 'return %HasFastProperties(a) && %HasFastProperties(b) && %HaveSameMap(a, b)') as (a: object, b: object) => boolean;

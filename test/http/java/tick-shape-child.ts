@@ -4,7 +4,7 @@
  * and prints whether the tick objects made afterwards still have the held one's hidden class.
  */
 import { executionAsyncResource } from 'node:async_hooks';
-import { heldTick, holdTickShape } from '../../src/http/java/tick-shape.js';
+import { heldTick, holdTickShape } from '../../../src/http/java/tick-shape.js';
 
 // V8's own test intrinsic, parsed only with --allow-natives-syntax.
 const sameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
