@@ -1,14 +1,16 @@
-import { mkdirSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { StorageRegistry } from '../../src/registry/storage-registry.js';
+import { StorageFollower } from '../../src/storage/follow/follow.js';
 import { Storage } from '../../src/storage/storage.js';
 import { expectedBody } from '../helpers/conformance.js';
-import { loadStateCases, SEQUENCE_DIR } from '../helpers/follow-sequence.js';
+import { applyOp, loadStateCases, loadTransitions, SEQUENCE_DIR } from '../helpers/follow-sequence.js';
 import { describeInBrowser } from './browser-suite.js';
 import { BUILT_VIEWER, launchBrowser, REPO_ROOT, viewerBuilt, type Browser } from './browser.js';
 
@@ -205,5 +207,43 @@ describeInBrowser('viewer: History', () => {
     expect(await overflow(page)).toEqual([0, 0]);
     await page.screenshot({ path: path.join(ARTIFACTS, 'history-phone-compare.png'), fullPage: true });
     await page.close();
+  });
+
+  it('follows the storage: a commit written while the view is open appears in the list and the timeline', async () => {
+    // A copy of S3 that the Java application's next commit (S3 -> S4, commit 6) is then written into.
+    const dir = mkdtempSync(path.join(tmpdir(), 'si-history-live-'));
+    cpSync(path.join(SEQUENCE_DIR, 'states', 'S3'), dir, { recursive: true });
+    const storage = await Storage.open(dir);
+    const follower = new StorageFollower(storage, { pollIntervalMs: 50 });
+    const registry = new StorageRegistry();
+    registry.add('default', storage);
+    const live = buildApp(storage, { instance: 'microstream', api: registry, catchUp: () => follower.refreshNow() });
+    try {
+      registry.startAll();
+      follower.start();
+      await live.listen({ host: '127.0.0.1', port: 0 });
+      const liveUrl = `http://127.0.0.1:${(live.server.address() as AddressInfo).port}`;
+      const page = await browser.context.newPage();
+      page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
+      await page.goto(`${liveUrl}/viewer/#/microstream/history`);
+      const rows = page.locator('.hv-commits tbody tr');
+      await rows.first().waitFor();
+      const before = await rows.evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute('data-commit'))));
+      expect(before).toEqual([5, 4, 3, 2, 1]);
+      const next = loadTransitions().find((t) => t.from === 'S3' && t.to === 'S4')!;
+      for (const op of next.ops) applyOp(dir, op);
+      // The viewer's live check sees the storage change and the list loads again, newest first.
+      await page.locator('.hv-commits tbody tr[data-commit="6"]').waitFor({ timeout: 20_000 });
+      expect(await rows.evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute('data-commit'))))).toEqual([6, 5, 4, 3, 2, 1]);
+      expect(await page.locator('.ht-col').count()).toBe(6);
+      expect(await page.locator('.history-view .stats-toolbar .hint').first().textContent()).toBe('6 commits');
+      await page.close();
+    } finally {
+      await follower.stop();
+      await live.close();
+      await registry.close();
+      await storage.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
