@@ -27,6 +27,7 @@ const ACCESS_CODES = /^(ER_ACCESS_DENIED_ERROR|ER_DBACCESS_DENIED_ERROR|ER_TABLE
 export class MariadbDatabase implements RowDatabase {
   readonly kind = 'mariadb';
   readonly rowMark = '0';
+  readonly contentMark = 'CRC32(data)';
   private pool: Promise<Mariadb.Pool> | undefined;
 
   constructor(

@@ -20,6 +20,12 @@ export interface RowDatabase {
    * (SQLite's rowid; a constant where the database has nothing of the kind).
    */
   readonly rowMark: string;
+  /**
+   * An expression per row that changes with its bytes (a CRC-32 of `data`), for the root table:
+   * the type dictionary is rewritten whole (its row deleted, a new one inserted), possibly at the
+   * same size, and SQLite gives the new row the old one's rowid.
+   */
+  readonly contentMark: string;
   /** The tables and their columns whose name starts with `prefix` (lower-case column types). */
   tables(queries: RowQueries, prefix: string): Promise<TableColumns[]>;
   /** `fn`'s statements all see one instant of the database, and none writes. */

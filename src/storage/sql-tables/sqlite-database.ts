@@ -1,5 +1,6 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { pathToFileURL } from 'node:url';
 import type BetterSqlite3 from 'better-sqlite3';
 import { isAppError, StorageError } from '../../errors.js';
@@ -50,6 +51,8 @@ type Database = BetterSqlite3.Database;
 export class SqliteDatabase implements RowDatabase {
   readonly kind = 'sqlite';
   readonly rowMark = 'rowid';
+  /** SQLite has no CRC function of its own: each connection gets Node's. */
+  readonly contentMark = 'si_crc32(data)';
   private driver: Promise<typeof BetterSqlite3> | undefined;
   private readonly idle: Database[] = [];
   private shared: Database | undefined;
@@ -192,6 +195,7 @@ export class SqliteDatabase implements RowDatabase {
     try {
       db.pragma('query_only = ON');
       db.defaultSafeIntegers(false);
+      db.function('si_crc32', { deterministic: true }, (data: unknown) => (data instanceof Uint8Array ? crc32(data) : null));
       // A file that is not a database fails here, on its first read.
       db.prepare('SELECT count(*) FROM sqlite_schema').get();
     } catch (error) {

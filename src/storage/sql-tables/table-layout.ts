@@ -69,6 +69,7 @@ interface ListedRow {
   starts: number | bigint | string;
   oldest: number | bigint | string;
   newest: number | bigint | string;
+  marks: number | bigint | string;
   bad_start: number | bigint | null;
   readable: number | bigint | null;
   bad_length: number | bigint | null;
@@ -76,20 +77,22 @@ interface ListedRow {
 }
 
 /**
- * The files of one table with size, a change stamp and, for rows that are not contiguous from 0
+ * The files of one table with size, a change stamp (`byContent`: from the rows' bytes, see
+ * RowDatabase.contentMark) and, for rows that are not contiguous from 0
  * or whose data length disagrees with their range, the size up to the first such row and why.
  * One statement over the row headers (window functions: SQLite 3.25, MariaDB 10.2, MySQL 8).
  */
-export async function listFiles(database: RowDatabase, queries: RowQueries, t: StorageTable): Promise<TableFile[]> {
+export async function listFiles(database: RowDatabase, queries: RowQueries, t: StorageTable, byContent = false): Promise<TableFile[]> {
   const end = database.quote('end');
+  const mark = byContent ? database.contentMark : database.rowMark;
   const rows = await queries.all<ListedRow>(
-    `WITH r AS (SELECT identifier, start, ${end} AS stop, LENGTH(data) AS len, ${database.rowMark} AS mark,
+    `WITH r AS (SELECT identifier, start, ${end} AS stop, LENGTH(data) AS len, ${mark} AS mark,
                        COALESCE(LAG(${end}) OVER (PARTITION BY identifier ORDER BY start) + 1, 0) AS expected
                 FROM ${t.sql}),
-          f AS (SELECT identifier, COUNT(*) AS n, MAX(stop) + 1 AS size, SUM(start) AS starts, MIN(mark) AS oldest, MAX(mark) AS newest,
+          f AS (SELECT identifier, COUNT(*) AS n, MAX(stop) + 1 AS size, SUM(start) AS starts, MIN(mark) AS oldest, MAX(mark) AS newest, SUM(mark) AS marks,
                        MIN(CASE WHEN start <> expected OR len IS NULL OR len <> stop - start + 1 THEN start END) AS bad_start
                 FROM r GROUP BY identifier)
-     SELECT f.identifier, f.n, f.size, f.starts, f.oldest, f.newest, f.bad_start,
+     SELECT f.identifier, f.n, f.size, f.starts, f.oldest, f.newest, f.marks, f.bad_start,
             b.expected AS readable, b.len AS bad_length, b.stop AS bad_end
      FROM f LEFT JOIN r b ON b.identifier = f.identifier AND b.start = f.bad_start
      ORDER BY f.identifier`,
@@ -100,7 +103,7 @@ export async function listFiles(database: RowDatabase, queries: RowQueries, t: S
       name: row.identifier,
       path: `${t.display}/${row.identifier}`,
       size,
-      stamp: `${row.n}:${size}:${row.starts}:${row.oldest}:${row.newest}`,
+      stamp: `${row.n}:${size}:${row.starts}:${row.oldest}:${row.newest}:${row.marks}`,
       rows: Number(row.n),
     };
     if (row.bad_start === null) return file;

@@ -108,7 +108,7 @@ export class TableSource implements StorageSource {
       throw new StorageError('STORAGE_INCONSISTENT', `${this.location}: table ${gone.map((t) => t.display).join(', ')} disappeared`);
     }
     this.tables = tables;
-    const files = this.register(tables.root, await listFiles(this.database, queries, tables.root));
+    const files = this.register(tables.root, await listFiles(this.database, queries, tables.root, true));
     const folders = [...tables.channels.entries()]
       .sort(([a], [b]) => a - b)
       .map(([index, t]): SourceFolder => ({ name: `channel_${index}`, path: t.display }));
