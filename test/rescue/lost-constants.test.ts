@@ -33,6 +33,16 @@ describe('the entries of a roots entity', () => {
     expect(rootEntries(layoutOf(record))).toEqual({ objectIds: [5n, 0n, 1_000_000_000_000_000_123n], identifiers: ['JDK.BigDecimal:ZERO', 'ROOT', 'enum 1000123'] });
   });
 
+  it('are none in a record of another shape (no member, one list, fixed members)', () => {
+    const layout = (typeName: string, content: Buffer) => layoutEntity(dictionary.require(typeName), content);
+    const chars = Buffer.alloc(16 + 4);
+    chars.writeBigInt64LE(20n, 0);
+    chars.writeBigInt64LE(2n, 8);
+    expect(rootEntries(layout('java.util.Collections$EmptyList', Buffer.alloc(0)))).toEqual({ objectIds: [], identifiers: [] });
+    expect(rootEntries(layout('java.math.BigDecimal', chars))).toEqual({ objectIds: [], identifiers: [] });
+    expect(rootEntries(layout('java.util.OptionalInt', Buffer.alloc(5)))).toEqual({ objectIds: [], identifiers: [] });
+  });
+
   it('are none when the two lists disagree in length', () => {
     expect(rootEntries(layoutOf(rootsRecord([5n, 6n], ['one'])))).toEqual({ objectIds: [], identifiers: [] });
     expect(rootEntries(layoutOf(rootsRecord([], [])))).toEqual({ objectIds: [], identifiers: [] });

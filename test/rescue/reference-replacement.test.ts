@@ -49,6 +49,20 @@ const DICTIONARY = parseTypeDictionary(`
 		[char] label,
 	),
 }
+0000000000001000006 app.Named{
+	[char]           name ,
+	long             stamp,
+	java.lang.Object ref  ,
+}
+0000000000001000007 app.Groups{
+	[list] groups(
+		[char] label,
+		[list] pairs(
+			long             n,
+			java.lang.Object a,
+		),
+	),
+}
 0000000000001000005 app.ListsByKeyMap{
 	[list] entries(
 		java.lang.Object key,
@@ -184,6 +198,30 @@ describe('replacing references to lost objects', () => {
     expect(values).toEqual([0n, '3', [KEPT, 0n, 0n], ['ab', 'c']]);
     expect(length).toBe(0n);
     expect(replaced.map((r) => r.member)).toEqual(['owner', 'items[1]', 'items[2]']);
+  });
+
+  it('a text and a long equal to a lost id beside a lost reference stay as they are', () => {
+    const { values, replaced, length } = replace(1000006n, Buffer.concat([chars('ab'), int64(LOST), ids(LOST)]));
+    expect(values).toEqual([['a', 'b'], String(LOST), 0n]);
+    expect(length).toBe(0n);
+    expect(replaced.map((r) => [r.member, r.action])).toEqual([['ref', 'null']]);
+  });
+
+  it('in lists of elements with a text and a list of (long, reference) pairs: each reference by its path, no long touched', () => {
+    const pair = (n: bigint, a: bigint): Buffer => Buffer.concat([int64(n), ids(a)]);
+    const group = (label: string, ...pairs: Buffer[]): Buffer => Buffer.concat([chars(label), list(Buffer.concat(pairs), pairs.length)]);
+    const { values, replaced, length } = replace(1000007n, list(Buffer.concat([group('x', pair(LOST, KEPT), pair(2n, LOST)), group('yz', pair(3n, LOST))]), 2));
+    expect(values).toEqual([
+      [
+        [['x'], [[String(LOST), KEPT], ['2', 0n]]],
+        [['y', 'z'], [['3', 0n]]],
+      ],
+    ]);
+    expect(length).toBe(0n);
+    expect(replaced.map((r) => [r.member, r.action])).toEqual([
+      ['groups[0] pairs[1].a', 'null'],
+      ['groups[1] pairs[0].a', 'null'],
+    ]);
   });
 
   it('a map entry whose list of values holds a lost reference is left out; the other entries and lengths follow', () => {

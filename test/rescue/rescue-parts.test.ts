@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StorageError, UsageError } from '../../src/errors.js';
+import { UsageError } from '../../src/errors.js';
 import type { ChunkAnomaly, ChunkAnomalyKind } from '../../src/format/chunk-checksums.js';
 import { parseAsOf } from '../../src/rescue/as-of.js';
 import { chunkDamageLookup } from '../../src/rescue/chunk-damage.js';
@@ -29,7 +29,8 @@ describe('--as-of', () => {
   });
 
   it('anything else is a usage error naming what it takes', () => {
-    for (const text of ['yesterday', '-3', '1.5', 'May 1, 2024', '2024-13-45', '']) {
+    // 'Wed 2024-05-01' and '2024-05-1' are dates to Date.parse, not to --as-of.
+    for (const text of ['yesterday', '-3', '1.5', 'May 1, 2024', '2024-13-45', '', 'Wed 2024-05-01', '2024-05-1']) {
       expect(() => parseAsOf(text), text).toThrow(UsageError);
       expect(() => parseAsOf(text), text).toThrow(`--as-of ${text}: expected a commit number, a commit timestamp or a date-time such as 2024-05-01T12:00:00Z`);
     }
@@ -71,6 +72,11 @@ describe('the hidden directory rescue writes into', () => {
     expect(readdirSync(base).filter((f) => f.includes('stopped'))).toEqual([]);
   });
 
+  it('discard before anything was written (an error before the first file) is quiet', () => {
+    const target = new TemporaryTarget(join(base, 'never'));
+    expect(() => target.discard()).not.toThrow();
+  });
+
   it('refuses a file, a directory that is not empty, and a target below a file', () => {
     writeFileSync(join(base, 'a-file'), 'x');
     mkdirSync(join(base, 'full'));
@@ -87,7 +93,7 @@ describe('the hidden directory rescue writes into', () => {
     mkdirSync(target.path);
     mkdirSync(out);
     writeFileSync(join(out, 'theirs'), 'x');
-    expect(() => target.commit()).toThrow(StorageError);
+    expect(() => target.commit()).toThrow(expect.objectContaining({ name: 'StorageError', code: 'STORAGE_IO' }));
     expect(() => target.commit()).toThrow(`--out ${out} was filled by someone else meanwhile; the rescued storage is left at ${target.path}`);
     const converting = new TemporaryTarget(join(base, 'new', 'c'), 'convert');
     mkdirSync(join(base, 'new', 'c'));
