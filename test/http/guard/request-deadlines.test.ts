@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { RequestDeadlines } from '../../src/http/guard/request-deadlines.js';
+import { RequestDeadlines } from '../../../src/http/guard/request-deadlines.js';
 
 /** RequestDeadlines: one timer for every request in flight, each answered by its deadline. */
 describe('request deadlines', () => {
