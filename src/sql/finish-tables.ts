@@ -182,9 +182,10 @@ function valueExpressionOf(decimals: ReadonlyMap<string, string>): (kind: ValueK
  * join of a statement until the statement ends, each taking 12-16 MB however few its rows: the
  * one-row table of a type with 60 value members (the corpora's PrimitivesRoot) needed between
  * 768 MB and 1 GB, and failed now and then with "Out of Memory (976.5 MiB/976.5 MiB used)" under
- * the default limit of 1 GiB; joined four at a time it is made under a limit of 96 MB.
+ * the default limit of 1 GiB; joined eight at a time it is made under a limit of 256 MB (four at a
+ * time: 96 MB, but more statements and copies for every type of five to eight such members).
  */
-export const MAX_VALUE_JOINS = 4;
+export const MAX_VALUE_JOINS = 8;
 
 /** A value member's join to `_values` (the rows of the types it can hold where the dictionary says which) and its column's expression. */
 function valueJoin(role: Extract<ColumnRole, { kind: 'value' }>, i: number, decimals: ReadonlyMap<string, string>, dictionary: TypeDictionary | undefined): { join: string; expression: string } {

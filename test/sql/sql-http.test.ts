@@ -49,7 +49,9 @@ afterAll(async () => server.close());
 
 describe('POST /api/v1/sql', () => {
   it('answers columns with types, rows with 64-bit values as strings, rowCount, truncated and elapsedMs', async () => {
+    const asked = performance.now();
     const response = await server.sql({ sql: 'SELECT _oid, title, price, published, pages, available FROM Book ORDER BY _oid', limit: 2 });
+    const waited = performance.now() - asked;
     expect(response.statusCode).toBe(200);
     const body = response.json() as { columns: { name: string; type: string }[]; rows: unknown[][]; rowCount: number; truncated: boolean; elapsedMs: number };
     expect(body.columns).toEqual([
@@ -62,7 +64,8 @@ describe('POST /api/v1/sql', () => {
     ]);
     expect(body.rowCount).toBe(2);
     expect(body.truncated).toBe(true);
-    expect(Number.isFinite(body.elapsedMs) && body.elapsedMs >= 0 && body.elapsedMs < 1500).toBe(true);
+    // The statement's own time (Book's fill included, the first statement naming it): within what the request took.
+    expect(Number.isFinite(body.elapsedMs) && body.elapsedMs > 0 && body.elapsedMs <= waited).toBe(true);
     // The first Book as MicroStream answered it: Book{isbn, title, author, genre, price, published, …, pages, rating, weightKg, available}.
     const books = [...recorded.entries()].filter(([, o]) => o.typeId === '1000073').sort(([a], [b]) => (BigInt(a) < BigInt(b) ? -1 : 1));
     const [javaOid, java] = books[0]!;
