@@ -9,8 +9,8 @@ import { generateStorage } from '../../src/writer/generator/generate-storage.js'
 import { StorageWriter } from '../../src/writer/storage-writer.js';
 import { cutInside } from '../../src/writer/store-plan.js';
 import { reflectiveMembers } from '../../src/writer/type-definitions.js';
-import { mapDataFile, dictionaryOf } from './damage-lab.js';
-import { checkAndRescue, type RescueOutcome } from './rescue-lab.js';
+import { mapDataFile, dictionaryOf } from '../robustness/damage-lab.js';
+import { checkAndRescue, type RescueOutcome } from '../robustness/rescue-lab.js';
 import { corpusStorage } from '../security/server.js';
 
 /**
