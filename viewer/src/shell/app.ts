@@ -10,6 +10,8 @@ import type { ViewHost } from './view-host.js';
 import { API_V1_VIEWS, defaultRoute, TABS, Views, type ViewName } from './views.js';
 import { SqlApi } from '../grid/sql-api.js';
 import { DamageBanner } from './damage-banner.js';
+import { ConnectionStatus } from './connection-status.js';
+import { startProblem } from './start-problem.js';
 import { objectSummaries } from '../grid/summaries.js';
 
 export class App implements ViewHost {
@@ -23,10 +25,8 @@ export class App implements ViewHost {
   readonly types: DictionaryHolder;
   readonly loader: TreeLoader;
   private readonly main: HTMLElement;
-  private readonly banner: HTMLElement;
   private readonly damage = new DamageBanner();
-  private readonly toast: HTMLElement;
-  private readonly liveStatus: HTMLElement;
+  private readonly status: ConnectionStatus;
   private readonly instanceLabel: HTMLElement;
   /** Lets the user switch storages when the server serves several (hidden otherwise). */
   private readonly storageSwitch: HTMLSelectElement;
@@ -41,10 +41,8 @@ export class App implements ViewHost {
   private current: ViewName | undefined;
   private lastDataRoute: Route = { view: 'data', instance: undefined, oid: undefined, path: [] };
   private readonly live: LiveWatcher;
-  private toastTimer: number | undefined;
   private started = false;
   private bootRetry: number | undefined;
-  private offline = false;
 
   constructor(
     host: HTMLElement,
@@ -57,9 +55,7 @@ export class App implements ViewHost {
     this.types = new DictionaryHolder(this.api, () => this.onDictionaryReloaded());
     this.loader = new TreeLoader(this.api, this.types);
     this.main = h('main', { class: 'main', id: 'main' });
-    this.banner = h('div', { class: 'banner', role: 'alert', hidden: true });
-    this.toast = h('div', { class: 'toast', role: 'status', 'aria-live': 'polite' });
-    this.liveStatus = h('span', { class: 'live-status', title: '' });
+    this.status = new ConnectionStatus(() => this.live);
     this.instanceLabel = h('span', { class: 'instance' });
     this.storageSwitch = h('select', { class: 'storage-switch', 'aria-label': 'Storage', hidden: true });
     this.storageSwitch.addEventListener('change', () => {
@@ -92,9 +88,9 @@ export class App implements ViewHost {
       this.storageSwitch,
       h('nav', { class: 'tabs', 'aria-label': 'Views' }, TABS.map(([view]) => this.tabs[view])),
       jump,
-      this.liveStatus,
+      this.status.liveStatus,
     );
-    clear(host, h('div', { class: 'app' }, bar, h('div', { class: 'banners' }, this.banner, this.damage.element), this.main, this.toast));
+    clear(host, h('div', { class: 'app' }, bar, h('div', { class: 'banners' }, this.status.banner, this.damage.element), this.main, this.status.toast));
     this.live = new LiveWatcher(this.api, {
       changed: () => void this.storageChanged(),
       down: (error) => this.liveCheckFailed(error),
@@ -165,40 +161,20 @@ export class App implements ViewHost {
   }
 
   private showStartProblem(error: unknown): void {
-    const unauthorized = error instanceof ApiError && error.kind === 'unauthorized';
-    const retry = h('button', { type: 'button', class: 'button primary', onclick: () => void this.boot() }, 'Try again');
-    const parts: (HTMLElement | string)[] = [h('h2', null, unauthorized ? 'Credentials needed' : 'Cannot open the storage'), h('p', null, errorMessage(error))];
-    if (unauthorized) {
-      const input = h('input', { type: 'password', class: 'token-input', 'aria-label': 'Access token', placeholder: 'access token', autocomplete: 'off' });
-      const form = h('form', { class: 'token-form' }, input, h('button', { type: 'submit', class: 'button primary' }, 'Use token'));
-      form.addEventListener('submit', (event) => {
-        event.preventDefault();
-        this.api.setToken(input.value.trim() === '' ? undefined : input.value.trim());
-        void this.boot();
-      });
-      parts.push(form, h('p', { class: 'hint' }, 'The token is sent as "Authorization: Bearer …" and kept for this tab only. For HTTP Basic, reload the page and let the browser ask.'));
-    } else if (error instanceof ApiError && error.kind === 'not-found' && this.instances.length > 0 && !this.instances.includes(this.api.instance)) {
-      // The server runs and answers, but serves no storage under this name: say which it serves.
-      parts.splice(
-        1,
-        1,
-        h('p', null, `No storage is served under the name "${this.api.instance}" here.`),
-        h('p', null, 'Served here: ', this.instances.flatMap((instance, i) => [i > 0 ? ', ' : '', h('a', { href: formatRoute({ view: 'data', instance: undefined, oid: undefined, path: [] }, instance) }, instance)])),
-      );
-    } else {
-      const unreachable = error instanceof ApiError && error.kind === 'unreachable';
-      parts.push(
-        h('p', { class: 'hint' }, `The viewer reads the REST API at ${this.api.base}/${this.api.instance}/. Start the server with "storage-inspector serve <storage-dir>"${unreachable ? '; this page retries by itself every 3 seconds.' : ' and try again.'}`),
-        retry,
-      );
-      if (unreachable && this.bootRetry === undefined) {
-        this.bootRetry = window.setTimeout(() => {
-          this.bootRetry = undefined;
-          if (!this.types.loaded) void this.boot();
-        }, 3000);
-      }
+    const problem = startProblem(error, {
+      base: this.api.base,
+      instance: this.api.instance,
+      instances: this.instances,
+      retry: () => void this.boot(),
+      useToken: (token) => this.api.setToken(token),
+    });
+    if (problem.retryByItself && this.bootRetry === undefined) {
+      this.bootRetry = window.setTimeout(() => {
+        this.bootRetry = undefined;
+        if (!this.types.loaded) void this.boot();
+      }, 3000);
     }
-    clear(this.main, h('div', { class: 'start-problem', role: 'alert' }, parts));
+    clear(this.main, problem.element);
     this.current = undefined;
   }
 
@@ -275,10 +251,8 @@ export class App implements ViewHost {
     this.types.reset();
     this.live.reset();
     this.lastDataRoute = { view: 'data', instance: undefined, oid: undefined, path: [] };
-    this.offline = false;
-    this.banner.hidden = true;
+    this.status.reset();
     this.damage.reset();
-    this.updateLiveStatus();
     clear(this.main, h('p', { class: 'boot' }, `Opening instance ${instance}…`));
     await this.boot();
   }
@@ -338,25 +312,12 @@ export class App implements ViewHost {
 
   /** A look at the statistics failed: lost connection, or an error answer (e.g. an unknown instance). */
   private liveCheckFailed(error: unknown): void {
-    const unreachable = error instanceof ApiError && error.kind === 'unreachable';
-    if (!unreachable) {
-      // The server answers, with an error: no lost connection (a start problem is shown where it matters).
-      if (this.offline) this.setOnline();
-      return;
-    }
-    this.updateLiveStatus();
-    if (this.offline) return;
-    this.offline = true;
-    clear(this.banner, h('strong', null, 'Connection lost. '), errorMessage(error), ' Retrying every 2 seconds…');
-    this.banner.hidden = false;
+    // The server answers, with an error: no lost connection (a start problem is shown where it matters).
+    if (this.status.checkFailed(error) === 'answers') this.setOnline();
   }
 
   private setOnline(): void {
-    if (!this.offline) return;
-    this.offline = false;
-    this.banner.hidden = true;
-    this.updateLiveStatus();
-    this.notify('The server answers again.', 'info');
+    if (!this.status.answers()) return;
     if (!this.types.loaded) {
       void this.boot();
       return;
@@ -367,32 +328,11 @@ export class App implements ViewHost {
   }
 
   private updateLiveStatus(): void {
-    const last = this.live.lastCheck;
-    let state: string;
-    let text: string;
-    if (this.offline) {
-      state = 'offline';
-      text = 'offline';
-    } else if (this.live.paused) {
-      state = 'paused';
-      text = 'paused';
-    } else {
-      state = 'live';
-      text = 'live';
-    }
-    this.liveStatus.className = `live-status ${state}`;
-    this.liveStatus.textContent = text;
-    this.liveStatus.title =
-      state === 'offline'
-        ? 'The server does not answer; checking again every 2 seconds.'
-        : `Watching the storage for changes every 2 seconds while this tab is visible.${last === undefined ? '' : ` Last check ${formatTime(last)}.`}`;
+    this.status.update();
   }
 
   notify(message: string, kind: 'info' | 'change' | 'error'): void {
-    clear(this.toast, h('div', { class: `toast-item ${kind}` }, message));
-    this.toast.classList.add('visible');
-    if (this.toastTimer !== undefined) window.clearTimeout(this.toastTimer);
-    this.toastTimer = window.setTimeout(() => this.toast.classList.remove('visible'), kind === 'error' ? 12000 : 8000);
+    this.status.notify(message, kind);
   }
 
   /** Errors the viewer did not expect: shown, never a blank page. */
