@@ -64,8 +64,8 @@ export const isPostgresSpec = isDatabaseSpec;
 export function checkStorageSpec(spec: string, options: SourceSpecOptions = {}): void {
   const kind = databaseKindOf(spec);
   if (kind === undefined) {
-    if (options.table !== undefined) throw new UsageError('--table is for storages kept in a database (postgres://, mariadb://, mysql://, sqlite:), not for a directory');
-    if (options.passwordFile !== undefined) throw new UsageError('--pg-password-file is for storages kept in a database (postgres://, mariadb://, mysql://)');
+    if (options.table !== undefined) throw new UsageError('--table is for storages kept in PostgreSQL, MariaDB/MySQL or SQLite (postgres://, mariadb://, mysql://, sqlite:), not for a directory');
+    if (options.passwordFile !== undefined) throw new UsageError('--pg-password-file is for storages kept in PostgreSQL or MariaDB/MySQL (a postgres://, mariadb:// or mysql:// URL)');
     return;
   }
   if (kind === 'sqlite') {
