@@ -1,5 +1,7 @@
-import { streamRecords } from '../storage/records/record-stream.js';
+import { streamRecords, type RecordBytesVisitor } from '../storage/records/record-stream.js';
 import type { Storage } from '../storage/storage.js';
+import type { ObjectIndex } from '../storage/index/object-index.js';
+import type { StorageChannel, StorageFile } from '../storage/storage-types.js';
 import { RecordWindow } from './record-window.js';
 
 /**
@@ -55,179 +57,261 @@ export interface CompareOptions {
 const RECORD_HEADER = 24;
 
 export async function compareRecords(a: Storage, b: Storage, options: CompareOptions): Promise<RecordCounts> {
-  const counts: RecordCounts = { unchanged: new Map(), removed: new Map(), changed: new Map(), added: new Map(), usedBefore: new Set(), usedAfter: new Set() };
-  const accepts = options.acceptsType ?? (() => true);
-  const bump = (map: Map<bigint, number>, typeId: bigint): void => void map.set(typeId, (map.get(typeId) ?? 0) + 1);
-  const window = new RecordWindow(b.source);
-  const aMask = a.channels.length - 1;
-  const bMask = b.channels.length - 1;
-  let total = a.channels.reduce((n, c) => n + c.files.reduce((m, f) => m + f.totalLength, 0), 0);
-  let done = 0;
+  const comparison = new RecordComparison(a, b, options);
+  for (const channel of a.channels) {
+    for (const file of channel.files) await comparison.compareFileOfA(channel, file);
+  }
+  await comparison.findObjectsOnlyInB();
+  return comparison.finish();
+}
+
+/**
+ * The state of one comparison, shared by its steps: one object for the whole walk (methods and
+ * fields, not a closure per record: that and its bigints were a third of the walk's time at 1M
+ * objects).
+ */
+class RecordComparison {
+  readonly counts: RecordCounts = { unchanged: new Map(), removed: new Map(), changed: new Map(), added: new Map(), usedBefore: new Set(), usedAfter: new Set() };
+  private readonly accepts: (typeId: bigint, side: 'before' | 'after') => boolean;
+  private readonly window: RecordWindow;
+  private readonly aMask: number;
+  private readonly bMask: number;
+  private total: number;
+  private done = 0;
   /** Objects of A that B has too: when that is all of B, B has no object A lacks (no look at B's index needed). */
-  let matched = 0;
-
-  // The record of A being compared, for `compare` (one function for all records, not a closure
-  // per record: that and its bigints were a third of the walk's time at 1M objects). The walk
-  // waits for a comparison that reads, so these stay put until it is done.
-  let bytesA: Buffer = Buffer.alloc(0);
-  let atA = 0;
-  let lengthA = 0;
-  let typeA = 0n;
-  let idA = 0n;
-  let fileA = '';
-  let offsetA = 0;
-  let fileB = '';
-  let offsetB = 0;
-  const compare = (record: Buffer): void | Promise<void> => {
-    const afterType = record.readBigInt64LE(8);
-    if (!accepts(typeA, 'before') && !accepts(afterType, 'after')) return;
-    counts.usedBefore.add(typeA);
-    counts.usedAfter.add(afterType);
-    if (record.length === lengthA && bytesA.compare(record, 0, lengthA, atA, atA + lengthA) === 0) {
-      bump(counts.unchanged, typeA);
-      return;
-    }
-    bump(counts.changed, afterType);
-    return options.onDifference({
-      change: 'changed',
-      objectId: idA,
-      before: side(bytesA, atA, lengthA, typeA, fileA, offsetA),
-      after: side(record, 0, record.length, afterType, fileB, offsetB),
-    });
-  };
-
+  private matched = 0;
   // Where the storages have the same channels, most objects of a copy lie at the same offset of
   // the file with the same number: asked with the halves of the id (no bigint, no location
   // object), and compared at once; anything else takes the general way.
-  const sameChannels = a.channels.length === b.channels.length;
-  const unfiltered = options.acceptsType === undefined;
+  private readonly sameChannels: boolean;
+  private readonly unfiltered: boolean;
   /** Unchanged objects per type id below 2^32, counted without a bigint (merged into `counts` at the end). */
-  const unchangedSmall = new TypeCounter();
-  let viewed: Buffer | undefined;
-  let view: DataView = new DataView(new ArrayBuffer(0));
-  for (const channel of a.channels) {
-    for (const file of channel.files) {
-      const twin = sameChannels ? b.channels[channel.index]!.files.find((f) => f.fileNumber === file.fileNumber) : undefined;
-      const twinIndex = sameChannels ? b.channels[channel.index]!.objects : undefined;
-      // A range of the twin file known to hold exactly A's bytes (compared a block at a time: one
-      // comparison per BLOCK bytes instead of one per record), and one known to differ somewhere.
-      let equalFrom = 0;
-      let equalTo = 0;
-      let differsTo = 0;
-      await streamRecords(a.source, file.path, 0, file.problem?.offset ?? file.totalLength, (bytes, at, offset, length) => {
-        // A DataView per chunk (Buffer's own readers check their arguments on every call).
-        if (bytes !== viewed) {
-          viewed = bytes;
-          view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  private readonly unchangedSmall = new TypeCounter();
+  // A DataView per chunk (Buffer's own readers check their arguments on every call).
+  private viewed: Buffer | undefined;
+  private view: DataView = new DataView(new ArrayBuffer(0));
+
+  // The file of A being walked, and its twin in B (same channel, same file number) if any.
+  private channel!: StorageChannel;
+  private file!: StorageFile;
+  private twin: StorageFile | undefined;
+  private twinIndex: ObjectIndex | undefined;
+  // A range of the twin file known to hold exactly A's bytes (compared a block at a time: one
+  // comparison per BLOCK bytes instead of one per record), and one known to differ somewhere.
+  private equalFrom = 0;
+  private equalTo = 0;
+  private differsTo = 0;
+
+  // The record of A being compared with B's record of the same object, for `compareWithA`. The
+  // walk waits for a comparison that reads, so these stay put until it is done.
+  private bytesA: Buffer = Buffer.alloc(0);
+  private atA = 0;
+  private lengthA = 0;
+  private typeA = 0n;
+  private idA = 0n;
+  private fileA = '';
+  private offsetA = 0;
+  private fileB = '';
+  private offsetB = 0;
+
+  // The visitors handed to streamRecords and to the window's reads: made once.
+  private readonly visitRecordOfA: RecordBytesVisitor = (bytes, at, offset, length) => this.recordOfA(bytes, at, offset, length);
+  private readonly visitRecordOfB: RecordBytesVisitor = (bytes, at, offset, length) => this.recordOfB(bytes, at, offset, length);
+  private readonly compareRead = (record: Buffer): void | Promise<void> => this.compareWithA(record);
+
+  constructor(
+    private readonly a: Storage,
+    private readonly b: Storage,
+    private readonly options: CompareOptions,
+  ) {
+    this.accepts = options.acceptsType ?? (() => true);
+    this.window = new RecordWindow(b.source);
+    this.aMask = a.channels.length - 1;
+    this.bMask = b.channels.length - 1;
+    this.total = a.channels.reduce((n, c) => n + c.files.reduce((m, f) => m + f.totalLength, 0), 0);
+    this.sameChannels = a.channels.length === b.channels.length;
+    this.unfiltered = options.acceptsType === undefined;
+  }
+
+  /** Every latest record of one file of A compared with B's record of the same object. */
+  async compareFileOfA(channel: StorageChannel, file: StorageFile): Promise<void> {
+    this.channel = channel;
+    this.file = file;
+    const other = this.sameChannels ? this.b.channels[channel.index]! : undefined;
+    this.twin = other?.files.find((f) => f.fileNumber === file.fileNumber);
+    this.twinIndex = other?.objects;
+    this.equalFrom = 0;
+    this.equalTo = 0;
+    this.differsTo = 0;
+    await streamRecords(this.a.source, file.path, 0, file.problem?.offset ?? file.totalLength, this.visitRecordOfA);
+    this.fileDone(file);
+  }
+
+  private recordOfA(bytes: Buffer, at: number, offset: number, length: number): void | Promise<void> {
+    if (bytes !== this.viewed) {
+      this.viewed = bytes;
+      this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    }
+    const low = this.view.getInt32(at + 16, true);
+    const high = this.view.getInt32(at + 20, true);
+    if (!this.channel.objects.isLatest(low, high, this.file.slot, offset)) return;
+    const twin = this.twin;
+    const atTwin = twin !== undefined && offset + length <= twin.totalLength && this.twinIndex!.isLatest(low, high, twin.slot, offset);
+    if (atTwin) {
+      this.matched++;
+      // The header (length, type, id) is among the bytes compared: equal bytes are the same record.
+      if (this.equalAtTwin(twin, bytes, at, offset, length)) return this.countUnchangedAtTwin(bytes, at);
+    }
+    return this.compareByIndex(bytes, at, offset, length, low, atTwin);
+  }
+
+  /** Whether the twin holds A's record at the same offset: inside a block known equal, else compared. */
+  private equalAtTwin(twin: StorageFile, bytes: Buffer, at: number, offset: number, length: number): boolean {
+    if (offset >= this.equalFrom && offset + length <= this.equalTo) return true;
+    if (offset >= this.differsTo) {
+      const span = Math.min(BLOCK, bytes.length - at, twin.totalLength - offset, this.window.heldFrom(twin.path, offset));
+      if (span > length) {
+        if (this.window.equals(twin.path, offset, bytes, at, span) === true) {
+          this.equalFrom = offset;
+          this.equalTo = offset + span;
+          return true;
         }
-        const low = view.getInt32(at + 16, true);
-        const high = view.getInt32(at + 20, true);
-        if (!channel.objects.isLatest(low, high, file.slot, offset)) return;
-        const atTwin = twin !== undefined && offset + length <= twin.totalLength && twinIndex!.isLatest(low, high, twin.slot, offset);
-        if (atTwin) {
-          matched++;
-          let same = offset >= equalFrom && offset + length <= equalTo;
-          if (!same && offset >= differsTo) {
-            const span = Math.min(BLOCK, bytes.length - at, twin.totalLength - offset, window.heldFrom(twin.path, offset));
-            if (span > length) {
-              if (window.equals(twin.path, offset, bytes, at, span) === true) {
-                equalFrom = offset;
-                equalTo = offset + span;
-                same = true;
-              } else differsTo = offset + span;
-            }
-          }
-          // The header (length, type, id) is among the bytes compared: equal bytes are the same record.
-          if (same || window.equals(twin.path, offset, bytes, at, length) === true) {
-            const typeHigh = view.getInt32(at + 12, true);
-            if (unfiltered && typeHigh === 0) {
-              // Counted by a number: no bigint per unchanged object.
-              unchangedSmall.add(view.getUint32(at + 8, true));
-              return;
-            }
-            const typeId = bytes.readBigInt64LE(at + 8);
-            if (!accepts(typeId, 'before')) return;
-            counts.usedBefore.add(typeId);
-            counts.usedAfter.add(typeId);
-            bump(counts.unchanged, typeId);
-            return;
-          }
-        }
-        const typeId = bytes.readBigInt64LE(at + 8);
-        const objectId = bytes.readBigInt64LE(at + 16);
-        const other = b.channels[low & bMask]!;
-        const location = other.objects.get(objectId);
-        const otherFile = location === undefined ? undefined : other.fileAt(location.fileSlot);
-        if (location !== undefined && !atTwin) matched++;
-        if (location === undefined || otherFile === undefined) {
-          if (!accepts(typeId, 'before')) return;
-          counts.usedBefore.add(typeId);
-          bump(counts.removed, typeId);
-          return options.onDifference({ change: 'removed', objectId, before: side(bytes, at, length, typeId, file.path, offset) });
-        }
-        if (options.sameFiles && otherFile.fileNumber === file.fileNumber && location.offset === offset && location.length === length) {
-          if (!accepts(typeId, 'before')) return;
-          counts.usedBefore.add(typeId);
-          counts.usedAfter.add(typeId);
-          bump(counts.unchanged, typeId);
-          return;
-        }
-        bytesA = bytes;
-        atA = at;
-        lengthA = length;
-        typeA = typeId;
-        idA = objectId;
-        fileA = file.path;
-        offsetA = offset;
-        fileB = otherFile.path;
-        offsetB = location.offset;
-        const held = window.peek(otherFile.path, location.offset, location.length);
-        if (held !== undefined) return compare(held);
-        return window.record(otherFile.path, location.offset, location.length, otherFile.totalLength).then(compare);
-      });
-      done += file.totalLength;
-      options.onProgress?.(done, total);
+        this.differsTo = offset + span;
+      }
+    }
+    return this.window.equals(twin.path, offset, bytes, at, length) === true;
+  }
+
+  private countUnchangedAtTwin(bytes: Buffer, at: number): void {
+    if (this.unfiltered && this.view.getInt32(at + 12, true) === 0) {
+      // Counted by a number: no bigint per unchanged object.
+      this.unchangedSmall.add(this.view.getUint32(at + 8, true));
+      return;
+    }
+    this.countUnchanged(bytes.readBigInt64LE(at + 8));
+  }
+
+  private countUnchanged(typeId: bigint): void {
+    if (!this.accepts(typeId, 'before')) return;
+    this.counts.usedBefore.add(typeId);
+    this.counts.usedAfter.add(typeId);
+    bump(this.counts.unchanged, typeId);
+  }
+
+  /** The general way: B's record of the object found through B's index (removed if none). */
+  private compareByIndex(bytes: Buffer, at: number, offset: number, length: number, low: number, atTwin: boolean): void | Promise<void> {
+    const typeId = bytes.readBigInt64LE(at + 8);
+    const objectId = bytes.readBigInt64LE(at + 16);
+    const other = this.b.channels[low & this.bMask]!;
+    const location = other.objects.get(objectId);
+    const otherFile = location === undefined ? undefined : other.fileAt(location.fileSlot);
+    if (location !== undefined && !atTwin) this.matched++;
+    if (location === undefined || otherFile === undefined) return this.removed(bytes, at, offset, length, typeId, objectId);
+    if (this.options.sameFiles && otherFile.fileNumber === this.file.fileNumber && location.offset === offset && location.length === length) {
+      return this.countUnchanged(typeId);
+    }
+    this.bytesA = bytes;
+    this.atA = at;
+    this.lengthA = length;
+    this.typeA = typeId;
+    this.idA = objectId;
+    this.fileA = this.file.path;
+    this.offsetA = offset;
+    this.fileB = otherFile.path;
+    this.offsetB = location.offset;
+    const held = this.window.peek(otherFile.path, location.offset, location.length);
+    if (held !== undefined) return this.compareWithA(held);
+    return this.window.record(otherFile.path, location.offset, location.length, otherFile.totalLength).then(this.compareRead);
+  }
+
+  private removed(bytes: Buffer, at: number, offset: number, length: number, typeId: bigint, objectId: bigint): void | Promise<void> {
+    if (!this.accepts(typeId, 'before')) return;
+    this.counts.usedBefore.add(typeId);
+    bump(this.counts.removed, typeId);
+    return this.options.onDifference({ change: 'removed', objectId, before: side(bytes, at, length, typeId, this.file.path, offset) });
+  }
+
+  /** B's record of the object A's current record (the fields above) holds, compared with it. */
+  private compareWithA(record: Buffer): void | Promise<void> {
+    const afterType = record.readBigInt64LE(8);
+    if (!this.accepts(this.typeA, 'before') && !this.accepts(afterType, 'after')) return;
+    this.counts.usedBefore.add(this.typeA);
+    this.counts.usedAfter.add(afterType);
+    if (record.length === this.lengthA && this.bytesA.compare(record, 0, this.lengthA, this.atA, this.atA + this.lengthA) === 0) {
+      bump(this.counts.unchanged, this.typeA);
+      return;
+    }
+    bump(this.counts.changed, afterType);
+    return this.options.onDifference({
+      change: 'changed',
+      objectId: this.idA,
+      before: side(this.bytesA, this.atA, this.lengthA, this.typeA, this.fileA, this.offsetA),
+      after: side(record, 0, record.length, afterType, this.fileB, this.offsetB),
+    });
+  }
+
+  /** Objects B has and A has not, read from the files of B that hold them. */
+  async findObjectsOnlyInB(): Promise<void> {
+    const addedSlots = this.filesWithObjectsOnlyInB();
+    for (const channel of this.b.channels) {
+      for (const file of channel.files) {
+        if (addedSlots[channel.index]![file.slot] === undefined) continue;
+        this.channel = channel;
+        this.file = file;
+        await streamRecords(this.b.source, file.path, 0, file.problem?.offset ?? file.totalLength, this.visitRecordOfB);
+        this.fileDone(file);
+      }
     }
   }
 
-  // Which of B's files hold objects A lacks (the index alone tells, no record read).
-  const addedSlots = b.channels.map(() => [] as number[]);
-  if (matched < b.channels.reduce((n, c) => n + c.objects.size, 0)) {
-    b.channels.forEach((channel, index) => {
+  /** Per channel of B, the file slots holding objects A lacks (the index alone tells, no record read). */
+  private filesWithObjectsOnlyInB(): number[][] {
+    const addedSlots = this.b.channels.map(() => [] as number[]);
+    if (this.matched >= this.b.channels.reduce((n, c) => n + c.objects.size, 0)) return addedSlots;
+    this.b.channels.forEach((channel, index) => {
       const slots = addedSlots[index]!;
       channel.objects.forEach((low, high, fileSlot) => {
-        if (a.channels[low & aMask]!.objects.has(low, high)) return;
+        if (this.a.channels[low & this.aMask]!.objects.has(low, high)) return;
         if (slots[fileSlot] === undefined) {
           slots[fileSlot] = 1;
-          total += channel.fileAt(fileSlot)?.totalLength ?? 0;
+          this.total += channel.fileAt(fileSlot)?.totalLength ?? 0;
         }
       });
     });
+    return addedSlots;
   }
-  for (const channel of b.channels) {
-    for (const file of channel.files) {
-      if (addedSlots[channel.index]![file.slot] === undefined) continue;
-      await streamRecords(b.source, file.path, 0, file.problem?.offset ?? file.totalLength, (bytes, at, offset, length) => {
-        const low = bytes.readInt32LE(at + 16);
-        const high = bytes.readInt32LE(at + 20);
-        if (!channel.objects.isLatest(low, high, file.slot, offset) || a.channels[low & aMask]!.objects.has(low, high)) return;
-        const typeId = bytes.readBigInt64LE(at + 8);
-        if (!accepts(typeId, 'after')) return;
-        counts.usedAfter.add(typeId);
-        bump(counts.added, typeId);
-        return options.onDifference({ change: 'added', objectId: bytes.readBigInt64LE(at + 16), after: side(bytes, at, length, typeId, file.path, offset) });
-      });
-      done += file.totalLength;
-      options.onProgress?.(done, total);
+
+  private recordOfB(bytes: Buffer, at: number, offset: number, length: number): void | Promise<void> {
+    const low = bytes.readInt32LE(at + 16);
+    const high = bytes.readInt32LE(at + 20);
+    if (!this.channel.objects.isLatest(low, high, this.file.slot, offset) || this.a.channels[low & this.aMask]!.objects.has(low, high)) return;
+    const typeId = bytes.readBigInt64LE(at + 8);
+    if (!this.accepts(typeId, 'after')) return;
+    this.counts.usedAfter.add(typeId);
+    bump(this.counts.added, typeId);
+    return this.options.onDifference({ change: 'added', objectId: bytes.readBigInt64LE(at + 16), after: side(bytes, at, length, typeId, this.file.path, offset) });
+  }
+
+  private fileDone(file: StorageFile): void {
+    this.done += file.totalLength;
+    this.options.onProgress?.(this.done, this.total);
+  }
+
+  /** The counts, with the unchanged objects counted by number merged in. */
+  finish(): RecordCounts {
+    const counts = this.counts;
+    for (const [typeLow, n] of this.unchangedSmall.entries()) {
+      const typeId = BigInt(typeLow);
+      counts.unchanged.set(typeId, (counts.unchanged.get(typeId) ?? 0) + n);
+      counts.usedBefore.add(typeId);
+      counts.usedAfter.add(typeId);
     }
+    return counts;
   }
-  for (const [typeLow, n] of unchangedSmall.entries()) {
-    const typeId = BigInt(typeLow);
-    counts.unchanged.set(typeId, (counts.unchanged.get(typeId) ?? 0) + n);
-    counts.usedBefore.add(typeId);
-    counts.usedAfter.add(typeId);
-  }
-  return counts;
+}
+
+function bump(map: Map<bigint, number>, typeId: bigint): void {
+  map.set(typeId, (map.get(typeId) ?? 0) + 1);
 }
 
 /** Bytes of A compared with the twin file at once where records lie at the same places. */
