@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
+import { SEQUENCE_DIR } from '../test/helpers/follow-sequence.js';
 import { chromiumAvailable, CHROMIUM_ENV, CHROMIUM_PATH, launchBrowser, REPO_ROOT, startServer, viewerBuilt } from '../test/viewer/browser.js';
 import { toPalettePng } from './png-palette.js';
 import { screenshotOutput } from './screenshot-output.js';
@@ -25,6 +26,8 @@ if (!viewerBuilt()) {
 mkdirSync(OUT, { recursive: true });
 const graph = await startServer('graph');
 const collections = await startServer('collections');
+// A storage with a history: the tracker a running Java application wrote, after its sixth commit.
+const tracker = await startServer(path.join(SEQUENCE_DIR, 'states', 'S4'));
 const browser = await launchBrowser({ width: 1280, height: 760 });
 
 async function save(page: Page, name: string): Promise<void> {
@@ -120,8 +123,20 @@ try {
   } else {
     console.log('grid.png and query.png left out: this server has no /api/v1/sql');
   }
+
+  const commits = (await (await fetch(`${tracker.url}/api/v1/commits`)).json()) as { commits: { number: number; timestamp: string }[] };
+  const fifth = commits.commits.find((c) => c.number === 5)!;
+  await page.goto(`${tracker.url}/viewer/#/microstream/history/${fifth.timestamp}`);
+  await page.locator('.hv-detail .hv-object').first().waitFor();
+  await page.waitForLoadState('networkidle');
+  await save(page, 'history');
+  await page.goto(`${tracker.url}/viewer/#/microstream/history?from=3&to=6`);
+  await page.locator('.hv-detail .hv-object').first().waitFor();
+  await page.waitForLoadState('networkidle');
+  await save(page, 'history-compare');
 } finally {
   await browser.close();
   await graph.close();
   await collections.close();
+  await tracker.close();
 }
