@@ -41,7 +41,7 @@ export const FLOOR_PLAN: Readonly<Record<string, readonly string[]>> = {
   'graph/queries': ['graph/model', 'graph/build', 'storage/**', 'inspect', 'format', 'javatext'],
   graph: ['graph/model', 'graph/build', 'graph/queries', 'storage/**', 'format', 'javatext'],
   gigamap: ['graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
-  sql: ['damaged', 'check', 'gigamap', 'graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
+  sql: ['damaged', 'check', 'gigamap', 'graph/model', 'inspect', 'storage/**', 'format', 'javatext'],
 
   registry: ['damaged', 'graph/**', 'storage/**', 'inspect', 'format', 'javatext'],
   'api-contract': ['registry', 'storage/**'],
