@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StorageError } from '../../src/errors.js';
-import { IndexWorkerPool } from '../../src/storage/index/index-workers.js';
-import { Storage } from '../../src/storage/storage.js';
-import { applyOp, loadTransitions, SEQUENCE_DIR } from '../helpers/follow-sequence.js';
-import { generateStorage } from '../../src/writer/generator/generate-storage.js';
+import { StorageError } from '../../../src/errors.js';
+import { IndexWorkerPool } from '../../../src/storage/index/index-workers.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { applyOp, loadTransitions, SEQUENCE_DIR } from '../../helpers/follow-sequence.js';
+import { generateStorage } from '../../../src/writer/generator/generate-storage.js';
 
 /**
  * Indexing channels in worker threads (index-workers.ts) gives exactly the state indexing in the

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { splitId } from '../../src/storage/index/object-id-halves.js';
-import { IndexBuilder, IndexBySet, type IndexLoad } from '../../src/storage/index/index-builder.js';
-import { ObjectIndex } from '../../src/storage/index/object-index.js';
+import { splitId } from '../../../src/storage/index/object-id-halves.js';
+import { IndexBuilder, IndexBySet, type IndexLoad } from '../../../src/storage/index/index-builder.js';
+import { ObjectIndex } from '../../../src/storage/index/object-index.js';
 
 /**
  * Building a channel's index in one go (blind writes, live bytes counted at the end, writes far

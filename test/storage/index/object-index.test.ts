@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { joinId, splitId } from '../../src/storage/index/object-id-halves.js';
-import { ObjectIndex, RUN_LENGTH_BITS, RUN_WORDS } from '../../src/storage/index/object-index.js';
+import { joinId, splitId } from '../../../src/storage/index/object-id-halves.js';
+import { ObjectIndex, RUN_LENGTH_BITS, RUN_WORDS } from '../../../src/storage/index/object-index.js';
 
 describe('ObjectIndex', () => {
   it('keeps the last location set for an id, across growth and compaction', () => {
