@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DirectorySource } from '../../src/storage/source/directory-source.js';
-import { FileReadAhead } from '../../src/storage/source/file-read-ahead.js';
-import type { SourceReads } from '../../src/storage/source/source.js';
+import { DirectorySource } from '../../../src/storage/source/directory-source.js';
+import { FileReadAhead } from '../../../src/storage/source/file-read-ahead.js';
+import type { SourceReads } from '../../../src/storage/source/source.js';
 
 /** A source that tells when a file's pass starts and ends, around a real directory's chunks. */
 function observed(inner: SourceReads, events: string[]): SourceReads {

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readHeadAhead, SYNC_LOCAL_FILES } from '../../src/storage/source/sync-file-chunks.js';
+import { readHeadAhead, SYNC_LOCAL_FILES } from '../../../src/storage/source/sync-file-chunks.js';
 
 /** Descriptors this process has open. */
 const openDescriptors = (): number => readdirSync('/proc/self/fd').length;
