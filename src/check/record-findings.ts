@@ -1,5 +1,5 @@
 import { classifyId, isObjectIdHalves } from '../format/ids.js';
-import { streamRecords } from '../storage/records/record-stream.js';
+import { forEachLatestRecordBytes } from '../storage/records/latest-records.js';
 import type { Storage, StorageFile } from '../storage/storage.js';
 import type { TypeEntry } from '../format/type-dictionary.js';
 import { RecordChecker } from './record-checker.js';
@@ -111,43 +111,41 @@ export async function walkLatestRecords(storage: Storage, options: LatestRecords
     }
   };
 
-  for (const channel of storage.channels) {
-    const index = channel.objects;
-    for (const file of channel.files) {
-      const end = file.problem?.offset ?? file.totalLength;
-      await streamRecords(storage.source, file.path, 0, end, (bytes, at, offset, length) => {
-        if (!index.isLatest(bytes.readInt32LE(at + 16), bytes.readInt32LE(at + 20), file.slot, offset)) return;
-        objects++;
-        const defect = options.damagedAt?.(file.path, offset) ?? checker.check(bytes, at, length, channel.index, { file: file.path, offset });
-        if (defect !== undefined) {
-          defects.push({ channel: channel.index, header: readHeader(bytes.subarray(at, at + 24)), file: file.path, offset, defect });
-          return;
-        }
-        const entry = checker.entry!;
-        readableObjects++;
-        readableBytes += length;
-        if (entry.typeId === rootsType) rootsEntities++;
-        if (checker.opaque !== undefined) {
-          const seen = opaque.get(entry.typeId);
-          if (seen === undefined) opaque.set(entry.typeId, { typeName: entry.typeName, reason: checker.opaque, count: 1, file: file.path, offset });
-          else seen.count++;
-        }
-        currentBytes = bytes;
-        currentAt = at;
-        currentOffset = offset;
-        currentFile = file.path;
-        currentType = entry.typeName;
-        const danglingBefore = danglingCount;
-        checker.forEachReference(bytes, at, onReference);
-        options.onReadable?.(bytes.subarray(at, at + length), entry, channel.index, danglingCount - danglingBefore);
-      });
+  await forEachLatestRecordBytes(
+    storage,
+    (bytes, at, offset, length, channel, file) => {
+      objects++;
+      const defect = options.damagedAt?.(file.path, offset) ?? checker.check(bytes, at, length, channel.index, { file: file.path, offset });
+      if (defect !== undefined) {
+        defects.push({ channel: channel.index, header: readHeader(bytes.subarray(at, at + 24)), file: file.path, offset, defect });
+        return;
+      }
+      const entry = checker.entry!;
+      readableObjects++;
+      readableBytes += length;
+      if (entry.typeId === rootsType) rootsEntities++;
+      if (checker.opaque !== undefined) {
+        const seen = opaque.get(entry.typeId);
+        if (seen === undefined) opaque.set(entry.typeId, { typeName: entry.typeName, reason: checker.opaque, count: 1, file: file.path, offset });
+        else seen.count++;
+      }
+      currentBytes = bytes;
+      currentAt = at;
+      currentOffset = offset;
+      currentFile = file.path;
+      currentType = entry.typeName;
+      const danglingBefore = danglingCount;
+      checker.forEachReference(bytes, at, onReference);
+      options.onReadable?.(bytes.subarray(at, at + length), entry, channel.index, danglingCount - danglingBefore);
+    },
+    async (channel, file) => {
       if (file.problem !== undefined) {
         stops.push({ channel: channel.index, file, offset: file.problem.offset, message: file.problem.message, header: await headerAt(storage, file, file.problem.offset) });
       }
       bytesDone += file.totalLength;
       options.onProgress?.(bytesDone, bytesTotal);
-    }
-  }
+    },
+  );
   return { objects, readableObjects, readableBytes, defects, danglingCount, dangling, stops, rootsEntities, opaqueTypes: [...opaque.values()] };
 }
 

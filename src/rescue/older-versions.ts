@@ -1,6 +1,7 @@
 import type { DanglingReference } from '../check/record-findings.js';
 import { RecordChecker } from '../check/record-checker.js';
 import { readHeader } from '../check/record-defects.js';
+import { forEachLatestRecordBytes } from '../storage/records/latest-records.js';
 import { streamRecords } from '../storage/records/record-stream.js';
 import type { Storage } from '../storage/storage.js';
 
@@ -51,19 +52,14 @@ export async function findOlderVersions(
 export async function findReferrers(storage: Storage, ids: ReadonlySet<bigint>, damagedAt?: (file: string, offset: number) => unknown): Promise<DanglingReference[]> {
   const out: DanglingReference[] = [];
   const checker = new RecordChecker(storage.dictionary, storage.channels.length);
-  for (const channel of storage.channels) {
-    for (const file of channel.files) {
-      await streamRecords(storage.source, file.path, 0, file.problem?.offset ?? file.totalLength, (bytes, at, offset, length) => {
-        if (!channel.objects.isLatest(bytes.readInt32LE(at + 16), bytes.readInt32LE(at + 20), file.slot, offset)) return;
-        if (damagedAt?.(file.path, offset) !== undefined || checker.check(bytes, at, length, channel.index, { file: file.path, offset }) !== undefined) return;
-        const typeName = checker.entry!.typeName;
-        checker.forEachReference(bytes, at, (low, high) => {
-          const id = (BigInt(high) << 32n) | BigInt(low >>> 0);
-          if (ids.has(id)) out.push({ referrer: bytes.readBigInt64LE(at + 16), referrerType: typeName, missing: id, file: file.path, offset });
-        });
-      });
-    }
-  }
+  await forEachLatestRecordBytes(storage, (bytes, at, offset, length, channel, file) => {
+    if (damagedAt?.(file.path, offset) !== undefined || checker.check(bytes, at, length, channel.index, { file: file.path, offset }) !== undefined) return;
+    const typeName = checker.entry!.typeName;
+    checker.forEachReference(bytes, at, (low, high) => {
+      const id = (BigInt(high) << 32n) | BigInt(low >>> 0);
+      if (ids.has(id)) out.push({ referrer: bytes.readBigInt64LE(at + 16), referrerType: typeName, missing: id, file: file.path, offset });
+    });
+  });
   return out;
 }
 
@@ -79,18 +75,13 @@ export interface ReferrerRecord {
 export async function findReferrerRecords(storage: Storage, ids: ReadonlySet<bigint>, damagedAt?: (file: string, offset: number) => unknown): Promise<ReferrerRecord[]> {
   const out: ReferrerRecord[] = [];
   const checker = new RecordChecker(storage.dictionary, storage.channels.length);
-  for (const channel of storage.channels) {
-    for (const file of channel.files) {
-      await streamRecords(storage.source, file.path, 0, file.problem?.offset ?? file.totalLength, (bytes, at, offset, length) => {
-        if (!channel.objects.isLatest(bytes.readInt32LE(at + 16), bytes.readInt32LE(at + 20), file.slot, offset)) return;
-        if (damagedAt?.(file.path, offset) !== undefined || checker.check(bytes, at, length, channel.index, { file: file.path, offset }) !== undefined) return;
-        let refers = false;
-        checker.forEachReference(bytes, at, (low, high) => {
-          if (!refers && ids.has((BigInt(high) << 32n) | BigInt(low >>> 0))) refers = true;
-        });
-        if (refers) out.push({ record: Buffer.from(bytes.subarray(at, at + length)), channel: channel.index, file: file.path, offset });
-      });
-    }
-  }
+  await forEachLatestRecordBytes(storage, (bytes, at, offset, length, channel, file) => {
+    if (damagedAt?.(file.path, offset) !== undefined || checker.check(bytes, at, length, channel.index, { file: file.path, offset }) !== undefined) return;
+    let refers = false;
+    checker.forEachReference(bytes, at, (low, high) => {
+      if (!refers && ids.has((BigInt(high) << 32n) | BigInt(low >>> 0))) refers = true;
+    });
+    if (refers) out.push({ record: Buffer.from(bytes.subarray(at, at + length)), channel: channel.index, file: file.path, offset });
+  });
   return out;
 }

@@ -1,4 +1,5 @@
 import type { SourceReads } from '../source/source.js';
+import { streamRecords } from './record-stream.js';
 import { walkRecordBytes } from './record-walk.js';
 
 /**
@@ -124,5 +125,37 @@ export async function forEachLatestRecord(
     await drain();
     bytesDone += file.totalLength;
     onProgress?.({ bytesDone, bytesTotal, records });
+  }
+}
+
+/** A channel as the byte-wise pass over latest records needs it (`StorageChannel` is one). */
+export interface LatestRecordsChannel {
+  readonly index: number;
+  /** Each with where its scan stopped, if it did: records are read up to there. */
+  readonly files: readonly { readonly path: string; readonly slot: number; readonly totalLength: number; readonly problem?: { readonly offset: number } | undefined }[];
+  readonly objects: { isLatest(idLow: number, idHigh: number, fileSlot: number, offset: number): boolean };
+}
+
+/**
+ * Every object's latest record, whole, channel by channel and file by file in file order, each
+ * file up to where its scan stopped: `visit` gets the record at `bytes[at, at + length)` (valid
+ * during the call only) with its file offset, channel and file; `afterFile` is awaited after each
+ * file. For the passes that check or copy whole records (check, rescue); nothing is allocated per
+ * record.
+ */
+export async function forEachLatestRecordBytes<C extends LatestRecordsChannel>(
+  storage: { readonly channels: readonly C[]; readonly source: Pick<SourceReads, 'chunks'> },
+  visit: (bytes: Buffer, at: number, offset: number, length: number, channel: C, file: C['files'][number]) => void,
+  afterFile?: (channel: C, file: C['files'][number]) => void | Promise<void>,
+): Promise<void> {
+  for (const channel of storage.channels) {
+    const index = channel.objects;
+    for (const file of channel.files) {
+      const slot = file.slot;
+      await streamRecords(storage.source, file.path, 0, file.problem?.offset ?? file.totalLength, (bytes, at, offset, length) => {
+        if (index.isLatest(bytes.readInt32LE(at + 16), bytes.readInt32LE(at + 20), slot, offset)) visit(bytes, at, offset, length, channel, file);
+      });
+      if (afterFile !== undefined) await afterFile(channel, file);
+    }
   }
 }

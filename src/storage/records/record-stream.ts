@@ -19,7 +19,7 @@ const TWO_32 = 4294967296;
  */
 export type RecordBytesVisitor = (bytes: Buffer, at: number, offset: number, length: number) => void | Promise<void>;
 
-export async function streamRecords(reads: SourceReads, path: string, from: number, to: number, visit: RecordBytesVisitor): Promise<void> {
+export async function streamRecords(reads: Pick<SourceReads, 'chunks'>, path: string, from: number, to: number, visit: RecordBytesVisitor): Promise<void> {
   let pos = from; // file offset of the next record (or gap)
   /** A record that continues in the next chunks: its bytes so far. */
   let pending: Buffer | undefined;
