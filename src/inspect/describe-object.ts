@@ -48,27 +48,49 @@ export interface ObjectDescription {
 /** Where a referenced object is read from; a Storage, or a consistent snapshot of one. */
 export type EntitySource = Pick<Storage, 'dictionary' | 'readEntity'>;
 
+/**
+ * A source that may stop the description: `halted`, looked at after every read. The HTTP layer's
+ * budgeted source halts when an answer turns out big before it was admitted (http/guard/big-answers.ts).
+ */
+export interface HaltingSource extends EntitySource {
+  readonly halted: boolean;
+}
+
 interface Described {
   readonly description: ObjectDescription;
   /** References collected for `references=true` (0 = null reference). */
   readonly referenceIds: readonly bigint[];
 }
 
-/** Describes one object; throws NotFoundError (404) or UnloadableValueError/FormatError (500). */
-export async function describeObject(source: EntitySource, objectId: bigint, options: DescribeOptions): Promise<ObjectDescription> {
-  const { description, referenceIds } = await describeOne(source, objectId, options);
-  if (!options.references) return description;
+/**
+ * Describes one object; throws NotFoundError (404) or UnloadableValueError/FormatError (500).
+ * Undefined when a halting source halted it (what was described so far is dropped).
+ */
+export function describeObject(source: HaltingSource, objectId: bigint, options: DescribeOptions): Promise<ObjectDescription | undefined>;
+export function describeObject(source: EntitySource, objectId: bigint, options: DescribeOptions): Promise<ObjectDescription>;
+export async function describeObject(source: MaybeHalting, objectId: bigint, options: DescribeOptions): Promise<ObjectDescription | undefined> {
+  const first = await describeOne(source, objectId, options);
+  if (first === undefined || !options.references) return first?.description;
   const references: (ObjectDescription | null)[] = [];
   const nested: DescribeOptions = { ...options, references: false };
-  for (const id of referenceIds) {
-    references.push(id === 0n ? null : (await describeOne(source, id, nested)).description);
+  for (const id of first.referenceIds) {
+    if (id === 0n) {
+      references.push(null);
+      continue;
+    }
+    const referenced = await describeOne(source, id, nested);
+    if (referenced === undefined) return undefined;
+    references.push(referenced.description);
   }
-  return { ...description, references };
+  return { ...first.description, references };
 }
 
-async function describeOne(source: EntitySource, objectId: bigint, options: DescribeOptions): Promise<Described> {
+type MaybeHalting = EntitySource & { readonly halted?: boolean };
+
+async function describeOne(source: MaybeHalting, objectId: bigint, options: DescribeOptions): Promise<Described | undefined> {
   if (classifyId(objectId) === 'constant') return describeConstant(source, objectId, options);
   const entity = await source.readEntity(objectId);
+  if (source.halted === true) return undefined;
   if (entity === undefined) throw new NotFoundError(`No entity found for objectId ${objectId}`);
   const entry = source.dictionary.byId.get(entity.typeId);
   if (entry === undefined) {

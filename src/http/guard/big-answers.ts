@@ -7,9 +7,10 @@
  * never wait.
  *
  * The waiting happens outside the request's consistent view of a following storage: a request
- * that finds out it is big throws BigAnswerPending, drops what it built, waits for admission, and
- * runs again, admitted. (Waiting inside the view would hold back the follower's next update, and
- * with it every new request.)
+ * that finds out it is big stops describing, answers NEEDS_ADMISSION instead of an answer (what it
+ * built is dropped), waits for admission, and runs again, admitted (http/java/java-requests.ts).
+ * (Waiting inside the view would hold back the follower's next update, and with it every new
+ * request.)
  */
 
 export const BIG_ANSWER_BYTES = 1024 * 1024;
@@ -62,13 +63,12 @@ class Slots {
 /** Building slots of the process. */
 export const bigAnswerSlots = new Slots(BIG_ANSWER_SLOTS);
 
-/** Thrown inside a request when its answer is big and it has not been admitted yet. */
-export class BigAnswerPending extends Error {
-  constructor() {
-    super('a big answer waits for admission');
-    this.name = 'BigAnswerPending';
-  }
-}
+/**
+ * What a request answers instead of its answer when that turned out big and the request has not
+ * been admitted yet: its HTTP layer waits for admission (outside the consistent view) and asks again.
+ */
+export const NEEDS_ADMISSION: unique symbol = Symbol('needs admission');
+export type NeedsAdmission = typeof NEEDS_ADMISSION;
 
 /** What a big answer waits for besides a slot (until the deadline, epoch ms); from the HTTP layer. */
 export interface BuildConditions {

@@ -1,9 +1,9 @@
 import type { ServerErrorCode } from '../../errors.js';
 import { layoutEntity, type VariableSlot } from '../../format/entity-layout.js';
-import { pageEnd, type DescribeOptions, type EntitySource } from '../../inspect/describe-object.js';
+import { pageEnd, type DescribeOptions, type EntitySource, type HaltingSource } from '../../inspect/describe-object.js';
 import type { AnswerBudget } from '../../inspect/description-bytes.js';
 import { simplifiedRenderer } from '../../inspect/simplified-value.js';
-import { BigAnswerPending, bigAnswerSlots, isBig, type BigAnswerAdmission } from './big-answers.js';
+import { bigAnswerSlots, isBig, type BigAnswerAdmission } from './big-answers.js';
 
 /**
  * Per-request limits that the Java service does not have: a response size limit and a deadline.
@@ -85,19 +85,17 @@ export class RequestBudget implements AnswerBudget {
   }
 
   /**
-   * Once this request is known to be big: throws BigAnswerPending unless it has been admitted
-   * (the HTTP layer waits for admission and runs it again). Without an HTTP layer (library use)
-   * it waits for a building slot right here, kept until `finish`.
+   * Whether the answer may go on being built: false once this request is known to be big and has
+   * not been admitted (its HTTP layer waits for admission and runs it again). Without an HTTP
+   * layer (library use) a big answer waits for a building slot right here, kept until `finish`.
    */
-  async admitBig(lowerBound: number, reads: number): Promise<void> {
-    if (!isBig(lowerBound, reads)) return;
-    if (this.admission !== undefined) {
-      if (this.admission.admitted) return;
-      throw new BigAnswerPending();
-    }
-    if (this.release !== undefined) return;
+  async admitBig(lowerBound: number, reads: number): Promise<boolean> {
+    if (!isBig(lowerBound, reads)) return true;
+    if (this.admission !== undefined) return this.admission.admitted;
+    if (this.release !== undefined) return true;
     this.release = await bigAnswerSlots.acquire();
     this.checkTime();
+    return true;
   }
 
   /** Ends the request: frees a slot taken by `admitBig`. */
@@ -121,7 +119,7 @@ const SINGLE_OBJECT_CHECK_BYTES = 64 * 1024;
  * of the JSON that describing it will produce (with the request's windows), and checks the deadline.
  * Without references=true, only a big record is charged (a single object can be a huge list).
  */
-export function budgetedSource(source: EntitySource, budget: RequestBudget, options: DescribeOptions): EntitySource {
+export function budgetedSource(source: EntitySource, budget: RequestBudget, options: DescribeOptions): HaltingSource {
   return new BudgetedSource(source, budget, options);
 }
 
@@ -134,7 +132,9 @@ export function budgetedSource(source: EntitySource, budget: RequestBudget, opti
  * 44 → 32 µs. test/http/java/per-request-shapes.test.ts keeps the wrappers fast, and
  * `npm run bench:garbage` measures what an answer promotes.
  */
-class BudgetedSource implements EntitySource {
+class BudgetedSource implements HaltingSource {
+  /** Set once the answer turned out big before its admission: the description stops here. */
+  halted = false;
   private readonly lowerBound: RequestBudget;
   private reads = 0;
 
@@ -164,7 +164,7 @@ class BudgetedSource implements EntitySource {
     // The first object of references=true tells how many others will be described.
     const reads = this.reads;
     const expectedReads = reads === 1 && options.references ? Math.max(reads, estimate.values) : reads;
-    await this.budget.admitBig(this.lowerBound.chargedBytes, expectedReads);
+    if (!(await this.budget.admitBig(this.lowerBound.chargedBytes, expectedReads))) this.halted = true;
     return entity;
   }
 }

@@ -1,5 +1,6 @@
 import type { StorageFamily } from '../../format/storage-family.js';
 import type { Dialect } from './dialect-names.js';
+import type { NeedsAdmission } from '../guard/big-answers.js';
 import { answerRequest, type Answer, type JavaServiceOptions, type RawRequest, type RequestContext, type ServiceState } from './java-service.js';
 import { answerJavalin } from './javalin-service.js';
 import { answerMicronaut } from './micronaut-service.js';
@@ -16,8 +17,11 @@ export function defaultInstance(dialect: Dialect, family: StorageFamily): string
   return family.defaultInstance;
 }
 
-/** Answers one request in the dialect the options name (`spark` when none). */
-export function answerInDialect(state: ServiceState, options: JavaServiceOptions, request: RawRequest, context: RequestContext = {}): Promise<Answer> {
+/**
+ * Answers one request in the dialect the options name (`spark` when none); NEEDS_ADMISSION when
+ * its answer is big and the context's admission has not been granted yet (big-answers.ts).
+ */
+export function answerInDialect(state: ServiceState, options: JavaServiceOptions, request: RawRequest, context: RequestContext): Promise<Answer | NeedsAdmission> {
   switch (options.dialect ?? 'spark') {
     case 'javalin':
       return answerJavalin(state, options, request, context);

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import { isAppError } from '../../errors.js';
 import type { StorageRegistry } from '../../registry/storage-registry.js';
-import { BigAnswerPending, type BigAnswerAdmission } from '../guard/big-answers.js';
+import { NEEDS_ADMISSION, type BigAnswerAdmission, type NeedsAdmission } from '../guard/big-answers.js';
 import { requestTimedOut, RequestLimitError } from '../guard/limits.js';
 import { RequestDeadlines } from '../guard/request-deadlines.js';
 import { answerInDialect } from './dialects.js';
@@ -108,30 +108,24 @@ export class JavaRequests {
   private answerAdmitted(target: JavaTarget, raw: IncomingMessage, response: ServerResponse): Promise<Answer> {
     const timeoutMs = this.options.timeoutMs;
     const admission = this.options.admission(raw, timeoutMs > 0 ? Date.now() + timeoutMs : Number.POSITIVE_INFINITY);
-    return answerOnce(target, raw, admission).catch((error: unknown) =>
-      error instanceof BigAnswerPending ? this.answerBig(target, raw, response, admission) : Promise.reject(error),
-    );
+    return answerOnce(target, raw, admission).then((answer) => (answer === NEEDS_ADMISSION ? this.answerBig(target, raw, response, admission) : answer));
   }
 
-  /** A request found to be big: admitted (waiting for its turn), then run again. */
+  /** A request found to be big (the first run's description dropped): admitted, waiting for its turn, then run again. */
   private async answerBig(target: JavaTarget, raw: IncomingMessage, response: ServerResponse, admission: BigAnswerAdmission): Promise<Answer> {
     try {
-      for (;;) {
-        try {
-          await admission.acquire();
-        } catch (error) {
-          if (error instanceof RequestLimitError) return limitAnswer(error);
-          throw error;
-        }
-        try {
-          const answer = await answerOnce(target, raw, admission);
-          // Counted before the building slot is freed, so that the next big answer sees it.
-          if (admission.admitted) this.options.hold(answer.body.length, response);
-          return answer;
-        } catch (error) {
-          if (!(error instanceof BigAnswerPending) || admission.admitted) throw error;
-        }
+      try {
+        await admission.acquire();
+      } catch (error) {
+        if (error instanceof RequestLimitError) return limitAnswer(error);
+        throw error;
       }
+      const answer = await answerOnce(target, raw, admission);
+      // Admitted, a run goes on however big its answer (RequestBudget.admitBig).
+      if (answer === NEEDS_ADMISSION) throw new Error('an admitted request asked for admission again');
+      // Counted before the building slot is freed, so that the next big answer sees it.
+      this.options.hold(answer.body.length, response);
+      return answer;
     } finally {
       admission.finish();
     }
@@ -149,10 +143,10 @@ export class JavaRequests {
 }
 
 /** One run of the request against one consistent state. */
-function answerOnce(target: JavaTarget, raw: IncomingMessage, admission: BigAnswerAdmission): Promise<Answer> {
+function answerOnce(target: JavaTarget, raw: IncomingMessage, admission: BigAnswerAdmission): Promise<Answer | NeedsAdmission> {
   const state = target.state;
   const request: RawRequest = { method: raw.method ?? 'GET', url: raw.url ?? '/', headers: raw.headers };
-  const run = (): Promise<Answer> => answerInDialect(state, target.options, request, { admission });
+  const run = (): Promise<Answer | NeedsAdmission> => answerInDialect(state, target.options, request, { admission });
   return state.consistent === undefined ? run() : state.consistent(run);
 }
 

@@ -12,7 +12,7 @@ import {
   RequestLimitError,
 } from '../guard/limits.js';
 import { objectDescriptionBytes } from '../../inspect/description-bytes.js';
-import { BigAnswerPending } from '../guard/big-answers.js';
+import { NEEDS_ADMISSION, type NeedsAdmission } from '../guard/big-answers.js';
 import { parseServletQuery, QueryDecodeError, type QueryParameters } from './servlet-query.js';
 import { adapterObject, checkRoot } from './rest-adapter.js';
 import {
@@ -42,9 +42,13 @@ export * from './java-answers.js';
 const JSON_TYPE = 'application/json';
 const EMPTY = Buffer.alloc(0);
 
-export async function answerRequest(state: ServiceState, options: JavaServiceOptions, request: RawRequest, context: RequestContext = {}): Promise<Answer> {
+/** With a context that admits big answers: NEEDS_ADMISSION when one must wait (big-answers.ts). */
+export function answerRequest(state: ServiceState, options: JavaServiceOptions, request: RawRequest, context: RequestContext): Promise<Answer | NeedsAdmission>;
+export function answerRequest(state: ServiceState, options: JavaServiceOptions, request: RawRequest): Promise<Answer>;
+export async function answerRequest(state: ServiceState, options: JavaServiceOptions, request: RawRequest, context: RequestContext = {}): Promise<Answer | NeedsAdmission> {
   const warnings = new RequestWarnings();
   const answer = await answerJava(state, options, request, warnings, context);
+  if (answer === NEEDS_ADMISSION) return answer;
   const warning = warnings.header();
   return warning === undefined ? answer : { ...answer, headers: { ...answer.headers, [WARNING_HEADER]: headerText(warning) } };
 }
@@ -55,7 +59,7 @@ async function answerJava(
   request: RawRequest,
   warnings: RequestWarnings,
   context: RequestContext,
-): Promise<Answer> {
+): Promise<Answer | NeedsAdmission> {
   const override = header(request, 'x-http-method-override');
   const method = (override ?? request.method).toUpperCase();
   const queryStart = request.url.indexOf('?');
@@ -84,7 +88,6 @@ async function answerJava(
     }
     return await answerGet(state, options, route, query, request, budget, warnings);
   } catch (error) {
-    if (error instanceof BigAnswerPending) throw error; // the HTTP layer admits it and asks again
     if (error instanceof ParameterError || error instanceof NotFoundError) {
       return { status: 404, contentType: HTML, body: javaUtf8(error.message) };
     }
@@ -104,7 +107,7 @@ async function answerGet(
   request: RawRequest,
   budget: RequestBudget,
   warnings: RequestWarnings,
-): Promise<Answer> {
+): Promise<Answer | NeedsAdmission> {
   switch (route.name) {
     case 'routes':
       return json((options.routeListing ?? ((host) => routeListingJson(options.instance, host)))(header(request, 'host')));
@@ -133,8 +136,9 @@ async function answerObject(
   query: QueryParameters,
   budget: RequestBudget,
   warnings: RequestWarnings,
-): Promise<Answer> {
+): Promise<Answer | NeedsAdmission> {
   const description = await adapterObject(state, options, objectRequest(query, oidText), budget, warnings);
+  if (description === NEEDS_ADMISSION) return description;
   const body = objectDescriptionBytes(description, budget);
   checkFormat(query);
   return { status: 200, contentType: JSON_TYPE, body };

@@ -6,7 +6,7 @@ import { filesStatisticsJson } from '../../inspect/statistics.js';
 import { RequestWarnings } from './integrity.js';
 import { objectRequest, ParameterError } from './java-params.js';
 import { ERROR_HEADER, errorHeaderValue, limitAnswer, type Answer, type JavaServiceOptions, type RawRequest, type RequestContext, type ServiceState } from './java-service.js';
-import { BigAnswerPending } from '../guard/big-answers.js';
+import { NEEDS_ADMISSION, type NeedsAdmission } from '../guard/big-answers.js';
 import { objectDescriptionBytes } from '../../inspect/description-bytes.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS, RequestBudget, RequestLimitError } from '../guard/limits.js';
 import { matchTemplate } from './path-templates.js';
@@ -48,7 +48,10 @@ export function javalinRouteListJson(instance: string): string {
     .join(',')}]`;
 }
 
-export async function answerJavalin(state: ServiceState, options: JavaServiceOptions, request: RawRequest, context: RequestContext = {}): Promise<Answer> {
+/** With a context that admits big answers: NEEDS_ADMISSION when one must wait (big-answers.ts). */
+export function answerJavalin(state: ServiceState, options: JavaServiceOptions, request: RawRequest, context: RequestContext): Promise<Answer | NeedsAdmission>;
+export function answerJavalin(state: ServiceState, options: JavaServiceOptions, request: RawRequest): Promise<Answer>;
+export async function answerJavalin(state: ServiceState, options: JavaServiceOptions, request: RawRequest, context: RequestContext = {}): Promise<Answer | NeedsAdmission> {
   const warnings = new RequestWarnings();
   const queryStart = request.url.indexOf('?');
   const rawPath = queryStart < 0 ? request.url : request.url.slice(0, queryStart);
@@ -69,10 +72,10 @@ export async function answerJavalin(state: ServiceState, options: JavaServiceOpt
   const budget = new RequestBudget(options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, context.admission);
   try {
     const answer = await handle(state, options, matched.route, matched.oid, query, budget, warnings);
+    if (answer === NEEDS_ADMISSION) return answer;
     const warning = warnings.header();
     return warning === undefined ? answer : { ...answer, headers: { ...answer.headers, 'x-storage-inspector-warning': warning } };
   } catch (error) {
-    if (error instanceof BigAnswerPending) throw error; // the HTTP layer admits it and asks again
     if (error instanceof ParameterError || error instanceof NotFoundError) {
       return { status: 404, contentType: PLAIN, body: javaUtf8(error.message) };
     }
@@ -92,7 +95,7 @@ async function handle(
   query: QueryParameters,
   budget: RequestBudget,
   warnings: RequestWarnings,
-): Promise<Answer> {
+): Promise<Answer | NeedsAdmission> {
   switch (route) {
     case 'routes':
       return { status: 200, contentType: JSON_TYPE, body: javaUtf8(javalinRouteListJson(options.instance)) };
@@ -114,6 +117,7 @@ async function handle(
       return { status: 200, contentType: JSON_TYPE, body: convertedBody(javaUtf8(filesStatisticsJson(state)), query) };
     case 'object': {
       const description = await adapterObject(state, options, objectRequest(query, oid), budget, warnings);
+      if (description === NEEDS_ADMISSION) return description;
       return { status: 200, contentType: JSON_TYPE, body: convertedBody(objectDescriptionBytes(description, budget), query) };
     }
   }

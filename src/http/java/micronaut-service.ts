@@ -6,7 +6,7 @@ import { micronautFilesStatisticsJson } from '../../inspect/statistics.js';
 import { RequestWarnings } from './integrity.js';
 import { ParameterError } from './java-params.js';
 import { ERROR_HEADER, errorHeaderValue, limitAnswer, type Answer, type JavaServiceOptions, type RawRequest, type RequestContext, type ServiceState } from './java-service.js';
-import { BigAnswerPending } from '../guard/big-answers.js';
+import { NEEDS_ADMISSION, type NeedsAdmission } from '../guard/big-answers.js';
 import { objectDescriptionBytes } from '../../inspect/description-bytes.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS, RequestBudget, RequestLimitError } from '../guard/limits.js';
 import { matchTemplate } from './path-templates.js';
@@ -53,7 +53,10 @@ class ConversionError extends Error {
   }
 }
 
-export async function answerMicronaut(state: ServiceState, options: JavaServiceOptions, request: RawRequest, context: RequestContext = {}): Promise<Answer> {
+/** With a context that admits big answers: NEEDS_ADMISSION when one must wait (big-answers.ts). */
+export function answerMicronaut(state: ServiceState, options: JavaServiceOptions, request: RawRequest, context: RequestContext): Promise<Answer | NeedsAdmission>;
+export function answerMicronaut(state: ServiceState, options: JavaServiceOptions, request: RawRequest): Promise<Answer>;
+export async function answerMicronaut(state: ServiceState, options: JavaServiceOptions, request: RawRequest, context: RequestContext = {}): Promise<Answer | NeedsAdmission> {
   const warnings = new RequestWarnings();
   const queryStart = request.url.indexOf('?');
   const rawPath = queryStart < 0 ? request.url : request.url.slice(0, queryStart);
@@ -76,10 +79,10 @@ export async function answerMicronaut(state: ServiceState, options: JavaServiceO
   const budget = new RequestBudget(options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, context.admission);
   try {
     const answer = await handle(state, options, matched.route, matched.oid, rawQuery, budget, warnings);
+    if (answer === NEEDS_ADMISSION) return answer;
     const warning = warnings.header();
     return warning === undefined ? answer : { ...answer, headers: { ...answer.headers, 'x-storage-inspector-warning': warning } };
   } catch (error) {
-    if (error instanceof BigAnswerPending) throw error; // the HTTP layer admits it and asks again
     if (error instanceof ConversionError) return micronautError(400, 'Bad Request', error.message, request.url, `/${error.argument}`);
     if (error instanceof RequestLimitError) return limitAnswer(error);
     const detail = error instanceof ParameterError || error instanceof NotFoundError || error instanceof Error ? error.message : String(error);
@@ -98,7 +101,7 @@ async function handle(
   rawQuery: string,
   budget: RequestBudget,
   warnings: RequestWarnings,
-): Promise<Answer> {
+): Promise<Answer | NeedsAdmission> {
   switch (route) {
     case 'root':
       await checkRoot(state, warnings);
@@ -139,6 +142,7 @@ async function handle(
         budget,
         warnings,
       );
+      if (description === NEEDS_ADMISSION) return description;
       return { status: 200, contentType: JSON_TYPE, body: objectDescriptionBytes(description, budget, jacksonString) };
     }
   }

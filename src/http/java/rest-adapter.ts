@@ -4,6 +4,7 @@ import { describeObject, type ObjectDescription } from '../../inspect/describe-o
 import { checkedSource, damageReport, type RequestWarnings } from './integrity.js';
 import type { JavaServiceOptions, ServiceState } from './java-answers.js';
 import { clampToInt, ParameterError, type ObjectRequest } from './java-params.js';
+import { NEEDS_ADMISSION, type NeedsAdmission } from '../guard/big-answers.js';
 import { budgetedSource, type RequestBudget } from '../guard/limits.js';
 
 /**
@@ -23,7 +24,8 @@ const FIRST_OBJECT_ID = 1000000000000000001n;
  * `StorageRestAdapter.getObject`: negative paging values are refused (`invalid parameter <name>`,
  * in this order), then the object is described. Damage is checked for every record read
  * (integrity.ts); the size budget before each described object of `references`, or before a
- * single big record (limits.ts).
+ * single big record (limits.ts). NEEDS_ADMISSION when the answer turned out big before the request
+ * was admitted.
  */
 export async function adapterObject(
   state: ServiceState,
@@ -31,7 +33,7 @@ export async function adapterObject(
   request: ObjectRequest,
   budget: RequestBudget,
   warnings: RequestWarnings,
-): Promise<ObjectDescription> {
+): Promise<ObjectDescription | NeedsAdmission> {
   // Checked in Java's order; the first negative one is named.
   if (request.fixedOffset < 0n) throw new ParameterError('invalid parameter fixedOffset');
   if (request.fixedLength < 0n) throw new ParameterError('invalid parameter fixedLength');
@@ -50,7 +52,8 @@ export async function adapterObject(
   const checked = checkedSource(state, await damageReport(state), warnings);
   // With references=true every described object is charged; without, only a big record (a huge list).
   const source = budgetedSource(checked, budget, describeOptions);
-  return describeObject(source, request.objectId, describeOptions);
+  // Halted: the answer is big and waits for admission outside the consistent view (big-answers.ts).
+  return (await describeObject(source, request.objectId, describeOptions)) ?? NEEDS_ADMISSION;
 }
 
 /**
