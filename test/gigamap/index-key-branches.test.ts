@@ -81,6 +81,9 @@ describe('bit-sliced index keys', () => {
     expect(byKey).toEqual(new Map(CHOSEN.map((key, e) => [key.toString(), [e]])));
     expect(ids.entityCount).toBe(CHOSEN.length);
     expect([...ids.strayIds]).toEqual([]);
+    // A unique index: one entity per key, each counted as one.
+    for (let k = 0; k < ids.keyCount; k++) expect(ids.count(k), ids.keyText(k)).toBe(1);
+    expect(ids.bitmapBytes).toBeGreaterThan(0);
   });
 
   it('are in numeric order, negative keys first, and are found by their text', async () => {
@@ -103,10 +106,19 @@ describe('hashing index keys', () => {
     const written = map.indices.find((i) => i.name === 'city')!;
     expect(written.entryIds.length).toBe(12);
     const used = new Set<string>();
+    let counted = 0;
+    const listed: number[] = [];
     for (let k = 0; k < cities.keyCount; k++) {
       expect(cities.count(k), cities.keyText(k)).toBeGreaterThan(0);
+      expect(cities.count(k), cities.keyText(k)).toBe(cities.entities(k).length);
+      counted += cities.count(k);
+      listed.push(...cities.entities(k));
       used.add(cities.keyText(k));
     }
+    // Every entity under exactly one city.
+    expect(counted).toBe(CHOSEN.length);
+    expect(listed.sort((a, b) => a - b)).toEqual([...map.entityIds]);
+    expect(cities.bitmapBytes).toBeGreaterThan(0);
     // 12 entities over 12 cities at random: some cities are left without one.
     expect(used.size).toBeLessThan(12);
     expect(cities.keyCount).toBe(used.size);
