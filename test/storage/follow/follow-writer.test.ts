@@ -5,15 +5,15 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
-import { StorageFollower } from '../../src/storage/follow/follow.js';
-import { Storage } from '../../src/storage/storage.js';
-import { generateStorage } from '../../src/writer/generator/generate-storage.js';
-import { bytes, record } from '../helpers/bytes.js';
-import { dissolveFile, lastTimestamp } from '../helpers/housekeeping.js';
+import { buildApp } from '../../../src/http/app.js';
+import { StorageFollower } from '../../../src/storage/follow/follow.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { generateStorage } from '../../../src/writer/generator/generate-storage.js';
+import { bytes, record } from '../../helpers/bytes.js';
+import { dissolveFile, lastTimestamp } from '../../helpers/housekeeping.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const WRITER = join(HERE, '..', 'helpers', 'writer-child.ts');
+const WRITER = join(HERE, '..', '..', 'helpers', 'writer-child.ts');
 
 /**
  * A following server against a directory that another process keeps writing: whatever happens

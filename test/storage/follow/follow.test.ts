@@ -2,11 +2,11 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
-import { StorageFollower } from '../../src/storage/follow/follow.js';
-import { Storage } from '../../src/storage/storage.js';
-import { compareWithCase, type RecordedCase } from '../helpers/conformance.js';
-import { applyOp, loadStateCases, loadTransitions, SEQUENCE_DIR, type StateCases } from '../helpers/follow-sequence.js';
+import { buildApp } from '../../../src/http/app.js';
+import { StorageFollower } from '../../../src/storage/follow/follow.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { compareWithCase, type RecordedCase } from '../../helpers/conformance.js';
+import { applyOp, loadStateCases, loadTransitions, SEQUENCE_DIR, type StateCases } from '../../helpers/follow-sequence.js';
 
 /**
  * Replays the file operations a running Java MicroStream 4.1 process performed (commits, a new

@@ -2,12 +2,12 @@ import { appendFileSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ProblemTracker, type ProblemReport } from '../../src/storage/follow-problems.js';
-import { StorageFollower } from '../../src/storage/follow/follow.js';
-import { Storage } from '../../src/storage/storage.js';
-import { spawnCli } from '../security/cli.js';
-import { corpusStorage, send } from '../security/server.js';
-import { copyStorage } from '../helpers/storage-copy.js';
+import { ProblemTracker, type ProblemReport } from '../../../src/storage/follow-problems.js';
+import { StorageFollower } from '../../../src/storage/follow/follow.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { spawnCli } from '../../security/cli.js';
+import { corpusStorage, send } from '../../security/server.js';
+import { copyStorage } from '../../helpers/storage-copy.js';
 
 /**
  * Following a storage whose files go wrong: each problem is told once when it appears and once
