@@ -63,7 +63,8 @@ export class HistoryView {
       event.preventDefault();
       this.app.navigate({ view: 'history', instance: undefined, timestamp: undefined, compare: { a: this.aSelect.value, b: this.bSelect.value } });
     });
-    this.listPane = h('div', { class: 'hv-list-pane' });
+    // The first list of a storage's state reads every commit's bytes once (seconds for a large storage).
+    this.listPane = h('div', { class: 'hv-list-pane' }, h('p', { class: 'hint' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), ' Reading the commits…'));
     this.detail = h('div', { class: 'hv-detail', 'aria-live': 'polite' });
     this.element = h(
       'section',
