@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ownListStart, workerListStart } from '../../src/graph/build/shared-node-arrays.js';
-import { ForwardLists } from '../../src/graph/build/forward-lists.js';
-import { countReferrers, splitByRows, writeForwardHalves, writeReferrerHalves, type LinkShare } from '../../src/graph/build/link-steps.js';
-import { rowStartsFromDegrees } from '../../src/graph/model/adjacency.js';
-import { BLOCK_BITS, histogramLength, RANGE_BITS, targetRanges } from '../../src/graph/model/referrer-rows.js';
-import { prng } from '../helpers/prng.js';
+import { ownListStart, workerListStart } from '../../../src/graph/build/shared-node-arrays.js';
+import { ForwardLists } from '../../../src/graph/build/forward-lists.js';
+import { countReferrers, splitByRows, writeForwardHalves, writeReferrerHalves, type LinkShare } from '../../../src/graph/build/link-steps.js';
+import { rowStartsFromDegrees } from '../../../src/graph/model/adjacency.js';
+import { BLOCK_BITS, histogramLength, RANGE_BITS, targetRanges } from '../../../src/graph/model/referrer-rows.js';
+import { prng } from '../../helpers/prng.js';
 
 /**
  * The link steps as a threaded build takes them: forward lists in two threads' lists, the forward

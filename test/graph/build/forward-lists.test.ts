@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ForwardLists, TEMP_CHUNK_BITS } from '../../src/graph/build/forward-lists.js';
-import { histogramLength } from '../../src/graph/model/referrer-rows.js';
+import { ForwardLists, TEMP_CHUNK_BITS } from '../../../src/graph/build/forward-lists.js';
+import { histogramLength } from '../../../src/graph/model/referrer-rows.js';
 
 /**
  * Forward lists live in chunks of 2^22 entries: a list that starts near a chunk's end goes on

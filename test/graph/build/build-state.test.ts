@@ -2,15 +2,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { unshared } from '../../src/graph/build/build-memory.js';
-import { BuildState } from '../../src/graph/build/build-state.js';
-import type { DecodedFile } from '../../src/graph/build/decode-messages.js';
-import { NodeIds } from '../../src/graph/model/node-ids.js';
-import { RecordDecoder, type DecodeSink } from '../../src/graph/build/record-decoder.js';
-import { NOT_STORED, TypeTable } from '../../src/graph/model/type-table.js';
-import { Storage } from '../../src/storage/storage.js';
-import { SYNC_LOCAL_FILES } from '../../src/storage/source/sync-file-chunks.js';
-import { generateStorage } from '../../src/writer/generator/generate-storage.js';
+import { unshared } from '../../../src/graph/build/build-memory.js';
+import { BuildState } from '../../../src/graph/build/build-state.js';
+import type { DecodedFile } from '../../../src/graph/build/decode-messages.js';
+import { NodeIds } from '../../../src/graph/model/node-ids.js';
+import { RecordDecoder, type DecodeSink } from '../../../src/graph/build/record-decoder.js';
+import { NOT_STORED, TypeTable } from '../../../src/graph/model/type-table.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { SYNC_LOCAL_FILES } from '../../../src/storage/source/sync-file-chunks.js';
+import { generateStorage } from '../../../src/writer/generator/generate-storage.js';
 
 /**
  * The parts of a threaded build that the storages at hand never reach: types the decode worker

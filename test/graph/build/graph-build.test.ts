@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { allMemberValues, layoutEntity, type MemberValue } from '../../src/format/entity-layout.js';
-import { resolveJdkConstant } from '../../src/format/ids.js';
-import { buildGraph } from '../../src/graph/build/graph-build.js';
-import { Storage } from '../../src/storage/storage.js';
-import { generateStorage } from '../../src/writer/generator/generate-storage.js';
-import { CONFORMANCE_DIR, STORAGE_NAMES } from '../helpers/conformance.js';
+import { allMemberValues, layoutEntity, type MemberValue } from '../../../src/format/entity-layout.js';
+import { resolveJdkConstant } from '../../../src/format/ids.js';
+import { buildGraph } from '../../../src/graph/build/graph-build.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { generateStorage } from '../../../src/writer/generator/generate-storage.js';
+import { CONFORMANCE_DIR, STORAGE_NAMES } from '../../helpers/conformance.js';
 
 /**
  * The reference plans against the format layer's general decoder: for every entity of the
