@@ -18,7 +18,7 @@ import { checkStorageSpecs, DEFAULT_STORAGE_NAME, openStorages, parseStorageSpec
 
 const DESCRIPTION = [
   'Lets an AI assistant (Claude Code, Claude Desktop, Cursor, VS Code) inspect a MicroStream or EclipseStore storage: a Model Context Protocol server on stdin/stdout with tools for the overview, objects, instances, search, referrers, paths, versions, garbage and the type dictionary. Read-only.',
-  'Storages as for serve: a directory, NAME=DIR for each of several, or postgres://user@host:port/db with --table. Messages go to stderr; stdout is the protocol.',
+  'Storages as for serve: a directory, NAME=DIR for each of several, or a database (postgres://, mariadb://, mysql://user@host:port/db or sqlite:FILE) with --table. Messages go to stderr; stdout is the protocol.',
 ].join('\n\n');
 
 export function mcpCommand(): Command {

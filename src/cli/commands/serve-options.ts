@@ -33,7 +33,7 @@ export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 const DESCRIPTION = [
   'Serves a MicroStream (4 to 8) or EclipseStore (1 to 4) storage directory read-only over the Storage REST API (answers byte for byte like the Java service of its generation), with a web viewer at /viewer/.',
   'Several storages: serve NAME=DIR NAME=DIR ... serves each under /{instance}/{NAME}/ (with one NAME=DIR also under /{instance}/).',
-  'A storage that MicroStream keeps in PostgreSQL (its SQL file system) is given as postgres://user@host:port/db with --table <root table>; the password comes from PGPASSWORD, a password file (PGPASSFILE, ~/.pgpass, --pg-password-file), never from the URL.',
+  'A storage that MicroStream or EclipseStore keeps in a database (its SQL file system) is given as postgres://user@host:port/db, mariadb://user@host:port/db (also mysql://) or sqlite:FILE, with --table <root table>; the password comes from a password file (--pg-password-file; PostgreSQL also PGPASSWORD, PGPASSFILE, ~/.pgpass; MariaDB ~/.my.cnf), never from the URL.',
   'Every option can also be given by the environment variable shown as env; a flag wins. Secrets are never taken from command line values (other users can see those): the token and Basic credentials come from files or from ' +
     `${TOKEN_ENV} / ${BASIC_AUTH_ENV}.`,
 ].join('\n\n');
@@ -49,7 +49,7 @@ const MAX_DICTIONARY_BYTES = 2 ** 30;
 const MAX_RECORD_CACHE_BYTES = 2 ** 40;
 
 export interface ServeOptions {
-  /** The (first) storage: a directory, or a postgres:// URL (see openStorageSource). */
+  /** The (first) storage: a directory, or a database (postgres://, mariadb://, mysql://, sqlite:; see openStorageSource). */
   readonly directory: string;
   /** Every storage given: one, or NAME=<directory or URL> each. */
   readonly storages: readonly StorageSpec[];
