@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { assembleRows, FORWARD_FLAG } from '../../src/graph/model/adjacency.js';
-import { GraphIndex } from '../../src/graph/model/graph-index.js';
-import { MissingReferences } from '../../src/graph/model/missing-references.js';
-import { NodeIds } from '../../src/graph/model/node-ids.js';
-import { computeReachability, sweepReachability, updateReachability, type EdgeChanges } from '../../src/graph/model/reachability.js';
-import { ReachabilityThread } from '../../src/graph/build/reachability-thread.js';
-import { shortestPaths } from '../../src/graph/queries/shortest-paths.js';
-import { SupersededRecords } from '../../src/graph/model/superseded-records.js';
-import { NOT_STORED, TypeTable } from '../../src/graph/model/type-table.js';
-import { parseTypeDictionary } from '../../src/format/type-dictionary.js';
-import { ObjectIndex } from '../../src/storage/index/object-index.js';
-import type { StorageChannel } from '../../src/storage/storage.js';
-import { prng } from '../helpers/prng.js';
+import { assembleRows, FORWARD_FLAG } from '../../../src/graph/model/adjacency.js';
+import { GraphIndex } from '../../../src/graph/model/graph-index.js';
+import { MissingReferences } from '../../../src/graph/model/missing-references.js';
+import { NodeIds } from '../../../src/graph/model/node-ids.js';
+import { computeReachability, sweepReachability, updateReachability, type EdgeChanges } from '../../../src/graph/model/reachability.js';
+import { ReachabilityThread } from '../../../src/graph/build/reachability-thread.js';
+import { shortestPaths } from '../../../src/graph/queries/shortest-paths.js';
+import { SupersededRecords } from '../../../src/graph/model/superseded-records.js';
+import { NOT_STORED, TypeTable } from '../../../src/graph/model/type-table.js';
+import { parseTypeDictionary } from '../../../src/format/type-dictionary.js';
+import { ObjectIndex } from '../../../src/storage/index/object-index.js';
+import type { StorageChannel } from '../../../src/storage/storage.js';
+import { prng } from '../../helpers/prng.js';
 
 /** Random graphs changed edge by edge: the incremental answers must equal a recomputation. */
 

@@ -1,21 +1,21 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildGraph } from '../../src/graph/build/graph-build.js';
-import { assembleRows, FORWARD_FLAG } from '../../src/graph/model/adjacency.js';
-import { computeDominators, dominatorSteps } from '../../src/graph/model/dominator-computation.js';
-import { DominatorTree, NO_DOMINATOR } from '../../src/graph/model/dominator-tree.js';
-import { GraphIndex } from '../../src/graph/model/graph-index.js';
-import { MissingReferences } from '../../src/graph/model/missing-references.js';
-import { NodeIds } from '../../src/graph/model/node-ids.js';
-import { computeReachability } from '../../src/graph/model/reachability.js';
-import { SupersededRecords } from '../../src/graph/model/superseded-records.js';
-import { NOT_STORED, TypeTable } from '../../src/graph/model/type-table.js';
-import { parseTypeDictionary } from '../../src/format/type-dictionary.js';
-import { ObjectIndex } from '../../src/storage/index/object-index.js';
-import { Storage, type StorageChannel } from '../../src/storage/storage.js';
-import { CORPORA } from '../helpers/conformance.js';
-import { prng } from '../helpers/prng.js';
-import { referenceDominators } from './dominator-reference.js';
+import { buildGraph } from '../../../src/graph/build/graph-build.js';
+import { assembleRows, FORWARD_FLAG } from '../../../src/graph/model/adjacency.js';
+import { computeDominators, dominatorSteps } from '../../../src/graph/model/dominator-computation.js';
+import { DominatorTree, NO_DOMINATOR } from '../../../src/graph/model/dominator-tree.js';
+import { GraphIndex } from '../../../src/graph/model/graph-index.js';
+import { MissingReferences } from '../../../src/graph/model/missing-references.js';
+import { NodeIds } from '../../../src/graph/model/node-ids.js';
+import { computeReachability } from '../../../src/graph/model/reachability.js';
+import { SupersededRecords } from '../../../src/graph/model/superseded-records.js';
+import { NOT_STORED, TypeTable } from '../../../src/graph/model/type-table.js';
+import { parseTypeDictionary } from '../../../src/format/type-dictionary.js';
+import { ObjectIndex } from '../../../src/storage/index/object-index.js';
+import { Storage, type StorageChannel } from '../../../src/storage/storage.js';
+import { CORPORA } from '../../helpers/conformance.js';
+import { prng } from '../../helpers/prng.js';
+import { referenceDominators } from '../dominator-reference.js';
 
 /**
  * The dominator tree (Semi-NCA) on crafted graphs whose trees are known by hand, on random
