@@ -73,6 +73,12 @@ export async function startMariadb(): Promise<MariadbServer> {
     '--innodb-buffer-pool-size=32M', '--innodb-flush-log-at-trx-commit=0', '--max-connections=200', '--max-allowed-packet=64M',
   ], { stdio: 'ignore', detached: false });
   const server: MariadbServer = { root, socket, port, pid: child.pid ?? -1 };
+  // A run that is killed (a timeout, ^C) never reaches stopMariadb: a watchdog of its own ends the
+  // server and removes its directory once this process is gone, so no server outlives its run.
+  spawn('/bin/sh', ['-c', 'while kill -0 "$1" 2>/dev/null; do sleep 2; done; kill -9 "$2" 2>/dev/null; rm -rf "$3"', 'watchdog', String(process.pid), String(server.pid), root], {
+    detached: true,
+    stdio: 'ignore',
+  }).unref();
   let exited: number | null = null;
   child.once('exit', (code) => (exited = code ?? -1));
   // Until the server answers on its socket (or has ended).
