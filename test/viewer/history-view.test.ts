@@ -201,6 +201,15 @@ describeInBrowser('viewer: History', () => {
     const top = (selector: string): Promise<number> => page.locator(selector).evaluate((e) => e.getBoundingClientRect().top);
     expect(await top('.hv-detail')).toBeLessThan(await top('.hv-list-pane'));
     expect(await overflow(page)).toEqual([0, 0]);
+    // Times, bytes and counts of the list whole (not cut with an ellipsis) at this width, here and in S8's list ("1008 bytes").
+    const cut = (): Promise<(string | null)[]> => page.locator('.hv-commits td.hv-time, .hv-commits td.hv-num').evaluateAll((cells) => cells.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent));
+    expect(await cut()).toEqual([]);
+    await page.goto(`${url}/viewer/#/microstream%2Fs8/history`);
+    await page.locator('.hv-commits tbody tr[data-commit="9"]').waitFor();
+    expect(await cut()).toEqual([]);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'history-phone-list.png') });
+    await page.goto(`${url}/viewer/#/microstream%2Fs4/history/${six.timestamp}`);
+    await page.locator('.hv-detail .hv-object').first().waitFor();
     await page.screenshot({ path: path.join(ARTIFACTS, 'history-phone-commit.png') });
     await page.goto(`${url}/viewer/#/microstream%2Fs4/history?from=3&to=6`);
     await page.locator('.hv-detail .card').first().waitFor();

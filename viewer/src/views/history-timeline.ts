@@ -40,6 +40,7 @@ export function timeline(commits: readonly Commit[], selected: string | undefine
       'div',
       { class: 'legend' },
       h('span', null, h('span', { class: 'swatch live' }), `bytes written (up to ${humanBytes(maxBytes)})`),
+      oldestFirst.every((c) => c.complete) ? null : h('span', null, h('span', { class: 'swatch ht-swatch-incomplete' }), 'partly removed by housekeeping'),
       h('span', null, h('span', { class: 'swatch ht-swatch-new' }), 'new objects'),
       h('span', null, h('span', { class: 'swatch ht-swatch-updated' }), `updated (up to ${groupDigits(maxObjects)})`),
     ),
