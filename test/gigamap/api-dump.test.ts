@@ -35,6 +35,9 @@ describe.each(dump.map((m) => [m.label, m] as const))('GigaMap %s', (_label, exp
       const got = new Map<string, number[]>();
       for (let k = 0; k < keys.keyCount; k++) got.set(keys.keyText(k), [...keys.entities(k)]);
       expect(got, `index ${index.name}`).toEqual(want);
+      // Each key is found by its text, whatever the index kind (a composite one by its tuple text).
+      for (let k = 0; k < keys.keyCount; k++) expect(keys.find(keys.keyText(k)), `${index.name} ${keys.keyText(k)}`).toBe(k);
+      expect(keys.find('no such key'), index.name).toBe(-1);
       expect(keys.entityCount).toBe(expected.entities.length);
       expect([...keys.strayIds]).toEqual([]);
     }
