@@ -3,12 +3,12 @@ import path from 'node:path';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import type { RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { Storage } from '../../src/storage/storage.js';
-import { CHROMIUM_PATH, launchBrowser, REPO_ROOT } from '../viewer/browser.js';
-import { describeInBrowser } from '../viewer/browser-suite.js';
-import { corpusStorage, send } from '../security/server.js';
+import { buildApp } from '../../../src/http/app.js';
+import { StorageRegistry } from '../../../src/registry/storage-registry.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { CHROMIUM_PATH, launchBrowser, REPO_ROOT } from '../../viewer/browser.js';
+import { describeInBrowser } from '../../viewer/browser-suite.js';
+import { corpusStorage, send } from '../../security/server.js';
 
 /** The OpenAPI document: valid OpenAPI 3.1, complete (every route), and true to what is answered. */
 

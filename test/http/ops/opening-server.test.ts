@@ -1,9 +1,9 @@
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadAuthConfig } from '../../src/http/guard/auth.js';
-import { hostAllowList } from '../../src/http/guard/host-check.js';
-import { OpeningServer } from '../../src/http/ops/opening-server.js';
-import { corpusStorage, send, startServer, type TestServer } from '../security/server.js';
+import { loadAuthConfig } from '../../../src/http/guard/auth.js';
+import { hostAllowList } from '../../../src/http/guard/host-check.js';
+import { OpeningServer } from '../../../src/http/ops/opening-server.js';
+import { corpusStorage, send, startServer, type TestServer } from '../../security/server.js';
 
 /**
  * The port's stand-in while storages open (opening-server.ts): liveness yes, readiness no (in the

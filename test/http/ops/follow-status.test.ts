@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FollowStatus } from '../../src/storage/follow/follow-status.js';
+import { FollowStatus } from '../../../src/storage/follow/follow-status.js';
 
 function clock(start = 1_000_000): { now: () => number; advance: (ms: number) => void } {
   let t = start;
