@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import type { ChunkAnomaly, ChunkAnomalyKind } from '../../src/format/chunk-checksums.js';
 import { parseAsOf } from '../../src/rescue/as-of.js';
-import { chunkDamageLookup } from '../../src/rescue/chunk-damage.js';
+import { chunkDamageLookup } from '../../src/rescue/chunk-damage-lookup.js';
 import { TemporaryTarget } from '../../src/rescue/temporary-target.js';
 import type { ChunkVerification } from '../../src/storage/chunk-verification.js';
 
