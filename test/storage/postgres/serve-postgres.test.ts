@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseServeArgs } from '../../src/cli/commands/serve.js';
-import { openStorageSource } from '../../src/storage/open-source.js';
-import { Storage } from '../../src/storage/storage.js';
-import { compareWithCase, loadCases } from '../helpers/conformance.js';
+import { parseServeArgs } from '../../../src/cli/commands/serve.js';
+import { openStorageSource } from '../../../src/storage/open-source.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { compareWithCase, loadCases } from '../../helpers/conformance.js';
 import {
   cloneStorageDatabase,
   dropDatabase,
@@ -14,8 +14,8 @@ import {
   readerEnv,
   readerUrl,
   SQL_CONFORMANCE_DIR,
-} from '../helpers/postgres.js';
-import { spawnCli, type ServeProcess } from '../security/cli.js';
+} from '../../helpers/postgres.js';
+import { spawnCli, type ServeProcess } from '../../security/cli.js';
 
 /**
  * `storage-inspector serve postgres://...` as a child process: the ways of saying where the

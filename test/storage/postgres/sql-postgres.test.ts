@@ -1,12 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { openStorageSource } from '../../src/storage/open-source.js';
-import { Storage } from '../../src/storage/storage.js';
-import { cloneStorageDatabase, dropDatabase, postgresInfo, READER_PASSWORD, readerUrl, rootTable } from '../helpers/postgres.js';
-import { compareTablesWithViews } from '../sql/table-views.js';
+import { buildApp } from '../../../src/http/app.js';
+import { StorageRegistry } from '../../../src/registry/storage-registry.js';
+import { openStorageSource } from '../../../src/storage/open-source.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { cloneStorageDatabase, dropDatabase, postgresInfo, READER_PASSWORD, readerUrl, rootTable } from '../../helpers/postgres.js';
+import { compareTablesWithViews } from '../../sql/table-views.js';
 
 /**
  * The SQL tables of storages MicroStream 4.1 keeps in PostgreSQL (read as the minimal read-only

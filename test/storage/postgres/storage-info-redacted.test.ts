@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { openStorageSource } from '../../src/storage/open-source.js';
-import { Storage } from '../../src/storage/storage.js';
-import { cloneStorageDatabase, dropDatabase, postgresInfo, READER_PASSWORD, READER_USER, readerUrl } from '../helpers/postgres.js';
+import { buildApp } from '../../../src/http/app.js';
+import { StorageRegistry } from '../../../src/registry/storage-registry.js';
+import { openStorageSource } from '../../../src/storage/open-source.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { cloneStorageDatabase, dropDatabase, postgresInfo, READER_PASSWORD, READER_USER, readerUrl } from '../../helpers/postgres.js';
 
 /**
  * `/api/v1/storage` of a storage kept in PostgreSQL: every API client sees that it is one and its

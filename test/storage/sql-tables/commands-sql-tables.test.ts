@@ -1,15 +1,15 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AFS_ROOT_TABLE, sqliteFile } from '../helpers/afs-sql.js';
-import { runCliInProcess as run } from '../helpers/cli-in-process.js';
-import { mariadbInfo, mariadbReaderUrl } from '../helpers/mariadb.js';
+import { AFS_ROOT_TABLE, sqliteFile } from '../../helpers/afs-sql.js';
+import { runCliInProcess as run } from '../../helpers/cli-in-process.js';
+import { mariadbInfo, mariadbReaderUrl } from '../../helpers/mariadb.js';
 
 /**
  * The commands that read a storage take one kept in SQLite or MariaDB like a directory: the same
  * export and the same object counts as the same storage written by EclipseStore 4.2 to a
  * directory (conformance-es42 graph-plain: byte-identical data files and dictionary).
  */
-const directory = join(import.meta.dirname, '..', 'fixtures', 'conformance-es42', 'storages', 'graph-plain');
+const directory = join(import.meta.dirname, '..', '..', 'fixtures', 'conformance-es42', 'storages', 'graph-plain');
 const info = mariadbInfo();
 
 describe('commands on storages kept in SQLite and MariaDB', () => {

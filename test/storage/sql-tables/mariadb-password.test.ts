@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { optionFilePassword } from '../../src/storage/sql-tables/mariadb-password.js';
-import { AFS_ROOT_TABLE } from '../helpers/afs-sql.js';
-import { runCliInProcess } from '../helpers/cli-in-process.js';
-import { mariadbInfo, mariadbReaderUrl } from '../helpers/mariadb.js';
-import { MARIADB_READER_PASSWORD } from '../helpers/mariadb-server.js';
+import { optionFilePassword } from '../../../src/storage/sql-tables/mariadb-password.js';
+import { AFS_ROOT_TABLE } from '../../helpers/afs-sql.js';
+import { runCliInProcess } from '../../helpers/cli-in-process.js';
+import { mariadbInfo, mariadbReaderUrl } from '../../helpers/mariadb.js';
+import { MARIADB_READER_PASSWORD } from '../../helpers/mariadb-server.js';
 
 /**
  * The password of a storage kept in MariaDB from the client option file, as the mariadb and mysql

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildGraph } from '../../src/graph/build/graph-build.js';
-import { openStorageSource } from '../../src/storage/open-source.js';
-import { Storage } from '../../src/storage/storage.js';
-import { adminClient, cloneStorageDatabase, dropDatabase, postgresInfo, readerEnv, readerUrl } from '../helpers/postgres.js';
-import { spawnCli, type ServeProcess } from '../security/cli.js';
+import { buildGraph } from '../../../src/graph/build/graph-build.js';
+import { openStorageSource } from '../../../src/storage/open-source.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { adminClient, cloneStorageDatabase, dropDatabase, postgresInfo, readerEnv, readerUrl } from '../../helpers/postgres.js';
+import { spawnCli, type ServeProcess } from '../../security/cli.js';
 
 /** A source of the reader role (its password from the password file, as the CLI finds it). */
 function readerSource(database: string): ReturnType<typeof openStorageSource> {

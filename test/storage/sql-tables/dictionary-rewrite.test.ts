@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import * as mariadb from 'mariadb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
-import { openStorageSource } from '../../src/storage/open-source.js';
-import { Storage } from '../../src/storage/storage.js';
-import { SEQUENCE_DIR } from '../helpers/follow-sequence.js';
-import { mariadbInfo, mariadbReaderUrl } from '../helpers/mariadb.js';
-import { adminSql, grantStorageTables } from '../helpers/mariadb-server.js';
-import { MARIADB_WRITER, RowWriter, SQLITE_WRITER, type RowStatements } from '../helpers/row-writer.js';
+import { buildApp } from '../../../src/http/app.js';
+import { openStorageSource } from '../../../src/storage/open-source.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { SEQUENCE_DIR } from '../../helpers/follow-sequence.js';
+import { mariadbInfo, mariadbReaderUrl } from '../../helpers/mariadb.js';
+import { adminSql, grantStorageTables } from '../../helpers/mariadb-server.js';
+import { MARIADB_WRITER, RowWriter, SQLITE_WRITER, type RowStatements } from '../../helpers/row-writer.js';
 
 /**
  * The type dictionary rewritten at the same size (its row deleted, a new one inserted, as

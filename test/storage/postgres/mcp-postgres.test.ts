@@ -2,12 +2,12 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { Storage } from '../../src/storage/storage.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
-import { cloneStorageDatabase, dropDatabase, postgresInfo, READER_PASSWORD, readerUrl } from '../helpers/postgres.js';
-import { stdioClient } from '../mcp/stdio-client.js';
+import { buildApp } from '../../../src/http/app.js';
+import { StorageRegistry } from '../../../src/registry/storage-registry.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
+import { cloneStorageDatabase, dropDatabase, postgresInfo, READER_PASSWORD, readerUrl } from '../../helpers/postgres.js';
+import { stdioClient } from '../../mcp/stdio-client.js';
 
 /**
  * `storage-inspector mcp` on a storage kept in PostgreSQL (the URL, --table and a password file,

@@ -2,8 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStorageSource } from '../../src/storage/open-source.js';
-import { Storage } from '../../src/storage/storage.js';
+import { openStorageSource } from '../../../src/storage/open-source.js';
+import { Storage } from '../../../src/storage/storage.js';
 import {
   adminClient,
   databaseDigest,
@@ -14,7 +14,7 @@ import {
   readerUrl,
   type SqlStorageName,
   statementsOf,
-} from '../helpers/postgres.js';
+} from '../../helpers/postgres.js';
 
 /**
  * Storages kept in PostgreSQL that are not what they should be: clear errors naming tables,

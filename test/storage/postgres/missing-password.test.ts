@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cloneStorageDatabase, dropDatabase, readerUrl } from '../helpers/postgres.js';
+import { cloneStorageDatabase, dropDatabase, readerUrl } from '../../helpers/postgres.js';
 
 /**
  * A server that asks for a (SCRAM) password while no password source has one: every command
@@ -12,7 +12,7 @@ import { cloneStorageDatabase, dropDatabase, readerUrl } from '../helpers/postgr
  * waiting forever on a half-done authentication.
  */
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 /** Only a bound against a hang: the commands end in well under a second. */
 const KILL_AFTER_MS = 20_000;

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliInProcess as run } from '../helpers/cli-in-process.js';
-import { RowWriter, SQLITE_WRITER, type RowStatements } from '../helpers/row-writer.js';
+import { runCliInProcess as run } from '../../helpers/cli-in-process.js';
+import { RowWriter, SQLITE_WRITER, type RowStatements } from '../../helpers/row-writer.js';
 
 /**
  * A write larger than the driver's row limit is split by the writer into consecutive rows
@@ -12,7 +12,7 @@ import { RowWriter, SQLITE_WRITER, type RowStatements } from '../helpers/row-wri
  * es42 graph directory) is kept in rows of 97 bytes, which cut through records, log entries and
  * the dictionary, and in one row per file: both read as the directory does.
  */
-const directory = join(import.meta.dirname, '..', 'fixtures', 'conformance-es42', 'storages', 'graph-plain');
+const directory = join(import.meta.dirname, '..', '..', 'fixtures', 'conformance-es42', 'storages', 'graph-plain');
 
 describe('rows split anywhere, and one row per file', () => {
   let dir: string;

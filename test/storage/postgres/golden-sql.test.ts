@@ -3,10 +3,10 @@ import { Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
-import { openStorageSource } from '../../src/storage/open-source.js';
-import { Storage } from '../../src/storage/storage.js';
-import { compareWithCase, failingCases, loadCases, type RecordedCase } from '../helpers/conformance.js';
+import { buildApp } from '../../../src/http/app.js';
+import { openStorageSource } from '../../../src/storage/open-source.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { compareWithCase, failingCases, loadCases, type RecordedCase } from '../../helpers/conformance.js';
 import {
   cloneStorageDatabase,
   dropDatabase,
@@ -16,8 +16,8 @@ import {
   rootTable,
   SQL_CONFORMANCE_DIR,
   SQL_STORAGE_NAMES,
-} from '../helpers/postgres.js';
-import { rawRequest } from '../helpers/raw-http.js';
+} from '../../helpers/postgres.js';
+import { rawRequest } from '../../helpers/raw-http.js';
 
 /**
  * Replays every request recorded while MicroStream 4.1 served its storages kept in PostgreSQL

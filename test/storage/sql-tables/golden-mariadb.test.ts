@@ -1,27 +1,30 @@
 import { Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
-import { openStorageSource } from '../../src/storage/open-source.js';
-import { Storage } from '../../src/storage/storage.js';
-import { AFS_ROOT_TABLE, AFS_SQL_SETS, casesFile, sqliteFile } from '../helpers/afs-sql.js';
-import { compareWithCase, failingCases, loadCases, type RecordedCase } from '../helpers/conformance.js';
-import { rawRequest } from '../helpers/raw-http.js';
+import { buildApp } from '../../../src/http/app.js';
+import { openStorageSource } from '../../../src/storage/open-source.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { AFS_ROOT_TABLE, AFS_SQL_SETS, casesFile } from '../../helpers/afs-sql.js';
+import { compareWithCase, failingCases, loadCases, type RecordedCase } from '../../helpers/conformance.js';
+import { mariadbInfo, mariadbReaderUrl } from '../../helpers/mariadb.js';
+import { rawRequest } from '../../helpers/raw-http.js';
 
 /**
- * Replays every request recorded while EclipseStore 4.2 served its storages kept in SQLite
- * (conformance-afs-sql) against our server reading the very database files, over a real socket:
- * status, content type and body bytes.
+ * Replays every request recorded while EclipseStore 4.2 served its storages kept in MariaDB
+ * (conformance-afs-sql) against our server reading the dumps loaded into a real MariaDB server,
+ * as a user with nothing but SELECT on the storage tables, over a real socket: status, content
+ * type and body bytes.
  */
-describe.each(AFS_SQL_SETS)('conformance (SQLite, EclipseStore 4.2): %s', (set) => {
-  const { header, cases } = loadCases(casesFile('sqlite', set));
+const info = mariadbInfo();
+describe.skipIf(info === null).each(AFS_SQL_SETS)('conformance (MariaDB, EclipseStore 4.2): %s', (set) => {
+  const { header, cases } = loadCases(casesFile('mariadb', set));
   let storage: Storage;
   let app: ReturnType<typeof buildApp>;
   let port: number;
   const agent = new Agent({ keepAlive: true, maxSockets: 8 });
 
   beforeAll(async () => {
-    storage = await Storage.open(openStorageSource(`sqlite:${sqliteFile(set)}`, { table: AFS_ROOT_TABLE }));
+    storage = await Storage.open(openStorageSource(mariadbReaderUrl(info!, `es_${set}`), { table: AFS_ROOT_TABLE, passwordFile: info!.passwordFile }));
     app = buildApp(storage, { instance: header.instance });
     await app.listen({ host: '127.0.0.1', port: 0 });
     port = (app.server.address() as AddressInfo).port;
@@ -34,7 +37,7 @@ describe.each(AFS_SQL_SETS)('conformance (SQLite, EclipseStore 4.2): %s', (set) 
 
   it('reads the storage the recording was made from', () => {
     expect(header.storageDir).toBe(AFS_ROOT_TABLE);
-    expect(storage.source.kind).toBe('sqlite');
+    expect(storage.source.kind).toBe('mariadb');
     expect(storage.warnings).toEqual([]);
   });
 

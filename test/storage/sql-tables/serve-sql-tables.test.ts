@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseMcpArgs } from '../../src/cli/commands/mcp.js';
-import { AFS_ROOT_TABLE, casesFile, sqliteFile } from '../helpers/afs-sql.js';
-import { loadCases } from '../helpers/conformance.js';
-import { mariadbInfo, mariadbReaderUrl } from '../helpers/mariadb.js';
-import { spawnCli, type ServeProcess } from '../security/cli.js';
+import { parseMcpArgs } from '../../../src/cli/commands/mcp.js';
+import { AFS_ROOT_TABLE, casesFile, sqliteFile } from '../../helpers/afs-sql.js';
+import { loadCases } from '../../helpers/conformance.js';
+import { mariadbInfo, mariadbReaderUrl } from '../../helpers/mariadb.js';
+import { spawnCli, type ServeProcess } from '../../security/cli.js';
 
 /**
  * `storage-inspector serve` as a child process on storages kept in SQLite and MariaDB: the root

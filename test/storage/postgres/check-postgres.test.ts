@@ -5,9 +5,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CheckReport } from '../../src/check/check-storage.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
-import { runCliInProcess } from '../helpers/cli-in-process.js';
+import type { CheckReport } from '../../../src/check/check-storage.js';
+import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
+import { runCliInProcess } from '../../helpers/cli-in-process.js';
 import {
   adminClient,
   databaseDigest,
@@ -20,7 +20,7 @@ import {
   SQL_STORAGE_NAMES,
   type SqlStorageName,
   statementsOf,
-} from '../helpers/postgres.js';
+} from '../../helpers/postgres.js';
 
 /**
  * `check` and `rescue` on storages kept in PostgreSQL: the same findings as for the directories
@@ -29,7 +29,7 @@ import {
  * rescue writes a new directory; nothing is ever written to the database (digest of every row).
  */
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 
 describe('check and rescue on a storage kept in PostgreSQL', () => {

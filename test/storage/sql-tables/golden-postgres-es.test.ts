@@ -3,13 +3,13 @@ import { Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
-import { openStorageSource } from '../../src/storage/open-source.js';
-import { Storage } from '../../src/storage/storage.js';
-import { AFS_ROOT_TABLE, AFS_SQL_DIR, casesFile } from '../helpers/afs-sql.js';
-import { compareWithCase, failingCases, loadCases, type RecordedCase } from '../helpers/conformance.js';
-import { adminClient, createEmptyDatabase, dropDatabase, grantReader, postgresInfo, READER_PASSWORD, readerUrl } from '../helpers/postgres.js';
-import { rawRequest } from '../helpers/raw-http.js';
+import { buildApp } from '../../../src/http/app.js';
+import { openStorageSource } from '../../../src/storage/open-source.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { AFS_ROOT_TABLE, AFS_SQL_DIR, casesFile } from '../../helpers/afs-sql.js';
+import { compareWithCase, failingCases, loadCases, type RecordedCase } from '../../helpers/conformance.js';
+import { adminClient, createEmptyDatabase, dropDatabase, grantReader, postgresInfo, READER_PASSWORD, readerUrl } from '../../helpers/postgres.js';
+import { rawRequest } from '../../helpers/raw-http.js';
 
 /**
  * EclipseStore 4.2's layout in PostgreSQL (tables joined with `$`: `storage`, `storage$channel_0`):
