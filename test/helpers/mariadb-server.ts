@@ -62,9 +62,7 @@ export async function startMariadb(): Promise<MariadbServer> {
     const gid = Number(execFileSync('id', ['-g', SERVER_USER], { encoding: 'utf8' }).trim());
     chownSync(root, uid, gid);
   }
-  execFileSync('mariadb-install-db', [
-    '--no-defaults', `--datadir=${dataDir}`, `--user=${user}`, '--auth-root-authentication-method=normal', '--skip-test-db', '--skip-name-resolve',
-  ], { stdio: ['ignore', 'pipe', 'pipe'] });
+  installDataDirectory(dataDir, user);
   const port = await freePort();
   const socket = join(root, 'mysqld.sock');
   const child = spawn(binary, [
@@ -90,6 +88,22 @@ export async function startMariadb(): Promise<MariadbServer> {
   }
   adminSql(server, `CREATE USER '${MARIADB_READER}'@'127.0.0.1' IDENTIFIED BY '${MARIADB_READER_PASSWORD}';`);
   return server;
+}
+
+/**
+ * mariadb-install-db into an empty data directory. Seen once on a machine where several test runs
+ * started their servers at the same moment: the bootstrap aborted ("Unknown table
+ * 'mysql.tmp_user_sys'") and passed when run again. One more try on a fresh directory, then the
+ * tool's own words.
+ */
+function installDataDirectory(dataDir: string, user: string): void {
+  const args = ['--no-defaults', `--datadir=${dataDir}`, `--user=${user}`, '--auth-root-authentication-method=normal', '--skip-test-db', '--skip-name-resolve'];
+  for (let attempt = 1; ; attempt++) {
+    const run = spawnSync('mariadb-install-db', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    if (run.status === 0) return;
+    if (attempt === 2) throw new Error(`mariadb-install-db failed (${run.status ?? run.signal}): ${`${run.stdout}\n${run.stderr}`.trim().split('\n').slice(-15).join('\n')}`);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 
 export function stopMariadb(server: MariadbServer): void {
