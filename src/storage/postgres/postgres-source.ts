@@ -4,6 +4,7 @@ import { findStorageTables, listTableFiles, type StorageTable, type StorageTable
 import { assembleRange, readRows, readWholeFile, streamRange, type FileLocation } from './postgres-rows.js';
 import { DEFAULT_ROW_CACHE_BYTES, RowCache } from './row-cache.js';
 import type { RootListing, SourceFile, SourceFolder, SourceReader, StorageSource } from '../source/source.js';
+import { StatementTurns } from './statement-turns.js';
 
 /**
  * A storage that MicroStream 4.1 or EclipseStore keeps in PostgreSQL through its SQL file system (see
@@ -307,7 +308,7 @@ export class PostgresSource implements StorageSource {
 class SnapshotReader implements SourceReader {
   readonly oneInstant = true;
   /** Settles when the statement or stream before the next one is done. */
-  private last: Promise<void> = Promise.resolve();
+  private readonly turns = new StatementTurns();
 
   constructor(
     private readonly source: PostgresSource,
@@ -315,21 +316,21 @@ class SnapshotReader implements SourceReader {
   ) {}
 
   listRoot(): Promise<RootListing> {
-    return this.exclusive(() => this.source.listRootWith(this.client));
+    return this.turns.exclusive(() => this.source.listRootWith(this.client));
   }
 
   listFolder(folder: SourceFolder): Promise<readonly SourceFile[]> {
-    return this.exclusive(() => this.source.listFolderWith(this.client, folder));
+    return this.turns.exclusive(() => this.source.listFolderWith(this.client, folder));
   }
 
   read(path: string, position: number, length: number): Promise<Buffer> {
     const file = this.source.locate(path);
-    return this.exclusive(async () => assembleRange(await readRows(this.client, file, position, position + length), file, position, length));
+    return this.turns.exclusive(async () => assembleRange(await readRows(this.client, file, position, position + length), file, position, length));
   }
 
   async *chunks(path: string, from: number, to: number): AsyncGenerator<Uint8Array> {
     const file = this.source.locate(path);
-    const release = await this.turn();
+    const release = await this.turns.turn();
     try {
       yield* streamRange(this.client, file, from, to);
     } finally {
@@ -339,25 +340,7 @@ class SnapshotReader implements SourceReader {
 
   readWhole(path: string): Promise<Buffer> {
     const file = this.source.locate(path);
-    return this.exclusive(() => readWholeFile(this.client, file));
-  }
-
-  private async exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const release = await this.turn();
-    try {
-      return await fn();
-    } finally {
-      release();
-    }
-  }
-
-  /** Waits for the statements before; the function returned lets the next one go. */
-  private async turn(): Promise<() => void> {
-    const before = this.last;
-    let release!: () => void;
-    this.last = new Promise<void>((resolve) => (release = resolve));
-    await before;
-    return release;
+    return this.turns.exclusive(() => readWholeFile(this.client, file));
   }
 }
 

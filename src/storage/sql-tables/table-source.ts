@@ -5,6 +5,7 @@ import { DEFAULT_ROW_CACHE_BYTES, RowCache } from '../postgres/row-cache.js';
 import type { RootListing, SourceFile, SourceFolder, SourceReader, StorageSource } from '../source/source.js';
 import type { RowDatabase, RowQueries } from './row-database.js';
 import { findTables, listFiles, readRows, readWholeFile, rootTables, streamRange, type FoundTables } from './table-layout.js';
+import { StatementTurns } from '../postgres/statement-turns.js';
 
 /**
  * A storage kept by the SQL file system in SQLite or MariaDB/MySQL (see table-layout.ts), read
@@ -166,7 +167,7 @@ export class TableSource implements StorageSource {
 /** What one refresh reads through: the snapshot's statements, one at a time. */
 class SnapshotReader implements SourceReader {
   readonly oneInstant = true;
-  private last: Promise<void> = Promise.resolve();
+  private readonly turns = new StatementTurns();
 
   constructor(
     private readonly source: TableSource,
@@ -174,21 +175,21 @@ class SnapshotReader implements SourceReader {
   ) {}
 
   listRoot(): Promise<RootListing> {
-    return this.exclusive(() => this.source.listRootWith(this.queries));
+    return this.turns.exclusive(() => this.source.listRootWith(this.queries));
   }
 
   listFolder(folder: SourceFolder): Promise<readonly SourceFile[]> {
-    return this.exclusive(() => this.source.listFolderWith(this.queries, folder));
+    return this.turns.exclusive(() => this.source.listFolderWith(this.queries, folder));
   }
 
   read(path: string, position: number, length: number): Promise<Buffer> {
     const file = this.source.locate(path);
-    return this.exclusive(async () => assembleRange(await readRows(this.queries, file, position, position + length), file, position, length));
+    return this.turns.exclusive(async () => assembleRange(await readRows(this.queries, file, position, position + length), file, position, length));
   }
 
   async *chunks(path: string, from: number, to: number): AsyncGenerator<Uint8Array> {
     const file = this.source.locate(path);
-    const release = await this.turn();
+    const release = await this.turns.turn();
     try {
       yield* streamRange(this.queries, file, from, to);
     } finally {
@@ -198,24 +199,6 @@ class SnapshotReader implements SourceReader {
 
   readWhole(path: string): Promise<Buffer> {
     const file = this.source.locate(path);
-    return this.exclusive(() => readWholeFile(this.queries, file));
-  }
-
-  private async exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const release = await this.turn();
-    try {
-      return await fn();
-    } finally {
-      release();
-    }
-  }
-
-  /** Waits for the statements before; the function returned lets the next one go. */
-  private async turn(): Promise<() => void> {
-    const before = this.last;
-    let release!: () => void;
-    this.last = new Promise<void>((resolve) => (release = resolve));
-    await before;
-    return release;
+    return this.turns.exclusive(() => readWholeFile(this.queries, file));
   }
 }
