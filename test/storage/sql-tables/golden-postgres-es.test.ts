@@ -1,15 +1,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { Agent } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../../src/http/app.js';
+import { describe, expect, it } from 'vitest';
 import { openStorageSource } from '../../../src/storage/open-source.js';
 import { Storage } from '../../../src/storage/storage.js';
 import { AFS_ROOT_TABLE, AFS_SQL_DIR, casesFile } from '../../helpers/afs-sql.js';
-import { compareWithCase, failingCases, loadCases, type RecordedCase } from '../../helpers/conformance.js';
+import { loadCases } from '../../helpers/conformance.js';
 import { adminClient, createEmptyDatabase, dropDatabase, grantReader, postgresInfo, READER_PASSWORD, readerUrl } from '../../helpers/postgres.js';
-import { rawRequest } from '../../helpers/raw-http.js';
+import { replayRecordedCases } from '../../helpers/replay-served.js';
 
 /**
  * EclipseStore 4.2's layout in PostgreSQL (tables joined with `$`: `storage`, `storage$channel_0`):
@@ -18,13 +15,10 @@ import { rawRequest } from '../../helpers/raw-http.js';
  */
 describe('conformance (PostgreSQL, EclipseStore 4.2 layout): graph', () => {
   const { header, cases } = loadCases(casesFile('postgres', 'graph'));
-  let database: string;
-  let storage: Storage;
-  let app: ReturnType<typeof buildApp>;
-  let port: number;
-  const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+  let database: string | undefined;
 
-  beforeAll(async () => {
+  /** The dump restored into a new database, read as the minimal read-only role. */
+  async function open(): Promise<Storage> {
     database = await createEmptyDatabase('afs');
     const admin = await adminClient(database);
     try {
@@ -39,34 +33,16 @@ describe('conformance (PostgreSQL, EclipseStore 4.2 layout): graph', () => {
     }
     const passwordFile = join(postgresInfo().root, `password-afs-${process.pid}`);
     writeFileSync(passwordFile, `${READER_PASSWORD}\n`, { mode: 0o600 });
-    storage = await Storage.open(openStorageSource(readerUrl(database), { table: AFS_ROOT_TABLE, passwordFile }));
-    app = buildApp(storage, { instance: header.instance });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    port = (app.server.address() as AddressInfo).port;
-  });
-  afterAll(async () => {
-    agent.destroy();
-    await app?.close();
-    await storage?.close();
+    return Storage.open(openStorageSource(readerUrl(database), { table: AFS_ROOT_TABLE, passwordFile }));
+  }
+
+  const served = replayRecordedCases(header, cases, open, async () => {
     if (database !== undefined) await dropDatabase(database);
   });
 
   it('reads the storage the recording was made from', () => {
-    expect(storage.source.kind).toBe('postgresql');
-    expect(storage.source.javaFilePath('channel_0', 'channel_0_1.dat')).toBe('storage$channel_0$channel_0_1.dat');
-    expect(storage.warnings).toEqual([]);
+    expect(served.storage.source.kind).toBe('postgresql');
+    expect(served.storage.source.javaFilePath('channel_0', 'channel_0_1.dat')).toBe('storage$channel_0$channel_0_1.dat');
+    expect(served.storage.warnings).toEqual([]);
   });
-
-  const kinds = [...new Set(cases.map((c) => c.kind))];
-  it.each(kinds)('%s', async (kind) => {
-    const selected = cases.filter((c) => c.kind === kind);
-    const failures = await failingCases(selected, replay);
-    expect(failures.slice(0, 10), `${failures.length} of ${selected.length} cases fail`).toEqual([]);
-  });
-
-  async function replay(c: RecordedCase): Promise<string | undefined> {
-    const headers: Record<string, string> = { Host: header.host, ...(c.headers ?? {}) };
-    const response = await rawRequest(agent, port, c.method, c.request, headers);
-    return compareWithCase(c, header.storageDir, header.storageDir, response);
-  }
 });
