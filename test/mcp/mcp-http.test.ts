@@ -105,6 +105,8 @@ describe('/mcp over Streamable HTTP', () => {
       expect(unknown.isError).toBe(true);
       expect((unknown.content[0] as { text: string }).text).toContain('no storage named nope is served (served: ms, es)');
       const check = (await client.callTool({ name: 'check_storage', arguments: { storage: 'es' } })) as CallToolResult;
+      // Once seen without structured content on a loaded machine: the tool's own error says why.
+      expect(check.isError, JSON.stringify(check.content)).toBeFalsy();
       expect(check.structuredContent).toMatchObject({ javaStarts: true, exitCode: 0 });
     } finally {
       await client.close();
