@@ -1,0 +1,273 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadDuck } from '../../src/sql/duck-module.js';
+import { openSandbox, prepareChecked, type Sandbox, type SandboxOptions } from '../../src/sql/sandbox.js';
+import type { CheckedStatement } from '../../src/sql/statement-check.js';
+
+/**
+ * sandbox.ts's own logic, each test opening a sandbox of its own (about 0.1 s): where its
+ * directory is made and when it refuses, the settings DuckDB is opened with, the seed, what `lock`
+ * locks and lists, `close`, and what `prepareChecked` lets through. The layers as a whole are in
+ * test/security/sql-layers.test.ts (which opens one sandbox for all its tests).
+ */
+
+const opened: Sandbox[] = [];
+const removed: string[] = [];
+afterEach(() => {
+  for (const sandbox of opened.splice(0)) if (existsSync(sandbox.tempDirectory)) sandbox.close();
+  for (const path of removed.splice(0)) rmSync(path, { recursive: true, force: true });
+});
+
+async function open(options: Partial<SandboxOptions> = {}): Promise<Sandbox> {
+  const sandbox = await openSandbox(await loadDuck(), { memoryLimitBytes: 64 * 1024 ** 2, ...options });
+  opened.push(sandbox);
+  return sandbox;
+}
+
+async function setting(connection: DuckDBConnection, name: string): Promise<unknown> {
+  return (await connection.runAndReadAll(`SELECT current_setting('${name}')::VARCHAR`)).getRows()[0]![0];
+}
+
+function scratch(): string {
+  const path = mkdtempSync(join(realpathSync(tmpdir()), 'sandbox-test-'));
+  removed.push(path);
+  return path;
+}
+
+async function allowedDirectories(connection: DuckDBConnection): Promise<string[]> {
+  return (await connection.runAndReadAll("SELECT unnest(current_setting('allowed_directories'))")).getRows().map((row) => String(row[0]));
+}
+
+/** The sandbox directories in the temporary directory now. */
+function sandboxDirectories(): string[] {
+  return readdirSync(realpathSync(tmpdir())).filter((name) => name.startsWith('storage-inspector-sql-'));
+}
+
+describe('where the sandbox lives', () => {
+  it('makes a private directory of its own in the temporary directory, with the database file and a 0700 answers directory', async () => {
+    const sandbox = await open();
+    expect(dirname(sandbox.tempDirectory)).toBe(realpathSync(tmpdir()));
+    expect(basename(sandbox.tempDirectory)).toMatch(/^storage-inspector-sql-.{6}$/);
+    expect(sandbox.databaseFile).toBe(join(sandbox.tempDirectory, 'tables.duckdb'));
+    expect(existsSync(sandbox.databaseFile)).toBe(true);
+    expect(sandbox.exportDirectory).toBe(join(sandbox.tempDirectory, 'answers'));
+    expect(statSync(sandbox.exportDirectory).mode & 0o777).toBe(0o700);
+  });
+
+  it('refuses a temporary directory inside the storage directory, or the same, before making anything', async () => {
+    const base = realpathSync(tmpdir());
+    const before = sandboxDirectories();
+    await expect(open({ storageDirectory: '/' })).rejects.toThrow(`the temporary directory ${base} is inside the storage directory /; set TMPDIR elsewhere`);
+    await expect(open({ storageDirectory: base })).rejects.toThrow(`the temporary directory ${base} is inside the storage directory ${base}; set TMPDIR elsewhere`);
+    expect(sandboxDirectories()).toEqual(before);
+  });
+
+  it('follows a symbolic link to the storage directory before comparing', async () => {
+    const link = join(scratch(), 'storage');
+    symlinkSync('/', link);
+    await expect(open({ storageDirectory: link })).rejects.toThrow(/is inside the storage directory \/; set TMPDIR elsewhere/);
+  });
+
+  it('opens beside a storage directory elsewhere, or one that is gone', async () => {
+    const storage = scratch();
+    expect((await open({ storageDirectory: storage })).tempDirectory.startsWith(storage)).toBe(false);
+    expect(dirname((await open({ storageDirectory: join(storage, 'gone') })).tempDirectory)).toBe(realpathSync(tmpdir()));
+  });
+
+  it('resolves the temporary directory through links, and quotes it in the lock (a quote in TMPDIR)', async () => {
+    const real = join(scratch(), "it's real");
+    mkdirSync(real);
+    const link = join(dirname(real), "it's a link");
+    symlinkSync(real, link);
+    const previous = process.env.TMPDIR;
+    process.env.TMPDIR = link;
+    let sandbox: Sandbox;
+    try {
+      sandbox = await open();
+    } finally {
+      if (previous === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = previous;
+    }
+    expect(dirname(sandbox.tempDirectory)).toBe(real);
+    const connection = await sandbox.instance.connect();
+    await sandbox.lock(connection);
+    expect(await allowedDirectories(connection)).toContain(`${sandbox.exportDirectory}/`);
+    await connection.run(`COPY (SELECT 7 AS x) TO '${join(sandbox.exportDirectory, 'a.parquet').replaceAll("'", "''")}'`);
+    expect(existsSync(join(sandbox.exportDirectory, 'a.parquet'))).toBe(true);
+    connection.closeSync();
+  });
+});
+
+describe('the settings DuckDB is opened with', () => {
+  it('sets the memory limit in whole megabytes, at least 16, and no extensions of any kind', async () => {
+    const connection = await (await open({ memoryLimitBytes: 100.9 * 1024 ** 2 })).instance.connect();
+    // DuckDB shows 100 MB (10^6 bytes) in MiB.
+    expect(await setting(connection, 'memory_limit')).toBe('95.3 MiB');
+    for (const name of ['autoinstall_known_extensions', 'autoload_known_extensions', 'allow_community_extensions', 'allow_unsigned_extensions']) {
+      expect(await setting(connection, name), name).toBe('false');
+    }
+    expect(await setting(connection, 'allocator_background_threads')).toBe('true');
+    connection.closeSync();
+    const small = await (await open({ memoryLimitBytes: 1 })).instance.connect();
+    expect(await setting(small, 'memory_limit')).toBe('15.2 MiB');
+    small.closeSync();
+  });
+
+  it('spills into its own directory and takes the number of threads it is given', async () => {
+    const sandbox = await open({ threads: 1 });
+    const connection = await sandbox.instance.connect();
+    expect(await setting(connection, 'temp_directory')).toBe(sandbox.tempDirectory);
+    expect(await setting(connection, 'threads')).toBe('1');
+    connection.closeSync();
+  });
+});
+
+describe('the seed', () => {
+  it('opens the database the seed put into place, and says so', async () => {
+    const duck = await loadDuck();
+    let given = '';
+    const sandbox = await open({
+      seed: async (file) => {
+        given = file;
+        const instance = await duck.DuckDBInstance.create(file);
+        const connection = await instance.connect();
+        await connection.run('CREATE TABLE kept AS SELECT 41 + 1 AS answer');
+        connection.closeSync();
+        instance.closeSync();
+        return true;
+      },
+    });
+    expect(given).toBe(sandbox.databaseFile);
+    expect(sandbox.seeded).toBe(true);
+    const connection = await sandbox.instance.connect();
+    expect(String((await connection.runAndReadAll('SELECT answer FROM kept')).getRows()[0]![0])).toBe('42');
+    connection.closeSync();
+  });
+
+  it('says when the seed put nothing into place, or when there was none', async () => {
+    expect((await open({ seed: async () => false })).seeded).toBe(false);
+    expect((await open()).seeded).toBe(false);
+  });
+
+  it('removes its directory when the seed fails or DuckDB cannot open what it put there', async () => {
+    let directory = '';
+    await expect(open({ seed: async (file) => {
+      directory = dirname(file);
+      throw new Error('no copy today');
+    } })).rejects.toThrow('no copy today');
+    expect(directory).not.toBe('');
+    expect(existsSync(directory)).toBe(false);
+    await expect(open({ seed: async (file) => {
+      directory = dirname(file);
+      writeFileSync(file, 'not a database, '.repeat(1000));
+      return true;
+    } })).rejects.toThrow();
+    expect(existsSync(directory)).toBe(false);
+  });
+});
+
+describe('lock', () => {
+  it('lists the main catalog\'s tables and views in lower case as the storage\'s, every other catalog\'s as reserved', async () => {
+    const sandbox = await open();
+    expect([...sandbox.allowed.own]).toEqual([]);
+    expect([...sandbox.allowed.reserved]).toEqual([]);
+    const connection = await sandbox.instance.connect();
+    await connection.run('CREATE TABLE _Objects AS SELECT 1 AS oid');
+    await connection.run('CREATE VIEW Book AS SELECT * FROM _Objects');
+    // A storage's type may bear the name of a system view: then it is the storage's.
+    await connection.run('CREATE VIEW Tables AS SELECT 1 AS t');
+    await sandbox.lock(connection);
+    expect([...sandbox.allowed.own].sort()).toEqual(['_objects', 'book', 'tables']);
+    const reserved = sandbox.allowed.reserved;
+    for (const name of ['duckdb_tables', 'duckdb_views', 'columns', 'pg_tables', 'sqlite_master']) expect(reserved.has(name), name).toBe(true);
+    for (const name of ['_objects', 'book', 'tables']) expect(reserved.has(name), name).toBe(false);
+    connection.closeSync();
+  });
+
+  it('turns file access and configuration changes off, leaving only the answers directory writable', async () => {
+    const sandbox = await open();
+    const connection = await sandbox.instance.connect();
+    await sandbox.lock(connection);
+    expect(await setting(connection, 'enable_external_access')).toBe('false');
+    expect(await setting(connection, 'lock_configuration')).toBe('true');
+    expect(await allowedDirectories(connection)).toContain(`${sandbox.exportDirectory}/`);
+    await connection.run(`COPY (SELECT 1 AS x) TO '${join(sandbox.exportDirectory, 'answer.parquet')}'`);
+    expect(existsSync(join(sandbox.exportDirectory, 'answer.parquet'))).toBe(true);
+    const outside = join(scratch(), 'outside.parquet');
+    await expect(connection.run(`COPY (SELECT 1 AS x) TO '${outside}'`)).rejects.toThrow(/Permission Error/);
+    expect(existsSync(outside)).toBe(false);
+    await expect(connection.run("SET memory_limit = '1GB'")).rejects.toThrow(/locked/i);
+    connection.closeSync();
+  });
+
+  it('lists the tables but locks nothing when files are allowed (our own exports)', async () => {
+    const sandbox = await open({ allowFiles: true });
+    const connection = await sandbox.instance.connect();
+    await connection.run('CREATE TABLE t AS SELECT 1 AS x');
+    await sandbox.lock(connection);
+    expect([...sandbox.allowed.own]).toEqual(['t']);
+    expect(await setting(connection, 'enable_external_access')).toBe('true');
+    expect(await setting(connection, 'lock_configuration')).toBe('false');
+    const outside = join(scratch(), 'outside.parquet');
+    await connection.run(`COPY (SELECT 1 AS x) TO '${outside}'`);
+    expect(existsSync(outside)).toBe(true);
+    connection.closeSync();
+  });
+});
+
+describe('close', () => {
+  it('closes DuckDB and removes the whole directory', async () => {
+    const sandbox = await open();
+    const connection = await sandbox.instance.connect();
+    await connection.run('CREATE TABLE t AS SELECT 1 AS x');
+    connection.closeSync();
+    sandbox.close();
+    expect(existsSync(sandbox.tempDirectory)).toBe(false);
+    await expect(sandbox.instance.connect()).rejects.toThrow();
+  });
+});
+
+describe('prepareChecked: DuckDB must find the statement the check saw', () => {
+  async function prepared(text: string, kind: CheckedStatement['kind'] = 'select', shift = 0): Promise<unknown> {
+    const sandbox = await open();
+    const connection = await sandbox.instance.connect();
+    try {
+      await connection.run('CREATE TABLE t AS SELECT 42 AS x');
+      const statement = await prepareChecked(await loadDuck(), connection, { text, kind, shift, tables: new Set(['t']) });
+      return String((await statement.runAndReadAll()).getRows()[0]![0]);
+    } catch (error) {
+      return error;
+    } finally {
+      connection.closeSync();
+    }
+  }
+
+  it('prepares the one SELECT, and EXPLAIN for an explain', async () => {
+    expect(await prepared('SELECT x FROM t')).toBe('42');
+    expect(await prepared('EXPLAIN SELECT x FROM t', 'explain')).toBe('physical_plan');
+  });
+
+  it('refuses a statement of another type than the check found, or with parameters', async () => {
+    const refused = (found: string, expected: string) => ({ kind: 'refused', message: `only read-only statements are run; DuckDB found ${found} where the check found ${expected}` });
+    expect(await prepared('DELETE FROM t')).toMatchObject(refused('DELETE', 'SELECT'));
+    expect(await prepared('EXPLAIN SELECT 1')).toMatchObject(refused('EXPLAIN', 'SELECT'));
+    expect(await prepared('SELECT 1', 'explain')).toMatchObject(refused('SELECT', 'EXPLAIN'));
+    expect(await prepared('SELECT $1')).toMatchObject(refused('SELECT', 'SELECT'));
+  });
+
+  it('refuses more than one statement', async () => {
+    expect(await prepared('SELECT 1; SELECT 2')).toMatchObject({ kind: 'refused', message: 'one statement per request, 2 given' });
+  });
+
+  it('points at the error in the user\'s own text, past the EXPLAIN it added', async () => {
+    expect(await prepared('SELECT * FROM nosuch')).toMatchObject({ kind: 'invalid', position: 'SELECT * FROM '.length });
+    expect(await prepared('EXPLAIN SELECT * FROM nosuch', 'explain', 'EXPLAIN '.length)).toMatchObject({ kind: 'invalid', position: 'SELECT * FROM '.length });
+    expect(await prepared('EXPLAIN SELECT * FROM nosuch', 'explain', 100)).toMatchObject({ kind: 'invalid', position: 0 });
+    // A syntax error, found when DuckDB splits the text into statements.
+    expect(await prepared('EXPLAIN SELECT 1 FROM FROM', 'explain', 'EXPLAIN '.length)).toMatchObject({ kind: 'invalid', position: 'SELECT 1 FROM '.length });
+    expect(await prepared('EXPLAIN SELECT 1; SELECT 2', 'explain', 'EXPLAIN '.length)).toMatchObject({ kind: 'refused', position: undefined });
+  });
+});
