@@ -75,6 +75,9 @@ describe('where the sandbox lives', () => {
     const storage = scratch();
     expect((await open({ storageDirectory: storage })).tempDirectory.startsWith(storage)).toBe(false);
     expect(dirname((await open({ storageDirectory: join(storage, 'gone') })).tempDirectory)).toBe(realpathSync(tmpdir()));
+    // A sibling of the temporary directory: it lies at `../<its name>` from there, not inside.
+    const sibling = join(dirname(realpathSync(tmpdir())), 'sandbox-test-sibling-that-is-not-there');
+    expect(dirname((await open({ storageDirectory: sibling })).tempDirectory)).toBe(realpathSync(tmpdir()));
   });
 
   it('resolves the temporary directory through links, and quotes it in the lock (a quote in TMPDIR)', async () => {
@@ -268,6 +271,8 @@ describe('prepareChecked: DuckDB must find the statement the check saw', () => {
     expect(await prepared('EXPLAIN SELECT * FROM nosuch', 'explain', 100)).toMatchObject({ kind: 'invalid', position: 0 });
     // A syntax error, found when DuckDB splits the text into statements.
     expect(await prepared('EXPLAIN SELECT 1 FROM FROM', 'explain', 'EXPLAIN '.length)).toMatchObject({ kind: 'invalid', position: 'SELECT 1 FROM '.length });
+    // An error DuckDB locates nowhere keeps no position, EXPLAIN or not.
+    expect(await prepared('EXPLAIN SELECT (1', 'explain', 'EXPLAIN '.length)).toMatchObject({ kind: 'invalid', message: expect.stringMatching(/syntax error at end of input/), position: undefined });
     expect(await prepared('EXPLAIN SELECT 1; SELECT 2', 'explain', 'EXPLAIN '.length)).toMatchObject({ kind: 'refused', position: undefined });
   });
 });
