@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StorageError, UsageError } from '../../src/errors.js';
 import { allMemberValues, layoutEntity } from '../../src/format/entity-layout.js';
 import { rescueStorage, type RescueOptions, type RescueReport } from '../../src/rescue/rescue-storage.js';
-import { TemporaryTarget } from '../../src/rescue/temporary-target.js';
+import { CommitHistory } from '../../src/storage/history/commit-history.js';
+import { scanStorageDirectory } from '../../src/storage/source/storage-dir.js';
 import { Storage } from '../../src/storage/storage.js';
 import { StorageWriter } from '../../src/writer/storage-writer.js';
 import { reflectiveMembers } from '../../src/writer/type-definitions.js';
@@ -290,9 +291,7 @@ describe('a rescue as of an earlier commit', () => {
     truncateSync(last!.file, last!.offset); // the fourth store's record is gone
     const latest = await rescue(t.dir);
     expect(latest.missingData.map((m) => m.missingBytes)).toEqual([{ from: last!.offset, to: last!.offset + last!.length }]);
-    const history = await import('../../src/storage/history/commit-history.js');
-    const layout = await (await import('../../src/storage/source/storage-dir.js')).scanStorageDirectory(t.dir);
-    const size = (await history.CommitHistory.read(layout)).size;
+    const size = (await CommitHistory.read(await scanStorageDirectory(t.dir))).size;
     const earlier = await rescue(t.dir, { asOf: { commit: size - 1 } });
     expect(earlier.asOf?.number).toBe(size - 1);
     expect(earlier.missingData).toEqual([]);
