@@ -2,6 +2,7 @@ import { UsageError } from '../errors.js';
 import { describeObjectView, type ObjectView } from '../inspect/object-view.js';
 import { UTC } from '../javatext/java-time-zones.js';
 import type { Storage } from '../storage/storage.js';
+import { differingMembers } from './differing-members.js';
 import { compareRecords, type ChangeKind, type RecordCounts, type RecordDifference, type RecordSide } from './compare-records.js';
 import { memberChanges, type MemberChange } from './member-changes.js';
 import { referenceSummaries } from './reference-summaries.js';
@@ -79,13 +80,29 @@ export async function diffStorages(a: Storage, b: Storage, options: DiffOptions)
   const objects: ObjectChange[] = [];
   let described = 0;
   let unlisted = 0;
-  const view = (storage: Storage, objectId: bigint, side: RecordSide, resolve: ReturnType<typeof referenceSummaries>): Promise<ObjectView> =>
+  const view = (storage: Storage, objectId: bigint, side: RecordSide, resolve: ReturnType<typeof referenceSummaries>, onlySlots?: ReadonlySet<number>): Promise<ObjectView> =>
     describeObjectView({ objectId, typeId: side.typeId, content: side.record.subarray(24), file: side.file, offset: side.offset }, storage.dictionary, {
       offset: 0,
       limit: compared,
       timeZone: UTC,
       resolve,
+      withText: false, // member changes are compared, never the value's Java text
+      ...(onlySlots === undefined ? {} : { onlySlots }),
     });
+  /** The members whose bytes differ (undefined: decode them all, the layouts are not the same). */
+  const differing = (before: RecordSide, after: RecordSide): ReadonlySet<number> | undefined => {
+    const entryBefore = a.dictionary.byId.get(before.typeId);
+    const entryAfter = b.dictionary.byId.get(after.typeId);
+    if (entryBefore === undefined || entryAfter === undefined) return undefined;
+    return differingMembers(
+      entryBefore,
+      before.record.subarray(24),
+      { file: before.file, offset: before.offset + 24 },
+      entryAfter,
+      after.record.subarray(24),
+      { file: after.file, offset: after.offset + 24 },
+    );
+  };
   const describe = async (d: RecordDifference): Promise<ObjectChange> => {
     const objectId = String(d.objectId);
     if (d.change !== 'changed') {
@@ -100,7 +117,8 @@ export async function diffStorages(a: Storage, b: Storage, options: DiffOptions)
         ? head
         : { ...head, typeNameBefore: nameOf(a, before.typeId), typeIdBefore: String(before.typeId), typeIdAfter: String(after.typeId) };
     try {
-      const members = memberChanges(await view(a, d.objectId, before, resolveA), await view(b, d.objectId, after, resolveB), compared);
+      const only = differing(before, after);
+      const members = memberChanges(await view(a, d.objectId, before, resolveA, only), await view(b, d.objectId, after, resolveB, only), compared);
       return { ...typed, members };
     } catch (error) {
       return { ...typed, problem: error instanceof Error ? error.message : String(error) };

@@ -67,6 +67,13 @@ export interface ObjectViewOptions {
   readonly timeZone: JavaTimeZone;
   /** Resolves the referenced ids found (all at once, so the caller can batch reads). */
   readonly resolve: (ids: readonly bigint[]) => Promise<ReadonlyMap<bigint, ReferenceInfo>>;
+  /**
+   * Only the members at these positions of the layout's slots are decoded and shown (a diff that
+   * compared the members' bytes first decodes only those that differ); all when absent.
+   */
+  readonly onlySlots?: ReadonlySet<number>;
+  /** Whether the Java text of a JDK value type is rendered (default true). */
+  readonly withText?: boolean;
 }
 
 const LIST_HEADER = 16;
@@ -87,9 +94,13 @@ export async function describeObjectView(entity: ViewableEntity, dictionary: Typ
     });
   }
   const layout = layoutEntity(entry, entity.content, { file: entity.file, offset: entity.offset + 24 });
-  const repeated = repeatedNames(entry);
+  const facts = typeFacts(dictionary, entry);
+  const repeated = facts.repeated;
   const members: DecodedMember[] = [];
-  for (const slot of layout.slots) {
+  const only = options.onlySlots;
+  for (let i = 0; i < layout.slots.length; i++) {
+    if (only !== undefined && !only.has(i)) continue;
+    const slot = layout.slots[i]!;
     const field = slot.field;
     const declaringClass = repeated.has(field.name) ? field.qualifier : undefined;
     if (!slot.variable) {
@@ -104,17 +115,49 @@ export async function describeObjectView(entity: ViewableEntity, dictionary: Typ
   }
   const refs: bigint[] = [];
   collectRefs(members, refs);
-  const resolved = await options.resolve([...new Set(refs)]);
-  const versions = dictionary.entries.filter((e) => e.typeName === entry.typeName).sort((a, b) => (a.typeId < b.typeId ? -1 : 1));
-  const text = valueText(entry, dictionary, layout, entity.objectId, options.timeZone);
+  const resolved = refs.length === 0 ? NOTHING_RESOLVED : await options.resolve([...new Set(refs)]);
+  const text = options.withText === false ? undefined : valueText(entry, dictionary, layout, entity.objectId, options.timeZone);
   const objectId = String(entity.objectId);
   const typeId = String(entity.typeId);
-  const typeVersion = versions.indexOf(entry) + 1;
-  const currentType = dictionary.currentByName.get(entry.typeName) === entry;
+  const { typeVersion, typeVersions, currentType } = facts;
   const views = members.map((m) => finish(m, resolved) as unknown as MemberView);
   return text === undefined
-    ? { objectId, typeId, typeName: entry.typeName, typeVersion, typeVersions: versions.length, currentType, members: views }
-    : { objectId, typeId, typeName: entry.typeName, typeVersion, typeVersions: versions.length, currentType, text, members: views };
+    ? { objectId, typeId, typeName: entry.typeName, typeVersion, typeVersions, currentType, members: views }
+    : { objectId, typeId, typeName: entry.typeName, typeVersion, typeVersions, currentType, text, members: views };
+}
+
+const NOTHING_RESOLVED: ReadonlyMap<bigint, ReferenceInfo> = new Map();
+
+/** What a view says about its type besides the members: the same for every object of the type. */
+interface TypeFacts {
+  readonly typeVersion: number;
+  readonly typeVersions: number;
+  readonly currentType: boolean;
+  readonly repeated: ReadonlySet<string>;
+}
+
+/**
+ * Per dictionary (a parsed dictionary is never changed: a new one replaces it) and entry, found
+ * once: looking through all entries for the type's versions on every view cost several
+ * microseconds per object where a diff describes 100,000 of them.
+ */
+const factsByDictionary = new WeakMap<TypeDictionary, Map<TypeEntry, TypeFacts>>();
+
+function typeFacts(dictionary: TypeDictionary, entry: TypeEntry): TypeFacts {
+  let byEntry = factsByDictionary.get(dictionary);
+  if (byEntry === undefined) factsByDictionary.set(dictionary, (byEntry = new Map()));
+  let facts = byEntry.get(entry);
+  if (facts === undefined) {
+    const versions = dictionary.entries.filter((e) => e.typeName === entry.typeName).sort((a, b) => (a.typeId < b.typeId ? -1 : 1));
+    facts = {
+      typeVersion: versions.indexOf(entry) + 1,
+      typeVersions: versions.length,
+      currentType: dictionary.currentByName.get(entry.typeName) === entry,
+      repeated: repeatedNames(entry),
+    };
+    byEntry.set(entry, facts);
+  }
+  return facts;
 }
 
 /**
