@@ -9,7 +9,7 @@ import { DICTIONARY_FILE_NAME, scanStorageLayout, type StorageLayout } from '../
 import { Storage } from '../storage/storage.js';
 import { GigaMapCollector, gigaMapProblems } from './gigamap-problems.js';
 import { analyzeStartup, type StartupAnalysis } from './java-startup.js';
-import { walkLatestRecords, type LatestRecordsFindings } from './record-findings.js';
+import { walkLatestRecords, type LatestRecordsFindings, type ReferenceListener } from './record-findings.js';
 import { checkLockFile, LOCK_FILE_NAME } from './lock-file-problems.js';
 import { classifyMissingReferences } from './missing-reachability.js';
 import { generationOf, inGeneration } from './generation-messages.js';
@@ -77,6 +77,32 @@ export interface CheckOptions {
   readonly verifyChunks?: boolean;
   /** The time lock files are judged against (default now). */
   readonly now?: number;
+  /** Told every readable newest version's references during the record walk (record-findings.ts). */
+  readonly references?: ReferenceListener | undefined;
+}
+
+/** A check whose opened storage (index, dictionary) the caller goes on using, and closes. */
+export interface KeptCheck {
+  readonly report: CheckReport;
+  /** Undefined when the storage could not be opened (its problems say why). */
+  readonly storage: Storage | undefined;
+  readonly startup: StartupAnalysis | undefined;
+  readonly layout: StorageLayout | undefined;
+}
+
+/**
+ * `checkStorage` inside a snapshot the caller holds, leaving the storage it opened open for the
+ * caller (convert copies from the same index instead of building a second one).
+ */
+export async function checkKeepingStorage(source: StorageSource, reader: SourceReader, options: CheckOptions = {}): Promise<KeptCheck> {
+  const kept: { storage?: Storage; startup?: StartupAnalysis; layout?: StorageLayout } = {};
+  try {
+    const report = await checkSnapshot(source, reader, options, kept);
+    return { report, storage: kept.storage, startup: kept.startup, layout: kept.layout };
+  } catch (error) {
+    await kept.storage?.close();
+    throw error;
+  }
 }
 
 /**
@@ -94,7 +120,8 @@ export async function checkStorage(location: string | StorageSource, options: Ch
   }
 }
 
-async function checkSnapshot(source: StorageSource, reader: SourceReader, options: CheckOptions): Promise<CheckReport> {
+/** `keep`: given, the opened storage is handed over in it instead of closed (with the layout and start-up analysis). */
+async function checkSnapshot(source: StorageSource, reader: SourceReader, options: CheckOptions, keep?: { storage?: Storage; startup?: StartupAnalysis; layout?: StorageLayout }): Promise<CheckReport> {
   const directory = source.location;
   // The lock file is a file next to the channel directories; sources of other kinds are not checked for one.
   const where = source.kind === 'directory' ? {} : { kind: source.kind, notChecked: [`the lock file (${LOCK_FILE_NAME}): not applicable, checked only in storage directories`] };
@@ -114,6 +141,10 @@ async function checkSnapshot(source: StorageSource, reader: SourceReader, option
   }
   const layout = await scanStorageLayout(reader, directory);
   const startup = await analyzeStartup(layout, reader);
+  if (keep !== undefined) {
+    keep.layout = layout;
+    keep.startup = startup;
+  }
   const problems: Problem[] = [...startup.problems];
   if (source.kind === 'directory') {
     const lock = await checkLockFile(directory, options.now);
@@ -150,12 +181,17 @@ async function checkSnapshot(source: StorageSource, reader: SourceReader, option
   if (storage !== undefined) {
     try {
       const gigaMaps = new GigaMapCollector();
-      findings = await walkLatestRecords(storage, { onProgress: (done, total) => options.onProgress?.('checking records', done, total), onReadable: gigaMaps.onReadable });
+      findings = await walkLatestRecords(storage, {
+        onProgress: (done, total) => options.onProgress?.('checking records', done, total),
+        onReadable: gigaMaps.onReadable,
+        references: options.references,
+      });
       const reach = findings.dangling.length > 0 ? await classifyMissingReferences(storage, findings.dangling) : undefined;
       problems.push(...recordProblems(findings, storage.family.rootsTypeName, reach));
       problems.push(...(await gigaMapProblems(storage, gigaMaps.ids)));
     } finally {
-      await storage.close();
+      if (keep === undefined) await storage.close();
+      else keep.storage = storage;
     }
   }
   const family = storage?.family ?? familyByName('microstream');

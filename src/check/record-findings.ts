@@ -72,6 +72,18 @@ export interface LatestRecordsOptions {
   readonly damagedAt?: (file: string, offset: number) => RecordDefect | undefined;
   /** Objects the index lacks that count as there all the same (rescue writes lost constants anew). */
   readonly present?: (low: number, high: number) => boolean;
+  /**
+   * Told the id of every readable newest version (as 32-bit halves), then each of its references
+   * to an object id (dangling ones too): convert's reachability from this walk, without a second.
+   */
+  readonly references?: ReferenceListener | undefined;
+}
+
+export interface ReferenceListener {
+  /** Called once before the walk, with the storage walked. */
+  begin(storage: Storage): void;
+  record(low: number, high: number): void;
+  reference(low: number, high: number): void;
 }
 
 export const MAX_LISTED_DANGLING = 100_000;
@@ -93,6 +105,8 @@ export async function walkLatestRecords(storage: Storage, options: LatestRecords
   let bytesDone = 0;
 
   const present = options.present;
+  const listener = options.references;
+  listener?.begin(storage);
   const checker = new RecordChecker(storage.dictionary, channelCount);
   // What the reference sink needs to know about the record being walked (one closure for all).
   let currentBytes: Buffer = Buffer.alloc(0);
@@ -102,6 +116,7 @@ export async function walkLatestRecords(storage: Storage, options: LatestRecords
   let currentType = '';
   const onReference = (refLow: number, refHigh: number): void => {
     if (!isObjectIdHalves(refLow, refHigh)) return; // null, constants (JDK value caches), type ids
+    if (listener !== undefined) listener.reference(refLow, refHigh);
     if (storage.channels[refLow & mask]!.objects.has(refLow, refHigh)) return;
     if (present !== undefined && present(refLow, refHigh)) return;
     danglingCount++;
@@ -135,6 +150,7 @@ export async function walkLatestRecords(storage: Storage, options: LatestRecords
       currentFile = file.path;
       currentType = entry.typeName;
       const danglingBefore = danglingCount;
+      if (listener !== undefined) listener.record(bytes.readInt32LE(at + 16), bytes.readInt32LE(at + 20));
       checker.forEachReference(bytes, at, onReference);
       options.onReadable?.(bytes.subarray(at, at + length), entry, channel.index, danglingCount - danglingBefore);
     },

@@ -1,10 +1,10 @@
 import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StorageError, UsageError } from '../errors.js';
-import { analyzeStartup } from '../check/java-startup.js';
-import { checkStorage, type CheckReport } from '../check/check-storage.js';
+import { analyzeStartup, type StartupAnalysis } from '../check/java-startup.js';
+import { checkKeepingStorage, type CheckReport } from '../check/check-storage.js';
+import { walkLatestRecords } from '../check/record-findings.js';
 import { isSerious } from '../check/problem.js';
-import { buildGraph } from '../graph/build/graph-build.js';
 import { rescueStorage } from '../rescue/rescue-storage.js';
 import { TemporaryTarget } from '../rescue/temporary-target.js';
 import { verifyChunkFiles } from '../storage/chunk-verification.js';
@@ -12,7 +12,7 @@ import { DirectorySource } from '../storage/source/directory-source.js';
 import { PinnedSource } from '../storage/source/pinned-source.js';
 import { streamRecords } from '../storage/records/record-stream.js';
 import type { SourceReader, StorageSource } from '../storage/source/source.js';
-import { DICTIONARY_FILE_NAME, scanStorageLayout } from '../storage/source/storage-dir.js';
+import { DICTIONARY_FILE_NAME, scanStorageLayout, type StorageLayout } from '../storage/source/storage-dir.js';
 import { Storage } from '../storage/storage.js';
 import { DEFAULT_FILE_MAXIMUM_SIZE, StorageWriter } from '../writer/storage-writer.js';
 import { refuseStoragePlace } from '../writer/output-place.js';
@@ -21,6 +21,7 @@ import { writerFamily } from '../writer/writer-family.js';
 import { compactDictionary } from './compact-dictionary.js';
 import { eclipseStoreTypeName } from './eclipsestore-names.js';
 import { planCurrentShapes, ShapeRewriter } from './current-shapes.js';
+import { WalkedReachability } from './walked-reachability.js';
 import type { ConvertReport, CurrentTypesReport, RescuedFirst, TypeFigures } from './convert-report.js';
 
 /**
@@ -28,10 +29,11 @@ import type { ConvertReport, CurrentTypesReport, RescuedFirst, TypeFigures } fro
  * reachable from the roots), each in the channel the library assigns it (`oid % channels`, as
  * EclipseStore's Storage Converter does), written by the storage writer (data files, a transaction
  * log per channel, the dictionary of the types in use), optionally with the dictionary's names
- * moved from MicroStream to EclipseStore. One sequential pass over the data files after the
- * check (and, for reachability, the graph index's build); memory beyond the index and the graph is
- * one batch of records and a few counters per type. The source is only read; the new storage is
- * written beside `out` and renamed into place when complete.
+ * moved from MicroStream to EclipseStore. The storage is indexed once and walked twice: the
+ * check's record walk (which also hands the references to the reachability search) and the copy.
+ * Memory beyond the index is the reachability's typed arrays, one batch of records and a few
+ * counters per type. The source is only read; the new storage is written beside `out` and renamed
+ * into place when complete.
  */
 
 export interface ConvertOptions {
@@ -85,8 +87,11 @@ export function checkChannelCount(channels: number): void {
 }
 
 /**
- * Converts the storage a directory path names, or the sources `open` makes (called twice: once
- * for the check, once for the copy; each is closed after its use). Nothing is written to the source.
+ * Converts the storage a directory path names, or the sources `open` makes. The check and the copy
+ * share one snapshot of the source and one index: the check's record walk also collects the
+ * references (reachability needs no second walk), and a damaged source is refused before anything
+ * is written. With `allowDamage` a damaged source is rescued into a hidden directory first (a
+ * second source from `open`) and that is converted. Nothing is written to the source.
  */
 export async function convertStorage(location: string | (() => StorageSource), options: ConvertOptions): Promise<ConvertReport> {
   const open = typeof location === 'string' ? () => new DirectorySource(location) : location;
@@ -97,14 +102,6 @@ export async function convertStorage(location: string | (() => StorageSource), o
   if (options.fileSize !== undefined && !(Number.isSafeInteger(options.fileSize) && options.fileSize >= 1024 && options.fileSize <= 2 ** 31 - 1)) {
     throw new UsageError(`--file-size ${options.fileSize}: from 1 KiB to 2 GiB - 1 byte`);
   }
-  const check = await checkStorage(open(), {
-    ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
-    ...(options.maxDictionaryBytes === undefined ? {} : { maxDictionaryBytes: options.maxDictionaryBytes }),
-  });
-  if (options.to === 'microstream' && check.generation.startsWith('EclipseStore')) refuseBackToMicroStream(check.directory);
-  const damaged = check.problems.some(isSerious);
-  if (damaged && options.allowDamage !== true) throw new DamagedSourceError(check);
-  // A damaged source is rescued into a hidden directory beside --out first; that one is converted.
   let staged: { target: TemporaryTarget; rescued: Discardable | undefined } | undefined;
   let target: TemporaryTarget | undefined;
   const pending: Discardable = {
@@ -116,44 +113,71 @@ export async function convertStorage(location: string | (() => StorageSource), o
   };
   options.onTemporaryTarget?.(pending);
   try {
-    let rescuedFirst: RescuedFirst | undefined;
-    let from: () => StorageSource = open;
-    if (damaged) {
-      staged = { target: new TemporaryTarget(options.out, 'convert-rescue'), rescued: undefined };
-      const stage = staged;
-      const rescue = await rescueStorage(open(), {
-        out: stage.target.path,
-        maxDictionaryBytes: options.maxDictionaryBytes,
-        ...(options.onProgress === undefined ? {} : { onProgress: (phase: string, done: number, total: number) => options.onProgress!(`rescuing: ${phase}`, done, total) }),
-        onTemporaryTarget: (t) => (stage.rescued = t),
+    const reach = options.keepUnreachable === true ? undefined : new WalkedReachability();
+    const source = open();
+    let check: CheckReport;
+    try {
+      const intact = await source.snapshot(async (reader) => {
+        const kept = await checkKeepingStorage(source, reader, {
+          ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+          ...(options.maxDictionaryBytes === undefined ? {} : { maxDictionaryBytes: options.maxDictionaryBytes }),
+          references: reach,
+        });
+        try {
+          const report = kept.report;
+          if (options.to === 'microstream' && report.generation.startsWith('EclipseStore')) refuseBackToMicroStream(report.directory);
+          if (!report.problems.some(isSerious)) {
+            // Intact: copied from the check's own index and snapshot.
+            target = new TemporaryTarget(options.out, 'convert');
+            const opened = { storage: kept.storage!, layout: kept.layout!, startup: kept.startup! };
+            const converted = await convertOpened(source, reader, opened, options, target.path, report.directory, reach);
+            target.commit();
+            return { report, converted: { ...converted, source: report.directory } };
+          }
+          if (options.allowDamage !== true) throw new DamagedSourceError(report);
+          return { report, converted: undefined };
+        } finally {
+          await kept.storage?.close();
+        }
       });
-      rescuedFirst = {
-        problems: check.problems.filter(isSerious).map((p) => p.code),
-        keptObjects: rescue.keptObjects,
-        olderVersions: rescue.olderVersions.length,
-        lost: rescue.lost.length,
-        replacedReferences: rescue.replacedCount,
-        rootEntriesLeftOut: rescue.rootEntriesLeftOut,
-      };
-      from = () => new DirectorySource(stage.target.path);
+      check = intact.report;
+      if (intact.converted !== undefined) return { ...intact.converted, ...(check.kind === undefined ? {} : { kind: check.kind }) };
+    } finally {
+      await source.close();
     }
-    const source = from();
+    // A damaged source is rescued into a hidden directory beside --out first; that one is converted.
+    staged = { target: new TemporaryTarget(options.out, 'convert-rescue'), rescued: undefined };
+    const stage = staged;
+    const rescue = await rescueStorage(open(), {
+      out: stage.target.path,
+      maxDictionaryBytes: options.maxDictionaryBytes,
+      ...(options.onProgress === undefined ? {} : { onProgress: (phase: string, done: number, total: number) => options.onProgress!(`rescuing: ${phase}`, done, total) }),
+      onTemporaryTarget: (t) => (stage.rescued = t),
+    });
+    const rescuedFirst: RescuedFirst = {
+      problems: check.problems.filter(isSerious).map((p) => p.code),
+      keptObjects: rescue.keptObjects,
+      olderVersions: rescue.olderVersions.length,
+      lost: rescue.lost.length,
+      replacedReferences: rescue.replacedCount,
+      rootEntriesLeftOut: rescue.rootEntriesLeftOut,
+    };
+    const rescued = new DirectorySource(stage.target.path);
     try {
       target = new TemporaryTarget(options.out, 'convert');
       const written = target.path;
-      const named = damaged ? `the rescue of ${check.directory}` : check.directory;
-      const report = await source.snapshot((reader) => convertSnapshot(source, reader, options, written, named));
+      const report = await rescued.snapshot((reader) => convertRescued(rescued, reader, options, written, `the rescue of ${check.directory}`, reach));
       target.commit();
       return {
         ...report,
         // The report names the storage the user named, not the hidden rescue (its committed bytes as read).
         source: check.directory,
-        ...(rescuedFirst === undefined ? {} : { sourceDataBytes: check.summary.committedBytes }),
+        sourceDataBytes: check.summary.committedBytes,
         ...(check.kind === undefined ? {} : { kind: check.kind }),
-        ...(rescuedFirst === undefined ? {} : { rescuedFirst }),
+        rescuedFirst,
       };
     } finally {
-      await source.close();
+      await rescued.close();
     }
   } finally {
     pending.discard();
@@ -165,16 +189,14 @@ function refuseBackToMicroStream(location: string): never {
   throw new UsageError(`--to microstream: ${location} is an EclipseStore storage; convert does not move storages back to MicroStream (MicroStream's libraries would not know EclipseStore's types)`);
 }
 
-/** `named`: the storage as messages name it (the user's, also when a rescue of it is read). */
-async function convertSnapshot(from: StorageSource, reader: SourceReader, options: ConvertOptions, directory: string, named: string): Promise<ConvertReport> {
+/** A rescued storage (written by us, so not checked again): opened, its references walked for reachability, converted. */
+async function convertRescued(from: StorageSource, reader: SourceReader, options: ConvertOptions, directory: string, named: string, reach: WalkedReachability | undefined): Promise<ConvertReport> {
   const root = await reader.listRoot();
   if (!root.files.some((f) => f.name === DICTIONARY_FILE_NAME)) {
     throw new StorageError('STORAGE_NOT_A_STORAGE', `${from.location}: the type dictionary ${DICTIONARY_FILE_NAME} is missing`);
   }
   const layout = await scanStorageLayout(reader, from.location);
   const startup = await analyzeStartup(layout, reader);
-  // The check verified every chunk; the algorithm to keep is named by the files' headers: the first file of each channel.
-  const chunks = await verifyChunkFiles(startup.readableLengths.channels.flatMap((c) => c.files.slice(0, 1)), reader);
   const storage = await Storage.open(new PinnedSource(from, reader), {
     committedLengths: async () => startup.readableLengths,
     onProgress: (p) => options.onProgress?.('indexing', p.bytesDone, p.bytesTotal),
@@ -182,57 +204,83 @@ async function convertSnapshot(from: StorageSource, reader: SourceReader, option
     ...(options.maxDictionaryBytes === undefined ? {} : { maxDictionaryBytes: options.maxDictionaryBytes }),
   });
   try {
-    const sourceFamily = storage.family.name;
-    const to = options.to ?? sourceFamily;
-    if (sourceFamily === 'eclipsestore' && to === 'microstream') refuseBackToMicroStream(named);
-    const renames = sourceFamily === 'microstream' && to === 'eclipsestore';
-    const channelCount = options.channels ?? storage.channels.length;
-    checkChannelCount(channelCount);
-    const keepUnreachable = options.keepUnreachable === true;
-    const reachable = keepUnreachable ? undefined : await reachableObjects(storage, options, named);
-    const dictionaryText = (await reader.readWhole(layout.dictionaryPath)).toString('utf8');
-    const checksums = renames ? 'none' : (chunks.algorithm ?? 'none');
-    const fileSize = options.fileSize ?? DEFAULT_FILE_MAXIMUM_SIZE;
-    // The records are written with the source's dictionary; the compact one replaces it at the end.
-    const writer = StorageWriter.createForRecords(directory, dictionaryText, { channelCount, checksums, fileMaximumSize: fileSize });
-    // --current-types: older definitions mapped into the newest one of their name (or left, with the reason).
-    const shapes = options.currentTypes === true ? planCurrentShapes(storage.dictionary) : undefined;
-    const figures = await copyRecords(storage, writer, { shapes, reachable, batch: Math.min(BATCH_BYTES, fileSize), onProgress: options.onProgress });
-    const used = typesWritten(figures, shapes);
-    const dictionary = compactDictionary({
-      sourceText: dictionaryText,
-      source: storage.dictionary,
-      used,
-      sourceBaseText: writerFamily(sourceFamily).baseDictionaryText,
-      rename: renames ? { typeName: eclipseStoreTypeName, targetBaseText: writerFamily('eclipsestore').baseDictionaryText } : undefined,
-    });
-    writeFileSync(dictionaryPath(directory), dictionary.text);
-    const types = [...figures.values()]
-      .map(({ typeId: _id, rewritten: _r, keptIds: _k, ...f }) => ({ ...f, ...(renames && f.written > 0 ? { writtenAs: eclipseStoreTypeName(f.typeName) } : {}) }))
-      .sort((a, b) => b.writtenBytes + b.garbageBytes + b.supersededBytes - (a.writtenBytes + a.garbageBytes + a.supersededBytes) || a.typeName.localeCompare(b.typeName));
-    const sum = (key: 'written' | 'writtenBytes' | 'superseded' | 'supersededBytes' | 'garbage' | 'garbageBytes'): number => types.reduce((n, t) => n + t[key], 0);
-    return {
-      source: from.location,
-      ...(from.kind === 'directory' ? {} : { kind: from.kind }),
-      out: options.out,
-      from: sourceFamily,
-      to,
-      sourceChannels: storage.channels.length,
-      channels: channelCount,
-      checksums,
-      keepUnreachable,
-      sourceDataBytes: storage.channels.reduce((n, c) => n + c.files.reduce((m, f) => m + f.totalLength, 0), 0),
-      dataBytes: dataFileBytes(directory, channelCount),
-      written: { objects: sum('written'), bytes: sum('writtenBytes') },
-      superseded: { objects: sum('superseded'), bytes: sum('supersededBytes') },
-      garbage: { objects: sum('garbage'), bytes: sum('garbageBytes') },
-      dictionary: { entries: dictionary.entries, leftOut: dictionary.leftOut, bytes: Buffer.byteLength(dictionary.text) },
-      types,
-      ...(shapes === undefined ? {} : { currentTypes: currentTypesReport(shapes, [...figures.values()]) }),
-    };
+    if (reach !== undefined) await walkLatestRecords(storage, { references: reach, onProgress: (done, total) => options.onProgress?.('checking records', done, total) });
+    return await convertOpened(from, reader, { storage, layout, startup }, options, directory, named, reach);
   } finally {
     await storage.close();
   }
+}
+
+/** An opened storage with what its opening read. */
+interface Opened {
+  readonly storage: Storage;
+  readonly layout: StorageLayout;
+  readonly startup: StartupAnalysis;
+}
+
+/**
+ * The copy of an opened storage whose references `reach` has heard (all of them, in a walk over
+ * its newest versions). `named`: the storage as messages name it (the user's, also when a rescue
+ * of it is read).
+ */
+async function convertOpened(from: StorageSource, reader: SourceReader, opened: Opened, options: ConvertOptions, directory: string, named: string, reach: WalkedReachability | undefined): Promise<ConvertReport> {
+  const { storage, layout, startup } = opened;
+  // The check verified every chunk; the algorithm to keep is named by the files' headers: the first file of each channel.
+  const chunks = await verifyChunkFiles(startup.readableLengths.channels.flatMap((c) => c.files.slice(0, 1)), reader);
+  const sourceFamily = storage.family.name;
+  const to = options.to ?? sourceFamily;
+  if (sourceFamily === 'eclipsestore' && to === 'microstream') refuseBackToMicroStream(named);
+  const renames = sourceFamily === 'microstream' && to === 'eclipsestore';
+  const channelCount = options.channels ?? storage.channels.length;
+  checkChannelCount(channelCount);
+  const keepUnreachable = options.keepUnreachable === true;
+  let reachable: ((low: number, high: number) => boolean) | undefined;
+  if (reach !== undefined) {
+    options.onProgress?.('finding reachable objects', 0, 1);
+    reach.search(storage, named);
+    options.onProgress?.('finding reachable objects', 1, 1);
+    reachable = (low, high) => reach.reachable(low, high);
+  }
+  const dictionaryText = (await reader.readWhole(layout.dictionaryPath)).toString('utf8');
+  const checksums = renames ? 'none' : (chunks.algorithm ?? 'none');
+  const fileSize = options.fileSize ?? DEFAULT_FILE_MAXIMUM_SIZE;
+  // The records are written with the source's dictionary; the compact one replaces it at the end.
+  const writer = StorageWriter.createForRecords(directory, dictionaryText, { channelCount, checksums, fileMaximumSize: fileSize });
+  // --current-types: older definitions mapped into the newest one of their name (or left, with the reason).
+  const shapes = options.currentTypes === true ? planCurrentShapes(storage.dictionary) : undefined;
+  const figures = await copyRecords(storage, writer, { shapes, reachable, batch: Math.min(BATCH_BYTES, fileSize), onProgress: options.onProgress });
+  const used = typesWritten(figures, shapes);
+  const dictionary = compactDictionary({
+    sourceText: dictionaryText,
+    source: storage.dictionary,
+    used,
+    sourceBaseText: writerFamily(sourceFamily).baseDictionaryText,
+    rename: renames ? { typeName: eclipseStoreTypeName, targetBaseText: writerFamily('eclipsestore').baseDictionaryText } : undefined,
+  });
+  writeFileSync(dictionaryPath(directory), dictionary.text);
+  const types = [...figures.values()]
+    .map(({ typeId: _id, rewritten: _r, keptIds: _k, ...f }) => ({ ...f, ...(renames && f.written > 0 ? { writtenAs: eclipseStoreTypeName(f.typeName) } : {}) }))
+    .sort((a, b) => b.writtenBytes + b.garbageBytes + b.supersededBytes - (a.writtenBytes + a.garbageBytes + a.supersededBytes) || a.typeName.localeCompare(b.typeName));
+  const sum = (key: 'written' | 'writtenBytes' | 'superseded' | 'supersededBytes' | 'garbage' | 'garbageBytes'): number => types.reduce((n, t) => n + t[key], 0);
+  return {
+    source: from.location,
+    ...(from.kind === 'directory' ? {} : { kind: from.kind }),
+    out: options.out,
+    from: sourceFamily,
+    to,
+    sourceChannels: storage.channels.length,
+    channels: channelCount,
+    checksums,
+    keepUnreachable,
+    sourceDataBytes: storage.channels.reduce((n, c) => n + c.files.reduce((m, f) => m + f.totalLength, 0), 0),
+    dataBytes: dataFileBytes(directory, channelCount),
+    written: { objects: sum('written'), bytes: sum('writtenBytes') },
+    superseded: { objects: sum('superseded'), bytes: sum('supersededBytes') },
+    garbage: { objects: sum('garbage'), bytes: sum('garbageBytes') },
+    dictionary: { entries: dictionary.entries, leftOut: dictionary.leftOut, bytes: Buffer.byteLength(dictionary.text) },
+    types,
+    ...(shapes === undefined ? {} : { currentTypes: currentTypesReport(shapes, [...figures.values()]) }),
+  };
 }
 
 /** The per-type figures of a copy, with what --current-types did to the type's objects. */
@@ -271,6 +319,7 @@ async function copyRecords(storage: Storage, writer: StorageWriter, copy: CopyPl
     const builder = writer.beginStore();
     const bytesTotal = storage.channels.reduce((n, c) => n + c.files.reduce((m, f) => m + f.totalLength, 0), 0);
     let bytesDone = 0;
+    copy.onProgress?.('copying', 0, bytesTotal);
     for (const channel of storage.channels) {
       for (const file of channel.files) {
         const end = file.problem?.offset ?? file.totalLength;
@@ -326,19 +375,6 @@ async function copyRecords(storage: Storage, writer: StorageWriter, copy: CopyPl
     writer.close();
   }
   return figures;
-}
-
-/** Which objects the roots reach, from the graph index (one bit per object, in typed arrays). */
-async function reachableObjects(storage: Storage, options: ConvertOptions, named: string): Promise<(low: number, high: number) => boolean> {
-  // Without a roots entity nothing is reachable: leaving out "garbage" would leave out everything.
-  if (storage.rootsObjectId === 0n && storage.channels.some((c) => c.objects.size > 0)) {
-    throw new StorageError('STORAGE_INCONSISTENT', `${named} has no roots entity, so no object is reachable: --keep-unreachable copies every object`);
-  }
-  const { graph } = await buildGraph(storage, { onProgress: (p) => options.onProgress?.('finding reachable objects', p.bytesDone, p.bytesTotal) });
-  return (low, high) => {
-    const node = graph.nodes.nodeOf(low, high);
-    return node >= 0 && graph.isReachable(node);
-  };
 }
 
 /** The definitions written: the stored one, or for objects rewritten the newest one of its name. */

@@ -22,7 +22,7 @@
  * later records overwrite earlier ones yields Java's "latest version" rule (storage-format.md §5.4).
  */
 
-import { HashedLocations, type LocationVisitor } from './hashed-locations.js';
+import { HashedLocations, WORDS as HASH_WORDS, type LocationVisitor } from './hashed-locations.js';
 import * as layout from './run-layout.js';
 import { grownRunLength, runPlacement } from './run-layout.js';
 import { copyShared, sharedInts } from './shared-ints.js';
@@ -264,6 +264,23 @@ export class ObjectIndex {
   /** Whether an object id given as two 32-bit halves is indexed (no allocation: for whole-storage walks). */
   has(low: number, high: number): boolean {
     return this.runWordOf(low, high) >= 0 || this.hashed.slotOf(low, high) >= 0;
+  }
+
+  /**
+   * A number from 0 to `positions - 1` for an indexed id (two 32-bit halves), distinct per id, or
+   * -1: its run position, else the run's length plus its hash slot. For per-object bits or
+   * counters in typed arrays beside the index (convert's reachability); valid while nothing is set.
+   */
+  positionOf(low: number, high: number): number {
+    const at = this.runWordOf(low, high);
+    if (at >= 0) return at / RUN_WORDS;
+    const base = this.hashed.slotOf(low, high);
+    return base < 0 ? -1 : this.runLength + base / HASH_WORDS;
+  }
+
+  /** One past the largest `positionOf`. */
+  get positions(): number {
+    return this.runLength + this.hashed.capacity;
   }
 
   /** Index of the run word where an id's entry starts, or -1 (not in the run, maybe hashed). */

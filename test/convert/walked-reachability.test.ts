@@ -1,0 +1,86 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { walkLatestRecords } from '../../src/check/record-findings.js';
+import { WalkedReachability } from '../../src/convert/walked-reachability.js';
+import { buildGraph } from '../../src/graph/build/graph-build.js';
+import { splitId } from '../../src/storage/index/object-id-halves.js';
+import { ObjectIndex } from '../../src/storage/index/object-index.js';
+import { DirectorySource } from '../../src/storage/source/directory-source.js';
+import { Storage } from '../../src/storage/storage.js';
+
+/**
+ * convert's reachability (from the references the check's record walk reports) against the graph
+ * index's (its own walk and build), object by object, on every corpus storage: the same objects
+ * reachable, the same left out as garbage.
+ */
+
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
+const CORPORA = ['conformance', 'conformance-es', 'conformance-ms8', 'conformance-es42', 'conformance-es-gigamap'];
+const storages = CORPORA.flatMap((corpus) => {
+  const dir = join(FIXTURES, corpus, 'storages');
+  return existsSync(dir) ? readdirSync(dir).map((name) => ({ name: `${corpus}/${name}`, dir: join(dir, name) })) : [];
+}).filter((s) => existsSync(join(s.dir, 'PersistenceTypeDictionary.ptd')));
+
+describe('reachability from the check walk', () => {
+  it('finds corpus storages to compare', () => {
+    expect(storages.length).toBeGreaterThanOrEqual(15);
+  });
+
+  let garbageSeen = 0;
+  it.each(storages)('$name: the objects the graph index finds reachable, and only those', async ({ dir }) => {
+    const storage = await Storage.open(new DirectorySource(dir), { recordCacheBytes: 0 });
+    try {
+      const { graph } = await buildGraph(storage);
+      const walked = new WalkedReachability();
+      await walkLatestRecords(storage, { references: walked });
+      walked.search(storage, dir);
+      const differing: string[] = [];
+      let reachable = 0;
+      let objects = 0;
+      for (const channel of storage.channels) {
+        channel.objects.forEach((low, high) => {
+          objects++;
+          const node = graph.nodes.nodeOf(low, high);
+          const expected = node >= 0 && graph.isReachable(node);
+          if (expected) reachable++;
+          if (walked.reachable(low, high) !== expected) differing.push(`${high}:${low >>> 0} (graph: ${expected})`);
+        });
+      }
+      expect(differing).toEqual([]);
+      expect(reachable).toBeGreaterThan(0);
+      garbageSeen += objects - reachable;
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('the corpora have garbage (the comparison tells reachable from unreachable)', () => {
+    expect(garbageSeen).toBeGreaterThan(10);
+  });
+});
+
+describe('ObjectIndex.positionOf', () => {
+  it('numbers ids in the run and in the hash table distinctly, below `positions`; -1 for others', () => {
+    const index = new ObjectIndex(2);
+    const ids: bigint[] = [];
+    // A run of one channel's ids (low bits 01), then ids far off and of another high half (hashed).
+    for (let i = 0n; i < 5000n; i++) ids.push(1_000_000_000_001n + i * 4n);
+    for (let i = 0n; i < 300n; i++) ids.push(9_000_000_000_000_001n + i * 4_000_004n);
+    ids.forEach((id, i) => {
+      const [low, high] = splitId(id);
+      index.set(low, high, 0, i * 8, 24);
+    });
+    const seen = new Set<number>();
+    for (const id of ids) {
+      const [low, high] = splitId(id);
+      const position = index.positionOf(low, high);
+      expect(position).toBeGreaterThanOrEqual(0);
+      expect(position).toBeLessThan(index.positions);
+      seen.add(position);
+    }
+    expect(seen.size).toBe(ids.length);
+    const [low, high] = splitId(1_000_000_000_001n + 5000n * 4n + 400_000n);
+    expect(index.positionOf(low, high)).toBe(-1);
+  });
+});
