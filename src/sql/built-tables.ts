@@ -16,6 +16,8 @@ import { buildTables, plansOf } from './table-build.js';
 import type { CachedTables, KeepResult, TableCache } from './table-cache.js';
 import { WriteTurns } from './write-turns.js';
 import { fillTypeTables } from './type-fill.js';
+import { fillValueTypes, inBaseValues, valueTypesOf } from './value-fill.js';
+import { valueTypeIdsOf } from './column-model.js';
 
 /**
  * One build of a storage's tables (one storage generation) in a sandbox of its own, and what the
@@ -34,6 +36,8 @@ import { fillTypeTables } from './type-fill.js';
 const FILLED_OBJECTS = ':objects';
 const FILLED_COMMITS = ':commits';
 const FILLED_LINKS = ':links';
+/** What `filled` names for a value type's `_values` rows made after the build: this and its type id. */
+const FILLED_VALUES = ':values:';
 /** Problem messages kept with the tables (one per unreadable record: a damaged storage may have many). */
 const MAX_KEPT_MESSAGES = 10_000;
 
@@ -49,8 +53,20 @@ export class BuiltTables {
   active = 0;
   /** Replaced by a newer build (or the engine closed): closed once no longer active. */
   retired = false;
-  /** Per full type name: its table filled (or being filled). */
+  /** Per full type name: its table filled (or being filled), with some or all of its value members. */
   private readonly fills = new Map<string, Promise<boolean>>();
+  /**
+   * Per full type name in `fills`: the value members (column indexes) its rows have, or
+   * undefined for all. A table with fewer is partial: filled again, whole, for a statement that
+   * names another of its value members; only complete tables are in `filled` (what the cache
+   * says is filled).
+   */
+  private readonly members = new Map<string, ReadonlySet<number> | undefined>();
+  /** Per value type id made after the build (value-fill.ts): its `_values` rows made (or being made). */
+  private readonly valueFills = new Map<bigint, Promise<boolean>>();
+  /** Every value type of the dictionary, and the lower-case table names of their views. */
+  private readonly valueTypes: ReturnType<typeof valueTypesOf>;
+  private readonly valueViews = new Map<string, bigint[]>();
   /** `_elements` and `_references` filled (or being filled). */
   private links: Promise<boolean> | undefined;
   /** `_objects` filled (or being filled). */
@@ -84,6 +100,13 @@ export class BuiltTables {
       if (this.messages.length < MAX_KEPT_MESSAGES) this.messages.push(message);
       onProblem?.(message);
     };
+    this.valueTypes = valueTypesOf(storage.dictionary);
+    for (const table of tables) {
+      if (table.kind !== 'type' || table.typeIds.length === 0 || !table.typeIds.every((id) => this.valueTypes.has(BigInt(id)))) continue;
+      const ids = table.typeIds.map(BigInt);
+      this.valueViews.set(table.name.toLowerCase(), ids);
+      if (table.alias !== null) this.valueViews.set(table.alias.toLowerCase(), ids);
+    }
   }
 
   private readonly onProblem: (message: string) => void;
@@ -172,7 +195,11 @@ export class BuiltTables {
         if (name === FILLED_OBJECTS) built.objects = done;
         else if (name === FILLED_COMMITS) built.commits = done;
         else if (name === FILLED_LINKS) built.links = done;
-        else built.fills.set(name, done);
+        else if (name.startsWith(FILLED_VALUES)) built.valueFills.set(BigInt(name.slice(FILLED_VALUES.length)), done);
+        else {
+          built.fills.set(name, done);
+          built.members.set(name, undefined);
+        }
       }
       built.keptFilled = built.filled.size;
       return built;
@@ -232,37 +259,99 @@ export class BuiltTables {
 
   /**
    * The tables a statement reads (lower-case names, as statement-check.ts found them in DuckDB's
-   * parse), filled: false when the storage is no longer in the built state.
+   * parse), filled: false when the storage is no longer in the built state. `columns`: the names
+   * it may read columns by (undefined: any); a type table's value members outside them are left
+   * NULL until a statement names one (its table is then filled again, whole).
    */
-  async ready(duck: DuckModule, tables: ReadonlySet<string>): Promise<boolean> {
+  async ready(duck: DuckModule, tables: ReadonlySet<string>, columns?: ReadonlySet<string>): Promise<boolean> {
     if (tables.has('_objects') && !(await this.objectsTable(duck))) return false;
     if (tables.has('_commits') && !(await this.commitsTable(duck))) return false;
+    // `_elements` takes the texts of value objects from `_values`; `_values` is every value.
+    if ((tables.has('_elements') || tables.has('_references') || tables.has('_values')) && !(await this.values(duck, this.laterValueTypes()))) return false;
     if ((tables.has('_elements') || tables.has('_references')) && !(await this.linkTables(duck))) return false;
     const plans = new Set<TypeTablePlan>();
+    const views = new Set<bigint>();
     for (const name of tables) {
       const plan = this.deferred.get(name);
       if (plan !== undefined) plans.add(plan);
+      for (const id of this.valueViews.get(name) ?? []) views.add(id);
     }
-    return this.fill(duck, plans);
+    if (views.size > 0 && !(await this.values(duck, views))) return false;
+    return this.fill(duck, plans, columns);
   }
 
   /** Every type table, `_objects` and `_commits` filled (our own exports; benchmarks); false as `ready`. */
   async fillAll(duck: DuckModule): Promise<boolean> {
     if (!(await this.objectsTable(duck)) || !(await this.commitsTable(duck))) return false;
-    return this.fill(duck, new Set(this.deferred.values()));
+    if (!(await this.values(duck, this.laterValueTypes()))) return false;
+    return this.fill(duck, new Set(this.deferred.values()), undefined);
+  }
+
+  /** The value types whose rows the build left for later. */
+  private laterValueTypes(): Set<bigint> {
+    return new Set([...this.valueTypes].filter(([, t]) => !inBaseValues(t.entry.typeName, t.kind)).map(([id]) => id));
+  }
+
+  /** The `_values` rows of the value types `typeIds` made (one pass for those missing); false as `ready`. */
+  private async values(duck: DuckModule, typeIds: ReadonlySet<bigint>): Promise<boolean> {
+    const missing = new Set([...typeIds].filter((id) => !this.valueFills.has(id) && this.valueTypes.has(id) && !inBaseValues(this.valueTypes.get(id)!.entry.typeName, this.valueTypes.get(id)!.kind)));
+    if (missing.size > 0) {
+      const pass = forgottenUnlessDone(
+        this.inBuiltState((connection) => fillValueTypes(duck, connection, this.storage, missing, this.onProblem)),
+        () => missing.forEach((id) => this.valueFills.delete(id)),
+        () => missing.forEach((id) => this.filled.add(`${FILLED_VALUES}${id}`)),
+      );
+      for (const id of missing) this.valueFills.set(id, pass);
+    }
+    for (const id of typeIds) if (!((await this.valueFills.get(id)) ?? true)) return false;
+    return true;
   }
 
   /**
-   * Fills the tables of `plans` not filled yet, in one pass; false when the storage is no longer
-   * in the built state. Tables being filled for another statement are waited for.
+   * Fills the tables of `plans` not filled yet, or filled without a value member `columns`
+   * names, in one pass; false when the storage is no longer in the built state. Tables being
+   * filled for another statement are waited for (and then filled again if that fill lacks a member).
    */
-  private async fill(duck: DuckModule, plans: ReadonlySet<TypeTablePlan>): Promise<boolean> {
-    const missing = [...plans].filter((plan) => !this.fills.has(plan.typeName));
+  private async fill(duck: DuckModule, plans: ReadonlySet<TypeTablePlan>, columns: ReadonlySet<string> | undefined): Promise<boolean> {
+    const missing: TypeTablePlan[] = [];
+    const skipped = new Map<TypeTablePlan, ReadonlySet<number>>();
+    const before: Promise<unknown>[] = [];
+    const valueIds = new Set<bigint>();
+    for (const plan of plans) {
+      const all = valueMembers(plan, undefined);
+      const wanted = valueMembers(plan, columns);
+      const filling = this.fills.has(plan.typeName);
+      const has = filling ? this.members.get(plan.typeName) : new Set<number>();
+      if (filling && (has === undefined || [...wanted].every((i) => has.has(i)))) continue;
+      // What the table will have: what it had and what this statement names.
+      const next = new Set([...(has ?? all), ...wanted]);
+      const skip = new Set([...all].filter((i) => !next.has(i)));
+      for (const i of next) {
+        const role = plan.columns[i]!.role;
+        const ids = role.kind === 'value' ? valueTypeIdsOf(role.declared, this.storage.dictionary) : [];
+        for (const id of ids ?? this.laterValueTypes()) valueIds.add(id);
+      }
+      const previous = this.fills.get(plan.typeName);
+      if (previous !== undefined) before.push(previous.catch(() => undefined));
+      missing.push(plan);
+      skipped.set(plan, skip);
+      this.members.set(plan.typeName, skip.size === 0 ? undefined : next);
+    }
     if (missing.length > 0) {
       const pass = forgottenUnlessDone(
-        this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, missing, this.decimals, this.onProblem)),
-        () => missing.forEach((plan) => this.fills.delete(plan.typeName)),
-        () => missing.forEach((plan) => this.filled.add(plan.typeName)),
+        (async () => {
+          // A fill of the same table under way finishes first (the new one replaces its rows).
+          await Promise.all(before);
+          if (!(await this.values(duck, valueIds))) return false;
+          return this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, missing, this.decimals, this.onProblem, skipped));
+        })(),
+        () =>
+          missing.forEach((plan) => {
+            if (this.fills.get(plan.typeName) !== pass) return;
+            this.fills.delete(plan.typeName);
+            this.members.delete(plan.typeName);
+          }),
+        () => missing.forEach((plan) => skipped.get(plan)!.size === 0 && this.filled.add(plan.typeName)),
       );
       for (const plan of missing) this.fills.set(plan.typeName, pass);
     }
@@ -349,6 +438,15 @@ function forgottenUnlessDone(pass: Promise<boolean>, forget: () => void, remembe
       throw error;
     },
   );
+}
+
+/** A plan's value members (column indexes) whose names are in `columns`; undefined `columns`: every one. */
+function valueMembers(plan: TypeTablePlan, columns: ReadonlySet<string> | undefined): Set<number> {
+  const out = new Set<number>();
+  plan.columns.forEach((column, i) => {
+    if (column.role.kind === 'value' && (columns === undefined || columns.has(column.name.toLowerCase()))) out.add(i);
+  });
+  return out;
 }
 
 /** Entity types' tables made empty, by lower-case table name and alias. */

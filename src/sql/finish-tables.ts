@@ -200,12 +200,21 @@ function valueJoin(role: Extract<ColumnRole, { kind: 'value' }>, i: number, deci
  * which (`valueTypeIdsOf`; the JDK constants, without a type id, too). `resolved`: value members
  * whose values an earlier step put into column `r<i>` of the staging table (`makeTypeRows`).
  */
-export function typeTableSelect(plan: TypeTablePlan, staging: string, decimals: ReadonlyMap<string, string>, dictionary?: TypeDictionary, resolved: ReadonlySet<number> = new Set()): string {
+export function typeTableSelect(
+  plan: TypeTablePlan,
+  staging: string,
+  decimals: ReadonlyMap<string, string>,
+  dictionary?: TypeDictionary,
+  resolved: ReadonlySet<number> = new Set(),
+  skipped: ReadonlySet<number> = new Set(),
+): string {
   const select = ['s._oid AS _oid', 's._type_id AS _type_id'];
   const joins: string[] = [];
   plan.columns.forEach((column, i) => {
     const role = column.role;
-    if (resolved.has(i)) select.push(`s.r${i} AS ${quoteIdent(column.name)}`);
+    // A value member no statement has named yet: NULL, not joined (its table is then partial, built-tables.ts).
+    if (skipped.has(i)) select.push(`NULL AS ${quoteIdent(column.name)}`);
+    else if (resolved.has(i)) select.push(`s.r${i} AS ${quoteIdent(column.name)}`);
     else if (role.kind === 'value') {
       const value = valueJoin(role, i, decimals, dictionary);
       joins.push(value.join);
@@ -217,7 +226,7 @@ export function typeTableSelect(plan: TypeTablePlan, staging: string, decimals: 
 
 /**
  * Makes a type's rows from its staging table: `into` wraps the SELECT (`INSERT INTO t ...`,
- * `CREATE TABLE t AS ...`). A type with more than MAX_VALUE_JOINS value members gets its values
+ * `CREATE TABLE t AS ...`); `skipped` value members are NULL. A type with more than MAX_VALUE_JOINS value members gets its values
  * first in steps of at most that many joins, each step a temporary copy of the staging rows with
  * the values found so far (`r<i>`), so that no statement holds more than that many hash tables.
  */
@@ -228,8 +237,9 @@ export async function makeTypeRows(
   decimals: ReadonlyMap<string, string>,
   dictionary: TypeDictionary | undefined,
   into: (select: string) => string,
+  skipped: ReadonlySet<number> = new Set(),
 ): Promise<void> {
-  const members = plan.columns.flatMap((column, i) => (column.role.kind === 'value' ? [i] : []));
+  const members = plan.columns.flatMap((column, i) => (column.role.kind === 'value' && !skipped.has(i) ? [i] : []));
   const resolved = new Set<number>();
   const steps: string[] = [];
   try {
@@ -250,7 +260,7 @@ export async function makeTypeRows(
       source = step;
       for (const i of members.slice(from, from + MAX_VALUE_JOINS)) resolved.add(i);
     }
-    await connection.run(into(typeTableSelect(plan, source, decimals, dictionary, resolved)));
+    await connection.run(into(typeTableSelect(plan, source, decimals, dictionary, resolved, skipped)));
   } finally {
     for (const step of steps) await connection.run(`DROP TABLE IF EXISTS ${step}`).catch(() => undefined);
   }

@@ -291,7 +291,7 @@ export class SqlEngine {
       // A statement that reads `_objects`, `_elements`, `_references` or type tables not filled
       // yet waits for them to be filled from the same state as the other tables; a storage
       // changed meanwhile means a new build.
-      for (let attempt = 0; !(await unlessCancelled(built.ready(duck, checked.tables))); attempt++) {
+      for (let attempt = 0; !(await unlessCancelled(built.ready(duck, checked.tables, checked.columns))); attempt++) {
         if (attempt === 2) throw new Error('the storage keeps changing while its tables are built; ask again');
         connection.closeSync();
         connection = undefined;

@@ -37,6 +37,13 @@ export interface CheckedStatement {
   readonly shift: number;
   /** The storage's tables it reads (lower case). */
   readonly tables: ReadonlySet<string>;
+  /**
+   * Every name it may read a column by (lower case: each part of each column reference, USING
+   * columns), or undefined when it may read every column of a table (`*`, `COLUMNS(...)`, a
+   * positional reference, a NATURAL join, renamed columns, a table's whole row by its name):
+   * a type table's value members outside it need not be filled for it (built-tables.ts).
+   */
+  readonly columns?: ReadonlySet<string> | undefined;
 }
 
 /** `EXPLAIN`, `EXPLAIN ANALYZE` or `EXPLAIN (ANALYZE)` as the first words, with plain white space only. */
@@ -61,6 +68,14 @@ interface Found {
   readonly tables: Set<string>;
   readonly ctes: Set<string>;
   readonly refs: { name: string; schema: string; catalog: string; location: number }[];
+  /** Parts of column references and USING columns, lower case. */
+  readonly columns: Set<string>;
+  /** The last part of each column reference, lower case (`b` in `SELECT b FROM Book b` is Book's whole row). */
+  readonly lastParts: Set<string>;
+  /** Table names and aliases (a column reference naming one reads the whole row). */
+  readonly relations: Set<string>;
+  /** Something reads every column (see CheckedStatement.columns). */
+  everyColumn: boolean;
 }
 
 export async function checkStatement(connection: DuckDBConnection, sql: string, allowed: AllowedTables): Promise<CheckedStatement> {
@@ -74,7 +89,7 @@ export async function checkStatement(connection: DuckDBConnection, sql: string, 
     prefix = explain[1] !== undefined || explain[2] !== undefined ? 'EXPLAIN ANALYZE ' : 'EXPLAIN ';
   }
   const tree = await parse(connection, select, kind === 'explain');
-  const found: Found = { tables: new Set(), ctes: new Set(), refs: [] };
+  const found: Found = { tables: new Set(), ctes: new Set(), refs: [], columns: new Set(), lastParts: new Set(), relations: new Set(), everyColumn: false };
   // DuckDB's locations count UTF-8 bytes of what it parsed; positions count characters of the user's text.
   const position = (location: number): number | undefined =>
     Number.isSafeInteger(location) && location >= 0 && location <= select.length * 4 ? sql.length - select.length + Buffer.from(select).subarray(0, location).toString().length : undefined;
@@ -97,7 +112,9 @@ export async function checkStatement(connection: DuckDBConnection, sql: string, 
     if (catalog === '' && schema === '' && found.ctes.has(name) && !allowed.reserved.has(name)) continue;
     throw new SqlError('refused', `${quoted(ref)} is not one of the storage's tables; only they are read here (GET /api/v1/sql/schema lists them)`, position(ref.location));
   }
-  return { text: kind === 'explain' ? prefix + select : sql, kind, shift: prefix.length - (sql.length - select.length), tables: found.tables };
+  const wholeRow = [...found.lastParts].some((name) => found.relations.has(name));
+  const columns = found.everyColumn || wholeRow ? undefined : found.columns;
+  return { text: kind === 'explain' ? prefix + select : sql, kind, shift: prefix.length - (sql.length - select.length), tables: found.tables, columns };
 }
 
 async function parse(connection: DuckDBConnection, sql: string, explained: boolean): Promise<Json> {
@@ -137,6 +154,7 @@ function walk(node: Json, found: Found, tableFunction: boolean): void {
     if (!NODE_TYPES.has(type) && !TABLE_REF_TYPES.has(type)) throw new Located('refused', `${type.toLowerCase().replaceAll('_', ' ')} is not allowed here`, location);
   }
   if (typeof node.function_name === 'string') checkFunction(node, tableFunction, location);
+  noteColumns(node, found);
   if (type === 'BASE_TABLE' && typeof node.table_name === 'string') {
     found.refs.push({ name: node.table_name, schema: String(node.schema_name ?? ''), catalog: String(node.catalog_name ?? ''), location });
   }
@@ -148,6 +166,31 @@ function walk(node: Json, found: Found, tableFunction: boolean): void {
   for (const [key, value] of Object.entries(node)) {
     walk(value, found, type === 'TABLE_FUNCTION' && key === 'function');
   }
+}
+
+/** What a node tells of the columns a statement reads (`found.columns`, `found.everyColumn`). */
+function noteColumns(node: { [key: string]: Json }, found: Found): void {
+  const cls = node.class;
+  const type = node.type;
+  if (cls === 'STAR' || cls === 'POSITIONAL_REFERENCE') found.everyColumn = true;
+  else if (cls === 'COLUMN_REF' && Array.isArray(node.column_names) && node.column_names.length > 0) {
+    for (const part of node.column_names) found.columns.add(String(part).toLowerCase());
+    found.lastParts.add(String(node.column_names[node.column_names.length - 1]).toLowerCase());
+  }
+  if (type === 'BASE_TABLE' || type === 'SUBQUERY' || type === 'TABLE_FUNCTION') {
+    if (typeof node.table_name === 'string') found.relations.add(node.table_name.toLowerCase());
+    if (typeof node.alias === 'string' && node.alias !== '') found.relations.add(node.alias.toLowerCase());
+    if (Array.isArray(node.column_name_alias) && node.column_name_alias.length > 0) found.everyColumn = true;
+  }
+  // A PIVOT without GROUP BY groups by every column it does not name; UNPIVOT names columns by pattern.
+  if (type === 'PIVOT') found.everyColumn = true;
+  if (type === 'JOIN') {
+    if (node.ref_type !== 'REGULAR' && node.ref_type !== 'CROSS' && node.ref_type !== 'ASOF' && node.ref_type !== 'DEPENDENT') found.everyColumn = true;
+    if (Array.isArray(node.using_columns)) for (const name of node.using_columns) found.columns.add(String(name).toLowerCase());
+  }
+  // A CTE's name read as a column is its whole row too.
+  const ctes = (node.cte_map as { map?: { key: string }[] } | null | undefined)?.map ?? [];
+  for (const entry of ctes) found.relations.add(entry.key.toLowerCase());
 }
 
 /** A refusal found in the tree, with DuckDB's location of the node (turned into a position above). */

@@ -15,7 +15,8 @@ import { OBJECTS_TABLE } from './object-rows.js';
 import { COMMITS_TABLE } from './commit-rows.js';
 import { appendEntity } from './entity-rows.js';
 import { createStaging, stagedWithBase, type Staging } from './staging.js';
-import { charsOfContent, DecimalShapes, textFromChars, valueOfObject } from './value-records.js';
+import { charsOfContent, DecimalShapes, textFromChars } from './value-records.js';
+import { appendText, appendValue, inBaseValues, readNamedValues } from './value-fill.js';
 
 /**
  * Streams the latest record of every object once into DuckDB through appenders (never row by
@@ -56,6 +57,8 @@ interface PerType {
   readonly columns: Int32Array | undefined;
   /** A String or BigDecimal: its text made where its record lies (value-records.ts `textFromChars`). */
   readonly fromChars: ((chars: string) => string) | undefined;
+  /** A value type whose rows are made when a statement first needs them (value-fill.ts): passed over here. */
+  readonly later: boolean;
 }
 
 export async function buildTables(duck: DuckModule, connection: DuckDBConnection, storage: Storage, graph: GraphIndex | undefined, options: TableBuildOptions = {}): Promise<TableBuildResult> {
@@ -95,7 +98,7 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
         } else deferred.set(entry.typeName, plan);
       }
     }
-    known = { entry, value, plan, staging, columns: plan?.fieldOfColumn.get(typeId), fromChars: value === 'text' || value === 'decimal' ? textFromChars(entry) : undefined };
+    known = { entry, value, plan, staging, columns: plan?.fieldOfColumn.get(typeId), fromChars: value === 'text' || value === 'decimal' ? textFromChars(entry) : undefined, later: value !== undefined && !inBaseValues(entry.typeName, value) };
     remember(typeId, known);
     return known;
   };
@@ -114,7 +117,7 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
     const type = typeHigh === 0 ? perSmallType.get(typeLow >>> 0) : undefined;
     // A type not met yet (or a type id of 2^32 and more) goes to the handler, which learns it.
     if (type === undefined) return true;
-    if (type === null) return false;
+    if (type === null || type.later) return false;
     if (type.fromChars !== undefined) {
       const chars = charsOfContent(view, contentAt, length - 24);
       // Not the usual shape: the handler's layout says what is wrong with it.
@@ -140,7 +143,7 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
 
   const append = (record: LatestRecord, type: PerType | null): void => {
     // An entity whose table is filled later is not decoded now (type-fill.ts does, and reports its problems).
-    if (type === null || (type.value === undefined && type.staging === undefined)) return;
+    if (type === null || type.later || (type.value === undefined && type.staging === undefined)) return;
     let layout: EntityLayout;
     try {
       layout = layoutEntity(type.entry, record.content, { file: record.file, offset: record.offset + 24 });
@@ -151,7 +154,7 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
       return;
     }
     if (type.value !== undefined) {
-      appendValue(values, record, layout, type.value, storage, shapes);
+      appendValue(values, record, layout, type.value, storage.dictionary, shapes);
       return;
     }
     appendEntity(type.staging!, type.columns!, record, layout);
@@ -164,6 +167,11 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
     } finally {
       for (const appender of [values, ...[...stagings.values()].map((s) => s.appender)]) appender.closeSync();
     }
+  });
+  // The values the enum and LocalDateTime tables name that the pass left for later (an enum constant's name: a String).
+  await readNamedValues(duck, connection, storage, await namedLaterValues(connection, [...stagings.values()]), (message) => {
+    problems++;
+    options.onProblem?.(message);
   });
   await connection.run(LINK_TABLES);
   try {
@@ -179,51 +187,13 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
   return { ...schema, objects, problems, linkTypes, deferred };
 }
 
-function appendValue(values: ChunkAppender, record: LatestRecord, layout: EntityLayout, kind: ValueKind, storage: Storage, shapes: DecimalShapes): void {
-  const value = valueOfObject(layout, kind, storage.dictionary, record.objectId);
-  if (kind === 'decimal' && value.text !== null) shapes.note(layout.entry.typeName, value.text);
-  values.appendBigInt(record.objectId);
-  values.appendBigInt(record.typeId);
-  if (value.text === null) values.appendNull();
-  else values.appendVarchar(value.text);
-  const typed = value.typed;
-  const slot = kind === 'tinyint' || kind === 'smallint' || kind === 'integer' || kind === 'bigint' ? 0 : kind === 'float' || kind === 'double' ? 1 : kind === 'boolean' ? 2 : kind === 'timestamp' ? 3 : kind === 'date' ? 4 : kind === 'time' ? 5 : -1;
-  for (let i = 0; i < 6; i++) {
-    if (i !== slot || typed === null) {
-      values.appendNull();
-      continue;
-    }
-    switch (i) {
-      case 0:
-        values.appendBigInt(typed as bigint);
-        break;
-      case 1:
-        values.appendDouble(typed as number);
-        break;
-      case 2:
-        values.appendBoolean(typed as boolean);
-        break;
-      case 3:
-        values.appendTimestamp(typed as bigint);
-        break;
-      case 4:
-        values.appendDate(typed as number);
-        break;
-      case 5:
-        values.appendTime(typed as bigint);
-        break;
-    }
-  }
-  values.endRow();
-}
-
-/** A text value's `_values` row (the typed columns NULL), as `appendValue` makes it for a String or BigDecimal. */
-function appendText(values: ChunkAppender, idLow: number, idHigh: number, typeLow: number, typeHigh: number, text: string): void {
-  values.appendBigIntHalves(idLow, idHigh);
-  values.appendBigIntHalves(typeLow, typeHigh);
-  values.appendVarchar(text);
-  for (let i = 0; i < 6; i++) values.appendNull();
-  values.endRow();
+/** The objects the staged tables' value members name that `_values` lacks (enums have a few constants each). */
+async function namedLaterValues(connection: DuckDBConnection, stagings: readonly Staging[]): Promise<bigint[]> {
+  const selects: string[] = [];
+  for (const staging of stagings) staging.plan.columns.forEach((column, i) => column.role.kind === 'value' && selects.push(`SELECT c${i} AS oid FROM ${staging.table}`));
+  if (selects.length === 0) return [];
+  const reader = await connection.runAndReadAll(`SELECT DISTINCT oid FROM (${selects.join(' UNION ALL ')}) WHERE oid IS NOT NULL AND oid NOT IN (SELECT oid FROM _values) ORDER BY oid`);
+  return reader.getRows().map((row) => row[0] as bigint);
 }
 
 /**

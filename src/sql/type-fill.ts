@@ -14,7 +14,8 @@ import { createStaging, type Staging } from './staging.js';
 /**
  * The rows of entity types' tables, made when a statement first names them: one pass over the
  * files for all the types asked for at once, decoding only their records, into staging tables
- * that are then joined to `_values` into the (until then empty) type tables. The base tables
+ * that are then joined to `_values` into the (until then empty) type tables; value members no
+ * statement named yet may be left NULL (built-tables.ts completes the table when one does). The base tables
  * (`_values`, enum and LocalDateTime tables) decode only value objects, so a
  * statement on one type does not wait for every other type's rows.
  */
@@ -37,6 +38,8 @@ export async function fillTypeTables(
   plans: readonly TypeTablePlan[],
   decimals: ReadonlyMap<string, string>,
   onProblem?: (message: string) => void,
+  /** Per plan, the value members left NULL (not named by any statement yet). */
+  skipped: ReadonlyMap<TypeTablePlan, ReadonlySet<number>> = new Map(),
 ): Promise<void> {
   if (plans.length === 0) return;
   const byTypeId = new Map<bigint, FillTarget>();
@@ -85,7 +88,14 @@ export async function fillTypeTables(
         for (const staging of made) staging.appender.closeSync();
       }
     });
-    for (const staging of made) await makeTypeRows(connection, staging.plan, staging.table, decimals, storage.dictionary, (select) => `INSERT INTO ${quoteIdent(staging.plan.typeName)} ${select}`);
+    // A table filled before with fewer members (or kept so in the cache) is replaced whole, in one transaction.
+    for (const staging of made) {
+      const table = quoteIdent(staging.plan.typeName);
+      await inOneTransaction(connection, async () => {
+        await connection.run(`DELETE FROM ${table}`);
+        await makeTypeRows(connection, staging.plan, staging.table, decimals, storage.dictionary, (select) => `INSERT INTO ${table} ${select}`, skipped.get(staging.plan));
+      });
+    }
   } finally {
     for (const staging of made) await connection.run(`DROP TABLE IF EXISTS ${staging.table}`).catch(() => undefined);
   }
