@@ -16,7 +16,7 @@ export const MODULES = {
   gigamap: { mutate: ['src/gigamap/**/*.ts'], tests: ['test/gigamap/**/*.test.ts', 'test/http/api-v1/api-v1-gigamap*.test.ts', 'test/sql/sql-gigamap.test.ts'] },
   rescue: { mutate: ['src/rescue/**/*.ts'], tests: ['test/rescue/**/*.test.ts', 'test/cli/check-rescue.test.ts'] },
   'mcp-tools': { mutate: ['src/mcp/tools/**/*.ts'], tests: ['test/mcp/**/*.test.ts'] },
-  guard: { mutate: ['src/http/guard/**/*.ts'], tests: ['test/security/**/*.test.ts', 'test/http/api-v1/api-v1-bounds.test.ts'] },
+  guard: { mutate: ['src/http/guard/**/*.ts'], tests: ['test/http/guard/**/*.test.ts', 'test/security/**/*.test.ts', 'test/robustness/connections.test.ts', 'test/http/api-v1/api-v1-bounds.test.ts'] },
   format: { mutate: ['src/format/**/*.ts'], tests: ['test/format/**/*.test.ts'] },
 };
 
