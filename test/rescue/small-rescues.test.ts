@@ -125,6 +125,21 @@ describe('an object whose newest version is damaged', () => {
   });
 });
 
+describe('older versions in a data file cut inside a record', () => {
+  it('are looked for only up to where the file is cut', async () => {
+    const t = tinyStorage();
+    const versions = recordsOf(t.dir, t.kept);
+    unknownType(versions[2]!);
+    const [newest] = recordsOf(t.dir, t.lost).slice(-1);
+    truncateSync(newest!.file, newest!.offset + 30); // the fourth store's record cut after its header
+    const report = await rescue(t.dir);
+    expect(report.olderVersions.map((o) => o.objectId).sort()).toEqual([t.kept, t.lost].sort());
+    expect(await valuesIn(report.out, t.kept)).toEqual(['0', 2]);
+    expect(await valuesIn(report.out, t.lost)).toEqual(['0', 1]);
+    expect(report.unreadableRegions.map((r) => [r.file, r.from])).toEqual([[newest!.file, newest!.offset]]);
+  });
+});
+
 describe('an object every version of which is damaged', () => {
   it('is lost, and the newest version of its referrer is rewritten with the reference replaced', async () => {
     const t = tinyStorage();
