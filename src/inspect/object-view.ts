@@ -1,5 +1,5 @@
 import { FormatError } from '../errors.js';
-import { fixedSizeOf, layoutEntity, type VariableSlot } from '../format/entity-layout.js';
+import { fixedSizeOf, layoutEntity, type MemberSlot, type VariableSlot } from '../format/entity-layout.js';
 import { javaDoubleBitsToString, javaFloatBitsToString } from '../javatext/java-float-text.js';
 import type { JavaTimeZone } from '../javatext/java-time-zones.js';
 import type { FieldDescriptor, TypeDictionary, TypeEntry } from '../format/type-dictionary.js';
@@ -203,6 +203,17 @@ function valueText(entry: TypeEntry, dictionary: TypeDictionary, layout: ReturnT
   } catch {
     return undefined; // a value Java cannot rebuild (e.g. a NaN wrapper): the members still show it
   }
+}
+
+/**
+ * The value a view shows for one member that is neither a reference nor a list (a primitive or a
+ * `[char]` text), read straight from its layout slot without building a view; undefined for the
+ * others. For a diff that describes many changed objects one differing member at a time.
+ */
+export function plainMemberValue(view: DataView, slot: MemberSlot): JsonValue | undefined {
+  const field = slot.field;
+  if (!slot.variable) return field.kind === 'primitive' ? (decodeFixed(field, view, slot.offset) as JsonValue) : undefined;
+  return field.kind === 'chars' ? charsAt(view, slot.elementsOffset, slot.count) : undefined;
 }
 
 function decodeFixed(field: FieldDescriptor, view: DataView, pos: number): Decoded {
