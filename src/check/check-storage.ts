@@ -183,7 +183,8 @@ async function checkSnapshot(source: StorageSource, reader: SourceReader, option
       const gigaMaps = new GigaMapCollector();
       findings = await walkLatestRecords(storage, {
         onProgress: (done, total) => options.onProgress?.('checking records', done, total),
-        onReadable: gigaMaps.onReadable,
+        // Without a GigaMap type in the dictionary no record is one: no record handed over for it.
+        ...(gigaMaps.wanted(storage.dictionary) ? { onReadable: gigaMaps.onReadable } : {}),
         references: options.references,
       });
       const reach = findings.dangling.length > 0 ? await classifyMissingReferences(storage, findings.dangling) : undefined;

@@ -1,4 +1,4 @@
-import type { TypeEntry } from '../format/type-dictionary.js';
+import type { TypeDictionary, TypeEntry } from '../format/type-dictionary.js';
 import { GIGAMAP } from '../gigamap/gigamap-type-names.js';
 import type { Storage } from '../storage/storage.js';
 import type { Problem } from './problem.js';
@@ -11,6 +11,12 @@ import type { Problem } from './problem.js';
 
 export class GigaMapCollector {
   readonly ids: bigint[] = [];
+
+  /** Whether a dictionary knows the GigaMap type (else no record can be one, and the walk need not hand records over). */
+  wanted(dictionary: TypeDictionary): boolean {
+    for (const entry of dictionary.byId.values()) if (entry.typeName === GIGAMAP) return true;
+    return false;
+  }
 
   /** For `walkLatestRecords`' onReadable: notes the object id of every GigaMap record. */
   readonly onReadable = (record: Buffer, entry: TypeEntry): void => {

@@ -83,7 +83,8 @@ export interface ReferenceListener {
   /** Called once before the walk, with the storage walked. */
   begin(storage: Storage): void;
   record(low: number, high: number): void;
-  reference(low: number, high: number): void;
+  /** Returns whether the storage's index has the target (as `ObjectIndex.has` would). */
+  reference(low: number, high: number): boolean;
 }
 
 export const MAX_LISTED_DANGLING = 100_000;
@@ -116,8 +117,8 @@ export async function walkLatestRecords(storage: Storage, options: LatestRecords
   let currentType = '';
   const onReference = (refLow: number, refHigh: number): void => {
     if (!isObjectIdHalves(refLow, refHigh)) return; // null, constants (JDK value caches), type ids
-    if (listener !== undefined) listener.reference(refLow, refHigh);
-    if (storage.channels[refLow & mask]!.objects.has(refLow, refHigh)) return;
+    // The listener looks the target up anyway: its answer saves a second lookup.
+    if (listener !== undefined ? listener.reference(refLow, refHigh) : storage.channels[refLow & mask]!.objects.has(refLow, refHigh)) return;
     if (present !== undefined && present(refLow, refHigh)) return;
     danglingCount++;
     if (dangling.length < MAX_LISTED_DANGLING) {

@@ -52,6 +52,16 @@ export async function verifyStorageChunks(
 /** A data file to verify: its committed bytes, and its size on disk when known. */
 export type ChunkFile = Pick<ValidDataFile, 'channel' | 'fileNumber' | 'path' | 'validLength'> & { readonly size?: number; readonly committedLength?: number | undefined };
 
+/** The checksum selection a data file's header names, or undefined: the file has no chunk file header. */
+async function headerSelection(file: ChunkFile, reads: Pick<SourceReads, 'read'>): Promise<number | undefined> {
+  if (file.validLength < FILE_HEADER_LENGTH || (file.size !== undefined && file.size < FILE_HEADER_LENGTH)) return undefined;
+  const head = await reads.read(file.path, 0, FILE_HEADER_LENGTH);
+  const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
+  if (view.getBigInt64(0, true) !== BigInt(-FILE_HEADER_LENGTH)) return undefined;
+  if (view.getUint16(OFFSET_META_MARKER, true) !== META_MARKER || view.getUint16(OFFSET_META_KIND, true) !== KIND_FILE_HEADER) return undefined;
+  return view.getUint16(OFFSET_FILE_HEADER_CHECKSUM_KIND, true);
+}
+
 /** `verifyStorageChunks` over a list of files (an opened storage's, say). */
 export async function verifyChunkFiles(
   all: readonly ChunkFile[],
@@ -62,12 +72,8 @@ export async function verifyChunkFiles(
   const selections = new Map<ChunkFile, number>();
   const votes = new Map<number, number>();
   for (const file of files) {
-    if (file.size !== undefined && file.size < FILE_HEADER_LENGTH) continue;
-    const head = await reads.read(file.path, 0, FILE_HEADER_LENGTH);
-    const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
-    if (view.getBigInt64(0, true) !== BigInt(-FILE_HEADER_LENGTH)) continue;
-    if (view.getUint16(OFFSET_META_MARKER, true) !== META_MARKER || view.getUint16(OFFSET_META_KIND, true) !== KIND_FILE_HEADER) continue;
-    const selection = view.getUint16(OFFSET_FILE_HEADER_CHECKSUM_KIND, true);
+    const selection = await headerSelection(file, reads);
+    if (selection === undefined) continue;
     selections.set(file, selection);
     votes.set(selection, (votes.get(selection) ?? 0) + 1);
   }
@@ -110,6 +116,15 @@ export async function verifyStorageChunksBeside(valid: ValidStorage, minBytes = 
     c.files.map((f) => ({ channel: f.channel, fileNumber: f.fileNumber, path: f.path, validLength: f.validLength, size: f.size, committedLength: f.committedLength })),
   );
   if (files.reduce((n, f) => n + f.validLength, 0) < minBytes) return verifyChunkFiles(files, LOCAL_FILES);
+  // Without a file header naming checksums (every storage but EclipseStore 4.2's with them) there
+  // is nothing to verify: the headers are read here rather than a thread started to read them.
+  let headed = false;
+  for (const file of files) {
+    if ((await headerSelection(file, LOCAL_FILES)) === undefined) continue;
+    headed = true;
+    break;
+  }
+  if (!headed) return verifyChunkFiles(files, LOCAL_FILES);
   const thread = new WorkerThread<ChunkFile[], VerificationReply>(import.meta.url, 'chunk-verification-worker', (code) => `the chunk verification thread stopped (exit code ${code})`);
   try {
     const reply = await thread.ask(files);
