@@ -100,7 +100,7 @@ export async function benchConvert(wanted: readonly number[], print: (line: stri
     const names = r.phases.map((p) => p.phase);
     for (let i = 0; i < names.length; i++) {
       const cpuOf = runs.map((x) => x.phases[i]?.cpuMs ?? 0);
-      phaseRows.push(`| ${entities.toLocaleString('en')} | ${i < 2 ? 'check: ' : 'copy: '}${names[i]} | ${median(runs.map((x) => x.phases[i]?.ms ?? 0)).toFixed(0)} | ${median(cpuOf).toFixed(0)} |`);
+      phaseRows.push(`| ${entities.toLocaleString('en')} | ${names[i]} | ${median(runs.map((x) => x.phases[i]?.ms ?? 0)).toFixed(0)} | ${median(cpuOf).toFixed(0)} |`);
     }
   }
   return [

@@ -1,10 +1,12 @@
 /**
  * One measured `convert` (a child process of convert-bench.ts): converts the storage into `out`
  * with the given channel count and prints one JSON line: wall and CPU time per phase (the check's
- * indexing and record walk, the copy's indexing, reachability, copying), what was written and
- * left out, and the peak RSS of this process. Runs the sources (tsx), like diff-child.ts.
+ * indexing and record walk, the reachability search, the copy), what was written and
+ * left out, and the peak RSS of this process. Uses the built code (dist/), like rescue-child.ts
+ * (BENCH_SOURCE=1: the sources through tsx, whose compiling on first import then counts too).
  */
-import { convertStorage } from '../src/convert/convert-storage.js';
+const from = process.env.BENCH_SOURCE === '1' ? '../src' : '../dist';
+const { convertStorage } = (await import(`${from}/convert/convert-storage.js`)) as typeof import('../src/convert/convert-storage.js');
 
 const [dir, out, channels] = process.argv.slice(2) as [string, string, string];
 const cpu = (): number => {

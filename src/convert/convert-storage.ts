@@ -317,6 +317,7 @@ async function copyRecords(storage: Storage, writer: StorageWriter, copy: CopyPl
   const { shapes, reachable, batch } = copy;
   try {
     const builder = writer.beginStore();
+    let inBatch = 0;
     const bytesTotal = storage.channels.reduce((n, c) => n + c.files.reduce((m, f) => m + f.totalLength, 0), 0);
     let bytesDone = 0;
     copy.onProgress?.('copying', 0, bytesTotal);
@@ -359,9 +360,12 @@ async function copyRecords(storage: Storage, writer: StorageWriter, copy: CopyPl
             }
             f.written++;
             f.writtenBytes += written;
-            if (builder.byteLength >= batch) {
+            // Counted here: the builder's byteLength sums its channels at every call.
+            inBatch += written;
+            if (inBatch >= batch) {
               writer.store(builder);
               builder.clear();
+              inBatch = 0;
             }
           }
         });

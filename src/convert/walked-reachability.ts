@@ -69,17 +69,18 @@ export class WalkedReachability implements ReferenceListener {
     if (v >= 0) this.starts[v] = this.fill + 1;
   }
 
-  reference(low: number, high: number): void {
-    const v = this.current;
-    if (v < 0) return;
+  reference(low: number, high: number): boolean {
     const target = this.objectNumber(low, high);
-    if (target < 0) return;
+    if (target < 0) return false;
+    const v = this.current;
+    if (v < 0) return true;
     const fill = this.fill;
     const block = Math.floor(fill / BLOCK);
     if (block === this.blocks.length) this.blocks.push(new Uint32Array(BLOCK));
     this.blocks[block]![fill - block * BLOCK] = target;
     this.fill = fill + 1;
     this.counts[v]!++;
+    return true;
   }
 
   /**
