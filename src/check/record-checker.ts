@@ -1,3 +1,4 @@
+import { int32At } from '../format/int32-at.js';
 import { isAppError } from '../errors.js';
 import { fixedSizeOf, layoutEntity, type EntityLayout } from '../format/entity-layout.js';
 import { UTC } from '../javatext/java-time-zones.js';
@@ -65,11 +66,11 @@ export class RecordChecker {
    * `channel`); undefined when it can be read, else what is wrong.
    */
   check(bytes: Buffer, at: number, length: number, channel: number, where: { readonly file: string; readonly offset: number }): RecordDefect | undefined {
-    const tidLow = bytes.readInt32LE(at + 8);
-    const tidHigh = bytes.readInt32LE(at + 12);
+    const tidLow = int32At(bytes, at + 8);
+    const tidHigh = int32At(bytes, at + 12);
     const plan = tidHigh === 0 ? this.planByLow(tidLow) : undefined;
-    const idLow = bytes.readInt32LE(at + 16);
-    const idHigh = bytes.readInt32LE(at + 20);
+    const idLow = int32At(bytes, at + 16);
+    const idHigh = int32At(bytes, at + 20);
     const plainObjectId = isObjectIdHalves(idLow, idHigh) && (idLow & (this.channelCount - 1)) === channel;
     if (plan !== undefined && plainObjectId && plan.steps !== undefined && this.fits(plan.steps, bytes, at + 24, at + length)) {
       if (plan.value !== undefined && !(plan.plainValue !== undefined && plan.plainValue(bytes, at + 24))) {
@@ -108,16 +109,16 @@ export class RecordChecker {
     let pos = at + 24;
     for (const step of steps) {
       if ('elementSize' in step) {
-        const total = bytes.readUInt32LE(pos);
+        const total = int32At(bytes, pos) >>> 0;
         const end = pos + total;
         if (step.refs.length > 0) {
           for (let e = pos + LIST_HEADER; e < end; e += step.elementSize) {
-            for (const r of step.refs) sink(bytes.readInt32LE(e + r), bytes.readInt32LE(e + r + 4));
+            for (const r of step.refs) sink(int32At(bytes, e + r), int32At(bytes, e + r + 4));
           }
         }
         pos = end;
       } else {
-        for (const r of step.refs) sink(bytes.readInt32LE(pos + r), bytes.readInt32LE(pos + r + 4));
+        for (const r of step.refs) sink(int32At(bytes, pos + r), int32At(bytes, pos + r + 4));
         pos += step.size;
       }
     }
@@ -130,9 +131,9 @@ export class RecordChecker {
     for (const step of steps) {
       if ('elementSize' in step) {
         if (pos + LIST_HEADER > end) return false;
-        if (bytes.readInt32LE(pos + 4) !== 0 || bytes.readInt32LE(pos + 12) !== 0) return false;
-        const total = bytes.readUInt32LE(pos);
-        const count = bytes.readUInt32LE(pos + 8);
+        if (int32At(bytes, pos + 4) !== 0 || int32At(bytes, pos + 12) !== 0) return false;
+        const total = int32At(bytes, pos) >>> 0;
+        const count = int32At(bytes, pos + 8) >>> 0;
         if (total !== LIST_HEADER + count * step.elementSize || pos + total > end) return false;
         pos += total;
       } else {
@@ -212,7 +213,7 @@ const PLAIN_DECIMAL_CHARS = 400;
  * third of its record walk on the benchmark storage.
  */
 export function plainDecimal(bytes: Buffer, content: number): boolean {
-  const count = bytes.readUInt32LE(content + 8);
+  const count = int32At(bytes, content + 8) >>> 0;
   if (count === 0 || count > PLAIN_DECIMAL_CHARS) return false;
   let at = content + LIST_HEADER;
   const end = at + count * 2;

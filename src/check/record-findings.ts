@@ -1,3 +1,4 @@
+import { int32At } from '../format/int32-at.js';
 import { classifyId, isObjectIdHalves } from '../format/ids.js';
 import { forEachLatestRecordBytes } from '../storage/records/latest-records.js';
 import type { Storage, StorageFile } from '../storage/storage.js';
@@ -151,7 +152,7 @@ export async function walkLatestRecords(storage: Storage, options: LatestRecords
       currentFile = file.path;
       currentType = entry.typeName;
       const danglingBefore = danglingCount;
-      if (listener !== undefined) listener.record(bytes.readInt32LE(at + 16), bytes.readInt32LE(at + 20));
+      if (listener !== undefined) listener.record(int32At(bytes, at + 16), int32At(bytes, at + 20));
       checker.forEachReference(bytes, at, onReference);
       options.onReadable?.(bytes.subarray(at, at + length), entry, channel.index, danglingCount - danglingBefore);
     },

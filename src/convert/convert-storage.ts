@@ -1,3 +1,4 @@
+import { int32At } from '../format/int32-at.js';
 import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StorageError, UsageError } from '../errors.js';
@@ -325,16 +326,16 @@ async function copyRecords(storage: Storage, writer: StorageWriter, copy: CopyPl
       for (const file of channel.files) {
         const end = file.problem?.offset ?? file.totalLength;
         await streamRecords(storage.source, file.path, 0, end, (bytes, at, offset, length) => {
-          const low = bytes.readInt32LE(at + 16);
-          const high = bytes.readInt32LE(at + 20);
+          const low = int32At(bytes, at + 16);
+          const high = int32At(bytes, at + 20);
           // The figures of the record's type: by the low half of its id from a small table (a
           // bigint and a Map lookup per record cost more than the copy), else by the bigint.
-          const typeLow = bytes.readInt32LE(at + 8);
+          const typeLow = int32At(bytes, at + 8);
           const slot = typeLow & (FIGURE_SLOTS - 1);
-          let f = bytes.readInt32LE(at + 12) === 0 && figureKeys[slot] === typeLow ? figureSlots[slot] : undefined;
+          let f = int32At(bytes, at + 12) === 0 && figureKeys[slot] === typeLow ? figureSlots[slot] : undefined;
           if (f === undefined) {
             f = figuresOf(bytes.readBigInt64LE(at + 8));
-            if (bytes.readInt32LE(at + 12) === 0) {
+            if (int32At(bytes, at + 12) === 0) {
               figureKeys[slot] = typeLow;
               figureSlots[slot] = f;
             }

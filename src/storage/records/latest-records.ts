@@ -1,3 +1,4 @@
+import { int32At } from '../../format/int32-at.js';
 import type { SourceReads } from '../source/source.js';
 import { streamRecords } from './record-stream.js';
 import { walkRecordBytes } from './record-walk.js';
@@ -153,7 +154,7 @@ export async function forEachLatestRecordBytes<C extends LatestRecordsChannel>(
     for (const file of channel.files) {
       const slot = file.slot;
       await streamRecords(storage.source, file.path, 0, file.problem?.offset ?? file.totalLength, (bytes, at, offset, length) => {
-        if (index.isLatest(bytes.readInt32LE(at + 16), bytes.readInt32LE(at + 20), slot, offset)) visit(bytes, at, offset, length, channel, file);
+        if (index.isLatest(int32At(bytes, at + 16), int32At(bytes, at + 20), slot, offset)) visit(bytes, at, offset, length, channel, file);
       });
       if (afterFile !== undefined) await afterFile(channel, file);
     }

@@ -1,3 +1,4 @@
+import { int32At } from '../../format/int32-at.js';
 import { RECORD_HEADER_SIZE } from '../../format/entity-record.js';
 import type { SourceReads } from '../source/source.js';
 
@@ -56,7 +57,7 @@ export async function streamRecords(reads: Pick<SourceReads, 'chunks'>, path: st
         carry = Buffer.from(chunk.subarray(at));
         break;
       }
-      const length = chunk.readInt32LE(at + 4) * TWO_32 + chunk.readUInt32LE(at);
+      const length = int32At(chunk, at + 4) * TWO_32 + (int32At(chunk, at) >>> 0);
       if (length < 0) {
         pos -= length; // a gap
         at = pos - base;
