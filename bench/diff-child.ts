@@ -2,9 +2,12 @@
  * One measured diff (a child process of diff-bench.ts): opens the two storages, compares them as
  * `storage-inspector diff A B --ndjson` does (every differing object decoded and written, here to
  * nothing), and prints one JSON line: open and compare times (wall and CPU), counts, peak RSS.
+ * Uses the built code (dist/), like convert-child.ts: through tsx every index-building thread
+ * loaded and compiled the sources again, which counted as opening (BENCH_SOURCE=1: the sources).
  */
-import { diffStorages } from '../src/diff/storage-diff.js';
-import { Storage } from '../src/storage/storage.js';
+const from = process.env.BENCH_SOURCE === '1' ? '../src' : '../dist';
+const { diffStorages } = (await import(`${from}/diff/storage-diff.js`)) as typeof import('../src/diff/storage-diff.js');
+const { Storage } = (await import(`${from}/storage/storage.js`)) as typeof import('../src/storage/storage.js');
 
 const [a, b] = process.argv.slice(2) as [string, string];
 const started = performance.now();
