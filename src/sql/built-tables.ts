@@ -38,6 +38,13 @@ const FILLED_COMMITS = ':commits';
 const FILLED_LINKS = ':links';
 /** What `filled` names for a value type's `_values` rows made after the build: this and its type id. */
 const FILLED_VALUES = ':values:';
+/**
+ * Declared types whose members hold no value made after the build: big numbers are made by the
+ * build, and no other value type extends them (a class of the application's that does is an
+ * entity, without `_values` rows). Other non-final declared types (`Date`, `Number`) may hold
+ * other value types, so all of them are made first.
+ */
+const NO_LATER_VALUES = new Set(['java.math.BigDecimal', 'java.math.BigInteger']);
 /** Problem messages kept with the tables (one per unreadable record: a damaged storage may have many). */
 const MAX_KEPT_MESSAGES = 10_000;
 
@@ -328,7 +335,7 @@ export class BuiltTables {
       const skip = new Set([...all].filter((i) => !next.has(i)));
       for (const i of next) {
         const role = plan.columns[i]!.role;
-        const ids = role.kind === 'value' ? valueTypeIdsOf(role.declared, this.storage.dictionary) : [];
+        const ids = role.kind !== 'value' || NO_LATER_VALUES.has(role.declared) ? [] : valueTypeIdsOf(role.declared, this.storage.dictionary);
         for (const id of ids ?? this.laterValueTypes()) valueIds.add(id);
       }
       const previous = this.fills.get(plan.typeName);
