@@ -1,15 +1,19 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StorageError, UsageError } from '../../src/errors.js';
 import { allMemberValues, layoutEntity } from '../../src/format/entity-layout.js';
+import { findOlderVersions, findReferrerRecords, findReferrers } from '../../src/rescue/older-versions.js';
 import { rescueStorage, type RescueOptions, type RescueReport } from '../../src/rescue/rescue-storage.js';
+import { openStorageSource } from '../../src/storage/open-source.js';
+import { DirectorySource } from '../../src/storage/source/directory-source.js';
 import { CommitHistory } from '../../src/storage/history/commit-history.js';
 import { scanStorageDirectory } from '../../src/storage/source/storage-dir.js';
 import { Storage } from '../../src/storage/storage.js';
 import { StorageWriter } from '../../src/writer/storage-writer.js';
 import { reflectiveMembers } from '../../src/writer/type-definitions.js';
+import { sqliteFile } from '../helpers/afs-sql.js';
 import { dictionaryOf, mapDataFile } from '../robustness/damage-lab.js';
 
 /**
@@ -214,6 +218,15 @@ describe('damage that only the chunk checksums of EclipseStore 4.2 find', () => 
     expect(report.dangling.filter((d) => d.missing === t.kept).map((d) => d.referrer)).toEqual([t.lost]);
   });
 
+  it('without keepDangling, a referrer whose newest version lies in a damaged chunk is not rewritten into the rescue', async () => {
+    const t = tinyStorage({ checksums: 'crc32c' });
+    for (const r of recordsOf(t.dir, t.kept)) flipContent(r); // `holder` lies in the damaged chunks of stores 1 and 2
+    const report = await rescue(t.dir);
+    expect(report.lost.map((l) => l.objectId)).toEqual(expect.arrayContaining([t.kept, t.holder]));
+    expect(await valuesIn(report.out, t.holder)).toBeUndefined();
+    expect(await valuesIn(report.out, t.lost)).toEqual(['0', 4]);
+  });
+
   it('the new storage is written with the source’s checksums unless told otherwise', async () => {
     const t = tinyStorage({ checksums: 'crc32c' });
     const same = await rescue(t.dir);
@@ -274,9 +287,11 @@ describe('what a rescue reports and where it writes', () => {
   it('refuses a storage without its type dictionary, and leaves no hidden directory behind', async () => {
     const t = tinyStorage();
     rmSync(join(t.dir, 'PersistenceTypeDictionary.ptd'));
+    writeFileSync(join(t.dir, 'notes.txt'), 'another file in the storage directory');
     const out = join(work, 'no-dictionary', 'out');
     const error = await rescueStorage(t.dir, { out }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StorageError);
+    expect((error as StorageError).code).toBe('STORAGE_NOT_A_STORAGE');
     expect((error as StorageError).message).toBe(
       `${t.dir}: the type dictionary PersistenceTypeDictionary.ptd is missing; nothing can be decoded without it (restore it from a backup)`,
     );
@@ -313,5 +328,75 @@ describe('a rescue as of an earlier commit', () => {
     expect(await valuesIn(earlier.out, t.kept)).toEqual(['0', 3]);
     const older = await rescue(t.dir, { asOf: { commit: size - 2 } });
     expect(await valuesIn(older.out, t.kept)).toEqual(['0', 2]);
+  });
+});
+
+describe('a storage that is not a directory', () => {
+  it('is rescued from the source given (an SQLite database), its kind in the report, the target not compared with a directory', async () => {
+    const db = join(work, 'graph.db');
+    cpSync(sqliteFile('graph'), db);
+    const out = join(work, 'from-sqlite');
+    const report = await rescueStorage(openStorageSource(db, { table: 'storage' }), { out });
+    expect([report.kind, report.lost, report.missingData]).toEqual(['sqlite', [], []]);
+    const rescued = await Storage.open(out);
+    try {
+      expect(rescued.entityCount).toBe(report.keptObjects);
+    } finally {
+      await rescued.close();
+    }
+  });
+
+  it('a directory given as a source is rescued like its path', async () => {
+    const t = tinyStorage();
+    const report = await rescueStorage(new DirectorySource(t.dir), { out: join(work, 'from-source') });
+    expect([report.source, report.kind]).toEqual([t.dir, undefined]);
+    expect(await valuesIn(report.out, t.kept)).toEqual(['0', 3]);
+  });
+});
+
+describe('the passes over older versions and referrers (older-versions.ts)', () => {
+  it('findOlderVersions: the newest version that is not the newest, of the ids asked for only', async () => {
+    const t = tinyStorage();
+    const versions = recordsOf(t.dir, t.kept);
+    const storage = await Storage.open(t.dir);
+    try {
+      const found = await findOlderVersions(storage, new Set([t.kept]));
+      expect([...found.keys()]).toEqual([t.kept]);
+      expect([found.get(t.kept)!.file, found.get(t.kept)!.offset, found.get(t.kept)!.channel]).toEqual([versions[1]!.file, versions[1]!.offset, 0]);
+      expect(found.get(t.kept)!.record.length).toBe(versions[1]!.length);
+      // bystander has a single version: nothing older.
+      expect((await findOlderVersions(storage, new Set([t.bystander]))).size).toBe(0);
+      // A version in a place that counts as damaged is passed over.
+      const older = await findOlderVersions(storage, new Set([t.kept]), undefined, (file, offset) => (file === versions[1]!.file && offset === versions[1]!.offset ? 'damaged' : undefined));
+      expect(older.get(t.kept)!.offset).toBe(versions[0]!.offset);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('findReferrers and findReferrerRecords: the newest readable versions that refer to the ids, and only those', async () => {
+    const t = tinyStorage();
+    const storage = await Storage.open(t.dir);
+    try {
+      // Newest versions: holder → kept, lost → kept; kept, bystander refer to nobody.
+      const referrers = await findReferrers(storage, new Set([t.kept]));
+      expect(referrers.map((r) => [r.referrer, r.referrerType, r.missing])).toEqual([
+        [t.holder, 't.Node', t.kept],
+        [t.lost, 't.Node', t.kept],
+      ]);
+      const records = await findReferrerRecords(storage, new Set([t.kept]));
+      expect(records.map((r) => r.record.readBigInt64LE(16))).toEqual([t.holder, t.lost]);
+      expect(records.map((r) => [r.channel, r.record.length])).toEqual([
+        [0, recordsOf(t.dir, t.holder)[1]!.length],
+        [0, recordsOf(t.dir, t.lost)[1]!.length],
+      ]);
+      expect(await findReferrerRecords(storage, new Set([t.bystander]))).toEqual([]);
+      const holderAt = recordsOf(t.dir, t.holder)[1]!;
+      const damagedHolder = (file: string, offset: number): string | undefined => (file === holderAt.file && offset === holderAt.offset ? 'damaged' : undefined);
+      expect((await findReferrerRecords(storage, new Set([t.kept]), damagedHolder)).map((r) => r.record.readBigInt64LE(16))).toEqual([t.lost]);
+      expect((await findReferrers(storage, new Set([t.kept]), damagedHolder)).map((r) => r.referrer)).toEqual([t.lost]);
+    } finally {
+      await storage.close();
+    }
   });
 });
