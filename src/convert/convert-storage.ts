@@ -319,6 +319,21 @@ async function copyRecords(storage: Storage, writer: StorageWriter, copy: CopyPl
   try {
     const builder = writer.beginStore();
     let inBatch = 0;
+    // A run of records to write that lie back to back in the chunk being walked and go to one
+    // channel: copied with one call (most records of a file go to one channel when the channel
+    // count stays; superseded versions and garbage end runs). Used up before the chunk is.
+    const channelMask = writer.channelCount - 1;
+    let runBytes: Buffer | undefined;
+    let runStart = 0;
+    let runEnd = 0;
+    let runFirst = 0;
+    let runRecords = 0;
+    let runChannel = -1;
+    const flushRun = (): void => {
+      if (runBytes === undefined) return;
+      builder.addRecordsAt(runBytes, runStart, runEnd - runStart, runFirst, runRecords);
+      runBytes = undefined;
+    };
     const bytesTotal = storage.channels.reduce((n, c) => n + c.files.reduce((m, f) => m + f.totalLength, 0), 0);
     let bytesDone = 0;
     copy.onProgress?.('copying', 0, bytesTotal);
@@ -352,24 +367,38 @@ async function copyRecords(storage: Storage, writer: StorageWriter, copy: CopyPl
             let written = length;
             if (mapping !== undefined) {
               const record = rewriter.rewrite(mapping, bytes.subarray(at, at + length), file.path, offset);
+              flushRun();
               builder.addRecord(record);
               written = record.length;
               f.rewritten++;
             } else {
               if (shapes !== undefined && f.keptIds.length < LISTED_KEPT && shapes.ambiguous.has(typeId)) f.keptIds.push(bytes.readBigInt64LE(at + 16).toString());
-              builder.addRecordAt(bytes, at, length);
+              if (runBytes === bytes && runEnd === at && (low & channelMask) === runChannel) {
+                runEnd += length;
+                runRecords++;
+              } else {
+                flushRun();
+                runBytes = bytes;
+                runStart = at;
+                runEnd = at + length;
+                runFirst = length;
+                runRecords = 1;
+                runChannel = low & channelMask;
+              }
             }
             f.written++;
             f.writtenBytes += written;
             // Counted here: the builder's byteLength sums its channels at every call.
             inBatch += written;
             if (inBatch >= batch) {
+              flushRun();
               writer.store(builder);
               builder.clear();
               inBatch = 0;
             }
           }
-        });
+        }, flushRun);
+        flushRun();
         bytesDone += file.totalLength;
         copy.onProgress?.('copying', bytesDone, bytesTotal);
       }

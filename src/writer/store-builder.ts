@@ -2,6 +2,7 @@ import type { TypeEntry } from '../format/type-dictionary.js';
 import { ByteSink } from './byte-sink.js';
 import { encodeRecord, type FieldValue } from './entity-encoder.js';
 import { RECORD_HEADER_SIZE } from '../format/entity-record.js';
+import { int32At } from '../format/int32-at.js';
 
 /**
  * The records of one store, collected per channel (channel = object id & (C - 1),
@@ -43,14 +44,24 @@ export class StoreBuilder {
    */
   addRecordAt(bytes: Buffer, at: number, length: number): void {
     if (this.sealed) throw new Error('this store has been planned already; clear the builder to reuse it');
-    if (length < RECORD_HEADER_SIZE || at < 0 || at + length > bytes.length || bytes.readUInt32LE(at) !== length || bytes.readInt32LE(at + 4) !== 0) {
-      throw new RangeError(`not a complete record: ${length} bytes, header says ${length >= 8 && at + 8 <= bytes.length ? bytes.readBigInt64LE(at) : '?'}`);
+    this.addRecordsAt(bytes, at, length, length, 1);
+  }
+
+  /**
+   * `count` complete records back to back in `bytes[at, at + length)`, all of one channel (the
+   * first record's, `firstLength` bytes long): copied with one call. The first record's header is
+   * checked; the caller vouches for the others (a walk that measured each).
+   */
+  addRecordsAt(bytes: Buffer, at: number, length: number, firstLength: number, count: number): void {
+    if (this.sealed) throw new Error('this store has been planned already; clear the builder to reuse it');
+    if (firstLength < RECORD_HEADER_SIZE || firstLength > length || at < 0 || at + length > bytes.length || int32At(bytes, at) !== firstLength || int32At(bytes, at + 4) !== 0) {
+      throw new RangeError(`not a complete record: ${firstLength} bytes, header says ${firstLength >= 8 && at + 8 <= bytes.length ? bytes.readBigInt64LE(at) : '?'}`);
     }
     // The channel is in the object id's lowest bits (no bigint needed): oid & (channels - 1).
-    const sink = this.sinks[bytes.readUInt32LE(at + 16) & this.channelMask]!;
+    const sink = this.sinks[int32At(bytes, at + 16) & this.channelMask]!;
     const start = sink.reserve(length);
     bytes.copy(sink.buffer, start, at, at + length);
-    this.recordCount++;
+    this.recordCount += count;
   }
 
   get records(): number {

@@ -20,7 +20,12 @@ const TWO_32 = 4294967296;
  */
 export type RecordBytesVisitor = (bytes: Buffer, at: number, offset: number, length: number) => void | Promise<void>;
 
-export async function streamRecords(reads: Pick<SourceReads, 'chunks'>, path: string, from: number, to: number, visit: RecordBytesVisitor): Promise<void> {
+/**
+ * `afterChunk`: called when the records of a chunk have been visited, before its bytes are given up
+ * (a visitor that keeps positions in `bytes` between calls, to copy runs of records at once, uses
+ * them up there).
+ */
+export async function streamRecords(reads: Pick<SourceReads, 'chunks'>, path: string, from: number, to: number, visit: RecordBytesVisitor, afterChunk?: () => void): Promise<void> {
   let pos = from; // file offset of the next record (or gap)
   /** A record that continues in the next chunks: its bytes so far. */
   let pending: Buffer | undefined;
@@ -43,7 +48,10 @@ export async function streamRecords(reads: Pick<SourceReads, 'chunks'>, path: st
       chunk.copy(pending, pendingFill, 0, take);
       pendingFill += take;
       at = take;
-      if (pendingFill < pending.length) continue;
+      if (pendingFill < pending.length) {
+        afterChunk?.();
+        continue;
+      }
       const record = pending;
       pending = undefined;
       const done = visit(record, 0, pos, record.length);
@@ -75,6 +83,7 @@ export async function streamRecords(reads: Pick<SourceReads, 'chunks'>, path: st
       pendingFill = chunk.copy(pending, 0, at);
       break;
     }
+    afterChunk?.();
   }
   if (pending !== undefined || (carry !== undefined && pos < to)) throw new Error(`${path}: the file ends inside the record at ${pos}`);
 }
