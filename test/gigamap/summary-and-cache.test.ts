@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { summarizeEntity } from '../../src/gigamap/entity-summary.js';
 import { gigaMapOf, indexKeysOf, type VersionedSource } from '../../src/gigamap/gigamap-cache.js';
-import { machineryInstances } from '../../src/gigamap/gigamap-machinery.js';
+import { gigaMapLazySegments, machineryInstances } from '../../src/gigamap/gigamap-machinery.js';
 import { BITMAP_LEVEL2, GIGA_LEVEL1, GIGAMAP, LAZY } from '../../src/gigamap/gigamap-type-names.js';
+import { buildGraph } from '../../src/graph/build/graph-build.js';
 import { Storage } from '../../src/storage/storage.js';
 import { GIGAMAP_STORAGE, loadApiDump } from './gigamap-corpus.js';
 
@@ -113,5 +114,22 @@ describe('machineryInstances', () => {
     expect(machineryInstances(LAZY, 30, 23)).toBe(23);
     expect(machineryInstances(LAZY, 10, 23)).toBe(10);
     expect(machineryInstances('conformance.gigamap.Person', 4919, 23)).toBe(0);
+  });
+});
+
+describe('gigaMapLazySegments', () => {
+  it('counts the Lazy references the levels hold: in this storage every Lazy$Default, one per GigaLevel1 and GigaLevel2', async () => {
+    const graph = (await buildGraph(storage, { threads: false })).graph;
+    const instances = new Map<string, number>();
+    for (let n = 0; n < graph.nodeCount; n++) {
+      if (!graph.isStored(n)) continue;
+      const name = graph.types.nameOf(graph.typeOf(n));
+      instances.set(name, (instances.get(name) ?? 0) + 1);
+    }
+    const lazies = instances.get(LAZY)!;
+    expect(lazies).toBe(instances.get(GIGA_LEVEL1)! + instances.get('org.eclipse.store.gigamap.types.GigaLevel2')!);
+    const counted = gigaMapLazySegments(storage, graph);
+    expect(gigaMapLazySegments(storage, graph)).toBe(counted); // once per state of the graph
+    expect(await counted).toBe(lazies);
   });
 });
