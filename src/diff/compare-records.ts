@@ -3,6 +3,7 @@ import type { Storage } from '../storage/storage.js';
 import type { ObjectIndex } from '../storage/index/object-index.js';
 import type { StorageChannel, StorageFile } from '../storage/storage-types.js';
 import { RecordWindow } from './record-window.js';
+import { TwinChunks } from './twin-chunks.js';
 
 /**
  * The walk at the heart of a diff: every latest record of storage A, in file order, is matched by
@@ -96,6 +97,8 @@ class RecordComparison {
   private file!: StorageFile;
   private twin: StorageFile | undefined;
   private twinIndex: ObjectIndex | undefined;
+  /** The twin's bytes, read alongside the walk. */
+  private twinChunks: TwinChunks | undefined;
   // A range of the twin file known to hold exactly A's bytes (compared a block at a time: one
   // comparison per BLOCK bytes instead of one per record), and one known to differ somewhere.
   private equalFrom = 0;
@@ -143,7 +146,13 @@ class RecordComparison {
     this.equalFrom = 0;
     this.equalTo = 0;
     this.differsTo = 0;
-    await streamRecords(this.a.source, file.path, 0, file.problem?.offset ?? file.totalLength, this.visitRecordOfA);
+    const end = file.problem?.offset ?? file.totalLength;
+    this.twinChunks = this.twin === undefined ? undefined : new TwinChunks(this.b.source, this.twin.path, Math.min(end, this.twin.totalLength));
+    try {
+      await streamRecords(this.a.source, file.path, 0, end, this.visitRecordOfA);
+    } finally {
+      await this.twinChunks?.close();
+    }
     this.fileDone(file);
   }
 
@@ -157,21 +166,32 @@ class RecordComparison {
     if (!this.channel.objects.isLatest(low, high, this.file.slot, offset)) return;
     const twin = this.twin;
     const atTwin = twin !== undefined && offset + length <= twin.totalLength && this.twinIndex!.isLatest(low, high, twin.slot, offset);
-    if (atTwin) {
-      this.matched++;
-      // The header (length, type, id) is among the bytes compared: equal bytes are the same record.
-      if (this.equalAtTwin(twin, bytes, at, offset, length)) return this.countUnchangedAtTwin(bytes, at);
-    }
-    return this.compareByIndex(bytes, at, offset, length, low, atTwin);
+    if (!atTwin) return this.compareByIndex(bytes, at, offset, length, low, false);
+    this.matched++;
+    const chunks = this.twinChunks!;
+    // The walk waits while the twin reads on (once per chunk); A's bytes stay valid meanwhile.
+    if (chunks.behind(offset)) return chunks.advance(offset).then(() => this.recordOfAAtTwin(bytes, at, offset, length, low));
+    return this.recordOfAAtTwin(bytes, at, offset, length, low);
   }
 
-  /** Whether the twin holds A's record at the same offset: inside a block known equal, else compared. */
-  private equalAtTwin(twin: StorageFile, bytes: Buffer, at: number, offset: number, length: number): boolean {
+  /** A latest record of A whose twin holds B's latest record of the object at the same offset. */
+  private recordOfAAtTwin(bytes: Buffer, at: number, offset: number, length: number, low: number): void | Promise<void> {
+    // The header (length, type, id) is among the bytes compared: equal bytes are the same record.
+    if (this.equalAtTwin(bytes, at, offset, length)) return this.countUnchangedAtTwin(bytes, at);
+    return this.compareByIndex(bytes, at, offset, length, low, true);
+  }
+
+  /**
+   * Whether the twin holds A's record at the same offset: inside a block known equal, else
+   * compared (a record across the end of the twin's chunk: through B's index and windows).
+   */
+  private equalAtTwin(bytes: Buffer, at: number, offset: number, length: number): boolean {
     if (offset >= this.equalFrom && offset + length <= this.equalTo) return true;
+    const chunks = this.twinChunks!;
     if (offset >= this.differsTo) {
-      const span = Math.min(BLOCK, bytes.length - at, twin.totalLength - offset, this.window.heldFrom(twin.path, offset));
+      const span = Math.min(BLOCK, bytes.length - at, chunks.heldFrom(offset));
       if (span > length) {
-        if (this.window.equals(twin.path, offset, bytes, at, span) === true) {
+        if (chunks.equals(offset, bytes, at, span)) {
           this.equalFrom = offset;
           this.equalTo = offset + span;
           return true;
@@ -179,7 +199,7 @@ class RecordComparison {
         this.differsTo = offset + span;
       }
     }
-    return this.window.equals(twin.path, offset, bytes, at, length) === true;
+    return chunks.equals(offset, bytes, at, length);
   }
 
   private countUnchangedAtTwin(bytes: Buffer, at: number): void {
