@@ -1,4 +1,3 @@
-import { int32At } from '../format/int32-at.js';
 import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StorageError, UsageError } from '../errors.js';
@@ -11,7 +10,6 @@ import { TemporaryTarget } from '../rescue/temporary-target.js';
 import { verifyChunkFiles } from '../storage/chunk-verification.js';
 import { DirectorySource } from '../storage/source/directory-source.js';
 import { PinnedSource } from '../storage/source/pinned-source.js';
-import { streamRecords } from '../storage/records/record-stream.js';
 import type { SourceReader, StorageSource } from '../storage/source/source.js';
 import { DICTIONARY_FILE_NAME, scanStorageLayout, type StorageLayout } from '../storage/source/storage-dir.js';
 import { Storage } from '../storage/storage.js';
@@ -21,9 +19,10 @@ import { dictionaryPath } from '../writer/paths.js';
 import { writerFamily } from '../writer/writer-family.js';
 import { compactDictionary } from './compact-dictionary.js';
 import { eclipseStoreTypeName } from './eclipsestore-names.js';
-import { planCurrentShapes, ShapeRewriter } from './current-shapes.js';
+import { planCurrentShapes } from './current-shapes.js';
 import { WalkedReachability } from './walked-reachability.js';
-import type { ConvertReport, CurrentTypesReport, RescuedFirst, TypeFigures } from './convert-report.js';
+import { copyRecords, type Figures } from './copy-records.js';
+import type { ConvertReport, CurrentTypesReport, RescuedFirst } from './convert-report.js';
 
 /**
  * `convert`: a new storage with the current version of every object (by default only of those
@@ -284,133 +283,6 @@ async function convertOpened(from: StorageSource, reader: SourceReader, opened: 
   };
 }
 
-/** The per-type figures of a copy, with what --current-types did to the type's objects. */
-type Figures = TypeFigures & { typeId: bigint; rewritten: number; keptIds: string[] };
-
-/** How `copyRecords` copies. */
-interface CopyPlan {
-  readonly shapes: ReturnType<typeof planCurrentShapes> | undefined;
-  /** Without it every object is copied. */
-  readonly reachable: ((low: number, high: number) => boolean) | undefined;
-  /** Bytes per store of the new storage. */
-  readonly batch: number;
-  readonly onProgress: ConvertOptions['onProgress'];
-}
-
-/**
- * Every record of the source in file order: the latest version of each reachable object written
- * (rewritten into its newest type definition where `shapes` maps it), the rest counted as
- * superseded or garbage, per type. The writer is closed at the end.
- */
-async function copyRecords(storage: Storage, writer: StorageWriter, copy: CopyPlan): Promise<Map<bigint, Figures>> {
-  const figures = new Map<bigint, Figures>();
-  const figuresOf = (typeId: bigint): Figures => {
-    let f = figures.get(typeId);
-    if (f === undefined) {
-      f = { typeId, typeName: storage.dictionary.byId.get(typeId)?.typeName ?? `unknown type ${typeId}`, written: 0, writtenBytes: 0, superseded: 0, supersededBytes: 0, garbage: 0, garbageBytes: 0, rewritten: 0, keptIds: [] };
-      figures.set(typeId, f);
-    }
-    return f;
-  };
-  const figureKeys = new Int32Array(FIGURE_SLOTS).fill(-1);
-  const figureSlots: (Figures | undefined)[] = new Array<Figures | undefined>(FIGURE_SLOTS).fill(undefined);
-  const rewriter = new ShapeRewriter();
-  const { shapes, reachable, batch } = copy;
-  try {
-    const builder = writer.beginStore();
-    let inBatch = 0;
-    // A run of records to write that lie back to back in the chunk being walked and go to one
-    // channel: copied with one call (most records of a file go to one channel when the channel
-    // count stays; superseded versions and garbage end runs). Used up before the chunk is.
-    const channelMask = writer.channelCount - 1;
-    let runBytes: Buffer | undefined;
-    let runStart = 0;
-    let runEnd = 0;
-    let runFirst = 0;
-    let runRecords = 0;
-    let runChannel = -1;
-    const flushRun = (): void => {
-      if (runBytes === undefined) return;
-      builder.addRecordsAt(runBytes, runStart, runEnd - runStart, runFirst, runRecords);
-      runBytes = undefined;
-    };
-    const bytesTotal = storage.channels.reduce((n, c) => n + c.files.reduce((m, f) => m + f.totalLength, 0), 0);
-    let bytesDone = 0;
-    copy.onProgress?.('copying', 0, bytesTotal);
-    for (const channel of storage.channels) {
-      for (const file of channel.files) {
-        const end = file.problem?.offset ?? file.totalLength;
-        await streamRecords(storage.source, file.path, 0, end, (bytes, at, offset, length) => {
-          const low = int32At(bytes, at + 16);
-          const high = int32At(bytes, at + 20);
-          // The figures of the record's type: by the low half of its id from a small table (a
-          // bigint and a Map lookup per record cost more than the copy), else by the bigint.
-          const typeLow = int32At(bytes, at + 8);
-          const slot = typeLow & (FIGURE_SLOTS - 1);
-          let f = int32At(bytes, at + 12) === 0 && figureKeys[slot] === typeLow ? figureSlots[slot] : undefined;
-          if (f === undefined) {
-            f = figuresOf(bytes.readBigInt64LE(at + 8));
-            if (int32At(bytes, at + 12) === 0) {
-              figureKeys[slot] = typeLow;
-              figureSlots[slot] = f;
-            }
-          }
-          const typeId = f.typeId;
-          if (!channel.objects.isLatest(low, high, file.slot, offset)) {
-            f.superseded++;
-            f.supersededBytes += length;
-          } else if (reachable !== undefined && !reachable(low, high)) {
-            f.garbage++;
-            f.garbageBytes += length;
-          } else {
-            const mapping = shapes?.mappings.get(typeId);
-            let written = length;
-            if (mapping !== undefined) {
-              const record = rewriter.rewrite(mapping, bytes.subarray(at, at + length), file.path, offset);
-              flushRun();
-              builder.addRecord(record);
-              written = record.length;
-              f.rewritten++;
-            } else {
-              if (shapes !== undefined && f.keptIds.length < LISTED_KEPT && shapes.ambiguous.has(typeId)) f.keptIds.push(bytes.readBigInt64LE(at + 16).toString());
-              if (runBytes === bytes && runEnd === at && (low & channelMask) === runChannel) {
-                runEnd += length;
-                runRecords++;
-              } else {
-                flushRun();
-                runBytes = bytes;
-                runStart = at;
-                runEnd = at + length;
-                runFirst = length;
-                runRecords = 1;
-                runChannel = low & channelMask;
-              }
-            }
-            f.written++;
-            f.writtenBytes += written;
-            // Counted here: the builder's byteLength sums its channels at every call.
-            inBatch += written;
-            if (inBatch >= batch) {
-              flushRun();
-              writer.store(builder);
-              builder.clear();
-              inBatch = 0;
-            }
-          }
-        }, flushRun);
-        flushRun();
-        bytesDone += file.totalLength;
-        copy.onProgress?.('copying', bytesDone, bytesTotal);
-      }
-    }
-    // Also an empty storage gets its first store (each channel's file and log entries).
-    if (builder.records > 0 || writer.channels.every((c) => c.headNumber === 0n)) writer.store(builder);
-  } finally {
-    writer.close();
-  }
-  return figures;
-}
-
 /** The definitions written: the stored one, or for objects rewritten the newest one of its name. */
 function typesWritten(figures: ReadonlyMap<bigint, Figures>, shapes: ReturnType<typeof planCurrentShapes> | undefined): Set<bigint> {
   const used = new Set<bigint>();
@@ -420,12 +292,6 @@ function typesWritten(figures: ReadonlyMap<bigint, Figures>, shapes: ReturnType<
   }
   return used;
 }
-
-/** Slots of the per-type figures' direct-mapped table. */
-const FIGURE_SLOTS = 1024;
-
-/** At most this many object ids are listed per type whose objects keep an older shape. */
-const LISTED_KEPT = 20;
 
 function currentTypesReport(shapes: ReturnType<typeof planCurrentShapes>, figures: readonly { typeId: bigint; written: number; rewritten: number; keptIds: readonly string[] }[]): CurrentTypesReport {
   const rewritten: CurrentTypesReport['rewritten'][number][] = [];
