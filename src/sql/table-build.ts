@@ -169,7 +169,8 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
     }
   });
   // The values the enum and LocalDateTime tables name that the pass left for later (an enum constant's name: a String).
-  await readNamedValues(duck, connection, storage, await namedLaterValues(connection, [...stagings.values()]), (message) => {
+  const named = await namedLaterValues(connection, [...stagings.values()]);
+  await readNamedValues(duck, connection, storage, named, (message) => {
     problems++;
     options.onProblem?.(message);
   });
@@ -182,6 +183,8 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
     options.onProblem?.(error.message);
   }
   const schema = await finishTables(connection, [...stagings.values()], [...deferred.values()], perType, shapes, dictionary);
+  // Their rows served the enum and LocalDateTime tables just made; their types' own pass makes them again (not twice).
+  if (named.length > 0) await connection.run(`DELETE FROM _values WHERE oid IN (${named.join(', ')})`);
   const linkTypes = new Map<bigint, LinkType>();
   for (const [typeId, t] of perType) if (t !== null && t.plan !== undefined && t.columns !== undefined) linkTypes.set(typeId, { entry: t.entry, plan: t.plan, fieldOfColumn: t.columns });
   return { ...schema, objects, problems, linkTypes, deferred };

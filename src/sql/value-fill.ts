@@ -17,7 +17,8 @@ import { charsOfContent, textFromChars, valueOfObject, type DecimalShapes } from
  * objects of the generated 10M-entity storage) is decoded by `fillValueTypes` when a statement
  * first needs it (a type column it names can hold it, its own view, `_values`, the link tables);
  * the few values the enum and LocalDateTime tables name (an enum constant's name) are read one by
- * one (`readNamedValues`).
+ * one (`readNamedValues`) and removed again once those tables are made (table-build.ts), so that
+ * their types' own pass does not make them twice.
  */
 
 /** Whether a value type's rows are made by the base pass. */

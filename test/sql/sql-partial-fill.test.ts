@@ -33,6 +33,14 @@ describe('what a statement names is what it fills', () => {
     strings = await rows(e, 'SELECT count(*), count(DISTINCT text) FROM "java.lang.String"');
   });
 
+  it('makes each value once, whether the base tables needed it (an enum constant\'s name) or not', async () => {
+    const e = engine();
+    await rows(e, 'SELECT genre FROM Book');
+    await e.fillAll();
+    expect(await rows(e, 'SELECT count(*) - count(DISTINCT oid), count(*) > 0 FROM _values')).toEqual([['0', true]]);
+    expect(await rows(e, 'SELECT count(*) - count(DISTINCT _oid) FROM "java.lang.String"')).toEqual([['0']]);
+  });
+
   it('answers a statement naming few members as full tables do, and a later one naming others too', async () => {
     expect(full.length).toBeGreaterThan(0);
     // Titles and ISBNs are texts, present in the full table.
