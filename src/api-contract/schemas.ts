@@ -8,7 +8,7 @@ import { STORAGE_NAME_PATTERN } from '../registry/storage-names.js';
  */
 
 /** Where the API's routes begin. */
-export const API_PREFIX = '/api/v1';
+export { API_PREFIX } from './api-prefix.js';
 
 export const ObjectId = Type.String({ pattern: '^[0-9]{1,19}$', description: 'object id, decimal', examples: ['1000000000000000028'] });
 export const TypeId = Type.String({ pattern: '^[0-9]{1,19}$', description: 'type id, decimal', examples: ['1000064'] });

@@ -9,7 +9,7 @@ import type { TlsConfig } from './guard/tls.js';
 import type { JavaServiceOptions, ServiceState } from './java/java-service.js';
 import { javaPlugin, type JavaEntrances } from './java/java-plugin.js';
 import { holdTickShape } from './java/tick-shape.js';
-import { apiV1Plugin } from './api-v1/api-v1-plugin.js';
+import { apiRouteOf, lazyApiV1Plugin } from './api-v1/lazy-api-v1.js';
 import type { AnswerAdmission } from './api-v1/routing.js';
 import type { SqlServiceOptions } from './api-v1/sql-engines.js';
 import { createMetrics } from './ops/metrics.js';
@@ -25,7 +25,7 @@ import type { StorageRegistry } from '../registry/storage-registry.js';
  * The HTTP application, composed of fastify plugins: the guards first (access checks, capacity
  * and shutdown), the request log, then the routes: the Java-compatible ones (java/java-plugin.ts,
  * with their own lane past fastify's pipeline), the web viewer's files, the operators' routes, our
- * own API (/api/v1) and the OpenAPI document. fastify carries the bytes, logs one line per request
+ * own API (/api/v1, loaded on its first request) and the OpenAPI document. fastify carries the bytes, logs one line per request
  * and shuts down gracefully. Never listens by itself: `serve` does that (and mounts /mcp).
  */
 
@@ -89,7 +89,9 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
   const logRequests = options.logger !== undefined && options.logger !== false && ['trace', 'debug', 'info'].includes(app.log.level);
   void app.register(accessPlugin, { access: options });
   void app.register(capacityPlugin, { maxConnections: options.maxConnections, maxUnsentBytes: options.maxUnsentBytes, tls: options.tls !== undefined });
-  void app.register(requestLogPlugin, { metrics, logRequests, label: routeLabeller(instance, dialect) });
+  const label = routeLabeller(instance, dialect);
+  // /api/v1's answers are labelled by the API's route that answered (lazy-api-v1.ts), not the route handing them on.
+  void app.register(requestLogPlugin, { metrics, logRequests, label: (request) => apiRouteOf(request.raw) ?? label(request) });
   // The OpenAPI hook notes every route added after it (the document is made when first asked for).
   const openApi = registerOpenApi(app, { instance, dialect: options.dialect });
   // First among the routes: it notes theirs, to know which paths its lane may take.
@@ -110,7 +112,16 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
     if (dialect === 'spark') registerViewerRoutes(scope, { instance });
     registerOperationsRoutes(scope, { state: current, follow: options.follow, metrics });
     if (options.api !== undefined) {
-      await scope.register(apiV1Plugin, { registry: options.api, requestTimeoutMs: timeoutMs, admission: bigApiAnswers(app), sql: options.sql ?? false, searchMaxConcurrent: options.searchMaxConcurrent });
+      // Loaded and made on its first request (lazy-api-v1.ts), its routes documented in this place.
+      await scope.register(lazyApiV1Plugin, {
+        load: async () => (await import('./api-v1/api-v1-plugin.js')).apiV1Plugin,
+        documented: (make) => openApi.later(make),
+        registry: options.api,
+        requestTimeoutMs: timeoutMs,
+        admission: bigApiAnswers(app),
+        sql: options.sql ?? false,
+        searchMaxConcurrent: options.searchMaxConcurrent,
+      });
     }
     await scope.register(openApiRoutes, { openApi });
   });

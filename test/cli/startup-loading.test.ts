@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 /**
  * What the built CLI loads before it answers (start-up time, measured in bench/startup-bench.ts):
  * a directory storage never needs the PostgreSQL client, the readable log format, prom-client
- * (until /metrics is scraped), typebox's hundreds of separate modules (dist/vendor/typebox.js), the
+ * (until /metrics is scraped), /api/v1's plugin and typebox (until its first request), the
  * OpenAPI plugins (until /openapi.json or /docs is asked for), fastify's ~85 CommonJS files one by
  * one (dist/vendor/fastify.js), the schema compilers (until a route
  * with a schema is asked), DuckDB (SQL), the MCP SDK and zod (MCP), or CodeMirror (the viewer's,
@@ -44,8 +44,12 @@ const PACKAGES_NOT_NEEDED = [
   '@codemirror/lang-sql',
 ];
 const NOT_NEEDED = PACKAGES_NOT_NEEDED.map((name) => `/node_modules/${name}/`);
-/** Our own modules that only MCP or the OpenAPI document use (dist/cli/chunks/ is the bundled command line, scripts/bundle-cli.ts). */
-const OURS_NOT_NEEDED = [/\/dist\/cli\/chunks\/(documentation-server|mcp-server|http-transport)-/];
+/**
+ * Our own modules that only MCP, the OpenAPI document or /api/v1 use (dist/cli/chunks/ is the bundled
+ * command line, scripts/bundle-cli.ts); /api/v1's plugin and its typebox schemas load on its first
+ * request (src/http/api-v1/lazy-api-v1.ts).
+ */
+const OURS_NOT_NEEDED = [/\/dist\/cli\/chunks\/(documentation-server|mcp-server|http-transport|api-v1-plugin|schemas)-/, /\/dist\/vendor\/typebox\.js$/];
 
 function unneeded(modules: readonly string[]): string[] {
   return modules.filter((url) => NOT_NEEDED.some((p) => url.includes(p)) || OURS_NOT_NEEDED.some((re) => re.test(url)));
@@ -86,7 +90,7 @@ describe('start-up loads what the command needs', () => {
     expect(modules.length).toBeLessThan(80);
   });
 
-  it('serve of a directory storage: no PostgreSQL client, pretty printer, prom-client, typebox package, OpenAPI plugins, schema compilers, DuckDB or MCP until asked', async () => {
+  it('serve of a directory storage: no PostgreSQL client, pretty printer, prom-client, /api/v1 (typebox), OpenAPI plugins, schema compilers, DuckDB or MCP until asked', async () => {
     const child = spawn(process.execPath, ['--import', HOOK, CLI, 'serve', DEMO, '--port', '0', '--no-follow', '--quiet'], { cwd: ROOT });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -101,12 +105,20 @@ describe('start-up loads what the command needs', () => {
       expect((await get(`${base}/microstream/root`)).status).toBe(200);
       const before = loaded(stderr);
       expect(unneeded(before)).toEqual([]);
-      expect(before.some((url) => url.endsWith('/dist/vendor/typebox.js'))).toBe(true);
+      // /api/v1 (its plugin, typebox and its schemas) is not loaded until its first request.
+      expect(before.filter((url) => url.endsWith('/dist/vendor/typebox.js') || /\/dist\/cli\/chunks\/api-v1-plugin-/.test(url))).toEqual([]);
       // fastify and what it requires at load come as one file (scripts/bundle-fastify.ts), not ~85.
       expect(before.some((url) => url.endsWith('/dist/vendor/fastify.js'))).toBe(true);
       expect(before.filter((url) => /\/node_modules\/(fastify|avvio|find-my-way|pino|semver)\//.test(url))).toEqual([]);
       // Our own modules come bundled, a few files (scripts/bundle-cli.ts): 39 today, not 190.
       expect(before.filter((url) => url.includes('/dist/')).length).toBeLessThan(80);
+      // Its first request loads it, and it answers.
+      const storage = await get(`${base}/api/v1/storage`);
+      expect(storage.status).toBe(200);
+      expect(JSON.parse(storage.body)).toMatchObject({ entities: 1263 });
+      const afterApi = loaded(stderr);
+      expect(afterApi.some((url) => url.endsWith('/dist/vendor/typebox.js'))).toBe(true);
+      expect(afterApi.some((url) => /\/dist\/cli\/chunks\/api-v1-plugin-/.test(url))).toBe(true);
       // The document loads the OpenAPI plugins when first asked for, and holds every route.
       const document = await get(`${base}/openapi.json`);
       expect(document.status).toBe(200);

@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { OpeningServer } from '../../http/ops/opening-server.js';
 import type { StorageRegistry } from '../../registry/storage-registry.js';
@@ -10,6 +11,30 @@ import type { OpenedStorages } from './serve-storages.js';
  * How `serve` serves: the port's stand-in while storages open, the shutdown on SIGINT/SIGTERM
  * (answers in flight finish, within --shutdown-timeout), and the lines that say where what is.
  */
+
+/** How long a server without requests waits before `afterFirstAnswer`'s work starts anyway. */
+export const FIRST_ANSWER_WAIT_MS = 100;
+
+/**
+ * Runs `work` once the server has answered its first request (its response closed), or after
+ * `waitMs` without any: what a user (or a poller) asks right after the launch is not kept
+ * waiting by it. `serve` starts building the graph indexes so: on a small storage the build runs
+ * in this thread (a few tens of milliseconds with its collection and dominator tree), which the
+ * first answer waited for (docs/benchmarks.md, Start-up).
+ */
+export function afterFirstAnswer(server: Pick<Server, 'on' | 'off'>, waitMs: number, work: () => void): void {
+  let started = false;
+  const start = (): void => {
+    if (started) return;
+    started = true;
+    clearTimeout(timer);
+    server.off('request', onRequest);
+    setImmediate(work);
+  };
+  const onRequest = (_request: unknown, response: { once(event: 'close', listener: () => void): unknown }): void => void response.once('close', start);
+  const timer = setTimeout(start, waitMs);
+  server.on('request', onRequest);
+}
 
 /** The stand-in's listen, with the usual failures said in words that point to the fix. */
 export async function listenOrExplain(options: ServeOptions, settings: Parameters<typeof OpeningServer.listen>[0]): Promise<OpeningServer> {

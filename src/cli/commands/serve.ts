@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../http/app.js';
-import { apiV1Plugin } from '../../http/api-v1/api-v1-plugin.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from '../../http/guard/limits.js';
 import { warnIfShared } from '../../http/guard/auth.js';
 import { checkSourceOpener } from '../../mcp/check-sources.js';
@@ -12,7 +11,7 @@ import { serverLogger } from '../server-logger.js';
 import { sqlEngineFor } from '../sql-options.js';
 import { tableCacheOf } from '../cache-options.js';
 import { openAccess, type ServeAccess } from './serve-access.js';
-import { listenOrExplain, servingLines, shutDownOnSignals } from './serve-lifecycle.js';
+import { afterFirstAnswer, FIRST_ANSWER_WAIT_MS, listenOrExplain, servingLines, shutDownOnSignals } from './serve-lifecycle.js';
 import { DEFAULT_SHUTDOWN_TIMEOUT_MS, parseServeArgs, serveCommand, type ServeOptions } from './serve-options.js';
 import { DEFAULT_STORAGE_NAME, openStorages, type OpenedStorages } from './serve-storages.js';
 
@@ -71,7 +70,8 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
   await opening.handOver();
   await app.listen({ host: options.host, port: opening.port });
   storages.start();
-  registry.startAll();
+  // The graph indexes are built in the background, once the first answer has gone out.
+  afterFirstAnswer(app.server, FIRST_ANSWER_WAIT_MS, () => registry.startAll());
   io.stderr.write(servingLines(app, options, access, storages, registry).map((line) => `storage-inspector: ${line}\n`).join(''));
 }
 
@@ -103,7 +103,8 @@ async function application(options: ServeOptions, access: ServeAccess, storages:
   await app.register(mcpRoutes, {
     registry,
     requestTimeoutMs,
-    api: apiV1Plugin,
+    // The tools' own /api/v1 instance is made on the first request to /mcp; the plugin is loaded then.
+    api: async (scope, apiOptions) => (await import('../../http/api-v1/api-v1-plugin.js')).apiV1Plugin(scope, apiOptions),
     checkSource: checkSourceOpener(
       options.storages,
       { table: options.table, passwordFile: options.pgPasswordFile, allowExternalLinks: options.allowExternalLinks === true },

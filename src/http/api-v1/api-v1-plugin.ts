@@ -17,6 +17,9 @@ import { storageRoutes } from './storage-routes.js';
 import { registerStoragesRoute } from './storages-route.js';
 import { summaryRoutes } from './summaries.js';
 import { versionRoutes } from './version-routes.js';
+import { API_INFO, API_TAGS } from './api-tags.js';
+
+export { API_INFO, API_TAGS } from './api-tags.js';
 
 /**
  * Our own JSON API under `/api/v1`, as one encapsulated fastify plugin: its routes, their
@@ -37,25 +40,6 @@ export interface ApiV1Options {
   /** Searches running at once (--search-max-concurrent); more are refused 503. Unset: the default, or what an earlier registration over the same registry set. */
   readonly searchMaxConcurrent?: number | undefined;
 }
-
-/** What /api/v1/openapi.json says about itself (the whole application's is at /openapi.json). */
-export const API_INFO = {
-  title: 'storage-inspector API',
-  description:
-    'Questions about a MicroStream / EclipseStore storage that the Java-compatible API cannot answer: who references an object, how it is reachable, what is garbage, what takes the space, earlier versions of an object. Ids are decimal strings; errors are application/problem+json. While the graph index is being built, routes that need it answer 503 with Retry-After.',
-};
-
-export const API_TAGS = [
-  { name: 'storage', description: 'the storage as a whole' },
-  { name: 'types', description: 'instances and bytes per type' },
-  { name: 'objects', description: 'objects, their referrers and paths from the roots' },
-  { name: 'versions', description: 'earlier records of an object' },
-  { name: 'history', description: 'commits, what each stored, and what changed between two points or two storages' },
-  { name: 'analysis', description: 'garbage, missing references, wasted bytes' },
-  { name: 'search', description: 'objects by text or value' },
-  { name: 'gigamap', description: "EclipseStore GigaMaps: entities, indices, a key's entities" },
-  { name: 'sql', description: 'SQL over the storage: every type a table (DuckDB, read-only statements)' },
-];
 
 interface OpenApiDocument {
   readonly info: Record<string, unknown>;

@@ -1,5 +1,6 @@
 import type { StorageRegistry } from '../../registry/storage-registry.js';
 import { ApiProblem } from './problem-details.js';
+import { DEFAULT_SEARCH_MAX_CONCURRENT, MAX_SEARCH_MAX_CONCURRENT } from './search-limits.js';
 
 /**
  * How many searches run at once. A search scans the whole storage for up to `maxMs` (30 s at
@@ -11,9 +12,7 @@ import { ApiProblem } from './problem-details.js';
  * message of an MCP batch counts as one search.
  */
 
-export const DEFAULT_SEARCH_MAX_CONCURRENT = 4;
-/** The largest limit `serve --search-max-concurrent` takes. */
-export const MAX_SEARCH_MAX_CONCURRENT = 1000;
+export { DEFAULT_SEARCH_MAX_CONCURRENT, MAX_SEARCH_MAX_CONCURRENT } from './search-limits.js';
 
 export class SearchSlots {
   private running = 0;

@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { IncomingMessage } from 'node:http';
+import type { onSendHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { BigAnswerAdmission } from './big-answers.js';
 import { ConnectionGuard, defaultMaxConnections } from './connections.js';
@@ -74,14 +75,22 @@ export const capacityPlugin = fp<CapacityOptions>(
       closing = true;
       shutdown.abort(shuttingDown());
     });
-    app.addHook('onSend', (_request, reply, payload, next) => {
-      if (closing) reply.header('connection', 'close');
-      // Every answer counts against the unsent-bytes budget until its client has taken it.
-      if (Buffer.isBuffer(payload)) unsent.hold(payload.length, reply.raw);
-      else if (typeof payload === 'string') unsent.hold(payload.length, reply.raw);
-      next(null, payload);
-    });
+    app.addHook('onSend', answerCounting(gate, unsent));
     done();
   },
   { name: 'capacity' },
 );
+
+/**
+ * The hook every answer passes (onSend): while shutting down it closes its connection, and it is
+ * counted against the unsent-bytes budget until its client has taken it. Also added by the
+ * instance that answers /api/v1 (api-v1/lazy-api-v1.ts), over this application's gate and budget.
+ */
+export function answerCounting(gate: BigAnswerGate, unsent: UnsentAnswers): onSendHookHandler {
+  return (_request, reply, payload, next) => {
+    if (gate.closing) reply.header('connection', 'close');
+    if (Buffer.isBuffer(payload)) unsent.hold(payload.length, reply.raw);
+    else if (typeof payload === 'string') unsent.hold(payload.length, reply.raw);
+    next(null, payload);
+  };
+}

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { FastifySwaggerUiOptions } from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { API_TAGS } from '../api-v1/api-v1-plugin.js';
+import { API_TAGS } from '../api-v1/api-tags.js';
 import type { Dialect } from '../java/dialects.js';
 import { JAVA_TAG, javaRoutesOpenApi } from '../java/java-routes-openapi.js';
 
@@ -105,6 +105,24 @@ const SWAGGER_UI_OPTIONS: FastifySwaggerUiOptions = {
 export interface OpenApi {
   /** The documentation server (documentation-server.ts), made on first call. */
   server(): Promise<FastifyInstance>;
+  /**
+   * A place among the routes for routes another instance adds later (the /api/v1 instance, made
+   * on its first request: api-v1/lazy-api-v1.ts): they are documented here, in the order they
+   * come, as if added now. `make` makes that instance (adding its routes through the function
+   * returned); the document's first request calls it if no request did.
+   */
+  later(make: () => Promise<unknown>): (route: RouteOptions) => void;
+}
+
+/** Routes noted later, at their place (OpenApi.later). */
+interface LaterRoutes {
+  readonly make: () => Promise<unknown>;
+  readonly routes: RouteOptions[];
+}
+
+/** As @fastify/swagger's own hook: the HEAD routes fastify adds beside each GET are not documented; hidden routes (catch-alls, the page's own) never are. */
+function documented(route: RouteOptions): boolean {
+  return route.method !== 'HEAD' && (route.schema as { hide?: boolean } | undefined)?.hide !== true;
 }
 
 /**
@@ -112,13 +130,21 @@ export interface OpenApi {
  * route. Decorates the application with `openApiDocument()`.
  */
 export function registerOpenApi(app: FastifyInstance, options: { readonly instance: string; readonly dialect?: Dialect | undefined }): OpenApi {
-  const routes: RouteOptions[] = [];
+  const routes: (RouteOptions | LaterRoutes)[] = [];
   app.addHook('onRoute', (route) => {
-    // As @fastify/swagger's own hook: the HEAD routes fastify adds beside each GET are not
-    // documented; hidden routes (the catch-all, the page's own) never are.
-    if (route.method === 'HEAD' || (route.schema as { hide?: boolean } | undefined)?.hide === true) return;
-    routes.push(route);
+    if (documented(route)) routes.push(route);
   });
+  /** Every route, those noted later in their place (their instances made first). */
+  const allRoutes = async (): Promise<RouteOptions[]> => {
+    const all: RouteOptions[] = [];
+    for (const entry of routes) {
+      if ('make' in entry) {
+        await entry.make();
+        all.push(...entry.routes);
+      } else all.push(entry);
+    }
+    return all;
+  };
   let ready = false;
   app.addHook('onReady', (done) => {
     ready = true;
@@ -128,14 +154,21 @@ export function registerOpenApi(app: FastifyInstance, options: { readonly instan
   const openApi: OpenApi = {
     server() {
       if (!ready) return Promise.reject(new Error('the OpenAPI document is made after the server is ready'));
-      server ??= import('./documentation-server.js')
-        .then((m) => m.documentationServer(routes, swaggerOptions(options), SWAGGER_UI_OPTIONS))
+      server ??= Promise.all([import('./documentation-server.js'), allRoutes()])
+        .then(([m, all]) => m.documentationServer(all, swaggerOptions(options), SWAGGER_UI_OPTIONS))
         .catch((error: unknown) => {
           // Asked again, it is tried again.
           server = undefined;
           throw error;
         });
       return server;
+    },
+    later(make) {
+      const later: LaterRoutes = { make, routes: [] };
+      routes.push(later);
+      return (route) => {
+        if (documented(route)) later.routes.push(route);
+      };
     },
   };
   app.decorate('openApiDocument', async () => (await openApi.server()).swagger() as unknown as Record<string, unknown>);
