@@ -5,7 +5,9 @@
  * same record length, so every record must be compared byte for byte to find them), made once.
  * Measured in a fresh process each round against the read-once floor of both storages (warm page
  * cache): open both, compare, decode every differing object (as `--ndjson` does), wall and CPU
- * time (the CPU time says more on a busy machine). Target: at most 3× the floor. Then the
+ * time (the CPU time says more on a busy machine), the floor's CPU time beside its wall time; the
+ * child runs the built code (`npm run build` first; `npm run bench` builds). Target: at most 3×
+ * the floor. Then the
  * history routes on the copy (history-child.ts): the first `/api/v1/commits`, and p50/p99 of the
  * first page and of the newest commit's objects asked again (target p99 < 100 ms). `npm run bench` runs it (BENCH_DIFF=0 skips it); `npm run bench:diff` alone.
  */
@@ -117,8 +119,18 @@ export async function benchDiff(wanted: readonly number[], print: (line: string)
     }
     const a = storageFor(entities);
     const b = await changedCopy(a, entities);
-    const floor = async (): Promise<number> => (await readOnceFloor(a)) + (await readOnceFloor(b.dir));
+    // The floor's CPU time too: on a loaded machine its wall time says little, and the diff's CPU
+    // time is best set against the CPU time of reading (this process reads, the same way).
+    const floorCpus: number[] = [];
+    const floor = async (): Promise<number> => {
+      const cpu = process.cpuUsage();
+      const ms = (await readOnceFloor(a)) + (await readOnceFloor(b.dir));
+      const used = process.cpuUsage(cpu);
+      floorCpus.push((used.user + used.system) / 1000);
+      return ms;
+    };
     await floor(); // warm
+    floorCpus.length = 0;
     const floors: number[] = [];
     const runs: Report[] = [];
     const loads: number[] = [];
@@ -136,18 +148,20 @@ export async function benchDiff(wanted: readonly number[], print: (line: string)
       `| ${entities.toLocaleString('en')} | ${h.commits.toLocaleString('en')} | ${h.firstMs.toFixed(0)} (${h.firstCpuMs.toFixed(0)}) | ${h.list.p50.toFixed(1)} / ${h.list.p99.toFixed(1)} | ${h.commit.p50.toFixed(1)} / ${h.commit.p99.toFixed(1)} |`,
     );
     const f = median(floors);
+    const fCpu = median(floorCpus);
+    const cpuTotal = median(runs.map((r) => r.openCpuMs + r.compareCpuMs));
     const total = median(runs.map((r) => r.totalMs));
     const compare = median(runs.map((r) => r.compareMs));
     const open = median(runs.map((r) => r.openMs));
     rows.push(
-      `| ${entities.toLocaleString('en')} | ${((storageBytes(a) + storageBytes(b.dir)) / 1e6).toFixed(0)} MB | ${b.changed.toLocaleString('en')} | ${f.toFixed(0)} | ${open.toFixed(0)} (${median(runs.map((r) => r.openCpuMs)).toFixed(0)}) | ${compare.toFixed(0)} (${median(runs.map((r) => r.compareCpuMs)).toFixed(0)}) | ${total.toFixed(0)} (${(total / f).toFixed(1)}×) | ${(compare / f).toFixed(1)}× | ${(median(runs.map((r) => r.maxRssBytes)) / 1e6).toFixed(0)} MB | ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} |`,
+      `| ${entities.toLocaleString('en')} | ${((storageBytes(a) + storageBytes(b.dir)) / 1e6).toFixed(0)} MB | ${b.changed.toLocaleString('en')} | ${f.toFixed(0)} | ${open.toFixed(0)} (${median(runs.map((r) => r.openCpuMs)).toFixed(0)}) | ${compare.toFixed(0)} (${median(runs.map((r) => r.compareCpuMs)).toFixed(0)}) | ${total.toFixed(0)} (${(total / f).toFixed(1)}×) | ${(compare / f).toFixed(1)}× | ${fCpu.toFixed(0)} | ${cpuTotal.toFixed(0)} (${(cpuTotal / fCpu).toFixed(1)}×) | ${(median(runs.map((r) => r.maxRssBytes)) / 1e6).toFixed(0)} MB | ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} |`,
     );
   }
   out.push(
     '',
     `diff of two storages differing in 1 % of their objects (medians of ${ROUNDS}, warm page cache; target: at most 3× the read-once floor of both):`,
-    '| entities | both storages | objects changed | floor of both ms | open both ms (CPU ms) | compare ms (CPU ms) | open + compare ms (× floor) | compare × floor | peak RSS | load average |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| entities | both storages | objects changed | floor of both ms | open both ms (CPU ms) | compare ms (CPU ms) | open + compare ms (× floor) | compare × floor | floor CPU ms | open + compare CPU ms (× floor CPU) | peak RSS | load average |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
     '',
     'history routes (in-process requests; the first /commits reads every commit\'s bytes once for the state):',
