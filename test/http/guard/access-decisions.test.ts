@@ -28,8 +28,9 @@ const TOKEN = 'main-token-0123456789';
 const METRICS = 'metrics-token-9876543210';
 const bearer = (token: string): string => `Bearer ${token}`;
 const basic = (pair: string): string => `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`;
-const auth = loadAuthConfig({ env: { STORAGE_INSPECTOR_TOKEN: TOKEN }, warn: () => undefined })!;
-const metricsToken = loadMetricsToken(secret('metrics', `${METRICS}\n`), () => undefined)!;
+// Made inside each test, not when the file loads: a mutation run then knows which test reads them.
+const mainAuth = (): AuthConfig => loadAuthConfig({ env: { STORAGE_INSPECTOR_TOKEN: ` ${TOKEN}\n` }, warn: () => undefined })!;
+const metricsAuth = (): AuthConfig => loadMetricsToken(secret('metrics', `${METRICS}\n`), () => undefined)!;
 const EXPOSED = 'X-Storage-Inspector-Error, X-Storage-Inspector-Warning';
 
 describe('CORS', () => {
@@ -95,6 +96,7 @@ describe('admission', () => {
   });
 
   it('answers 401 with the challenges, not cached, and lets valid credentials through', () => {
+    const auth = mainAuth();
     expect(admit({ auth }, 'GET', '/microstream/root', {})).toEqual({
       headers: { 'www-authenticate': ['Bearer realm="storage-inspector"'], 'cache-control': 'no-store' },
       answer: { status: 401, contentType: 'text/plain;charset=utf-8', body: UNAUTHORIZED_BODY },
@@ -105,6 +107,8 @@ describe('admission', () => {
   });
 
   it('opens GET /metrics, with or without a query, and nothing else, with the metrics token', () => {
+    const auth = mainAuth();
+    const metricsToken = metricsAuth();
     const options = { auth, metricsToken };
     for (const url of ['/metrics', '/metrics?x=1']) expect(admit(options, 'GET', url, { authorization: bearer(METRICS) }), url).toEqual({ headers: {} });
     for (const [method, url] of [['GET', '/metrics/'], ['GET', '/metricsx'], ['HEAD', '/metrics'], ['GET', '/'], ['GET', '/x/metrics']]) {
@@ -118,6 +122,7 @@ describe('admission', () => {
   });
 
   it('answers an allowed preflight before credentials, and adds CORS headers to other answers', () => {
+    const auth = mainAuth();
     const cors = parseCorsOrigins('https://viewer.example.com');
     const origin = 'https://viewer.example.com';
     const preflight = admit({ auth, cors }, 'OPTIONS', '/', { origin, 'access-control-request-method': 'GET' });
@@ -130,13 +135,26 @@ describe('admission', () => {
     expect(admit({ cors }, 'OPTIONS', '/', { origin: 'https://evil.example', 'access-control-request-method': 'GET' })).toEqual({ headers: { vary: 'Origin' } });
   });
 
+  it('checks the Host only with an allow-list, taking 80 over HTTP and 443 over TLS as a Host\'s port when it names none', () => {
+    expect(admit({ auth: mainAuth() }, 'GET', '/', { host: 'evil.example', authorization: bearer(TOKEN) })).toEqual({ headers: {} });
+    const tls = { cert: Buffer.from(''), key: Buffer.from('') };
+    const on80 = hostAllowList('127.0.0.1', ['proxy.local:80'], ['127.0.0.1'])!;
+    const on443 = hostAllowList('127.0.0.1', ['proxy.local:443'], ['127.0.0.1'])!;
+    expect(admit({ allowedHosts: on80 }, 'GET', '/', { host: 'proxy.local' }).answer).toBeUndefined();
+    expect(admit({ allowedHosts: on443 }, 'GET', '/', { host: 'proxy.local' }).answer?.status).toBe(421);
+    expect(admit({ allowedHosts: on443, tls }, 'GET', '/', { host: 'proxy.local' }).answer).toBeUndefined();
+    expect(admit({ allowedHosts: on80, tls }, 'GET', '/', { host: 'proxy.local' }).answer?.status).toBe(421);
+  });
+
   it('reads the first Authorization header of repeated ones', () => {
+    const auth = mainAuth();
     expect(admit({ auth }, 'GET', '/', { authorization: [bearer(TOKEN), bearer('x')] as unknown as string })).toEqual({ headers: {} });
   });
 });
 
 describe('credentials', () => {
   it('compares Bearer tokens and Basic pairs, each only where configured', () => {
+    const auth = mainAuth();
     const both = loadAuthConfig({ env: { STORAGE_INSPECTOR_TOKEN: TOKEN, STORAGE_INSPECTOR_BASIC_AUTH: 'bob:pw' }, warn: () => undefined })!;
     const basicOnly = loadAuthConfig({ env: { STORAGE_INSPECTOR_BASIC_AUTH: ' bob:pw ' }, warn: () => undefined })!;
     expect(checkAuthorization(both, basic('bob:pw'))).toEqual({ ok: true });
@@ -153,6 +171,38 @@ describe('credentials', () => {
     expect(checkAuthorization(basicOnly, 'Basic =Ym9iOnB3')).toEqual({ ok: false, invalid: true });
     expect(checkAuthorization(basicOnly, 'Basic Ym9iOnB3===')).toEqual({ ok: false, invalid: true });
     expect(checkAuthorization(loadAuthConfig({ env: { STORAGE_INSPECTOR_BASIC_AUTH: 'bo:pw' }, warn: () => undefined })!, 'Basic Ym86cHc=')).toEqual({ ok: true });
+  });
+
+  it('takes Basic pairs only under the Basic scheme', () => {
+    const basicOnly = loadAuthConfig({ env: { STORAGE_INSPECTOR_BASIC_AUTH: 'bob:pw' }, warn: () => undefined })!;
+    expect(checkAuthorization(basicOnly, `Digest ${Buffer.from('bob:pw').toString('base64')}`)).toEqual({ ok: false, invalid: true });
+    // Node's base64 decoder skips what is not base64; the pattern refuses it first.
+    expect(checkAuthorization(basicOnly, 'Basic !Ym9iOnB3')).toEqual({ ok: false, invalid: true });
+  });
+
+  it('reads the token from the environment or a file, trimmed, one way only, refusing empty and unprintable ones', () => {
+    const noWarning = (): undefined => undefined;
+    expect(loadAuthConfig({ env: {}, warn: noWarning })).toBeUndefined();
+    const fromFile = loadAuthConfig({ tokenFile: secret('token', `  ${TOKEN}\n`), env: {}, warn: noWarning })!;
+    expect(checkAuthorization(fromFile, bearer(TOKEN))).toEqual({ ok: true });
+    expect(fromFile.basicDigests).toEqual([]);
+    expect(checkAuthorization(mainAuth(), bearer(TOKEN))).toEqual({ ok: true });
+    const file = secret('token-2', TOKEN);
+    expect(() => loadAuthConfig({ tokenFile: file, env: { STORAGE_INSPECTOR_TOKEN: TOKEN }, warn: noWarning })).toThrow(
+      'both STORAGE_INSPECTOR_TOKEN and --auth-token-file are set; give the token one way only',
+    );
+    expect(() => loadAuthConfig({ tokenFile: secret('blank', ' \n'), env: {}, warn: noWarning })).toThrow(`--auth-token-file ${join(tmp, 'blank')}: the token is empty`);
+    expect(() => loadAuthConfig({ env: { STORAGE_INSPECTOR_TOKEN: '' }, warn: noWarning })).toThrow('environment variable STORAGE_INSPECTOR_TOKEN: the token is empty');
+    for (const token of ['a b', 'ä1', '\u0001x']) {
+      expect(() => loadAuthConfig({ env: { STORAGE_INSPECTOR_TOKEN: token }, warn: noWarning }), token).toThrow(
+        'environment variable STORAGE_INSPECTOR_TOKEN: the token must be printable ASCII without spaces (it is sent in an HTTP header)',
+      );
+    }
+    expect(() => loadAuthConfig({ tokenFile: secret('spaced-token', 'a b'), env: {}, warn: noWarning })).toThrow(`--auth-token-file ${join(tmp, 'spaced-token')}: the token must be printable ASCII`);
+    const warnings: string[] = [];
+    loadAuthConfig({ tokenFile: secret('shared-token', TOKEN, 0o644), env: {}, warn: (m) => warnings.push(m) });
+    expect(warnings).toEqual([`--auth-token-file ${join(tmp, 'shared-token')} is readable by all users (mode 644); consider chmod 600`]);
+    expect(() => loadAuthConfig({ basicAuthFile: secret('no-pairs', '# none\n\n'), env: {}, warn: noWarning })).toThrow(`--basic-auth-file ${join(tmp, 'no-pairs')} holds no user:password line`);
   });
 
   it('accepts any of several Basic pairs, whatever their order', () => {
@@ -208,8 +258,14 @@ describe('credentials', () => {
   });
 
   it('reads the metrics token once, trimmed, as a token of its own', () => {
+    const metricsToken = metricsAuth();
     expect(loadMetricsToken(undefined, () => undefined)).toBeUndefined();
     expect(metricsToken.basicDigests).toEqual([]);
+    expect(metricsToken.tokenDigests).toHaveLength(1);
+    expect(() => loadMetricsToken(join(tmp, 'no-such-file'), () => undefined)).toThrow(`cannot read --metrics-token-file ${join(tmp, 'no-such-file')}: ENOENT`);
+    const shared: string[] = [];
+    loadMetricsToken(secret('metrics-shared', METRICS, 0o640), (m) => shared.push(m));
+    expect(shared).toEqual([`--metrics-token-file ${join(tmp, 'metrics-shared')} is readable by its group (mode 640); consider chmod 600`]);
     expect(checkAuthorization(metricsToken, bearer(METRICS))).toEqual({ ok: true });
     expect(checkAuthorization(metricsToken, bearer(`${METRICS}\n`.trim() + 'x'))).toEqual({ ok: false, invalid: true });
     expect(() => loadMetricsToken(secret('spaced', 'a b'), () => undefined)).toThrow(/the token must be non-empty printable ASCII without spaces \(it is sent in an HTTP header\)/);
@@ -241,6 +297,11 @@ describe('Host rules at their edges', () => {
     }
     expect(() => parseAllowedHosts(' , ')).toThrow('--allowed-hosts needs at least one host name (e.g. inspector.example.com) or *');
     expect(() => parseAllowedHosts('a.example,*')).toThrow('--allowed-hosts: * cannot be combined with names');
+    expect(parseAllowedHosts(' * ')).toBe('any');
+    expect(hostAllowList('127.0.0.1', 'any')).toBeUndefined();
+    expect(hostAllowList('127.0.0.1', undefined, ['127.0.0.1'])).toEqual({ loopbackNames: new Set(['localhost', '127.0.0.1', '[::1]']), names: new Set() });
+    // A request without Host (HTTP/1.0) comes from no browser page.
+    expect(hostAllowed(undefined, hostAllowList('127.0.0.1', undefined, ['127.0.0.1'])!, 80)).toBe(true);
   });
 
   it('compares the Host trimmed and in lower case, a port only where the name was listed with one', () => {

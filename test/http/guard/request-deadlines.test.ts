@@ -50,6 +50,33 @@ describe('request deadlines', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('keeps watching the others when a request that timed out fails afterwards', async () => {
+    const deadlines = new RequestDeadlines(100, () => 'timed out');
+    let fail: (error: Error) => void = () => undefined;
+    const first = deadlines.within(new Promise<string>((_resolve, reject) => (fail = reject)));
+    await vi.advanceTimersByTimeAsync(50);
+    const outcomes: string[] = [];
+    void deadlines.within(never<string>()).then((outcome) => outcomes.push(`second: ${outcome}`));
+    await vi.advanceTimersByTimeAsync(50);
+    await expect(first).resolves.toBe('timed out');
+    fail(new Error('too late'));
+    await vi.advanceTimersByTimeAsync(49);
+    expect(outcomes).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(outcomes).toEqual(['second: timed out']);
+  });
+
+  it('times nothing out once closed', async () => {
+    const deadlines = new RequestDeadlines(100, () => 'timed out');
+    let settled = false;
+    void deadlines.within(never<string>()).then(() => (settled = true));
+    expect(vi.getTimerCount()).toBe(1);
+    deadlines.close();
+    expect(vi.getTimerCount()).toBe(0);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(settled).toBe(false);
+  });
+
   it('passes a failure on, and an answer after the timeout changes nothing', async () => {
     const deadlines = new RequestDeadlines(50, () => 'timed out');
     const failing = deadlines.within(Promise.reject(new Error('broken')));
