@@ -51,6 +51,8 @@ const MAX_KEPT_MESSAGES = 10_000;
 export interface BuildOptions {
   readonly memoryLimitBytes: number;
   readonly allowFiles: boolean;
+  /** The build makes every value type's `_values` rows (value-fill.ts), not only the base ones. */
+  readonly everyValue?: boolean | undefined;
   readonly onProgress?: ((progress: RecordPassProgress) => void) | undefined;
   readonly onProblem?: ((message: string) => void) | undefined;
 }
@@ -140,12 +142,18 @@ export class BuiltTables {
           if (messages.length < MAX_KEPT_MESSAGES) messages.push(message);
           options.onProblem?.(message);
         };
-        const result = await buildTables(duck, connection, storage, graph, { onProgress: options.onProgress, onProblem });
+        const result = await buildTables(duck, connection, storage, graph, { onProgress: options.onProgress, onProblem, everyValue: options.everyValue });
         // Written out compressed into the private database file; the memory limit bounds what stays cached.
         await connection.run('CHECKPOINT');
         await sandbox.lock(connection);
         const deferred = byTableName(result.tables, result.deferred);
         const built = new BuiltTables(generation, sandbox, result.tables, deferred, result.linkTypes, result.decimals, storage, graphOf, options.onProblem, result.objects, result.problems, messages);
+        if (options.everyValue === true) {
+          for (const id of built.laterValueTypes()) {
+            built.valueFills.set(id, Promise.resolve(true));
+            built.filled.add(`${FILLED_VALUES}${id}`);
+          }
+        }
         return { built, objects: result.objects, problems: result.problems };
       } finally {
         connection.closeSync();

@@ -52,6 +52,8 @@ export interface SqlEngineOptions extends Partial<SqlLimits> {
   readonly onProblem?: (message: string) => void;
   /** Our own exports only (no user statement runs there): leaves file access on for COPY. */
   readonly allowFiles?: boolean;
+  /** Every value object's `_values` row made by the build (an engine that fills every table anyway: one pass fewer). */
+  readonly everyValueFirst?: boolean;
   /** Bytes all answers of the process may hold at once (default: the process-wide budget). */
   readonly answerBudget?: ByteBudget;
   /**
@@ -351,7 +353,7 @@ export class SqlEngine {
     const storage = this.options.storage;
     const cache = this.options.cache;
     const started = performance.now();
-    const options = { memoryLimitBytes: this.limits.memoryLimitBytes, allowFiles: this.options.allowFiles === true, onProgress: this.options.onBuildProgress, onProblem: this.options.onProblem };
+    const options = { memoryLimitBytes: this.limits.memoryLimitBytes, allowFiles: this.options.allowFiles === true, everyValue: this.options.everyValueFirst === true, onProgress: this.options.onBuildProgress, onProblem: this.options.onProblem };
     if (cache !== undefined) {
       // The key and the copy in one gate: the state the key names is the state the tables serve.
       const hit = await storage.consistent(async () => {

@@ -31,6 +31,8 @@ export interface TableBuildOptions {
   readonly onProgress?: ((progress: RecordPassProgress) => void) | undefined;
   /** Receives one message per unreadable record (file and offset); the rest is still built. */
   readonly onProblem?: ((message: string) => void) | undefined;
+  /** Every value type's `_values` rows, not only those the base tables need (value-fill.ts `inBaseValues`). */
+  readonly everyValue?: boolean | undefined;
 }
 
 export interface TableBuildResult extends BuiltSchema {
@@ -98,7 +100,7 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
         } else deferred.set(entry.typeName, plan);
       }
     }
-    known = { entry, value, plan, staging, columns: plan?.fieldOfColumn.get(typeId), fromChars: value === 'text' || value === 'decimal' ? textFromChars(entry) : undefined, later: value !== undefined && !inBaseValues(entry.typeName, value) };
+    known = { entry, value, plan, staging, columns: plan?.fieldOfColumn.get(typeId), fromChars: value === 'text' || value === 'decimal' ? textFromChars(entry) : undefined, later: value !== undefined && options.everyValue !== true && !inBaseValues(entry.typeName, value) };
     remember(typeId, known);
     return known;
   };

@@ -65,7 +65,7 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
   if (existsSync(out)) throw new ExportTargetError(`--out ${options.out} exists already; give a new directory (nothing is overwritten)`);
   if (!existsSync(dirname(out)) || !statSync(dirname(out)).isDirectory()) throw new ExportTargetError(`--out ${options.out}: its parent directory does not exist`);
   const partial = join(dirname(out), `.${basename(out)}.partial-${process.pid}`);
-  const engine = new SqlEngine({ storage: options.storage, allowFiles: true, timeoutMs: 0, maxConcurrent: 1, cache: options.cache, ...(options.onProblem === undefined ? {} : { onProblem: options.onProblem }), ...(options.graph === undefined ? {} : { graph: options.graph }), ...(options.memoryLimitBytes === undefined ? {} : { memoryLimitBytes: options.memoryLimitBytes }) });
+  const engine = new SqlEngine({ storage: options.storage, allowFiles: true, everyValueFirst: true, timeoutMs: 0, maxConcurrent: 1, cache: options.cache, ...(options.onProblem === undefined ? {} : { onProblem: options.onProblem }), ...(options.graph === undefined ? {} : { graph: options.graph }), ...(options.memoryLimitBytes === undefined ? {} : { memoryLimitBytes: options.memoryLimitBytes }) });
   const onSignal = (): void => {
     rmSync(partial, { recursive: true, force: true });
   };

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
 import { checkStatement } from '../../src/sql/statement-check.js';
 import { TableCache } from '../../src/sql/table-cache.js';
