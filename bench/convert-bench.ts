@@ -4,8 +4,8 @@
  * generator's update ratio 0.5) to 4 channels, each round in a fresh process, against the floor
  * the issue names: reading the source once (`readOnceFloor`, warm page cache) plus writing the
  * same bytes as the result (`cp -r` of the converted storage into a new directory). Reported: wall
- * and CPU time, the share of each phase, the ratio to the floor (target: at most 2×) and the peak
- * RSS. `npm run bench:convert` runs it alone; `npm run bench` runs it too (BENCH_CONVERT=0 skips it).
+ * and CPU time (the floor's too: the read's in this process, `cp`'s as /usr/bin/time reports it),
+ * the share of each phase, the ratios to the floor (target: at most 2×) and the peak RSS. `npm run bench:convert` runs it alone; `npm run bench` runs it too (BENCH_CONVERT=0 skips it).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
@@ -55,15 +55,30 @@ function runChild(args: readonly string[]): Promise<Report> {
   });
 }
 
-/** Writing the result's bytes: `cp -r` of the converted storage into a new directory, timed. */
-function copyTime(from: string, to: string): number {
+/** A time of the floor: wall and CPU (user + system) ms. */
+interface Timed {
+  readonly ms: number;
+  readonly cpuMs: number;
+}
+
+/** Writing the result's bytes: `cp -r` of the converted storage into a new directory, timed (its CPU time as /usr/bin/time reports it). */
+function copyTime(from: string, to: string): Timed {
   rmSync(to, { recursive: true, force: true });
   const started = performance.now();
-  const result = spawnSync('cp', ['-r', from, to]);
+  const result = spawnSync('/usr/bin/time', ['-f', '%U %S', 'cp', '-r', from, to]);
   const ms = performance.now() - started;
   if (result.status !== 0) throw new Error(`cp -r ${from} ${to} failed: ${result.stderr.toString()}`);
   rmSync(to, { recursive: true, force: true });
-  return ms;
+  const [user, system] = result.stderr.toString().trim().split('\n').at(-1)!.split(' ').map(Number);
+  return { ms, cpuMs: ((user ?? NaN) + (system ?? NaN)) * 1000 };
+}
+
+/** Reading the source once (`readOnceFloor`, in this process: its CPU time is this process's). */
+async function readTime(source: string): Promise<Timed> {
+  const cpu = process.cpuUsage();
+  const ms = await readOnceFloor(source);
+  const used = process.cpuUsage(cpu);
+  return { ms, cpuMs: (used.user + used.system) / 1000 };
 }
 
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -77,16 +92,22 @@ export async function benchConvert(wanted: readonly number[], print: (line: stri
     const copy = join(STORAGES, `convert-${entities}-cp`);
     await readOnceFloor(source); // warm
     const floors: number[] = [];
+    const floorCpus: number[] = [];
     const runs: Report[] = [];
     const loads: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       rmSync(out, { recursive: true, force: true });
       loads.push(loadavg()[0]!);
       const run = await runChild([source, out, String(CHANNELS)]);
-      const floor = (await readOnceFloor(source)) + copyTime(out, copy);
+      const read = await readTime(source);
+      const written = copyTime(out, copy);
+      const floor = read.ms + written.ms;
       floors.push(floor);
+      floorCpus.push(read.cpuMs + written.cpuMs);
       runs.push(run);
-      print(`convert ${entities}: ${run.ms.toFixed(0)} ms (CPU ${run.cpuMs.toFixed(0)}), floor ${floor.toFixed(0)} ms; ${run.phases.map((p) => `${p.phase} ${p.ms.toFixed(0)} (${p.cpuMs.toFixed(0)})`).join(', ')}`);
+      print(
+        `convert ${entities}: ${run.ms.toFixed(0)} ms (CPU ${run.cpuMs.toFixed(0)}), floor ${floor.toFixed(0)} ms (CPU ${(read.cpuMs + written.cpuMs).toFixed(0)}: read ${read.cpuMs.toFixed(0)}, cp ${written.cpuMs.toFixed(0)}); ${run.phases.map((p) => `${p.phase} ${p.ms.toFixed(0)} (${p.cpuMs.toFixed(0)})`).join(', ')}`,
+      );
     }
     rmSync(out, { recursive: true, force: true });
     const r = runs[0]!;
@@ -94,8 +115,9 @@ export async function benchConvert(wanted: readonly number[], print: (line: stri
     const f = median(floors);
     const ms = median(runs.map((x) => x.ms));
     const cpuMs = median(runs.map((x) => x.cpuMs));
+    const fCpu = median(floorCpus);
     rows.push(
-      `| ${entities.toLocaleString('en')} | ${(storageBytes(source) / 1e6).toFixed(0)} MB | ${(((r.superseded.objects + r.garbage.objects) / records) * 100).toFixed(0)} % (${(((r.superseded.bytes + r.garbage.bytes) / r.sourceDataBytes) * 100).toFixed(0)} % of bytes) | ${(r.dataBytes / 1e6).toFixed(0)} MB | ${f.toFixed(0)} | ${ms.toFixed(0)} (${(ms / f).toFixed(1)}×) | ${cpuMs.toFixed(0)} (${(cpuMs / f).toFixed(1)}×) | ${(median(runs.map((x) => x.maxRssBytes)) / 1e6).toFixed(0)} MB | ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} |`,
+      `| ${entities.toLocaleString('en')} | ${(storageBytes(source) / 1e6).toFixed(0)} MB | ${(((r.superseded.objects + r.garbage.objects) / records) * 100).toFixed(0)} % (${(((r.superseded.bytes + r.garbage.bytes) / r.sourceDataBytes) * 100).toFixed(0)} % of bytes) | ${(r.dataBytes / 1e6).toFixed(0)} MB | ${f.toFixed(0)} (CPU ${fCpu.toFixed(0)}) | ${ms.toFixed(0)} (${(ms / f).toFixed(1)}×) | ${cpuMs.toFixed(0)} (${(cpuMs / fCpu).toFixed(1)}× the floor's CPU) | ${(median(runs.map((x) => x.maxRssBytes)) / 1e6).toFixed(0)} MB | ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} |`,
     );
     const names = r.phases.map((p) => p.phase);
     for (let i = 0; i < names.length; i++) {
@@ -106,7 +128,7 @@ export async function benchConvert(wanted: readonly number[], print: (line: stri
   return [
     '',
     `convert to ${CHANNELS} channels (medians of ${ROUNDS}, warm page cache; floor: reading the source once plus cp -r of the result; target: at most 2× the floor):`,
-    '| entities | source | left out (superseded + garbage) | written | floor ms | convert ms (× floor) | CPU ms (× floor) | peak RSS | load average |',
+    '| entities | source | left out (superseded + garbage) | written | floor ms (CPU ms) | convert ms (× floor) | CPU ms (× floor CPU) | peak RSS | load average |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
     '',

@@ -8,7 +8,7 @@ import type { Storage } from '../storage/storage.js';
  * Each object is numbered by its position in its channel's index (`ObjectIndex.positionOf`, offset
  * per channel); each newest version's targets are appended to one list as the walk meets them
  * (they lie together, so a start and a count per object find them); a breadth-first search from
- * the roots entity marks one bit per object. Memory: 12 bytes per index position and 4 per
+ * the roots entity marks one bit per object. Memory: 8 bytes per index position and 4 per
  * reference, in typed arrays (no JS object per object or reference); freed after the search
  * but for the bits.
  *
@@ -20,8 +20,9 @@ import type { Storage } from '../storage/storage.js';
 /** Targets per block of the reference list (a list of blocks grows without copying). */
 const BLOCK_BITS = 22;
 const BLOCK = 1 << BLOCK_BITS;
-/** Object numbers are kept in 32 bits (a queue of them, the target lists). */
+/** Object numbers are kept in 32 bits (a queue of them, the target lists), and so are list positions (+ 1). */
 const MAX_POSITIONS = 2 ** 32 - 1;
+const MAX_REFERENCES = 2 ** 32 - 2;
 
 export class WalkedReachability implements ReferenceListener {
   private mask = 0;
@@ -30,7 +31,7 @@ export class WalkedReachability implements ReferenceListener {
   private bases = new Float64Array(0);
   private positions = 0;
   /** Per object: where its targets start in the list (+ 1; 0: no record walked), and how many. */
-  private starts = new Float64Array(0);
+  private starts = new Uint32Array(0);
   private counts = new Uint32Array(0);
   private blocks: Uint32Array[] = [];
   private fill = 0;
@@ -50,7 +51,7 @@ export class WalkedReachability implements ReferenceListener {
     }
     if (total > MAX_POSITIONS) throw new StorageError('STORAGE_REFUSED', `${total} index positions: reachability is computed for at most ${MAX_POSITIONS} (convert with --keep-unreachable)`);
     this.positions = total;
-    this.starts = new Float64Array(total);
+    this.starts = new Uint32Array(total);
     this.counts = new Uint32Array(total);
     this.blocks = [];
     this.fill = 0;
@@ -75,6 +76,7 @@ export class WalkedReachability implements ReferenceListener {
     const v = this.current;
     if (v < 0) return true;
     const fill = this.fill;
+    if (fill === MAX_REFERENCES) throw new StorageError('STORAGE_REFUSED', `more than ${MAX_REFERENCES} references: reachability is computed for at most that many (convert with --keep-unreachable)`);
     const block = Math.floor(fill / BLOCK);
     if (block === this.blocks.length) this.blocks.push(new Uint32Array(BLOCK));
     this.blocks[block]![fill - block * BLOCK] = target;
@@ -128,7 +130,7 @@ export class WalkedReachability implements ReferenceListener {
     }
     this.reach = reach;
     // The lists are no longer needed; the bits are.
-    this.starts = new Float64Array(0);
+    this.starts = new Uint32Array(0);
     this.counts = new Uint32Array(0);
     this.blocks = [];
   }
