@@ -11,7 +11,12 @@ import { bytes } from '../helpers/bytes.js';
  * halves of each id; primitives, texts and lists without references yield none.
  */
 
-const dictionary = parseTypeDictionary(`
+/**
+ * The type, parsed anew for each walk: forEachReference remembers per field descriptor whether a
+ * list holds references, so descriptors shared between walks would answer from that memory.
+ */
+const holder = () =>
+  parseTypeDictionary(`
 1000100 x.Holder{
 	java.lang.Object ref    ,
 	int              n      ,
@@ -32,13 +37,13 @@ const dictionary = parseTypeDictionary(`
 	long             stamp  ,
 	java.lang.Object last   ,
 }
-`);
+`).byId.get(1000100n)!;
 
 const HIGH = 0x0de0b6b3_a7640000n + 139n;
 
 function referencesOf(content: Uint8Array): bigint[] {
   const out: bigint[] = [];
-  forEachReference(layoutEntity(dictionary.byId.get(1000100n)!, content), (low, high) => out.push((BigInt(high) << 32n) | BigInt(low >>> 0)));
+  forEachReference(layoutEntity(holder(), content), (low, high) => out.push((BigInt(high) << 32n) | BigInt(low >>> 0)));
   return out;
 }
 
@@ -63,7 +68,7 @@ describe('forEachReference', () => {
   it('gives both halves of a 64-bit id, the low one as a signed 32-bit number', () => {
     const seen: [number, number][] = [];
     const content = bytes().int64(0xffffffffn + 0x0000000500000000n).int32(0).list(0, new Uint8Array()).list(0, new Uint8Array()).chars('').list(0, new Uint8Array()).int64(0n).int64(0n).build();
-    forEachReference(layoutEntity(dictionary.byId.get(1000100n)!, content), (low, high) => seen.push([low, high]));
+    forEachReference(layoutEntity(holder(), content), (low, high) => seen.push([low, high]));
     expect(seen).toEqual([
       [-1, 5],
       [0, 0],

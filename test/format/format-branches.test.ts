@@ -57,6 +57,10 @@ describe('parseLockFile: the lock file read as Java reads it', () => {
     });
   });
 
+  it('ends each number at any non-digit, also one below "0" in ASCII', () => {
+    expect(parseLockFile('5/6 7@h')).toMatchObject({ lastWriteMillis: 5, expirationMillis: 6, processIdentity: '7@h' });
+  });
+
   it('drops only the NULs at the end of the identity, all of them', () => {
     expect(parseLockFile('1;2;7@a\u0000b\u0000\u0000').processIdentity).toBe('7@a\u0000b');
     expect(parseLockFile('1;2;7@h\u0000\u0000\u0000').host).toBe('h');
