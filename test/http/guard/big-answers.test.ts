@@ -12,6 +12,9 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+// Each test takes milliseconds; one that waits for a slot or for room that never comes fails in five seconds, not in the suite's sixty.
+vi.setConfig({ testTimeout: 5_000 });
+
 /** Whether a building slot is free now: takes one and gives it back, or stops waiting for one. */
 async function slotFree(): Promise<boolean> {
   const abort = new AbortController();

@@ -45,8 +45,8 @@ function client(port: number): { socket: Socket; text: () => string; closed: Pro
 
 const GET = (path: string): string => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
 
-// Each test takes well under a second; a guard that never answers fails it in ten, not in the suite's sixty.
-describe('connection guard', { timeout: 10_000 }, () => {
+// Each test takes well under a second; a guard that never answers fails it in five, not in the suite's sixty.
+describe('connection guard', { timeout: 5_000 }, () => {
   it('counts open connections and responses in flight, each until it is sent', async () => {
     const { guard, held, port } = await guarded(10);
     expect(guard.stats).toEqual({ open: 0, inFlight: 0, refused: 0, evicted: 0 });

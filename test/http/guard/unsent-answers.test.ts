@@ -21,6 +21,9 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+// Each test takes milliseconds; one that waits for room that never comes fails in five seconds, not in the suite's sixty.
+vi.setConfig({ testTimeout: 5_000 });
+
 /** A response of the server, not yet answered; `done` resolves once the client has read it all. */
 async function response(): Promise<{ response: ServerResponse; done: Promise<string> }> {
   const handed = new Promise<ServerResponse>((resolve) => pending.push(resolve));
