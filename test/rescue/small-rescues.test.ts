@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -251,6 +251,10 @@ describe('damage that only the chunk checksums of EclipseStore 4.2 find', () => 
 describe('what a rescue reports and where it writes', () => {
   it('names the source, the target, the channels and no point in time', async () => {
     const t = tinyStorage();
+    // A file of the user's beside the dictionary, and bytes after the last commit (a store cut off
+    // while written: a problem of the storage, but no committed bytes are missing).
+    writeFileSync(join(t.dir, 'README.txt'), 'our storage');
+    appendFileSync(join(t.dir, 'channel_0', 'channel_0_1.dat'), Buffer.alloc(64, 0xab));
     const out = join(work, 'report-out');
     const phases: string[] = [];
     const targets: (string | undefined)[] = [];
@@ -336,6 +340,8 @@ describe('a storage that is not a directory', () => {
     const db = join(work, 'graph.db');
     cpSync(sqliteFile('graph'), db);
     const out = join(work, 'from-sqlite');
+    // Not compared as a directory with the target: the database file itself as --out is refused for what it is.
+    await expect(rescueStorage(openStorageSource(db, { table: 'storage' }), { out: db })).rejects.toThrow(`--out ${db} exists and is not a directory`);
     const report = await rescueStorage(openStorageSource(db, { table: 'storage' }), { out });
     expect([report.kind, report.lost, report.missingData]).toEqual(['sqlite', [], []]);
     const rescued = await Storage.open(out);
