@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -14,8 +13,9 @@ import { fmtSpread, spread, type Spread } from './stats.js';
  * - serve: launch until the first answer of /{instance}/root has arrived;
  * - check: launch until the process has exited;
  * - --version: launch until exit (the command word only, no command loaded).
- * Beside each wall time, the CPU time the launched process used (user + system): on a machine that
- * other work keeps busy the wall times stretch, the CPU times much less.
+ * Beside each wall time, the CPU time the launched process used (user + system; for serve, until its
+ * first answer was sent): on a machine that other work keeps busy the wall times stretch, the CPU
+ * times much less.
  * Runs alone with `tsx bench/startup-bench.ts` (BENCH_STARTUP_ROUNDS, default 9).
  */
 
@@ -56,6 +56,34 @@ interface Launch {
  */
 const CPU_ON_EXIT = `data:text/javascript,process.on('exit',()=>{const u=process.cpuUsage();process.stderr.write('\\ncpu-us '+(u.user+u.system)+'\\n')})`;
 
+/**
+ * The server's own CPU time when its first 200 answer has been sent (Node's http diagnostics
+ * channel), printed to stderr: read from /proc after the answer arrived, it would also count what
+ * the server does once it has answered (the graph index is built then) for as long as a busy
+ * machine keeps the bench process from reading it.
+ */
+const CPU_AT_FIRST_ANSWER = `data:text/javascript,import dc from 'node:diagnostics_channel';let done=false;dc.subscribe('http.server.response.finish',({response})=>{if(done||response.statusCode!==200)return;done=true;const u=process.cpuUsage();process.stderr.write('\\ncpu-us '+(u.user+u.system)+'\\n')})`;
+
+/** The CPU milliseconds CPU_AT_FIRST_ANSWER prints, once its line has come (stderr so far, and the stream). */
+function cpuAtFirstAnswer(stderr: NodeJS.ReadableStream, sofar: () => string): Promise<number> {
+  const found = (): number | undefined => {
+    const us = /cpu-us (\d+)\n/.exec(sofar())?.[1];
+    return us === undefined ? undefined : Number(us) / 1000;
+  };
+  return new Promise((resolve, reject) => {
+    const now = found();
+    if (now !== undefined) return resolve(now);
+    const onData = (): void => {
+      const cpu = found();
+      if (cpu === undefined) return;
+      stderr.off('data', onData);
+      resolve(cpu);
+    };
+    stderr.on('data', onData);
+    stderr.once('end', () => reject(new Error(`the server's stderr ended without its CPU line: ${sofar()}`)));
+  });
+}
+
 /** Wall milliseconds from spawn until the process exits (0 expected), and its CPU milliseconds. */
 function timeToExit(args: readonly string[]): Promise<Launch> {
   const started = process.hrtime.bigint();
@@ -73,17 +101,6 @@ function timeToExit(args: readonly string[]): Promise<Launch> {
   });
 }
 
-/** CPU milliseconds a running process has used so far (Linux /proc; NaN elsewhere). */
-function cpuSoFar(pid: number): number {
-  try {
-    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return Number.NaN;
-  }
-}
-
 function get(url: string): Promise<number> {
   return new Promise((resolve, reject) => {
     request(url, (res) => {
@@ -98,7 +115,7 @@ function get(url: string): Promise<number> {
 /** Milliseconds from spawn of `serve` until /{instance}/root has answered (the URL comes from its start-up line). */
 function timeToFirstRoot(): Promise<Launch> {
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [CLI, 'serve', DEMO, '--port', '0', '--no-follow', '--quiet'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', CPU_AT_FIRST_ANSWER, CLI, 'serve', DEMO, '--port', '0', '--no-follow', '--quiet'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
   return new Promise<Launch>((resolve, reject) => {
     let err = '';
     const onData = (chunk: Buffer): void => {
@@ -108,9 +125,10 @@ function timeToFirstRoot(): Promise<Launch> {
       child.stderr.off('data', onData);
       get(url).then((status) => {
         const wall = Number(process.hrtime.bigint() - started) / 1e6;
-        if (status === 200) resolve({ wall, cpu: cpuSoFar(child.pid ?? 0) });
+        if (status === 200) cpuAtFirstAnswer(child.stderr, () => err).then((cpu) => resolve({ wall, cpu }), reject);
         else reject(new Error(`${url} answered ${status}`));
       }, reject);
+      child.stderr.on('data', (more: Buffer) => (err += more.toString()));
     };
     child.stderr.on('data', onData);
     child.on('error', reject);
@@ -148,7 +166,7 @@ export async function timeToFirstRootPolled(extra: readonly string[] = []): Prom
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/microstream/root`;
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [CLI, 'serve', PRIMITIVES, '--port', String(port), ...extra], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', CPU_AT_FIRST_ANSWER, CLI, 'serve', PRIMITIVES, '--port', String(port), ...extra], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
   let exited: number | null | undefined;
@@ -157,7 +175,10 @@ export async function timeToFirstRootPolled(extra: readonly string[] = []): Prom
     for (;;) {
       if (exited !== undefined) throw new Error(`serve exited with ${exited} before answering: ${err}`);
       const status = await tryGet(url);
-      if (status === 200) return { wall: Number(process.hrtime.bigint() - started) / 1e6, cpu: cpuSoFar(child.pid ?? 0) };
+      if (status === 200) {
+        const wall = Number(process.hrtime.bigint() - started) / 1e6;
+        return { wall, cpu: await cpuAtFirstAnswer(child.stderr, () => err) };
+      }
       // 503: listening, the storage not yet open (with Retry-After): a user's poller asks again.
       if (status !== 0 && status !== 503) throw new Error(`${url} answered ${status}`);
       await new Promise((resolve) => setTimeout(resolve, 2));
