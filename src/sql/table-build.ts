@@ -20,7 +20,8 @@ import { appendText, appendValue, inBaseValues, readNamedValues } from './value-
 
 /**
  * Streams the latest record of every object once into DuckDB through appenders (never row by
- * row SQL): `_values` (the value of every value-type object), and the staging tables of enums
+ * row SQL): `_values` (the value of every value-type object of the types value-fill.ts
+ * `inBaseValues` names; the others' when a statement first needs them), and the staging tables of enums
  * and LocalDateTime that finish-tables.ts turns into their tables. Other entity types' records
  * are not decoded here: their tables are made empty and filled when a statement first names them
  * (type-fill.ts); `_objects` (object-rows.ts), `_elements` and `_references` (link-tables.ts)
