@@ -1,8 +1,6 @@
 import { type Command, Option } from 'commander';
-import type { StorageContext } from '../registry/storage-registry.js';
-import { sqlEngineOf, type SqlServiceOptions } from '../http/api-v1/sql-engines.js';
 import { DEFAULT_PROCESS_ANSWER_BYTES, PROCESS_ANSWER_BUDGET } from '../sql/answer-budget.js';
-import { DEFAULT_SQL_LIMITS, type SqlEngine, type SqlLimits } from '../sql/sql-engine.js';
+import { DEFAULT_SQL_LIMITS, type SqlLimits } from '../sql/sql-limits.js';
 import { withCacheOptions } from './cache-options.js';
 import { fromEnv, integerOption } from './option-values.js';
 
@@ -47,9 +45,4 @@ export function sqlLimitsOf(values: SqlOptionValues): Partial<SqlLimits> | false
     ...(values.sqlMaxRowBytes === undefined ? {} : { maxRowBytes: values.sqlMaxRowBytes }),
     ...(values.sqlMaxAnswerBytes === undefined ? {} : { maxAnswerBytes: values.sqlMaxAnswerBytes }),
   };
-}
-
-/** A storage's SQL engine with these limits: the one /api/v1/sql uses, for the MCP server's sql_query tool. */
-export function sqlEngineFor(limits: SqlServiceOptions): (context: StorageContext) => SqlEngine {
-  return (context) => sqlEngineOf(context, limits);
 }

@@ -26,8 +26,8 @@ export async function mcpRoutes(scope: FastifyInstance, options: McpRouteOptions
         // No session, so no event stream to open (GET) and none to end (DELETE).
         return reply.code(405).header('allow', 'POST').type('application/json').send(METHOD_NOT_ALLOWED);
       }
-      handler ??= import('./http-transport.js')
-        .then((m) => m.createMcpHttpHandler(options))
+      handler ??= Promise.all([import('./http-transport.js'), options.loadSqlEngine?.()])
+        .then(([m, sqlEngine]) => m.createMcpHttpHandler(sqlEngine === undefined ? options : { ...options, sqlEngine }))
         .catch((error: unknown) => {
           handler = undefined;
           throw error;

@@ -17,6 +17,11 @@ export interface McpRouteOptions {
   readonly requestTimeoutMs: number;
   readonly checkSource?: ((context: StorageContext) => StorageSource | undefined) | undefined;
   readonly sqlEngine?: ((context: StorageContext) => SqlEngine | undefined) | undefined;
+  /**
+   * Loads `sqlEngine` when the transport is made (the first request), for a mounter that keeps
+   * the SQL engine's modules out of its start (serve).
+   */
+  readonly loadSqlEngine?: (() => Promise<(context: StorageContext) => SqlEngine | undefined>) | undefined;
 }
 
 export interface McpHttpAnswer {

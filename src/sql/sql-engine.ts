@@ -8,7 +8,8 @@ import type { Storage } from '../storage/storage.js';
 import { quoteIdent, quoteText } from './column-model.js';
 import { loadDuck, type DuckModule } from './duck-module.js';
 import type { SchemaTable } from './finish-tables.js';
-import { DEFAULT_ANSWER_LIMITS, mebibytes, PROCESS_ANSWER_BUDGET, type ByteBudget } from './answer-budget.js';
+import { mebibytes, PROCESS_ANSWER_BUDGET, type ByteBudget } from './answer-budget.js';
+import { DEFAULT_SQL_LIMITS, type SqlLimits } from './sql-limits.js';
 import { BuiltTables, needsGraph } from './built-tables.js';
 import { rowSizes } from './cell-bytes.js';
 import { converterFor, type CellConverter, type JsonCell } from './result-values.js';
@@ -18,6 +19,9 @@ import { storageStateKey, type StorageStateKey } from './table-cache-key.js';
 import { invalid, SqlError } from './sql-error.js';
 import type { CheckedStatement } from './statement-check.js';
 
+// The limits live apart (sql-limits.ts): `serve` names their defaults in its help without loading this module.
+export { DEFAULT_SQL_LIMITS, type SqlLimits } from './sql-limits.js';
+
 /**
  * SQL over one storage: its tables built into a locked-down DuckDB (built-tables.ts) when a query
  * first needs them, rebuilt when the storage has changed since (each query runs against one built
@@ -25,22 +29,8 @@ import type { CheckedStatement } from './statement-check.js';
  * by a timeout that interrupts it, a row limit (buffered answers) and a number running at once.
  */
 
-export interface SqlLimits {
-  /** Interrupts a statement after this long (0: never). */
-  readonly timeoutMs: number;
-  readonly memoryLimitBytes: number;
-  /** Statements running at once; more are refused (busy). */
-  readonly maxConcurrent: number;
-  /** One row of an answer, converted (too-large beyond). */
-  readonly maxRowBytes: number;
-  /** A buffered (JSON) answer's rows, converted (too-large beyond); streamed answers are bounded per row and by back-pressure. */
-  readonly maxAnswerBytes: number;
-}
-
 /** Rows converted and handed over at once, in bytes (at least one row): bounds the memory of one step. */
 const SLICE_BYTES = 4 * 1024 ** 2;
-
-export const DEFAULT_SQL_LIMITS: SqlLimits = { timeoutMs: 30_000, memoryLimitBytes: 1024 ** 3, maxConcurrent: 4, ...DEFAULT_ANSWER_LIMITS };
 
 export interface SqlEngineOptions extends Partial<SqlLimits> {
   readonly storage: Storage;

@@ -45,11 +45,11 @@ const PACKAGES_NOT_NEEDED = [
 ];
 const NOT_NEEDED = PACKAGES_NOT_NEEDED.map((name) => `/node_modules/${name}/`);
 /**
- * Our own modules that only MCP, the OpenAPI document or /api/v1 use (dist/cli/chunks/ is the bundled
- * command line, scripts/bundle-cli.ts); /api/v1's plugin and its typebox schemas load on its first
- * request (src/http/api-v1/lazy-api-v1.ts).
+ * Our own modules that only MCP, the OpenAPI document, /api/v1 or SQL use (dist/cli/chunks/ is the
+ * bundled command line, scripts/bundle-cli.ts); /api/v1's plugin and its typebox schemas load on its
+ * first request (src/http/api-v1/lazy-api-v1.ts), the SQL engine's module with it or with /mcp.
  */
-const OURS_NOT_NEEDED = [/\/dist\/cli\/chunks\/(documentation-server|mcp-server|http-transport|api-v1-plugin|schemas)-/, /\/dist\/vendor\/typebox\.js$/];
+const OURS_NOT_NEEDED = [/\/dist\/cli\/chunks\/(documentation-server|mcp-server|http-transport|api-v1-plugin|schemas|sql-engines?)-/, /\/dist\/vendor\/typebox\.js$/];
 
 function unneeded(modules: readonly string[]): string[] {
   return modules.filter((url) => NOT_NEEDED.some((p) => url.includes(p)) || OURS_NOT_NEEDED.some((re) => re.test(url)));

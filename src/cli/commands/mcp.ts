@@ -90,7 +90,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     import('../../mcp/mcp-server.js'),
     import('../../mcp/check-sources.js'),
     import('../../mcp/stdio-transport.js'),
-    import('../sql-options.js'),
+    import('../sql-engine-for.js'),
     import('../../http/api-v1/sql-engines.js'),
     import('../../http/api-v1/api-v1-plugin.js'),
   ]);

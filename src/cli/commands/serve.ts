@@ -8,7 +8,6 @@ import { StorageRegistry } from '../../registry/storage-registry.js';
 import { DEFAULT_MAX_DICTIONARY_BYTES } from '../../storage/storage.js';
 import type { CommandIo } from '../io.js';
 import { serverLogger } from '../server-logger.js';
-import { sqlEngineFor } from '../sql-options.js';
 import { tableCacheOf } from '../cache-options.js';
 import { openAccess, type ServeAccess } from './serve-access.js';
 import { afterFirstAnswer, FIRST_ANSWER_WAIT_MS, listenOrExplain, servingLines, shutDownOnSignals } from './serve-lifecycle.js';
@@ -110,8 +109,9 @@ async function application(options: ServeOptions, access: ServeAccess, storages:
       { table: options.table, passwordFile: options.pgPasswordFile, allowExternalLinks: options.allowExternalLinks === true },
       DEFAULT_STORAGE_NAME,
     ),
-    // The sql_query tool runs on the same engines as /api/v1/sql (none with --no-sql).
-    ...(sqlService === false ? {} : { sqlEngine: sqlEngineFor(sqlService) }),
+    // The sql_query tool runs on the same engines as /api/v1/sql (none with --no-sql), loaded
+    // with the MCP server on the first request to /mcp.
+    ...(sqlService === false ? {} : { loadSqlEngine: async () => (await import('../sql-engine-for.js')).sqlEngineFor(sqlService) }),
   });
   return app;
 }
