@@ -91,4 +91,56 @@ describe('reportGigaMap', () => {
       await damaged.close();
     }
   });
+
+  it('reports a size that disagrees with the slots once, as a size mismatch, and other structure problems as such', async () => {
+    const id = BigInt(persons.objectId);
+    const lastEntityId = Math.max(...persons.entities.map((e) => e.entityId));
+    const dir = await damagedCopy(async (s) => [
+      { ...(await placeOf(s, id, 'size')), bytes: long(5000n) },
+      { ...(await placeOf(s, id, 'currentId')), bytes: long(BigInt(lastEntityId)) },
+    ]);
+    const damaged = await Storage.open(dir);
+    try {
+      const report = await reportGigaMap(damaged, id);
+      expect(report.findings).toEqual([
+        { code: 'GIGAMAP_SIZE_MISMATCH', objectId: String(id), message: `GigaMap ${id} says its size is 5000, but ${persons.size} slots hold entities`, count: persons.size },
+        { code: 'GIGAMAP_STRUCTURE', objectId: String(id), message: `GigaMap ${id}: entity id ${lastEntityId} is not below currentId ${lastEntityId}` },
+      ]);
+    } finally {
+      await damaged.close();
+    }
+  });
+
+  it('lists five of the entity ids whose slots are empty, comma-separated, and says there are more', async () => {
+    const id = BigInt(persons.objectId);
+    let emptied: number[] = [];
+    const dir = await damagedCopy(async (s) => {
+      const map = await readGigaMap(s, id);
+      const level3 = (await readRecord(s, referenceMember((await readRecord(s, id))!, 'level3')))!;
+      const level2 = (await readRecord(s, referenceMember((await readRecord(s, referenceColumn(level3, 'segments')[0]!))!, 'subject')))!;
+      const level1Id = referenceMember((await readRecord(s, referenceColumn(level2, 'segments')[0]!))!, 'subject');
+      emptied = [...map.entityIds.subarray(0, 6)];
+      const patches = [];
+      for (const e of emptied) patches.push({ ...(await placeOf(s, level1Id, 'entities', e)), bytes: long(0n) });
+      patches.push({ ...(await placeOf(s, id, 'size')), bytes: long(map.size - 6n) });
+      return patches;
+    });
+    const damaged = await Storage.open(dir);
+    try {
+      const report = await reportGigaMap(damaged, id);
+      const stray = report.findings.filter((f) => f.code === 'GIGAMAP_BITMAP_EMPTY_SLOT');
+      expect(stray).toHaveLength(3);
+      for (const f of stray) {
+        // Five of the six, in the order the index meets them, then an ellipsis.
+        const listed = new RegExp(`^index \\w+ of GigaMap ${id} names 6 entity ids whose slots are empty \\((\\d+), (\\d+), (\\d+), (\\d+), (\\d+), …\\)$`).exec(f.message);
+        expect(listed, f.message).not.toBeNull();
+        const ids = listed!.slice(1).map(Number);
+        expect(new Set(ids).size).toBe(5);
+        for (const e of ids) expect(emptied).toContain(e);
+        expect(f.count).toBe(6);
+      }
+    } finally {
+      await damaged.close();
+    }
+  });
 });
