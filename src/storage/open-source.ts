@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { parse as parseConnectionString } from 'pg-connection-string';
+import { createRequire } from 'node:module';
+import type { parse as ParseConnectionString } from 'pg-connection-string';
 import type pg from 'pg';
 import { UsageError } from '../errors.js';
 import { DirectorySource } from './source/directory-source.js';
@@ -104,7 +105,10 @@ export function openStorageSource(spec: string, options: SourceSpecOptions = {})
   if (kind === 'sqlite') return openSqlite(spec, options);
   if (kind === 'mariadb') return openMariadb(spec, options);
   const { url, table } = splitTable(spec, options.table, true) as { url: string; table: string };
-  const parsed = parseConnectionString(url);
+  // Required here, not imported: a directory storage's commands never need it, and `serve` loaded
+  // it (a CommonJS package, about 5 ms of CPU) before its first answer (docs/benchmarks.md, Start-up).
+  const { parse } = createRequire(import.meta.url)('pg-connection-string') as { parse: typeof ParseConnectionString };
+  const parsed = parse(url);
   const connection: pg.PoolConfig = {};
   for (const [key, value] of Object.entries(parsed)) {
     if (value === '' || value === null || value === undefined) continue;

@@ -22,6 +22,7 @@ const DEMO = join(ROOT, 'demo', 'graph');
 
 const PACKAGES_NOT_NEEDED = [
   'pg',
+  'pg-connection-string',
   'pg-query-stream',
   'pgpass',
   'pino-pretty',
