@@ -45,6 +45,14 @@ export interface RunningJava {
 /** What the library said when it refused to start (its exception and causes). */
 export class JavaRefused extends Error {}
 
+/**
+ * A test's JVM lives for seconds: the quick compiler alone and the serial collector start it with
+ * about a third less CPU and in about half the time (measured on es42's refusal of a damaged
+ * storage). The JVM's flags only: the library, its setting and the storage it opens are the same.
+ * The JVM says "Picked up JAVA_TOOL_OPTIONS" on stderr, which no test reads as an exception.
+ */
+const SHORT_LIVED_JVM = [process.env['JAVA_TOOL_OPTIONS'] ?? '', '-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'].join(' ').trim();
+
 async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -61,7 +69,10 @@ export async function startJava(library: JavaLibrary, dir: string, env: Readonly
   const copy = mkdtempSync(join(tmpdir(), 'si-java-copy-'));
   cpSync(dir, copy, { recursive: true });
   const port = await freePort();
-  const child = spawn(join(process.env[JAVA_REFERENCE_VARIABLE]!, library), ['serve', copy, String(port)], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(join(process.env[JAVA_REFERENCE_VARIABLE]!, library), ['serve', copy, String(port)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, JAVA_TOOL_OPTIONS: SHORT_LIVED_JVM, ...env },
+  });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const collect = (d: Buffer): void => void (output += d.toString());
