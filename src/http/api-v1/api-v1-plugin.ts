@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { STATUS_CODES } from 'node:http';
 import { isAppError } from '../../errors.js';
 import { RequestLimitError } from '../guard/limits.js';
 import type { StorageRegistry } from '../../registry/storage-registry.js';
@@ -74,6 +75,12 @@ export async function apiV1Plugin(scope: FastifyInstance, options: ApiV1Options)
       return sendProblem(reply, 503, 'Storage Changed', `${error.message}; ask again`);
     }
     if (isAppError(error) && error.code.startsWith('FORMAT_')) return sendProblem(reply, 500, 'Unreadable Record', error.message);
+    // fastify's own refusals of what the client sent (a body over its limit, an unparsable media
+    // type, an empty JSON body) keep their 4xx status: they are the client's, not a failure here.
+    const status = error.statusCode;
+    if (error.code?.startsWith('FST_ERR_') === true && status !== undefined && status >= 400 && status < 500) {
+      return sendProblem(reply, status, STATUS_CODES[status] ?? 'Bad Request', error.message);
+    }
     request.log.error({ err: error, url: request.url }, 'request failed');
     return sendProblem(reply, 500, 'Internal Server Error', error.message);
   });

@@ -75,4 +75,21 @@ describe('/api/v1 made on its first request', () => {
     // One numbering for the whole application: no two requests share an id.
     expect(new Set(lines.map((l) => l.reqId)).size).toBe(lines.length);
   });
+
+  it('a body over its limit is the API problem 413 with the limit, not a 500', async () => {
+    for (const [target, bytes] of [
+      // The SQL route's own parser takes 256 KiB; any other route the application's 1 MiB.
+      ['/api/v1/sql', 300 * 1024],
+      ['/api/v1/storage', 2 * 1024 * 1024],
+    ] as const) {
+      const answer = await fetch(`http://127.0.0.1:${server.port}${target}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ sql: `SELECT '${'x'.repeat(bytes)}'` }),
+      });
+      expect(answer.status, target).toBe(413);
+      expect(answer.headers.get('content-type'), target).toContain('application/problem+json');
+      expect((await answer.json()) as unknown, target).toMatchObject({ status: 413, title: 'Payload Too Large', detail: expect.stringContaining('Request body is too large') });
+    }
+  });
 });
