@@ -16,8 +16,9 @@ import { CONFORMANCE_DIR } from '../helpers/conformance.js';
 /**
  * Answers never say where the server keeps a storage (issue 40, item 11): on a damaged copy (the
  * end of a data file cut off), `storage_overview`, `check_storage` and /api/v1/storage name the
- * storage by its directory's name and its files relative to it; no absolute path of this machine
- * appears in the text or the structured content.
+ * storage by its directory's name and its files relative to it, and so do `object_versions`,
+ * `analyze_storage` and their routes; no absolute path of this machine appears in the text or the
+ * structured content.
  */
 
 let work: string;
@@ -52,7 +53,7 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-const call = async (name: string) => (await client.callTool({ name, arguments: {} })) as CallToolResult;
+const call = async (name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult;
 const textOf = (result: CallToolResult) => (result.content[0] as { text: string }).text;
 
 /** Every way this machine's path to the storage could be written. */
@@ -86,5 +87,24 @@ describe('answers about a damaged storage', () => {
       ['MISSING_REFERENCE_TARGET', 'channel_0/channel_0_18.dat', 376],
     ]);
     expect(textOf(result)).toContain('[refuses-start] DATA_FILE_TOO_SHORT channel_1/channel_1_16.dat @3000: ');
+  });
+
+  it('object_versions and analyze_storage name data files relative to the storage, as their API routes do', async () => {
+    const root = ((await api.get(undefined, '/storage', {}, false)) as { rootObjectId: string }).rootObjectId;
+    const versions = await call('object_versions', { objectId: root });
+    const analysis = await call('analyze_storage');
+    for (const result of [versions, analysis]) {
+      expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+      const whole = JSON.stringify(result);
+      for (const path of machinePaths()) expect(whole).not.toContain(path);
+    }
+    expect(textOf(versions)).toMatch(/ bytes in channel_\d+\/channel_\d+_\d+\.dat @\d+/);
+    const files = (analysis.structuredContent as { files: { file: string }[] }).files.map((f) => f.file);
+    expect(files).toContain('channel_1/channel_1_16.dat');
+    for (const route of [`/objects/${root}/versions`, '/analysis']) {
+      const answer = JSON.stringify(await api.get(undefined, route, {}, false));
+      for (const path of machinePaths()) expect(answer, route).not.toContain(path);
+      expect(answer, route).toMatch(/"file":"channel_\d+\/channel_\d+_\d+\.dat"/);
+    }
   });
 });

@@ -134,7 +134,7 @@ export async function analysis(context: StorageContext, graph: GraphIndex, examp
       return {
         channel: channel.index,
         fileNumber: String(file.fileNumber),
-        file: file.path,
+        file: storageFileName(context.storage, file.path),
         totalBytes: file.totalLength,
         liveBytes: file.liveLength,
         supersededBytes: file.totalLength - file.liveLength,

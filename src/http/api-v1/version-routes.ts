@@ -1,3 +1,4 @@
+import { storageFileName } from '../../api-contract/storage-paths.js';
 import { Type, type Static } from 'typebox';
 import type { GraphIndex } from '../../graph/model/graph-index.js';
 import type { ObjectVersion } from '../../graph/queries/object-versions.js';
@@ -81,7 +82,8 @@ function versionJson(context: StorageContext, v: ObjectVersion, n: number): Stat
     n,
     current: v.current,
     channel: v.channel,
-    file: v.file.path,
+    // Relative to the storage: answers never say where the server keeps it (api-contract/storage-paths.ts).
+    file: storageFileName(context.storage, v.file.path),
     fileNumber: String(v.file.fileNumber),
     offset: v.offset,
     length: v.length,
