@@ -100,6 +100,10 @@ export async function lazyApiV1Plugin(scope: FastifyInstance, options: LazyApiV1
       handler: async (request, reply) => {
         const api = await instance();
         ids.set(request.raw, request.id);
+        // Headers the application's hooks set (CORS for an allowed origin, above all) are the
+        // answer's too: a hijacked reply sends none of them, and the API instance writes the
+        // response itself (Node merges these with the ones it writes).
+        for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
         reply.hijack();
         api.routing(request.raw, reply.raw);
       },

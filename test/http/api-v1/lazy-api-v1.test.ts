@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverLogger } from '../../../src/cli/server-logger.js';
+import { parseCorsOrigins } from '../../../src/http/guard/cors.js';
 import { StorageRegistry } from '../../../src/registry/storage-registry.js';
 import { corpusStorage, send, startServer, type TestServer } from '../../security/server.js';
 
@@ -90,6 +91,27 @@ describe('/api/v1 made on its first request', () => {
       expect(answer.status, target).toBe(413);
       expect(answer.headers.get('content-type'), target).toContain('application/problem+json');
       expect((await answer.json()) as unknown, target).toMatchObject({ status: 413, title: 'Payload Too Large', detail: expect.stringContaining('Request body is too large') });
+    }
+  });
+
+  it("answers with the application's headers: CORS for an allowed origin, on the first request and later", async () => {
+    const origin = 'http://127.0.0.1:1';
+    const corsRegistry = new StorageRegistry();
+    const cors = await startServer(corpusStorage('graph'), { api: corsRegistry, cors: parseCorsOrigins(origin) });
+    corsRegistry.add('default', cors.storage, {}, { instance: 'microstream' });
+    try {
+      // The first request makes the API instance; the second goes to the one made.
+      for (const round of [1, 2]) {
+        const answer = await send(cors.port, 'GET', '/api/v1/storage', { Origin: origin });
+        expect(answer.status, `round ${round}`).toBe(200);
+        expect(answer.headers['access-control-allow-origin'], `round ${round}`).toBe(origin);
+        expect(answer.headers['vary'], `round ${round}`).toContain('Origin');
+      }
+      // A Java route of the same server says the same (what the API must match).
+      expect((await send(cors.port, 'GET', '/microstream/root', { Origin: origin })).headers['access-control-allow-origin']).toBe(origin);
+    } finally {
+      await cors.close();
+      await corsRegistry.close();
     }
   });
 });
