@@ -36,8 +36,11 @@ export interface Sandbox {
   readonly instance: DuckDBInstance;
   readonly tempDirectory: string;
   /**
-   * The one directory DuckDB may still write after `lock` (`allowed_directories`): Parquet
-   * answers our own code COPYs there; nothing else of the temporary directory is reachable.
+   * The directory we let DuckDB write after `lock` (`allowed_directories`): Parquet answers our
+   * own code COPYs there. DuckDB adds its own `temp_directory` (the spill files, inside
+   * `tempDirectory`) to the allowed ones by itself, so the lock alone would still let a `COPY`
+   * write there; the statement check (one SELECT) and the function allow-list (no file
+   * functions) each refuse that on their own.
    */
   readonly exportDirectory: string;
   /** Locks it down: no file or network access, no configuration changes from now on. */
