@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeLevel2 } from '../../src/gigamap/bitmap-level2.js';
 import { IdList } from '../../src/gigamap/id-list.js';
 import { learnChunkPositions } from './corpus-chunks.js';
+import { blockEntry, segment } from './level2-bytes.js';
 
 /**
  * Bitmap segments built here, chunk kind by chunk kind (docs/gigamap.md §5), each expected
@@ -10,20 +11,6 @@ import { learnChunkPositions } from './corpus-chunks.js';
  */
 
 const M64 = (1n << 64n) - 1n;
-
-/** A block entry: header byte (a wrong bit-count hint on purpose), short length, chunk count, chunks. */
-function blockEntry(chunks: readonly (readonly number[])[]): number[] {
-  const body = [chunks.length, ...chunks.flat()];
-  const length = 3 + body.length;
-  // The hint bits around the length are nonsense: the decoder must count bits itself.
-  return [0x5a, length & 0xff, ((length >> 8) & 0x03) | 0xfc, ...body];
-}
-
-/** A level-2 segment of the given block entries (or 0x80 / 0xFF bytes), at level-3 index L. */
-function segment(level3Index: number, blocks: readonly (readonly number[])[]): Uint8Array {
-  const header = [level3Index & 0xff, (level3Index >> 8) & 0xff, (level3Index >> 16) & 0xff, level3Index >>> 24, 2, blocks.length - 1, 0x77, 0x01];
-  return Uint8Array.from([...header, ...blocks.flat()]);
-}
 
 /** The ids a block's 64 longs stand for (block b of level 3 slot L). */
 function idsOf(longs: readonly bigint[], block = 0, level3Index = 0): number[] {
