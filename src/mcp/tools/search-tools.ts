@@ -74,8 +74,11 @@ export const registerSearchTools: ToolRegistrar = (server, deps) => {
         const out = new TextBudget();
         const also = others.length > 0 ? ` (older versions of the class have instances too: ${others.join(', ')})` : '';
         if (!filtered) {
-          out.add(`${page.total} instance(s) of ${fullName(page.typeName)} [type id ${page.typeId}]${also}${page.objectIds.length < page.total ? `; ${offset}..${offset + page.objectIds.length - 1} shown` : ''}:`);
-          out.add(page.objectIds.join(' '));
+          const shown = page.objectIds.length;
+          // A page past the last (a cursor from an earlier, longer listing) names no range.
+          const range = shown === page.total ? '' : shown === 0 ? '; none in this page' : `; ${offset}..${offset + shown - 1} shown`;
+          out.add(`${page.total} instance(s) of ${fullName(page.typeName)} [type id ${page.typeId}]${also}${range}:`);
+          if (shown > 0) out.add(page.objectIds.join(' '));
           const rest = page.total - offset - page.objectIds.length;
           if (rest > 0) out.addAlways(truncationMarker(rest, offset + page.objectIds.length, 'instances'));
           return answer(out.text(), page as unknown as Record<string, unknown>);
@@ -100,7 +103,8 @@ export const registerSearchTools: ToolRegistrar = (server, deps) => {
           throw new ApiAnswerError(400, 'Bad Request', `${page.typeName} has no member ${JSON.stringify(short(args.member!, 200))} (see type_dictionary)`);
         }
         const test = args.equals !== undefined ? `= ${JSON.stringify(short(args.equals))}` : `contains ${JSON.stringify(short(args.contains!))}`;
-        out.add(`${fullName(page.typeName)} [type id ${page.typeId}] where ${args.member} ${test}: ${matches.length} match(es) among instances ${offset}..${offset + scanned - 1} of ${page.total}${also}`);
+        const looked = scanned === 0 ? `no instance at ${offset} or after (${page.total} in all)` : `among instances ${offset}..${offset + scanned - 1} of ${page.total}`;
+        out.add(`${fullName(page.typeName)} [type id ${page.typeId}] where ${args.member} ${test}: ${matches.length} match(es) ${looked}${also}`);
         for (const m of matches) out.add(`  ${m.objectId}: ${args.member} = ${valueText(m.member.value)}`);
         const next = offset + scanned;
         if (next < page.total) out.addAlways(`truncated: ${page.total - next} more instances not looked at yet; next cursor "${next}"`);
