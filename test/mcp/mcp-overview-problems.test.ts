@@ -1,0 +1,83 @@
+import { cpSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { mcpInProcess, type McpInProcess } from '../helpers/mcp-in-process.js';
+
+/**
+ * `storage_overview` (src/mcp/tools/storage-tools.ts) of a storage with problems found while
+ * indexing: a copy of the graph corpus whose every data file lost its last 5 bytes (a record cut
+ * in each of its 21 files). The overview counts them, lists the first ten as the API names them and
+ * says how many more the structured content has; its structured content is the API's answers.
+ * Issue 48: a mutation run found the problem lines, their cut at ten and the default of ten types
+ * unread (every other test serves a sound storage).
+ */
+
+let work: string;
+let tools: McpInProcess;
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'si-mcp-overview-'));
+  const dir = join(work, 'cut-storage');
+  cpSync(join(CONFORMANCE_DIR, 'storages', 'graph'), dir, { recursive: true });
+  for (const channel of readdirSync(dir).filter((name) => name.startsWith('channel_'))) {
+    for (const file of readdirSync(join(dir, channel)).filter((name) => name.endsWith('.dat'))) {
+      const path = join(dir, channel, file);
+      truncateSync(path, statSync(path).size - 5);
+    }
+  }
+  tools = await mcpInProcess({ default: dir });
+}, 60_000);
+afterAll(async () => {
+  await tools?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+interface StorageAnswer {
+  name: string;
+  entities: number;
+  graph: { state: string; problemCount: number; problems: { file: string; offset: number; message: string }[] };
+}
+
+describe('storage_overview of a storage with problems', () => {
+  it('counts the problems, lists the first ten as the API names them, and says how many more there are', async () => {
+    const storage = await tools.api<StorageAnswer>('/storage');
+    const problems = storage.graph.problems;
+    expect(problems.length).toBe(21);
+    expect(storage.graph.problemCount).toBe(21);
+    const text = (await tools.text('storage_overview', {})).split('\n');
+    expect(text[0]).toBe('storage default (MicroStream): cut-storage');
+    expect(text[5]).toBe('types by size (10 of 121 type ids):');
+    const at = text.indexOf('problems found while indexing: 21');
+    expect(at).toBe(16);
+    expect(text.slice(at + 1)).toEqual([
+      ...problems.slice(0, 10).map((p) => `  ${p.file} @${p.offset}: ${p.message}`),
+      'truncated: 11 more problems (structured content has them; check_storage for a full diagnosis)',
+    ]);
+    expect(text[at + 1]).toMatch(/^ {2}channel_0\/channel_0_8\.dat @\d+: record of \d+ bytes runs past the committed length \d+$/);
+  });
+
+  it('gives the family and the answers of /storage and /types?sort=bytes as its structured content', async () => {
+    const result = await tools.call('storage_overview', { types: 3 });
+    const content = result.structuredContent as { family: string; storage: StorageAnswer; types: unknown };
+    expect(content.family).toBe('MicroStream');
+    expect(content.types).toEqual(await tools.api('/types?sort=bytes&limit=3'));
+    const storage = await tools.api<StorageAnswer>('/storage');
+    expect(content.storage.name).toBe(storage.name);
+    expect(content.storage.entities).toBe(storage.entities);
+    expect(content.storage.graph.problems).toEqual(storage.graph.problems);
+  });
+});
+
+describe('type_dictionary', () => {
+  it('gives the class, its entries as the .ptd writes them and its rows of /types as structured content', async () => {
+    const result = await tools.call('type_dictionary', { type: 'conformance.bookstore.Customer' });
+    const content = result.structuredContent as { typeName: string; simpleName: string; entries: { typeId: string; text: string }[]; types: unknown[] };
+    expect(content.typeName).toBe('conformance.bookstore.Customer');
+    expect(content.simpleName).toBe('Customer');
+    expect(content.entries.map((e) => e.typeId)).toEqual(['1000077']);
+    expect(content.entries[0]!.text.split('\n')[0]).toBe('0000000000001000077 conformance.bookstore.Customer{');
+    const rows = (await tools.api<{ types: { typeId: string }[] }>('/types?sort=typeId&limit=10000')).types.filter((t) => t.typeId === '1000077');
+    expect(content.types).toEqual(rows);
+  });
+});
