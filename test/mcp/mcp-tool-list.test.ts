@@ -43,6 +43,16 @@ describe('the tool list', () => {
         storage_overview: ['storage', 'types'],
         type_dictionary: ['storage', 'type'],
       });
+      // The page sizes say what they count, their default and their bound, which is the schema's.
+      const pageSizes: string[] = [];
+      for (const tool of listed) {
+        for (const [name, property] of Object.entries(tool.inputSchema.properties as Record<string, { type?: string; description?: string; maximum?: number }>)) {
+          if (property.type !== 'integer' || name === 'version' || name === 'maxMs') continue;
+          pageSizes.push(`${tool.name}.${name}`);
+          expect(property.description, `${tool.name}.${name}`).toMatch(new RegExp(`^[a-z][a-z ,()]+ per answer \\(default \\d+, at most ${property.maximum}\\)$`));
+        }
+      }
+      expect(pageSizes.length).toBe(13);
       const schema = (name: string, input: string) => (listed.find((t) => t.name === name)!.inputSchema.properties as Record<string, Record<string, unknown>>)[input];
       expect(schema('object_versions', 'version')).toMatchObject({ minimum: 0, maximum: 1_000_000 });
       expect(schema('paths_from_root', 'limit')).toMatchObject({ minimum: 1, maximum: 10 });
