@@ -10,8 +10,9 @@ import { mcpInProcess, type McpInProcess } from '../helpers/mcp-in-process.js';
  * indexing: a copy of the graph corpus whose every data file lost its last 5 bytes (a record cut
  * in each of its 21 files). The overview counts them, lists the first ten as the API names them and
  * says how many more the structured content has; its structured content is the API's answers.
- * Issue 48: a mutation run found the problem lines, their cut at ten and the default of ten types
- * unread (every other test serves a sound storage).
+ * Also on this copy: the structured content of `type_dictionary` and the last page of `list_types`.
+ * Issue 48: the problem lines, their cut at ten, the default of ten types, the structured content
+ * and a last page without a cursor were read by no test (every other test serves a sound storage).
  */
 
 let work: string;
@@ -79,5 +80,14 @@ describe('type_dictionary', () => {
     expect(content.entries[0]!.text.split('\n')[0]).toBe('0000000000001000077 conformance.bookstore.Customer{');
     const rows = (await tools.api<{ types: { typeId: string }[] }>('/types?sort=typeId&limit=10000')).types.filter((t) => t.typeId === '1000077');
     expect(content.types).toEqual(rows);
+  });
+});
+
+describe('list_types', () => {
+  it('ends its last page without a cursor', async () => {
+    const last = (await tools.api<{ types: { typeId: string }[] }>('/types?sort=typeId&offset=118&limit=3')).types.map((t) => t.typeId);
+    const text = (await tools.text('list_types', { sort: 'typeId', limit: 3, cursor: '118' })).split('\n');
+    expect(text[0]).toBe('121 type ids; 118..120:');
+    expect(text.slice(1).map((l) => /\[type id (\d+)\]/.exec(l)?.[1])).toEqual(last);
   });
 });
