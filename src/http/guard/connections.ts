@@ -213,11 +213,16 @@ export class ConnectionGuard {
     return true;
   }
 
-  /** Closes the connection idle the longest; false when every connection has a request in flight. */
+  /**
+   * Closes the connection idle the longest; false when every connection has a request in flight.
+   * A TLS connection still in its handshake counts as idle (it has sent no request): were it kept,
+   * as many silent TCP connections as the cap would lock every client out until their handshake
+   * timed out.
+   */
   private evictIdle(): boolean {
     let oldest: Connection | undefined;
     for (const c of this.connections.values()) {
-      if (c.inFlight.length === 0 && c.http !== undefined && (oldest === undefined || c.idleSince < oldest.idleSince)) oldest = c;
+      if (c.inFlight.length === 0 && (oldest === undefined || c.idleSince < oldest.idleSince)) oldest = c;
     }
     if (oldest === undefined) return false;
     this.connections.delete(oldest.raw);
