@@ -1,7 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { ConnectionGuard } from '../../../src/http/guard/connections.js';
+import { createServer, IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { connect, Socket, type AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ConnectionGuard, defaultMaxConnections, DESCRIPTOR_RESERVE } from '../../../src/http/guard/connections.js';
+import { descriptorLimit } from '../../../src/storage/source/file-reader.js';
 
 /**
  * ConnectionGuard (connections.ts) on a plain loopback HTTP server, raw sockets as clients: the
@@ -19,6 +20,7 @@ let server: Server | undefined;
 const sockets: Socket[] = [];
 
 afterEach(async () => {
+  vi.useRealTimers();
   for (const socket of sockets.splice(0)) socket.destroy();
   if (server !== undefined) await new Promise<void>((resolve) => server!.close(() => resolve()));
   server = undefined;
@@ -33,8 +35,8 @@ async function guarded(maxConnections: number): Promise<{ guard: ConnectionGuard
   return { guard, held, port: (server.address() as AddressInfo).port };
 }
 
-function client(port: number): { socket: Socket; text: () => string; closed: Promise<void> } {
-  const socket = connect(port, '127.0.0.1');
+function client(port: number, allowHalfOpen = false): { socket: Socket; text: () => string; closed: Promise<void> } {
+  const socket = connect({ port, host: '127.0.0.1', allowHalfOpen });
   socket.on('error', () => undefined);
   sockets.push(socket);
   let text = '';
@@ -44,6 +46,14 @@ function client(port: number): { socket: Socket; text: () => string; closed: Pro
 }
 
 const GET = (path: string): string => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
+
+/** Connections the server itself holds open (refused ones included, until they are closed). */
+function serverConnections(): Promise<number> {
+  return new Promise((resolve, reject) => server!.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+}
+
+/** Resolves after the I/O and timers due now have run (what a connection's close set off has happened). */
+const settled = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 // Each test takes well under a second; a guard that never answers fails it in five, not in the suite's sixty.
 describe('connection guard', { timeout: 5_000 }, () => {
@@ -186,5 +196,134 @@ describe('connection guard', { timeout: 5_000 }, () => {
     expect(await guard.drain(1)).toEqual({ inFlightAtStart: 2, cut: 1, unanswered: 1 });
     await begun.closed;
     await waiting.closed;
+  });
+
+  it('keeps a keep-alive connection open after its answer, for its next request', async () => {
+    const { guard, held, port } = await guarded(10);
+    const a = client(port);
+    a.socket.write(GET('/first'));
+    await expect.poll(() => held.length).toBe(1);
+    held[0]!.response.end('1');
+    await expect.poll(() => guard.stats.inFlight).toBe(0);
+    a.socket.write(GET('/second'));
+    await expect.poll(() => held.length).toBe(2);
+    held[1]!.response.end('2');
+    await expect.poll(() => a.text()).toMatch(/\r\n\r\n1HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\n2$/);
+    expect(a.socket.destroyed).toBe(false);
+    expect(guard.stats).toMatchObject({ open: 1, inFlight: 0 });
+  });
+
+  it('lets a request this guard never saw (another server\'s) wait for nothing', async () => {
+    const { guard } = await guarded(10);
+    await guard.earlierResponsesSent(new IncomingMessage(new Socket()));
+    expect(guard.waitingForEarlierResponses).toBe(0);
+  });
+
+  it('hands a refused connection to no one, and closes it two seconds later when its client keeps it open', async () => {
+    const { guard, held, port } = await guarded(1);
+    const busy = client(port);
+    busy.socket.write(GET('/busy'));
+    await expect.poll(() => held.length).toBe(1);
+    const refused = client(port, true);
+    refused.socket.write(GET('/refused'));
+    await expect.poll(() => refused.text()).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n[\s\S]*Try again in a moment\.\n$/);
+    expect(await serverConnections()).toBe(2);
+    // The server's side of the refused connection is closed after its linger; nothing read its request.
+    await expect.poll(serverConnections, { timeout: 4_000 }).toBe(1);
+    await settled();
+    expect(held.map((h) => h.request.url)).toEqual(['/busy']);
+    expect(guard.stats).toMatchObject({ open: 1, inFlight: 1, refused: 1 });
+  });
+
+  it('survives a refused client that resets its connection instead of closing it', async () => {
+    const escaped: unknown[] = [];
+    const monitor = (error: unknown): void => void escaped.push(error);
+    process.on('uncaughtExceptionMonitor', monitor);
+    try {
+      const { guard, held, port } = await guarded(1);
+      const busy = client(port);
+      busy.socket.write(GET('/busy'));
+      await expect.poll(() => held.length).toBe(1);
+      const resetting = client(port);
+      resetting.socket.once('data', () => resetting.socket.resetAndDestroy());
+      await resetting.closed;
+      await expect.poll(serverConnections).toBe(1);
+      await settled();
+      expect(escaped).toEqual([]);
+      expect(guard.stats.refused).toBe(1);
+    } finally {
+      process.off('uncaughtExceptionMonitor', monitor);
+    }
+  });
+
+  it('makes server.close() close the idle connections at once, not those with an answer in flight', async () => {
+    const { held, port } = await guarded(10);
+    const busy = client(port);
+    busy.socket.write(GET('/busy'));
+    const idle = client(port);
+    await expect.poll(() => held.length).toBe(1);
+    await expect.poll(serverConnections).toBe(2);
+    const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
+    await idle.closed;
+    expect(busy.socket.destroyed).toBe(false);
+    held[0]!.response.end('still answered');
+    await expect.poll(() => busy.text()).toContain('\r\n\r\nstill answered');
+    busy.socket.destroy();
+    await closed;
+    server = undefined;
+  });
+
+  it('shuts down once every connection has closed, not when the first one does', async () => {
+    const { guard, held, port } = await guarded(10);
+    client(port).socket.write(GET('/a'));
+    client(port).socket.write(GET('/b'));
+    await expect.poll(() => held.length).toBe(2);
+    let drained = false;
+    const drain = guard.drain(60_000).then((result) => {
+      drained = true;
+      return result;
+    });
+    held[0]!.response.end('a');
+    await expect.poll(() => guard.stats.open).toBe(1);
+    await settled();
+    expect(drained).toBe(false);
+    held[1]!.response.end('b');
+    expect(await drain).toEqual({ inFlightAtStart: 2, cut: 0, unanswered: 0 });
+  });
+
+  it('shuts down an idle connection whose client would keep its side open', async () => {
+    const { guard, port } = await guarded(10);
+    const halfOpen = client(port, true);
+    const ended = new Promise<void>((resolve) => halfOpen.socket.once('end', () => resolve()));
+    await expect.poll(() => guard.stats.open).toBe(1);
+    expect(await guard.drain(60_000)).toEqual({ inFlightAtStart: 0, cut: 0, unanswered: 0 });
+    await ended;
+  });
+
+  it('of connections idle since the same moment, closes the one opened first for a newcomer', async () => {
+    // Date.now() stands still: every connection is idle since the same millisecond.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const { guard, port } = await guarded(2);
+    const first = client(port);
+    await expect.poll(() => guard.stats.open).toBe(1);
+    const second = client(port);
+    await expect.poll(() => guard.stats.open).toBe(2);
+    client(port);
+    await first.closed;
+    expect(second.socket.destroyed).toBe(false);
+    expect(guard.stats).toMatchObject({ open: 2, evicted: 1, refused: 0 });
+  });
+
+  it('defaults the cap below the descriptor limit, keeping a quarter of it for the storage and 256 more', () => {
+    expect(DESCRIPTOR_RESERVE).toBe(256);
+    expect(defaultMaxConnections(1024)).toBe(512);
+    expect(defaultMaxConnections(4096)).toBe(2816);
+    expect(defaultMaxConnections(20_000)).toBe(4096);
+    expect(defaultMaxConnections(Number.POSITIVE_INFINITY)).toBe(4096);
+    expect(defaultMaxConnections(100)).toBe(16);
+    // Without an argument, this process's own limit (1024 where it cannot be told).
+    const limit = descriptorLimit();
+    if (process.platform === 'linux') expect(limit).toBeGreaterThan(1024);
+    expect(defaultMaxConnections()).toBe(defaultMaxConnections(limit ?? 1024));
   });
 });
