@@ -66,6 +66,22 @@ describe('request deadlines', () => {
     expect(outcomes).toEqual(['second: timed out']);
   });
 
+  it('keeps watching the others when a request that timed out is answered afterwards', async () => {
+    const deadlines = new RequestDeadlines(100, () => 'timed out');
+    let answer: (value: string) => void = () => undefined;
+    const first = deadlines.within(new Promise<string>((resolve) => (answer = resolve)));
+    await vi.advanceTimersByTimeAsync(50);
+    const outcomes: string[] = [];
+    void deadlines.within(never<string>()).then((outcome) => outcomes.push(`second: ${outcome}`));
+    await vi.advanceTimersByTimeAsync(50);
+    await expect(first).resolves.toBe('timed out');
+    answer('too late');
+    await vi.advanceTimersByTimeAsync(49);
+    expect(outcomes).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(outcomes).toEqual(['second: timed out']);
+  });
+
   it('times nothing out once closed', async () => {
     const deadlines = new RequestDeadlines(100, () => 'timed out');
     let settled = false;
