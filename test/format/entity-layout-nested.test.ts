@@ -83,6 +83,8 @@ describe('layoutEntity: lists nested in list elements are checked against their 
     expect(refusal(NAMES, short)).toEqual({ message: `${PREFIX}nested list name claims 8 bytes, 16 available`, offset: 16 });
     const long = bytes().int32(7).list(1, bytes().int64(100n).int64(0n).build()).build();
     expect(refusal(`\tint n,\n${NAMES}`, long)).toEqual({ message: `${PREFIX}nested list name claims 100 bytes, 16 available`, offset: 20 });
+    const justOver = bytes().int32(7).list(1, bytes().int64(20n).int64(0n).build()).build();
+    expect(refusal(`\tint n,\n${NAMES}`, justOver)).toEqual({ message: `${PREFIX}nested list name claims 20 bytes, 16 available`, offset: 20 });
   });
 
   it('a nested count that is negative or larger than the nested length', () => {
