@@ -12,10 +12,18 @@
  * keyed by where it lies (channel, file slot, offset), which never changes (data files are
  * appended to; a file slot is never reused; a rebuilt index clears the cache). New records
  * overwrite the oldest ones; an entry is valid while the ring has not come round over its bytes.
+ *
+ * The ring and its table start at 1 MiB and double as they fill, up to the capacity, the records
+ * kept carried over: a small storage (or a server asked little) never takes the 64 MiB. Taken at
+ * once, they made V8 collect garbage for the external memory (a scavenge and a full mark-compact)
+ * in the first answer of every `serve` (docs/benchmarks.md, Start-up).
  */
 
 /** Default size of the cache. */
 export const DEFAULT_RECORD_CACHE_BYTES = 64 * 1024 * 1024;
+
+/** The ring's first size (or the capacity, if smaller); it doubles as it fills. */
+export const FIRST_RING_BYTES = 1024 * 1024;
 
 /** One table entry per this many bytes of the ring (records are mostly smaller). */
 const BYTES_PER_ENTRY = 256;
@@ -36,7 +44,7 @@ export interface RecordCacheStats {
   readonly misses: number;
   /** Bytes of records it may keep (`--record-cache-bytes`). */
   readonly capacity: number;
-  /** Bytes of memory the cache holds (its ring and table, once the first record is kept). */
+  /** Bytes of memory the cache holds (its ring and table, once the first record is kept; they grow as it fills). */
   readonly bytes: number;
 }
 
@@ -59,7 +67,7 @@ export class RecordCache {
   private written = 0;
   private readonly largest: number;
 
-  /** `capacity`: bytes of the ring (0 keeps nothing). Memory is taken when the first record is kept. */
+  /** `capacity`: most bytes of the ring (0 keeps nothing). Memory is taken when the first record is kept, and as the ring fills. */
   constructor(readonly capacity: number) {
     this.largest = Math.floor(capacity * LARGEST_SHARE);
   }
@@ -84,7 +92,17 @@ export class RecordCache {
   put(channel: number, slot: number, offset: number, bytes: Uint8Array): void {
     const length = bytes.length;
     if (length === 0 || length > this.largest) return;
-    const ring = this.ring ?? this.allocate();
+    let ring = this.ring ?? this.allocate(Math.min(this.capacity, FIRST_RING_BYTES));
+    // Full below the capacity: twice the ring, rather than going round over its records (so until
+    // it reaches the capacity, a ring never goes round: `written` stays within it).
+    while (ring.length < this.capacity && this.written + length > ring.length) ring = this.grow(ring);
+    this.keep(channel, slot, offset, bytes);
+  }
+
+  /** Writes a record at the ring's head (which fits it, whole or from the start) and its entry in the table. */
+  private keep(channel: number, slot: number, offset: number, bytes: Uint8Array): void {
+    const ring = this.ring!;
+    const length = bytes.length;
     let head = this.written % ring.length;
     if (head + length > ring.length) {
       // Records are kept whole: the rest of the ring is skipped.
@@ -107,6 +125,11 @@ export class RecordCache {
   clear(): void {
     this.clears++;
     if (this.ring === undefined) return;
+    if (this.ring.length < this.capacity) {
+      // Still growing: its memory is let go, and it starts small again.
+      this.ring = this.place = this.offsets = this.writtenAt = this.lengths = undefined;
+      return;
+    }
     // Moving past the whole ring invalidates every entry at once.
     this.written += this.ring.length;
   }
@@ -116,15 +139,37 @@ export class RecordCache {
     return { hits: this.hits, misses: this.misses, capacity: this.capacity, bytes: (this.ring?.length ?? 0) + table };
   }
 
-  private allocate(): Uint8Array {
-    const entries = 2 ** Math.max(4, Math.ceil(Math.log2(Math.max(1, this.capacity / BYTES_PER_ENTRY))));
+  /** A ring of `bytes` (its position counting from 0 again) and an empty table for it. */
+  private allocate(bytes: number): Uint8Array {
+    const entries = 2 ** Math.max(4, Math.ceil(Math.log2(Math.max(1, bytes / BYTES_PER_ENTRY))));
     this.setMask = entries / WAYS - 1;
     this.place = new Float64Array(entries);
     this.offsets = new Float64Array(entries);
     this.writtenAt = new Float64Array(entries);
     this.lengths = new Int32Array(entries);
-    this.ring = new Uint8Array(this.capacity);
+    this.ring = new Uint8Array(bytes);
+    this.written = 0;
     return this.ring;
+  }
+
+  /**
+   * A ring twice as large (at most the capacity) and its table, holding the records the old one
+   * still held, oldest first (so that in the new table, too, a newer record takes a place from an older one).
+   */
+  private grow(old: Uint8Array): Uint8Array {
+    const { place, offsets, writtenAt, lengths, written } = this;
+    const kept: number[] = [];
+    for (let e = 0; e < place!.length; e++) {
+      if (place![e] !== 0 && (writtenAt![e] as number) >= written - old.length) kept.push(e);
+    }
+    kept.sort((a, b) => (writtenAt![a] as number) - (writtenAt![b] as number));
+    const ring = this.allocate(Math.min(this.capacity, old.length * 2));
+    for (const e of kept) {
+      const at = (writtenAt![e] as number) % old.length;
+      const where = (place![e] as number) - 1;
+      this.keep(Math.floor(where / TWO_32), where % TWO_32, offsets![e] as number, old.subarray(at, at + (lengths![e] as number)));
+    }
+    return ring;
   }
 
   /** The entry of a set that a record's place has (its bytes may be gone from the ring since), or -1. */

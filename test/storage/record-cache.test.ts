@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RecordCache } from '../../src/storage/record-cache.js';
+import { DEFAULT_RECORD_CACHE_BYTES, FIRST_RING_BYTES, RecordCache } from '../../src/storage/record-cache.js';
 import { prng } from '../helpers/prng.js';
 
 /** A record's bytes that tell where it came from. */
@@ -96,6 +96,55 @@ describe('RecordCache', () => {
     none.put(0, 0, 0, recordAt(0, 0, 0, 24));
     expect(none.get(0, 0, 0, 24)).toBeUndefined();
     expect(none.stats().bytes).toBe(0);
+  });
+
+  it('takes memory as it fills: a ring of 1 MiB first, doubled up to the capacity, the records kept carried over', () => {
+    const cache = new RecordCache(DEFAULT_RECORD_CACHE_BYTES);
+    cache.put(0, 1, 0, recordAt(0, 1, 0, 1000));
+    // The first ring and its table (4,096 entries of 28 bytes), not the 64 MiB.
+    expect(cache.stats()).toMatchObject({ capacity: DEFAULT_RECORD_CACHE_BYTES, bytes: FIRST_RING_BYTES + 4096 * 28 });
+    // 6 MiB of records at places of three channels and many files: the ring doubles three times (8 MiB).
+    const places = Array.from({ length: 6 * 1024 }, (_, i) => [i % 3, 1 + (i % 97), i * 1024 + (i % 5) * 2 ** 32] as const);
+    for (const [channel, slot, offset] of places) cache.put(channel, slot, offset, recordAt(channel, slot, offset, 1024));
+    expect(cache.stats().bytes).toBe(8 * FIRST_RING_BYTES + 32768 * 28);
+    let answered = 0;
+    for (const [channel, slot, offset] of [[0, 1, 0] as const, ...places]) {
+      const length = offset === 0 ? 1000 : 1024;
+      const got = cache.get(channel, slot, offset, length);
+      if (got === undefined) continue;
+      answered++;
+      expect(Buffer.from(recordAt(channel, slot, offset, length)).equals(got)).toBe(true);
+    }
+    // Nothing went round, and the records of the smaller rings were carried over (else at most the
+    // last 4 MiB would be answered): only a place pushed out of its set of four is missed.
+    expect(answered).toBeGreaterThan(0.99 * (places.length + 1));
+  });
+
+  it('never answers bytes gone round over while it grows, and stops at its capacity', () => {
+    const capacity = 4 * FIRST_RING_BYTES + 12345;
+    const cache = new RecordCache(capacity);
+    const random = prng(5);
+    const kept: { channel: number; slot: number; offset: number; length: number }[] = [];
+    let written = 0;
+    while (written < 3 * capacity) {
+      const channel = Math.floor(random() * 4);
+      const slot = Math.floor(random() * 50);
+      const offset = Math.floor(random() * 1e9);
+      const length = 20 + Math.floor(random() * 60_000);
+      cache.put(channel, slot, offset, recordAt(channel, slot, offset, length));
+      kept.push({ channel, slot, offset, length });
+      written += length;
+      const last = kept.at(-1)!;
+      expect(cache.get(last.channel, last.slot, last.offset, last.length)).toBeDefined();
+      if (kept.length % 50 === 0) {
+        for (const k of kept.slice(-300)) {
+          const got = cache.get(k.channel, k.slot, k.offset, k.length);
+          if (got !== undefined) expect(Buffer.from(recordAt(k.channel, k.slot, k.offset, k.length)).equals(got)).toBe(true);
+        }
+      }
+    }
+    // 1, 2, 4 MiB, then the capacity (not a power of two), and no further.
+    expect(cache.stats().bytes).toBe(capacity + 32768 * 28); // its table: a power of two of entries, one per 256 bytes or more
   });
 
   it('forgets everything when cleared, and keeps records again afterwards', () => {
