@@ -1,9 +1,10 @@
-import { streamRecords, type RecordBytesVisitor } from '../storage/records/record-stream.js';
+import { streamRecords, type RecordBytesVisitor, type RecordRunVisitor } from '../storage/records/record-stream.js';
 import type { Storage } from '../storage/storage.js';
 import type { ObjectIndex } from '../storage/index/object-index.js';
 import type { StorageChannel, StorageFile } from '../storage/storage-types.js';
 import { RecordWindow } from './record-window.js';
 import { TwinChunks } from './twin-chunks.js';
+import { TypeCounter } from './type-counter.js';
 
 /**
  * The walk at the heart of a diff: every latest record of storage A, in file order, is matched by
@@ -119,6 +120,7 @@ class RecordComparison {
 
   // The visitors handed to streamRecords and to the window's reads: made once.
   private readonly visitRecordOfA: RecordBytesVisitor = (bytes, at, offset, length) => this.recordOfA(bytes, at, offset, length);
+  private readonly visitRunOfA: RecordRunVisitor = (bytes, at, offset, limit) => this.runOfA(bytes, at, offset, limit);
   private readonly visitRecordOfB: RecordBytesVisitor = (bytes, at, offset, length) => this.recordOfB(bytes, at, offset, length);
   private readonly compareRead = (record: Buffer): void | Promise<void> => this.compareWithA(record);
 
@@ -149,11 +151,48 @@ class RecordComparison {
     const end = file.problem?.offset ?? file.totalLength;
     this.twinChunks = this.twin === undefined ? undefined : new TwinChunks(this.b.source, this.twin.path, Math.min(end, this.twin.totalLength));
     try {
-      await streamRecords(this.a.source, file.path, 0, end, this.visitRecordOfA);
+      await streamRecords(this.a.source, file.path, 0, end, this.visitRecordOfA, undefined, this.twin !== undefined && this.unfiltered ? this.visitRunOfA : undefined);
     } finally {
       await this.twinChunks?.close();
     }
     this.fileDone(file);
+  }
+
+  /**
+   * The common records of a chunk of A in one loop (a call per record cost more than the work on
+   * most of them): those that are not A's latest are passed over, and those the twin holds at the
+   * same place as B's latest, byte for byte, with a type id below 2^32, are counted as unchanged
+   * (what `recordOfA` does with them). Stops at the first record that needs more, which
+   * `recordOfA` then takes, and where the twin's chunk has to be read on. Without a type filter
+   * only (the filter asks per type).
+   */
+  private runOfA(bytes: Buffer, at: number, offset: number, limit: number): number {
+    if (bytes !== this.viewed) {
+      this.viewed = bytes;
+      this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    }
+    const view = this.view;
+    const objects = this.channel.objects;
+    const slot = this.file.slot;
+    const twin = this.twin!;
+    const twinObjects = this.twinIndex!;
+    const chunks = this.twinChunks!;
+    while (at + RECORD_HEADER <= limit) {
+      const length = view.getInt32(at, true);
+      // A gap (negative length), a record too long for a number of 32 bits, or one past the chunk.
+      if (view.getInt32(at + 4, true) !== 0 || length < RECORD_HEADER || at + length > limit) break;
+      const low = view.getInt32(at + 16, true);
+      const high = view.getInt32(at + 20, true);
+      if (objects.isLatest(low, high, slot, offset)) {
+        if (view.getInt32(at + 12, true) !== 0 || offset + length > twin.totalLength || !twinObjects.isLatest(low, high, twin.slot, offset)) break;
+        if (chunks.behind(offset) || !this.equalAtTwin(bytes, at, offset, length)) break;
+        this.matched++;
+        this.unchangedSmall.add(view.getUint32(at + 8, true));
+      }
+      at += length;
+      offset += length;
+    }
+    return at;
   }
 
   private recordOfA(bytes: Buffer, at: number, offset: number, length: number): void | Promise<void> {
@@ -336,40 +375,6 @@ function bump(map: Map<bigint, number>, typeId: bigint): void {
 
 /** Bytes of A compared with the twin file at once where records lie at the same places. */
 const BLOCK = 64 * 1024;
-/** Slots of the counter's direct-mapped table (type ids cluster: few collisions). */
-const TYPE_SLOTS = 4096;
-
-/** Counts per type id below 2^32 without a bigint or a Map lookup per object: a direct-mapped table in front of a Map. */
-class TypeCounter {
-  private readonly keys = new Int32Array(TYPE_SLOTS).fill(-1);
-  private readonly counts = new Float64Array(TYPE_SLOTS);
-  private readonly spilled = new Map<number, number>();
-
-  add(typeLow: number): void {
-    const slot = typeLow & (TYPE_SLOTS - 1);
-    const key = this.keys[slot]!;
-    if (key === (typeLow | 0)) {
-      this.counts[slot]!++;
-      return;
-    }
-    if ((typeLow | 0) === -1) return this.spill(typeLow >>> 0, 1); // the empty slot's mark
-    if (key !== -1) this.spill(key >>> 0, this.counts[slot]!);
-    this.keys[slot] = typeLow;
-    this.counts[slot] = 1;
-  }
-
-  private spill(typeLow: number, n: number): void {
-    this.spilled.set(typeLow, (this.spilled.get(typeLow) ?? 0) + n);
-  }
-
-  entries(): [number, number][] {
-    for (let slot = 0; slot < TYPE_SLOTS; slot++) {
-      if (this.keys[slot] !== -1) this.spill(this.keys[slot]! >>> 0, this.counts[slot]!);
-      this.keys[slot] = -1;
-    }
-    return [...this.spilled];
-  }
-}
 
 function side(bytes: Buffer, at: number, length: number, typeId: bigint, file: string, offset: number): RecordSide {
   if (length < RECORD_HEADER) throw new RangeError(`${file}: record of ${length} bytes at ${offset}`);

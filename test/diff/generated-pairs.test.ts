@@ -181,6 +181,11 @@ describe('diff of a storage and a copy the writer changed', () => {
     expect(objects.filter((o) => o.change === 'removed').map((o) => o.objectId).sort()).toEqual(made.added.map(String).sort());
     expect(objects.filter((o) => o.change === 'added')).toEqual([]);
     expect(report.summary.removed).toBe(3);
+    // The changed objects' earlier records lie at the same places of both storages' files, but in
+    // A (the changed copy) they are no longer the latest: neither unchanged nor counted twice.
+    const changed = 7;
+    expect([report.summary.changed, report.summary.unchanged, report.summary.added]).toEqual([changed, ITEMS * 7 + 1 - changed + (await builtIns(before)), 0]);
+    expect(report.summary.types.find((t) => t.typeName === 'shop.Item')).toEqual({ typeName: 'shop.Item', added: 0, removed: 1, changed: 3, unchanged: ITEMS - 3 });
   });
 
   it('a storage and its unchanged copy are equal', async () => {

@@ -21,11 +21,28 @@ const TWO_32 = 4294967296;
 export type RecordBytesVisitor = (bytes: Buffer, at: number, offset: number, length: number) => void | Promise<void>;
 
 /**
+ * Walks the records of `bytes` from `at` (file offset `offset`) on, up to `limit`, in a loop of its
+ * own (no call per record), as far as it can handle them without waiting: it takes only whole
+ * records (no gap) that end by `limit`, and returns where it stopped, a record's start. The record
+ * there goes to the visitor, then the run is asked again.
+ */
+export type RecordRunVisitor = (bytes: Buffer, at: number, offset: number, limit: number) => number;
+
+/**
  * `afterChunk`: called when the records of a chunk have been visited, before its bytes are given up
  * (a visitor that keeps positions in `bytes` between calls, to copy runs of records at once, uses
- * them up there).
+ * them up there). `run`: takes the common records of a chunk before `visit` is called for the
+ * rest (a diff's walk, where a call per record cost more than the work on most records).
  */
-export async function streamRecords(reads: Pick<SourceReads, 'chunks'>, path: string, from: number, to: number, visit: RecordBytesVisitor, afterChunk?: () => void): Promise<void> {
+export async function streamRecords(
+  reads: Pick<SourceReads, 'chunks'>,
+  path: string,
+  from: number,
+  to: number,
+  visit: RecordBytesVisitor,
+  afterChunk?: (() => void) | undefined,
+  run?: RecordRunVisitor,
+): Promise<void> {
   let pos = from; // file offset of the next record (or gap)
   /** A record that continues in the next chunks: its bytes so far. */
   let pending: Buffer | undefined;
@@ -61,6 +78,12 @@ export async function streamRecords(reads: Pick<SourceReads, 'chunks'>, path: st
     // Skip what a gap or a completed record covers of this chunk.
     at = pos - base;
     while (at < chunk.length) {
+      if (run !== undefined) {
+        const stop = run(chunk, at, pos, chunk.length);
+        pos += stop - at;
+        at = stop;
+        if (at >= chunk.length) break;
+      }
       if (chunk.length - at < 8) {
         carry = Buffer.from(chunk.subarray(at));
         break;
