@@ -10,7 +10,7 @@ export const MODULES = {
     tests: ['test/sql/sandbox.test.ts', 'test/security/sql-layers.test.ts', 'test/security/hostile-sql.test.ts', 'test/sql/sql-answer-bytes.test.ts', 'test/sql/sql-limits-guarded.test.ts'],
   },
   'result-values': {
-    mutate: ['src/sql/result-values.ts', 'src/sql/result-text.ts'],
+    mutate: ['src/sql/answers/result-values.ts', 'src/sql/output/result-text.ts'],
     tests: ['test/sql/result-values.test.ts', 'test/sql/result-text.test.ts', 'test/sql/csv-cells.test.ts', 'test/sql/sql-http.test.ts', 'test/sql/sql-wide-results.test.ts', 'test/mcp/sql-text.test.ts'],
   },
   gigamap: { mutate: ['src/gigamap/**/*.ts'], tests: ['test/gigamap/**/*.test.ts', 'test/http/api-v1/api-v1-gigamap*.test.ts', 'test/sql/sql-gigamap.test.ts'] },

@@ -28,7 +28,7 @@ function floorType(type: string): string {
 /** Milliseconds to append, commit and checkpoint `tables` (the built code at `from`). */
 export async function appendFloorMs(from: string, tables: readonly FloorTable[]): Promise<number> {
   const { loadDuck } = (await import(`${from}/sql/duck-module.js`)) as typeof import('../src/sql/duck-module.js');
-  const { ChunkAppender } = (await import(`${from}/sql/chunk-appender.js`)) as typeof import('../src/sql/chunk-appender.js');
+  const { ChunkAppender } = (await import(`${from}/sql/tables/chunk-appender.js`)) as typeof import('../src/sql/tables/chunk-appender.js');
   const duck = await loadDuck();
   const dir = mkdtempSync(join(tmpdir(), 'sql-floor-'));
   const instance = await duck.DuckDBInstance.create(join(dir, 'floor.duckdb'), { memory_limit: '1024MB', allocator_background_threads: 'true' });

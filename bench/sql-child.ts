@@ -15,7 +15,7 @@ process.setSourceMapsEnabled(false);
 const from = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), '..', process.env.BENCH_SOURCE === '1' ? 'src' : 'dist')).href;
 const { StorageRegistry } = (await import(`${from}/registry/storage-registry.js`)) as typeof import('../src/registry/storage-registry.js');
 const { SqlEngine } = (await import(`${from}/sql/sql-engine.js`)) as typeof import('../src/sql/sql-engine.js');
-const { exportTables } = (await import(`${from}/sql/table-export.js`)) as typeof import('../src/sql/table-export.js');
+const { exportTables } = (await import(`${from}/sql/output/table-export.js`)) as typeof import('../src/sql/output/table-export.js');
 const { Storage } = (await import(`${from}/storage/storage.js`)) as typeof import('../src/storage/storage.js');
 const { appendFloorMs } = await import('./sql-append-floor.js');
 

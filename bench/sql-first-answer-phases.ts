@@ -40,7 +40,7 @@ mark('duckdb loaded');
 const storage = await Storage.open(dir);
 mark('storage opened');
 if (statements[0] === 'EXPORT') {
-  const { exportTables } = (await import(`${from}/sql/table-export.js`)) as typeof import('../src/sql/table-export.js');
+  const { exportTables } = (await import(`${from}/sql/output/table-export.js`)) as typeof import('../src/sql/output/table-export.js');
   const target = process.env.OUT;
   if (target === undefined) throw new Error('OUT names the export directory (a new one)');
   await exportTables({ storage, out: target, format: 'parquet' });

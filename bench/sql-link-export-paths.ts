@@ -13,7 +13,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const built = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), '..', 'dist')).href;
 const { loadDuck } = (await import(`${built}/sql/duck-module.js`)) as typeof import('../src/sql/duck-module.js');
-const { ChunkAppender } = (await import(`${built}/sql/chunk-appender.js`)) as typeof import('../src/sql/chunk-appender.js');
+const { ChunkAppender } = (await import(`${built}/sql/chunk-appender.js`)) as typeof import('../src/sql/tables/chunk-appender.js');
 const N = Number(process.argv[2] ?? 4_800_000);
 const MEMBERS = ['author', 'tag', 'price', 'books', 'shelves', 'people', 'elements', 'value'];
 const from = new BigInt64Array(N), to = new BigInt64Array(N), member = new Uint8Array(N);

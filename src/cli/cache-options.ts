@@ -1,9 +1,9 @@
 import { type Command, Option } from 'commander';
-import { DEFAULT_CACHE_MAX_BYTES, defaultCacheDirectory, TableCache } from '../sql/table-cache.js';
+import { DEFAULT_CACHE_MAX_BYTES, defaultCacheDirectory, TableCache } from '../sql/cache/table-cache.js';
 import { fromEnv, integerOption, sizeText } from './option-values.js';
 
 /**
- * Where the SQL tables are kept between runs (sql/table-cache.ts), the same options for `sql`,
+ * Where the SQL tables are kept between runs (sql/cache/table-cache.ts), the same options for `sql`,
  * `serve`, `export`, `mcp` and `cache`: the directory, off, and its size cap.
  */
 

@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { DEFAULT_PROCESS_ANSWER_BYTES, PROCESS_ANSWER_BUDGET } from '../sql/answer-budget.js';
+import { DEFAULT_PROCESS_ANSWER_BYTES, PROCESS_ANSWER_BUDGET } from '../sql/answers/answer-budget.js';
 import { DEFAULT_SQL_LIMITS, type SqlLimits } from '../sql/sql-limits.js';
 import { withCacheOptions } from './cache-options.js';
 import { fromEnv, integerOption } from './option-values.js';

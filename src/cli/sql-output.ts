@@ -1,5 +1,5 @@
-import type { CsvCells, JsonCell } from '../sql/result-values.js';
-import { csvHeaderLine, csvLines, formatLines, formatMarkdown, formatTable, ndjsonLines, tableFits, type ResultFormat } from '../sql/result-text.js';
+import type { CsvCells, JsonCell } from '../sql/answers/result-values.js';
+import { csvHeaderLine, csvLines, formatLines, formatMarkdown, formatTable, ndjsonLines, tableFits, type ResultFormat } from '../sql/output/result-text.js';
 import type { SqlColumn, SqlEngine } from '../sql/sql-engine.js';
 import { groupDigits } from './number-text.js';
 import type { OutputTarget } from './output-target.js';

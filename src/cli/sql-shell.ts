@@ -1,6 +1,6 @@
 import { clearLine, createInterface, cursorTo } from 'node:readline';
-import type { SchemaTable } from '../sql/finish-tables.js';
-import { formatTable, type ResultFormat, RESULT_FORMATS } from '../sql/result-text.js';
+import type { SchemaTable } from '../sql/tables/finish-tables.js';
+import { formatTable, type ResultFormat, RESULT_FORMATS } from '../sql/output/result-text.js';
 import type { SqlEngine } from '../sql/sql-engine.js';
 import type { CommandIo } from './io.js';
 import { openOutput } from './output-target.js';

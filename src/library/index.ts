@@ -8,7 +8,7 @@ import { UTC } from '../javatext/java-time-zones.js';
 import { openStorageSource } from '../storage/open-source.js';
 import { Storage } from '../storage/storage.js';
 import type { SqlEngine } from '../sql/sql-engine.js';
-import type { JsonCell } from '../sql/result-values.js';
+import type { JsonCell } from '../sql/answers/result-values.js';
 import { storedObject, type StoredObject } from './typed-values.js';
 
 /**
@@ -28,7 +28,7 @@ import { storedObject, type StoredObject } from './typed-values.js';
  */
 
 export type { Member, Reference, StoredObject, Value } from './typed-values.js';
-export type { JsonCell } from '../sql/result-values.js';
+export type { JsonCell } from '../sql/answers/result-values.js';
 
 export interface OpenStorageOptions {
   /** A storage kept in a database: its root table (`ms_graph`, `storage`), unless the spec names it after `#` (SQLite, MariaDB: optional for a database holding one storage). */

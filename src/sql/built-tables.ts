@@ -5,19 +5,19 @@ import type { GraphIndex } from '../graph/model/graph-index.js';
 import { readableTypeName } from '../inspect/type-names.js';
 import type { RecordPassProgress } from '../storage/records/latest-records.js';
 import type { Storage } from '../storage/storage.js';
-import type { TypeTablePlan } from './column-model.js';
+import type { TypeTablePlan } from './tables/column-model.js';
 import type { DuckModule } from './duck-module.js';
-import type { SchemaTable } from './finish-tables.js';
-import { buildLinkTables, type LinkType } from './link-tables.js';
-import { buildCommitsTable } from './commit-rows.js';
-import { buildObjectsTable } from './object-rows.js';
+import type { SchemaTable } from './tables/finish-tables.js';
+import { buildLinkTables, type LinkType } from './fills/link-tables.js';
+import { buildCommitsTable } from './fills/commit-rows.js';
+import { buildObjectsTable } from './fills/object-rows.js';
 import { openSandbox, type Sandbox } from './sandbox.js';
-import { buildTables, plansOf } from './table-build.js';
-import type { CachedTables, KeepResult, TableCache } from './table-cache.js';
-import { WriteTurns } from './write-turns.js';
-import { fillTypeTables } from './type-fill.js';
-import { fillValueTypes, inBaseValues, valueTypesOf } from './value-fill.js';
-import { valueTypeIdsOf } from './column-model.js';
+import { buildTables, plansOf } from './fills/table-build.js';
+import type { CachedTables, KeepResult, TableCache } from './cache/table-cache.js';
+import { WriteTurns } from './cache/write-turns.js';
+import { fillTypeTables } from './fills/type-fill.js';
+import { fillValueTypes, inBaseValues, valueTypesOf } from './fills/value-fill.js';
+import { valueTypeIdsOf } from './tables/column-model.js';
 
 /**
  * One build of a storage's tables (one storage generation) in a sandbox of its own, and what the

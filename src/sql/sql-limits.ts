@@ -1,4 +1,4 @@
-import { DEFAULT_ANSWER_LIMITS } from './answer-budget.js';
+import { DEFAULT_ANSWER_LIMITS } from './answers/answer-budget.js';
 
 /**
  * The limits of SQL statements (sql-engine.ts applies them) and their defaults, apart from the

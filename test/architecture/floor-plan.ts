@@ -11,7 +11,9 @@
  * do not reach back up, with three exceptions kept on purpose: cli/commands use the command line's
  * helpers beside run-cli.ts, which loads each command when it is named; mcp/tools use the MCP
  * server's helpers beside mcp-server.ts, which registers them; writer/generator uses the writer,
- * whose index.ts offers the generator to its callers.
+ * whose index.ts offers the generator to its callers. In sql/, its rooms reach up for duck-module.ts
+ * alone (DuckDB's one loader, its type and raw binding), and sql/output (a result's texts, the table
+ * export) stands on the engine, sql-engine.ts, which imports no file of it.
  */
 export const FLOOR_PLAN: Readonly<Record<string, readonly string[]>> = {
   javatext: [],
@@ -41,21 +43,26 @@ export const FLOOR_PLAN: Readonly<Record<string, readonly string[]>> = {
   'graph/queries': ['graph/model', 'graph/build', 'storage/**', 'inspect', 'format', 'javatext'],
   graph: ['graph/model', 'graph/build', 'graph/queries', 'storage/**', 'format', 'javatext'],
   gigamap: ['graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
-  sql: ['damaged', 'check', 'gigamap', 'graph/model', 'inspect', 'storage/**', 'format', 'javatext'],
+  'sql/answers': [],
+  'sql/tables': ['sql', 'gigamap', 'inspect', 'storage/**', 'format', 'javatext'],
+  'sql/cache': ['sql/tables', 'storage/**'],
+  'sql/fills': ['sql', 'sql/tables', 'damaged', 'gigamap', 'graph/model', 'inspect', 'storage/**', 'format', 'javatext'],
+  sql: ['sql/fills', 'sql/tables', 'sql/cache', 'sql/answers', 'gigamap', 'graph/model', 'inspect', 'storage/**'],
+  'sql/output': ['sql', 'sql/answers', 'sql/cache', 'sql/tables', 'graph/model', 'storage/**'],
 
   registry: ['damaged', 'graph/**', 'storage/**', 'inspect', 'format', 'javatext'],
   'api-contract': ['registry', 'storage/**'],
 
   'http/guard': ['inspect', 'storage/**', 'format', 'javatext'],
   'http/java': ['http/guard', 'registry', 'inspect', 'storage/**', 'format', 'javatext'],
-  'http/api-v1': ['http/guard', 'api-contract', 'registry', 'sql', 'gigamap', 'damaged', 'graph/**', 'check', 'diff', 'rescue', 'inspect', 'storage/**', 'format', 'javatext'],
+  'http/api-v1': ['http/guard', 'api-contract', 'registry', 'sql', 'sql/answers', 'sql/cache', 'gigamap', 'damaged', 'graph/**', 'check', 'diff', 'rescue', 'inspect', 'storage/**', 'format', 'javatext'],
   'http/viewer': ['http/guard'],
   'http/ops': ['http/java', 'http/guard', 'http/api-v1', 'registry', 'graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
   http: ['http/**', 'registry', 'storage/**'],
   mcp: ['mcp/tools', 'api-contract', 'registry', 'sql', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
   'mcp/tools': ['mcp', 'api-contract', 'registry', 'sql', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
 
-  library: ['sql', 'graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
+  library: ['sql', 'sql/answers', 'graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
 
   cli: ['**'],
   'cli/commands': ['**'],

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * The commands the tests run keep their SQL tables between runs (sql/table-cache.ts) in the
+ * The commands the tests run keep their SQL tables between runs (sql/cache/table-cache.ts) in the
  * user's cache directory: for the test run, a new one of its own (XDG_CACHE_HOME, inherited by
  * the test workers and the commands they start), removed afterwards. The home directory's cache
  * is never read or written by a test.

@@ -4,12 +4,12 @@ import { join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BuiltTables } from '../../src/sql/built-tables.js';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
-import { TableCache } from '../../src/sql/table-cache.js';
+import { TableCache } from '../../src/sql/cache/table-cache.js';
 import { Storage } from '../../src/storage/storage.js';
 import { writeModelStorage } from '../graph/model-storage.js';
 
 /**
- * Tables taken from the cache (sql/table-cache.ts) sit in the same sandbox as a new build: the
+ * Tables taken from the cache (sql/cache/table-cache.ts) sit in the same sandbox as a new build: the
  * kept database is copied into the engine's private directory and opened there, never where it
  * lies, and DuckDB is locked as after a build (no file access but the answers directory, locked
  * configuration). Neither a user's statement nor DuckDB itself reaches the cache directory.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChunkAppender } from '../../src/sql/chunk-appender.js';
+import { ChunkAppender } from '../../src/sql/tables/chunk-appender.js';
 import { memoryDuck } from './memory-duck.js';
 
 /**

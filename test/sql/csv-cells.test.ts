@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliInProcess, type CliRun } from '../helpers/cli-in-process.js';
 import { buildApp } from '../../src/http/app.js';
 import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { csvCell, csvText } from '../../src/sql/result-values.js';
+import { csvCell, csvText } from '../../src/sql/answers/result-values.js';
 import { Storage } from '../../src/storage/storage.js';
 import { ModelStorage } from '../graph/model-storage.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { csvHeaderLine, csvLines, formatLines, formatMarkdown, formatTable, ndjsonLines, RESULT_FORMATS, tableFits } from '../../src/sql/result-text.js';
+import { csvHeaderLine, csvLines, formatLines, formatMarkdown, formatTable, ndjsonLines, RESULT_FORMATS, tableFits } from '../../src/sql/output/result-text.js';
 import type { SqlColumn } from '../../src/sql/sql-engine.js';
 
 /**

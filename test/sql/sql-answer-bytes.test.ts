@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ByteBudget } from '../../src/sql/answer-budget.js';
-import { rowSizes } from '../../src/sql/cell-bytes.js';
+import { ByteBudget } from '../../src/sql/answers/answer-budget.js';
+import { rowSizes } from '../../src/sql/answers/cell-bytes.js';
 import { memoryDuck } from './memory-duck.js';
 import { graphEngines } from './graph-engines.js';
 

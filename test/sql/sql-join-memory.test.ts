@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { planTypeTable } from '../../src/sql/column-model.js';
-import { makeTypeRows, MAX_VALUE_JOINS } from '../../src/sql/finish-tables.js';
+import { planTypeTable } from '../../src/sql/tables/column-model.js';
+import { makeTypeRows, MAX_VALUE_JOINS } from '../../src/sql/tables/finish-tables.js';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
 import { Storage } from '../../src/storage/storage.js';
 

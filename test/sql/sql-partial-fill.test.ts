@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
 import { checkStatement } from '../../src/sql/statement-check.js';
-import { TableCache } from '../../src/sql/table-cache.js';
+import { TableCache } from '../../src/sql/cache/table-cache.js';
 import { graphEngines } from './graph-engines.js';
 import { memoryDuck } from './memory-duck.js';
 

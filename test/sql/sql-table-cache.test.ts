@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
-import { TableCache } from '../../src/sql/table-cache.js';
-import { storageStateKey, tableCodeHash } from '../../src/sql/table-cache-key.js';
+import { TableCache } from '../../src/sql/cache/table-cache.js';
+import { storageStateKey, tableCodeHash } from '../../src/sql/cache/table-cache-key.js';
 import { Storage } from '../../src/storage/storage.js';
 import { ModelStorage, writeModelStorage } from '../graph/model-storage.js';
 

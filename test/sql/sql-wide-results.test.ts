@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { historyPath } from '../../src/cli/shell-history.js';
 import { runShell, ShellNotices } from '../../src/cli/sql-shell.js';
 import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { formatTable } from '../../src/sql/result-text.js';
+import { formatTable } from '../../src/sql/output/result-text.js';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
 import { Storage } from '../../src/storage/storage.js';
 import { runCliInProcess } from '../helpers/cli-in-process.js';

@@ -158,7 +158,7 @@ async function exportTableFiles(options: ExportArgs, io: CommandIo): Promise<voi
   const registry = new StorageRegistry();
   try {
     const context = registry.add('default', storage, graphProgressReporter(io));
-    const { exportTables, ExportTargetError } = await import('../../sql/table-export.js');
+    const { exportTables, ExportTargetError } = await import('../../sql/output/table-export.js');
     try {
       const started = Date.now();
       const manifest = await exportTables({

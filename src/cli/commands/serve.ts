@@ -78,7 +78,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
 async function application(options: ServeOptions, access: ServeAccess, storages: OpenedStorages, registry: StorageRegistry): Promise<FastifyInstance> {
   const first = storages.opened[0]!;
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  // The SQL tables kept between runs (sql/table-cache.ts), shared with `sql`, `export` and `mcp`.
+  // The SQL tables kept between runs (sql/cache/table-cache.ts), shared with `sql`, `export` and `mcp`.
   const sqlService = options.sql === false ? false : { ...(options.sql ?? {}), cache: tableCacheOf(options.cache) };
   // Our own API's graph indexes are built in the background once the server listens.
   const app = buildApp(first.storage, {

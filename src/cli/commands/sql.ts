@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import { StorageRegistry } from '../../registry/storage-registry.js';
-import { RESULT_FORMATS, type ResultFormat } from '../../sql/result-text.js';
+import { RESULT_FORMATS, type ResultFormat } from '../../sql/output/result-text.js';
 import type { SqlEngine } from '../../sql/sql-engine.js';
 import { graphProgressReporter, openProgressReporter } from '../graph-progress.js';
 import type { CommandIo } from '../io.js';

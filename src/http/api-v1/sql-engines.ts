@@ -1,5 +1,5 @@
 import type { SqlLimits } from '../../sql/sql-engine.js';
-import type { TableCache } from '../../sql/table-cache.js';
+import type { TableCache } from '../../sql/cache/table-cache.js';
 import { SqlEngine } from '../../sql/sql-engine.js';
 import type { StorageContext } from '../../registry/storage-registry.js';
 

@@ -2,7 +2,7 @@ import { open, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import type { CsvCells, JsonCell } from '../../sql/result-values.js';
+import type { CsvCells, JsonCell } from '../../sql/answers/result-values.js';
 import type { SqlEngine, SqlColumn } from '../../sql/sql-engine.js';
 import type { SqlError } from '../../sql/sandbox.js';
 import type { StorageContext, StorageRegistry } from '../../registry/storage-registry.js';
@@ -169,7 +169,7 @@ function asProblem(error: unknown): unknown {
  * before the first byte is sent; after that rows are pulled only as the client reads them.
  */
 async function streamAnswer(engine: SqlEngine, sql: string, format: 'csv' | 'ndjson', cells: CsvCells, abort: AbortController, reply: FastifyReply): Promise<Readable> {
-  const { csvCell } = await import('../../sql/result-values.js');
+  const { csvCell } = await import('../../sql/answers/result-values.js');
   let columns: readonly SqlColumn[] = [];
   let started: () => void = () => undefined;
   let failed: (error: unknown) => void = () => undefined;

@@ -1,13 +1,13 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { isAppError } from '../errors.js';
-import { layoutEntity, type EntityLayout } from '../format/entity-layout.js';
-import type { TypeDictionary, TypeEntry } from '../format/type-dictionary.js';
-import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord } from '../storage/records/latest-records.js';
-import type { Storage } from '../storage/storage.js';
-import { ChunkAppender, inOneTransaction } from './chunk-appender.js';
-import { valueKindOfEntry, type ValueKind } from './column-model.js';
-import type { DuckModule } from './duck-module.js';
-import { charsOfContent, textFromChars, valueOfObject, type DecimalShapes } from './value-records.js';
+import { isAppError } from '../../errors.js';
+import { layoutEntity, type EntityLayout } from '../../format/entity-layout.js';
+import type { TypeDictionary, TypeEntry } from '../../format/type-dictionary.js';
+import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord } from '../../storage/records/latest-records.js';
+import type { Storage } from '../../storage/storage.js';
+import { ChunkAppender, inOneTransaction } from '../tables/chunk-appender.js';
+import { valueKindOfEntry, type ValueKind } from '../tables/column-model.js';
+import type { DuckModule } from '../duck-module.js';
+import { charsOfContent, textFromChars, valueOfObject, type DecimalShapes } from '../tables/value-records.js';
 
 /**
  * The rows of `_values` by value type. The base pass (table-build.ts) decodes only the value

@@ -1,5 +1,5 @@
-import type { FieldDescriptor, PrimitiveName, TypeDictionary, TypeEntry } from '../format/type-dictionary.js';
-import { simplifiedRenderer } from '../inspect/simplified-value.js';
+import type { FieldDescriptor, PrimitiveName, TypeDictionary, TypeEntry } from '../../format/type-dictionary.js';
+import { simplifiedRenderer } from '../../inspect/simplified-value.js';
 
 /**
  * The relational model: which SQL type a member's column gets from the member's declared type,

@@ -1,9 +1,9 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { commitLogOf } from '../storage/history/commit-log.js';
-import type { CommitHistory } from '../storage/history/commit-history.js';
-import type { Storage } from '../storage/storage.js';
-import { ChunkAppender, inOneTransaction } from './chunk-appender.js';
-import type { DuckModule } from './duck-module.js';
+import { commitLogOf } from '../../storage/history/commit-log.js';
+import type { CommitHistory } from '../../storage/history/commit-history.js';
+import type { Storage } from '../../storage/storage.js';
+import { ChunkAppender, inOneTransaction } from '../tables/chunk-appender.js';
+import type { DuckModule } from '../duck-module.js';
 
 /**
  * `_commits`: a row per commit of the storage (storage/history/commit-log.ts), filled when a

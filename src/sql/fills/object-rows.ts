@@ -1,16 +1,16 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { chunkDamageOf } from '../damaged/chunk-damage.js';
-import { dominatorTreeOf } from '../graph/model/dominator-computation.js';
-import type { DominatorTree } from '../graph/model/dominator-tree.js';
-import type { GraphIndex } from '../graph/model/graph-index.js';
-import { forEachLatestRecord } from '../storage/records/latest-records.js';
-import { readableTypeName } from '../inspect/type-names.js';
-import type { Storage } from '../storage/storage.js';
-import { CommitHistory } from '../storage/history/commit-history.js';
-import { scanStorageLayout } from '../storage/source/storage-dir.js';
-import { ChunkAppender, inOneTransaction } from './chunk-appender.js';
+import { chunkDamageOf } from '../../damaged/chunk-damage.js';
+import { dominatorTreeOf } from '../../graph/model/dominator-computation.js';
+import type { DominatorTree } from '../../graph/model/dominator-tree.js';
+import type { GraphIndex } from '../../graph/model/graph-index.js';
+import { forEachLatestRecord } from '../../storage/records/latest-records.js';
+import { readableTypeName } from '../../inspect/type-names.js';
+import type { Storage } from '../../storage/storage.js';
+import { CommitHistory } from '../../storage/history/commit-history.js';
+import { scanStorageLayout } from '../../storage/source/storage-dir.js';
+import { ChunkAppender, inOneTransaction } from '../tables/chunk-appender.js';
 import { RecordCommits } from './commit-rows.js';
-import type { DuckModule } from './duck-module.js';
+import type { DuckModule } from '../duck-module.js';
 
 /**
  * `_objects`: a row per current object, made when a statement first names it by a pass of its

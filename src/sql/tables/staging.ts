@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ChunkAppender } from './chunk-appender.js';
 import { sqlTypeOf, type TypeTablePlan } from './column-model.js';
-import type { DuckModule } from './duck-module.js';
+import type { DuckModule } from '../duck-module.js';
 
 /**
  * A type's staging table while its table is made: its columns' plan and the appender filling it

@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { TypeDictionary, TypeEntry } from '../format/type-dictionary.js';
-import { GIGAMAP_TABLES } from '../gigamap/sql-rows.js';
-import { readableTypeName } from '../inspect/type-names.js';
+import type { TypeDictionary, TypeEntry } from '../../format/type-dictionary.js';
+import { GIGAMAP_TABLES } from '../../gigamap/sql-rows.js';
+import { readableTypeName } from '../../inspect/type-names.js';
 import { quoteIdent, quoteText, simpleNameOf, sqlTypeOf, valueTypeIdsOf, type ColumnRole, type TypeTablePlan, type ValueKind } from './column-model.js';
 import { jdkConstantRows } from './jdk-constants.js';
 import { isEnumPlan, stagingColumns, type Staging } from './staging.js';

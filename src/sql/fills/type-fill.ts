@@ -1,15 +1,15 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { isAppError } from '../errors.js';
-import { layoutEntity, type EntityLayout } from '../format/entity-layout.js';
-import type { TypeEntry } from '../format/type-dictionary.js';
-import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord } from '../storage/records/latest-records.js';
-import type { Storage } from '../storage/storage.js';
-import { quoteIdent, type TypeTablePlan } from './column-model.js';
-import type { DuckModule } from './duck-module.js';
-import { inOneTransaction } from './chunk-appender.js';
-import { appendEntity, appendFixedEntity, fixedLayoutFor, type FixedLayout } from './entity-rows.js';
-import { makeTypeRows } from './finish-tables.js';
-import { createStaging, type Staging } from './staging.js';
+import { isAppError } from '../../errors.js';
+import { layoutEntity, type EntityLayout } from '../../format/entity-layout.js';
+import type { TypeEntry } from '../../format/type-dictionary.js';
+import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord } from '../../storage/records/latest-records.js';
+import type { Storage } from '../../storage/storage.js';
+import { quoteIdent, type TypeTablePlan } from '../tables/column-model.js';
+import type { DuckModule } from '../duck-module.js';
+import { inOneTransaction } from '../tables/chunk-appender.js';
+import { appendEntity, appendFixedEntity, fixedLayoutFor, type FixedLayout } from '../tables/entity-rows.js';
+import { makeTypeRows } from '../tables/finish-tables.js';
+import { createStaging, type Staging } from '../tables/staging.js';
 
 /**
  * The rows of entity types' tables, made when a statement first names them: one pass over the

@@ -1,13 +1,13 @@
-import type { TableCache } from './table-cache.js';
+import type { TableCache } from '../cache/table-cache.js';
 import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { GraphIndex } from '../graph/model/graph-index.js';
-import type { Storage } from '../storage/storage.js';
-import type { SchemaTable } from './finish-tables.js';
+import type { GraphIndex } from '../../graph/model/graph-index.js';
+import type { Storage } from '../../storage/storage.js';
+import type { SchemaTable } from '../tables/finish-tables.js';
 import { csvHeaderLine, csvLines, ndjsonLines } from './result-text.js';
-import type { CsvCells } from './result-values.js';
-import type { SqlColumn } from './sql-engine.js';
-import { SqlEngine } from './sql-engine.js';
+import type { CsvCells } from '../answers/result-values.js';
+import type { SqlColumn } from '../sql-engine.js';
+import { SqlEngine } from '../sql-engine.js';
 
 /**
  * Every table of a storage (or the chosen ones) written into a new directory: Parquet through

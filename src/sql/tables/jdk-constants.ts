@@ -1,4 +1,4 @@
-import { resolveJdkConstant } from '../format/ids.js';
+import { resolveJdkConstant } from '../../format/ids.js';
 import { quoteText } from './column-model.js';
 
 /**

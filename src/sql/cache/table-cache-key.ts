@@ -2,8 +2,8 @@ import { createHash, type Hash } from 'node:crypto';
 import { createReadStream, readdirSync, readFileSync, realpathSync, statSync, type BigIntStats } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { scanStorageDirectory } from '../storage/source/storage-dir.js';
-import type { Storage } from '../storage/storage.js';
+import { scanStorageDirectory } from '../../storage/source/storage-dir.js';
+import type { Storage } from '../../storage/storage.js';
 
 /**
  * What a cached database of a storage's tables is filed under (table-cache.ts): the build of the

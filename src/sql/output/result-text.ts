@@ -1,5 +1,5 @@
-import { csvCell, type CsvCells, type JsonCell } from './result-values.js';
-import type { SqlColumn } from './sql-engine.js';
+import { csvCell, type CsvCells, type JsonCell } from '../answers/result-values.js';
+import type { SqlColumn } from '../sql-engine.js';
 
 /**
  * A result as text for people and tools: an aligned table that fits the terminal's width (long

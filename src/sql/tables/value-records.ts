@@ -1,8 +1,8 @@
-import { charsText, fixedValue, type EntityLayout } from '../format/entity-layout.js';
-import type { TypeDictionary, TypeEntry } from '../format/type-dictionary.js';
-import { UTC } from '../javatext/java-time-zones.js';
-import { simplifiedRenderer } from '../inspect/simplified-value.js';
-import { javaBigDecimalToString } from '../javatext/java-big-number-text.js';
+import { charsText, fixedValue, type EntityLayout } from '../../format/entity-layout.js';
+import type { TypeDictionary, TypeEntry } from '../../format/type-dictionary.js';
+import { UTC } from '../../javatext/java-time-zones.js';
+import { simplifiedRenderer } from '../../inspect/simplified-value.js';
+import { javaBigDecimalToString } from '../../javatext/java-big-number-text.js';
 import type { ValueKind } from './column-model.js';
 
 /**

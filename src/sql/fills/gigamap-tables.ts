@@ -1,11 +1,11 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { gigaMapIds } from '../gigamap/find-gigamaps.js';
-import { GIGAMAP_TABLES, gigaMapEntityRows, gigaMapIndexRows } from '../gigamap/sql-rows.js';
-import type { GraphIndex } from '../graph/model/graph-index.js';
-import type { Storage } from '../storage/storage.js';
-import { ChunkAppender } from './chunk-appender.js';
-import { quoteIdent } from './column-model.js';
-import type { DuckModule } from './duck-module.js';
+import { gigaMapIds } from '../../gigamap/find-gigamaps.js';
+import { GIGAMAP_TABLES, gigaMapEntityRows, gigaMapIndexRows } from '../../gigamap/sql-rows.js';
+import type { GraphIndex } from '../../graph/model/graph-index.js';
+import type { Storage } from '../../storage/storage.js';
+import { ChunkAppender } from '../tables/chunk-appender.js';
+import { quoteIdent } from '../tables/column-model.js';
+import type { DuckModule } from '../duck-module.js';
 
 /**
  * `_gigamap_entities` and `_gigamap_index`: every GigaMap's entities and index keys, from the

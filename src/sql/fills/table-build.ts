@@ -1,21 +1,21 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { ChunkAppender, inOneTransaction } from './chunk-appender.js';
-import { isAppError } from '../errors.js';
-import { layoutEntity, type EntityLayout } from '../format/entity-layout.js';
-import type { TypeEntry } from '../format/type-dictionary.js';
-import type { GraphIndex } from '../graph/model/graph-index.js';
-import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord, type RecordPassProgress } from '../storage/records/latest-records.js';
-import type { Storage } from '../storage/storage.js';
-import { planTypeTable, valueKindOfEntry, type TypeTablePlan, type ValueKind } from './column-model.js';
-import type { DuckModule } from './duck-module.js';
-import { finishTables, type BuiltSchema } from './finish-tables.js';
+import { ChunkAppender, inOneTransaction } from '../tables/chunk-appender.js';
+import { isAppError } from '../../errors.js';
+import { layoutEntity, type EntityLayout } from '../../format/entity-layout.js';
+import type { TypeEntry } from '../../format/type-dictionary.js';
+import type { GraphIndex } from '../../graph/model/graph-index.js';
+import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord, type RecordPassProgress } from '../../storage/records/latest-records.js';
+import type { Storage } from '../../storage/storage.js';
+import { planTypeTable, valueKindOfEntry, type TypeTablePlan, type ValueKind } from '../tables/column-model.js';
+import type { DuckModule } from '../duck-module.js';
+import { finishTables, type BuiltSchema } from '../tables/finish-tables.js';
 import { buildGigaMapTables } from './gigamap-tables.js';
 import { LINK_TABLES, type LinkType } from './link-tables.js';
 import { OBJECTS_TABLE } from './object-rows.js';
 import { COMMITS_TABLE } from './commit-rows.js';
-import { appendEntity } from './entity-rows.js';
-import { createStaging, stagedWithBase, type Staging } from './staging.js';
-import { charsOfContent, DecimalShapes, textFromChars } from './value-records.js';
+import { appendEntity } from '../tables/entity-rows.js';
+import { createStaging, stagedWithBase, type Staging } from '../tables/staging.js';
+import { charsOfContent, DecimalShapes, textFromChars } from '../tables/value-records.js';
 import { appendText, appendValue, inBaseValues, readNamedValues } from './value-fill.js';
 
 /**

@@ -1,14 +1,14 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { isAppError } from '../errors.js';
-import { layoutEntity, primitiveText, variableElements, type EntityLayout, type MemberValue, type VariableSlot } from '../format/entity-layout.js';
-import { classifyId, isObjectIdHalves } from '../format/ids.js';
-import type { TypeEntry } from '../format/type-dictionary.js';
-import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord } from '../storage/records/latest-records.js';
-import type { Storage } from '../storage/storage.js';
-import { ChunkAppender, inOneTransaction } from './chunk-appender.js';
-import type { TypeTablePlan } from './column-model.js';
-import type { DuckModule } from './duck-module.js';
-import { fixedLayoutFor, type FixedLayout } from './entity-rows.js';
+import { isAppError } from '../../errors.js';
+import { layoutEntity, primitiveText, variableElements, type EntityLayout, type MemberValue, type VariableSlot } from '../../format/entity-layout.js';
+import { classifyId, isObjectIdHalves } from '../../format/ids.js';
+import type { TypeEntry } from '../../format/type-dictionary.js';
+import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord } from '../../storage/records/latest-records.js';
+import type { Storage } from '../../storage/storage.js';
+import { ChunkAppender, inOneTransaction } from '../tables/chunk-appender.js';
+import type { TypeTablePlan } from '../tables/column-model.js';
+import type { DuckModule } from '../duck-module.js';
+import { fixedLayoutFor, type FixedLayout } from '../tables/entity-rows.js';
 
 /**
  * `_references` and `_elements`, built by a pass of their own over the entity records when a

@@ -3,7 +3,7 @@ import { constants, type Stats } from 'node:fs';
 import { chmod, copyFile, lstat, mkdir, open, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import type { SchemaTable } from './finish-tables.js';
+import type { SchemaTable } from '../tables/finish-tables.js';
 
 /**
  * Built SQL tables kept between runs: a directory of entries, each a DuckDB database file of a

@@ -1,5 +1,5 @@
 import type { DuckDBAppender, DuckDBConnection, DuckDBDataChunk, DuckDBType } from '@duckdb/node-api';
-import { duckBindings, type DuckModule } from './duck-module.js';
+import { duckBindings, type DuckModule } from '../duck-module.js';
 
 /**
  * Rows into a DuckDB table a data chunk (2,048 rows) at a time, with the call shape of DuckDB's

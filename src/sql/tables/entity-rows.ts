@@ -1,6 +1,6 @@
-import { charsText, fixedSizeOf, type EntityLayout, type VariableSlot } from '../format/entity-layout.js';
-import type { PrimitiveName, TypeEntry } from '../format/type-dictionary.js';
-import type { LatestRecord } from '../storage/records/latest-records.js';
+import { charsText, fixedSizeOf, type EntityLayout, type VariableSlot } from '../../format/entity-layout.js';
+import type { PrimitiveName, TypeEntry } from '../../format/type-dictionary.js';
+import type { LatestRecord } from '../../storage/records/latest-records.js';
 import type { ChunkAppender } from './chunk-appender.js';
 import type { TypeTablePlan } from './column-model.js';
 import type { Staging } from './staging.js';
