@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FormatError } from '../../src/errors.js';
 import {
@@ -14,6 +17,8 @@ import {
 } from '../../src/gigamap/record-fields.js';
 import { GIGAMAP, GIGA_LEVEL3 } from '../../src/gigamap/gigamap-type-names.js';
 import { Storage } from '../../src/storage/storage.js';
+import { StorageWriter } from '../../src/writer/storage-writer.js';
+import { reflectiveMembers } from '../../src/writer/type-definitions.js';
 import { GIGAMAP_STORAGE, loadApiDump } from './gigamap-corpus.js';
 
 /**
@@ -53,6 +58,8 @@ function refusal(f: () => unknown): [string, string] {
 
 describe('readRecord and requireRecord', () => {
   it('read a stored record with its type name, place and size; none for id 0 or an id not stored', async () => {
+    // Read here, not in a hook: mutation testing (npm run mutate) credits only code a test runs.
+    const person = (await readRecord(storage, BigInt(first.objectId)))!;
     expect([person.objectId, person.typeName, level3.typeName, map.typeName]).toEqual([BigInt(first.objectId), 'conformance.gigamap.Person', GIGA_LEVEL3, GIGAMAP]);
     const stored = (await storage.readEntity(BigInt(first.objectId)))!;
     expect([person.file, person.contentOffset, person.bytes]).toEqual([stored.file, stored.offset + 24, stored.content.length + 24]);
@@ -65,6 +72,11 @@ describe('readRecord and requireRecord', () => {
     await expect(requireRecord(storage, person.objectId, 'GigaMap', [GIGAMAP, GIGA_LEVEL3])).rejects.toThrow(
       `GigaMap ${person.objectId} is a conformance.gigamap.Person, not ${GIGAMAP} or ${GIGA_LEVEL3}`,
     );
+    const refused = await requireRecord(storage, person.objectId, 'GigaMap', [GIGAMAP]).then(
+      () => undefined,
+      (e: unknown) => e as FormatError,
+    );
+    expect([refused?.code, refused?.file, refused?.offset]).toEqual(['FORMAT_BAD_RECORD', person.file, person.contentOffset]);
     expect((await requireRecord(storage, person.objectId, 'Person', ['conformance.gigamap.Person'])).objectId).toBe(person.objectId);
     expect((await requireRecord(storage, person.objectId, 'anything')).typeName).toBe('conformance.gigamap.Person');
   });
@@ -113,5 +125,62 @@ describe('keyText', () => {
     expect(await keyText(storage, referenceMember(person, 'birthday'))).toBe(first.birthday);
     expect(await keyText(storage, 999_999_999_999n)).toBe('missing@999999999999');
     expect(await keyText(storage, map.objectId)).toBe(`${GIGAMAP}@${map.objectId}`);
+  });
+});
+
+describe('records of a tiny storage written here', () => {
+  let work: string;
+  let tiny: Storage;
+  const ids: bigint[] = [];
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'record-fields-'));
+    const writer = StorageWriter.create(join(work, 's'), { now: () => 1_700_000_000_000, family: 'eclipsestore' });
+    const date = writer.dictionary.require('java.time.LocalDate');
+    const ints = writer.dictionary.require('[I');
+    const note = writer.defineType('t.Note', reflectiveMembers('t.Note', [{ name: 'n', type: 'int' }]));
+    const store = writer.beginStore();
+    for (let i = 0; i < 5; i++) ids.push(writer.newObjectId());
+    store.add(date, ids[0]!, [2024, 2, 29]);
+    store.add(date, ids[1]!, [2024, 13, 1]);
+    store.add(ints, ids[2]!, [Int32Array.from([1, 2])]);
+    // A type id the dictionary lacks, and a t.Note without the 4 bytes of its int.
+    store.add({ ...note, typeId: 999_999n }, ids[3]!, [7]);
+    store.add({ ...note, fields: [] }, ids[4]!, []);
+    writer.store(store);
+    writer.close();
+    tiny = await Storage.open(join(work, 's'));
+  });
+  afterAll(async () => {
+    await tiny?.close();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  async function readRefusal(objectId: bigint): Promise<[string, string, number | undefined]> {
+    const error = await readRecord(tiny, objectId).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(FormatError);
+    return [(error as FormatError).code, (error as FormatError).message, (error as FormatError).offset];
+  }
+
+  it('a record whose type id the dictionary lacks: FORMAT_UNKNOWN_TYPE_ID at the type id in its header', async () => {
+    const stored = (await tiny.readEntity(ids[3]!))!;
+    expect(await readRefusal(ids[3]!)).toEqual(['FORMAT_UNKNOWN_TYPE_ID', `${stored.file} at offset ${stored.offset + 8}: object ${ids[3]} has type id 999999, which the type dictionary lacks`, stored.offset + 8]);
+  });
+
+  it('a record too short for its type: the layout’s error at the record’s content', async () => {
+    const stored = (await tiny.readEntity(ids[4]!))!;
+    const [code, message, offset] = await readRefusal(ids[4]!);
+    expect([code, offset]).toEqual(['FORMAT_BAD_RECORD', stored.offset + 24]);
+    expect(message).toBe(`${stored.file} at offset ${stored.offset + 24}: t.Note (type id ${stored.typeId}): content ends inside member n`);
+  });
+
+  it('a list of ints is no list of references; a LocalDate reads as its date, one with month 13 by its type and id', async () => {
+    const ints = (await readRecord(tiny, ids[2]!))!;
+    expect(refusal(() => referenceColumn(ints, 'elements'))).toEqual(['FORMAT_BAD_RECORD', `${ints.file} at offset ${ints.contentOffset}: member elements of [I ${ids[2]} is not a list of references`]);
+    expect(await keyText(tiny, ids[0]!)).toBe('2024-02-29');
+    expect(await keyText(tiny, ids[1]!)).toBe(`java.time.LocalDate@${ids[1]}`);
   });
 });
