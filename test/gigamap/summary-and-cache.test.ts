@@ -64,6 +64,37 @@ describe('the GigaMap cache', () => {
     expect(gigaMapOf(stateOf(2), id)).not.toBe(again);
   });
 
+  it('reads anew when the same source moves to another state (its generation changes), back and forth', async () => {
+    const id = BigInt(persons.objectId);
+    const source = { dictionary: storage.dictionary, readEntity: (oid: bigint) => storage.readEntity(oid), generation: 1 };
+    const one = gigaMapOf(source, id);
+    expect(gigaMapOf(source, id)).toBe(one);
+    source.generation = 2;
+    const two = gigaMapOf(source, id);
+    expect(two).not.toBe(one);
+    expect(gigaMapOf(source, id)).toBe(two);
+    expect((await two).size).toBe(BigInt(persons.size));
+  });
+
+  it('a failed read of an older state does not drop the newer state’s map', async () => {
+    const id = BigInt(persons.objectId);
+    // The older state's records are gone (as after a compaction): its read fails once the newer one has begun.
+    let gone = true;
+    const source = {
+      dictionary: storage.dictionary,
+      readEntity: (oid: bigint) => (gone ? Promise.reject(new Error('the file of the older state is gone')) : storage.readEntity(oid)),
+      generation: 1,
+    };
+    const older = gigaMapOf(source, id);
+    older.catch(() => undefined);
+    gone = false;
+    source.generation = 2;
+    const newer = gigaMapOf(source, id);
+    await expect(older).rejects.toThrow('the file of the older state is gone');
+    expect(gigaMapOf(source, id)).toBe(newer);
+    expect((await newer).size).toBe(BigInt(persons.size));
+  });
+
   it('keeps the four maps used last: a fifth pushes out the one used longest ago', async () => {
     const source = stateOf(undefined);
     const [a, b] = [BigInt(persons.objectId), BigInt(tags.objectId)];
