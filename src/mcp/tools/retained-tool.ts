@@ -1,6 +1,7 @@
 import type { Static } from 'typebox';
 import type { RetainersJson } from '../../api-contract/retained-schemas.js';
 import type { RetainedFigures } from '../../api-contract/schemas.js';
+import { ApiAnswerError } from '../api-client.js';
 import { offsetOf, TextBudget, truncationMarker } from '../budget.js';
 import { simpleName } from '../render.js';
 import { answer, cursorInput, guarded, limitInput, objectIdInput, READ_ONLY, storageInput, storageOf, type ToolRegistrar } from '../tool-kit.js';
@@ -75,7 +76,9 @@ export const registerRetainedTool: ToolRegistrar = (server, deps) => {
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([context.graph.dominators.ready().catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, TREE_WAIT_MS)))]);
         clearTimeout(timer);
-        const offset = Math.min(offsetOf(args.cursor), API_MAX);
+        const offset = offsetOf(args.cursor);
+        // The API pages only the first 1,000: a cursor past them is refused here, in words, not with the API's query check.
+        if (offset >= API_MAX) throw new ApiAnswerError(400, 'Bad Request', `cursor "${offset}" is past the first ${API_MAX} ${args.objectId === undefined ? 'retainers' : 'dominators'}, the most this tool pages through`);
         const limit = Math.min(args.limit ?? 20, API_MAX - offset);
         const out = new TextBudget();
         if (args.objectId === undefined) {
