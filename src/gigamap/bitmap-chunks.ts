@@ -76,7 +76,7 @@ export function expandBlockChunks(data: Uint8Array, start: number, end: number, 
       throw fail(pos - 1, 'chunk type 34 is reserved');
     } else {
       out.fill(fill, base, base + 8);
-      pos = singleLong(type, data, pos, out, base, fill, need);
+      pos = singleLong(type, data, pos, out, base, fill, need, fail);
     }
     long += count;
   }
@@ -84,14 +84,23 @@ export function expandBlockChunks(data: Uint8Array, start: number, end: number, 
 }
 
 /** Chunk types 35–127: one long built from a few data bytes; returns the position after them. */
-function singleLong(type: number, data: Uint8Array, pos: number, out: Uint8Array, base: number, fill: number, need: (n: number) => void): number {
+function singleLong(
+  type: number,
+  data: Uint8Array,
+  pos: number,
+  out: Uint8Array,
+  base: number,
+  fill: number,
+  need: (n: number) => void,
+  fail: (at: number, message: string) => FormatError,
+): number {
   const put = (position: number, value: number): void => {
     out[base + position] = value ^ fill;
   };
   if (type === 35) {
     need(1);
     const bits = data[pos]! + 1;
-    if (bits > 64) throw new FormatError('FORMAT_BAD_RECORD', `bitmap block: chunk type 35 with ${bits} bits set`);
+    if (bits > 64) throw fail(pos, `chunk type 35 with ${bits} bits set`);
     for (let b = 0; b < 8; b++) {
       const inByte = Math.max(0, Math.min(8, bits - b * 8));
       put(b, inByte === 8 ? 0xff : (1 << inByte) - 1);

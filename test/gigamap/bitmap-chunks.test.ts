@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { expandBlockChunks } from '../../src/gigamap/bitmap-chunks.js';
 import { decodeLevel2 } from '../../src/gigamap/bitmap-level2.js';
+import { FormatError } from '../../src/errors.js';
 import { IdList } from '../../src/gigamap/id-list.js';
 import { learnChunkPositions } from './corpus-chunks.js';
 import { blockEntry, segment } from './level2-bytes.js';
@@ -165,5 +167,36 @@ describe('damaged bitmap segments', () => {
     const wrongType = segment(0, [[0x80]]);
     wrongType[4] = 1;
     expect(() => decode(wrongType)).toThrow(/type 1/);
+  });
+});
+
+describe('a damaged block on its own: what is wrong and where', () => {
+  /** Expands `bytes` (chunk count first) as a block whose count byte lies at file offset 500; the refusal. */
+  function refused(bytes: readonly number[], start = 0, end = bytes.length): [string, string, number | undefined] {
+    try {
+      expandBlockChunks(Uint8Array.from(bytes), start, end, new Uint8Array(512), { file: 'f.dat', offset: 500 });
+    } catch (error) {
+      if (!(error instanceof FormatError)) throw error;
+      return [error.code, error.message, error.offset];
+    }
+    throw new Error('expected a FormatError');
+  }
+
+  it('no byte for the chunk count', () => {
+    expect(refused([9, 9], 1, 1)).toEqual(['FORMAT_BAD_RECORD', 'f.dat at offset 500: bitmap block: no chunk count', 500]);
+  });
+
+  it('raw longs cut short (type 1 with 2 longs, type 18 with one), at the first byte missing its data', () => {
+    expect(refused([1, 1, 2, ...Array<number>(11).fill(7)])).toEqual(['FORMAT_BAD_RECORD', "f.dat at offset 503: bitmap block: chunk data runs past the block's 17 bytes", 503]);
+    expect(refused([1, 18, 1, 2, 3, 4])).toEqual(['FORMAT_BAD_RECORD', "f.dat at offset 502: bitmap block: chunk data runs past the block's 9 bytes", 502]);
+  });
+
+  it('a chunk count larger than the chunks there, at the missing chunk', () => {
+    expect(refused([3, 0, 64])).toEqual(['FORMAT_BAD_RECORD', "f.dat at offset 503: bitmap block: chunk data runs past the block's 6 bytes", 503]);
+  });
+
+  it('type 34 at its header byte; type 35 with more than 64 bits at its data byte', () => {
+    expect(refused([2, 0, 63, 34])).toEqual(['FORMAT_BAD_RECORD', 'f.dat at offset 503: bitmap block: chunk type 34 is reserved', 503]);
+    expect(refused([2, 0, 63, 35, 64])).toEqual(['FORMAT_BAD_RECORD', 'f.dat at offset 504: bitmap block: chunk type 35 with 65 bits set', 504]);
   });
 });
