@@ -147,7 +147,7 @@ describe('object_versions', () => {
     expect(text.length).toBe(3);
   });
 
-  it('pages the list: the range shown and the cursor of the next page', async () => {
+  it('pages the list: the range shown, the cursor of the next page, none past the last', async () => {
     const first = await lines('object_versions', { objectId: CUSTOMERS, limit: 1 });
     expect(first[0]).toBe(`2 version(s) of ${CUSTOMERS} on disk, newest first; 0..0 shown:`);
     expect(first.at(-1)).toBe('truncated: 1 more versions; next cursor "1"');
@@ -155,6 +155,7 @@ describe('object_versions', () => {
     expect(second[0]).toBe(`2 version(s) of ${CUSTOMERS} on disk, newest first; 1..1 shown:`);
     expect(second[1]).toMatch(/^ {2}version 1: /);
     expect(second.length).toBe(2);
+    expect(await tools.text('object_versions', { objectId: CUSTOMERS, cursor: '2' })).toBe(`2 version(s) of ${CUSTOMERS} on disk, newest first; none in this page:`);
   });
 
   it('shows the current version as having no newer one, and an older one with its changes', async () => {
@@ -174,6 +175,10 @@ describe('referrers', () => {
       '  1000000000000000992 Order via customer',
     ]);
     expect(await lines('referrers', { objectId: LENA, limit: 1, cursor: '1' })).toEqual([`3 object(s) refer to ${LENA}; 1..1 shown:`, '  1000000000000000951 Order via customer', 'truncated: 1 more referrers; next cursor "2"']);
+  });
+
+  it('says a page past the last is empty, without a range or a cursor', async () => {
+    expect(await tools.text('referrers', { objectId: LENA, cursor: '3' })).toBe(`3 object(s) refer to ${LENA}; none in this page:`);
   });
 });
 

@@ -7,6 +7,11 @@ import { answer, cursorInput, guarded, limitInput, objectIdInput, READ_ONLY, sto
 
 /** `describe_object`, `referrers`, `paths_from_root` and `object_versions`. */
 
+/** The range of a page in a header: none when the page is all, and no range for a page past the last. */
+function pageRange(offset: number, shown: number, total: number): string {
+  return shown === total ? '' : shown === 0 ? '; none in this page' : `; ${offset}..${offset + shown - 1} shown`;
+}
+
 export const registerObjectTools: ToolRegistrar = (server, deps) => {
   server.registerTool(
     'describe_object',
@@ -46,7 +51,7 @@ export const registerObjectTools: ToolRegistrar = (server, deps) => {
         const offset = offsetOf(args.cursor);
         const list = await deps.api.get<Static<typeof ReferrerList>>(storageOf(args), `/objects/${args.objectId}/referrers`, { offset, limit: args.limit ?? 20 });
         const out = new TextBudget();
-        out.add(`${list.total} object(s) refer to ${list.objectId}${list.referrers.length < list.total ? `; ${offset}..${offset + list.referrers.length - 1} shown` : ''}:`);
+        out.add(`${list.total} object(s) refer to ${list.objectId}${pageRange(offset, list.referrers.length, list.total)}:`);
         for (const r of list.referrers) out.add(`  ${r.objectId} ${simpleName(r.typeName)}${viaText(r.via)}`);
         const rest = list.total - offset - list.referrers.length;
         if (rest > 0) out.addAlways(truncationMarker(rest, offset + list.referrers.length, 'referrers'));
@@ -102,7 +107,7 @@ export const registerObjectTools: ToolRegistrar = (server, deps) => {
           // The API's page is the tool's (an object stored 100,001 times lists 100 versions by default).
           const list = await deps.api.get<Static<typeof VersionList>>(name, `/objects/${args.objectId}/versions`, { offset, limit });
           const page = list.versions;
-          out.add(`${list.total} version(s) of ${list.objectId} on disk, newest first${page.length < list.total ? `; ${offset}..${offset + page.length - 1} shown` : ''}:`);
+          out.add(`${list.total} version(s) of ${list.objectId} on disk, newest first${pageRange(offset, page.length, list.total)}:`);
           for (const v of page) {
             const commit = v.commit === null ? 'commit unknown' : `${v.commit.kind} ${v.commit.time}`;
             out.add(`  version ${v.n}${v.current ? ' (current)' : ''}: ${commit}; ${simpleName(v.typeName)} [type id ${v.typeId}], ${v.length} bytes in ${v.file} @${v.offset}`);
