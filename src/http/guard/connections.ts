@@ -121,7 +121,9 @@ export class ConnectionGuard {
         this.byHttpSocket.set(socket, connection);
       });
     }
-    server.on('request', (request: IncomingMessage, response: ServerResponse) => this.track(request, response));
+    // Before the application's handler: a route that asks earlierResponsesSent at once (before
+    // any await) must find its request tracked already, or it would not wait its turn.
+    server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => this.track(request, response));
     server.closeIdleConnections = () => this.closeIdle();
   }
 

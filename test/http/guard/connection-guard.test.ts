@@ -27,9 +27,12 @@ afterEach(async () => {
 });
 
 /** A server whose requests wait in `held` until the test answers them. */
-async function guarded(maxConnections: number): Promise<{ guard: ConnectionGuard; held: Held[]; port: number }> {
+async function guarded(maxConnections: number, onRequest?: (guard: ConnectionGuard, held: Held) => void): Promise<{ guard: ConnectionGuard; held: Held[]; port: number }> {
   const held: Held[] = [];
-  server = createServer((request, response) => held.push({ request, response }));
+  server = createServer((request, response) => {
+    held.push({ request, response });
+    onRequest?.(guard, { request, response });
+  });
   const guard = new ConnectionGuard(server, maxConnections, false);
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
   return { guard, held, port: (server.address() as AddressInfo).port };
@@ -97,6 +100,21 @@ describe('connection guard', { timeout: 5_000 }, () => {
     await expect.poll(() => guard.stats.inFlight).toBe(0);
     // A request whose answer is sent already waits for nothing.
     await guard.earlierResponsesSent(held[1]!.request);
+  });
+
+  it('has tracked a request by the time the server\'s handler runs, so that a wait asked at once waits its turn', async () => {
+    const order: string[] = [];
+    const { guard, held, port } = await guarded(10, (guard, { request }) => {
+      void guard.earlierResponsesSent(request).then(() => order.push(`${request.url} may go`));
+    });
+    const a = client(port);
+    a.socket.write(GET('/first') + GET('/second'));
+    await expect.poll(() => held.length).toBe(2);
+    await expect.poll(() => order).toEqual(['/first may go']);
+    expect(guard.waitingForEarlierResponses).toBe(1);
+    held[0]!.response.end('1');
+    await expect.poll(() => order).toEqual(['/first may go', '/second may go']);
+    held[1]!.response.end('2');
   });
 
   it('stops a pipelined request\'s wait when its signal aborts, or its connection closes', async () => {
