@@ -10,13 +10,16 @@ import { buildGraph } from '../../src/graph/build/graph-build.js';
 import { Storage } from '../../src/storage/storage.js';
 import { generatedPersonId } from '../../src/writer/generator/gigamap-writer.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
+import { damagedCopy, long, placeOf, removeCopies } from './damaged-copy.js';
+import { loadApiDump } from './gigamap-corpus.js';
 
 /**
  * The SQL rows of a GigaMap (sql-rows.ts) where they are cut into batches of 65,536: a generated
  * GigaMap of 70,000 persons (entity ids 0…69,999, `id` = 100000 + 7 × entity id) gives a full
  * batch and one of 4,464 for its entities and for each index, a city's run of entities split
  * across the two; a GigaMap whose `id` index has no key (every id 0) gives no batch for it; the
- * `indexNames` filter reads only the indices named.
+ * `indexNames` filter reads only the indices named; a GigaMap without entities (a copy of the
+ * corpus whose map lost its level 3) gives no entity batch, not an empty one.
  */
 
 const ENTITIES = 70_000;
@@ -40,6 +43,7 @@ afterAll(async () => {
   await big?.close();
   await empty?.close();
   rmSync(work, { recursive: true, force: true });
+  removeCopies();
 });
 
 async function indexBatches(storage: Storage, map: bigint, indexNames?: readonly string[]): Promise<GigaMapIndexBatch[]> {
@@ -63,6 +67,21 @@ describe('_gigamap_entities in batches', () => {
     const entityIds = batches.flatMap((b) => [...b.entityId]);
     expect(entityIds).toEqual(Array.from({ length: ENTITIES }, (_v, i) => BigInt(i)));
     expect(batches.flatMap((b) => [...b.oid])).toEqual([...structure.objectIds]);
+  });
+});
+
+describe('_gigamap_entities of a map without entities', () => {
+  it('gives no batch, not an empty one', async () => {
+    const [persons, tags] = loadApiDump().map((m) => BigInt(m.objectId));
+    const dir = await damagedCopy(async (s) => [{ ...(await placeOf(s, persons!, 'level3')), bytes: long(0n) }]);
+    const storage = await Storage.open(dir);
+    try {
+      const batches = [];
+      for await (const b of gigaMapEntityRows(storage, [persons!, tags!])) batches.push([b.gigamap, b.length]);
+      expect(batches).toEqual([[tags!, loadApiDump()[1]!.entities.length]]);
+    } finally {
+      await storage.close();
+    }
   });
 });
 
