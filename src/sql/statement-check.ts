@@ -59,6 +59,12 @@ const EXPRESSION_CLASSES = new Set([
 const NODE_TYPES = new Set(['SELECT_NODE', 'SET_OPERATION_NODE', 'RECURSIVE_CTE_NODE', 'CTE_NODE']);
 const TABLE_REF_TYPES = new Set(['BASE_TABLE', 'SUBQUERY', 'JOIN', 'TABLE_FUNCTION', 'EXPRESSION_LIST', 'EMPTY', 'EMPTY_FROM', 'PIVOT', 'SHOW_REF']);
 
+/**
+ * Joins that compare only the columns they name (ON, USING, ASOF) or none (CROSS, POSITIONAL);
+ * a NATURAL join compares every column the two sides share, and a kind not listed counts as one.
+ */
+const NAMED_JOINS = new Set(['REGULAR', 'CROSS', 'ASOF', 'POSITIONAL']);
+
 /** The few catalog views a user may read: which tables and columns there are. */
 const CATALOG_VIEWS = new Set(['information_schema.tables', 'information_schema.columns']);
 
@@ -177,7 +183,9 @@ function noteColumns(node: { [key: string]: Json }, found: Found): void {
     for (const part of node.column_names) found.columns.add(String(part).toLowerCase());
     found.lastParts.add(String(node.column_names[node.column_names.length - 1]).toLowerCase());
   }
-  if (type === 'BASE_TABLE' || type === 'SUBQUERY' || type === 'TABLE_FUNCTION') {
+  // Only a table's whole row or renamed columns hide the names of the storage's columns: what a
+  // subquery, a CTE (read as a BASE_TABLE of its name) or a table function yields is named inside it.
+  if (type === 'BASE_TABLE') {
     if (typeof node.table_name === 'string') found.relations.add(node.table_name.toLowerCase());
     if (typeof node.alias === 'string' && node.alias !== '') found.relations.add(node.alias.toLowerCase());
     if (Array.isArray(node.column_name_alias) && node.column_name_alias.length > 0) found.everyColumn = true;
@@ -185,12 +193,9 @@ function noteColumns(node: { [key: string]: Json }, found: Found): void {
   // A PIVOT without GROUP BY groups by every column it does not name; UNPIVOT names columns by pattern.
   if (type === 'PIVOT') found.everyColumn = true;
   if (type === 'JOIN') {
-    if (node.ref_type !== 'REGULAR' && node.ref_type !== 'CROSS' && node.ref_type !== 'ASOF' && node.ref_type !== 'DEPENDENT') found.everyColumn = true;
+    if (typeof node.ref_type !== 'string' || !NAMED_JOINS.has(node.ref_type)) found.everyColumn = true;
     if (Array.isArray(node.using_columns)) for (const name of node.using_columns) found.columns.add(String(name).toLowerCase());
   }
-  // A CTE's name read as a column is its whole row too.
-  const ctes = (node.cte_map as { map?: { key: string }[] } | null | undefined)?.map ?? [];
-  for (const entry of ctes) found.relations.add(entry.key.toLowerCase());
 }
 
 /** A refusal found in the tree, with DuckDB's location of the node (turned into a position above). */
