@@ -49,6 +49,8 @@ const auth = (): AdmissionOptions['auth'] => loadAuthConfig({ env: { STORAGE_INS
 describe('access plugin', () => {
   it('lets every request through without access options', async () => {
     const { app, ran } = await application({});
+    // The name other plugins declare as their dependency.
+    expect(app.hasPlugin('access')).toBe(true);
     const answer = await app.inject({ url: '/data', headers: { host: 'evil.example.com' } });
     expect([answer.statusCode, answer.body, answer.headers['vary'], answer.headers['cache-control']]).toEqual([200, 'the data', undefined, undefined]);
     expect(ran).toEqual(['/data']);

@@ -65,6 +65,8 @@ describe('capacity plugin', { timeout: 5_000 }, () => {
     app = Fastify({ logger: false });
     await app.register(capacityPlugin, { maxConnections: 7, maxUnsentBytes: 1000, tls: false });
     await app.ready();
+    // The name other plugins declare as their dependency.
+    expect(app.hasPlugin('capacity')).toBe(true);
     expect(app.connections).toBeInstanceOf(ConnectionGuard);
     expect(app.connections.maxConnections).toBe(7);
     expect(app.unsentAnswers).toBeInstanceOf(UnsentAnswers);
@@ -150,6 +152,9 @@ describe('capacity plugin', { timeout: 5_000 }, () => {
       await expect.poll(() => app!.connections.waitingForEarlierResponses).toBe(1);
       first.resolve();
       await expect.poll(() => text).toMatch(/\r\n\r\nfirstHTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\nbig$/);
+      // Not shutting down: the answers keep their connection open.
+      expect(text.match(/\r\nConnection: keep-alive\r\n/gi)).toHaveLength(2);
+      expect(text).not.toMatch(/\r\nconnection: close\r\n/i);
     } finally {
       socket.destroy();
     }
