@@ -10,7 +10,8 @@ import { mcpInProcess, type McpInProcess } from '../helpers/mcp-in-process.js';
  * indexing: a copy of the graph corpus whose every data file lost its last 5 bytes (a record cut
  * in each of its 21 files). The overview counts them, lists the first ten as the API names them and
  * says how many more the structured content has; its structured content is the API's answers.
- * Also on this copy: the structured content of `type_dictionary` and the last page of `list_types`.
+ * Also on this copy: the structured content of `type_dictionary`, the last page of `list_types` and
+ * the missing references of `analyze_storage` (the records cut away were referred to).
  * Issue 48: the problem lines, their cut at ten, the default of ten types, the structured content
  * and a last page without a cursor were read by no test (every other test serves a sound storage).
  */
@@ -89,5 +90,20 @@ describe('list_types', () => {
     const text = (await tools.text('list_types', { sort: 'typeId', limit: 3, cursor: '118' })).split('\n');
     expect(text[0]).toBe('121 type ids; 118..120:');
     expect(text.slice(1).map((l) => /\[type id (\d+)\]/.exec(l)?.[1])).toEqual(last);
+  });
+});
+
+describe('analyze_storage of a storage with problems', () => {
+  it('lists the missing references with their referrers, cut at examples, saying how many more', async () => {
+    const analysis = await tools.api<{ missingReferences: { count: number } }>('/analysis?examples=2&referrers=3');
+    expect(analysis.missingReferences.count).toBe(18);
+    const text = (await tools.text('analyze_storage', { top: 1, examples: 2 })).split('\n');
+    const at = text.indexOf('missing references: 18 id(s) referenced but not stored');
+    expect(at).toBe(4);
+    expect(text.slice(at + 1, at + 4)).toEqual([
+      '  1000000000000000082, referred to by 1: 1000000000000000079 Address via street',
+      '  1000000000000000167, referred to by 1: 1000000000000000165 Book via title',
+      '  truncated: 16 more missing ids (raise examples, at most 100)',
+    ]);
   });
 });
