@@ -166,7 +166,7 @@ describe('verifyFileChunks: chained SHA-256', () => {
 
   it('a damaged chunk fails alone: the next is chained to the stored hash; both hashes in upper-case hex', () => {
     const damaged = concat(A, B);
-    damaged[60] ^= 1;
+    damaged[60] = damaged[60]! ^ 1;
     const file = concat(header(SHA, root), damaged, shaRecord(46, hash1), C, shaRecord(156, hash2));
     expect(verifyFileChunks(file, BOTH)).toStrictEqual({
       headerKind: SHA,
