@@ -15,6 +15,7 @@ import { openSandbox, type Sandbox } from './sandbox.js';
 import { buildTables, plansOf } from './fills/table-build.js';
 import type { CachedTables, KeepResult, TableCache } from './cache/table-cache.js';
 import { WriteTurns } from './cache/write-turns.js';
+import { FillLedger } from './fill-ledger.js';
 import { fillTypeTables } from './fills/type-fill.js';
 import { fillValueTypes, inBaseValues, valueTypesOf } from './fills/value-fill.js';
 import { valueTypeIdsOf } from './tables/column-model.js';
@@ -32,12 +33,6 @@ import { valueTypeIdsOf } from './tables/column-model.js';
  * Fills (which write the database) and keeping it (which copies the file) take turns.
  */
 
-/** What `filled` names besides type names: with a colon, which no Java type name has. */
-const FILLED_OBJECTS = ':objects';
-const FILLED_COMMITS = ':commits';
-const FILLED_LINKS = ':links';
-/** What `filled` names for a value type's `_values` rows made after the build: this and its type id. */
-const FILLED_VALUES = ':values:';
 /**
  * Declared types whose members hold no value made after the build: big numbers are made by the
  * build, and no other value type extends them (a class of the application's that does is an
@@ -62,28 +57,11 @@ export class BuiltTables {
   active = 0;
   /** Replaced by a newer build (or the engine closed): closed once no longer active. */
   retired = false;
-  /** Per full type name: its table filled (or being filled), with some or all of its value members. */
-  private readonly fills = new Map<string, Promise<boolean>>();
-  /**
-   * Per full type name in `fills`: the value members (column indexes) its rows have, or
-   * undefined for all. A table with fewer is partial: filled again, whole, for a statement that
-   * names another of its value members; only complete tables are in `filled` (what the cache
-   * says is filled).
-   */
-  private readonly members = new Map<string, ReadonlySet<number> | undefined>();
-  /** Per value type id made after the build (value-fill.ts): its `_values` rows made (or being made). */
-  private readonly valueFills = new Map<bigint, Promise<boolean>>();
+  /** What is filled since the build, or being filled. */
+  private readonly ledger = new FillLedger();
   /** Every value type of the dictionary, and the lower-case table names of their views. */
   private readonly valueTypes: ReturnType<typeof valueTypesOf>;
   private readonly valueViews = new Map<string, bigint[]>();
-  /** `_elements` and `_references` filled (or being filled). */
-  private links: Promise<boolean> | undefined;
-  /** `_objects` filled (or being filled). */
-  private objects: Promise<boolean> | undefined;
-  /** `_commits` filled (or being filled). */
-  private commits: Promise<boolean> | undefined;
-  /** Tables filled since the build: type names, and FILLED_OBJECTS, FILLED_COMMITS, FILLED_LINKS. */
-  private readonly filled = new Set<string>();
   /** How many of `filled` the kept entry has (-1: nothing kept by this build yet). */
   private keptFilled = -1;
   private readonly turns = new WriteTurns();
@@ -148,12 +126,7 @@ export class BuiltTables {
         await sandbox.lock(connection);
         const deferred = byTableName(result.tables, result.deferred);
         const built = new BuiltTables(generation, sandbox, result.tables, deferred, result.linkTypes, result.decimals, storage, graphOf, options.onProblem, result.objects, result.problems, messages);
-        if (options.everyValue === true) {
-          for (const id of built.laterValueTypes()) {
-            built.valueFills.set(id, Promise.resolve(true));
-            built.filled.add(`${FILLED_VALUES}${id}`);
-          }
-        }
+        if (options.everyValue === true) built.ledger.valuesMade(built.laterValueTypes());
         return { built, objects: result.objects, problems: result.problems };
       } finally {
         connection.closeSync();
@@ -204,19 +177,8 @@ export class BuiltTables {
       const built = new BuiltTables(generation, sandbox, meta.tables, byTableName(meta.tables, plans.deferred), plans.linkTypes, decimals, storage, graph, options.onProblem, meta.objects, meta.problems, messages);
       // The same warnings as the run that built them (unreadable records, with file and offset).
       for (const message of messages) options.onProblem?.(message);
-      for (const name of meta.filled) {
-        built.filled.add(name);
-        const done = Promise.resolve(true);
-        if (name === FILLED_OBJECTS) built.objects = done;
-        else if (name === FILLED_COMMITS) built.commits = done;
-        else if (name === FILLED_LINKS) built.links = done;
-        else if (name.startsWith(FILLED_VALUES)) built.valueFills.set(BigInt(name.slice(FILLED_VALUES.length)), done);
-        else {
-          built.fills.set(name, done);
-          built.members.set(name, undefined);
-        }
-      }
-      built.keptFilled = built.filled.size;
+      built.ledger.restore(meta.filled);
+      built.keptFilled = built.ledger.filled.size;
       return built;
     } catch (error) {
       sandbox.close();
@@ -232,8 +194,8 @@ export class BuiltTables {
    */
   async keepIn(cache: TableCache, key: string, storageDirectory: string): Promise<KeepResult | undefined> {
     return this.turns.alone(async () => {
-      if (this.filled.size === this.keptFilled) return undefined;
-      if (this.keptFilled >= 0 || this.filled.size > 0) {
+      if (this.ledger.filled.size === this.keptFilled) return undefined;
+      if (this.keptFilled >= 0 || this.ledger.filled.size > 0) {
         const connection = await this.sandbox.instance.connect();
         try {
           await connection.run('CHECKPOINT');
@@ -245,7 +207,7 @@ export class BuiltTables {
       }
       // A write-ahead log left means the file alone is not the whole database.
       if ((statSync(`${this.sandbox.databaseFile}.wal`, { throwIfNoEntry: false })?.size ?? 0) > 0) return undefined;
-      const filled = [...this.filled];
+      const filled = [...this.ledger.filled];
       const result = await cache.keep(
         this.sandbox.databaseFile,
         {
@@ -269,7 +231,7 @@ export class BuiltTables {
 
   /** Whether tables were filled since the database was last kept. */
   get unkept(): boolean {
-    return this.filled.size !== this.keptFilled;
+    return this.ledger.filled.size !== this.keptFilled;
   }
 
   /**
@@ -309,16 +271,10 @@ export class BuiltTables {
 
   /** The `_values` rows of the value types `typeIds` made (one pass for those missing); false as `ready`. */
   private async values(duck: DuckModule, typeIds: ReadonlySet<bigint>): Promise<boolean> {
-    const missing = new Set([...typeIds].filter((id) => !this.valueFills.has(id) && this.valueTypes.has(id) && !inBaseValues(this.valueTypes.get(id)!.entry.typeName, this.valueTypes.get(id)!.kind)));
-    if (missing.size > 0) {
-      const pass = forgottenUnlessDone(
-        this.inBuiltState((connection) => fillValueTypes(duck, connection, this.storage, missing, this.onProblem)),
-        () => missing.forEach((id) => this.valueFills.delete(id)),
-        () => missing.forEach((id) => this.filled.add(`${FILLED_VALUES}${id}`)),
-      );
-      for (const id of missing) this.valueFills.set(id, pass);
-    }
-    for (const id of typeIds) if (!((await this.valueFills.get(id)) ?? true)) return false;
+    const valueFills = this.ledger.valueFills;
+    const missing = new Set([...typeIds].filter((id) => !valueFills.has(id) && this.valueTypes.has(id) && !inBaseValues(this.valueTypes.get(id)!.entry.typeName, this.valueTypes.get(id)!.kind)));
+    if (missing.size > 0) this.ledger.valuesFilling(missing, this.inBuiltState((connection) => fillValueTypes(duck, connection, this.storage, missing, this.onProblem)));
+    for (const id of typeIds) if (!((await valueFills.get(id)) ?? true)) return false;
     return true;
   }
 
@@ -328,86 +284,43 @@ export class BuiltTables {
    * filled for another statement are waited for (and then filled again if that fill lacks a member).
    */
   private async fill(duck: DuckModule, plans: ReadonlySet<TypeTablePlan>, columns: ReadonlySet<string> | undefined): Promise<boolean> {
-    const missing: TypeTablePlan[] = [];
-    const skipped = new Map<TypeTablePlan, ReadonlySet<number>>();
-    const before: Promise<unknown>[] = [];
-    const valueIds = new Set<bigint>();
-    for (const plan of plans) {
-      const all = valueMembers(plan, undefined);
-      const wanted = valueMembers(plan, columns);
-      const filling = this.fills.has(plan.typeName);
-      const has = filling ? this.members.get(plan.typeName) : new Set<number>();
-      if (filling && (has === undefined || [...wanted].every((i) => has.has(i)))) continue;
-      // What the table will have: what it had and what this statement names.
-      const next = new Set([...(has ?? all), ...wanted]);
-      const skip = new Set([...all].filter((i) => !next.has(i)));
-      for (const i of next) {
-        const role = plan.columns[i]!.role;
-        const ids = role.kind !== 'value' || NO_LATER_VALUES.has(role.declared) ? [] : valueTypeIdsOf(role.declared, this.storage.dictionary);
-        for (const id of ids ?? this.laterValueTypes()) valueIds.add(id);
-      }
-      const previous = this.fills.get(plan.typeName);
-      if (previous !== undefined) before.push(previous.catch(() => undefined));
-      missing.push(plan);
-      skipped.set(plan, skip);
-      this.members.set(plan.typeName, skip.size === 0 ? undefined : next);
-    }
-    if (missing.length > 0) {
-      const pass = forgottenUnlessDone(
+    const fill = this.ledger.planTypeFill(plans, columns, (declared) => (NO_LATER_VALUES.has(declared) ? [] : (valueTypeIdsOf(declared, this.storage.dictionary) ?? this.laterValueTypes())));
+    if (fill.missing.length > 0) {
+      this.ledger.typesFilling(
+        fill,
         (async () => {
           // A fill of the same table under way finishes first (the new one replaces its rows).
-          await Promise.all(before);
-          if (!(await this.values(duck, valueIds))) return false;
-          return this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, missing, this.decimals, this.onProblem, skipped));
+          await Promise.all(fill.before);
+          if (!(await this.values(duck, fill.valueIds))) return false;
+          return this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, fill.missing, this.decimals, this.onProblem, fill.skipped));
         })(),
-        () =>
-          missing.forEach((plan) => {
-            if (this.fills.get(plan.typeName) !== pass) return;
-            this.fills.delete(plan.typeName);
-            this.members.delete(plan.typeName);
-          }),
-        () => missing.forEach((plan) => skipped.get(plan)!.size === 0 && this.filled.add(plan.typeName)),
       );
-      for (const plan of missing) this.fills.set(plan.typeName, pass);
     }
-    for (const plan of plans) if (!(await this.fills.get(plan.typeName)!)) return false;
+    for (const plan of plans) if (!(await this.ledger.fills.get(plan.typeName)!)) return false;
     return true;
   }
 
   /** Fills `_elements` and `_references` once; false when the storage is no longer in the built state. */
   private linkTables(duck: DuckModule): Promise<boolean> {
-    this.links ??= forgottenUnlessDone(
+    return this.ledger.linksFilling(() =>
       this.inBuiltState(async (connection) => {
         await buildLinkTables(duck, connection, this.storage, this.linkTypes);
         // Written out compressed now if nothing holds it off; a statement reading meanwhile (its
         // transaction open) makes DuckDB refuse, and DuckDB checkpoints later by itself.
         await connection.run('CHECKPOINT').catch(() => undefined);
       }),
-      () => (this.links = undefined),
-      () => this.filled.add(FILLED_LINKS),
     );
-    return this.links;
   }
 
   /** Fills `_objects` once (a pass of its own); false when the storage is no longer in the built state. */
   private objectsTable(duck: DuckModule): Promise<boolean> {
-    this.objects ??= forgottenUnlessDone(
-      // The graph asked for before the storage's gate is entered (its build reads through the gate too).
-      this.graph().then((graph) => this.inBuiltState((connection) => buildObjectsTable(duck, connection, this.storage, graph))),
-      () => (this.objects = undefined),
-      () => this.filled.add(FILLED_OBJECTS),
-    );
-    return this.objects;
+    // The graph asked for before the storage's gate is entered (its build reads through the gate too).
+    return this.ledger.objectsFilling(() => this.graph().then((graph) => this.inBuiltState((connection) => buildObjectsTable(duck, connection, this.storage, graph))));
   }
 
   /** Fills `_commits` once (the commit log, shared with the history routes); false when the storage is no longer in the built state. */
   private commitsTable(duck: DuckModule): Promise<boolean> {
-    this.commits ??= forgottenUnlessDone(
-      this.inBuiltState((connection) => buildCommitsTable(duck, connection, this.storage)),
-      () => (this.commits = undefined),
-      () => this.filled.add(FILLED_COMMITS),
-    );
-    return this.commits;
+    return this.ledger.commitsFilling(() => this.inBuiltState((connection) => buildCommitsTable(duck, connection, this.storage)));
   }
 
   /**
@@ -438,30 +351,6 @@ export class BuiltTables {
  */
 export function needsGraph(storage: Storage): boolean {
   return storage.dictionary.currentByName.has(GIGAMAP);
-}
-
-/** `pass` as it settles, calling `forget` unless it was done, so that a later statement tries again; `remember` when it was. */
-function forgottenUnlessDone(pass: Promise<boolean>, forget: () => void, remember: () => void): Promise<boolean> {
-  return pass.then(
-    (done) => {
-      if (done) remember();
-      else forget();
-      return done;
-    },
-    (error: unknown) => {
-      forget();
-      throw error;
-    },
-  );
-}
-
-/** A plan's value members (column indexes) whose names are in `columns`; undefined `columns`: every one. */
-function valueMembers(plan: TypeTablePlan, columns: ReadonlySet<string> | undefined): Set<number> {
-  const out = new Set<number>();
-  plan.columns.forEach((column, i) => {
-    if (column.role.kind === 'value' && (columns === undefined || columns.has(column.name.toLowerCase()))) out.add(i);
-  });
-  return out;
 }
 
 /** Entity types' tables made empty, by lower-case table name and alias. */
