@@ -103,6 +103,48 @@ describe('readBitmap on damaged copies', () => {
     }
   });
 
+  it('a level 3 or a segment that is a record of another type: an error naming what was wanted', async () => {
+    let ids = { entry: 0n, level3: 0n, segment: 0n };
+    const wrongLevel3 = await damagedCopy(async (s) => {
+      ids = await firstCityBitmap(s);
+      return [{ ...(await placeOf(s, ids.entry, 'level3')), bytes: long(personsId) }];
+    });
+    const wrongSegment = await damagedCopy(async (s) => [{ ...(await placeOf(s, (await firstCityBitmap(s)).level3, 'segments', 0)), bytes: long(personsId) }]);
+    for (const [dir, what] of [
+      [wrongLevel3, 'BitmapLevel3'],
+      [wrongSegment, 'BitmapLevel2'],
+    ] as const) {
+      const damaged = await Storage.open(dir);
+      try {
+        await expect(readBitmap(damaged, ids.entry, true)).rejects.toThrow(`${what} ${personsId} is a org.eclipse.store.gigamap.types.GigaMap$Default, not org.eclipse.store.gigamap.types.${what}`);
+      } finally {
+        await damaged.close();
+      }
+    }
+  });
+
+  it('a segment of a type other than 2: the decoder’s error at the type byte in the file', async () => {
+    let ids = { entry: 0n, level3: 0n, segment: 0n };
+    let place = { file: '', offset: 0 };
+    const dir = await damagedCopy(async (s) => {
+      ids = await firstCityBitmap(s);
+      const segment = (await readRecord(s, ids.segment))!;
+      place = { file: segment.file, offset: bytesMember(segment, 'data').fileOffset + 4 };
+      return [{ ...place, bytes: Buffer.from([1]) }];
+    });
+    const damaged = await Storage.open(dir);
+    try {
+      const file = (await readRecord(damaged, ids.segment))!.file;
+      const error = await readBitmap(damaged, ids.entry, false).then(
+        () => undefined,
+        (e: unknown) => e as FormatError,
+      );
+      expect([error?.file, error?.offset, error?.message]).toEqual([file, place.offset, `${file} at offset ${place.offset}: bitmap segment of type 1 (only type 2 is stored by EclipseStore)`]);
+    } finally {
+      await damaged.close();
+    }
+  });
+
   it('a segment that says it is slot 1 in slot 0: an error naming both, at the segment’s data', async () => {
     let place = { file: '', offset: 0 };
     let ids = { entry: 0n, level3: 0n, segment: 0n };

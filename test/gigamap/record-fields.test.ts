@@ -139,8 +139,23 @@ describe('records of a tiny storage written here', () => {
     const date = writer.dictionary.require('java.time.LocalDate');
     const ints = writer.dictionary.require('[I');
     const note = writer.defineType('t.Note', reflectiveMembers('t.Note', [{ name: 'n', type: 'int' }]));
+    const string = writer.dictionary.require('java.lang.String');
+    // A list whose elements hold a reference and an int: no list of references.
+    const mixed = writer.defineType('t.Mixed', [
+      {
+        kind: 'list',
+        typeName: '[list]',
+        name: 'pairs',
+        elements: [
+          { kind: 'reference', typeName: 'java.lang.Object', name: 'key' },
+          { kind: 'primitive', typeName: 'int', name: 'n' },
+        ],
+      },
+    ]);
     const store = writer.beginStore();
-    for (let i = 0; i < 5; i++) ids.push(writer.newObjectId());
+    for (let i = 0; i < 7; i++) ids.push(writer.newObjectId());
+    store.add(string, ids[5]!, ['Graz']);
+    store.add(mixed, ids[6]!, [[[ids[5]!, 1], [ids[5]!, 2]]]);
     store.add(date, ids[0]!, [2024, 2, 29]);
     store.add(date, ids[1]!, [2024, 13, 1]);
     store.add(ints, ids[2]!, [Int32Array.from([1, 2])]);
@@ -177,9 +192,13 @@ describe('records of a tiny storage written here', () => {
     expect(message).toBe(`${stored.file} at offset ${stored.offset + 24}: t.Note (type id ${stored.typeId}): content ends inside member n`);
   });
 
-  it('a list of ints is no list of references; a LocalDate reads as its date, one with month 13 by its type and id', async () => {
+  it('a list of ints, a String’s characters and a list of (reference, int) pairs are no list of references; a LocalDate reads as its date, one with month 13 by its type and id', async () => {
     const ints = (await readRecord(tiny, ids[2]!))!;
     expect(refusal(() => referenceColumn(ints, 'elements'))).toEqual(['FORMAT_BAD_RECORD', `${ints.file} at offset ${ints.contentOffset}: member elements of [I ${ids[2]} is not a list of references`]);
+    const text = (await readRecord(tiny, ids[5]!))!;
+    expect(refusal(() => referenceColumn(text, 'value'))).toEqual(['FORMAT_BAD_RECORD', `${text.file} at offset ${text.contentOffset}: member value of java.lang.String ${ids[5]} is not a list of references`]);
+    const mixed = (await readRecord(tiny, ids[6]!))!;
+    expect(refusal(() => referenceColumn(mixed, 'pairs'))).toEqual(['FORMAT_BAD_RECORD', `${mixed.file} at offset ${mixed.contentOffset}: member pairs of t.Mixed ${ids[6]} is not a list of references`]);
     expect(await keyText(tiny, ids[0]!)).toBe('2024-02-29');
     expect(await keyText(tiny, ids[1]!)).toBe(`java.time.LocalDate@${ids[1]}`);
   });

@@ -95,6 +95,23 @@ describe('the GigaMap cache', () => {
     expect((await newer).size).toBe(BigInt(persons.size));
   });
 
+  it('does not keep a failed read of an index’s keys: the next request reads them again', async () => {
+    const id = BigInt(persons.objectId);
+    let failing = false;
+    const source = {
+      dictionary: storage.dictionary,
+      readEntity: (oid: bigint) => (failing ? Promise.reject(new Error('the bitmaps cannot be read')) : storage.readEntity(oid)),
+      generation: 3,
+    };
+    await gigaMapOf(source, id);
+    failing = true;
+    await expect(indexKeysOf(source, id, 'city')).rejects.toThrow('the bitmaps cannot be read');
+    failing = false;
+    const city = await indexKeysOf(source, id, 'city');
+    expect(city?.keys.keyCount).toBe(new Set(persons.entities.map((e) => e.city)).size);
+    expect((await indexKeysOf(source, id, 'city'))?.keys).toBe(city?.keys);
+  });
+
   it('keeps the four maps used last: a fifth pushes out the one used longest ago', async () => {
     const source = stateOf(undefined);
     const [a, b] = [BigInt(persons.objectId), BigInt(tags.objectId)];
