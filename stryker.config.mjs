@@ -7,7 +7,7 @@
 export const MODULES = {
   sandbox: {
     mutate: ['src/sql/sandbox.ts', 'src/sql/statement-check.ts'],
-    tests: ['test/sql/sandbox.test.ts', 'test/security/sql-layers.test.ts', 'test/security/hostile-sql.test.ts', 'test/sql/sql-answer-bytes.test.ts', 'test/sql/sql-limits-guarded.test.ts'],
+    tests: ['test/sql/sandbox.test.ts', 'test/security/sql-layers.test.ts', 'test/sql/statement-columns.test.ts', 'test/security/statement-check-shapes.test.ts', 'test/security/hostile-sql.test.ts', 'test/sql/sql-answer-bytes.test.ts', 'test/sql/sql-limits-guarded.test.ts'],
   },
   'result-values': {
     mutate: ['src/sql/answers/result-values.ts', 'src/sql/output/result-text.ts'],
