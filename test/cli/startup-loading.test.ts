@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { request } from 'node:http';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -19,6 +19,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(ROOT, 'dist', 'cli', 'main.js');
 const HOOK = join(ROOT, 'test', 'helpers', 'module-log.mjs');
 const DEMO = join(ROOT, 'demo', 'graph');
+const FASTIFY_BUNDLE = join(ROOT, 'dist', 'vendor', 'fastify.js');
 
 const PACKAGES_NOT_NEEDED = [
   'pg',
@@ -89,6 +90,15 @@ describe('start-up loads what the command needs', () => {
     expect(modules.filter((url) => url.includes('/dist/')).length).toBeLessThan(40);
     // 31 today, CommonJS modules counted one by one: a bound, so that a heavy import shows up here.
     expect(modules.length).toBeLessThan(80);
+  });
+
+  it("fastify's bundle is compiled with the code cache made at build, and V8 takes it", () => {
+    // scripts/bundle-fastify.ts: the cache is made by a plain `node`, as the command line runs.
+    // `cachedDataRejected` is undefined without a cache, true when V8 refused it.
+    const script = `const m = await import(${JSON.stringify(pathToFileURL(FASTIFY_BUNDLE).href)}); process.stdout.write(JSON.stringify({ rejected: m.vendorScript.cachedDataRejected, fastify: typeof m.default, named: typeof m.fastify }))`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
+    expect(child.stderr).toBe('');
+    expect(JSON.parse(child.stdout)).toEqual({ rejected: false, fastify: 'function', named: 'function' });
   });
 
   it('serve of a directory storage: no PostgreSQL client, pretty printer, prom-client, /api/v1 (typebox), OpenAPI plugins, schema compilers, DuckDB or MCP until asked', async () => {
