@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { createServer, IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, Socket, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -130,6 +131,20 @@ describe('connection guard', { timeout: 5_000 }, () => {
     a.socket.destroy();
     await third;
     await expect.poll(() => guard.stats.open).toBe(0);
+  });
+
+  it('leaves no listener on the signal of a wait that ended (the shutdown signal is shared by every request)', async () => {
+    const { guard, held, port } = await guarded(10);
+    const a = client(port);
+    a.socket.write(GET('/first') + GET('/second'));
+    await expect.poll(() => held.length).toBe(2);
+    const shutdown = new AbortController();
+    const second = guard.earlierResponsesSent(held[1]!.request, shutdown.signal);
+    expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(1);
+    held[0]!.response.end('1');
+    await second;
+    expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(0);
+    held[1]!.response.end('2');
   });
 
   it('at the cap, closes the connection idle the longest for a newcomer, and refuses one when all are busy', async () => {
