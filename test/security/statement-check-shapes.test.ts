@@ -70,6 +70,11 @@ describe('the statement check on parse trees DuckDB does not make today', () => 
     expect(error).toMatchObject({ kind: 'refused', message: 'insert query node is not allowed here', position: undefined });
   });
 
+  it('refuses a set operation kind it does not know', async () => {
+    const error = await refusal('SELECT 1 UNION SELECT 2', (parsed) => (nodeOf(parsed, (node) => node.type === 'SET_OPERATION_NODE').type = 'MERGE_NODE'));
+    expect(error).toMatchObject({ kind: 'refused', message: 'merge node is not allowed here' });
+  });
+
   it('gives the place of a refused node only where its location lies inside the statement', async () => {
     const at = async (location: Json | undefined): Promise<unknown> =>
       refusal('SELECT title FROM book', (parsed) => {
@@ -99,6 +104,18 @@ describe('the statement check on parse trees DuckDB does not make today', () => 
       allowed,
     );
     expect({ tables: [...checked.tables], columns: [...checked.columns!] }).toEqual({ tables: ['book'], columns: ['title'] });
+  });
+
+  it('takes a table without an alias field as unaliased, a join without USING columns as using none', async () => {
+    const checked = await checkStatement(
+      parsedThen((parsed) => {
+        delete nodeOf(parsed, baseTable).alias;
+        delete nodeOf(parsed, (node) => node.type === 'JOIN').using_columns;
+      }),
+      'SELECT b.title FROM book b JOIN book c ON b.isbn = c.isbn',
+      allowed,
+    );
+    expect({ tables: [...checked.tables], columns: [...checked.columns!].sort() }).toEqual({ tables: ['book'], columns: ['b', 'c', 'isbn', 'title'] });
   });
 
   it('tells a parse error without a message, and an answer without statements', async () => {
