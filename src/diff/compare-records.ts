@@ -4,6 +4,7 @@ import type { ObjectIndex } from '../storage/index/object-index.js';
 import type { StorageChannel, StorageFile } from '../storage/storage-types.js';
 import { RecordWindow } from './record-window.js';
 import { TwinChunks } from './twin-chunks.js';
+import { TwinFileScan } from './twin-scan.js';
 import { TypeCounter } from './type-counter.js';
 
 /**
@@ -98,13 +99,8 @@ class RecordComparison {
   private file!: StorageFile;
   private twin: StorageFile | undefined;
   private twinIndex: ObjectIndex | undefined;
-  /** The twin's bytes, read alongside the walk. */
-  private twinChunks: TwinChunks | undefined;
-  // A range of the twin file known to hold exactly A's bytes (compared a block at a time: one
-  // comparison per BLOCK bytes instead of one per record), and one known to differ somewhere.
-  private equalFrom = 0;
-  private equalTo = 0;
-  private differsTo = 0;
+  /** The twin's bytes read alongside the walk, and the records of A taken beside them in one loop. */
+  private scan: TwinFileScan | undefined;
 
   // The record of A being compared with B's record of the same object, for `compareWithA`. The
   // walk waits for a comparison that reads, so these stay put until it is done.
@@ -120,7 +116,7 @@ class RecordComparison {
 
   // The visitors handed to streamRecords and to the window's reads: made once.
   private readonly visitRecordOfA: RecordBytesVisitor = (bytes, at, offset, length) => this.recordOfA(bytes, at, offset, length);
-  private readonly visitRunOfA: RecordRunVisitor = (bytes, at, offset, limit) => this.runOfA(bytes, at, offset, limit);
+  private readonly visitRunOfA: RecordRunVisitor = (bytes, at, offset, limit) => this.scan!.run(bytes, at, offset, limit);
   private readonly visitRecordOfB: RecordBytesVisitor = (bytes, at, offset, length) => this.recordOfB(bytes, at, offset, length);
   private readonly compareRead = (record: Buffer): void | Promise<void> => this.compareWithA(record);
 
@@ -145,54 +141,19 @@ class RecordComparison {
     const other = this.sameChannels ? this.b.channels[channel.index]! : undefined;
     this.twin = other?.files.find((f) => f.fileNumber === file.fileNumber);
     this.twinIndex = other?.objects;
-    this.equalFrom = 0;
-    this.equalTo = 0;
-    this.differsTo = 0;
     const end = file.problem?.offset ?? file.totalLength;
-    this.twinChunks = this.twin === undefined ? undefined : new TwinChunks(this.b.source, this.twin.path, Math.min(end, this.twin.totalLength));
+    const twin = this.twin;
+    this.scan =
+      twin === undefined
+        ? undefined
+        : new TwinFileScan(channel.objects, file.slot, other!.objects, twin.slot, twin.totalLength, new TwinChunks(this.b.source, twin.path, Math.min(end, twin.totalLength)), this.unchangedSmall);
     try {
-      await streamRecords(this.a.source, file.path, 0, end, this.visitRecordOfA, undefined, this.twin !== undefined && this.unfiltered ? this.visitRunOfA : undefined);
+      await streamRecords(this.a.source, file.path, 0, end, this.visitRecordOfA, undefined, this.scan !== undefined && this.unfiltered ? this.visitRunOfA : undefined);
     } finally {
-      await this.twinChunks?.close();
+      await this.scan?.chunks.close();
     }
+    this.matched += this.scan?.matched ?? 0;
     this.fileDone(file);
-  }
-
-  /**
-   * The common records of a chunk of A in one loop (a call per record cost more than the work on
-   * most of them): those that are not A's latest are passed over, and those the twin holds at the
-   * same place as B's latest, byte for byte, with a type id below 2^32, are counted as unchanged
-   * (what `recordOfA` does with them). Stops at the first record that needs more, which
-   * `recordOfA` then takes, and where the twin's chunk has to be read on. Without a type filter
-   * only (the filter asks per type).
-   */
-  private runOfA(bytes: Buffer, at: number, offset: number, limit: number): number {
-    if (bytes !== this.viewed) {
-      this.viewed = bytes;
-      this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    }
-    const view = this.view;
-    const objects = this.channel.objects;
-    const slot = this.file.slot;
-    const twin = this.twin!;
-    const twinObjects = this.twinIndex!;
-    const chunks = this.twinChunks!;
-    while (at + RECORD_HEADER <= limit) {
-      const length = view.getInt32(at, true);
-      // A gap (negative length), a record too long for a number of 32 bits, or one past the chunk.
-      if (view.getInt32(at + 4, true) !== 0 || length < RECORD_HEADER || at + length > limit) break;
-      const low = view.getInt32(at + 16, true);
-      const high = view.getInt32(at + 20, true);
-      if (objects.isLatest(low, high, slot, offset)) {
-        if (view.getInt32(at + 12, true) !== 0 || offset + length > twin.totalLength || !twinObjects.isLatest(low, high, twin.slot, offset)) break;
-        if (chunks.behind(offset) || !this.equalAtTwin(bytes, at, offset, length)) break;
-        this.matched++;
-        this.unchangedSmall.add(view.getUint32(at + 8, true));
-      }
-      at += length;
-      offset += length;
-    }
-    return at;
   }
 
   private recordOfA(bytes: Buffer, at: number, offset: number, length: number): void | Promise<void> {
@@ -207,7 +168,7 @@ class RecordComparison {
     const atTwin = twin !== undefined && offset + length <= twin.totalLength && this.twinIndex!.isLatest(low, high, twin.slot, offset);
     if (!atTwin) return this.compareByIndex(bytes, at, offset, length, low, false);
     this.matched++;
-    const chunks = this.twinChunks!;
+    const chunks = this.scan!.chunks;
     // The walk waits while the twin reads on (once per chunk); A's bytes stay valid meanwhile.
     if (chunks.behind(offset)) return chunks.advance(offset).then(() => this.recordOfAAtTwin(bytes, at, offset, length, low));
     return this.recordOfAAtTwin(bytes, at, offset, length, low);
@@ -216,29 +177,8 @@ class RecordComparison {
   /** A latest record of A whose twin holds B's latest record of the object at the same offset. */
   private recordOfAAtTwin(bytes: Buffer, at: number, offset: number, length: number, low: number): void | Promise<void> {
     // The header (length, type, id) is among the bytes compared: equal bytes are the same record.
-    if (this.equalAtTwin(bytes, at, offset, length)) return this.countUnchangedAtTwin(bytes, at);
+    if (this.scan!.equalAtTwin(bytes, at, offset, length)) return this.countUnchangedAtTwin(bytes, at);
     return this.compareByIndex(bytes, at, offset, length, low, true);
-  }
-
-  /**
-   * Whether the twin holds A's record at the same offset: inside a block known equal, else
-   * compared (a record across the end of the twin's chunk: through B's index and windows).
-   */
-  private equalAtTwin(bytes: Buffer, at: number, offset: number, length: number): boolean {
-    if (offset >= this.equalFrom && offset + length <= this.equalTo) return true;
-    const chunks = this.twinChunks!;
-    if (offset >= this.differsTo) {
-      const span = Math.min(BLOCK, bytes.length - at, chunks.heldFrom(offset));
-      if (span > length) {
-        if (chunks.equals(offset, bytes, at, span)) {
-          this.equalFrom = offset;
-          this.equalTo = offset + span;
-          return true;
-        }
-        this.differsTo = offset + span;
-      }
-    }
-    return chunks.equals(offset, bytes, at, length);
   }
 
   private countUnchangedAtTwin(bytes: Buffer, at: number): void {
@@ -372,9 +312,6 @@ class RecordComparison {
 function bump(map: Map<bigint, number>, typeId: bigint): void {
   map.set(typeId, (map.get(typeId) ?? 0) + 1);
 }
-
-/** Bytes of A compared with the twin file at once where records lie at the same places. */
-const BLOCK = 64 * 1024;
 
 function side(bytes: Buffer, at: number, length: number, typeId: bigint, file: string, offset: number): RecordSide {
   if (length < RECORD_HEADER) throw new RangeError(`${file}: record of ${length} bytes at ${offset}`);
