@@ -9,9 +9,9 @@ import { ChunkAppender, inOneTransaction } from '../tables/chunk-appender.js';
 import { planTypeTable, valueKindOfEntry, type TypeTablePlan, type ValueKind } from '../tables/column-model.js';
 import { appendEntity } from '../tables/entity-rows.js';
 import { createStaging, stagedWithBase, type Staging } from '../tables/staging.js';
-import { charsOfContent, DecimalShapes, textFromChars } from '../tables/value-records.js';
+import { charsOfContent, DecimalShapes, plainDecimalAt, textFromChars, type PlainDecimal } from '../tables/value-records.js';
 import type { LinkType } from './link-tables.js';
-import { appendText, appendValue, inBaseValues } from './value-fill.js';
+import { appendPlainText, appendText, appendValue, inBaseValues } from './value-fill.js';
 
 /**
  * The pass of table-build.ts over the latest record of every object: what it learns per type
@@ -48,6 +48,8 @@ export class BasePass {
   /** `perType` of the type ids below 2^32 by number: what the header visitor asks per record. */
   private readonly perSmallType = new Map<number, PerType | null>();
   readonly shapes = new DecimalShapes();
+  /** Where the last BigDecimal `plainDecimalAt` took lies (one object for the pass). */
+  private readonly plain: PlainDecimal = { at: 0, count: 0, digits: 0, scale: 0 };
   problems = 0;
   /** Current objects of the dictionary's types (what `_objects` will hold). */
   objects = 0;
@@ -103,6 +105,13 @@ export class BasePass {
     if (type === undefined) return true;
     if (type === null || type.later) return false;
     if (type.fromChars !== undefined) {
+      // A BigDecimal stored as Java writes it (an application's prices): taken as it lies, no
+      // string, parse or bigint made (10M objects, 1.79M prices: base pass 2.9-3.1 -> 1.9-2.3 s of CPU).
+      if (type.value === 'decimal' && plainDecimalAt(view, contentAt, length - 24, this.plain)) {
+        this.shapes.notePlain(type.entry.typeName, this.plain.digits, this.plain.scale);
+        appendPlainText(this.values, idLow, idHigh, typeLow, typeHigh, view, this.plain.at, this.plain.count);
+        return false;
+      }
       const chars = charsOfContent(view, contentAt, length - 24);
       // Not the usual shape: the handler's layout says what is wrong with it.
       if (chars === undefined) return true;

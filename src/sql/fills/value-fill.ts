@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { isAppError } from '../../errors.js';
-import { layoutEntity, type EntityLayout } from '../../format/entity-layout.js';
+import { charsText, layoutEntity, type EntityLayout } from '../../format/entity-layout.js';
 import type { TypeDictionary, TypeEntry } from '../../format/type-dictionary.js';
 import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord } from '../../storage/records/latest-records.js';
 import type { Storage } from '../../storage/storage.js';
@@ -150,6 +150,16 @@ export function appendValue(values: ChunkAppender, record: { readonly objectId: 
         break;
     }
   }
+  values.endRow();
+}
+
+/** A `_values` row of a text of ASCII characters where a record lies (value-records.ts `plainDecimalAt` found them), as `appendText` makes it. */
+export function appendPlainText(values: ChunkAppender, idLow: number, idHigh: number, typeLow: number, typeHigh: number, view: DataView, at: number, count: number): void {
+  values.appendBigIntHalves(idLow, idHigh);
+  values.appendBigIntHalves(typeLow, typeHigh);
+  if (count <= 12) values.appendAsciiUnits(view, at, count);
+  else values.appendVarchar(charsText(view, at, count));
+  for (let i = 0; i < 6; i++) values.appendNull();
   values.endRow();
 }
 

@@ -185,6 +185,19 @@ export class ChunkAppender {
     // The binding's string call ends a text at its first NUL character; such texts go as bytes.
     column.outOfLine.push(this.row, value.includes('\u0000') ? UTF8.encode(value) : value);
   }
+  /**
+   * A text of at most 12 ASCII characters given as the UTF-16 code units where a record lies
+   * (`count` of them in `view` from `at`; the caller checked each is below 0x80), written into
+   * its string slot without a string made.
+   */
+  appendAsciiUnits(view: DataView, at: number, count: number): void {
+    if (count > INLINE_BYTES) throw new Error(`${count} characters do not fit a string slot`);
+    const column = this.next();
+    const bytes = column.bytes;
+    const to = this.row * 16 + 4;
+    for (let i = 0; i < count; i++) bytes[to + i] = view.getUint16(at + 2 * i, true);
+    column.lengths![this.row * 4] = count;
+  }
   /** Copies the bytes (they are handed over with the chunk, and may be a view of a read buffer). */
   appendBlob(value: Uint8Array): void {
     this.next().outOfLine.push(this.row, value.slice());

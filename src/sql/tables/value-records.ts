@@ -157,6 +157,69 @@ export function charsOfContent(view: DataView, at: number, length: number): stri
   return charsText(view, at + 16, count);
 }
 
+/** Where `plainDecimalAt` found a BigDecimal's characters, and their shape. */
+export interface PlainDecimal {
+  /** The first character's UTF-16 code unit in the view, and how many there are. */
+  at: number;
+  count: number;
+  /** Digits before the point (without the sign), digits after it. */
+  digits: number;
+  scale: number;
+}
+
+/**
+ * Whether a BigDecimal record's content (one `[char]` list, as `charsOfContent` reads it) holds
+ * the text Java's `toString` gives for it already (`javaBigDecimalToString` would return it
+ * unchanged), in plain ASCII: `-?(0|[1-9][0-9]*)(\.[0-9]+)?`, no `-` before a zero, at most five
+ * zeros after `0.` before the first other digit (Java writes `1E-7` for `0.0000001`), at most six
+ * after `0.` when all are zeros (`0E-7`). Then `out` says where they lie and their shape, and the
+ * base pass writes them without a string, a parse or a bigint (what the stored texts of an
+ * application's prices are); anything else takes the general path.
+ */
+export function plainDecimalAt(view: DataView, contentAt: number, length: number, out: PlainDecimal): boolean {
+  if (length < 17) return false;
+  const total = view.getUint32(contentAt, true);
+  const count = view.getUint32(contentAt + 8, true);
+  if (view.getUint32(contentAt + 4, true) !== 0 || view.getUint32(contentAt + 12, true) !== 0 || total !== length || total !== 16 + 2 * count) return false;
+  const at = contentAt + 16;
+  let i = 0;
+  const negative = view.getUint16(at, true) === 0x2d;
+  if (negative) i++;
+  const intFrom = i;
+  while (i < count && isDigitUnit(view.getUint16(at + 2 * i, true))) i++;
+  const digits = i - intFrom;
+  if (digits === 0) return false;
+  const leadingZero = view.getUint16(at + 2 * intFrom, true) === 0x30;
+  if (leadingZero && digits > 1) return false;
+  let scale = 0;
+  let zeros = 0;
+  if (i < count) {
+    if (view.getUint16(at + 2 * i, true) !== 0x2e) return false;
+    i++;
+    const fracFrom = i;
+    while (i < count && isDigitUnit(view.getUint16(at + 2 * i, true))) i++;
+    if (i !== count) return false;
+    scale = i - fracFrom;
+    if (scale === 0) return false;
+    while (zeros < scale && view.getUint16(at + 2 * (fracFrom + zeros), true) === 0x30) zeros++;
+  }
+  if (leadingZero) {
+    // Zero itself: no sign, and Java's exponent form past six zeros after the point.
+    if (zeros === scale && (negative || scale > 6)) return false;
+    // 0.000001 and smaller: Java's exponent form.
+    if (zeros < scale && zeros > 5) return false;
+  }
+  out.at = at;
+  out.count = count;
+  out.digits = digits;
+  out.scale = scale;
+  return true;
+}
+
+function isDigitUnit(unit: number): boolean {
+  return unit >= 0x30 && unit <= 0x39;
+}
+
 /** A plain decimal text: `-?digits(.digits)?` (not Java's `1E+5` form). */
 const PLAIN_DECIMAL = /^-?([0-9]+)(?:\.([0-9]+))?$/;
 
@@ -180,5 +243,14 @@ export class DecimalShapes {
     }
     shape.digits = Math.max(shape.digits, match[1]!.length);
     shape.scale = Math.max(shape.scale, match[2]?.length ?? 0);
+  }
+
+  /** What `note` learns from a plain text of `digits` and `scale` (`plainDecimalAt` found them). */
+  notePlain(typeName: string, digits: number, scale: number): void {
+    let shape = this.byType.get(typeName);
+    if (shape === undefined) this.byType.set(typeName, (shape = { bad: false, digits: -1, scale: 0 }));
+    if (shape.bad) return;
+    if (digits > shape.digits) shape.digits = digits;
+    if (scale > shape.scale) shape.scale = scale;
   }
 }
