@@ -1,5 +1,5 @@
 import type { Storage } from '../storage/storage.js';
-import { dominatorSteps, rememberDominatorTree, type DominatorProgress } from './model/dominator-computation.js';
+import type { DominatorProgress } from './model/dominator-computation.js';
 import type { DominatorTree } from './model/dominator-tree.js';
 import type { GraphIndex } from './model/graph-index.js';
 
@@ -81,6 +81,8 @@ export class DominatorService {
   }
 
   private async loop(): Promise<void> {
+    // Loaded with the first computation, after the graph index is built (graph-service.ts says why).
+    const { dominatorSteps, rememberDominatorTree } = await import('./model/dominator-computation.js');
     while (!this.closed) {
       const graph = this.graph;
       if (graph === undefined) return;

@@ -1,7 +1,5 @@
 import type { Storage, StorageChange } from '../storage/storage.js';
-import { buildGraph, type BuildProblem, type BuildProgress } from './build/graph-build.js';
-import { collectGarbageNow } from './collect-garbage.js';
-import { applyStorageChange } from './graph-follow.js';
+import type { BuildProblem, BuildProgress } from './build/graph-build.js';
 import { DominatorService, type DominatorServiceOptions } from './dominator-service.js';
 import type { GraphIndex } from './model/graph-index.js';
 
@@ -28,6 +26,19 @@ export interface GraphServiceOptions extends DominatorServiceOptions {
 }
 
 const yieldToOthers = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Building and following an index (about 100 KB of code): loaded by the first build, not with
+ * the service, so that `serve` does not compile it before its first answer (the build starts
+ * after it: docs/benchmarks.md, Start-up). Changes are applied only to a built index, so once
+ * there is one the code is there.
+ */
+type Machinery = typeof import('./build/graph-build.js') & typeof import('./graph-follow.js') & typeof import('./collect-garbage.js');
+let machinery: Machinery | undefined;
+async function loadMachinery(): Promise<Machinery> {
+  machinery ??= { ...(await import('./build/graph-build.js')), ...(await import('./graph-follow.js')), ...(await import('./collect-garbage.js')) };
+  return machinery;
+}
 
 export class GraphService {
   private current: GraphState = { kind: 'building', progress: undefined, startedAt: Date.now() };
@@ -87,7 +98,7 @@ export class GraphService {
       return;
     }
     try {
-      await applyStorageChange(state.graph, this.storage, change);
+      await machinery!.applyStorageChange(state.graph, this.storage, change);
       this.dominators.follow(state.graph);
     } catch (error) {
       if (this.closed) return;
@@ -100,6 +111,7 @@ export class GraphService {
   }
 
   private async buildLoop(): Promise<void> {
+    const { applyStorageChange, buildGraph, collectGarbageNow } = await loadMachinery();
     for (;;) {
       if (this.closed) return;
       const startedAt = Date.now();

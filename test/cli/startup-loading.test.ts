@@ -51,6 +51,11 @@ const NOT_NEEDED = PACKAGES_NOT_NEEDED.map((name) => `/node_modules/${name}/`);
  * bundled command line, scripts/bundle-cli.ts); /api/v1's plugin and its typebox schemas load on its
  * first request (src/http/api-v1/lazy-api-v1.ts), the SQL engine's module with it or with /mcp.
  */
+/**
+ * The graph index's build and following and the dominator tree's computation (graph-service.ts,
+ * dominator-service.ts): `serve` builds the index once its first answer has gone out.
+ */
+const GRAPH_MACHINERY = /\/dist\/cli\/chunks\/(graph-build|graph-follow|collect-garbage|dominator-computation)-/;
 const OURS_NOT_NEEDED = [/\/dist\/cli\/chunks\/(documentation-server|mcp-server|http-transport|api-v1-plugin|schemas|sql-engines?)-/, /\/dist\/vendor\/typebox\.js$/];
 
 function unneeded(modules: readonly string[]): string[] {
@@ -116,6 +121,19 @@ describe('start-up loads what the command needs', () => {
       expect((await get(`${base}/microstream/root`)).status).toBe(200);
       const before = loaded(stderr);
       expect(unneeded(before)).toEqual([]);
+      expect(before.filter((url) => GRAPH_MACHINERY.test(url))).toEqual([]);
+      // Then the index is built, with the code that builds it, and its dominator tree computed.
+      await new Promise<void>((resolve, reject) => {
+        const ready = (): void => {
+          if (!stderr.includes('dominator tree ready')) return;
+          child.stderr.off('data', ready);
+          resolve();
+        };
+        child.stderr.on('data', ready);
+        child.on('close', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
+        ready();
+      });
+      expect(new Set(loaded(stderr).filter((url) => GRAPH_MACHINERY.test(url)).map((url) => GRAPH_MACHINERY.exec(url)![1])).size).toBe(4);
       // /api/v1 (its plugin, typebox and its schemas) is not loaded until its first request.
       expect(before.filter((url) => url.endsWith('/dist/vendor/typebox.js') || /\/dist\/cli\/chunks\/api-v1-plugin-/.test(url))).toEqual([]);
       // fastify and what it requires at load come as one file (scripts/bundle-fastify.ts), not ~85.
