@@ -1,8 +1,15 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FormatError } from '../../src/errors.js';
 import { isGigaMap, readGigaMap } from '../../src/gigamap/gigamap-structure.js';
+import { LAZY } from '../../src/gigamap/gigamap-type-names.js';
 import { readRecord, referenceColumn, referenceMember } from '../../src/gigamap/record-fields.js';
 import { Storage } from '../../src/storage/storage.js';
+import { gigaMapIds } from '../../src/gigamap/find-gigamaps.js';
+import { buildGraph } from '../../src/graph/build/graph-build.js';
+import { generateStorage } from '../../src/writer/generator/generate-storage.js';
 import { damagedCopy, long, placeOf, removeCopies } from './damaged-copy.js';
 import { GIGAMAP_STORAGE, loadApiDump } from './gigamap-corpus.js';
 
@@ -36,13 +43,50 @@ async function readDamaged(damage: Parameters<typeof damagedCopy>[0]) {
 }
 
 let storage: Storage;
+let work: string;
+let generated: Storage;
+let generatedMap: bigint;
+const GENERATED = 10_000;
 beforeAll(async () => {
   storage = await Storage.open(GIGAMAP_STORAGE);
-});
+  // 10,000 entities in level-1 segments of 256: 40 of them, more than one read-ahead window of 32.
+  work = mkdtempSync(join(tmpdir(), 'gigamap-structure-'));
+  generateStorage({ directory: join(work, 's'), entities: 100, family: 'eclipsestore', gigamap: GENERATED, seed: 9 });
+  generated = await Storage.open(join(work, 's'));
+  generatedMap = gigaMapIds((await buildGraph(generated, { threads: false })).graph)[0]!;
+}, 120_000);
 afterAll(async () => {
   await storage.close();
+  await generated?.close();
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
   removeCopies();
 });
+
+/** Stored bytes of a record (header and content). */
+async function stored(from: Storage, objectId: bigint): Promise<number> {
+  return 24 + (await from.readEntity(objectId))!.content.length;
+}
+
+/** The level records of a map walked by hand: level 3, each Lazy and level 2, each Lazy and level 1; their bytes. */
+async function levelsByHand(from: Storage, mapId: bigint): Promise<{ level2: number; level1: number; bytes: number }> {
+  const level3Id = referenceMember((await readRecord(from, mapId))!, 'level3');
+  let bytes = await stored(from, level3Id);
+  let level2 = 0;
+  let level1 = 0;
+  for (const lazy2 of referenceColumn((await readRecord(from, level3Id))!, 'segments')) {
+    if (lazy2 === 0n) continue;
+    const l2 = referenceMember((await readRecord(from, lazy2))!, 'subject');
+    bytes += (await stored(from, lazy2)) + (await stored(from, l2));
+    level2++;
+    for (const lazy1 of referenceColumn((await readRecord(from, l2))!, 'segments')) {
+      if (lazy1 === 0n) continue;
+      const l1 = referenceMember((await readRecord(from, lazy1))!, 'subject');
+      bytes += (await stored(from, lazy1)) + (await stored(from, l1));
+      level1++;
+    }
+  }
+  return { level2, level1, bytes };
+}
 
 describe('readGigaMap', () => {
   it('reads EclipseStore’s map whole: entity ids and object ids as dumped, no problems', async () => {
@@ -53,6 +97,55 @@ describe('readGigaMap', () => {
     expect([map.size, map.problems]).toEqual([BigInt(persons.size), []]);
     expect(map.currentId).toBeGreaterThan(BigInt(lastEntityId));
     expect([await isGigaMap(storage, id), await isGigaMap(storage, BigInt(persons.entities[0]!.objectId)), await isGigaMap(storage, 999_999_999_999n)]).toEqual([true, false, false]);
+  });
+
+  it('counts the segments walked and the bytes of every level and Lazy record', async () => {
+    const map = await readGigaMap(storage, id);
+    const byHand = await levelsByHand(storage, id);
+    expect(byHand.level1).toBeGreaterThan(1);
+    expect([map.level2Segments, map.level1Segments, map.segmentBytes]).toEqual([byHand.level2, byHand.level1, byHand.bytes]);
+  });
+
+  it('reads a map of more level-1 segments than one read-ahead window whole, in order', async () => {
+    const map = await readGigaMap(generated, generatedMap);
+    expect([map.entityIds.length, map.objectIds.length, map.problems]).toEqual([GENERATED, GENERATED, []]);
+    expect([...map.entityIds]).toEqual(Array.from({ length: GENERATED }, (_v, i) => i));
+    const byHand = await levelsByHand(generated, generatedMap);
+    expect(byHand.level1).toBe(Math.ceil(GENERATED / 256));
+    expect([map.level2Segments, map.level1Segments, map.segmentBytes]).toEqual([byHand.level2, byHand.level1, byHand.bytes]);
+    const last = (await readRecord(generated, map.objectIds[GENERATED - 1]!))!;
+    expect(last.typeName).toBe('conformance.gigamap.Person');
+  });
+
+  it('refuses an id that is no GigaMap, naming what was wanted', async () => {
+    const person = BigInt(persons.entities[0]!.objectId);
+    await expect(readGigaMap(storage, person)).rejects.toThrow(`GigaMap ${person} is a conformance.gigamap.Person, not org.eclipse.store.gigamap.types.GigaMap$Default`);
+  });
+
+  it('refuses a level 3, a Lazy or a level 2 that is a record of another type, naming what was wanted', async () => {
+    const person = BigInt(persons.entities[0]!.objectId);
+    const notType = (what: string, type: string): string => `${what} ${person} is a conformance.gigamap.Person, not ${type.includes('.') ? type : `org.eclipse.store.gigamap.types.${type}`}`;
+    const level3 = await readDamaged(async (s) => [{ ...(await placeOf(s, id, 'level3')), bytes: long(person) }]);
+    expect((level3 as FormatError).message).toMatch(notType('GigaLevel3', 'GigaLevel3'));
+    const lazy = await readDamaged(async (s) => [{ ...(await placeOf(s, referenceMember((await readRecord(s, id))!, 'level3'), 'segments', 0)), bytes: long(person) }]);
+    expect((lazy as FormatError).message).toMatch(notType('Lazy segment reference', LAZY));
+    const level2 = await readDamaged(async (s) => {
+      const lazy2 = referenceColumn((await readRecord(s, referenceMember((await readRecord(s, id))!, 'level3')))!, 'segments')[0]!;
+      return [{ ...(await placeOf(s, lazy2, 'subject')), bytes: long(person) }];
+    });
+    expect((level2 as FormatError).message).toMatch(notType('GigaLevel2', 'GigaLevel2'));
+  });
+
+  it('reads a level 3 whose only slot is empty as holding no entity', async () => {
+    const map = (await readDamaged(async (s) => [{ ...(await placeOf(s, referenceMember((await readRecord(s, id))!, 'level3'), 'segments', 0)), bytes: long(0n) }])) as Awaited<ReturnType<typeof readGigaMap>>;
+    expect([map.entityIds.length, map.level2Segments, map.level1Segments]).toEqual([0, 0, 0]);
+    expect(map.problems).toEqual([`size is ${persons.size} but 0 entities are listed in the segments (a damaged GigaMap)`]);
+  });
+
+  it('reports a level 2 with more slots than its exponent allows', async () => {
+    const map = (await readDamaged(async (s) => [{ ...(await placeOf(s, id, 'level2LengthExponent')), bytes: int(9) }])) as Awaited<ReturnType<typeof readGigaMap>>;
+    const level2 = referenceMember((await readRecord(storage, referenceColumn((await readRecord(storage, referenceMember((await readRecord(storage, id))!, 'level3')))!, 'segments')[0]!))!, 'subject');
+    expect(map.problems).toEqual([`level-2 segment ${level2} has 1024 slots, more than 2^9`]);
   });
 
   it('refuses level exponents that add up to more than 40, or a negative one', async () => {
@@ -67,6 +160,7 @@ describe('readGigaMap', () => {
       ]);
       expect(error).toBeInstanceOf(FormatError);
       expect((error as FormatError).message).toMatch(new RegExp(`GigaMap ${id} has level exponents ${e1} and ${e2}$`));
+      expect([(error as FormatError).code, (error as FormatError).offset]).toEqual(['FORMAT_BAD_RECORD', (await readRecord(storage, id))!.contentOffset]);
     }
   });
 
@@ -78,6 +172,18 @@ describe('readGigaMap', () => {
     expect(map).not.toBeInstanceOf(Error);
     const problems = (map as Awaited<ReturnType<typeof readGigaMap>>).problems;
     expect(problems.filter((p) => /^level-1 segment \d+ has \d+ slots, not 2\^30$/.test(p)).length).toBeGreaterThan(0);
+    // An exponent of 0 is allowed (one slot per segment): read, its slot counts reported.
+    for (const [e1, e2] of [
+      [0, 10],
+      [8, 0],
+    ] as const) {
+      const zero = await readDamaged(async (s) => [
+        { ...(await placeOf(s, id, 'level1LengthExponent')), bytes: int(e1) },
+        { ...(await placeOf(s, id, 'level2LengthExponent')), bytes: int(e2) },
+      ]);
+      expect(zero, `${e1} and ${e2}`).not.toBeInstanceOf(Error);
+      expect((zero as Awaited<ReturnType<typeof readGigaMap>>).problems.length, `${e1} and ${e2}`).toBeGreaterThan(0);
+    }
   });
 
   it('reports an entity id that is not below currentId', async () => {
@@ -94,6 +200,7 @@ describe('readGigaMap', () => {
     });
     expect(error).toBeInstanceOf(FormatError);
     expect((error as FormatError).message).toMatch(new RegExp(`Lazy ${lazy} of a GigaMap has no subject$`));
+    expect([(error as FormatError).code, (error as FormatError).offset]).toEqual(['FORMAT_BAD_RECORD', (await readRecord(storage, lazy))!.contentOffset]);
   });
 
   it('reads a map without level 3 as holding no entity, and one without indices as having none', async () => {
