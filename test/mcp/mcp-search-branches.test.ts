@@ -64,13 +64,22 @@ describe('list_instances filtered on a member', () => {
     expect(textOf(result)).toBe('conformance.bookstore.Customer [type id 1000077] where firstName = "Lena": 0 match(es) no instance at 30 or after (30 in all)');
     expect((result.structuredContent as { nextCursor: unknown }).nextCursor).toBeNull();
   });
+
+  it('gives as structured instances only those it looked at when it stops at its limit', async () => {
+    const result = await tools.call('list_instances', { type: 'Customer', member: 'firstName', contains: 'EN', limit: 2 });
+    const looked = (result.structuredContent as { instances: { objectIds: string[]; total: number } }).instances;
+    expect(looked.objectIds).toEqual((await tools.api<{ objectIds: string[] }>(`/types/${CUSTOMER_TYPE}/instances?limit=6`)).objectIds);
+    expect(looked.total).toBe(30);
+  });
 });
 
 describe('list_instances unfiltered', () => {
   it('gives the API page as its structured content', async () => {
     const result = await tools.call('list_instances', { type: 'Customer', limit: 3, cursor: '5' });
     expect(result.structuredContent).toEqual(await tools.api(`/types/${CUSTOMER_TYPE}/instances?offset=5&limit=3`));
-    expect(textOf(result).split('\n')[0]).toBe('30 instance(s) of conformance.bookstore.Customer [type id 1000077]; 5..7 shown:');
+    const text = textOf(result).split('\n');
+    expect(text[0]).toBe('30 instance(s) of conformance.bookstore.Customer [type id 1000077]; 5..7 shown:');
+    expect(text[2]).toBe('truncated: 22 more instances; next cursor "8"');
   });
 
   it('says a page past the last is empty: no range, no line of ids, no cursor', async () => {
@@ -90,6 +99,10 @@ describe('search', () => {
       '0 hit(s) for "no such text q7x":',
       `truncated: stopped after ${content.elapsedMs} ms, scanned ${content.scannedBytes} of ${content.totalBytes} bytes; raise maxMs or narrow with type, then next cursor "0"`,
     ]);
+  });
+
+  it('names the range of a last page that needs no cursor', async () => {
+    expect(await lines('search', { query: 'Lena', type: 'Customer', cursor: '1' })).toEqual(['1 hit(s) for "Lena" in conformance.bookstore.Customer; hits 1..1 shown:', '  1000000000000000814 Customer.firstName = "Lena"']);
   });
 
   it('asks the API for the page of the cursor and the limit given', async () => {

@@ -90,6 +90,17 @@ describe('search', () => {
     ]);
   });
 
+  it('searches only the version of a class given by its type id (by name: every version)', async () => {
+    expect(await lines('search', { query: 'a', type: '1000066' })).toEqual([
+      '4 hit(s) for "a" in conformance.evolution.Gadget:',
+      '  1000000000000000036 Gadget.price = "NaN"',
+      '  1000000000000000034 Gadget.name = "gamma"',
+      '  1000000000000000035 Gadget.name = "delta"',
+      '  1000000000000000036 Gadget.name = "zeta"',
+    ]);
+    expect((await lines('search', { query: 'a', type: 'Gadget' }))[0]).toBe('11 hit(s) for "a" in conformance.evolution.Gadget:');
+  });
+
   it('searches the storage asked', async () => {
     const text = await lines('search', { query: 'Deutschland', storage: 'graph' });
     expect(text).toEqual(['1 hit(s) for "Deutschland":', '  1000000000000000037 Country.name = "Deutschland"']);

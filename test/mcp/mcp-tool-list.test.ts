@@ -56,6 +56,45 @@ describe('the tool list', () => {
       const schema = (name: string, input: string) => (listed.find((t) => t.name === name)!.inputSchema.properties as Record<string, Record<string, unknown>>)[input];
       expect(schema('object_versions', 'version')).toMatchObject({ minimum: 0, maximum: 1_000_000 });
       expect(schema('paths_from_root', 'limit')).toMatchObject({ minimum: 1, maximum: 10 });
+      // The bounds of the texts and numbers a model may send, as a client learns them (a bound lost or
+      // turned round lets an unbounded text through, or refuses every longer one): page sizes and
+      // cursors apart, which are checked above and by the paging tests.
+      const bounds: Record<string, Record<string, unknown>> = {};
+      for (const tool of listed) {
+        for (const [name, property] of Object.entries(tool.inputSchema.properties as Record<string, Record<string, unknown>>)) {
+          if (name === 'cursor' || name === 'storage' || pageSizes.includes(`${tool.name}.${name}`)) continue;
+          const bound = Object.fromEntries(Object.entries(property).filter(([key]) => ['minLength', 'maxLength', 'minimum', 'maximum', 'pattern'].includes(key)));
+          bounds[`${tool.name}.${name}`] = bound;
+        }
+        expect(schema(tool.name, 'storage'), tool.name).toMatchObject({ maxLength: 64 });
+        if (schema(tool.name, 'cursor') !== undefined) expect(schema(tool.name, 'cursor'), tool.name).toMatchObject({ pattern: '^[0-9]{1,9}$' });
+      }
+      const objectId = { pattern: '^[0-9]{1,19}$' };
+      const point = { maxLength: 40, pattern: '^[0-9A-Za-z:.+\\-]+$' };
+      expect(bounds).toEqual({
+        'list_types.sort': {},
+        'type_dictionary.type': { minLength: 1, maxLength: 1000 },
+        'describe_object.objectId': objectId,
+        'referrers.objectId': objectId,
+        'paths_from_root.objectId': objectId,
+        'object_versions.objectId': objectId,
+        'object_versions.version': { minimum: 0, maximum: 1_000_000 },
+        'list_instances.type': { minLength: 1, maxLength: 1000 },
+        'list_instances.member': { minLength: 1, maxLength: 200 },
+        'list_instances.equals': { maxLength: 1000 },
+        'list_instances.contains': { minLength: 1, maxLength: 1000 },
+        'search.query': { minLength: 1, maxLength: 1000 },
+        'search.type': { minLength: 1, maxLength: 1000 },
+        'search.maxMs': { minimum: 1, maximum: 30_000 },
+        'retained.objectId': objectId,
+        'commits.timestamp': objectId,
+        'diff.from': point,
+        'diff.to': point,
+        'diff.a': { maxLength: 64 },
+        'diff.b': { maxLength: 64 },
+        'diff.type': { maxLength: 512 },
+      });
+      expect(schema('list_types', 'sort')!['enum']).toEqual(['bytes', 'instances', 'name', 'typeId']);
       // Every handler answers (no tool error, a text) for an object of the corpus.
       const bookstore = '1000000000000000028';
       for (const [name, args] of [
