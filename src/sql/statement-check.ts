@@ -76,9 +76,9 @@ interface Found {
   readonly refs: { name: string; schema: string; catalog: string; location: number }[];
   /** Parts of column references and USING columns, lower case. */
   readonly columns: Set<string>;
-  /** The last part of each column reference, lower case (`b` in `SELECT b FROM Book b` is Book's whole row). */
-  readonly lastParts: Set<string>;
-  /** Table names and aliases (a column reference naming one reads the whole row). */
+  /** Each column reference's parts, lower case (`b` in `SELECT b FROM Book b` is Book's whole row). */
+  readonly references: string[][];
+  /** Table names and aliases (a column reference ending in one may read the whole row). */
   readonly relations: Set<string>;
   /** Something reads every column (see CheckedStatement.columns). */
   everyColumn: boolean;
@@ -95,7 +95,7 @@ export async function checkStatement(connection: DuckDBConnection, sql: string, 
     prefix = explain[1] !== undefined || explain[2] !== undefined ? 'EXPLAIN ANALYZE ' : 'EXPLAIN ';
   }
   const tree = await parse(connection, select, kind === 'explain');
-  const found: Found = { tables: new Set(), ctes: new Set(), refs: [], columns: new Set(), lastParts: new Set(), relations: new Set(), everyColumn: false };
+  const found: Found = { tables: new Set(), ctes: new Set(), refs: [], columns: new Set(), references: [], relations: new Set(), everyColumn: false };
   // DuckDB's locations count UTF-8 bytes of what it parsed; positions count characters of the user's text.
   const position = (location: number): number | undefined =>
     Number.isSafeInteger(location) && location >= 0 && location <= select.length * 4 ? sql.length - select.length + Buffer.from(select).subarray(0, location).toString().length : undefined;
@@ -118,8 +118,7 @@ export async function checkStatement(connection: DuckDBConnection, sql: string, 
     if (catalog === '' && schema === '' && found.ctes.has(name) && !allowed.reserved.has(name)) continue;
     throw new SqlError('refused', `${quoted(ref)} is not one of the storage's tables; only they are read here (GET /api/v1/sql/schema lists them)`, position(ref.location));
   }
-  const wholeRow = [...found.lastParts].some((name) => found.relations.has(name));
-  const columns = found.everyColumn || wholeRow ? undefined : found.columns;
+  const columns = found.everyColumn || (await readsWholeRow(connection, found)) ? undefined : found.columns;
   return { text: kind === 'explain' ? prefix + select : sql, kind, shift: prefix.length - (sql.length - select.length), tables: found.tables, columns };
 }
 
@@ -174,14 +173,31 @@ function walk(node: Json, found: Found, tableFunction: boolean): void {
   }
 }
 
+/**
+ * Whether a column reference may be a table's whole row: one whose last part names a table of the
+ * statement (`b` in `SELECT b FROM Book b`, `main.Book`), unless its first part is a table of the
+ * statement too (`b.author` is b's column `author`, beside a table Author as well). DuckDB reads
+ * `b.author` as the table author of a schema or catalog b only where b names one (and b has no
+ * column author), so those names are looked up, and only for such a reference.
+ */
+async function readsWholeRow(connection: DuckDBConnection, found: Found): Promise<boolean> {
+  const candidates = found.references.filter((parts) => found.relations.has(parts[parts.length - 1]!));
+  if (candidates.some((parts) => parts.length === 1 || !found.relations.has(parts[0]!))) return true;
+  if (candidates.length === 0) return false;
+  const reader = await connection.runAndReadAll('SELECT database_name FROM duckdb_databases() UNION ALL SELECT schema_name FROM duckdb_schemas()');
+  const containers = new Set(reader.getRows().map((row) => String(row[0]).toLowerCase()));
+  return candidates.some((parts) => containers.has(parts[0]!));
+}
+
 /** What a node tells of the columns a statement reads (`found.columns`, `found.everyColumn`). */
 function noteColumns(node: { [key: string]: Json }, found: Found): void {
   const cls = node.class;
   const type = node.type;
   if (cls === 'STAR' || cls === 'POSITIONAL_REFERENCE') found.everyColumn = true;
   else if (cls === 'COLUMN_REF' && Array.isArray(node.column_names) && node.column_names.length > 0) {
-    for (const part of node.column_names) found.columns.add(String(part).toLowerCase());
-    found.lastParts.add(String(node.column_names[node.column_names.length - 1]).toLowerCase());
+    const parts = node.column_names.map((part) => String(part).toLowerCase());
+    for (const part of parts) found.columns.add(part);
+    found.references.push(parts);
   }
   // Only a table's whole row or renamed columns hide the names of the storage's columns: what a
   // subquery, a CTE (read as a BASE_TABLE of its name) or a table function yields is named inside it.

@@ -97,6 +97,13 @@ describe('the columns a statement names', () => {
     expect(await columns('SELECT b.title FROM book b ASOF JOIN author a ON b.published >= a.born')).toEqual(['a', 'b', 'born', 'published', 'title']);
     expect(await columns('SELECT b.title, a.name FROM book b POSITIONAL JOIN author a')).toEqual(['a', 'b', 'name', 'title']);
     expect(await columns('SELECT x FROM book b, LATERAL (SELECT b.pages AS x)')).toEqual(['b', 'pages', 'x']);
+    // A table's column named like another table of the statement is that column, not the other's whole row (docs/sql.md's example).
+    expect(await named('SELECT a.firstName, a.name, count(*) AS books FROM Book b JOIN Author a ON b.author = a._oid GROUP BY ALL ORDER BY books DESC, a.name LIMIT 5')).toEqual({
+      tables: ['author', 'book'],
+      columns: ['_oid', 'a', 'author', 'b', 'books', 'firstname', 'name'],
+    });
+    expect(await columns('SELECT Book.Author FROM book, author')).toEqual(['author', 'book']);
+    expect(await columns('SELECT b.x.author FROM book b, author')).toEqual(['author', 'b', 'x']);
     // A USING column is read from both tables without a column reference naming it.
     expect(await named('SELECT count(*) FROM book JOIN author USING (Writer, "COUNTRY")')).toEqual({ tables: ['author', 'book'], columns: ['country', 'writer'] });
     expect(await columns('SELECT title FROM book b ASOF JOIN author a USING (writer, published)')).toEqual(['published', 'title', 'writer']);
@@ -127,6 +134,10 @@ describe('a statement that may read every column', () => {
     ['a positional reference', 'SELECT #2 FROM book', ['book']],
     ['a whole row by the table\'s name', 'SELECT Book FROM book', ['book']],
     ['a whole row by the table\'s schema-qualified name', 'SELECT main.Book FROM main.book', ['book']],
+    ['a whole row by a name that is a table\'s and a column\'s', 'SELECT author FROM book, author', ['author', 'book']],
+    ['a whole row by its schema, beside a table aliased like it', 'SELECT main.author FROM book AS main, author', ['author', 'book']],
+    ['a whole row by its catalog, beside a table aliased like it', 'SELECT Memory.author FROM book AS memory JOIN author ON true', ['author', 'book']],
+    ['a whole row by catalog and schema, beside a table aliased like the catalog', 'SELECT memory.main.author FROM book AS memory, author', ['author', 'book']],
     ['a whole row by an alias', 'SELECT to_json(B) FROM book b', ['book']],
     ['a whole row\'s field by the alias', "SELECT b['title'] FROM book b", ['book']],
     ['a whole row in a lambda', 'SELECT list_transform([1], lambda x: b) FROM book b', ['book']],
