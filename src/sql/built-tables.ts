@@ -254,14 +254,14 @@ export class BuiltTables {
       for (const id of this.valueViews.get(name) ?? []) views.add(id);
     }
     if (views.size > 0 && !(await this.values(duck, views))) return false;
-    return this.fill(duck, plans, columns);
+    return this.fill(duck, plans, columns, true);
   }
 
   /** Every type table, `_objects` and `_commits` filled (our own exports; benchmarks); false as `ready`. */
   async fillAll(duck: DuckModule): Promise<boolean> {
     if (!(await this.objectsTable(duck)) || !(await this.commitsTable(duck))) return false;
     if (!(await this.values(duck, this.laterValueTypes()))) return false;
-    return this.fill(duck, new Set(this.deferred.values()), undefined);
+    return this.fill(duck, new Set(this.deferred.values()), undefined, false);
   }
 
   /** The value types whose rows the build left for later. */
@@ -282,8 +282,9 @@ export class BuiltTables {
    * Fills the tables of `plans` not filled yet, or filled without a value member `columns`
    * names, in one pass; false when the storage is no longer in the built state. Tables being
    * filled for another statement are waited for (and then filled again if that fill lacks a member).
+   * `temporary`: staged in temporary tables (a statement's types; type-fill.ts).
    */
-  private async fill(duck: DuckModule, plans: ReadonlySet<TypeTablePlan>, columns: ReadonlySet<string> | undefined): Promise<boolean> {
+  private async fill(duck: DuckModule, plans: ReadonlySet<TypeTablePlan>, columns: ReadonlySet<string> | undefined, temporary: boolean): Promise<boolean> {
     const fill = this.ledger.planTypeFill(plans, columns, (declared) => (NO_LATER_VALUES.has(declared) ? [] : (valueTypeIdsOf(declared, this.storage.dictionary) ?? this.laterValueTypes())));
     if (fill.missing.length > 0) {
       this.ledger.typesFilling(
@@ -292,7 +293,7 @@ export class BuiltTables {
           // A fill of the same table under way finishes first (the new one replaces its rows).
           await Promise.all(fill.before);
           if (!(await this.values(duck, fill.valueIds))) return false;
-          return this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, fill.missing, this.decimals, this.onProblem, fill.skipped));
+          return this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, fill.missing, this.decimals, this.onProblem, fill.skipped, temporary));
         })(),
       );
     }

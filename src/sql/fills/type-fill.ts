@@ -40,6 +40,12 @@ export async function fillTypeTables(
   onProblem?: (message: string) => void,
   /** Per plan, the value members left NULL (not named by any statement yet). */
   skipped: ReadonlyMap<TypeTablePlan, ReadonlySet<number>> = new Map(),
+  /**
+   * Staging rows in temporary tables (staging.ts): a statement's few types. Every type at once
+   * (an export) stages into the database file, whose appends write out full row groups as they
+   * go, rather than hold all of them in memory.
+   */
+  temporary = false,
 ): Promise<void> {
   if (plans.length === 0) return;
   const byTypeId = new Map<bigint, FillTarget>();
@@ -47,7 +53,7 @@ export async function fillTypeTables(
   const bySmallId = new Map<number, FillTarget>();
   const made: Staging[] = [];
   for (const plan of plans) {
-    const staging = await createStaging(duck, connection, plan, `__fill_${++stagings}`);
+    const staging = await createStaging(duck, connection, plan, `__fill_${++stagings}`, temporary);
     made.push(staging);
     for (const entry of plan.entries) {
       const columns = plan.fieldOfColumn.get(entry.typeId);

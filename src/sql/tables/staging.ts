@@ -20,8 +20,14 @@ export function stagingColumns(plan: TypeTablePlan): string {
   return `(_oid BIGINT, _type_id BIGINT${columns.map((c) => `, ${c}`).join('')})`;
 }
 
-export async function createStaging(duck: DuckModule, connection: DuckDBConnection, plan: TypeTablePlan, table: string): Promise<Staging> {
-  await connection.run(`CREATE TABLE ${table} ${stagingColumns(plan)}`);
+/**
+ * `temporary`: a table of the connection alone, kept in memory (spilled to the sandbox's
+ * temporary directory past the memory limit), never written to the database file: a type fill's
+ * staging rows are read once and dropped (10M objects, the 1.79M rows of `gen.Book`: the fill 3.1-3.7
+ * -> 2.8-2.9 s of CPU).
+ */
+export async function createStaging(duck: DuckModule, connection: DuckDBConnection, plan: TypeTablePlan, table: string, temporary = false): Promise<Staging> {
+  await connection.run(`CREATE ${temporary ? 'TEMP ' : ''}TABLE ${table} ${stagingColumns(plan)}`);
   return { plan, table, appender: new ChunkAppender(duck, await connection.createAppender(table)) };
 }
 
