@@ -117,6 +117,53 @@ describe('readGigaMap', () => {
     expect(last.typeName).toBe('conformance.gigamap.Person');
   });
 
+  it('reads each index with its kind, uniqueness and parts: a composite’s parts never unique', async () => {
+    const map = await readGigaMap(storage, id);
+    const byName = new Map(map.indices.map((i) => [i.name, i]));
+    expect([...byName.keys()].sort()).toEqual(['birthday', 'city', 'id']);
+    expect(['city', 'id', 'birthday'].map((n) => [byName.get(n)!.kind, byName.get(n)!.unique, byName.get(n)!.parts.length])).toEqual([
+      ['hashing', false, 0],
+      ['binary', true, 0],
+      ['composite', false, 3],
+    ]);
+    expect(byName.get('birthday')!.parts.map((p) => [p.kind, p.unique])).toEqual([
+      ['part', false],
+      ['part', false],
+      ['part', false],
+    ]);
+  });
+
+  it('skips index groups, tables, indices and parts that are missing or of another type; an index name that is no String reads as its type and id', async () => {
+    const person = BigInt(persons.entities[0]!.objectId);
+    const gone = 999_999_999_999n;
+    const intact = await readGigaMap(storage, id);
+    const city = intact.indices.find((i) => i.name === 'city')!.objectId;
+    const birthday = intact.indices.find((i) => i.name === 'birthday')!;
+    /** The map's indices record, its first group and that group's table of indices. */
+    const parts = async (s: Storage) => {
+      const indices = referenceMember((await readRecord(s, id))!, 'indices');
+      const group = referenceColumn((await readRecord(s, indices))!, 'indexGroups')[0]!;
+      const table = referenceMember((await readRecord(s, group))!, 'bitmapIndices');
+      const at = [...referenceColumn((await readRecord(s, table))!, 'elements', 1)].indexOf(city);
+      return { indices, group, table, at };
+    };
+    const names = async (damage: Parameters<typeof damagedCopy>[0]): Promise<string[]> => {
+      const map = (await readDamaged(damage)) as Awaited<ReturnType<typeof readGigaMap>>;
+      return map.indices.map((i) => (i.kind === 'composite' ? `${i.name}:${i.parts.length}` : i.name)).sort();
+    };
+    expect(await names(async (s) => [{ ...(await placeOf(s, id, 'indices')), bytes: long(person) }])).toEqual([]);
+    expect(await names(async (s) => [{ ...(await placeOf(s, (await parts(s)).indices, 'indexGroups', 0)), bytes: long(gone) }])).toEqual([]);
+    expect(await names(async (s) => [{ ...(await placeOf(s, (await parts(s)).indices, 'indexGroups', 0)), bytes: long(person) }])).toEqual([]);
+    expect(await names(async (s) => [{ ...(await placeOf(s, (await parts(s)).group, 'bitmapIndices')), bytes: long(0n) }])).toEqual([]);
+    const { at } = await parts(storage);
+    expect(at).toBeGreaterThanOrEqual(0);
+    for (const other of [gone, person]) {
+      expect(await names(async (s) => [{ ...(await placeOf(s, (await parts(s)).table, 'elements', 2 * at + 1)), bytes: long(other) }])).toEqual(['birthday:3', 'id']);
+    }
+    expect(await names(async (s) => [{ ...(await placeOf(s, birthday.objectId, 'subIndices', 1)), bytes: long(gone) }])).toEqual(['birthday:2', 'city', 'id']);
+    expect(await names(async (s) => [{ ...(await placeOf(s, city, 'name')), bytes: long(person) }])).toEqual(['birthday:3', `conformance.gigamap.Person@${person}`, 'id']);
+  });
+
   it('refuses an id that is no GigaMap, naming what was wanted', async () => {
     const person = BigInt(persons.entities[0]!.objectId);
     await expect(readGigaMap(storage, person)).rejects.toThrow(`GigaMap ${person} is a conformance.gigamap.Person, not org.eclipse.store.gigamap.types.GigaMap$Default`);
@@ -126,14 +173,14 @@ describe('readGigaMap', () => {
     const person = BigInt(persons.entities[0]!.objectId);
     const notType = (what: string, type: string): string => `${what} ${person} is a conformance.gigamap.Person, not ${type.includes('.') ? type : `org.eclipse.store.gigamap.types.${type}`}`;
     const level3 = await readDamaged(async (s) => [{ ...(await placeOf(s, id, 'level3')), bytes: long(person) }]);
-    expect((level3 as FormatError).message).toMatch(notType('GigaLevel3', 'GigaLevel3'));
+    expect((level3 as FormatError).message).toContain(`: ${notType('GigaLevel3', 'GigaLevel3')}`);
     const lazy = await readDamaged(async (s) => [{ ...(await placeOf(s, referenceMember((await readRecord(s, id))!, 'level3'), 'segments', 0)), bytes: long(person) }]);
-    expect((lazy as FormatError).message).toMatch(notType('Lazy segment reference', LAZY));
+    expect((lazy as FormatError).message).toContain(`: ${notType('Lazy segment reference', LAZY)}`);
     const level2 = await readDamaged(async (s) => {
       const lazy2 = referenceColumn((await readRecord(s, referenceMember((await readRecord(s, id))!, 'level3')))!, 'segments')[0]!;
       return [{ ...(await placeOf(s, lazy2, 'subject')), bytes: long(person) }];
     });
-    expect((level2 as FormatError).message).toMatch(notType('GigaLevel2', 'GigaLevel2'));
+    expect((level2 as FormatError).message).toContain(`: ${notType('GigaLevel2', 'GigaLevel2')}`);
   });
 
   it('reads a level 3 whose only slot is empty as holding no entity', async () => {
