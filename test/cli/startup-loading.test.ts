@@ -19,7 +19,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(ROOT, 'dist', 'cli', 'main.js');
 const HOOK = join(ROOT, 'test', 'helpers', 'module-log.mjs');
 const DEMO = join(ROOT, 'demo', 'graph');
-const FASTIFY_BUNDLE = join(ROOT, 'dist', 'vendor', 'fastify.js');
+const VENDOR = join(ROOT, 'dist', 'vendor');
 
 const PACKAGES_NOT_NEEDED = [
   'pg',
@@ -91,19 +91,22 @@ describe('start-up loads what the command needs', () => {
     const modules = loaded(stderr);
     expect(unneeded(modules)).toEqual([]);
     expect(modules.filter((url) => url.includes('/node_modules/fastify/') || url.endsWith('/dist/vendor/fastify.js'))).toEqual([]);
+    // commander comes as one file (scripts/bundle-commander.ts), not seven.
+    expect(modules.some((url) => url.endsWith('/dist/vendor/commander.js'))).toBe(true);
+    expect(modules.filter((url) => url.includes('/node_modules/commander/'))).toEqual([]);
     // Our own modules come bundled, a few files (scripts/bundle-cli.ts): 13 today.
     expect(modules.filter((url) => url.includes('/dist/')).length).toBeLessThan(40);
     // 31 today, CommonJS modules counted one by one: a bound, so that a heavy import shows up here.
     expect(modules.length).toBeLessThan(80);
   });
 
-  it("fastify's bundle is compiled with the code cache made at build, and V8 takes it", () => {
-    // scripts/bundle-fastify.ts: the cache is made by a plain `node`, as the command line runs.
+  it.each(['fastify', 'commander'])("%s's bundle is compiled with the code cache made at build, and V8 takes it", (name) => {
+    // scripts/vendor-with-code-cache.ts: the cache is made by a plain `node`, as the command line runs.
     // `cachedDataRejected` is undefined without a cache, true when V8 refused it.
-    const script = `const m = await import(${JSON.stringify(pathToFileURL(FASTIFY_BUNDLE).href)}); process.stdout.write(JSON.stringify({ rejected: m.vendorScript.cachedDataRejected, fastify: typeof m.default, named: typeof m.fastify }))`;
+    const script = `const m = await import(${JSON.stringify(pathToFileURL(join(VENDOR, `${name}.js`)).href)}); process.stdout.write(JSON.stringify({ rejected: m.vendorScript.cachedDataRejected, exports: typeof m.default }))`;
     const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
     expect(child.stderr).toBe('');
-    expect(JSON.parse(child.stdout)).toEqual({ rejected: false, fastify: 'function', named: 'function' });
+    expect(JSON.parse(child.stdout)).toEqual({ rejected: false, exports: name === 'fastify' ? 'function' : 'object' });
   });
 
   it('serve of a directory storage: no PostgreSQL client, pretty printer, prom-client, /api/v1 (typebox), OpenAPI plugins, schema compilers, DuckDB or MCP until asked', async () => {
@@ -138,7 +141,7 @@ describe('start-up loads what the command needs', () => {
       expect(before.filter((url) => url.endsWith('/dist/vendor/typebox.js') || /\/dist\/cli\/chunks\/api-v1-plugin-/.test(url))).toEqual([]);
       // fastify and what it requires at load come as one file (scripts/bundle-fastify.ts), not ~85.
       expect(before.some((url) => url.endsWith('/dist/vendor/fastify.js'))).toBe(true);
-      expect(before.filter((url) => /\/node_modules\/(fastify|avvio|find-my-way|pino|semver)\//.test(url))).toEqual([]);
+      expect(before.filter((url) => /\/node_modules\/(fastify|avvio|find-my-way|pino|semver|commander)\//.test(url))).toEqual([]);
       // Our own modules come bundled, a few files (scripts/bundle-cli.ts): 39 today, not 190.
       expect(before.filter((url) => url.includes('/dist/')).length).toBeLessThan(80);
       // Its first request loads it, and it answers.
