@@ -138,6 +138,7 @@ describe('a statement that may read every column', () => {
     ['a whole row by its schema, beside a table aliased like it', 'SELECT main.author FROM book AS main, author', ['author', 'book']],
     ['a whole row by its catalog, beside a table aliased like it', 'SELECT Memory.author FROM book AS memory JOIN author ON true', ['author', 'book']],
     ['a whole row by catalog and schema, beside a table aliased like the catalog', 'SELECT memory.main.author FROM book AS memory, author', ['author', 'book']],
+    ['one reference by a schema among others by a table', 'SELECT b.author, main.author FROM book b, book AS main, author', ['author', 'book']],
     ['a whole row by an alias', 'SELECT to_json(B) FROM book b', ['book']],
     ['a whole row\'s field by the alias', "SELECT b['title'] FROM book b", ['book']],
     ['a whole row in a lambda', 'SELECT list_transform([1], lambda x: b) FROM book b', ['book']],
