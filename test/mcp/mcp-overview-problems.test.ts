@@ -2,8 +2,9 @@ import { cpSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkSourceOpener } from '../../src/mcp/check-sources.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
-import { mcpInProcess, type McpInProcess } from '../helpers/mcp-in-process.js';
+import { mcpInProcess, textOf, type McpInProcess } from '../helpers/mcp-in-process.js';
 
 /**
  * `storage_overview` (src/mcp/tools/storage-tools.ts) of a storage with problems found while
@@ -11,7 +12,8 @@ import { mcpInProcess, type McpInProcess } from '../helpers/mcp-in-process.js';
  * in each of its 21 files). The overview counts them, lists the first ten as the API names them and
  * says how many more the structured content has; its structured content is the API's answers.
  * Also on this copy: the structured content of `type_dictionary`, the last page of `list_types` and
- * the missing references of `analyze_storage` (the records cut away were referred to).
+ * the missing references of `analyze_storage` (the records cut away were referred to), and the
+ * findings of `check_storage`, paged.
  * Issue 48: the problem lines, their cut at ten, the default of ten types, the structured content
  * and a last page without a cursor were read by no test (every other test serves a sound storage).
  */
@@ -28,7 +30,7 @@ beforeAll(async () => {
       truncateSync(path, statSync(path).size - 5);
     }
   }
-  tools = await mcpInProcess({ default: dir });
+  tools = await mcpInProcess({ default: dir }, { checkSource: checkSourceOpener([{ name: undefined, directory: dir }], {}, 'default') });
 }, 60_000);
 afterAll(async () => {
   await tools?.close();
@@ -105,5 +107,29 @@ describe('analyze_storage of a storage with problems', () => {
       '  1000000000000000167, referred to by 1: 1000000000000000165 Book via title',
       '  truncated: 16 more missing ids (raise examples, at most 100)',
     ]);
+  });
+});
+
+describe('check_storage of a storage with problems', () => {
+  it('says Java would refuse it, counts the findings and pages them with a cursor', async () => {
+    const all = await tools.call('check_storage', { limit: 200 });
+    const findings = (all.structuredContent as { problems: { code: string; file?: string; offset?: number }[]; problemsTotal: number }).problems;
+    expect(findings.length).toBe(45);
+    const page = await tools.call('check_storage', { limit: 2, cursor: '20' });
+    const text = textOf(page).split('\n');
+    expect(text.slice(0, 3)).toEqual([
+      'check of default: Java would REFUSE to start; serious problems',
+      '2 channel(s), 21 data files, 83678 committed bytes, 1245 of 1245 objects readable',
+      '45 finding(s), most severe first:',
+    ]);
+    const content = page.structuredContent as { problems: unknown[]; problemsTotal: number; offset: number };
+    expect(content.problems).toEqual(findings.slice(20, 22));
+    expect([content.problemsTotal, content.offset]).toEqual([45, 20]);
+    const first = findings[20]!;
+    expect(text[3]).toMatch(new RegExp(`^ {2}\\[refuses-start\\] ${first.code} ${first.file!.replace(/[.]/g, '\\.')} @${first.offset}: `));
+    expect(text[4]).toMatch(/^ {4}Java: one\.microstream\.storage\.exceptions\.StorageException: /);
+    expect(text[5]).toMatch(/^ {4}rescue: keeps the records before offset \d+;/);
+    expect(text.at(-1)).toBe('truncated: 23 more findings; next cursor "22"');
+    expect(text.length).toBe(10);
   });
 });
