@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import { request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -33,9 +33,9 @@ interface Answer {
   readonly body: string;
 }
 
-function get(port: number, path: string): Promise<Answer> {
+function get(port: number, path: string, agent: Agent | false = false): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, agent: false }, (res) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, agent }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
@@ -178,19 +178,25 @@ describe('capacity plugin', { timeout: 5_000 }, () => {
         }
       });
     });
-    const answer = get(port, '/slow');
-    await entered.promise;
-    const closed = app!.close();
-    await expect.poll(() => app!.bigAnswers.closing).toBe(true);
-    proceed.resolve();
-    const { headers, body } = await answer;
-    expect(headers['connection']).toBe('close');
-    expect(JSON.parse(body)).toEqual({
-      code: 'SHUTTING_DOWN',
-      status: 503,
-      message: 'the server is shutting down; this big answer was not started (answers already started are completed)',
-    });
-    await closed;
+    // A keep-alive client: the connection closes because the server says so.
+    const agent = new Agent({ keepAlive: true });
+    try {
+      const answer = get(port, '/slow', agent);
+      await entered.promise;
+      const closed = app!.close();
+      await expect.poll(() => app!.bigAnswers.closing).toBe(true);
+      proceed.resolve();
+      const { headers, body } = await answer;
+      expect(headers['connection']).toBe('close');
+      expect(JSON.parse(body)).toEqual({
+        code: 'SHUTTING_DOWN',
+        status: 503,
+        message: 'the server is shutting down; this big answer was not started (answers already started are completed)',
+      });
+      await closed;
+    } finally {
+      agent.destroy();
+    }
     app = undefined;
   });
 });

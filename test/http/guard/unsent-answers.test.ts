@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { createServer, request, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -81,6 +82,40 @@ describe('unsent answers', () => {
     expect(answers.held).toBe(0);
     answers.hold(700, a.response);
     expect(answers.held).toBe(0);
+    // Cut, not sent: a stream is not counted on it either.
+    expect(a.response.writableFinished).toBe(false);
+    expect(answers.holdStream(a.response)).toBeUndefined();
+  });
+
+  it('stops counting a streamed answer once its connection is cut', async () => {
+    const answers = new UnsentAnswers(1000);
+    const a = await response();
+    a.done.catch(() => undefined);
+    const setHeld = answers.holdStream(a.response)!;
+    setHeld(300);
+    a.response.destroy();
+    await closed(a.response);
+    expect(answers.held).toBe(0);
+    expect(a.response.writableFinished).toBe(false);
+    setHeld(900);
+    expect(answers.held).toBe(0);
+  });
+
+  it('leaves no timer and no listener on the signal behind once room is found', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const answers = new UnsentAnswers(1000);
+    const a = await response();
+    answers.hold(1000, a.response);
+    const shutdown = new AbortController();
+    const waiting = answers.room(Date.now() + 60_000, shutdown.signal);
+    await vi.waitFor(() => expect(answers.waiters).toBe(1));
+    expect(vi.getTimerCount()).toBe(1);
+    expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(1);
+    a.response.end();
+    await waiting;
+    expect(vi.getTimerCount()).toBe(0);
+    expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(0);
+    vi.useRealTimers();
   });
 
   it('counts a streamed answer as it is produced and handed on, until it is done', async () => {
