@@ -8,7 +8,8 @@ import { mcpInProcess, textOf } from '../helpers/mcp-in-process.js';
  * `sql_query` (src/mcp/tools/sql-tool.ts) in process, on the real SQL engine, with the server made
  * inside each test (so that a mutation run counts its registration as covered here): registered
  * when a served storage has an engine and only then; its title, hints and inputs; rows as text
- * with the default limit of 50 and the limit asked; a storage without an engine refused by name.
+ * with the default limit of 50 and the limit asked (and no
+ * truncation line when all rows fit); a storage without an engine refused by name.
  * Issue 48: the tool was tested over stdio only (the built command), which no mutant of src/ reaches.
  */
 
@@ -47,6 +48,9 @@ describe('sql_query', () => {
       const two = await tools.call('sql_query', { sql, limit: 2, storage: 'evolution' });
       expect((two.structuredContent as { rows: unknown[] }).rows).toEqual(all.rows.slice(0, 2));
       expect(textOf(two).split('\n').at(-1)).toMatch(/^truncated: more rows than the limit of 2;/);
+
+      const whole = await tools.call('sql_query', { sql, limit: 200 });
+      expect(textOf(whole).split('\n').at(-1)).toBe(`${all.rowCount} row(s) in ${(whole.structuredContent as { elapsedMs: number }).elapsedMs} ms`);
 
       const refused = await tools.call('sql_query', { sql, storage: 'primitives' });
       expect(refused.isError).toBe(true);
