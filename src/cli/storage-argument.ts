@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { damageLine, isRefusedDamage, openReadablePart, type StorageDamage } from '../damaged/readable-part.js';
+import type { StorageDamage } from '../damaged/readable-part.js';
 import { UsageError } from '../errors.js';
 import { warnIfShared } from '../http/guard/auth.js';
 import { checkStorageSpec, isPostgresSpec, openStorageSource } from '../storage/open-source.js';
@@ -91,7 +91,10 @@ export async function openStorageWithDamage(
   try {
     return { storage: await Storage.open(openSpecSource(spec, warn), open), damage: [] };
   } catch (error) {
-    if (strict || !isRefusedDamage(error)) throw error;
+    if (strict) throw error;
+    // Loaded only for a refused storage (with Java's start-up analysis): not before `serve`'s first answer.
+    const { damageLine, isRefusedDamage, openReadablePart } = await import('../damaged/readable-part.js');
+    if (!isRefusedDamage(error)) throw error;
     const opened = await openReadablePart(openSpecSource(spec, () => undefined), open);
     warn(`MicroStream would refuse this storage (${error instanceof Error ? error.message : String(error)}); reading what can be read of it (--strict refuses it)`);
     for (const d of opened.damage) warn(`damage: ${damageLine(d)}`);

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { StorageError, UsageError } from '../../errors.js';
 import { defaultInstance, type Dialect } from '../../http/java/dialects.js';
-import { damageLine, isRefusedDamage, openReadablePart, type StorageDamage } from '../../damaged/readable-part.js';
+import type { StorageDamage } from '../../damaged/readable-part.js';
 import { chunkDamageOf, type ChunkDamage } from '../../damaged/chunk-damage.js';
 import { checkServable } from '../../http/java/integrity.js';
 import { storageNameProblem } from '../../http/java/named-routes.js';
@@ -127,7 +127,10 @@ export async function openStorages(
       try {
         storage = await Storage.open(openSource(), openOptions);
       } catch (error) {
-        if (settings.strict === true || !isRefusedDamage(error)) throw error;
+        if (settings.strict === true) throw error;
+        // Loaded only for a refused storage (with Java's start-up analysis): not before the first answer.
+        const { damageLine, isRefusedDamage, openReadablePart } = await import('../../damaged/readable-part.js');
+        if (!isRefusedDamage(error)) throw error;
         // MicroStream would refuse it; its owners most need to look inside: serve what can be read.
         ({ storage, damage } = await openReadablePart(openSource(), openOptions));
         say(`warning: MicroStream would refuse this storage (${error instanceof Error ? error.message : String(error)}); serving what can be read of it, as found (not followed); --strict refuses it`);
@@ -142,6 +145,7 @@ export async function openStorages(
         }
         if (chunks.damage.length > 0) {
           say(`warning: chunk checksums: ${chunks.damage.filter((d) => d.severity === 'refuses-start').length} damaged chunk(s); serving the bytes as they are (as EclipseStore 4.2 without a checksum setting does), the objects in them marked; --strict refuses it`);
+          const { damageLine } = await import('../../damaged/readable-part.js');
           for (const d of chunks.damage) say(`damage: ${damageLine(d)}`);
           damage = [...damage, ...chunks.damage];
         }
