@@ -2,6 +2,7 @@ import type { Storage } from '../storage/storage.js';
 import { streamRecords } from '../storage/records/record-stream.js';
 import type { StorageWriter } from '../writer/storage-writer.js';
 import { int32At } from '../format/int32-at.js';
+import { RECORD_HEADER_SIZE } from '../format/entity-record.js';
 import { ShapeRewriter, type planCurrentShapes } from './current-shapes.js';
 import type { TypeFigures } from './convert-report.js';
 
@@ -66,7 +67,7 @@ export async function copyRecords(storage: Storage, writer: StorageWriter, copy:
     for (const channel of storage.channels) {
       for (const file of channel.files) {
         const end = file.problem?.offset ?? file.totalLength;
-        await streamRecords(storage.source, file.path, 0, end, (bytes, at, offset, length) => {
+        const visit = (bytes: Buffer, at: number, offset: number, length: number): void => {
           const low = int32At(bytes, at + 16);
           const high = int32At(bytes, at + 20);
           // The figures of the record's type: by the low half of its id from a small table (a
@@ -123,7 +124,22 @@ export async function copyRecords(storage: Storage, writer: StorageWriter, copy:
               inBatch = 0;
             }
           }
-        }, flushRun);
+        };
+        // The records that lie whole in the chunk, in this loop: streamRecords' call of `visit`
+        // serves every walk over records and is not inlined; this one is (gaps, records cut by the
+        // chunk's end and malformed lengths are left to streamRecords).
+        const run = (bytes: Buffer, at: number, offset: number, chunkEnd: number): number => {
+          const limit = Math.min(chunkEnd, at + (end - offset));
+          while (limit - at >= RECORD_HEADER_SIZE) {
+            const length = int32At(bytes, at) >>> 0;
+            if (int32At(bytes, at + 4) !== 0 || length < RECORD_HEADER_SIZE || length > limit - at) break;
+            visit(bytes, at, offset, length);
+            at += length;
+            offset += length;
+          }
+          return at;
+        };
+        await streamRecords(storage.source, file.path, 0, end, visit, flushRun, run);
         flushRun();
         bytesDone += file.totalLength;
         copy.onProgress?.('copying', bytesDone, bytesTotal);
