@@ -37,7 +37,11 @@ export interface VariableSlot {
   readonly elementsOffset: number;
   /** Offset just past the list. */
   readonly end: number;
-  /** Size of one element when all elements have the same size, else undefined. */
+  /**
+   * Size of one element when all elements have the same size, else undefined. 0 for elements
+   * without members: then nothing bounds `count` but JAVA_MAX_ELEMENTS, and a walk over the
+   * elements has nothing to visit.
+   */
   readonly elementSize: number | undefined;
 }
 
@@ -123,6 +127,9 @@ function locateList(
   if (total < LIST_HEADER || pos + total > view.byteLength) {
     fail(`list ${field.name} claims ${total} bytes, ${view.byteLength - pos} available`, pos);
   }
+  // Java indexes arrays and lists with an int: more elements than that cannot have been stored.
+  // It is the only bound on a list of elements without members, which take no bytes each.
+  if (count > JAVA_MAX_ELEMENTS) fail(`list ${field.name} claims ${count} elements, more than a Java collection holds (${JAVA_MAX_ELEMENTS})`, pos);
   let elementSize: number | undefined;
   if (field.kind === 'chars') elementSize = 2;
   else if (field.kind === 'bytes') elementSize = 1;
@@ -150,6 +157,9 @@ function locateList(
     elementSize,
   };
 }
+
+/** The most elements a Java array or list holds (int-indexed). */
+export const JAVA_MAX_ELEMENTS = 2 ** 31 - 1;
 
 /** Made once: converting it on every list header read cost a bigint each time. */
 const MAX_SAFE_LENGTH = BigInt(Number.MAX_SAFE_INTEGER);
