@@ -1,4 +1,5 @@
 import { int32At } from '../../format/int32-at.js';
+import { RECORD_HEADER_SIZE } from '../../format/entity-record.js';
 import type { SourceReads } from '../source/source.js';
 import { streamRecords } from './record-stream.js';
 import { walkRecordBytes } from './record-walk.js';
@@ -153,9 +154,25 @@ export async function forEachLatestRecordBytes<C extends LatestRecordsChannel>(
     const index = channel.objects;
     for (const file of channel.files) {
       const slot = file.slot;
-      await streamRecords(storage.source, file.path, 0, file.problem?.offset ?? file.totalLength, (bytes, at, offset, length) => {
+      const end = file.problem?.offset ?? file.totalLength;
+      const one = (bytes: Buffer, at: number, offset: number, length: number): void => {
         if (index.isLatest(int32At(bytes, at + 16), int32At(bytes, at + 20), slot, offset)) visit(bytes, at, offset, length, channel, file);
-      });
+      };
+      // The records that lie whole in the chunk, in this loop: streamRecords' call per record
+      // serves every walk over records and is not inlined; this one is (gaps, records cut by the
+      // chunk's end and malformed lengths are left to streamRecords).
+      const run = (bytes: Buffer, at: number, offset: number, chunkEnd: number): number => {
+        const limit = Math.min(chunkEnd, at + (end - offset));
+        while (limit - at >= RECORD_HEADER_SIZE) {
+          const length = int32At(bytes, at) >>> 0;
+          if (int32At(bytes, at + 4) !== 0 || length < RECORD_HEADER_SIZE || length > limit - at) break;
+          one(bytes, at, offset, length);
+          at += length;
+          offset += length;
+        }
+        return at;
+      };
+      await streamRecords(storage.source, file.path, 0, end, one, undefined, run);
       if (afterFile !== undefined) await afterFile(channel, file);
     }
   }
