@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { get, Agent } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -53,6 +54,32 @@ export class JavaRefused extends Error {}
  */
 const SHORT_LIVED_JVM = [process.env['JAVA_TOOL_OPTIONS'] ?? '', '-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'].join(' ').trim();
 
+/**
+ * Class data sharing: the classes a library's JVM loads (the library's jars and the JDK's), parsed
+ * once and kept in an archive that the next JVMs map instead of loading them again. It halves the
+ * CPU of a start (0.65 -> 0.31 s to "listening" on the graph corpus with ms41) and changes nothing
+ * else: the same class files, the same code. The first start of a library without an archive writes
+ * one when it is stopped (under a name of its own, renamed when the JVM ended by itself, so a JVM
+ * never maps a half-written archive); the JVM checks an archive against its class path and the
+ * jars' sizes and times and starts without it when it does not fit (its warning silenced). The
+ * archives are a cache in the temporary directory, one per library, class path and flags.
+ */
+function classArchive(library: JavaLibrary, env: Readonly<Record<string, string>>): string | undefined {
+  const dir = process.env[JAVA_REFERENCE_VARIABLE]!;
+  const jars = readdirSync(dir)
+    .filter((name) => name.endsWith('.jar'))
+    .sort()
+    .map((name) => {
+      const stat = statSync(join(dir, name));
+      return [name, stat.size, stat.mtimeMs];
+    });
+  const classes = env['APP_CLASSES'] ?? process.env['APP_CLASSES'] ?? '';
+  const key = createHash('sha256').update(JSON.stringify([library, dir, jars, classes, SHORT_LIVED_JVM])).digest('hex').slice(0, 20);
+  const archive = join(tmpdir(), 'storage-inspector-jvm-classes', `${library}-${key}.jsa`);
+  // JAVA_TOOL_OPTIONS is split at white space.
+  return /\s/.test(archive) ? undefined : archive;
+}
+
 async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -69,16 +96,31 @@ export async function startJava(library: JavaLibrary, dir: string, env: Readonly
   const copy = mkdtempSync(join(tmpdir(), 'si-java-copy-'));
   cpSync(dir, copy, { recursive: true });
   const port = await freePort();
+  const archive = classArchive(library, env);
+  let writing: string | undefined;
+  let sharing = '';
+  if (archive !== undefined && existsSync(archive)) sharing = `-XX:SharedArchiveFile=${archive}`;
+  else if (archive !== undefined) {
+    mkdirSync(join(archive, '..'), { recursive: true });
+    writing = `${archive}.${randomUUID()}.tmp`;
+    sharing = `-XX:ArchiveClassesAtExit=${writing}`;
+  }
+  const options = archive === undefined ? SHORT_LIVED_JVM : `${SHORT_LIVED_JVM} ${sharing} -Xlog:cds=off,cds+dynamic=off`;
   const child = spawn(join(process.env[JAVA_REFERENCE_VARIABLE]!, library), ['serve', copy, String(port)], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, JAVA_TOOL_OPTIONS: SHORT_LIVED_JVM, ...env },
+    env: { ...process.env, JAVA_TOOL_OPTIONS: options, ...env },
   });
   let output = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': the output is complete only once the pipes are closed ('exit' can come
+  // before the last output of a JVM that ends by itself).
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const collect = (d: Buffer): void => void (output += d.toString());
   child.stdout.on('data', collect);
   child.stderr.on('data', collect);
-  const cleanUp = (): void => rmSync(copy, { recursive: true, force: true });
+  const cleanUp = (): void => {
+    rmSync(copy, { recursive: true, force: true });
+    if (writing !== undefined) rmSync(writing, { force: true });
+  };
   const started = await Promise.race([
     new Promise<boolean>((resolve) => {
       const look = (): void => {
@@ -117,6 +159,12 @@ export async function startJava(library: JavaLibrary, dir: string, env: Readonly
       if (!stopped) {
         child.kill('SIGKILL');
         await exited;
+      } else if (writing !== undefined && existsSync(writing)) {
+        try {
+          renameSync(writing, archive!);
+        } catch {
+          // another JVM's archive is there already: either serves
+        }
       }
       cleanUp();
     },
