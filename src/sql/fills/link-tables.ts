@@ -153,7 +153,10 @@ const ELEMENT_BATCH = 4096;
 
 function appendElements(elements: ElementAppenders, references: ChunkAppender, owner: bigint, member: number, memberName: string, layout: EntityLayout, slot: VariableSlot): void {
   const field = slot.field;
-  if (field.kind !== 'list') return;
+  // Elements without members hold no key, value or reference, and take no bytes: up to 2^31 - 1 of
+  // them fit in a 16-byte list, so rows for them would stall the pass; the element count is the
+  // member's column in its type's table.
+  if (field.kind !== 'list' || field.elements.length === 0) return;
   const single = field.elements.length === 1 ? field.elements[0]! : undefined;
   if (single?.kind === 'primitive' && slot.elementSize !== undefined) {
     appendPrimitiveElements(elements.direct, owner, memberName, layout.view, slot, single.typeName);
