@@ -68,6 +68,27 @@ describe('retained of an object', () => {
     ]);
   });
 
+  it('lists every class it retains without an "other classes" line when all are listed, and numbers its dominator chain', async () => {
+    expect(await lines({ objectId: '1000000000000000568', limit: 5 })).toEqual([
+      '1000000000000000568 Customer (85 B itself) retains 20 objects, 1067 B: 1.4% of the reachable bytes',
+      'what deleting it would free, by class:',
+      '  OrderLine: 5 objects, 220 B',
+      '  ArrayList: 3 objects, 176 B',
+      '  String: 3 objects, 172 B',
+      '  Order: 2 objects, 160 B',
+      '  BigDecimal: 2 objects, 102 B',
+      '  Customer: 1 objects, 85 B',
+      '  Date: 2 objects, 64 B',
+      '  Address: 1 objects, 56 B',
+      '  Lazy$Default: 1 objects, 32 B',
+      'what keeps it alive (4 dominators, the immediate one first, up to the roots object):',
+      '  1. 1000000000000000033 TreeMap: retains 321 objects, 17 KiB (23.2%) 29 entries',
+      '  2. 1000000000000000028 Bookstore: retains 1190 objects, 70 KiB (95.8%) {name: "Chapter & Verse <Books>", …}',
+      '  3. 1000000000000000024 PersistenceRootReference$Default: retains 1191 objects, 70 KiB (95.9%) {…}',
+      `  4. ${ROOTS} PersistenceRoots$Default: retains 1228 objects, 73 KiB (100.0%) {…}`,
+    ]);
+  });
+
   it('says a garbage object retains nothing, with its own size', async () => {
     const garbage = (await tools.api<{ unreachable: { byType: { typeId: string; typeName: string }[] } }>('/analysis')).unreachable.byType[0]!;
     expect(garbage.typeName).toBe('java.lang.String');

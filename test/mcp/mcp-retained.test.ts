@@ -103,5 +103,12 @@ describe('the retained tool', () => {
     expect(textOf(first)).toMatch(/truncated: \d+ more retainers; next cursor "3"/);
     const second = await call({ limit: 3, cursor: '3' });
     expect(second.structuredContent).toEqual(await apiGet('/retainers?offset=3&limit=3&types=3&summaries=true'));
+    // The last full page (every reachable object but the roots object is a retainer) ends without a cursor.
+    const reachable = (first.structuredContent as { reachableObjects: number }).reachableObjects;
+    expect(reachable).toBeLessThan(1000);
+    const last = await call({ limit: 3, cursor: String(reachable - 1 - 3) });
+    expect((last.structuredContent as { retainers: unknown[] }).retainers.length).toBe(3);
+    expect(textOf(last)).not.toContain('truncated');
+    expect(textOf(last).split('\n').at(-2)).toMatch(new RegExp(`^ {2}${reachable - 1}\\. \\d+ `));
   });
 });

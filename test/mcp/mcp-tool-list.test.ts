@@ -107,6 +107,10 @@ describe('the tool list', () => {
         ['type_dictionary', { type: 'Bookstore' }],
         ['list_instances', { type: 'Bookstore' }],
         ['search', { query: 'Verse' }],
+        ['retained', { objectId: bookstore, limit: 1 }],
+        ['analyze_storage', { top: 1 }],
+        ['commits', { limit: 1 }],
+        ['diff', { limit: 1 }],
       ] as const) {
         const result = await tools.call(name, args);
         expect(result.isError, `${name}: ${JSON.stringify(result.content)}`).toBeFalsy();
