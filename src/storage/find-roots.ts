@@ -37,14 +37,25 @@ export async function findRoots(source: EntitySource, candidates: readonly bigin
   if (live.length > 1) {
     warnings.push(`${live.length} roots entities found; using the one with the highest object id ${live[0]!.objectId}`);
   }
-  return { rootsObjectId: live[0]!.objectId, rootObjectId: await rootOf(source, live[0]!, rootsType) };
+  return { rootsObjectId: live[0]!.objectId, rootObjectId: await rootOf(source, live[0]!, rootsType, warnings) };
 }
 
-async function rootOf(source: EntitySource, roots: StoredEntity, rootsType: TypeEntry): Promise<bigint> {
+/** Whether the list's elements are one member of this kind each (what the roots lists hold). */
+function holdsOne(slot: VariableSlot, kind: 'reference' | 'chars'): boolean {
+  return slot.field.kind === 'list' && slot.field.elements.length === 1 && slot.field.elements[0]!.kind === kind;
+}
+
+async function rootOf(source: EntitySource, roots: StoredEntity, rootsType: TypeEntry, warnings: string[]): Promise<bigint> {
   const layout = layoutEntity(rootsType, roots.content, { file: roots.file, offset: roots.offset + 24 });
   const lists = layout.slots.filter((s): s is VariableSlot => s.variable);
   const [instancesSlot, identifiersSlot] = lists;
   if (instancesSlot === undefined || identifiersSlot === undefined) return 0n;
+  // Both lists are decoded whole: elements of another shape (of no members: 0 bytes each, up to
+  // 2^31 - 1 of them in 16 bytes) would cost what their count says, and name no root anyway.
+  if (!holdsOne(instancesSlot, 'reference') || !holdsOne(identifiersSlot, 'chars')) {
+    warnings.push(`the roots entity ${roots.objectId} does not list references and identifiers (its type ${rootsType.typeId} declares other elements); no root found`);
+    return 0n;
+  }
   const instances = variableElements(layout.view, instancesSlot, 0, instancesSlot.count);
   const identifiers = variableElements(layout.view, identifiersSlot, 0, identifiersSlot.count);
   const referenceOf = (identifier: string): bigint | undefined => {
