@@ -114,25 +114,46 @@ export async function startJava(library: JavaLibrary, dir: string, env: Readonly
   // 'close', not 'exit': the output is complete only once the pipes are closed ('exit' can come
   // before the last output of a JVM that ends by itself).
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-  const collect = (d: Buffer): void => void (output += d.toString());
-  child.stdout.on('data', collect);
-  child.stderr.on('data', collect);
   const cleanUp = (): void => {
     rmSync(copy, { recursive: true, force: true });
     if (writing !== undefined) rmSync(writing, { force: true });
   };
+  const timers: NodeJS.Timeout[] = [];
   const started = await Promise.race([
     new Promise<boolean>((resolve) => {
-      const look = (): void => {
-        if (/listening on http/.test(output)) resolve(true);
-        // EclipseStore's threads keep the JVM alive after the exception: the output is the answer.
-        if (/Exception in thread "main"/.test(output)) setTimeout(() => resolve(false), 1000);
+      // A refusal: the library's exception left `main`, and the library's threads keep the JVM
+      // alive. The exception's trace is complete once the main thread has ended, which the JVM
+      // tells: on SIGQUIT it lists its threads on stdout (kept out of the output), "main" while it
+      // is still printing the trace, "DestroyJavaVM" once it has ended. Asked again until then; at
+      // the latest 5 s after the exception began, the output is taken as it is.
+      let refusing = false;
+      let threads = '';
+      const askThreads = (): void => {
+        threads = '';
+        child.kill('SIGQUIT');
       };
-      child.stdout.on('data', look);
-      child.stderr.on('data', look);
+      child.stdout.on('data', (d: Buffer) => {
+        if (!refusing) {
+          output += d.toString();
+          if (/listening on http/.test(output)) resolve(true);
+          return;
+        }
+        threads += d.toString();
+        if (!/^JNI global refs/m.test(threads)) return;
+        if (/^"DestroyJavaVM"/m.test(threads) && !/^"main"/m.test(threads)) resolve(false);
+        else timers.push(setTimeout(askThreads, 20));
+      });
+      child.stderr.on('data', (d: Buffer) => {
+        output += d.toString();
+        if (refusing || !/Exception in thread "main"/.test(output)) return;
+        refusing = true;
+        timers.push(setTimeout(() => resolve(false), 5000));
+        askThreads();
+      });
     }),
     exited.then(() => false as const),
   ]);
+  for (const timer of timers) clearTimeout(timer);
   if (!started) {
     child.kill('SIGKILL');
     await exited;
