@@ -194,7 +194,9 @@ function referencesOf(storage: Storage, entity: StoredEntity): bigint[] {
   const type = storage.dictionary.byId.get(entity.typeId)!;
   const layout = layoutEntity(type, entity.content);
   const list = layout.slots.find((s): s is VariableSlot => s.variable);
-  if (list === undefined) return [];
+  // Only elements of one reference each are constants. Decoding others whole costs what their count
+  // says: elements of no members take 0 bytes, so a 16-byte list may claim 2^31 - 1 of them.
+  if (list === undefined || list.field.kind !== 'list' || list.field.elements.length !== 1 || list.field.elements[0]!.kind !== 'reference') return [];
   return variableElements(layout.view, list, 0, list.count).filter((v): v is bigint => typeof v === 'bigint');
 }
 
