@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { isAppError } from '../../src/errors.js';
@@ -95,10 +95,46 @@ export class DamageLab {
     }
   }
 
-  /** A fresh copy of the corpus storage (the previous case's damage removed). */
+  /** The corpus storage's files (relative paths) and their bytes, and its folders, read once. */
+  private originals: Map<string, Buffer> | undefined;
+  private readonly folders = new Set<string>();
+
+  /**
+   * A fresh copy of the corpus storage (the previous case's damage removed): byte for byte the
+   * corpus storage, no file more or less. Only what differs is written again (a case damages a
+   * file or two): copying the whole storage for each of the 1,210 cases took the most of the
+   * suite's damage tests (884 KB for `collections`, 67 ms of wall time a copy on a loaded disk).
+   */
   freshCopy(): string {
-    rmSync(this.work, { recursive: true, force: true });
-    cpSync(this.source, this.work, { recursive: true });
+    if (this.originals === undefined) {
+      this.originals = new Map();
+      const walk = (relativeDir: string): void => {
+        for (const entry of readdirSync(join(this.source, relativeDir), { withFileTypes: true })) {
+          const path = join(relativeDir, entry.name);
+          if (entry.isDirectory()) {
+            this.folders.add(path);
+            walk(path);
+          } else this.originals!.set(path, readFileSync(join(this.source, path)));
+        }
+      };
+      walk('');
+    }
+    mkdirSync(this.work, { recursive: true });
+    // Whatever the corpus does not hold goes (nothing a case writes is kept).
+    const prune = (relativeDir: string): void => {
+      for (const entry of readdirSync(join(this.work, relativeDir), { withFileTypes: true })) {
+        const path = join(relativeDir, entry.name);
+        if (entry.isDirectory() && this.folders.has(path)) prune(path);
+        else if (entry.isDirectory() || !this.originals!.has(path)) rmSync(join(this.work, path), { recursive: true, force: true });
+      }
+    };
+    prune('');
+    for (const folder of this.folders) mkdirSync(join(this.work, folder), { recursive: true });
+    for (const [path, bytes] of this.originals) {
+      const target = join(this.work, path);
+      if (existsSync(target) && statSync(target).size === bytes.length && readFileSync(target).equals(bytes)) continue;
+      writeFileSync(target, bytes);
+    }
     return this.work;
   }
 
