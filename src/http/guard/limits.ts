@@ -1,5 +1,6 @@
 import type { ServerErrorCode } from '../../errors.js';
 import { layoutEntity, type VariableSlot } from '../../format/entity-layout.js';
+import type { TypeEntry } from '../../format/type-dictionary.js';
 import { pageEnd, type DescribeOptions, type EntitySource, type HaltingSource } from '../../inspect/describe-object.js';
 import type { AnswerBudget } from '../../inspect/description-bytes.js';
 import { simplifiedRenderer } from '../../inspect/simplified-value.js';
@@ -158,7 +159,7 @@ class BudgetedSource implements HaltingSource {
     const entity = await this.source.readEntity(objectId);
     if (entity === undefined) return entity;
     const options = this.options;
-    if (!options.references && entity.content.length < SINGLE_OBJECT_CHECK_BYTES) return entity;
+    if (!options.references && entity.content.length < SINGLE_OBJECT_CHECK_BYTES && !holdsEmptyElements(this.source.dictionary.byId.get(entity.typeId))) return entity;
     const estimate = descriptionEstimate(this.source, entity.objectId, entity.typeId, entity.content, options);
     this.lowerBound.charge(estimate.bytes);
     // The first object of references=true tells how many others will be described.
@@ -167,6 +168,14 @@ class BudgetedSource implements HaltingSource {
     if (!(await this.budget.admitBig(this.lowerBound.chargedBytes, expectedReads))) this.halted = true;
     return entity;
   }
+}
+
+/**
+ * Whether the type has a top-level `[list]` of elements without members: they take 0 bytes each, so
+ * a small record may claim up to 2^31 - 1 of them (entity-layout.ts), each a value of the answer.
+ */
+function holdsEmptyElements(entry: TypeEntry | undefined): boolean {
+  return entry !== undefined && entry.fields.some((f) => f.kind === 'list' && f.elements.length === 0);
 }
 
 /** The frame of a description without its values. */
