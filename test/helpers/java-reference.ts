@@ -23,9 +23,13 @@ export type JavaLibrary = 'ms41' | 'es41' | 'es42';
  * Why the Java tests cannot run here, or undefined when they can. `es42` (EclipseStore 4.2, chunk
  * checksums) is looked for only by the tests that name it.
  */
+/** What `java -version` says (the JVM build an archive of classes fits, see classArchive). */
+let javaVersion: string | undefined;
+
 export function javaMissing(libraries: readonly JavaLibrary[] = ['ms41', 'es41']): string | undefined {
   const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
   if (java.error !== undefined) return 'java is not on the PATH';
+  javaVersion = java.stderr;
   const dir = process.env[JAVA_REFERENCE_VARIABLE];
   if (dir === undefined || dir === '') return `${JAVA_REFERENCE_VARIABLE} does not name the directory of the ms41 and es41 commands`;
   for (const command of libraries) if (!existsSync(join(dir, command))) return `${JAVA_REFERENCE_VARIABLE}=${dir} holds no ${command}`;
@@ -66,6 +70,8 @@ const SHORT_LIVED_JVM = [process.env['JAVA_TOOL_OPTIONS'] ?? '', '-XX:TieredStop
  */
 function classArchive(library: JavaLibrary, env: Readonly<Record<string, string>>): string | undefined {
   const dir = process.env[JAVA_REFERENCE_VARIABLE]!;
+  // An archive fits one JVM build only: another java gets an archive of its own.
+  javaVersion ??= spawnSync('java', ['-version'], { encoding: 'utf8' }).stderr ?? '';
   const jars = readdirSync(dir)
     .filter((name) => name.endsWith('.jar'))
     .sort()
@@ -74,7 +80,7 @@ function classArchive(library: JavaLibrary, env: Readonly<Record<string, string>
       return [name, stat.size, stat.mtimeMs];
     });
   const classes = env['APP_CLASSES'] ?? process.env['APP_CLASSES'] ?? '';
-  const key = createHash('sha256').update(JSON.stringify([library, dir, jars, classes, SHORT_LIVED_JVM])).digest('hex').slice(0, 20);
+  const key = createHash('sha256').update(JSON.stringify([library, dir, jars, classes, SHORT_LIVED_JVM, javaVersion])).digest('hex').slice(0, 20);
   const archive = join(tmpdir(), 'storage-inspector-jvm-classes', `${library}-${key}.jsa`);
   // JAVA_TOOL_OPTIONS is split at white space.
   return /\s/.test(archive) ? undefined : archive;
