@@ -8,8 +8,8 @@ import { mcpInProcess, textOf } from '../helpers/mcp-in-process.js';
  * `sql_query` (src/mcp/tools/sql-tool.ts) in process, on the real SQL engine, with the server made
  * inside each test (so that a mutation run counts its registration as covered here): registered
  * when a served storage has an engine and only then; its title, hints and inputs; rows as text
- * with the default limit of 50 and the limit asked (and no
- * truncation line when all rows fit); a storage without an engine refused by name.
+ * with the default limit of 50 and the limit asked (and no truncation line when all rows fit);
+ * a storage without an engine refused by name.
  * Issue 48: the tool was tested over stdio only (the built command), which no mutant of src/ reaches.
  */
 
