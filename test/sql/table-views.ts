@@ -52,16 +52,10 @@ export async function sqlAll(app: FastifyInstance, sql: string): Promise<Answer>
   return { columns, rows: lines.map((l) => Object.values(JSON.parse(l) as Record<string, Cell>)) };
 }
 
-const views = new Map<string, View>();
 async function viewOf(app: FastifyInstance, oid: string): Promise<View> {
-  const key = `${app.server.address()?.toString()}:${oid}`;
-  let view = views.get(key);
-  if (view === undefined) {
-    const response = await app.inject({ url: `/api/v1/objects/${oid}?limit=10000` });
-    expect(response.statusCode, response.body).toBe(200);
-    view = response.json() as View;
-  }
-  return view;
+  const response = await app.inject({ url: `/api/v1/objects/${oid}?limit=10000` });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json() as View;
 }
 
 function isRef(value: unknown): value is Ref {
