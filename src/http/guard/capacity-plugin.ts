@@ -90,7 +90,8 @@ export function answerCounting(gate: BigAnswerGate, unsent: UnsentAnswers): onSe
   return (_request, reply, payload, next) => {
     if (gate.closing) reply.header('connection', 'close');
     if (Buffer.isBuffer(payload)) unsent.hold(payload.length, reply.raw);
-    else if (typeof payload === 'string') unsent.hold(payload.length, reply.raw);
+    // A text's bytes as sent (UTF-8), not its characters: '€' is one character and three bytes.
+    else if (typeof payload === 'string') unsent.hold(Buffer.byteLength(payload), reply.raw);
     next(null, payload);
   };
 }

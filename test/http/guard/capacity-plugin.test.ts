@@ -84,6 +84,8 @@ describe('capacity plugin', { timeout: 5_000 }, () => {
     const counted: Record<string, number> = {};
     const port = await listening({}, (app) => {
       app.get('/text', async () => 'x'.repeat(1000));
+      // 500 characters, 1,500 bytes in UTF-8: the budget is of bytes held, not of characters.
+      app.get('/euro', async (_request, reply) => reply.type('text/plain; charset=utf-8').send('€'.repeat(500)));
       app.get('/binary', async (_request, reply) => reply.type('application/octet-stream').send(Buffer.alloc(2000, 1)));
       app.get('/stream', async (_request, reply) => reply.type('text/plain').send(Readable.from(['streamed'])));
       // Registered after the plugin's hook: sees what it counted.
@@ -94,10 +96,12 @@ describe('capacity plugin', { timeout: 5_000 }, () => {
     });
     expect((await get(port, '/text')).body).toBe('x'.repeat(1000));
     await expect.poll(() => app!.unsentAnswers.held).toBe(0);
+    expect((await get(port, '/euro')).body).toBe('€'.repeat(500));
+    await expect.poll(() => app!.unsentAnswers.held).toBe(0);
     expect((await get(port, '/binary')).body.length).toBe(2000);
     await expect.poll(() => app!.unsentAnswers.held).toBe(0);
     expect((await get(port, '/stream')).body).toBe('streamed');
-    expect(counted).toEqual({ '/text': 1000, '/binary': 2000, '/stream': 0 });
+    expect(counted).toEqual({ '/text': 1000, '/euro': 1500, '/binary': 2000, '/stream': 0 });
     expect(app!.unsentAnswers.held).toBe(0);
   });
 
