@@ -22,6 +22,12 @@ const RESOURCE_ERROR = /^Failed to load resource/;
 let browser: Browser | undefined;
 const pages: Page[] = [];
 const servers: RunningServer[] = [];
+/**
+ * The plain server on 'graph' the tests that leave it as it is share (one per file, not one per
+ * test: each start opens the storage and builds its graph index). Each test still opens a page
+ * of its own; tests that need another setup, or stop their server, start their own.
+ */
+let graph: RunningServer;
 
 async function open(url: string, viewport?: { width: number; height: number }): Promise<{ page: Page; errors: string[] }> {
   if (browser === undefined) throw new Error('no browser');
@@ -58,7 +64,7 @@ describeInBrowser('web viewer hardening in chromium', () => {
     if (!chromiumAvailable()) throw new Error(`${CHROMIUM_PATH} is missing`);
     if (!viewerBuilt()) throw new Error(`The built viewer is missing (${BUILT_VIEWER}). Run "npm run build".`);
     mkdirSync(ARTIFACTS, { recursive: true });
-    browser = await launchBrowser();
+    [browser, graph] = await Promise.all([launchBrowser(), serve('graph')]);
   });
 
   afterAll(async () => {
@@ -104,7 +110,7 @@ describeInBrowser('web viewer hardening in chromium', () => {
   });
 
   it('refuses an api that is not http(s), saying so', async () => {
-    const home = await serve('graph');
+    const home = graph;
     const { page, errors } = await open(`${home.url}/viewer/?api=${encodeURIComponent('javascript:alert(document.domain)')}`);
     await page.locator('.start-problem').waitFor();
     const text = (await page.locator('.start-problem').textContent()) ?? '';
@@ -114,7 +120,7 @@ describeInBrowser('web viewer hardening in chromium', () => {
   });
 
   it('puts the keyboard in the tree once the data is shown', async () => {
-    const home = await serve('graph');
+    const home = graph;
     const { page, errors } = await open(`${home.url}/viewer/`);
     await page.locator(row('root/books')).waitFor();
     await expect.poll(() => page.evaluate("document.activeElement?.getAttribute('role')")).toBe('treegrid');
@@ -132,7 +138,7 @@ describeInBrowser('web viewer hardening in chromium', () => {
 
   for (const width of [390, 800]) {
     it(`keeps every control reachable at ${width} px`, async () => {
-      const home = await serve('graph');
+      const home = graph;
       const { page, errors } = await open(`${home.url}/viewer/#/microstream?path=books/[1]/author`, { width, height: 760 });
       await page.locator(`${row('root/books/[1]/author')}[aria-selected="true"]`).waitFor();
       // Reachable: on the screen once scrolled to (the tab bar scrolls sideways when narrow).
@@ -159,7 +165,7 @@ describeInBrowser('web viewer hardening in chromium', () => {
   }
 
   it('follows another instance named in the address without a reload, and no false alarms', async () => {
-    const home = await serve('graph');
+    const home = graph;
     const { page, errors } = await open(`${home.url}/viewer/`);
     await page.locator(row('root/books')).waitFor();
     await page.evaluate("location.hash = '#/nosuchinstance'");
@@ -222,7 +228,7 @@ describeInBrowser('web viewer hardening in chromium', () => {
   });
 
   it('says when a link names a path that does not exist', async () => {
-    const home = await serve('graph');
+    const home = graph;
     const { page, errors } = await open(`${home.url}/viewer/#/microstream?path=books/[1]/nosuchfield/x`);
     await expect.poll(() => page.locator('.path-notice').textContent()).toBe(
       'The path books/[1]/nosuchfield/x of this link was not found: nosuchfield does not exist below books/[1]. Showing books/[1].',
