@@ -33,9 +33,15 @@ describe('commits after housekeeping', () => {
   });
 
   it('refuses a timestamp that is not 1 to 19 digits, saying so', async () => {
-    const result = await tools.call('commits', { timestamp: 'x1' });
-    expect(result.isError).toBe(true);
-    expect(textOf(result)).toBe('MCP error -32602: Input validation error: Invalid arguments for tool commits: a commit timestamp is 1 to 19 decimal digits at timestamp');
+    // A server of its own, made in the test: the input schema is built when the tools register.
+    const own = await mcpInProcess({ default: state('S4') });
+    try {
+      const result = await own.call('commits', { timestamp: 'x1' });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toBe('MCP error -32602: Input validation error: Invalid arguments for tool commits: a commit timestamp is 1 to 19 decimal digits at timestamp');
+    } finally {
+      await own.close();
+    }
   });
 });
 
