@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { checkSourceOpener } from '../../src/mcp/check-sources.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { SEQUENCE_DIR } from '../helpers/follow-sequence.js';
 import { mcpInProcess } from '../helpers/mcp-in-process.js';
 
 /**
@@ -12,7 +13,8 @@ import { mcpInProcess } from '../helpers/mcp-in-process.js';
  * tools' registration runs in it. Issue 48: the mutation run of analysis-tools.ts found no test of
  * a list that fits exactly (10 classes at the default top of 10, 21 files at top 21: no
  * "truncated" line), of the order of the whole file list, of a check without findings, nor of
- * check_storage being offered when the storage can be checked.
+ * check_storage being offered when the storage can be checked, nor of a storage without garbage
+ * (SEQ1 in state S4: no list of garbage classes at all).
  */
 
 let work: string;
@@ -74,6 +76,19 @@ it('offers check_storage when the storage can be checked, and says a sound stora
     expect(await tools.text('check_storage', {})).toBe(
       ['check of default: Java would start on it; nothing unreadable', '2 channel(s), 21 data files, 83783 committed bytes, 1263 of 1263 objects readable', '0 finding(s)'].join('\n'),
     );
+  } finally {
+    await tools.close();
+  }
+}, 60_000);
+
+it('lists no garbage classes, not even their heading, for a storage without garbage', async () => {
+  const tools = await mcpInProcess({ default: join(SEQUENCE_DIR, 'states', 'S4') });
+  try {
+    expect((await tools.text('analyze_storage', {})).split('\n').slice(0, 3)).toEqual([
+      'reachable: 674 objects, 57 KiB; unreachable (garbage): 0 objects, 0 B',
+      'missing references: 0 id(s) referenced but not stored',
+      'waste per data file (superseded old versions + garbage, most first):',
+    ]);
   } finally {
     await tools.close();
   }
