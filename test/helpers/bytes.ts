@@ -67,3 +67,10 @@ export function bytes(): ByteBuilder {
 export function record(typeId: bigint, objectId: bigint, content: Uint8Array): Uint8Array {
   return bytes().int64(BigInt(24 + content.length)).int64(typeId).int64(objectId).bytes(content).build();
 }
+
+/** Where the record of `objectId` starts in a data file's bytes (records walked by their lengths). */
+export function recordOffset(data: Buffer, objectId: bigint): number {
+  let at = 0;
+  while (data.readBigInt64LE(at + 16) !== objectId) at += Number(data.readBigInt64LE(at));
+  return at;
+}

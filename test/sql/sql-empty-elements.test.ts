@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
 import { Storage } from '../../src/storage/storage.js';
 import { StorageWriter } from '../../src/writer/storage-writer.js';
+import { recordOffset } from '../helpers/bytes.js';
 
 /**
  * `_elements` over a `[list]` whose elements have no members: each takes 0 bytes, so a 16-byte
@@ -35,8 +36,7 @@ beforeAll(async () => {
   // The bag's list: its 16-byte header claims 3 elements; make that the most Java can hold.
   const file = join(dir, 'channel_0', 'channel_0_1.dat');
   const data = readFileSync(file);
-  let at = 0;
-  while (data.readBigInt64LE(at + 16) !== bag) at += Number(data.readBigInt64LE(at));
+  const at = recordOffset(data, bag);
   expect(data.readBigInt64LE(at + 24)).toBe(16n);
   expect(data.readBigInt64LE(at + 32)).toBe(3n);
   data.writeBigInt64LE(2n ** 31n - 1n, at + 32);

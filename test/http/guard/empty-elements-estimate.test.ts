@@ -7,6 +7,7 @@ import { INT_MAX, type DescribeOptions } from '../../../src/inspect/describe-obj
 import { UTC } from '../../../src/javatext/java-time-zones.js';
 import { Storage } from '../../../src/storage/storage.js';
 import { StorageWriter } from '../../../src/writer/storage-writer.js';
+import { recordOffset } from '../../helpers/bytes.js';
 
 /**
  * A small record is not estimated before it is described (a single object of less than 64 KiB
@@ -33,8 +34,7 @@ beforeAll(async () => {
   // The bag's 16-byte list claims 3 elements; make that the most Java can hold.
   const file = join(dir, 'channel_0', 'channel_0_1.dat');
   const data = readFileSync(file);
-  let at = 0;
-  while (data.readBigInt64LE(at + 16) !== bag) at += Number(data.readBigInt64LE(at));
+  const at = recordOffset(data, bag);
   expect(data.readBigInt64LE(at + 32)).toBe(3n);
   data.writeBigInt64LE(2n ** 31n - 1n, at + 32);
   writeFileSync(file, data);
