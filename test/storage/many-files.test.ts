@@ -63,16 +63,17 @@ describe(`${EMPTY_FILES} empty data files under ulimit -n ${FD_LIMIT}`, () => {
       expect(base, run.stderr().slice(-2000)).toBeDefined();
       for (const name of ['good', 'many']) {
         expect((await fetch(`${base}/microstream/${name}/root`)).status).toBe(200);
-        const types = await fetch(`${base}/api/v1/storages/${name}/types`);
-        expect(types.status, await types.clone().text()).toBe(200);
-        // The graph index is built in the background: wait until /api/v1 says it is ready (on a
-        // busy machine that takes longer than a graph route waits before answering 503).
+        // The graph index is built in the background, and /types and /analysis answer from it:
+        // wait until /api/v1 says it is ready (on a busy machine that takes longer than a graph
+        // route waits before answering 503).
         for (let state = ''; state !== 'ready'; ) {
           const storage = (await (await fetch(`${base}/api/v1/storages/${name}/storage`)).json()) as { graph?: { state?: string } };
           state = storage.graph?.state ?? '';
           expect(state, name).not.toBe('failed');
           if (state !== 'ready') await new Promise((r) => setTimeout(r, 100));
         }
+        const types = await fetch(`${base}/api/v1/storages/${name}/types`);
+        expect(types.status, await types.clone().text()).toBe(200);
         const graph = await fetch(`${base}/api/v1/storages/${name}/analysis`);
         expect(graph.status, await graph.clone().text()).toBe(200);
       }
