@@ -16,6 +16,8 @@ const Count = Type.Integer({ minimum: 0 });
 const Bytes = Type.Integer({ minimum: 0, description: 'bytes' });
 
 export const MAX_LIMIT = 10_000;
+/** The most hits /api/v1/search skips: every page scans again from the start. */
+export const SEARCH_MAX_OFFSET = 100_000;
 
 const Summary = Type.String({ description: 'one line of Java-like text: a value, an enum constant, a collection size or the first members' });
 

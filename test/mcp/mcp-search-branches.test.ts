@@ -112,4 +112,14 @@ describe('search', () => {
     expect(api.results.length).toBe(2);
     expect(textOf(result).split('\n')[0]).toBe('2 hit(s) for "e" in conformance.bookstore.Customer; hits 3..4 shown:');
   });
+
+  it('refuses a cursor past the hits the API pages through in its own words, and pages at that bound', async () => {
+    const refused = await tools.call('search', { query: 'Lena', cursor: '100001' });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toBe('Bad Request (400): cursor "100001" is past the first 100000 hits, the most this tool pages through');
+    const last = await tools.call('search', { query: 'Lena', cursor: '100000' });
+    expect(last.isError).toBeFalsy();
+    expect((last.structuredContent as { results: unknown[] }).results).toEqual([]);
+    expect(textOf(last)).toBe('0 hit(s) for "Lena"; none in this page:');
+  });
 });

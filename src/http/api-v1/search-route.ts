@@ -7,7 +7,7 @@ import type { StorageContext } from '../../registry/storage-registry.js';
 import { requireGraph, viaOf } from './graph-answers.js';
 import { answers, ApiProblem, badRequest } from './problem-details.js';
 import type { ApiRoute } from './routing.js';
-import { MAX_LIMIT, SearchResult } from '../../api-contract/schemas.js';
+import { MAX_LIMIT, SEARCH_MAX_OFFSET, SearchResult } from '../../api-contract/schemas.js';
 import { summariesOf } from './summaries.js';
 import { searchSlotsOf } from './search-slots.js';
 
@@ -23,12 +23,11 @@ import { searchSlotsOf } from './search-slots.js';
 
 /** Owners listed per matching value object (a String shared by more is rare; the rest are left out). */
 const OWNERS_PER_VALUE = 100;
-const MAX_OFFSET = 100_000;
 
 const SearchQuery = Type.Object({
   q: Type.String({ minLength: 1, maxLength: 1000, description: 'text to find (case-insensitive) in texts, values and primitive members' }),
   type: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'a type id, a full type name (all its versions) or a simple name (`Person`) where unambiguous' })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: 'results to skip (the scan starts again from the beginning)' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: SEARCH_MAX_OFFSET, default: 0, description: 'results to skip (the scan starts again from the beginning)' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: 100 })),
   maxMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 30_000, default: 2000, description: 'stop scanning after this many milliseconds' })),
 });

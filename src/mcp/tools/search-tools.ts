@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import { z } from 'zod';
-import type { InstanceList, ObjectViewJson, SearchResult } from '../../api-contract/schemas.js';
+import { SEARCH_MAX_OFFSET, type InstanceList, type ObjectViewJson, type SearchResult } from '../../api-contract/schemas.js';
 import type { StorageContext } from '../../registry/storage-registry.js';
 import { ApiAnswerError, type ApiClient } from '../api-client.js';
 import { MAX_PAGE, offsetOf, short, TextBudget, truncationMarker } from '../budget.js';
@@ -136,10 +136,12 @@ export const registerSearchTools: ToolRegistrar = (server, deps) => {
         const typeParam = type === undefined ? undefined : /^[0-9]+$/.test(args.type!) ? args.type : type.typeName;
         const limit = args.limit ?? 20;
         const offset = offsetOf(args.cursor);
+        // Every page scans again from the start; past the API's bound, say so in this tool's words.
+        if (offset > SEARCH_MAX_OFFSET) throw new ApiAnswerError(400, 'Bad Request', `cursor "${offset}" is past the first ${SEARCH_MAX_OFFSET} hits, the most this tool pages through`);
         const result = await deps.api.get<Static<typeof SearchResult>>(name, '/search', { q: args.query, type: typeParam, offset, limit, maxMs: args.maxMs }, false);
         const out = new TextBudget();
         const shown = result.results.length;
-        out.add(`${shown} hit(s) for ${JSON.stringify(short(result.query))}${type === undefined ? '' : ` in ${fullName(type.typeName)}`}${offset > 0 || result.stoppedBy === 'limit' ? `; hits ${offset}..${offset + shown - 1} shown` : ''}:`);
+        out.add(`${shown} hit(s) for ${JSON.stringify(short(result.query))}${type === undefined ? '' : ` in ${fullName(type.typeName)}`}${offset > 0 || result.stoppedBy === 'limit' ? (shown === 0 ? '; none in this page' : `; hits ${offset}..${offset + shown - 1} shown`) : ''}:`);
         for (const hit of result.results) out.add(`  ${hit.objectId} ${simpleName(hit.typeName)}.${hit.member} = ${JSON.stringify(short(hit.text))}`);
         // Each page scans from the start again and skips the hits of the pages before.
         const next = offset + shown;
