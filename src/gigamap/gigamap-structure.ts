@@ -63,6 +63,9 @@ export async function isGigaMap(source: RecordSource, objectId: bigint): Promise
   return entity !== undefined && source.dictionary.byId.get(entity.typeId)?.typeName === GIGAMAP;
 }
 
+/** The most entities the id columns make room for before the first is read (a million: 16 MB). */
+const INITIAL_CAPACITY_BOUND = 1n << 20n;
+
 export async function readGigaMap(source: RecordSource, objectId: bigint): Promise<GigaMapStructure> {
   const map = await requireRecord(source, objectId, 'GigaMap', [GIGAMAP]);
   const e1 = intMember(map, 'level1LengthExponent');
@@ -71,8 +74,10 @@ export async function readGigaMap(source: RecordSource, objectId: bigint): Promi
   const size = longMember(map, 'size');
   const currentId = longMember(map, 'currentId');
   const problems: string[] = [];
-  const entityIds = new IdList(Number(size > 0n && size < 1n << 32n ? size : 64n));
-  const oids = new BigIntColumn(entityIds.length + 64);
+  // Sized for the map's own count, up to a bound a damaged size cannot push past (both grow beyond).
+  const capacity = size <= 0n ? 64 : size < INITIAL_CAPACITY_BOUND ? Number(size) : Number(INITIAL_CAPACITY_BOUND);
+  const entityIds = new IdList(capacity);
+  const oids = new BigIntColumn(capacity);
   let level2Segments = 0;
   let level1Segments = 0;
   let segmentBytes = 0;
