@@ -43,8 +43,28 @@ export async function copyRecords(storage: Storage, writer: StorageWriter, copy:
   const figureSlots: (Figures | undefined)[] = new Array<Figures | undefined>(FIGURE_SLOTS).fill(undefined);
   const rewriter = new ShapeRewriter();
   const { shapes, reachable, batch } = copy;
+  // Two builders: one is filled while the other's store is written in the thread pool
+  // (`storeInBackground`). A store falls due at the record that fills the batch, as before, and
+  // is planned before the next record is added (so the stores and files are the same); that next
+  // record's visit waits for the previous store's writes, plans this one and goes on.
+  let builder = writer.beginStore();
+  let spare = writer.beginStore();
+  let writing: Promise<unknown> | undefined;
+  let storeDue = false;
+  const storeNow = async (): Promise<void> => {
+    if (writing !== undefined) await writing;
+    writing = undefined;
+    spare.clear();
+    const sealed = builder;
+    builder = spare;
+    spare = sealed;
+    storeDue = false;
+    const written = writer.storeInBackground(sealed);
+    // Its failure is thrown where it is awaited (the next store, or the end); not an unhandled rejection meanwhile.
+    written.catch(() => undefined);
+    writing = written;
+  };
   try {
-    const builder = writer.beginStore();
     let inBatch = 0;
     // A run of records to write that lie back to back in the chunk being walked and go to one
     // channel: copied with one call (most records of a file go to one channel when the channel
@@ -119,18 +139,24 @@ export async function copyRecords(storage: Storage, writer: StorageWriter, copy:
             inBatch += written;
             if (inBatch >= batch) {
               flushRun();
-              writer.store(builder);
-              builder.clear();
+              storeDue = true;
               inBatch = 0;
             }
           }
+        };
+        // A record met while a store is due: the store first (its planning waits for the
+        // previous store's writes), then the record. `bytes` stays valid: streamRecords waits.
+        const visitOrStore = (bytes: Buffer, at: number, offset: number, length: number): void | Promise<void> => {
+          if (!storeDue) return visit(bytes, at, offset, length);
+          return storeNow().then(() => visit(bytes, at, offset, length));
         };
         // The records that lie whole in the chunk, in this loop: streamRecords' call of `visit`
         // serves every walk over records and is not inlined; this one is (gaps, records cut by the
         // chunk's end and malformed lengths are left to streamRecords).
         const run = (bytes: Buffer, at: number, offset: number, chunkEnd: number): number => {
           const limit = Math.min(chunkEnd, at + (end - offset));
-          while (limit - at >= RECORD_HEADER_SIZE) {
+          // A due store stops the loop: the next record goes to visitOrStore.
+          while (!storeDue && limit - at >= RECORD_HEADER_SIZE) {
             const length = int32At(bytes, at) >>> 0;
             if (int32At(bytes, at + 4) !== 0 || length < RECORD_HEADER_SIZE || length > limit - at) break;
             visit(bytes, at, offset, length);
@@ -139,15 +165,20 @@ export async function copyRecords(storage: Storage, writer: StorageWriter, copy:
           }
           return at;
         };
-        await streamRecords(storage.source, file.path, 0, end, visit, flushRun, run);
+        await streamRecords(storage.source, file.path, 0, end, visitOrStore, flushRun, run);
         flushRun();
         bytesDone += file.totalLength;
         copy.onProgress?.('copying', bytesDone, bytesTotal);
       }
     }
+    if (storeDue) await storeNow();
+    if (writing !== undefined) await writing;
+    writing = undefined;
     // Also an empty storage gets its first store (each channel's file and log entries).
     if (builder.records > 0 || writer.channels.every((c) => c.headNumber === 0n)) writer.store(builder);
   } finally {
+    // After a failure a store's writes may still be under way: they land before the files close.
+    await writing?.catch(() => undefined);
     writer.close();
   }
   return figures;

@@ -1,6 +1,7 @@
 import type { ChunkAlgorithm } from '../format/chunk-checksums.js';
 import { chunkRecord, fileHeaderRecord, ZERO_CHAIN_ROOT } from './chunk-records.js';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, write, writeFileSync, writeSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { StorageError } from '../errors.js';
 import { detectFamily, type FamilyName } from '../format/storage-family.js';
 import { createTypeDictionary, type TypeEntry } from '../format/type-dictionary.js';
@@ -85,6 +86,8 @@ export class StorageWriter {
   private rootsDirty = false;
   private broken: string | undefined;
   private closed = false;
+  /** A `storeInBackground` is under way. */
+  private writing = false;
   private repairList: readonly string[] = [];
 
   private constructor(
@@ -382,8 +385,35 @@ export class StorageWriter {
     return { timestamp: plan.timestamp, records: plan.records, dataBytes: plan.dataBytes, createdFiles: plan.createdFiles, complete: true };
   }
 
+  /**
+   * `store` whose data writes run in Node's thread pool, so that the caller can fill another
+   * builder meanwhile (convert's copy at 10M entities: 700 MB written, its walk's thread spent
+   * 1.1-1.3 s less CPU). The store is planned (the builder sealed) before this returns; the writes are done,
+   * in the plan's order, when the promise settles. Nothing else may use the writer until then: not
+   * this builder, not another store, not `close`.
+   */
+  async storeInBackground(builder: StoreBuilder): Promise<StoreResult> {
+    const plan = this.planStore(builder);
+    this.writing = true;
+    try {
+      for (const planned of plan.writes) {
+        if (planned.kind === 'data') {
+          const fd = this.handle(planned.path);
+          let done = 0;
+          while (done < planned.bytes.length) done += (await writeAt(fd, planned.bytes, done, planned.bytes.length - done, planned.position + done)).bytesWritten;
+        } else {
+          this.perform(planned, planned.bytes.length);
+        }
+      }
+    } finally {
+      this.writing = false;
+    }
+    return this.applyStore({ ...plan, writes: [] });
+  }
+
   /** Closes the files. The storage on disk is complete after every store; closing writes nothing. */
   close(): void {
+    if (this.writing) throw new Error('a store is being written: wait for storeInBackground to settle');
     this.releaseHandles();
     this.closed = true;
   }
@@ -437,6 +467,7 @@ export class StorageWriter {
 
   private checkUsable(): void {
     if (this.closed) throw new Error('the storage writer is closed');
+    if (this.writing) throw new Error('a store is being written: wait for storeInBackground to settle');
     if (this.broken !== undefined) throw new Error(`the storage writer is unusable: ${this.broken}`);
   }
 }
@@ -457,5 +488,8 @@ function prepareNewDirectory(directory: string, channelCount: number): number {
   }
   return channelCount;
 }
+
+/** `writeSync`'s positioned write, in the thread pool. */
+const writeAt = promisify(write);
 
 export { FIRST_OBJECT_ID };
