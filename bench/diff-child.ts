@@ -8,12 +8,16 @@
 const from = process.env.BENCH_SOURCE === '1' ? '../src' : '../dist';
 const { diffStorages } = (await import(`${from}/diff/storage-diff.js`)) as typeof import('../src/diff/storage-diff.js');
 const { Storage } = (await import(`${from}/storage/storage.js`)) as typeof import('../src/storage/storage.js');
+const { SharedIndexWorkers } = (await import(`${from}/storage/index/shared-index-workers.js`)) as typeof import('../src/storage/index/shared-index-workers.js');
 
 const [a, b] = process.argv.slice(2) as [string, string];
 const started = performance.now();
 const cpuStart = process.cpuUsage();
-const sa = await Storage.open(a, { recordCacheBytes: 8 * 1024 * 1024 });
-const sb = await Storage.open(b, { recordCacheBytes: 8 * 1024 * 1024 });
+// As the diff command: B indexed by the threads that indexed A.
+const workers = new SharedIndexWorkers();
+const sa = await Storage.open(a, { recordCacheBytes: 8 * 1024 * 1024, indexWorkers: workers });
+const sb = await Storage.open(b, { recordCacheBytes: 8 * 1024 * 1024, indexWorkers: workers });
+void workers.close();
 const opened = performance.now();
 const cpuOpened = process.cpuUsage(cpuStart);
 let lines = 0;

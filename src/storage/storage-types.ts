@@ -1,4 +1,5 @@
 import type { ObjectIndex } from './index/object-index.js';
+import type { SharedIndexWorkers } from './index/shared-index-workers.js';
 import type { ScanProblem } from './records/record-scan.js';
 import type { SourceReader } from './source/source.js';
 import type { StorageLayout } from './source/storage-dir.js';
@@ -83,6 +84,11 @@ export interface OpenOptions {
    * 0 indexes in this thread.
    */
   readonly indexThreads?: number;
+  /**
+   * Index worker threads to borrow instead of starting a pool of its own (storages opened one
+   * after another, a diff's two sides: the threads start once); the caller ends them.
+   */
+  readonly indexWorkers?: SharedIndexWorkers;
   /**
    * Bytes of records read lately kept in memory, to answer them again without the files
    * (record-cache.ts). Default 64 MiB, taken as records are read; 0 keeps none.

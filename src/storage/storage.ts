@@ -309,25 +309,33 @@ export class Storage {
     for (const w of layout.warnings) this.warn(w);
     // Worker threads start loading while the logs and the dictionary are read (index-workers.ts).
     const workers = initial ? this.startIndexWorkers(layout, options) : undefined;
+    let done = false;
     try {
-      return await this.updateFrom(layout, initial, options, workers);
+      const result = await this.updateFrom(layout, initial, options, workers?.pool);
+      done = true;
+      return result;
     } finally {
-      // Not awaited: tearing the threads down (their heaps freed) took 5–10 ms at 10M entities,
-      // and nothing here waits for it. `close` never rejects (index-workers.ts).
-      void workers?.close();
+      workers?.release(done);
     }
   }
 
   /**
    * Worker threads for the first load of a directory storage (they read files by path, so only
-   * for a directory read as it is), when it is large enough or the caller asks for them.
+   * for a directory read as it is), when it is large enough or the caller asks for them: borrowed
+   * (`OpenOptions.indexWorkers`) when they can be, else a pool of its own, ended after the load.
    */
-  private startIndexWorkers(layout: StorageLayout, options: OpenOptions): IndexWorkerPool | undefined {
+  private startIndexWorkers(layout: StorageLayout, options: OpenOptions): { pool: IndexWorkerPool; release: (usable: boolean) => void } | undefined {
     if (!(this.reader instanceof DirectorySource)) return undefined;
     const filled = layout.channels.filter((c) => c.dataFiles.length > 0);
     const bytes = filled.reduce((n, c) => c.dataFiles.reduce((m, f) => m + f.size, n), 0);
     const threads = indexWorkerCount(options.indexThreads, filled.length, bytes);
-    return threads > 0 ? new IndexWorkerPool(threads) : undefined;
+    if (threads <= 0) return undefined;
+    const lent = options.indexWorkers?.lend(threads);
+    if (lent !== undefined) return lent;
+    const pool = new IndexWorkerPool(threads);
+    // Not awaited: tearing the threads down (their heaps freed) took 5–10 ms at 10M entities,
+    // and nothing here waits for it. `close` never rejects (index-workers.ts).
+    return { pool, release: () => void pool.close() };
   }
 
   private async updateFrom(layout: StorageLayout, initial: boolean, options: OpenOptions, workers: IndexWorkerPool | undefined): Promise<RefreshResult> {

@@ -3,6 +3,7 @@ import { openSide, type DiffSide } from '../../diff/open-points.js';
 import { diffStorages, type DiffReport, type ObjectChange } from '../../diff/storage-diff.js';
 import { UsageError } from '../../errors.js';
 import { parseAsOf, type AsOf } from '../../rescue/as-of.js';
+import { SharedIndexWorkers } from '../../storage/index/shared-index-workers.js';
 import { checkStorageSpec } from '../../storage/open-source.js';
 import type { CommandIo } from '../io.js';
 import { integerOption, parseCommand, toolCommand } from '../option-values.js';
@@ -71,10 +72,13 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
   const started = Date.now();
 
   const sides: DiffSide[] = [];
+  // The second storage is indexed by the threads that indexed the first (started once).
+  const workers = new SharedIndexWorkers();
   try {
-    sides.push(await openSide(openSpecSource(specA, warn), from, openOptions(specA, (p) => progress('indexing the first storage', p.bytesDone, p.bytesTotal))));
+    sides.push(await openSide(openSpecSource(specA, warn), from, openOptions(specA, workers, (p) => progress('indexing the first storage', p.bytesDone, p.bytesTotal))));
     const b = specB ?? specA;
-    sides.push(await openSide(openSpecSource(b, warn), to, openOptions(b, (p) => progress('indexing the second storage', p.bytesDone, p.bytesTotal))));
+    sides.push(await openSide(openSpecSource(b, warn), to, openOptions(b, workers, (p) => progress('indexing the second storage', p.bytesDone, p.bytesTotal))));
+    void workers.close();
     const [a, bSide] = sides as [DiffSide, DiffSide];
     const ndjson = flags.ndjson === true;
     const report = await diffStorages(a.storage, bSide.storage, {
@@ -96,6 +100,7 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
     io.stderr.write(`storage-inspector diff: ${error instanceof Error ? error.message : String(error)}\n`);
     return 2;
   } finally {
+    await workers.close();
     for (const side of sides) await side.storage.close();
   }
 }
@@ -106,8 +111,8 @@ function specOf(directory: string, flags: DiffFlags, table: string | undefined):
   return { directory, table, pgPasswordFile: flags.pgPasswordFile, allowExternalLinks: flags.allowExternalLinks === true, maxDictionaryBytes: flags.maxDictionaryBytes };
 }
 
-function openOptions(spec: StorageSpec, onProgress: (p: { bytesDone: number; bytesTotal: number }) => void) {
-  return { allowExternalLinks: spec.allowExternalLinks === true, onProgress, ...(spec.maxDictionaryBytes === undefined ? {} : { maxDictionaryBytes: spec.maxDictionaryBytes }) };
+function openOptions(spec: StorageSpec, indexWorkers: SharedIndexWorkers, onProgress: (p: { bytesDone: number; bytesTotal: number }) => void) {
+  return { allowExternalLinks: spec.allowExternalLinks === true, indexWorkers, onProgress, ...(spec.maxDictionaryBytes === undefined ? {} : { maxDictionaryBytes: spec.maxDictionaryBytes }) };
 }
 
 function sideLabel(side: DiffSide): string {
