@@ -13,8 +13,14 @@ const FILLED_COMMITS = ':commits';
 const FILLED_LINKS = ':links';
 /** What `filled` names for a value type's `_values` rows made after the build: this and its type id. */
 const FILLED_VALUES = ':values:';
+/**
+ * What `filled` names for a type table filled with some of its members: this, the members'
+ * column indexes, a colon and the type name (`:members:2,3:gen.Book`). The last such name of a
+ * type says what its table holds (a fill that failed may have left fewer than an earlier one).
+ */
+const FILLED_MEMBERS = ':members:';
 
-/** A fill of some type tables: the plans to fill, the value members each leaves NULL, the value types whose rows it needs first. */
+/** A fill of some type tables: the plans to fill, the members each leaves NULL, the value types whose rows it needs first. */
 export interface TypeFillPlan {
   readonly missing: TypeTablePlan[];
   readonly skipped: Map<TypeTablePlan, ReadonlySet<number>>;
@@ -23,13 +29,14 @@ export interface TypeFillPlan {
 }
 
 export class FillLedger {
-  /** Per full type name: its table filled (or being filled), with some or all of its value members. */
+  /** Per full type name: its table filled (or being filled), with some or all of its members. */
   readonly fills = new Map<string, Promise<boolean>>();
   /**
-   * Per full type name in `fills`: the value members (column indexes) its rows have, or
-   * undefined for all. A table with fewer is partial: filled again, whole, for a statement that
-   * names another of its value members; only complete tables are in `filled` (what the cache
-   * says is filled).
+   * Per full type name in `fills`: the members (column indexes) its rows have, or undefined for
+   * all. A table with fewer is partial: filled again, with what it has and what the statement
+   * names, for a statement that names another of its members; `filled` names a complete table by
+   * its type name, a partial one with its members (FILLED_MEMBERS), so that a run taking the
+   * tables from the cache knows which members they hold.
    */
   readonly members = new Map<string, ReadonlySet<number> | undefined>();
   /** Per value type id made after the build (value-fill.ts): its `_values` rows made (or being made). */
@@ -52,7 +59,15 @@ export class FillLedger {
       else if (name === FILLED_COMMITS) this.commits = done;
       else if (name === FILLED_LINKS) this.links = done;
       else if (name.startsWith(FILLED_VALUES)) this.valueFills.set(BigInt(name.slice(FILLED_VALUES.length)), done);
-      else {
+      else if (name.startsWith(FILLED_MEMBERS)) {
+        const rest = name.slice(FILLED_MEMBERS.length);
+        const colon = rest.indexOf(':');
+        const typeName = rest.slice(colon + 1);
+        // A complete table stays complete; of partial ones the last named is what the table holds.
+        if (this.members.has(typeName) && this.members.get(typeName) === undefined) continue;
+        this.fills.set(typeName, done);
+        this.members.set(typeName, new Set(rest.slice(0, colon).split(',').filter((i) => i !== '').map(Number)));
+      } else {
         this.fills.set(name, done);
         this.members.set(name, undefined);
       }
@@ -89,8 +104,8 @@ export class FillLedger {
     const before: Promise<unknown>[] = [];
     const valueIds = new Set<bigint>();
     for (const plan of plans) {
-      const all = valueMembers(plan, undefined);
-      const wanted = valueMembers(plan, columns);
+      const all = namedMembers(plan, undefined);
+      const wanted = namedMembers(plan, columns);
       const filling = this.fills.has(plan.typeName);
       const has = filling ? this.members.get(plan.typeName) : new Set<number>();
       if (filling && (has === undefined || [...wanted].every((i) => has.has(i)))) continue;
@@ -120,7 +135,19 @@ export class FillLedger {
           this.fills.delete(plan.typeName);
           this.members.delete(plan.typeName);
         }),
-      () => fill.missing.forEach((plan) => fill.skipped.get(plan)!.size === 0 && this.filled.add(plan.typeName)),
+      () =>
+        fill.missing.forEach((plan) => {
+          const skipped = fill.skipped.get(plan)!;
+          if (skipped.size === 0) {
+            this.filled.add(plan.typeName);
+            return;
+          }
+          const kept = plan.columns.flatMap((_, i) => (skipped.has(i) ? [] : [i]));
+          const name = `${FILLED_MEMBERS}${kept.join(',')}:${plan.typeName}`;
+          // Last, even when named before (a fill that failed since may have left fewer members).
+          this.filled.delete(name);
+          this.filled.add(name);
+        }),
     );
     for (const plan of fill.missing) this.fills.set(plan.typeName, settled);
   }
@@ -156,11 +183,15 @@ function forgottenUnlessDone(pass: Promise<boolean>, forget: () => void, remembe
   );
 }
 
-/** A plan's value members (column indexes) whose names are in `columns`; undefined `columns`: every one. */
-function valueMembers(plan: TypeTablePlan, columns: ReadonlySet<string> | undefined): Set<number> {
+/**
+ * A plan's members (column indexes) whose names are in `columns`; undefined `columns`: every
+ * one. Every kind of member, not only values: a member left out is not read from the records
+ * and its column is NULL (10M objects: books per tag names two of `gen.Book`'s nine members).
+ */
+function namedMembers(plan: TypeTablePlan, columns: ReadonlySet<string> | undefined): Set<number> {
   const out = new Set<number>();
   plan.columns.forEach((column, i) => {
-    if (column.role.kind === 'value' && (columns === undefined || columns.has(column.name.toLowerCase()))) out.add(i);
+    if (columns === undefined || columns.has(column.name.toLowerCase())) out.add(i);
   });
   return out;
 }

@@ -47,7 +47,11 @@ export interface CachedTables {
   readonly entityTypeIds: readonly string[];
   /** Entity types whose tables are filled when a statement first names them. */
   readonly deferred: readonly string[];
-  /** Tables filled in the database: type names, and `:objects`, `:commits`, `:links` (`_elements` with `_references`). */
+  /**
+   * Tables filled in the database: type names, `:members:<columns>:<type name>` for a type table
+   * filled with some of its members (fill-ledger.ts), and `:objects`, `:commits`, `:links`
+   * (`_elements` with `_references`), `:values:<type id>`.
+   */
   readonly filled: readonly string[];
   readonly objects: number;
   readonly problems: number;

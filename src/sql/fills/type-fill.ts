@@ -14,8 +14,9 @@ import { createStaging, type Staging } from '../tables/staging.js';
 /**
  * The rows of entity types' tables, made when a statement first names them: one pass over the
  * files for all the types asked for at once, decoding only their records, into staging tables
- * that are then joined to `_values` into the (until then empty) type tables; value members no
- * statement named yet may be left NULL (built-tables.ts completes the table when one does). The base tables
+ * that are then joined to `_values` into the (until then empty) type tables; members no
+ * statement named yet may be left NULL, not read from the records (built-tables.ts completes
+ * the table when one does). The base tables
  * (`_values`, enum and LocalDateTime tables) decode only value objects, so a
  * statement on one type does not wait for every other type's rows.
  */
@@ -38,7 +39,7 @@ export async function fillTypeTables(
   plans: readonly TypeTablePlan[],
   decimals: ReadonlyMap<string, string>,
   onProblem?: (message: string) => void,
-  /** Per plan, the value members left NULL (not named by any statement yet). */
+  /** Per plan, the members left NULL (not named by any statement yet). */
   skipped: ReadonlyMap<TypeTablePlan, ReadonlySet<number>> = new Map(),
   /**
    * Staging rows in temporary tables (staging.ts): a statement's few types. Every type at once
@@ -55,8 +56,9 @@ export async function fillTypeTables(
   for (const plan of plans) {
     const staging = await createStaging(duck, connection, plan, `__fill_${++stagings}`, temporary);
     made.push(staging);
+    const skip = skipped.get(plan);
     for (const entry of plan.entries) {
-      const columns = plan.fieldOfColumn.get(entry.typeId);
+      const columns = withoutSkipped(plan.fieldOfColumn.get(entry.typeId), skip);
       if (columns === undefined) continue;
       const target: FillTarget = { entry, staging, columns, fixed: fixedLayoutFor(entry, plan, columns) };
       byTypeId.set(entry.typeId, target);
@@ -105,4 +107,12 @@ export async function fillTypeTables(
   } finally {
     for (const staging of made) await connection.run(`DROP TABLE IF EXISTS ${staging.table}`).catch(() => undefined);
   }
+}
+
+/** A version's fields by column with the skipped columns' fields taken out (-1: appended as NULL). */
+function withoutSkipped(fieldOfColumn: Int32Array | undefined, skip: ReadonlySet<number> | undefined): Int32Array | undefined {
+  if (fieldOfColumn === undefined || skip === undefined || skip.size === 0) return fieldOfColumn;
+  const out = fieldOfColumn.slice();
+  for (const c of skip) out[c] = -1;
+  return out;
 }

@@ -212,7 +212,7 @@ export function typeTableSelect(
   const joins: string[] = [];
   plan.columns.forEach((column, i) => {
     const role = column.role;
-    // A value member no statement has named yet: NULL, not joined (its table is then partial, built-tables.ts).
+    // A member no statement has named yet: NULL, not joined (its table is then partial, built-tables.ts).
     if (skipped.has(i)) select.push(`NULL AS ${quoteIdent(column.name)}`);
     else if (resolved.has(i)) select.push(`s.r${i} AS ${quoteIdent(column.name)}`);
     else if (role.kind === 'value') {
@@ -226,7 +226,7 @@ export function typeTableSelect(
 
 /**
  * Makes a type's rows from its staging table: `into` wraps the SELECT (`INSERT INTO t ...`,
- * `CREATE TABLE t AS ...`); `skipped` value members are NULL. A type with more than MAX_VALUE_JOINS value members gets its values
+ * `CREATE TABLE t AS ...`); `skipped` members are NULL. A type with more than MAX_VALUE_JOINS value members gets its values
  * first in steps of at most that many joins, each step a temporary copy of the staging rows with
  * the values found so far (`r<i>`), so that no statement holds more than that many hash tables.
  */
