@@ -482,6 +482,25 @@ export class SqlEngine {
     }
   }
 
+  /**
+   * Writes `_elements` and `_references` (`files`, by lower-case table name) as Parquet (zstd)
+   * with DuckDB's writer, without filling them for statements (built-tables.ts
+   * `copyLinkTables`): our own exports, on an engine made with `allowFiles`. Rows per table.
+   */
+  async copyLinkTablesToParquet(files: ReadonlyMap<string, string>): Promise<Map<string, number>> {
+    if (this.options.allowFiles !== true) throw new Error('this SQL engine has no file access');
+    const built = await this.current();
+    built.active++;
+    try {
+      const rows = await built.copyLinkTables(await loadDuck(), files);
+      if (rows === undefined) throw new Error('the storage changed while it was exported; export again');
+      return rows;
+    } finally {
+      built.active--;
+      this.release(built);
+    }
+  }
+
   close(): void {
     this.closed = true;
     if (this.built !== undefined) {

@@ -27,22 +27,35 @@ export interface LinkType {
   readonly fieldOfColumn: Int32Array;
 }
 
-export const LINK_TABLES = `
-CREATE TABLE _elements (owner BIGINT, position BIGINT, key_text VARCHAR, key_oid BIGINT, value_text VARCHAR, value_oid BIGINT, member VARCHAR);
-CREATE TABLE _references (from_oid BIGINT, to_oid BIGINT, member VARCHAR);
+/** The two tables' definitions, in the database `catalog` (none: the tables' own). */
+export function linkTablesDdl(catalog?: string): string {
+  const at = catalog === undefined ? '' : `${catalog}.`;
+  return `
+CREATE TABLE ${at}_elements (owner BIGINT, position BIGINT, key_text VARCHAR, key_oid BIGINT, value_text VARCHAR, value_oid BIGINT, member VARCHAR);
+CREATE TABLE ${at}_references (from_oid BIGINT, to_oid BIGINT, member VARCHAR);
 `;
+}
 
-export async function buildLinkTables(duck: DuckModule, connection: DuckDBConnection, storage: Storage, types: ReadonlyMap<bigint, LinkType>): Promise<void> {
+export const LINK_TABLES = linkTablesDdl();
+
+/**
+ * Fills `_elements` and `_references`: the tables' own, or those of the attached database
+ * `catalog` (an export's, in memory: see built-tables.ts `copyLinkTables`), made there by
+ * `linkTablesDdl(catalog)` first. The texts of value objects come from `_values` either way.
+ */
+export async function buildLinkTables(duck: DuckModule, connection: DuckDBConnection, storage: Storage, types: ReadonlyMap<bigint, LinkType>, catalog?: string): Promise<void> {
+  const at = catalog === undefined ? '' : `${catalog}.`;
+  const appender = (table: string) => (catalog === undefined ? connection.createAppender(table) : connection.createAppender(table, 'main', catalog));
   await connection.run(`
-CREATE OR REPLACE TABLE __elements (owner BIGINT, position BIGINT, key_text VARCHAR, key_oid BIGINT, value_text VARCHAR, value_oid BIGINT, member INTEGER);
-CREATE OR REPLACE TABLE __members (code INTEGER, name VARCHAR);`);
+CREATE OR REPLACE TABLE ${at}__elements (owner BIGINT, position BIGINT, key_text VARCHAR, key_oid BIGINT, value_text VARCHAR, value_oid BIGINT, member INTEGER);
+CREATE OR REPLACE TABLE ${at}__members (code INTEGER, name VARCHAR);`);
   const elements: ElementAppenders = {
-    direct: new ChunkAppender(duck, await connection.createAppender('_elements')),
-    staged: new ChunkAppender(duck, await connection.createAppender('__elements')),
+    direct: new ChunkAppender(duck, await appender('_elements')),
+    staged: new ChunkAppender(duck, await appender('__elements')),
   };
   // References go straight into their table, the member by name (most names fit in a string
   // slot, no native call): no staging table to compress and copy again.
-  const references = new ChunkAppender(duck, await connection.createAppender('_references'));
+  const references = new ChunkAppender(duck, await appender('_references'));
   const members = new Map<string, number>();
   const codesOf = new Map<TypeTablePlan, Int32Array>();
   const memberCodes = (plan: TypeTablePlan): Int32Array => {
@@ -119,7 +132,7 @@ CREATE OR REPLACE TABLE __members (code INTEGER, name VARCHAR);`);
       elements.staged.closeSync();
       references.closeSync();
     }
-    const names = new ChunkAppender(duck, await connection.createAppender('__members'));
+    const names = new ChunkAppender(duck, await appender('__members'));
     for (const [name, code] of members) {
       names.appendInteger(code);
       names.appendVarchar(name);
@@ -128,11 +141,11 @@ CREATE OR REPLACE TABLE __members (code INTEGER, name VARCHAR);`);
     names.closeSync();
   });
   await connection.run(`
-INSERT INTO _elements WITH texts AS MATERIALIZED (SELECT oid, any_value(text) AS text FROM _values WHERE oid IN (SELECT key_oid FROM __elements UNION SELECT value_oid FROM __elements) GROUP BY oid)
+INSERT INTO ${at}_elements WITH texts AS MATERIALIZED (SELECT oid, any_value(text) AS text FROM _values WHERE oid IN (SELECT key_oid FROM ${at}__elements UNION SELECT value_oid FROM ${at}__elements) GROUP BY oid)
   SELECT e.owner, e.position, coalesce(e.key_text, k.text), e.key_oid, coalesce(e.value_text, v.text), e.value_oid, m.name
-  FROM __elements e LEFT JOIN __members m ON m.code = e.member LEFT JOIN texts k ON k.oid = e.key_oid LEFT JOIN texts v ON v.oid = e.value_oid;
-DROP TABLE __elements;
-DROP TABLE __members;`);
+  FROM ${at}__elements e LEFT JOIN ${at}__members m ON m.code = e.member LEFT JOIN texts k ON k.oid = e.key_oid LEFT JOIN texts v ON v.oid = e.value_oid;
+DROP TABLE ${at}__elements;
+DROP TABLE ${at}__members;`);
 }
 
 function appendReference(references: ChunkAppender, from: bigint, to: bigint, member: string): void {

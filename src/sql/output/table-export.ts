@@ -76,18 +76,38 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
     // Every type table at once: one pass over the files, not one per table.
     if (chosen.length > 1) await engine.fillAll();
     mkdirSync(partial);
-    const written: ManifestTable[] = [];
-    for (const table of chosen) {
-      const file = tableFileName(table.name, options.format);
-      const path = join(partial, file);
-      const rows = Number((await engine.query(`SELECT count(*) FROM ${sqlName(table.name)}`, { limit: 1 })).rows[0]![0]);
-      if (options.format === 'parquet') await engine.copyToParquet(table.name, path);
-      else await writeText(engine, table.name, path, options.format, options.csvCells ?? 'safe');
-      written.push({ name: table.name, alias: table.alias, kind: table.kind, typeIds: table.typeIds, file, rows, bytes: statSync(path).size, columns: table.columns });
+    const written = new Map<string, ManifestTable>();
+    const entry = (table: SchemaTable, file: string, rows: number): void => {
+      written.set(table.name, { name: table.name, alias: table.alias, kind: table.kind, typeIds: table.typeIds, file, rows, bytes: statSync(join(partial, file)).size, columns: table.columns });
       options.onTable?.(table.name, rows);
+    };
+    // As Parquet, `_elements` and `_references` are written by a pass of their own that leaves
+    // them unfilled (sql-engine.ts `copyLinkTablesToParquet`), started beside the other tables'
+    // copies: the pass is mostly this thread's work, a copy mostly DuckDB's threads'.
+    const links = options.format === 'parquet' ? chosen.filter((t) => LINK_TABLES.has(t.name)) : [];
+    const linkRows = links.length === 0 ? undefined : engine.copyLinkTablesToParquet(new Map(links.map((t) => [t.name, join(partial, tableFileName(t.name, 'parquet'))])));
+    // Awaited below (or, on a failure, before the directory is removed).
+    linkRows?.catch(() => undefined);
+    try {
+      for (const table of chosen) {
+        if (links.includes(table)) continue;
+        const file = tableFileName(table.name, options.format);
+        const path = join(partial, file);
+        const rows = Number((await engine.query(`SELECT count(*) FROM ${sqlName(table.name)}`, { limit: 1 })).rows[0]![0]);
+        if (options.format === 'parquet') await engine.copyToParquet(table.name, path);
+        else await writeText(engine, table.name, path, options.format, options.csvCells ?? 'safe');
+        entry(table, file, rows);
+      }
+      if (linkRows !== undefined) {
+        const rows = await linkRows;
+        for (const table of links) entry(table, tableFileName(table.name, 'parquet'), rows.get(table.name)!);
+      }
+    } catch (error) {
+      await linkRows?.catch(() => undefined);
+      throw error;
     }
     const objects = Number((await engine.query('SELECT count(*) FROM _objects', { limit: 1 })).rows[0]![0]);
-    const manifest: ExportManifest = { format: options.format, storage: options.storage.directory, objects, writtenAt: new Date().toISOString(), tables: written };
+    const manifest: ExportManifest = { format: options.format, storage: options.storage.directory, objects, writtenAt: new Date().toISOString(), tables: chosen.map((t) => written.get(t.name)!) };
     writeFileSync(join(partial, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     renameSync(partial, out);
     // Every table filled: kept whole for the next export or statement.
@@ -101,6 +121,9 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
     engine.close();
   }
 }
+
+/** The tables an export writes by a pass of their own (see `exportTables`). */
+const LINK_TABLES: ReadonlySet<string> = new Set(['_elements', '_references']);
 
 function sqlName(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
