@@ -68,6 +68,13 @@ export async function run(args: string[], io: CommandIo): Promise<number | void>
   }
   if (options.query === undefined && options.out !== undefined) throw new UsageError('--out needs a statement (the shell writes to the terminal)');
   if (options.out !== undefined) refuseStoragePlace(options.out, { option: '--out', storages: isDirectorySpec(options) ? [options.directory] : [] });
+  // DuckDB's library and the engine's modules load while the storage is opened (its index is
+  // read by worker threads, so this thread mostly waits): a cold first answer does not wait for
+  // them after it. Their errors surface where they are awaited below.
+  const engineModule = import('../../sql/sql-engine.js');
+  const duckLoaded = import('../../sql/duck-module.js').then((m) => m.loadDuck());
+  engineModule.catch(() => undefined);
+  duckLoaded.catch(() => undefined);
   const storage = await openStorage(options, { onProgress: openProgressReporter(io) }, (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`));
   const registry = new StorageRegistry();
   let engine: SqlEngine | undefined;
@@ -77,7 +84,8 @@ export async function run(args: string[], io: CommandIo): Promise<number | void>
     const { ShellNotices, runShell, terminalWidthOf } = await import('../sql-shell.js');
     const notices = options.query === undefined ? new ShellNotices(io.stderr) : undefined;
     const context = registry.add('default', storage, graphProgressReporter(notices === undefined ? io : { ...io, stderr: notices }));
-    const { SqlEngine } = await import('../../sql/sql-engine.js');
+    const { SqlEngine } = await engineModule;
+    await duckLoaded;
     engine = new SqlEngine({
       ...options.limits,
       storage,
