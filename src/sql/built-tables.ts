@@ -238,8 +238,8 @@ export class BuiltTables {
   /**
    * The tables a statement reads (lower-case names, as statement-check.ts found them in DuckDB's
    * parse), filled: false when the storage is no longer in the built state. `columns`: the names
-   * it may read columns by (undefined: any); a type table's value members outside them are left
-   * NULL until a statement names one (its table is then filled again, whole).
+   * it may read columns by (undefined: any); a type table's members outside them are left
+   * NULL until a statement names one (its table is then filled again with them).
    */
   async ready(duck: DuckModule, tables: ReadonlySet<string>, columns?: ReadonlySet<string>): Promise<boolean> {
     if (tables.has('_objects') && !(await this.objectsTable(duck))) return false;
@@ -280,7 +280,7 @@ export class BuiltTables {
   }
 
   /**
-   * Fills the tables of `plans` not filled yet, or filled without a value member `columns`
+   * Fills the tables of `plans` not filled yet, or filled without a member `columns`
    * names, in one pass; false when the storage is no longer in the built state. Tables being
    * filled for another statement are waited for (and then filled again if that fill lacks a member).
    * `temporary`: staged in temporary tables (a statement's types; type-fill.ts).
