@@ -55,7 +55,9 @@ function againstTarget(peak: number, base: number): string {
 interface Report {
   readonly ms: number;
   readonly cpuMs: number;
-  readonly phases: readonly { readonly phase: string; readonly ms: number; readonly cpuMs: number }[];
+  /** The main thread's CPU time alone (Linux), where the walks run. */
+  readonly mainCpuMs?: number | undefined;
+  readonly phases: readonly { readonly phase: string; readonly ms: number; readonly cpuMs: number; readonly mainCpuMs?: number | undefined }[];
   readonly written: { readonly objects: number; readonly bytes: number };
   readonly superseded: { readonly objects: number; readonly bytes: number };
   readonly garbage: { readonly objects: number; readonly bytes: number };
@@ -140,7 +142,7 @@ export async function benchConvert(wanted: readonly number[], print: (line: stri
       floorCpus.push(read.cpuMs + written.cpuMs);
       runs.push(run);
       print(
-        `convert ${entities}: ${run.ms.toFixed(0)} ms (CPU ${run.cpuMs.toFixed(0)}), peak RSS ${(run.maxRssBytes / 1e6).toFixed(0)} MB (graph index ${againstTarget(run.maxRssBytes, held.graphBytes)}; serve's RSS holding it ${againstTarget(run.maxRssBytes, held.rss)}), floor ${floor.toFixed(0)} ms (CPU ${(read.cpuMs + written.cpuMs).toFixed(0)}: read ${read.cpuMs.toFixed(0)}, cp ${written.cpuMs.toFixed(0)}); ${run.phases.map((p) => `${p.phase} ${p.ms.toFixed(0)} (${p.cpuMs.toFixed(0)})`).join(', ')}`,
+        `convert ${entities}: ${run.ms.toFixed(0)} ms (CPU ${run.cpuMs.toFixed(0)}, main thread ${run.mainCpuMs?.toFixed(0) ?? '?'}), peak RSS ${(run.maxRssBytes / 1e6).toFixed(0)} MB (graph index ${againstTarget(run.maxRssBytes, held.graphBytes)}; serve's RSS holding it ${againstTarget(run.maxRssBytes, held.rss)}), floor ${floor.toFixed(0)} ms (CPU ${(read.cpuMs + written.cpuMs).toFixed(0)}: read ${read.cpuMs.toFixed(0)}, cp ${written.cpuMs.toFixed(0)}); ${run.phases.map((p) => `${p.phase} ${p.ms.toFixed(0)} (${p.cpuMs.toFixed(0)}, main ${p.mainCpuMs?.toFixed(0) ?? '?'})`).join(', ')}`,
       );
     }
     rmSync(out, { recursive: true, force: true });
@@ -150,14 +152,16 @@ export async function benchConvert(wanted: readonly number[], print: (line: stri
     const ms = median(runs.map((x) => x.ms));
     const cpuMs = median(runs.map((x) => x.cpuMs));
     const fCpu = median(floorCpus);
+    const mainCpuMs = median(runs.map((x) => x.mainCpuMs ?? Number.NaN));
     const peak = median(runs.map((x) => x.maxRssBytes));
     rows.push(
-      `| ${entities.toLocaleString('en')} | ${(storageBytes(source) / 1e6).toFixed(0)} MB | ${(((r.superseded.objects + r.garbage.objects) / records) * 100).toFixed(0)} % (${(((r.superseded.bytes + r.garbage.bytes) / r.sourceDataBytes) * 100).toFixed(0)} % of bytes) | ${(r.dataBytes / 1e6).toFixed(0)} MB | ${f.toFixed(0)} (CPU ${fCpu.toFixed(0)}) | ${ms.toFixed(0)} (${(ms / f).toFixed(1)}×) | ${cpuMs.toFixed(0)} (${(cpuMs / fCpu).toFixed(1)}× the floor's CPU) | ${(peak / 1e6).toFixed(0)} MB | ${againstTarget(peak, held.graphBytes)} | ${againstTarget(peak, held.rss)} | ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} |`,
+      `| ${entities.toLocaleString('en')} | ${(storageBytes(source) / 1e6).toFixed(0)} MB | ${(((r.superseded.objects + r.garbage.objects) / records) * 100).toFixed(0)} % (${(((r.superseded.bytes + r.garbage.bytes) / r.sourceDataBytes) * 100).toFixed(0)} % of bytes) | ${(r.dataBytes / 1e6).toFixed(0)} MB | ${f.toFixed(0)} (CPU ${fCpu.toFixed(0)}) | ${ms.toFixed(0)} (${(ms / f).toFixed(1)}×) | ${cpuMs.toFixed(0)} (${(cpuMs / fCpu).toFixed(1)}× the floor's CPU; main thread ${mainCpuMs.toFixed(0)}) | ${(peak / 1e6).toFixed(0)} MB | ${againstTarget(peak, held.graphBytes)} | ${againstTarget(peak, held.rss)} | ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} |`,
     );
     const names = r.phases.map((p) => p.phase);
     for (let i = 0; i < names.length; i++) {
       const cpuOf = runs.map((x) => x.phases[i]?.cpuMs ?? 0);
-      phaseRows.push(`| ${entities.toLocaleString('en')} | ${names[i]} | ${median(runs.map((x) => x.phases[i]?.ms ?? 0)).toFixed(0)} | ${median(cpuOf).toFixed(0)} |`);
+      const mainOf = runs.map((x) => x.phases[i]?.mainCpuMs ?? Number.NaN);
+      phaseRows.push(`| ${entities.toLocaleString('en')} | ${names[i]} | ${median(runs.map((x) => x.phases[i]?.ms ?? 0)).toFixed(0)} | ${median(cpuOf).toFixed(0)} | ${median(mainOf).toFixed(0)} |`);
     }
   }
   return [
@@ -167,9 +171,9 @@ export async function benchConvert(wanted: readonly number[], print: (line: stri
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
     '',
-    'phases (medians, ms wall and CPU):',
-    '| entities | phase | ms | CPU ms |',
-    '| --- | --- | --- | --- |',
+    "phases (medians, ms wall, the process's CPU and its main thread's, where the walks run):",
+    '| entities | phase | ms | CPU ms | main thread CPU ms |',
+    '| --- | --- | --- | --- | --- |',
     ...phaseRows,
   ];
 }
