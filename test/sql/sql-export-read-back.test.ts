@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StorageRegistry } from '../../src/registry/storage-registry.js';
+import { TableCache } from '../../src/sql/cache/table-cache.js';
 import { exportTables, type ExportManifest } from '../../src/sql/output/table-export.js';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
 import { Storage } from '../../src/storage/storage.js';
@@ -13,8 +14,9 @@ import { memoryDuck } from './memory-duck.js';
  * Every file of a Parquet export read back through DuckDB and compared with its table's rows as
  * a statement sees them (the table filled the way a statement fills it, written by DuckDB's COPY):
  * the same columns and types, the same rows (a hash of all of them in order). The export writes
- * `_elements` and `_references` by a pass of their own into a database in memory
- * (built-tables.ts `copyLinkTables`), apart from the tables statements read.
+ * `_objects`, `_elements` and `_references` by passes of their own into databases in memory
+ * (built-tables.ts `copyApart`), apart from the tables statements read; from those tables when a
+ * kept database has them filled.
  */
 
 const GRAPH = join(CONFORMANCE_DIR, 'storages', 'graph');
@@ -68,6 +70,8 @@ describe('a Parquet export read back through DuckDB', () => {
     await statementCopies(manifest, reference);
     const names = manifest.tables.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['_elements', '_references', '_objects', '_values', 'conformance.bookstore.Book']));
+    expect(manifest.objects).toBe(manifest.tables.find((t) => t.name === '_objects')!.rows);
+    expect(manifest.objects).toBe(1263);
     for (const table of manifest.tables) {
       const got = await fingerprint(join(out, table.file));
       expect(got, table.name).toEqual(await fingerprint(join(reference, table.file)));
@@ -91,5 +95,27 @@ describe('a Parquet export read back through DuckDB', () => {
     expect(got).toEqual(await fingerprint(join(reference, '_references.parquet')));
     expect(got.rows).toBe(manifest.tables[0]!.rows);
     expect(got.rows).toBeGreaterThan(1000);
+  });
+
+  it('takes _objects and the link tables from a kept database that has them filled', { timeout: 120_000 }, async () => {
+    const cache = new TableCache(join(base, 'cache'));
+    const statements = new SqlEngine({ storage, graph, timeoutMs: 0, cache });
+    try {
+      await statements.query('SELECT (SELECT count(*) FROM _objects) + (SELECT count(*) FROM _elements) + (SELECT count(*) FROM _references)', { limit: 1 });
+      await statements.settle();
+    } finally {
+      statements.close();
+    }
+    const out = join(base, 'kept');
+    const manifest = await exportTables({ storage, graph, out, format: 'parquet', cache, onProblem: () => undefined });
+    const reference = join(base, 'kept-reference');
+    await statementCopies(manifest, reference);
+    for (const name of ['_objects', '_elements', '_references']) {
+      const table = manifest.tables.find((t) => t.name === name)!;
+      const got = await fingerprint(join(out, table.file));
+      expect(got, name).toEqual(await fingerprint(join(reference, table.file)));
+      expect(got.rows, name).toBe(table.rows);
+      expect(got.rows, name).toBeGreaterThan(500);
+    }
   });
 });
