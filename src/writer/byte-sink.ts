@@ -33,6 +33,14 @@ export class ByteSink {
     this.length = 0;
   }
 
+  /** Forgets the content and, where it grew beyond `capacity`, the memory too. */
+  release(capacity: number): void {
+    this.length = 0;
+    if (this.buffer.length <= capacity) return;
+    this.buffer = Buffer.allocUnsafe(capacity);
+    this.view = new DataView(this.buffer.buffer, this.buffer.byteOffset, this.buffer.byteLength);
+  }
+
   /** The written bytes (a view, valid until the next write or clear). */
   bytes(): Buffer {
     return this.buffer.subarray(0, this.length);

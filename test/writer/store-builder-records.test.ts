@@ -30,6 +30,22 @@ describe('records copied into a store', () => {
     expect(builder.sinks[0]!.bytes()).toEqual(Buffer.concat([b, b]));
   });
 
+  it('clear gives back the memory of a channel part that stayed empty for a whole store, and keeps a used one\'s', () => {
+    const builder = new StoreBuilder(2, 1024);
+    const big = record(1000000000000000005n, new Array<number>(5000).fill(1)); // channel 1
+    builder.addRecord(big);
+    builder.addRecord(record(1000000000000000006n, [2])); // channel 0
+    expect(builder.sinks[1]!.buffer.length).toBeGreaterThanOrEqual(big.length);
+    builder.clear(); // both parts were used: both keep their memory
+    expect(builder.sinks[1]!.buffer.length).toBeGreaterThanOrEqual(big.length);
+    builder.addRecord(record(1000000000000000008n, [3])); // a store with channel 0 only
+    builder.clear();
+    expect(builder.sinks[1]!.buffer.length).toBe(1024);
+    expect(builder.sinks[0]!.buffer.length).toBe(1024);
+    builder.addRecord(big); // and it grows again where needed
+    expect(builder.sinks[1]!.bytes()).toEqual(big);
+  });
+
   it('refuses a length that is not the header\'s, a range beyond the chunk, a short record', () => {
     const a = record(1000000000000000005n, [1, 2, 3]);
     const builder = new StoreBuilder(2);
