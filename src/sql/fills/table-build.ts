@@ -6,6 +6,7 @@ import type { DuckModule } from '../duck-module.js';
 import { planTypeTable, type TypeTablePlan } from '../tables/column-model.js';
 import { finishTables, type BuiltSchema } from '../tables/finish-tables.js';
 import type { Staging } from '../tables/staging.js';
+import { inOneTransaction } from '../tables/chunk-appender.js';
 import { BasePass, type BasePassOptions } from './base-pass.js';
 import { COMMITS_TABLE } from './commit-rows.js';
 import { buildGigaMapTables } from './gigamap-tables.js';
@@ -55,9 +56,16 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
     if (!isAppError(error)) throw error;
     pass.problem(error.message);
   }
-  const schema = await finishTables(connection, stagings, [...pass.deferred.values()], pass.perType, pass.shapes, storage.dictionary);
-  // Their rows served the enum and LocalDateTime tables just made; their types' own pass makes them again (not twice).
-  if (named.length > 0) await connection.run(`DELETE FROM _values WHERE oid IN (${named.join(', ')})`);
+  // One transaction for the finishing statements (a table, a staging table and views per type):
+  // each statement committed alone waited for its write-ahead log to reach the disk (10M objects:
+  // 0.65-1.34 s wall for 0.15 s of CPU; 0.15 s with the database on a memory file system).
+  let schema: BuiltSchema | undefined;
+  await inOneTransaction(connection, async () => {
+    schema = await finishTables(connection, stagings, [...pass.deferred.values()], pass.perType, pass.shapes, storage.dictionary);
+    // Their rows served the enum and LocalDateTime tables just made; their types' own pass makes them again (not twice).
+    if (named.length > 0) await connection.run(`DELETE FROM _values WHERE oid IN (${named.join(', ')})`);
+  });
+  if (schema === undefined) throw new Error('the tables were not finished');
   return { ...schema, objects: pass.objects, problems: pass.problems, linkTypes: pass.linkTypes(), deferred: pass.deferred };
 }
 
