@@ -21,7 +21,7 @@ import { compactDictionary } from './compact-dictionary.js';
 import { eclipseStoreTypeName } from './eclipsestore-names.js';
 import { planCurrentShapes } from './current-shapes.js';
 import { WalkedReachability } from './walked-reachability.js';
-import { copyRecords, type Figures } from './copy-records.js';
+import { copyRecords, wantsWriteBehind, type Figures } from './copy-records.js';
 import type { ConvertReport, CurrentTypesReport, RescuedFirst } from './convert-report.js';
 
 /**
@@ -51,6 +51,8 @@ export interface ConvertOptions {
   /** Convert a damaged storage: rescue it first (as `rescue` does, references to lost objects replaced) into a hidden directory, then convert that. */
   readonly allowDamage?: boolean | undefined;
   readonly maxDictionaryBytes?: number | undefined;
+  /** Whether the copy writes each store in the thread pool while it fills the next (default: from 256 MiB of data files on; copy-records.ts). */
+  readonly writeBehind?: boolean | undefined;
   readonly onProgress?: (phase: string, done: number, total: number) => void;
   /** Told what to remove on a signal (the hidden directories written into) while there is something; undefined once there is not. */
   readonly onTemporaryTarget?: (target: Discardable | undefined) => void;
@@ -248,7 +250,9 @@ async function convertOpened(from: StorageSource, reader: SourceReader, opened: 
   const writer = StorageWriter.createForRecords(directory, dictionaryText, { channelCount, checksums, fileMaximumSize: fileSize });
   // --current-types: older definitions mapped into the newest one of their name (or left, with the reason).
   const shapes = options.currentTypes === true ? planCurrentShapes(storage.dictionary) : undefined;
-  const figures = await copyRecords(storage, writer, { shapes, reachable, batch: Math.min(BATCH_BYTES, fileSize), onProgress: options.onProgress });
+  const sourceBytes = storage.channels.reduce((n, c) => n + c.files.reduce((m, f) => m + f.totalLength, 0), 0);
+  const writeBehind = wantsWriteBehind(options.writeBehind, sourceBytes);
+  const figures = await copyRecords(storage, writer, { shapes, reachable, writeBehind, batch: Math.min(BATCH_BYTES, fileSize), onProgress: options.onProgress });
   const used = typesWritten(figures, shapes);
   const dictionary = compactDictionary({
     sourceText: dictionaryText,
@@ -272,7 +276,7 @@ async function convertOpened(from: StorageSource, reader: SourceReader, opened: 
     channels: channelCount,
     checksums,
     keepUnreachable,
-    sourceDataBytes: storage.channels.reduce((n, c) => n + c.files.reduce((m, f) => m + f.totalLength, 0), 0),
+    sourceDataBytes: sourceBytes,
     dataBytes: dataFileBytes(directory, channelCount),
     written: { objects: sum('written'), bytes: sum('writtenBytes') },
     superseded: { objects: sum('superseded'), bytes: sum('supersededBytes') },
