@@ -116,4 +116,31 @@ describeInBrowser('clicks while lists are redrawn, in chromium', () => {
       await page.close();
     }
   });
+
+  it('keeps the tab clicked while the viewer still finishes its start', async () => {
+    if (browser === undefined) throw new Error('no browser');
+    const page = await browser.context.newPage();
+    // The last steps of the start (is SQL there?) are held until the user has clicked a tab.
+    const isOpenApi = (url: URL): boolean => url.pathname.endsWith('/api/v1/openapi.json');
+    const held: Route[] = [];
+    let holding = true;
+    await page.route(isOpenApi, (route) => (holding ? void held.push(route) : route.continue()));
+    try {
+      await page.goto(`${graph.url}/viewer/`);
+      await expect.poll(() => held.length).toBeGreaterThan(0);
+      await page.locator('.tab[data-view="dictionary"]').click();
+      await page.locator('.dictionary-view .search-input').waitFor();
+      holding = false;
+      for (const route of held.splice(0)) await route.continue();
+      // The start has ended when the main region is no longer busy.
+      await page.locator('main[aria-busy]').waitFor({ state: 'detached' });
+      await page.locator('.dictionary-view .search-input').fill('Book');
+      expect(new URL(page.url()).hash).toContain('dictionary');
+      expect(await page.locator('.data-view').count()).toBe(0);
+    } finally {
+      await page.unroute(isOpenApi).catch(() => undefined);
+      for (const route of held.splice(0)) await route.continue().catch(() => undefined);
+      await page.close();
+    }
+  });
 });

@@ -116,6 +116,16 @@ export class App implements ViewHost {
 
   /** Find the instance, load the dictionary, show the route; explain what is wrong otherwise. */
   private async boot(): Promise<void> {
+    // Assistive technology (and the browser tests) can tell when the start has ended.
+    this.main.setAttribute('aria-busy', 'true');
+    try {
+      await this.bootSteps();
+    } finally {
+      this.main.removeAttribute('aria-busy');
+    }
+  }
+
+  private async bootSteps(): Promise<void> {
     const route = parseHash(location.hash);
     try {
       const discovered = await this.api.discoverInstances().catch((error: unknown) => {
@@ -156,7 +166,10 @@ export class App implements ViewHost {
       this.live.start(initial);
       this.updateLiveStatus();
     }
-    if (route.instance === undefined) history.replaceState(null, '', formatRoute(route, this.api.instance));
+    // The hash as it is now: a tab clicked while the steps above waited is where the user went
+    // (the route read at the start would send them back to it).
+    const current = parseHash(location.hash);
+    if (current.instance === undefined) history.replaceState(null, '', formatRoute(current, this.api.instance));
     await this.onRoute();
   }
 
