@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -7,6 +8,10 @@ export default defineConfig({
     // one throwaway PostgreSQL cluster for the tests of storages kept in PostgreSQL, one MariaDB server for MariaDB's.
     // The SQL tables' cache of the commands the tests run in a directory of the run's own.
     globalSetup: ['test/security/fixture-guard.ts', 'test/helpers/postgres-global.ts', 'test/helpers/mariadb-global.ts', 'test/helpers/cache-home.ts'],
+    // Vitest runs one file at a time on two cores (its default is one worker fewer than cores).
+    // Most of the longest files wait on processes of their own (the JVMs, chromium, PostgreSQL,
+    // MariaDB, our CLI), so a second file beside them uses a core the first leaves idle.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },
