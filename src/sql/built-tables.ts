@@ -11,7 +11,7 @@ import type { SchemaTable } from './tables/finish-tables.js';
 import { buildLinkTables, linkTablesDdl, type LinkType } from './fills/link-tables.js';
 import { quoteIdent, quoteText } from './tables/column-model.js';
 import { buildCommitsTable } from './fills/commit-rows.js';
-import { buildObjectsTable, objectsTableDdl } from './fills/object-rows.js';
+import { buildObjectsTable } from './fills/object-rows.js';
 import { openSandbox, type Sandbox } from './sandbox.js';
 import { buildTables, plansOf } from './fills/table-build.js';
 import type { CachedTables, KeepResult, TableCache } from './cache/table-cache.js';
@@ -258,12 +258,9 @@ export class BuiltTables {
     return this.fill(duck, plans, columns, true);
   }
 
-  /**
-   * Every type table, `_objects` and `_commits` filled (our own exports; benchmarks); false as
-   * `ready`. `objects` false: `_objects` left as it is (an export writes it by `copyObjectsTable`).
-   */
-  async fillAll(duck: DuckModule, objects = true): Promise<boolean> {
-    if ((objects && !(await this.objectsTable(duck))) || !(await this.commitsTable(duck))) return false;
+  /** Every type table, `_objects` and `_commits` filled (our own exports; benchmarks); false as `ready`. */
+  async fillAll(duck: DuckModule): Promise<boolean> {
+    if (!(await this.objectsTable(duck)) || !(await this.commitsTable(duck))) return false;
     if (!(await this.values(duck, this.laterValueTypes()))) return false;
     return this.fill(duck, new Set(this.deferred.values()), undefined, false);
   }
@@ -319,39 +316,15 @@ export class BuiltTables {
 
   /**
    * `_elements` and `_references` written as Parquet (`files`, by lower-case table name; our
-   * exports), filled by a pass of their own into a database in memory (see `copyApart`), or
-   * copied from the tables when a statement has filled them. Rows per table written; undefined
-   * when the storage is no longer in the built state.
+   * exports): copied from the tables when a statement has filled them; else filled by a pass of
+   * their own into a database in memory, copied from there and dropped. Appending to the database
+   * file compresses every row group as it is written, which the export pays again when it writes
+   * Parquet: in memory (spilled to the sandbox's temporary directory past the memory limit) the
+   * 48M rows of a 10M-object storage take about half the CPU. The tables stay unfilled for
+   * statements. Rows per table written; undefined when the storage is no longer in the built state.
    */
   async copyLinkTables(duck: DuckModule, files: ReadonlyMap<string, string>): Promise<Map<string, number> | undefined> {
     if (!(await this.values(duck, this.laterValueTypes()))) return undefined;
-    return this.copyApart(files, this.ledger.links === undefined ? undefined : () => this.linkTables(duck), async (connection, catalog) => {
-      await connection.run(linkTablesDdl(catalog));
-      await buildLinkTables(duck, connection, this.storage, this.linkTypes, catalog);
-    });
-  }
-
-  /** `_objects` written as Parquet (`file`) as `copyLinkTables` writes the link tables: its rows, or undefined. */
-  async copyObjectsTable(duck: DuckModule, file: string): Promise<number | undefined> {
-    const filled = this.ledger.objects === undefined ? undefined : () => this.objectsTable(duck);
-    // The graph asked for before the storage's gate is entered (its build reads through the gate too).
-    const graph = filled === undefined ? await this.graph() : undefined;
-    const rows = await this.copyApart(new Map([['_objects', file]]), filled, async (connection, catalog) => {
-      await connection.run(objectsTableDdl(catalog));
-      await buildObjectsTable(duck, connection, this.storage, graph, catalog);
-    });
-    return rows?.get('_objects');
-  }
-
-  /**
-   * Tables written as Parquet (`files`, by table name) by their own fill into a database in
-   * memory, copied from there and dropped; or, when a statement has filled them (`filled` given),
-   * copied from the tables. Appending to the database file compresses every row group as it is
-   * written, which the export pays again when it writes Parquet: in memory (spilled to the
-   * sandbox's temporary directory past the memory limit) the 48M link rows of a 10M-object
-   * storage took about half the CPU. The tables stay unfilled for statements.
-   */
-  private async copyApart(files: ReadonlyMap<string, string>, filled: (() => Promise<boolean>) | undefined, fill: (connection: DuckDBConnection, catalog: string) => Promise<void>): Promise<Map<string, number> | undefined> {
     const rows = new Map<string, number>();
     const copy = async (connection: DuckDBConnection, catalog: string | undefined): Promise<void> => {
       for (const [table, file] of files) {
@@ -360,12 +333,14 @@ export class BuiltTables {
         rows.set(table, Number(reader.getRows()[0]![0]));
       }
     };
-    if (filled !== undefined) return (await filled()) && (await this.inBuiltState((connection) => copy(connection, undefined))) ? rows : undefined;
-    const catalog = `__export_${++exportDatabases}`;
+    // Filled already (or being filled) for a statement: those rows.
+    if (this.ledger.links !== undefined) return (await this.linkTables(duck)) && (await this.inBuiltState((connection) => copy(connection, undefined))) ? rows : undefined;
+    const catalog = `__export_links_${++exportLinks}`;
     const done = await this.inBuiltState(async (connection) => {
       await connection.run(`ATTACH ':memory:' AS ${catalog}`);
       try {
-        await fill(connection, catalog);
+        await connection.run(linkTablesDdl(catalog));
+        await buildLinkTables(duck, connection, this.storage, this.linkTypes, catalog);
         await copy(connection, catalog);
       } finally {
         await connection.run(`DETACH ${catalog}`);
@@ -405,8 +380,8 @@ export class BuiltTables {
   }
 }
 
-/** Names the in-memory databases of `copyApart` apart. */
-let exportDatabases = 0;
+/** Names the in-memory databases of `copyLinkTables` apart. */
+let exportLinks = 0;
 
 /**
  * Whether the base tables need the graph index: only to find the GigaMaps (which objects are

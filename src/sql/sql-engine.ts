@@ -447,12 +447,12 @@ export class SqlEngine {
     }
   }
 
-  /** Every table filled (our own exports; benchmarks); `objects` false: all but `_objects`. */
-  async fillAll(objects = true): Promise<void> {
+  /** Every table filled (our own exports; benchmarks). */
+  async fillAll(): Promise<void> {
     const built = await this.current();
     built.active++;
     try {
-      if (!(await built.fillAll(await loadDuck(), objects))) throw new Error('the storage changed while its tables were built; ask again');
+      if (!(await built.fillAll(await loadDuck()))) throw new Error('the storage changed while its tables were built; ask again');
     } finally {
       built.active--;
       this.release(built);
@@ -485,7 +485,7 @@ export class SqlEngine {
   /**
    * Writes `_elements` and `_references` (`files`, by lower-case table name) as Parquet (zstd)
    * with DuckDB's writer, without filling them for statements (built-tables.ts
-   * `copyLinkTables`, `copyApart`): our own exports, on an engine made with `allowFiles`. Rows per table.
+   * `copyLinkTables`): our own exports, on an engine made with `allowFiles`. Rows per table.
    */
   async copyLinkTablesToParquet(files: ReadonlyMap<string, string>): Promise<Map<string, number>> {
     if (this.options.allowFiles !== true) throw new Error('this SQL engine has no file access');
@@ -493,21 +493,6 @@ export class SqlEngine {
     built.active++;
     try {
       const rows = await built.copyLinkTables(await loadDuck(), files);
-      if (rows === undefined) throw new Error('the storage changed while it was exported; export again');
-      return rows;
-    } finally {
-      built.active--;
-      this.release(built);
-    }
-  }
-
-  /** Writes `_objects` as Parquet the way `copyLinkTablesToParquet` writes the link tables; its rows. */
-  async copyObjectsTableToParquet(file: string): Promise<number> {
-    if (this.options.allowFiles !== true) throw new Error('this SQL engine has no file access');
-    const built = await this.current();
-    built.active++;
-    try {
-      const rows = await built.copyObjectsTable(await loadDuck(), file);
       if (rows === undefined) throw new Error('the storage changed while it was exported; export again');
       return rows;
     } finally {

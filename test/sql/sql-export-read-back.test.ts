@@ -14,9 +14,9 @@ import { memoryDuck } from './memory-duck.js';
  * Every file of a Parquet export read back through DuckDB and compared with its table's rows as
  * a statement sees them (the table filled the way a statement fills it, written by DuckDB's COPY):
  * the same columns and types, the same rows (a hash of all of them in order). The export writes
- * `_objects`, `_elements` and `_references` by passes of their own into databases in memory
- * (built-tables.ts `copyApart`), apart from the tables statements read; from those tables when a
- * kept database has them filled.
+ * `_elements` and `_references` by a pass of their own into a database in memory (built-tables.ts
+ * `copyLinkTables`), apart from the tables statements read; from those tables when a kept
+ * database has them filled.
  */
 
 const GRAPH = join(CONFORMANCE_DIR, 'storages', 'graph');
@@ -97,7 +97,7 @@ describe('a Parquet export read back through DuckDB', () => {
     expect(got.rows).toBeGreaterThan(1000);
   });
 
-  it('takes _objects and the link tables from a kept database that has them filled', { timeout: 120_000 }, async () => {
+  it('takes the link tables (and _objects) from a kept database that has them filled', { timeout: 120_000 }, async () => {
     const cache = new TableCache(join(base, 'cache'));
     const statements = new SqlEngine({ storage, graph, timeoutMs: 0, cache });
     try {

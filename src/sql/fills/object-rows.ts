@@ -25,27 +25,20 @@ import type { DuckModule } from '../duck-module.js';
  * a storage without checksum records is not read for it).
  */
 
-/** `_objects` as the first statement finds it: with its columns, empty (in the database `catalog`; none: the tables' own). */
-export function objectsTableDdl(catalog?: string): string {
-  return `CREATE TABLE ${catalog === undefined ? '' : `${catalog}.`}_objects (oid BIGINT, type_id BIGINT, type_name VARCHAR, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file VARCHAR, "offset" BIGINT, commit_timestamp BIGINT, immediate_dominator BIGINT, retained_objects BIGINT, retained_bytes BIGINT, damaged BOOLEAN);`;
-}
-
-export const OBJECTS_TABLE = objectsTableDdl();
+/** `_objects` as the first statement finds it: with its columns, empty. */
+export const OBJECTS_TABLE = `CREATE TABLE _objects (oid BIGINT, type_id BIGINT, type_name VARCHAR, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file VARCHAR, "offset" BIGINT, commit_timestamp BIGINT, immediate_dominator BIGINT, retained_objects BIGINT, retained_bytes BIGINT, damaged BOOLEAN);`;
 
 /**
  * Fills `_objects`: the rows from one walk over the latest records of the dictionary's types
  * (one transaction), then the type and file names joined in inside DuckDB. (A view joining the
  * names when read made `GROUP BY type_name` 10× slower: 123 ms instead of 13 at 10M.)
  */
-export async function buildObjectsTable(duck: DuckModule, connection: DuckDBConnection, storage: Storage, graph: GraphIndex | undefined, catalog?: string): Promise<void> {
-  // `catalog`: the tables of that attached database instead (an export's, in memory: built-tables.ts `copyApart`).
-  const at = catalog === undefined ? '' : `${catalog}.`;
-  const appender = (table: string) => (catalog === undefined ? connection.createAppender(table) : connection.createAppender(table, 'main', catalog));
+export async function buildObjectsTable(duck: DuckModule, connection: DuckDBConnection, storage: Storage, graph: GraphIndex | undefined): Promise<void> {
   await connection.run(`
-CREATE OR REPLACE TABLE ${at}__objects (oid BIGINT, type_id BIGINT, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file INTEGER, "offset" BIGINT, commit_timestamp BIGINT, immediate_dominator BIGINT, retained_objects BIGINT, retained_bytes BIGINT);
-CREATE OR REPLACE TABLE ${at}__files (code INTEGER, name VARCHAR);
-CREATE OR REPLACE TABLE ${at}__types (type_id BIGINT, type_name VARCHAR);
-CREATE OR REPLACE TABLE ${at}__damaged (oid VARCHAR);`);
+CREATE OR REPLACE TABLE __objects (oid BIGINT, type_id BIGINT, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file INTEGER, "offset" BIGINT, commit_timestamp BIGINT, immediate_dominator BIGINT, retained_objects BIGINT, retained_bytes BIGINT);
+CREATE OR REPLACE TABLE __files (code INTEGER, name VARCHAR);
+CREATE OR REPLACE TABLE __types (type_id BIGINT, type_name VARCHAR);
+CREATE OR REPLACE TABLE __damaged (oid VARCHAR);`);
   // Chunks failing their checksums (EclipseStore 4.2): the objects whose current record lies in one.
   const damaged = (await chunkDamageOf(storage)).objects;
   // The logs alone (no record read): which commit wrote each record (commit_timestamp).
@@ -53,7 +46,7 @@ CREATE OR REPLACE TABLE ${at}__damaged (oid VARCHAR);`);
   // The storage holds this state while the pass runs: the background computation cannot take turns.
   const tree = graph === undefined ? undefined : dominatorTreeOf(graph, storage.channels);
   await inOneTransaction(connection, async () => {
-    const objects = new ObjectRows(new ChunkAppender(duck, await appender('__objects')), graph, storage.channels.length, tree, new RecordCommits(history, storage));
+    const objects = new ObjectRows(new ChunkAppender(duck, await connection.createAppender('__objects')), graph, storage.channels.length, tree, new RecordCommits(history, storage));
     try {
       await forEachLatestRecord(storage, new Set(storage.dictionary.byId.keys()), () => undefined, undefined, true, (idLow, idHigh, typeLow, typeHigh, file, offset, length) => {
         objects.add(idLow, idHigh, typeLow, typeHigh, file, offset, length);
@@ -62,14 +55,14 @@ CREATE OR REPLACE TABLE ${at}__damaged (oid VARCHAR);`);
     } finally {
       objects.rows.closeSync();
     }
-    const files = new ChunkAppender(duck, await appender('__files'));
+    const files = new ChunkAppender(duck, await connection.createAppender('__files'));
     for (const [path, code] of objects.files) {
       files.appendInteger(code);
       files.appendVarchar(path.split(/[\\/]/).slice(-2).join('/'));
       files.endRow();
     }
     files.closeSync();
-    const types = new ChunkAppender(duck, await appender('__types'));
+    const types = new ChunkAppender(duck, await connection.createAppender('__types'));
     for (const entry of storage.dictionary.entries) {
       types.appendBigInt(entry.typeId);
       // The name for reading (`int[]` for `[I`), as the viewer, the API's answers and the MCP tools show it.
@@ -78,7 +71,7 @@ CREATE OR REPLACE TABLE ${at}__damaged (oid VARCHAR);`);
     }
     types.closeSync();
     if (damaged.size > 0) {
-      const marked = new ChunkAppender(duck, await appender('__damaged'));
+      const marked = new ChunkAppender(duck, await connection.createAppender('__damaged'));
       for (const oid of damaged.keys()) {
         marked.appendVarchar(oid);
         marked.endRow();
@@ -87,11 +80,11 @@ CREATE OR REPLACE TABLE ${at}__damaged (oid VARCHAR);`);
     }
   });
   await connection.run(`
-INSERT INTO ${at}_objects SELECT o.oid, o.type_id, t.type_name, o.reachable, o.bytes, o.channel, f.name, o."offset", o.commit_timestamp, o.immediate_dominator, o.retained_objects, o.retained_bytes, d.oid IS NOT NULL FROM ${at}__objects o LEFT JOIN ${at}__types t ON t.type_id = o.type_id LEFT JOIN ${at}__files f ON f.code = o.file LEFT JOIN (SELECT oid::BIGINT AS oid FROM ${at}__damaged) d ON d.oid = o.oid;
-DROP TABLE ${at}__objects;
-DROP TABLE ${at}__damaged;
-DROP TABLE ${at}__files;
-DROP TABLE ${at}__types;`);
+INSERT INTO _objects SELECT o.oid, o.type_id, t.type_name, o.reachable, o.bytes, o.channel, f.name, o."offset", o.commit_timestamp, o.immediate_dominator, o.retained_objects, o.retained_bytes, d.oid IS NOT NULL FROM __objects o LEFT JOIN __types t ON t.type_id = o.type_id LEFT JOIN __files f ON f.code = o.file LEFT JOIN (SELECT oid::BIGINT AS oid FROM __damaged) d ON d.oid = o.oid;
+DROP TABLE __objects;
+DROP TABLE __damaged;
+DROP TABLE __files;
+DROP TABLE __types;`);
 }
 
 /** `__objects` rows from record headers: no bigint or object per row. */

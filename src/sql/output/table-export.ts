@@ -73,28 +73,24 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
   try {
     const { tables } = await engine.schema();
     const chosen = chooseTables(tables, options.table);
-    const objectsApart = options.format === 'parquet' && chosen.some((t) => t.name === '_objects');
+    // Every type table at once: one pass over the files, not one per table.
+    if (chosen.length > 1) await engine.fillAll();
     mkdirSync(partial);
-    // As Parquet, `_objects`, `_elements` and `_references` are written by passes of their own
-    // into databases in memory (built-tables.ts `copyApart`), which leave them unfilled, started
-    // beside the other tables' fills and copies: a pass is mostly this thread's work, a copy
-    // mostly DuckDB's threads'.
-    const objectRows = objectsApart ? engine.copyObjectsTableToParquet(join(partial, tableFileName('_objects', 'parquet'))) : undefined;
-    const links = options.format === 'parquet' ? chosen.filter((t) => LINK_TABLES.has(t.name)) : [];
-    const linkRows = links.length === 0 ? undefined : engine.copyLinkTablesToParquet(new Map(links.map((t) => [t.name, join(partial, tableFileName(t.name, 'parquet'))])));
-    // Awaited below (or, on a failure, before the directory is removed).
-    objectRows?.catch(() => undefined);
-    linkRows?.catch(() => undefined);
     const written = new Map<string, ManifestTable>();
     const entry = (table: SchemaTable, file: string, rows: number): void => {
       written.set(table.name, { name: table.name, alias: table.alias, kind: table.kind, typeIds: table.typeIds, file, rows, bytes: statSync(join(partial, file)).size, columns: table.columns });
       options.onTable?.(table.name, rows);
     };
+    // As Parquet, `_elements` and `_references` are written by a pass of their own that leaves
+    // them unfilled (sql-engine.ts `copyLinkTablesToParquet`), started beside the other tables'
+    // copies: the pass is mostly this thread's work, a copy mostly DuckDB's threads'.
+    const links = options.format === 'parquet' ? chosen.filter((t) => LINK_TABLES.has(t.name)) : [];
+    const linkRows = links.length === 0 ? undefined : engine.copyLinkTablesToParquet(new Map(links.map((t) => [t.name, join(partial, tableFileName(t.name, 'parquet'))])));
+    // Awaited below (or, on a failure, before the directory is removed).
+    linkRows?.catch(() => undefined);
     try {
-      // Every type table at once: one pass over the files, not one per table.
-      if (chosen.length > 1) await engine.fillAll(!objectsApart);
       for (const table of chosen) {
-        if (links.includes(table) || (objectsApart && table.name === '_objects')) continue;
+        if (links.includes(table)) continue;
         const file = tableFileName(table.name, options.format);
         const path = join(partial, file);
         const rows = Number((await engine.query(`SELECT count(*) FROM ${sqlName(table.name)}`, { limit: 1 })).rows[0]![0]);
@@ -102,20 +98,19 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
         else await writeText(engine, table.name, path, options.format, options.csvCells ?? 'safe');
         entry(table, file, rows);
       }
-      if (objectRows !== undefined) entry(chosen.find((t) => t.name === '_objects')!, tableFileName('_objects', 'parquet'), await objectRows);
       if (linkRows !== undefined) {
         const rows = await linkRows;
         for (const table of links) entry(table, tableFileName(table.name, 'parquet'), rows.get(table.name)!);
       }
     } catch (error) {
-      await Promise.allSettled([objectRows, linkRows]);
+      await linkRows?.catch(() => undefined);
       throw error;
     }
-    const objects = written.get('_objects')?.rows ?? Number((await engine.query('SELECT count(*) FROM _objects', { limit: 1 })).rows[0]![0]);
+    const objects = Number((await engine.query('SELECT count(*) FROM _objects', { limit: 1 })).rows[0]![0]);
     const manifest: ExportManifest = { format: options.format, storage: options.storage.directory, objects, writtenAt: new Date().toISOString(), tables: chosen.map((t) => written.get(t.name)!) };
     writeFileSync(join(partial, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     renameSync(partial, out);
-    // Every table filled but those written apart: kept for the next export or statement.
+    // Every table filled: kept whole for the next export or statement.
     await engine.settle();
     return manifest;
   } catch (error) {
