@@ -1,7 +1,8 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dataFileBytes } from '../helpers/data-files.js';
 import { convertStorage } from '../../src/convert/convert-storage.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
 
@@ -21,24 +22,14 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-function dataFiles(dir: string): Map<string, Buffer> {
-  const files = new Map<string, Buffer>();
-  for (const channel of readdirSync(dir).filter((n) => n.startsWith('channel_')).sort()) {
-    for (const name of readdirSync(join(dir, channel)).sort()) {
-      if (name.endsWith('.dat')) files.set(`${channel}/${name}`, readFileSync(join(dir, channel, name)));
-    }
-  }
-  return files;
-}
-
 describe('convert writing behind', () => {
   it('writes the data files, dictionary and report of the copy that writes each store first', async () => {
     // 1 KiB stores and files: the copy's batches fall due hundreds of times, also inside runs and at files' ends.
     const options = { channels: 4, fileSize: 1024 };
     const plain = await convertStorage(source, { ...options, out: join(work, 'plain'), writeBehind: false });
     const behind = await convertStorage(source, { ...options, out: join(work, 'behind'), writeBehind: true });
-    const expected = dataFiles(join(work, 'plain'));
-    const got = dataFiles(join(work, 'behind'));
+    const expected = dataFileBytes(join(work, 'plain'));
+    const got = dataFileBytes(join(work, 'behind'));
     expect(expected.size).toBeGreaterThan(100);
     expect([...got.keys()]).toEqual([...expected.keys()]);
     for (const [name, bytes] of expected) expect(got.get(name)!.equals(bytes), name).toBe(true);

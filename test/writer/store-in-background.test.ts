@@ -1,7 +1,8 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { dataFileBytes } from '../helpers/data-files.js';
 import { StorageWriter } from '../../src/writer/storage-writer.js';
 import { writerFamily } from '../../src/writer/writer-family.js';
 
@@ -42,22 +43,12 @@ async function write(background: boolean): Promise<{ dir: string; sizes: number[
   return { dir, sizes };
 }
 
-function dataFiles(dir: string): Map<string, Buffer> {
-  const files = new Map<string, Buffer>();
-  for (const channel of readdirSync(dir).filter((n) => n.startsWith('channel_')).sort()) {
-    for (const name of readdirSync(join(dir, channel)).sort()) {
-      if (name.endsWith('.dat')) files.set(`${channel}/${name}`, readFileSync(join(dir, channel, name)));
-    }
-  }
-  return files;
-}
-
 describe('storeInBackground', () => {
   it('writes the data files store writes, rolling files over at the same stores', async () => {
     const plain = await write(false);
     const background = await write(true);
-    const expected = dataFiles(plain.dir);
-    const got = dataFiles(background.dir);
+    const expected = dataFileBytes(plain.dir);
+    const got = dataFileBytes(background.dir);
     // Several files per channel: the rollover at 4 KiB is part of what is compared.
     expect([...expected.keys()].filter((k) => k.startsWith('channel_0/')).length).toBeGreaterThan(2);
     expect([...got.keys()]).toEqual([...expected.keys()]);
@@ -82,6 +73,6 @@ describe('storeInBackground', () => {
     expect(result.records).toBe(1);
     writer.store(other);
     writer.close();
-    expect(dataFiles(dir).get('channel_0/channel_0_1.dat')).toEqual(record(1000000000000000002n, 10, 2));
+    expect(dataFileBytes(dir).get('channel_0/channel_0_1.dat')).toEqual(record(1000000000000000002n, 10, 2));
   });
 });
