@@ -1,9 +1,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
-import { StorageRegistry } from '../../../src/registry/storage-registry.js';
-import { Storage } from '../../../src/storage/storage.js';
 import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
 
 /**
  * `/api/v1` as a data tool: search reports the owners of matching values with typed values and
@@ -24,8 +23,7 @@ interface SearchAnswer {
 }
 
 describe('/api/v1 as a data tool', () => {
-  let storage: Storage;
-  let registry: StorageRegistry;
+  let registered: RegisteredStorage;
   let app: ReturnType<typeof buildApp>;
   const get = async <T>(url: string): Promise<T> => {
     const response = await app.inject({ url });
@@ -34,17 +32,13 @@ describe('/api/v1 as a data tool', () => {
   };
 
   beforeAll(async () => {
-    storage = await Storage.open(GRAPH_STORAGE);
-    registry = new StorageRegistry();
-    registry.add('default', storage);
-    registry.startAll();
-    await registry.get()!.graph.ready();
-    app = buildApp(storage, { instance: 'microstream', api: registry });
+    registered = await registeredStorage(GRAPH_STORAGE);
+    await graphsBuilt(registered.registry);
+    app = buildApp(registered.storage, { instance: 'microstream', api: registered.registry });
   });
   afterAll(async () => {
     await app.close();
-    await registry.close();
-    await storage.close();
+    await registered.close();
   });
 
   it('finds the owner and member of a matching String, with a summary of the owner', async () => {
