@@ -4,10 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PATH_STEPS } from '../../../src/graph/queries/shortest-paths.js';
 import { buildApp } from '../../../src/http/app.js';
-import { StorageRegistry } from '../../../src/registry/storage-registry.js';
-import { Storage } from '../../../src/storage/storage.js';
 import { ModelStorage } from '../../graph/model-storage.js';
 import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
+import { graphsBuilt, registeredStorage } from '../../helpers/registered-storage.js';
 
 /**
  * Limits of `/api/v1` that no request gets past: every numeric parameter of every route (read off
@@ -19,18 +18,14 @@ import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
 const GRAPH_STORAGE = join(CONFORMANCE_DIR, 'storages', 'graph');
 
 async function served(directory: string) {
-  const storage = await Storage.open(directory);
-  const registry = new StorageRegistry();
-  registry.add('default', storage);
-  registry.startAll();
-  await registry.get(undefined)!.graph.ready();
-  const app = buildApp(storage, { instance: 'microstream', api: registry });
+  const registered = await registeredStorage(directory);
+  await graphsBuilt(registered.registry);
+  const app = buildApp(registered.storage, { instance: 'microstream', api: registered.registry });
   return {
     app,
     close: async () => {
       await app.close();
-      await registry.close();
-      await storage.close();
+      await registered.close();
     },
   };
 }

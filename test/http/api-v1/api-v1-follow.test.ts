@@ -3,10 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
-import { StorageRegistry } from '../../../src/registry/storage-registry.js';
 import { StorageFollower } from '../../../src/storage/follow/follow.js';
-import { Storage } from '../../../src/storage/storage.js';
 import { ModelStorage, writeModelStorage } from '../../graph/model-storage.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
 
 /**
  * The API of a followed storage: commits written while it is served change referrers, paths,
@@ -17,8 +16,7 @@ describe('/api/v1 while following commits', () => {
   let dir: string;
   let model: ModelStorage;
   let ids: Record<string, bigint>;
-  let storage: Storage;
-  let registry: StorageRegistry;
+  let registered: RegisteredStorage;
   let follower: StorageFollower;
   let app: ReturnType<typeof buildApp>;
 
@@ -26,19 +24,15 @@ describe('/api/v1 while following commits', () => {
     base = mkdtempSync(join(tmpdir(), 'api-follow-'));
     dir = join(base, 'storage');
     ({ model, ids } = writeModelStorage(dir));
-    storage = await Storage.open(dir);
-    registry = new StorageRegistry();
-    registry.add('default', storage);
-    follower = new StorageFollower(storage, { pollIntervalMs: 1_000_000 });
-    app = buildApp(storage, { instance: 'microstream', api: registry });
-    registry.startAll();
-    await registry.get()!.graph.ready();
+    registered = await registeredStorage(dir);
+    follower = new StorageFollower(registered.storage, { pollIntervalMs: 1_000_000 });
+    app = buildApp(registered.storage, { instance: 'microstream', api: registered.registry });
+    await graphsBuilt(registered.registry);
   });
   afterAll(async () => {
     await follower.stop();
     await app.close();
-    await registry.close();
-    await storage.close();
+    await registered.close();
     rmSync(base, { recursive: true, force: true });
   });
 

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
-import { StorageRegistry } from '../../../src/registry/storage-registry.js';
-import { Storage } from '../../../src/storage/storage.js';
 import { GIGAMAP_STORAGE } from '../../gigamap/gigamap-corpus.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
 
 /**
  * `/api/v1/types` marks a GigaMap's machinery apart from the user's entities, on the storage
@@ -13,22 +12,17 @@ import { GIGAMAP_STORAGE } from '../../gigamap/gigamap-corpus.js';
 const PACKAGE = 'org.eclipse.store.gigamap.types.';
 const LAZY = 'org.eclipse.serializer.reference.Lazy$Default';
 
-let storage: Storage;
-let registry: StorageRegistry;
+let registered: RegisteredStorage;
 let app: ReturnType<typeof buildApp>;
 
 beforeAll(async () => {
-  storage = await Storage.open(GIGAMAP_STORAGE);
-  registry = new StorageRegistry();
-  registry.add('gigamap', storage);
-  app = buildApp(storage, { instance: 'store-data', api: registry, sql: {} });
-  registry.startAll();
-  await registry.get('gigamap')!.graph.ready();
+  registered = await registeredStorage(GIGAMAP_STORAGE, 'gigamap');
+  app = buildApp(registered.storage, { instance: 'store-data', api: registered.registry, sql: {} });
+  await graphsBuilt(registered.registry);
 });
 afterAll(async () => {
   await app.close();
-  await registry.close();
-  await storage.close();
+  await registered.close();
 });
 
 interface TypeRow {

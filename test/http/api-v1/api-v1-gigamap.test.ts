@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
-import { StorageRegistry } from '../../../src/registry/storage-registry.js';
 import { readGigaMap } from '../../../src/gigamap/gigamap-structure.js';
 import { BITMAP_LEVEL2 } from '../../../src/gigamap/gigamap-type-names.js';
 import { bytesMember, readRecord } from '../../../src/gigamap/record-fields.js';
-import { Storage } from '../../../src/storage/storage.js';
 import { damagedCopy, long, placeOf, removeCopies } from '../../gigamap/damaged-copy.js';
 import { expectedKeys, GIGAMAP_STORAGE, loadApiDump } from '../../gigamap/gigamap-corpus.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
 
 /**
  * The GigaMap routes of /api/v1 on the storage EclipseStore 4.1.0 wrote, against what its own
@@ -18,22 +17,17 @@ const dump = loadApiDump();
 const persons = dump.find((m) => m.label === 'persons')!;
 const tags = dump.find((m) => m.label === 'tags')!;
 
-let storage: Storage;
-let registry: StorageRegistry;
+let registered: RegisteredStorage;
 let app: ReturnType<typeof buildApp>;
 
 beforeAll(async () => {
-  storage = await Storage.open(GIGAMAP_STORAGE);
-  registry = new StorageRegistry();
-  registry.add('gigamap', storage);
-  app = buildApp(storage, { instance: 'store-data', api: registry });
-  registry.startAll();
-  await registry.get('gigamap')!.graph.ready();
+  registered = await registeredStorage(GIGAMAP_STORAGE, 'gigamap');
+  app = buildApp(registered.storage, { instance: 'store-data', api: registered.registry });
+  await graphsBuilt(registered.registry);
 });
 afterAll(async () => {
   await app.close();
-  await registry.close();
-  await storage.close();
+  await registered.close();
 });
 
 async function get(url: string) {
@@ -152,12 +146,9 @@ describe('an unreadable GigaMap', () => {
       }
       throw new Error(`no bitmap segment in the GigaMap ${map.objectId}`);
     });
-    const damaged = await Storage.open(dir);
-    const damagedRegistry = new StorageRegistry();
-    damagedRegistry.add('damaged', damaged);
-    damagedRegistry.startAll();
-    await damagedRegistry.get('damaged')!.graph.ready();
-    const damagedApp = buildApp(damaged, { instance: 'store-data', api: damagedRegistry });
+    const damaged = await registeredStorage(dir, 'damaged');
+    await graphsBuilt(damaged.registry);
+    const damagedApp = buildApp(damaged.storage, { instance: 'store-data', api: damaged.registry });
     const answer = async (url: string) => {
       const response = await damagedApp.inject({ url });
       expect(response.statusCode, `${url}: ${response.body.slice(0, 300)}`).toBe(200);
@@ -186,7 +177,6 @@ describe('an unreadable GigaMap', () => {
       expect((await answer(`/api/v1/objects/${tags.objectId}/gigamap`)).damaged).toBe(false);
     } finally {
       await damagedApp.close();
-      await damagedRegistry.close();
       await damaged.close();
     }
   });
@@ -194,12 +184,9 @@ describe('an unreadable GigaMap', () => {
   it('still shows its raw members in the object view, with the problem; the GigaMap routes answer 500 naming it', async () => {
     // The level3 reference points at a Person: the segments cannot be walked.
     const dir = await damagedCopy(async (s) => [{ ...(await placeOf(s, BigInt(persons.objectId), 'level3')), bytes: long(BigInt(persons.entities[0]!.objectId)) }]);
-    const damaged = await Storage.open(dir);
-    const damagedRegistry = new StorageRegistry();
-    damagedRegistry.add('damaged', damaged);
-    damagedRegistry.startAll();
-    await damagedRegistry.get('damaged')!.graph.ready();
-    const damagedApp = buildApp(damaged, { instance: 'store-data', api: damagedRegistry });
+    const damaged = await registeredStorage(dir, 'damaged');
+    await graphsBuilt(damaged.registry);
+    const damagedApp = buildApp(damaged.storage, { instance: 'store-data', api: damaged.registry });
     try {
       const view = await damagedApp.inject({ url: `/api/v1/objects/${persons.objectId}` });
       expect(view.statusCode).toBe(200);
@@ -214,7 +201,6 @@ describe('an unreadable GigaMap', () => {
       expect((await damagedApp.inject({ url: `/api/v1/objects/${tags.objectId}/gigamap` })).statusCode).toBe(200);
     } finally {
       await damagedApp.close();
-      await damagedRegistry.close();
       await damaged.close();
     }
   });
