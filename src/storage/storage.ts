@@ -1,25 +1,26 @@
-import { FormatError, StorageError } from '../errors.js';
-import { RECORD_HEADER_SIZE } from '../format/entity-record.js';
-import { channelOf, classifyId } from '../format/ids.js';
+import { StorageError } from '../errors.js';
 import { detectFamily, MICROSTREAM, type StorageFamily } from '../format/storage-family.js';
 import { parseTypeDictionary, type TypeDictionary } from '../format/type-dictionary.js';
 import type { LogAggregate } from '../format/transaction-log.js';
-import { IndexWorkerPool, indexWorkerCount } from './index/index-workers.js';
+import type { IndexWorkerPool } from './index/index-workers.js';
 import { indexInitially } from './initial-index.js';
 import { ConsistencyGate } from './consistency-gate.js';
 import { DirectorySource } from './source/directory-source.js';
 import { readStorageLock, type StorageLockInfo } from './source/storage-lock.js';
 import { readChannelLogs, type ChannelLogReader } from './log-reader.js';
-import { joinId } from './index/object-id-halves.js';
 import { DEFAULT_RECORD_CACHE_BYTES, RecordCache, type RecordCacheStats } from './record-cache.js';
+import { readLatestRecord } from './entity-read.js';
+import { startIndexWorkers } from './index-threads-for-open.js';
+import { applyJob, removeFile, type RecordSink } from './record-application.js';
+import { damagedFiles, StorageWarnings } from './storage-warnings.js';
 import type { ScanProblem } from './records/record-scan.js';
-import { fileStateFor, planScans, removedFiles, scanJobs } from './scan-jobs.js';
+import { planScans, removedFiles, scanJobs } from './scan-jobs.js';
 import { readDictionaryFile } from './dictionary-file.js';
 import { findRoots } from './find-roots.js';
 import type { SourceReader, StorageSource } from './source/source.js';
 import type { SeenProblem } from './follow-problems.js';
 import { NotAStorageError, scanStorageLayout, type StorageLayout } from './source/storage-dir.js';
-import { resolveValidLengths, type ValidStorage } from './valid-lengths.js';
+import { resolveValidLengths } from './valid-lengths.js';
 import {
   ChangeCollector,
   ChannelState,
@@ -27,8 +28,6 @@ import {
   needsRebuild,
   splitTypeId,
   type FileState,
-  type ScanJob,
-  type SplitId,
 } from './channel-state.js';
 import {
   DEFAULT_MAX_DICTIONARY_BYTES,
@@ -66,13 +65,14 @@ export class Storage {
   rootObjectId = 0n;
   /** The roots entity (`PersistenceRoots`), 0 when there is none: where reachability starts. */
   rootsObjectId = 0n;
+  private readonly told = new StorageWarnings();
   /** Problems tolerated so far (damaged records, files Java would refuse), for the operator. */
-  readonly warnings: string[] = [];
+  readonly warnings: string[] = this.told.warnings;
   /**
    * Data files found shorter than their log commits so far (each also in `warnings`): what lost
    * its tail, as data for those who tell answers the lost part may contradict.
    */
-  readonly shortFiles: ShortFile[] = [];
+  readonly shortFiles: ShortFile[] = this.told.shortFiles;
   /** Incremented whenever the visible state changes. */
   generation = 0;
   /** Timestamp of the last complete commit (epoch nanoseconds, as in the logs); 0 when unknown. */
@@ -87,7 +87,6 @@ export class Storage {
   private reads: SourceReader | undefined;
   private status: 'open' | 'closed' = 'open';
   private refreshing: Promise<RefreshResult> | undefined;
-  private readonly seenWarnings = new Set<string>();
   private readonly changeListeners: StorageChangeListener[] = [];
   /** Data files shorter than their committed bytes, as of the latest refresh. */
   private truncations: readonly SeenProblem[] = [];
@@ -149,18 +148,7 @@ export class Storage {
    * where the walk of a file stopped. A follower reports these when they appear and clear.
    */
   get conditions(): readonly SeenProblem[] {
-    const damaged: SeenProblem[] = [];
-    for (const channel of this.channelStates) {
-      for (const file of channel.files) {
-        if (file.problem === undefined) continue;
-        damaged.push({
-          key: `FORMAT_BAD_RECORD:${file.path}`,
-          code: 'FORMAT_BAD_RECORD',
-          message: `${file.path}: offset ${file.problem.offset}: ${file.problem.message}; the rest of this file is not indexed`,
-        });
-      }
-    }
-    return [...this.truncations, ...damaged];
+    return [...this.truncations, ...damagedFiles(this.channelStates)];
   }
 
   /** Runs a request against one consistent state (no update is applied while it runs). */
@@ -187,36 +175,9 @@ export class Storage {
    * The latest record of an object, or undefined when the id is not an entity of this storage.
    * Like Java, only the channel `id & (channels - 1)` is asked.
    */
-  async readEntity(objectId: bigint): Promise<StoredEntity | undefined> {
+  readEntity(objectId: bigint): Promise<StoredEntity | undefined> {
     if (this.status !== 'open') throw new StorageError('STORAGE_NOT_OPEN', 'the storage is closed');
-    const kind = classifyId(objectId);
-    if (kind === 'null' || kind === 'undefined') return undefined;
-    const channel = this.channelStates[channelOf(objectId, this.channelStates.length)];
-    const location = channel?.objects.get(objectId);
-    if (channel === undefined || location === undefined) return undefined;
-    const file = channel.slots[location.fileSlot];
-    if (file === undefined || file.removed) return undefined;
-    const records = this.records;
-    const cached = records?.get(channel.index, location.fileSlot, location.offset, location.length);
-    // A cache emptied while the file is read (an index rebuilt meanwhile) does not take the record.
-    const clears = records?.clears;
-    const bytes = cached ?? (await this.source.read(file.path, location.offset, location.length, file.totalLength));
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    // The length as two 32-bit halves: no bigint made for it on every read.
-    if (view.getUint32(0, true) !== location.length || view.getUint32(4, true) !== 0 || view.getBigInt64(16, true) !== objectId) {
-      throw new FormatError('FORMAT_BAD_RECORD', `record of object ${objectId} changed since it was indexed`, {
-        file: file.path,
-        offset: location.offset,
-      });
-    }
-    if (cached === undefined && records !== undefined && records.clears === clears) records.put(channel.index, location.fileSlot, location.offset, bytes);
-    return {
-      objectId,
-      typeId: view.getBigInt64(8, true),
-      content: bytes.subarray(RECORD_HEADER_SIZE),
-      file: file.path,
-      offset: location.offset,
-    };
+    return readLatestRecord(this.channelStates, this.records, this.source, objectId);
   }
 
   /**
@@ -261,20 +222,7 @@ export class Storage {
   }
 
   private warn(message: string): void {
-    if (this.seenWarnings.has(message)) return;
-    this.seenWarnings.add(message);
-    this.warnings.push(message);
-  }
-
-  /** Like `warn`, each once: the files `resolveValidLengths` warned about as shorter than committed. */
-  private noteShortFiles(valid: ValidStorage): void {
-    for (const channel of valid.channels) {
-      for (const file of channel.files) {
-        if (file.committedLength === undefined || file.size >= file.committedLength) continue;
-        if (this.shortFiles.some((s) => s.path === file.path && s.onDisk === file.size && s.committed === file.committedLength)) continue;
-        this.shortFiles.push({ path: file.path, onDisk: file.size, committed: file.committedLength });
-      }
-    }
+    this.told.warn(message);
   }
 
   /** One refresh, reading one snapshot of the source. */
@@ -308,7 +256,7 @@ export class Storage {
     }
     for (const w of layout.warnings) this.warn(w);
     // Worker threads start loading while the logs and the dictionary are read (index-workers.ts).
-    const workers = initial ? this.startIndexWorkers(layout, options) : undefined;
+    const workers = initial ? startIndexWorkers(this.reader, layout, options) : undefined;
     let done = false;
     try {
       const result = await this.updateFrom(layout, initial, options, workers?.pool);
@@ -317,25 +265,6 @@ export class Storage {
     } finally {
       workers?.release(done);
     }
-  }
-
-  /**
-   * Worker threads for the first load of a directory storage (they read files by path, so only
-   * for a directory read as it is), when it is large enough or the caller asks for them: borrowed
-   * (`OpenOptions.indexWorkers`) when they can be, else a pool of its own, ended after the load.
-   */
-  private startIndexWorkers(layout: StorageLayout, options: OpenOptions): { pool: IndexWorkerPool; release: (usable: boolean) => void } | undefined {
-    if (!(this.reader instanceof DirectorySource)) return undefined;
-    const filled = layout.channels.filter((c) => c.dataFiles.length > 0);
-    const bytes = filled.reduce((n, c) => c.dataFiles.reduce((m, f) => m + f.size, n), 0);
-    const threads = indexWorkerCount(options.indexThreads, filled.length, bytes);
-    if (threads <= 0) return undefined;
-    const lent = options.indexWorkers?.lend(threads);
-    if (lent !== undefined) return lent;
-    const pool = new IndexWorkerPool(threads);
-    // Not awaited: tearing the threads down (their heaps freed) took 5–10 ms at 10M entities,
-    // and nothing here waits for it. `close` never rejects (index-workers.ts).
-    return { pool, release: () => void pool.close() };
   }
 
   private async updateFrom(layout: StorageLayout, initial: boolean, options: OpenOptions, workers: IndexWorkerPool | undefined): Promise<RefreshResult> {
@@ -350,7 +279,7 @@ export class Storage {
         ? await this.committedLengths(layout, this.reader)
         : resolveValidLengths(layout, await this.readLogs(layout));
     for (const w of valid.warnings) this.warn(w);
-    this.noteShortFiles(valid);
+    this.told.noteShortFiles(valid);
     const truncations = findTruncations(valid.channels.map((c) => c.files), this.channelStates);
     // Records cut off on disk are not answered from memory either (reading them fails, as before):
     // the cache is emptied when a file is found cut (again), not on every look while it stays so.
@@ -383,7 +312,12 @@ export class Storage {
         this.dictionaryStamp = dictionary.stamp;
       }
       // Records first: housekeeping copies live records to the head file before deleting a file.
-      for (const job of jobs) this.applyJob(job, rootsTypeId);
+      const sink: RecordSink = {
+        changes: this.changes,
+        rootsCandidate: (id) => this.rootsCandidates.add(id),
+        noteScanProblem: (file, problem) => this.noteScanProblem(file, problem),
+      };
+      for (const job of jobs) applyJob(job, rootsTypeId, sink);
       for (const file of removed) this.removeFile(targets[file.channel]!, file);
       if (rebuild) {
         for (const channel of targets) channel.objects.compact();
@@ -443,51 +377,6 @@ export class Storage {
     return aggregates;
   }
 
-  private applyJob(job: ScanJob, rootsTypeId: SplitId): void {
-    if (job.count < 0) return; // indexed while scanning
-    const fileState = fileStateFor(job);
-    const records = job.records;
-    for (let i = 0; i < job.count; i++) {
-      const b = i * 6;
-      this.indexRecord(
-        job.channel,
-        fileState,
-        records[b] as number,
-        records[b + 1] as number,
-        records[b + 2] as number,
-        records[b + 3] as number,
-        records[b + 4] as number,
-        records[b + 5] as number,
-        rootsTypeId,
-      );
-    }
-    fileState.totalLength = job.to;
-    fileState.metaLength += job.metaBytes;
-    this.noteScanProblem(fileState, job.problem);
-    job.count = -1;
-  }
-
-  private indexRecord(
-    channel: ChannelState,
-    file: FileState,
-    offset: number,
-    length: number,
-    tidLow: number,
-    tidHigh: number,
-    idLow: number,
-    idHigh: number,
-    rootsType: SplitId,
-  ): void {
-    const previous = channel.objects.set(idLow, idHigh, file.slot, offset, length);
-    if (previous >= 0) {
-      const old = channel.slots[previous];
-      if (old !== undefined) old.liveLength -= channel.objects.replacedLength;
-    }
-    this.changes?.stored(idLow, idHigh, channel.index, file.slot, offset, previous, channel.objects.replacedOffset);
-    file.liveLength += length;
-    if (tidLow === rootsType.low && tidHigh === rootsType.high) this.rootsCandidates.add(joinId(idLow, idHigh));
-  }
-
   private noteScanProblem(file: FileState, problem: ScanProblem | undefined): void {
     if (problem === undefined) return;
     file.problem = problem;
@@ -495,16 +384,8 @@ export class Storage {
   }
 
   private removeFile(channel: ChannelState, file: FileState): void {
-    file.removed = true;
-    if (file.liveLength > 0) {
-      // Objects whose latest record was in a deleted file were not copied elsewhere first.
-      const changes = this.changes;
-      const lost = channel.objects.removeWhere(
-        (slot) => slot === file.slot,
-        changes === undefined ? undefined : (low, high) => changes.lost(low, high),
-      );
-      this.warn(`${file.path} was deleted while ${lost} objects had their latest record in it; they are gone`);
-    }
+    const lost = removeFile(channel, file, this.changes);
+    if (lost !== undefined) this.warn(`${file.path} was deleted while ${lost} objects had their latest record in it; they are gone`);
     this.source.forget(file.path);
   }
 }
