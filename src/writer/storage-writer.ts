@@ -1,16 +1,12 @@
 import type { ChunkAlgorithm } from '../format/chunk-checksums.js';
-import { chunkRecord, fileHeaderRecord, ZERO_CHAIN_ROOT } from './chunk-records.js';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, write, writeFileSync, writeSync } from 'node:fs';
-import { promisify } from 'node:util';
 import { StorageError } from '../errors.js';
 import { detectFamily, type FamilyName } from '../format/storage-family.js';
 import { createTypeDictionary, type TypeEntry } from '../format/type-dictionary.js';
 import { builtinObjects, FIRST_OBJECT_ID } from './builtins.js';
-import { makeDirectories } from './make-directories.js';
 import type { FieldValue } from './entity-encoder.js';
 import { readExistingStorage, type ReadExistingOptions } from './existing-storage.js';
-import { creationEntry, storeEntry } from './log-entries.js';
-import { channelDirectory, dataFilePath, dictionaryPath, logFilePath } from './paths.js';
+import { prepareNewDirectory } from './new-storage-directory.js';
+import { planStoreWrites } from './plan-store-writes.js';
 import {
   enumRootIdentifier,
   OBJECT_ARRAY_TYPE_NAME,
@@ -21,9 +17,11 @@ import {
 } from './roots-registry.js';
 import { StoreBuilder } from './store-builder.js';
 import { StoreClock } from './store-clock.js';
+import { StoreFiles } from './store-files.js';
 import type { ChannelHead, PlannedWrite, StoreCut, StorePlan } from './store-plan.js';
 import { WriterDictionary } from './writer-dictionary.js';
 import { writerFamily, type WriterFamily } from './writer-family.js';
+import { freshChannels, type WriterState } from './writer-state.js';
 
 /**
  * Writes MicroStream 4.1 (or EclipseStore 4.1, `family`) storages the way Java does
@@ -64,24 +62,11 @@ export interface StoreResult {
   readonly complete: boolean;
 }
 
-interface WriterState {
-  family: WriterFamily;
-  dictionary: WriterDictionary;
-  writtenDictionaryRevision: number;
-  channels: ChannelHead[];
-  nextObjectId: bigint;
-  /** Undefined for a writer that only copies records (`createForRecords`): roots come with them. */
-  roots: RootsRegistry | undefined;
-  rootReferenceId: bigint;
-  rootObjectId: bigint;
-  enumConstants: Map<bigint, readonly bigint[]>;
-}
-
 export class StorageWriter {
   private readonly clock: StoreClock;
   private readonly fileMaximumSize: number;
   private readonly checksums: ChunkAlgorithm | undefined;
-  private readonly handles = new Map<string, number>();
+  private readonly files: StoreFiles;
   private rootReferenceDirty = false;
   private rootsDirty = false;
   private broken: string | undefined;
@@ -103,6 +88,7 @@ export class StorageWriter {
     if (checksums !== 'none' && checksums !== 'crc32c' && checksums !== 'sha256') throw new RangeError(`unknown chunk checksum algorithm ${String(checksums)}`);
     this.checksums = checksums === 'none' ? undefined : checksums;
     this.clock = new StoreClock(options.now, latestTimestamp);
+    this.files = new StoreFiles(directory);
   }
 
   /**
@@ -119,7 +105,7 @@ export class StorageWriter {
       family,
       dictionary,
       writtenDictionaryRevision: -1,
-      channels: Array.from({ length: channelCount }, () => ({ headNumber: 0n, headLength: 0, logLength: 0 })),
+      channels: freshChannels(channelCount),
       nextObjectId: builtins.nextObjectId,
       roots: builtins.roots,
       rootReferenceId: builtins.rootReferenceId,
@@ -147,7 +133,7 @@ export class StorageWriter {
       family: writerFamily(detectFamily(createTypeDictionary(dictionary.entries)).name),
       dictionary,
       writtenDictionaryRevision: -1,
-      channels: Array.from({ length: channelCount }, () => ({ headNumber: 0n, headLength: 0, logLength: 0 })),
+      channels: freshChannels(channelCount),
       nextObjectId: FIRST_OBJECT_ID,
       roots: undefined,
       rootReferenceId: 0n,
@@ -318,46 +304,18 @@ export class StorageWriter {
     }
     builder.sealed = true;
 
-    const timestamp = this.clock.next();
-    const writes: PlannedWrite[] = [];
-    if (dictionary.revision !== this.state.writtenDictionaryRevision) {
-      writes.push({ kind: 'dictionary', channel: -1, path: dictionaryPath(this.directory), position: 0, bytes: Buffer.from(dictionary.text(), 'utf8') });
-    }
-    const after = this.state.channels.map((c) => ({ ...c }));
-    let createdFiles = 0;
-    after.forEach((channel, c) => {
-      if (channel.headNumber !== 0n && channel.headLength < this.fileMaximumSize) return;
-      const headNumber = channel.headNumber + 1n;
-      // With checksums a new file starts with its header, and the log names the file with it.
-      const header = this.checksums === undefined ? undefined : fileHeaderRecord(this.checksums, channel.chainTip ?? ZERO_CHAIN_ROOT);
-      const entry = creationEntry(this.clock.next(), header?.length ?? 0, headNumber);
-      writes.push({ kind: 'log', channel: c, path: logFilePath(this.directory, c), position: channel.logLength, bytes: entry });
-      writes.push({ kind: 'create', channel: c, path: dataFilePath(this.directory, c, headNumber), position: 0, bytes: new Uint8Array(0) });
-      if (header !== undefined) writes.push({ kind: 'data', channel: c, path: dataFilePath(this.directory, c, headNumber), position: 0, bytes: header });
-      after[c] = { ...channel, headNumber, headLength: header?.length ?? 0, logLength: channel.logLength + entry.length };
-      createdFiles++;
-    });
-    let dataBytes = 0;
-    after.forEach((channel, c) => {
-      const records = builder.sinks[c]!.bytes();
-      if (records.length === 0) return;
-      let bytes = records;
-      let chainTip = channel.chainTip;
-      if (this.checksums !== undefined) {
-        const chunk = chunkRecord(this.checksums, channel.headLength, records, channel.chainTip ?? ZERO_CHAIN_ROOT);
-        bytes = Buffer.concat([records, chunk.record]);
-        chainTip = chunk.tip;
-      }
-      writes.push({ kind: 'data', channel: c, path: dataFilePath(this.directory, c, channel.headNumber), position: channel.headLength, bytes });
-      after[c] = { ...channel, headLength: channel.headLength + bytes.length, ...(chainTip === undefined ? {} : { chainTip }) };
-      dataBytes += records.length;
-    });
-    after.forEach((channel, c) => {
-      const entry = storeEntry(timestamp, channel.headLength);
-      writes.push({ kind: 'log', channel: c, path: logFilePath(this.directory, c), position: channel.logLength, bytes: entry });
-      after[c] = { ...channel, logLength: channel.logLength + entry.length };
-    });
-    return { timestamp, writes, records: builder.records, dataBytes, createdFiles, channelsAfter: after, dictionaryRevision: dictionary.revision };
+    return planStoreWrites(
+      {
+        directory: this.directory,
+        fileMaximumSize: this.fileMaximumSize,
+        checksums: this.checksums,
+        clock: this.clock,
+        dictionary,
+        writtenDictionaryRevision: this.state.writtenDictionaryRevision,
+        channels: this.state.channels,
+      },
+      builder,
+    );
   }
 
   /**
@@ -398,9 +356,7 @@ export class StorageWriter {
     try {
       for (const planned of plan.writes) {
         if (planned.kind === 'data') {
-          const fd = this.handle(planned.path);
-          let done = 0;
-          while (done < planned.bytes.length) done += (await writeAt(fd, planned.bytes, done, planned.bytes.length - done, planned.position + done)).bytesWritten;
+          await this.files.performInBackground(planned);
         } else {
           this.perform(planned, planned.bytes.length);
         }
@@ -419,45 +375,11 @@ export class StorageWriter {
   }
 
   private perform(write: PlannedWrite, length: number): void {
-    switch (write.kind) {
-      case 'dictionary':
-        writeFileSync(write.path, write.bytes.subarray(0, length));
-        return;
-      case 'create': {
-        closeSync(openSync(write.path, 'wx'));
-        // The previous head file of the channel is complete now.
-        const previous = dataFilePath(this.directory, write.channel, this.state.channels[write.channel]!.headNumber);
-        this.release(previous);
-        return;
-      }
-      default: {
-        const fd = this.handle(write.path);
-        let done = 0;
-        while (done < length) done += writeSync(fd, write.bytes, done, length - done, write.position + done);
-      }
-    }
-  }
-
-  private handle(path: string): number {
-    let fd = this.handles.get(path);
-    if (fd === undefined) {
-      fd = openSync(path, 'r+');
-      this.handles.set(path, fd);
-    }
-    return fd;
-  }
-
-  private release(path: string): void {
-    const fd = this.handles.get(path);
-    if (fd !== undefined) {
-      closeSync(fd);
-      this.handles.delete(path);
-    }
+    this.files.perform(write, length, (channel) => this.state.channels[channel]!.headNumber);
   }
 
   private releaseHandles(): void {
-    for (const fd of this.handles.values()) closeSync(fd);
-    this.handles.clear();
+    this.files.releaseAll();
   }
 
   private requireRoots(): RootsRegistry {
@@ -471,25 +393,5 @@ export class StorageWriter {
     if (this.broken !== undefined) throw new Error(`the storage writer is unusable: ${this.broken}`);
   }
 }
-
-/** Makes a missing or empty directory a storage directory: channel directories and empty logs. */
-function prepareNewDirectory(directory: string, channelCount: number): number {
-  if (!Number.isInteger(channelCount) || channelCount < 1 || channelCount > 1024 || (channelCount & (channelCount - 1)) !== 0) {
-    throw new RangeError(`channel count ${channelCount} is not a power of two between 1 and 1024`);
-  }
-  if (existsSync(directory) && readdirSync(directory).length > 0) {
-    throw new StorageError('STORAGE_IO', `${directory} exists and is not empty`);
-  }
-  // Level by level: a recursive mkdir never returns where the system answers ENOENT (/proc).
-  makeDirectories(directory);
-  for (let c = 0; c < channelCount; c++) {
-    mkdirSync(channelDirectory(directory, c));
-    writeFileSync(logFilePath(directory, c), new Uint8Array(0));
-  }
-  return channelCount;
-}
-
-/** `writeSync`'s positioned write, in the thread pool. */
-const writeAt = promisify(write);
 
 export { FIRST_OBJECT_ID };
