@@ -30,7 +30,8 @@ export async function registeredStorage(directory: string, name = 'default', ser
 
 /**
  * Several storages, each opened once and registered under its key in order (the first is the
- * default); `served` says how the Java-compatible routes serve each (none: only /api/v1 does).
+ * default; keys that read as array indices, '0' or '12', would come first in a JS object, so
+ * names are words); `served` says how the Java-compatible routes serve each (none: only /api/v1 does).
  */
 export async function registeredStorages(
   directories: Readonly<Record<string, string>>,

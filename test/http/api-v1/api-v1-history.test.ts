@@ -1,12 +1,11 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
-import { StorageRegistry } from '../../../src/registry/storage-registry.js';
 import { CommitHistory } from '../../../src/storage/history/commit-history.js';
 import { scanStorageDirectory } from '../../../src/storage/source/storage-dir.js';
-import { Storage } from '../../../src/storage/storage.js';
 import { expectedBody } from '../../helpers/conformance.js';
 import { loadStateCases, SEQUENCE_DIR } from '../../helpers/follow-sequence.js';
+import { graphsBuilt, registeredStorages, type RegisteredStorages } from '../../helpers/registered-storage.js';
 
 /**
  * The history routes on SEQ1, a storage a running Java application wrote (commit 2 made S0, 3-6
@@ -34,27 +33,18 @@ function javaDifference(from: string, to: string): { added: string[]; changed: s
   };
 }
 
-let registry: StorageRegistry;
-let storages: Storage[];
+let registered: RegisteredStorages;
 let app: ReturnType<typeof buildApp>;
 
 beforeAll(async () => {
-  registry = new StorageRegistry();
-  storages = [];
-  for (const [name, state] of [['s8', 'S8'], ['s4', 'S4'], ['s6', 'S6'], ['s10', 'S10']] as const) {
-    const storage = await Storage.open(dir(state));
-    storages.push(storage);
-    registry.add(name, storage);
-  }
-  app = buildApp(storages[0]!, { instance: 'microstream', api: registry });
-  registry.startAll();
-  for (const name of registry.names()) await registry.get(name)!.graph.ready();
+  registered = await registeredStorages({ s8: dir('S8'), s4: dir('S4'), s6: dir('S6'), s10: dir('S10') });
+  app = buildApp(registered.storages[0]!, { instance: 'microstream', api: registered.registry });
+  await graphsBuilt(registered.registry);
 });
 
 afterAll(async () => {
   await app.close();
-  await registry.close();
-  for (const s of storages) await s.close();
+  await registered.close();
 });
 
 interface CommitJson {

@@ -5,11 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { channelOf, resolveJdkConstant } from '../../../src/format/ids.js';
 import { parseTypeDictionary, type FieldDescriptor, type TypeDictionary } from '../../../src/format/type-dictionary.js';
 import { buildApp } from '../../../src/http/app.js';
-import { StorageRegistry } from '../../../src/registry/storage-registry.js';
-import { Storage } from '../../../src/storage/storage.js';
 import { generateStorage } from '../../../src/writer/generator/generate-storage.js';
 import { CORPORA } from '../../helpers/conformance.js';
 import { writeModelStorage } from '../../graph/model-storage.js';
+import { registeredStorage } from '../../helpers/registered-storage.js';
 
 /**
  * Our API against a graph computed independently from the Java-compatible answers: for every
@@ -100,9 +99,7 @@ function distancesFrom(graph: Independent): Map<bigint, number> {
 const counts = { storages: 0, objects: 0, referrerLists: 0, referrers: 0, paths: 0, missingIds: 0, garbage: 0 };
 
 async function checkStorage(directory: string): Promise<void> {
-  const storage = await Storage.open(directory);
-  const registry = new StorageRegistry();
-  const context = registry.add('default', storage);
+  const { storage, registry, context, close } = await registeredStorage(directory);
   const app = buildApp(storage, { instance: 'microstream', api: registry });
   try {
     await context.graph.ready();
@@ -175,8 +172,7 @@ async function checkStorage(directory: string): Promise<void> {
     counts.storages++;
   } finally {
     await app.close();
-    await registry.close();
-    await storage.close();
+    await close();
   }
 }
 

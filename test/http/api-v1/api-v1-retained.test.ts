@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphIndex } from '../../../src/graph/model/graph-index.js';
 import { buildApp } from '../../../src/http/app.js';
-import { StorageRegistry } from '../../../src/registry/storage-registry.js';
-import { Storage } from '../../../src/storage/storage.js';
+import type { Storage } from '../../../src/storage/storage.js';
 import { referenceDominators, type ReferenceDominators } from '../../graph/dominator-reference.js';
 import { writeModelStorage } from '../../graph/model-storage.js';
+import { registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
 
 /**
  * The retained sizes as a client sees them: `/objects/{oid}` with `retained` and the immediate
@@ -27,8 +27,8 @@ interface Retainer {
 
 describe('/api/v1 retained sizes', () => {
   let base: string;
+  let registered: RegisteredStorage;
   let storage: Storage;
-  let registry: StorageRegistry;
   let app: ReturnType<typeof buildApp>;
   let graph: GraphIndex;
   let want: ReferenceDominators;
@@ -39,9 +39,9 @@ describe('/api/v1 retained sizes', () => {
   beforeAll(async () => {
     base = mkdtempSync(join(tmpdir(), 'api-retained-'));
     Object.assign(ids, writeModelStorage(join(base, 'storage')).ids);
-    storage = await Storage.open(join(base, 'storage'));
-    registry = new StorageRegistry();
-    const context = registry.add('default', storage);
+    registered = await registeredStorage(join(base, 'storage'));
+    const { registry, context } = registered;
+    storage = registered.storage;
     app = buildApp(storage, { instance: 'microstream', api: registry });
     registry.startAll();
     graph = await context.graph.ready();
@@ -51,8 +51,7 @@ describe('/api/v1 retained sizes', () => {
 
   afterAll(async () => {
     await app.close();
-    await registry.close();
-    await storage.close();
+    await registered.close();
     rmSync(base, { recursive: true, force: true });
   });
 
@@ -142,9 +141,7 @@ describe('/api/v1 retained sizes before the dominator tree is there', () => {
   it('answer 503 with Retry-After and progress; /objects/{oid} goes without retained', async () => {
     const base = mkdtempSync(join(tmpdir(), 'api-retained-waiting-'));
     const ids = writeModelStorage(join(base, 'storage')).ids;
-    const storage = await Storage.open(join(base, 'storage'));
-    const registry = new StorageRegistry();
-    const context = registry.add('default', storage);
+    const { storage, registry, context, close } = await registeredStorage(join(base, 'storage'));
     const app = buildApp(storage, { instance: 'microstream', api: registry });
     try {
       registry.startAll();
@@ -166,8 +163,7 @@ describe('/api/v1 retained sizes before the dominator tree is there', () => {
       expect(info.graph.dominators.state).toBe('waiting');
     } finally {
       await app.close();
-      await registry.close();
-      await storage.close();
+      await close();
       rmSync(base, { recursive: true, force: true });
     }
   });

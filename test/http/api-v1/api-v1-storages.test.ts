@@ -1,15 +1,12 @@
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
-import { StorageRegistry } from '../../../src/registry/storage-registry.js';
-import { Storage } from '../../../src/storage/storage.js';
 import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
+import { registeredStorage } from '../../helpers/registered-storage.js';
 
 /** `/api/v1/storages` lists the storages served and those that could not be opened, with why. */
 it('lists served and failed storages with their instance paths', async () => {
-  const registry = new StorageRegistry();
-  const storage = await Storage.open(join(CONFORMANCE_DIR, 'storages', 'graph'));
-  registry.add('shop', storage, {}, { instance: 'microstream' });
+  const { storage, registry, close } = await registeredStorage(join(CONFORMANCE_DIR, 'storages', 'graph'), 'shop', { instance: 'microstream' });
   registry.addUnavailable({ name: 'bad', instance: 'microstream', reason: 'bad: no storage in this directory' });
   const app = buildApp(storage, { instance: 'microstream', api: registry });
   try {
@@ -25,7 +22,6 @@ it('lists served and failed storages with their instance paths', async () => {
     expect(Object.keys(document.paths)).toContain('/api/v1/storages');
   } finally {
     await app.close();
-    await registry.close();
-    await storage.close();
+    await close();
   }
 });
