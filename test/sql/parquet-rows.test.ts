@@ -1,0 +1,155 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parquetMetadata, parquetReadObjects } from 'hyparquet';
+import { ParquetRowWriter, type ParquetColumn } from '../../src/sql/tables/parquet-rows.js';
+import { memoryDuck } from './memory-duck.js';
+
+/**
+ * Our Parquet writer (`_elements` and `_references` of an export) read back by DuckDB, the reader
+ * that rewrites them, and by hyparquet, an independent one: exact values (negative ids, the
+ * largest and smallest 64-bit ids, NULLs, non-ASCII texts), column names and types, row groups.
+ */
+
+const memory = memoryDuck();
+let base: string;
+beforeAll(() => {
+  base = mkdtempSync(join(tmpdir(), 'parquet-rows-'));
+});
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+const COLUMNS: readonly ParquetColumn[] = [
+  { name: 'owner', type: 'int64', nullable: false },
+  { name: 'position', type: 'int64', nullable: true },
+  { name: 'code', type: 'int32', nullable: true },
+  { name: 'text', type: 'text', nullable: true },
+  { name: 'member', type: 'text', nullable: false },
+];
+
+async function rows(file: string): Promise<unknown[][]> {
+  const reader = await memory.connection.runAndReadAll(`SELECT * FROM read_parquet('${file}')`);
+  return reader.getRows() as unknown[][];
+}
+
+describe('ParquetRowWriter', () => {
+  it('writes values DuckDB reads back exactly, with its column names and types', async () => {
+    const file = join(base, 'values.parquet');
+    const writer = new ParquetRowWriter(file, COLUMNS);
+    const ids = [9223372036854775807n, -9223372036854775808n, -1n, 0n, 1000000000000000000n, 4294967296n, -4294967297n];
+    for (const [i, id] of ids.entries()) {
+      writer.appendBigInt(id);
+      if (i % 3 === 1) writer.appendNull();
+      else writer.appendBigIntNumber(i * 4294967296 + i);
+      if (i % 2 === 0) writer.appendInteger(-i * 1000);
+      else writer.appendNull();
+      if (i === 3) writer.appendNull();
+      else writer.appendVarchar(['plain', '', 'größer €', '😀 surrogates', 'nul\u0000inside', 'x'.repeat(300), "it's"][i]!);
+      writer.appendUtf8(new TextEncoder().encode(i === 2 ? 'ключ' : 'items'));
+      writer.endRow();
+    }
+    // Halves as the walk reads them: low and high words of -2 and of 2^63 - 1.
+    writer.appendBigIntHalves(-2, -1);
+    writer.appendBigIntHalves(-1, 0x7fffffff);
+    writer.appendNull();
+    writer.appendNull();
+    writer.appendUtf8(new Uint8Array());
+    writer.endRow();
+    expect(writer.closeSync()).toBe(8);
+
+    const described = await memory.connection.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${file}')`);
+    expect(described.getRows().map((r) => [r[0], r[1]])).toEqual([
+      ['owner', 'BIGINT'],
+      ['position', 'BIGINT'],
+      ['code', 'INTEGER'],
+      ['text', 'VARCHAR'],
+      ['member', 'VARCHAR'],
+    ]);
+    expect(await rows(file)).toEqual([
+      [9223372036854775807n, 0n, 0, 'plain', 'items'],
+      [-9223372036854775808n, null, null, '', 'items'],
+      [-1n, 2n * 4294967296n + 2n, -2000, 'größer €', 'ключ'],
+      [0n, 3n * 4294967296n + 3n, null, null, 'items'],
+      [1000000000000000000n, null, -4000, 'nul\u0000inside', 'items'],
+      [4294967296n, 5n * 4294967296n + 5n, null, 'x'.repeat(300), 'items'],
+      [-4294967297n, 6n * 4294967296n + 6n, -6000, "it's", 'items'],
+      [-2n, 9223372036854775807n, null, null, ''],
+    ]);
+    // An independent reader agrees.
+    const objects = await parquetReadObjects({ file: toArrayBuffer(readFileSync(file)) });
+    expect(objects.map((o) => o.owner)).toEqual([...ids, -2n]);
+    expect(objects.map((o) => o.text)).toEqual(['plain', '', 'größer €', null, 'nul\u0000inside', 'x'.repeat(300), "it's", null]);
+  });
+
+  it('writes many row groups, with NULLs in every position of a byte of definition levels', async () => {
+    const file = join(base, 'groups.parquet');
+    const writer = new ParquetRowWriter(file, COLUMNS, 1000);
+    const n = 10_007;
+    for (let i = 0; i < n; i++) {
+      writer.appendBigIntNumber(i);
+      if (i % 7 === 3) writer.appendNull();
+      else writer.appendBigInt(BigInt(-i) * 1_000_000_007n);
+      writer.appendInteger(i % 5 === 0 ? -i : i);
+      if (i % 3 === 0) writer.appendNull();
+      else writer.appendVarchar(`t${i}`);
+      writer.appendVarchar(i % 2 === 0 ? 'even' : 'odd');
+      writer.endRow();
+    }
+    expect(writer.closeSync()).toBe(n);
+    const metadata = parquetMetadata(toArrayBuffer(readFileSync(file)));
+    expect(metadata.row_groups.length).toBe(11);
+    expect(Number(metadata.num_rows)).toBe(n);
+    const reader = await memory.connection.runAndReadAll(`
+SELECT count(*), count(position), sum(owner), sum(position), sum(code), count(text), sum(length(text)),
+  count(*) FILTER (WHERE text = 't' || owner), count(*) FILTER (WHERE member = CASE WHEN owner % 2 = 0 THEN 'even' ELSE 'odd' END),
+  count(*) FILTER (WHERE (position IS NULL) = (owner % 7 = 3) AND (text IS NULL) = (owner % 3 = 0))
+FROM read_parquet('${file}')`);
+    const expected = { withPosition: 0, owners: 0n, positions: 0n, codes: 0n, texts: 0, textLength: 0 };
+    for (let i = 0; i < n; i++) {
+      expected.owners += BigInt(i);
+      if (i % 7 !== 3) {
+        expected.withPosition++;
+        expected.positions += BigInt(-i) * 1_000_000_007n;
+      }
+      expected.codes += BigInt(i % 5 === 0 ? -i : i);
+      if (i % 3 !== 0) {
+        expected.texts++;
+        expected.textLength += `t${i}`.length;
+      }
+    }
+    expect(reader.getRows()[0]!.map(String)).toEqual(
+      [n, expected.withPosition, expected.owners, expected.positions, expected.codes, expected.texts, expected.textLength, expected.texts, n, n].map(String),
+    );
+  });
+
+  it('writes an empty table DuckDB reads as one with the same columns', async () => {
+    const file = join(base, 'empty.parquet');
+    expect(new ParquetRowWriter(file, COLUMNS).closeSync()).toBe(0);
+    const reader = await memory.connection.runAndReadAll(`SELECT count(*) FROM read_parquet('${file}')`);
+    expect(reader.getRows()).toEqual([[0n]]);
+    const described = await memory.connection.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${file}')`);
+    expect(described.getRows().map((r) => r[0])).toEqual(COLUMNS.map((c) => c.name));
+  });
+
+  it('refuses a value of another type, a NULL where none is allowed, a short row, and an existing file', () => {
+    const file = join(base, 'refused.parquet');
+    const writer = new ParquetRowWriter(file, COLUMNS);
+    expect(() => writer.appendVarchar('not an id')).toThrow('column owner is int64, not text');
+    writer.abort();
+    const second = new ParquetRowWriter(join(base, 'refused-2.parquet'), COLUMNS);
+    expect(() => second.appendNull()).toThrow('column owner takes no NULL');
+    second.abort();
+    const third = new ParquetRowWriter(join(base, 'refused-3.parquet'), COLUMNS);
+    third.appendBigInt(1n);
+    expect(() => third.endRow()).toThrow('a row of 1 values for a table of 5 columns');
+    third.abort();
+    writeFileSync(join(base, 'there.parquet'), '');
+    expect(() => new ParquetRowWriter(join(base, 'there.parquet'), COLUMNS)).toThrow(/EEXIST/);
+    expect(() => new ParquetRowWriter(join(base, 'bad.parquet'), COLUMNS, Number.NaN)).toThrow('rows per row group must be 1 to');
+    expect(existsSync(join(base, 'bad.parquet'))).toBe(false);
+  });
+});
+
+function toArrayBuffer(bytes: Buffer): ArrayBuffer {
+  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+}
