@@ -1,9 +1,6 @@
 import { statSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { GIGAMAP } from '../gigamap/gigamap-type-names.js';
 import type { GraphIndex } from '../graph/model/graph-index.js';
-import { readableTypeName } from '../inspect/type-names.js';
-import type { RecordPassProgress } from '../storage/records/latest-records.js';
 import type { Storage } from '../storage/storage.js';
 import type { TypeTablePlan } from './tables/column-model.js';
 import type { DuckModule } from './duck-module.js';
@@ -12,9 +9,8 @@ import { buildLinkTables, linkTablesDdl, type LinkType } from './fills/link-tabl
 import { quoteIdent, quoteText } from './tables/column-model.js';
 import { buildCommitsTable } from './fills/commit-rows.js';
 import { buildObjectsTable } from './fills/object-rows.js';
-import { openSandbox, type Sandbox } from './sandbox.js';
-import { buildTables, plansOf } from './fills/table-build.js';
-import type { CachedTables, KeepResult, TableCache } from './cache/table-cache.js';
+import type { Sandbox } from './sandbox.js';
+import type { KeepResult, TableCache } from './cache/table-cache.js';
 import { WriteTurns } from './cache/write-turns.js';
 import { FillLedger } from './fill-ledger.js';
 import { fillTypeTables } from './fills/type-fill.js';
@@ -26,12 +22,13 @@ import { valueTypeIdsOf } from './tables/column-model.js';
  * first statement naming a table fills later: an entity type's table, `_objects`,
  * `_elements` and `_references`. Every fill reads the state the build read (the storage's
  * consistency gate) or answers false when the storage has moved on, which means a new build.
- * sql-engine.ts runs statements against it and retires it when a newer one replaces it.
+ * sql-engine.ts runs statements against it and retires it when a newer one replaces it;
+ * open-built-tables.ts makes it (a build, or a kept database opened).
  *
- * Kept between runs (table-cache.ts): `fromCache` opens a copy of a kept database in a new
- * sandbox, locked like a new build, with the plans made again from the dictionary, so that the
- * tables it has not filled yet are filled as usual; `keepIn` keeps the database as filled so far.
- * Fills (which write the database) and keeping it (which copies the file) take turns.
+ * Kept between runs (table-cache.ts): `keepIn` keeps the database as filled so far; a copy
+ * opened later has its plans made again from the dictionary, so that the tables it has not
+ * filled yet are filled as usual. Fills (which write the database) and keeping it (which copies
+ * the file) take turns.
  */
 
 /**
@@ -42,16 +39,7 @@ import { valueTypeIdsOf } from './tables/column-model.js';
  */
 const NO_LATER_VALUES = new Set(['java.math.BigDecimal', 'java.math.BigInteger']);
 /** Problem messages kept with the tables (one per unreadable record: a damaged storage may have many). */
-const MAX_KEPT_MESSAGES = 10_000;
-
-export interface BuildOptions {
-  readonly memoryLimitBytes: number;
-  readonly allowFiles: boolean;
-  /** The build makes every value type's `_values` rows (value-fill.ts), not only the base ones. */
-  readonly everyValue?: boolean | undefined;
-  readonly onProgress?: ((progress: RecordPassProgress) => void) | undefined;
-  readonly onProblem?: ((message: string) => void) | undefined;
-}
+export const MAX_KEPT_MESSAGES = 10_000;
 
 export class BuiltTables {
   /** Statements and exports using it now: it is closed only when none is. */
@@ -67,7 +55,8 @@ export class BuiltTables {
   private keptFilled = -1;
   private readonly turns = new WriteTurns();
 
-  private constructor(
+  /** Made by open-built-tables.ts (a build, or a kept database opened), which also closes the sandbox if this fails. */
+  constructor(
     readonly generation: number,
     readonly sandbox: Sandbox,
     readonly tables: readonly SchemaTable[],
@@ -99,93 +88,15 @@ export class BuiltTables {
 
   private readonly onProblem: (message: string) => void;
 
-  /**
-   * The base tables of the storage's current state; run inside its consistency gate. `graph` is
-   * the index when the base tables need it (GigaMaps: `needsGraph`), else undefined; `graphOf`
-   * is asked for it when a statement first names `_objects`.
-   */
-  static async build(
-    duck: DuckModule,
-    storage: Storage,
-    graph: GraphIndex | undefined,
-    graphOf: () => Promise<GraphIndex | undefined>,
-    options: BuildOptions,
-  ): Promise<{ built: BuiltTables; objects: number; problems: number }> {
-    const generation = storage.generation;
-    const sandbox = await openSandbox(duck, { memoryLimitBytes: options.memoryLimitBytes, storageDirectory: storage.directory, allowFiles: options.allowFiles });
-    try {
-      const connection = await sandbox.instance.connect();
-      try {
-        const messages: string[] = [];
-        const onProblem = (message: string): void => {
-          if (messages.length < MAX_KEPT_MESSAGES) messages.push(message);
-          options.onProblem?.(message);
-        };
-        const result = await buildTables(duck, connection, storage, graph, { onProgress: options.onProgress, onProblem, everyValue: options.everyValue });
-        // Written out compressed into the private database file; the memory limit bounds what stays cached.
-        await connection.run('CHECKPOINT');
-        await sandbox.lock(connection);
-        const deferred = byTableName(result.tables, result.deferred);
-        const built = new BuiltTables(generation, sandbox, result.tables, deferred, result.linkTypes, result.decimals, storage, graphOf, options.onProblem, result.objects, result.problems, messages);
-        if (options.everyValue === true) built.ledger.valuesMade(built.laterValueTypes());
-        return { built, objects: result.objects, problems: result.problems };
-      } finally {
-        connection.closeSync();
-      }
-    } catch (error) {
-      sandbox.close();
-      throw error;
-    }
+  /** The build made every value type's `_values` rows (`everyValue`): no value fill later. */
+  everyValueMade(): void {
+    this.ledger.valuesMade(this.laterValueTypes());
   }
 
-  /**
-   * The tables of the storage's current state from a kept database (`take` copies it into the
-   * new sandbox's private directory); undefined when there is none, or it cannot be opened (then
-   * `onProblem` hears why). Run inside the storage's consistency gate, with the key taken there.
-   */
-  static async fromCache(
-    duck: DuckModule,
-    storage: Storage,
-    graph: () => Promise<GraphIndex | undefined>,
-    options: BuildOptions,
-    take: (file: string) => Promise<CachedTables | undefined>,
-  ): Promise<BuiltTables | undefined> {
-    const generation = storage.generation;
-    let meta: CachedTables | undefined;
-    const seed = async (file: string): Promise<boolean> => {
-      try {
-        meta = await take(file);
-      } catch (error) {
-        options.onProblem?.(`the SQL cache could not be read, the tables are built: ${(error as Error).message}`);
-      }
-      return meta !== undefined;
-    };
-    const sandbox = await openSandbox(duck, { memoryLimitBytes: options.memoryLimitBytes, storageDirectory: storage.directory, allowFiles: options.allowFiles, seed });
-    if (!sandbox.seeded || meta === undefined) {
-      sandbox.close();
-      return undefined;
-    }
-    try {
-      const plans = plansOf(storage.dictionary, meta.entityTypeIds.map(BigInt), meta.deferred);
-      const connection = await sandbox.instance.connect();
-      try {
-        await sandbox.lock(connection);
-      } finally {
-        connection.closeSync();
-      }
-      const decimals = new Map(meta.decimals);
-      const messages = [...(meta.messages ?? [])];
-      const built = new BuiltTables(generation, sandbox, meta.tables, byTableName(meta.tables, plans.deferred), plans.linkTypes, decimals, storage, graph, options.onProblem, meta.objects, meta.problems, messages);
-      // The same warnings as the run that built them (unreadable records, with file and offset).
-      for (const message of messages) options.onProblem?.(message);
-      built.ledger.restore(meta.filled);
-      built.keptFilled = built.ledger.filled.size;
-      return built;
-    } catch (error) {
-      sandbox.close();
-      options.onProblem?.(`the cached SQL tables could not be opened, they are built again: ${(error as Error).message}`);
-      return undefined;
-    }
+  /** What a kept database had filled (its cache entry): filled, and kept already. */
+  restoreFilled(filled: readonly string[]): void {
+    this.ledger.restore(filled);
+    this.keptFilled = this.ledger.filled.size;
   }
 
   /**
@@ -382,27 +293,3 @@ export class BuiltTables {
 
 /** Names the in-memory databases of `copyLinkTables` apart. */
 let exportLinks = 0;
-
-/**
- * Whether the base tables need the graph index: only to find the GigaMaps (which objects are
- * instances of GigaMap), so only where the dictionary has the type. Elsewhere a first statement
- * does not wait for the graph build (10M objects: 3.2 s of CPU and 190 MB), which `_objects`
- * alone needs (`reachable`, the dominator columns).
- */
-export function needsGraph(storage: Storage): boolean {
-  return storage.dictionary.currentByName.has(GIGAMAP);
-}
-
-/** Entity types' tables made empty, by lower-case table name and alias. */
-function byTableName(tables: readonly SchemaTable[], plans: ReadonlyMap<string, TypeTablePlan>): Map<string, TypeTablePlan> {
-  const deferred = new Map<string, TypeTablePlan>();
-  for (const table of tables) {
-    const plan = table.typeName === null ? undefined : plans.get(table.typeName);
-    if (plan === undefined) continue;
-    deferred.set(table.name.toLowerCase(), plan);
-    if (table.alias !== null) deferred.set(table.alias.toLowerCase(), plan);
-    // An array's table is also a view under its readable name (`"int[]"`, finish-tables.ts).
-    if (table.name.startsWith('[')) deferred.set(readableTypeName(table.name).toLowerCase(), plan);
-  }
-  return deferred;
-}

@@ -2,60 +2,34 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBResult } from '@duckdb/node-api';
-import type { GraphIndex } from '../graph/model/graph-index.js';
-import type { RecordPassProgress } from '../storage/records/latest-records.js';
-import type { Storage } from '../storage/storage.js';
 import { quoteIdent, quoteText } from './tables/column-model.js';
 import { loadDuck, type DuckModule } from './duck-module.js';
 import type { SchemaTable } from './tables/finish-tables.js';
-import { mebibytes, PROCESS_ANSWER_BUDGET, type ByteBudget } from './answers/answer-budget.js';
+import { PROCESS_ANSWER_BUDGET, type ByteBudget } from './answers/answer-budget.js';
 import { DEFAULT_SQL_LIMITS, type SqlLimits } from './sql-limits.js';
-import { BuiltTables, needsGraph } from './built-tables.js';
-import { rowSizes } from './answers/cell-bytes.js';
-import { converterFor, type CellConverter, type JsonCell } from './answers/result-values.js';
+import type { BuiltTables } from './built-tables.js';
+import type { JsonCell } from './answers/result-values.js';
 import { checkStatement, prepareChecked } from './sandbox.js';
-import type { TableCache } from './cache/table-cache.js';
-import { storageStateKey, type StorageStateKey } from './cache/table-cache-key.js';
+import type { StorageStateKey } from './cache/table-cache-key.js';
 import { invalid, SqlError } from './sql-error.js';
 import type { CheckedStatement } from './statement-check.js';
+import { readAnswerRows, type SqlColumn } from './answer-rows.js';
+import { tablesOfCurrentState, type StateTablesOptions } from './current-tables.js';
 
 // The limits live apart (sql-limits.ts): `serve` names their defaults in its help without loading this module.
 export { DEFAULT_SQL_LIMITS, type SqlLimits } from './sql-limits.js';
+export type { SqlColumn } from './answer-rows.js';
 
 /**
- * SQL over one storage: its tables built into a locked-down DuckDB (built-tables.ts) when a query
- * first needs them, rebuilt when the storage has changed since (each query runs against one built
+ * SQL over one storage: its tables built into a locked-down DuckDB (built-tables.ts; taken from
+ * the cache or built by current-tables.ts) when a query first needs them, rebuilt when the storage has changed since (each query runs against one built
  * state, which the storage's consistency gate kept still while it was read), every query bounded
  * by a timeout that interrupts it, a row limit (buffered answers) and a number running at once.
  */
 
-/** Rows converted and handed over at once, in bytes (at least one row): bounds the memory of one step. */
-const SLICE_BYTES = 4 * 1024 ** 2;
-
-export interface SqlEngineOptions extends Partial<SqlLimits> {
-  readonly storage: Storage;
-  /** The graph index (`_objects.reachable`, the GigaMap tables): asked for when a statement first names `_objects`, and before a build only where the storage has GigaMaps; undefined: reachable is NULL. */
-  readonly graph?: () => Promise<GraphIndex | undefined>;
-  readonly onBuildProgress?: (progress: RecordPassProgress) => void;
-  /** After the tables of a state are ready: built, or (`cached`) taken from the cache. */
-  readonly onBuilt?: (figures: { objects: number; problems: number; buildMs: number; cached: boolean }) => void;
-  readonly onProblem?: (message: string) => void;
-  /** Our own exports only (no user statement runs there): leaves file access on for COPY. */
-  readonly allowFiles?: boolean;
-  /** Every value object's `_values` row made by the build (an engine that fills every table anyway: one pass fewer). */
-  readonly everyValueFirst?: boolean;
+export interface SqlEngineOptions extends Partial<SqlLimits>, StateTablesOptions {
   /** Bytes all answers of the process may hold at once (default: the process-wide budget). */
   readonly answerBudget?: ByteBudget;
-  /**
-   * Tables kept between runs (table-cache.ts): taken from there when the storage's state has an
-   * entry, kept there after a build and after fills. Storages not kept in a directory are never cached.
-   */
-  readonly cache?: TableCache | undefined;
-}
-
-export interface SqlColumn {
-  readonly name: string;
-  readonly type: string;
 }
 
 export interface SqlAnswer {
@@ -128,11 +102,9 @@ export class SqlEngine {
   }
 
   /**
-   * The statement's rows, converted a slice at a time: each slice's size is measured in DuckDB's
-   * vectors first (cell-bytes.ts), a row over `maxRowBytes` or a buffered answer over
-   * `maxAnswerBytes` stops the statement (too-large), and the bytes are drawn from the
-   * process's answer budget (busy when spent): held until the session ends for a buffered
-   * answer (`answerBytes` given), handed back once `onRows` has settled for a streamed one.
+   * The statement's rows, converted a slice at a time within the row, answer and budget bounds
+   * (answer-rows.ts): `answerBytes` given, a buffered answer (its bytes held until the session
+   * ends), else a streamed one.
    */
   private async run(
     sql: string,
@@ -149,61 +121,7 @@ export class SqlEngine {
       } finally {
         prepared.destroySync();
       }
-      const columns: SqlColumn[] = [];
-      const converters: CellConverter[] = [];
-      for (let i = 0; i < result.columnCount; i++) {
-        const type = result.columnType(i);
-        columns.push({ name: result.columnName(i), type: type.toString() });
-        converters.push(converterFor(type));
-      }
-      await onColumns?.(columns);
-      let total = 0;
-      for (;;) {
-        if (stopping()) break;
-        const chunk = await result.fetchChunk();
-        if (chunk === null || chunk.rowCount === 0) break;
-        const sizes = rowSizes(chunk);
-        const vectors = Array.from({ length: chunk.columnCount }, (_, c) => chunk.getColumnVector(c));
-        for (let from = 0; from < chunk.rowCount; ) {
-          let bytes = 0;
-          let to = from;
-          // A slice of at most SLICE_BYTES (at least one row): what is converted and held at once.
-          while (to < chunk.rowCount && (to === from || bytes + sizes[to]! <= SLICE_BYTES)) {
-            const size = sizes[to]!;
-            if (size > this.limits.maxRowBytes) {
-              throw new SqlError('too-large', `row ${total + to - from + 1} of the answer takes ${mebibytes(size)}, over the limit of ${mebibytes(this.limits.maxRowBytes)} per row (--sql-max-row-bytes); select fewer or shorter columns (e.g. left(text, 1000))`);
-            }
-            bytes += size;
-            to++;
-          }
-          if (answerBytes !== undefined) {
-            answerBytes -= bytes;
-            if (answerBytes < 0) {
-              throw new SqlError('too-large', `the answer takes more than ${mebibytes(this.limits.maxAnswerBytes)} (--sql-max-answer-bytes); ask for fewer rows or columns, or stream it (Accept: text/csv or application/x-ndjson)`);
-            }
-          }
-          if (!hold(bytes)) {
-            throw new SqlError('busy', `the SQL answers being sent hold ${mebibytes(this.budget.inUse)} of the server's ${mebibytes(this.budget.limit)} (--sql-answer-budget); ask again`);
-          }
-          const rows: JsonCell[][] = [];
-          for (let r = from; r < to; r++) {
-            const row: JsonCell[] = new Array(vectors.length);
-            for (let c = 0; c < vectors.length; c++) {
-              const value = vectors[c]!.getItem(r);
-              row[c] = value === null ? null : converters[c]!(value);
-            }
-            rows.push(row);
-          }
-          total += to - from;
-          from = to;
-          const more = await onRows(rows);
-          if (answerBytes === undefined) hold(-bytes);
-          if (more === false) return columns;
-          // Give other requests (health checks, other statements) their turn between slices.
-          await new Promise<void>((resolve) => setImmediate(resolve));
-        }
-      }
-      return columns;
+      return readAnswerRows(result, { limits: this.limits, budget: this.budget, answerBytes, stopping, hold }, onRows, onColumns);
     });
   }
 
@@ -339,38 +257,8 @@ export class SqlEngine {
   }
 
   private async build(): Promise<BuiltTables> {
-    const duck = await loadDuck();
-    const storage = this.options.storage;
-    const cache = this.options.cache;
-    const started = performance.now();
-    const options = { memoryLimitBytes: this.limits.memoryLimitBytes, allowFiles: this.options.allowFiles === true, everyValue: this.options.everyValueFirst === true, onProgress: this.options.onBuildProgress, onProblem: this.options.onProblem };
-    if (cache !== undefined) {
-      // The key and the copy in one gate: the state the key names is the state the tables serve.
-      const hit = await storage.consistent(async () => {
-        const key = await this.keyOf(duck);
-        if (key === undefined) return undefined;
-        const graph = async (): Promise<GraphIndex | undefined> => this.options.graph?.();
-        const built = await BuiltTables.fromCache(duck, storage, graph, options, (file) => cache.take(key.key, file));
-        return built === undefined ? undefined : { built, key };
-      });
-      if (hit !== undefined) {
-        this.options.onBuilt?.({ objects: hit.built.objectCount, problems: hit.built.problemCount, buildMs: performance.now() - started, cached: true });
-        return this.install(hit.built, hit.key);
-      }
-    }
-    const graphOf = async (): Promise<GraphIndex | undefined> => this.options.graph?.();
-    // Asked for before the storage's gate is entered (its build reads through the gate too).
-    const graph = needsGraph(storage) ? await graphOf() : undefined;
-    const fresh = await storage.consistent(async () => {
-      const before = cache === undefined ? undefined : await this.keyOf(duck);
-      const result = await BuiltTables.build(duck, storage, graph, graphOf, options);
-      // Files changed while they were read (a same-size rewrite the storage's state does not show): not kept.
-      const after = before === undefined ? undefined : await this.keyOf(duck);
-      return { ...result, key: before !== undefined && after?.key === before.key ? before : undefined };
-    });
-    this.options.onBuilt?.({ objects: fresh.objects, problems: fresh.problems, buildMs: performance.now() - started, cached: false });
-    // Kept once no statement runs (the end of a session, `settle`): with what the first statements filled.
-    return this.install(fresh.built, fresh.key);
+    const { built, key } = await tablesOfCurrentState(this.options, this.limits.memoryLimitBytes);
+    return this.install(built, key);
   }
 
   private install(fresh: BuiltTables, key: StorageStateKey | undefined): BuiltTables {
@@ -386,16 +274,6 @@ export class SqlEngine {
       this.release(fresh);
     }
     return fresh;
-  }
-
-  /** The cache key of the storage's state now; undefined (the reason told) when it has none. */
-  private async keyOf(duck: DuckModule): Promise<StorageStateKey | undefined> {
-    try {
-      return await storageStateKey(this.options.storage, duck.version());
-    } catch (error) {
-      this.options.onProblem?.(`the SQL tables are not cached: ${(error as Error).message}`);
-      return undefined;
-    }
   }
 
   /**

@@ -1,0 +1,139 @@
+import type { GraphIndex } from '../graph/model/graph-index.js';
+import { GIGAMAP } from '../gigamap/gigamap-type-names.js';
+import { readableTypeName } from '../inspect/type-names.js';
+import type { RecordPassProgress } from '../storage/records/latest-records.js';
+import type { Storage } from '../storage/storage.js';
+import type { TypeTablePlan } from './tables/column-model.js';
+import type { DuckModule } from './duck-module.js';
+import type { SchemaTable } from './tables/finish-tables.js';
+import { openSandbox } from './sandbox.js';
+import { buildTables, plansOf } from './fills/table-build.js';
+import type { CachedTables } from './cache/table-cache.js';
+import { BuiltTables, MAX_KEPT_MESSAGES } from './built-tables.js';
+
+/**
+ * A new `BuiltTables` (built-tables.ts) of the storage's current state, in a sandbox of its own:
+ * built by the base pass, or opened from a kept database (table-cache.ts), locked the same way,
+ * its plans made again from the dictionary so that what it lacks is filled as usual.
+ */
+
+export interface BuildOptions {
+  readonly memoryLimitBytes: number;
+  readonly allowFiles: boolean;
+  /** The build makes every value type's `_values` rows (value-fill.ts), not only the base ones. */
+  readonly everyValue?: boolean | undefined;
+  readonly onProgress?: ((progress: RecordPassProgress) => void) | undefined;
+  readonly onProblem?: ((message: string) => void) | undefined;
+}
+
+/**
+ * The base tables of the storage's current state; run inside its consistency gate. `graph` is
+ * the index when the base tables need it (GigaMaps: `needsGraph`), else undefined; `graphOf`
+ * is asked for it when a statement first names `_objects`.
+ */
+export async function buildTablesOfState(
+  duck: DuckModule,
+  storage: Storage,
+  graph: GraphIndex | undefined,
+  graphOf: () => Promise<GraphIndex | undefined>,
+  options: BuildOptions,
+): Promise<{ built: BuiltTables; objects: number; problems: number }> {
+  const generation = storage.generation;
+  const sandbox = await openSandbox(duck, { memoryLimitBytes: options.memoryLimitBytes, storageDirectory: storage.directory, allowFiles: options.allowFiles });
+  try {
+    const connection = await sandbox.instance.connect();
+    try {
+      const messages: string[] = [];
+      const onProblem = (message: string): void => {
+        if (messages.length < MAX_KEPT_MESSAGES) messages.push(message);
+        options.onProblem?.(message);
+      };
+      const result = await buildTables(duck, connection, storage, graph, { onProgress: options.onProgress, onProblem, everyValue: options.everyValue });
+      // Written out compressed into the private database file; the memory limit bounds what stays cached.
+      await connection.run('CHECKPOINT');
+      await sandbox.lock(connection);
+      const deferred = byTableName(result.tables, result.deferred);
+      const built = new BuiltTables(generation, sandbox, result.tables, deferred, result.linkTypes, result.decimals, storage, graphOf, options.onProblem, result.objects, result.problems, messages);
+      if (options.everyValue === true) built.everyValueMade();
+      return { built, objects: result.objects, problems: result.problems };
+    } finally {
+      connection.closeSync();
+    }
+  } catch (error) {
+    sandbox.close();
+    throw error;
+  }
+}
+
+/**
+ * The tables of the storage's current state from a kept database (`take` copies it into the
+ * new sandbox's private directory); undefined when there is none, or it cannot be opened (then
+ * `onProblem` hears why). Run inside the storage's consistency gate, with the key taken there.
+ */
+export async function openKeptTables(
+  duck: DuckModule,
+  storage: Storage,
+  graph: () => Promise<GraphIndex | undefined>,
+  options: BuildOptions,
+  take: (file: string) => Promise<CachedTables | undefined>,
+): Promise<BuiltTables | undefined> {
+  const generation = storage.generation;
+  let meta: CachedTables | undefined;
+  const seed = async (file: string): Promise<boolean> => {
+    try {
+      meta = await take(file);
+    } catch (error) {
+      options.onProblem?.(`the SQL cache could not be read, the tables are built: ${(error as Error).message}`);
+    }
+    return meta !== undefined;
+  };
+  const sandbox = await openSandbox(duck, { memoryLimitBytes: options.memoryLimitBytes, storageDirectory: storage.directory, allowFiles: options.allowFiles, seed });
+  if (!sandbox.seeded || meta === undefined) {
+    sandbox.close();
+    return undefined;
+  }
+  try {
+    const plans = plansOf(storage.dictionary, meta.entityTypeIds.map(BigInt), meta.deferred);
+    const connection = await sandbox.instance.connect();
+    try {
+      await sandbox.lock(connection);
+    } finally {
+      connection.closeSync();
+    }
+    const decimals = new Map(meta.decimals);
+    const messages = [...(meta.messages ?? [])];
+    const built = new BuiltTables(generation, sandbox, meta.tables, byTableName(meta.tables, plans.deferred), plans.linkTypes, decimals, storage, graph, options.onProblem, meta.objects, meta.problems, messages);
+    // The same warnings as the run that built them (unreadable records, with file and offset).
+    for (const message of messages) options.onProblem?.(message);
+    built.restoreFilled(meta.filled);
+    return built;
+  } catch (error) {
+    sandbox.close();
+    options.onProblem?.(`the cached SQL tables could not be opened, they are built again: ${(error as Error).message}`);
+    return undefined;
+  }
+}
+
+/**
+ * Whether the base tables need the graph index: only to find the GigaMaps (which objects are
+ * instances of GigaMap), so only where the dictionary has the type. Elsewhere a first statement
+ * does not wait for the graph build (10M objects: 3.2 s of CPU and 190 MB), which `_objects`
+ * alone needs (`reachable`, the dominator columns).
+ */
+export function needsGraph(storage: Storage): boolean {
+  return storage.dictionary.currentByName.has(GIGAMAP);
+}
+
+/** Entity types' tables made empty, by lower-case table name and alias. */
+function byTableName(tables: readonly SchemaTable[], plans: ReadonlyMap<string, TypeTablePlan>): Map<string, TypeTablePlan> {
+  const deferred = new Map<string, TypeTablePlan>();
+  for (const table of tables) {
+    const plan = table.typeName === null ? undefined : plans.get(table.typeName);
+    if (plan === undefined) continue;
+    deferred.set(table.name.toLowerCase(), plan);
+    if (table.alias !== null) deferred.set(table.alias.toLowerCase(), plan);
+    // An array's table is also a view under its readable name (`"int[]"`, finish-tables.ts).
+    if (table.name.startsWith('[')) deferred.set(readableTypeName(table.name).toLowerCase(), plan);
+  }
+  return deferred;
+}
