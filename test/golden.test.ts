@@ -3,10 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/http/app.js';
-import { StorageRegistry } from '../src/registry/storage-registry.js';
-import { Storage } from '../src/storage/storage.js';
 import { compareWithCase, CORPORA, failingCases, loadCases, type RecordedCase } from './helpers/conformance.js';
 import { rawRequest } from './helpers/raw-http.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from './helpers/registered-storage.js';
 
 /**
  * Replays every recorded request of each Java generation's REST service against our HTTP server,
@@ -18,31 +17,27 @@ const STORAGES = CORPORA.flatMap((corpus) => corpus.storages.map((name) => ({ co
 describe.each(STORAGES)('conformance: $label', ({ corpus, name }) => {
   const { header, cases } = loadCases(join(corpus.dir, 'cases', `${name}.jsonl`));
   const storageDir = join(corpus.dir, 'storages', name);
-  let storage: Storage;
+  let registered: RegisteredStorage;
   let app: ReturnType<typeof buildApp>;
   let port: number;
   const agent = new Agent({ keepAlive: true, maxSockets: 8 });
 
   // Served with our own API and its graph index present, as `serve` does: the Java routes must not notice.
-  const registry = new StorageRegistry();
   beforeAll(async () => {
-    storage = await Storage.open(storageDir);
-    registry.add('default', storage);
-    registry.startAll();
-    await registry.get()!.graph.ready();
-    app = buildApp(storage, { instance: storage.family.defaultInstance, api: registry });
+    registered = await registeredStorage(storageDir);
+    await graphsBuilt(registered.registry);
+    app = buildApp(registered.storage, { instance: registered.storage.family.defaultInstance, api: registered.registry });
     await app.listen({ host: '127.0.0.1', port: 0 });
     port = (app.server.address() as AddressInfo).port;
   });
   afterAll(async () => {
     agent.destroy();
     await app.close();
-    await registry.close();
-    await storage.close();
+    await registered.close();
   });
 
   it('is served under the default instance of its family', () => {
-    expect(storage.family.defaultInstance).toBe(header.instance);
+    expect(registered.storage.family.defaultInstance).toBe(header.instance);
   });
 
   const kinds = [...new Set(cases.map((c) => c.kind))];

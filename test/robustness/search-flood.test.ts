@@ -9,9 +9,8 @@ import { mcpRoutes } from '../../src/mcp/http-route.js';
 import { parseServeArgs } from '../../src/cli/commands/serve.js';
 import { searchSlotsOf } from '../../src/http/api-v1/search-slots.js';
 import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { Storage } from '../../src/storage/storage.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
 
 /**
  * Many searches at once against a served storage (issue 40, item 5): as many run as there are
@@ -34,8 +33,7 @@ interface Answer {
 }
 
 let directory: string;
-let storage: Storage;
-let registry: StorageRegistry;
+let registered: RegisteredStorage;
 let app: ReturnType<typeof buildApp>;
 let port: number;
 
@@ -56,21 +54,17 @@ beforeAll(async () => {
   directory = mkdtempSync(join(tmpdir(), 'si-search-flood-'));
   // About 22 MB of records: one search over them takes a second or more of the one thread.
   generateStorage({ directory: join(directory, 'st'), entities: 300_000, seed: 405 });
-  storage = await Storage.open(join(directory, 'st'));
-  registry = new StorageRegistry();
-  registry.add('default', storage);
-  registry.startAll();
-  await registry.get('default')!.graph.ready();
-  app = buildApp(storage, { instance: 'microstream', api: registry, searchMaxConcurrent: SLOTS, logger: false });
-  await app.register(mcpRoutes, { registry, requestTimeoutMs: 30_000, api: apiV1Plugin });
+  registered = await registeredStorage(join(directory, 'st'));
+  await graphsBuilt(registered.registry);
+  app = buildApp(registered.storage, { instance: 'microstream', api: registered.registry, searchMaxConcurrent: SLOTS, logger: false });
+  await app.register(mcpRoutes, { registry: registered.registry, requestTimeoutMs: 30_000, api: apiV1Plugin });
   await app.listen({ host: '127.0.0.1', port: 0 });
   port = (app.server.address() as AddressInfo).port;
 }, 120_000);
 
 afterAll(async () => {
   await app?.close();
-  await registry?.close();
-  await storage?.close();
+  await registered?.close();
   rmSync(directory, { recursive: true, force: true });
 });
 
@@ -78,7 +72,7 @@ describe('a flood of searches', () => {
   it(`runs ${SLOTS} at once, refuses the rest with 503 and Retry-After, and /health answers within 1 s meanwhile`, async () => {
     // Warm: the route's schemas and its problem answer are compiled when first asked for (not what this test measures).
     expect((await send('GET', `/api/v1/search?q=${NOWHERE}&maxMs=1`)).status).toBe(200);
-    const held = Array.from({ length: SLOTS }, () => searchSlotsOf(registry).take());
+    const held = Array.from({ length: SLOTS }, () => searchSlotsOf(registered.registry).take());
     expect((await send('GET', SEARCH)).status).toBe(503);
     for (const release of held) release();
     const searches = Array.from({ length: 12 }, () => send('GET', SEARCH));
@@ -116,7 +110,7 @@ describe('a flood of searches', () => {
     console.log(`search flood: /health asked ${during.length} times while ${SLOTS} searches ran: ${during.map((h) => h.ms.toFixed(0)).join(', ')} ms`);
     expect(during.length).toBeGreaterThanOrEqual(3);
     expect(during.filter((h) => h.status !== 200 || h.ms >= 1000)).toEqual([]);
-    expect(searchSlotsOf(registry).inUse).toBe(0);
+    expect(searchSlotsOf(registered.registry).inUse).toBe(0);
   }, 120_000);
 
   it('counts each message of an MCP batch as one search', async () => {
@@ -135,7 +129,7 @@ describe('a flood of searches', () => {
     // How long one search alone takes to scan the storage.
     const alone = JSON.parse((await send('GET', SEARCH)).body) as { elapsedMs: number; complete: boolean };
     expect(alone.complete).toBe(true);
-    const slots = searchSlotsOf(registry);
+    const slots = searchSlotsOf(registered.registry);
     const req = request({ host: '127.0.0.1', port, path: SEARCH, agent: false });
     req.on('error', () => undefined);
     req.end();

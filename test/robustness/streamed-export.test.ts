@@ -7,10 +7,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPORT_BATCH_BYTES } from '../../src/http/api-v1/ndjson-export.js';
 import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { Storage } from '../../src/storage/storage.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
 import { rawRequest } from '../helpers/raw-http.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
 
 /**
  * The NDJSON export (`/api/v1/types/{id}/instances.ndjson`) of a generated storage shares the
@@ -23,8 +22,7 @@ const CAPACITY = 1024 * 1024;
 const NON_READERS = 6;
 
 let directory: string;
-let storage: Storage;
-let registry: StorageRegistry;
+let registered: RegisteredStorage;
 let app: ReturnType<typeof buildApp>;
 let port: number;
 let exportPath: string;
@@ -33,14 +31,11 @@ const sockets: Socket[] = [];
 beforeAll(async () => {
   directory = mkdtempSync(join(tmpdir(), 'si-export-'));
   generateStorage({ directory, entities: 150_000, channelCount: 2, seed: 36, fileMaximumSize: 4 * 1024 * 1024 });
-  storage = await Storage.open(directory);
-  registry = new StorageRegistry();
-  registry.add('default', storage);
-  app = buildApp(storage, { instance: 'microstream', api: registry, maxUnsentBytes: CAPACITY });
+  registered = await registeredStorage(directory);
+  app = buildApp(registered.storage, { instance: 'microstream', api: registered.registry, maxUnsentBytes: CAPACITY });
   await app.listen({ host: '127.0.0.1', port: 0 });
   port = (app.server.address() as AddressInfo).port;
-  registry.startAll();
-  await registry.get(undefined)!.graph.ready();
+  await graphsBuilt(registered.registry);
   const types = (await app.inject('/api/v1/types?sort=bytes&limit=1')).json() as { types: { typeId: string; instances: number }[] };
   expect(types.types[0]!.instances).toBeGreaterThan(1000);
   exportPath = `/api/v1/types/${types.types[0]!.typeId}/instances.ndjson`;
@@ -49,8 +44,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const s of sockets.splice(0)) s.destroy();
   await app.close();
-  await registry.close();
-  await storage.close();
+  await registered.close();
   rmSync(directory, { recursive: true, force: true });
 });
 

@@ -2,10 +2,9 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { Storage } from '../../src/storage/storage.js';
 import { expectedKeys, GIGAMAP_STORAGE, loadApiDump } from '../gigamap/gigamap-corpus.js';
 import { chromiumAvailable, CHROMIUM_PATH, launchBrowser, REPO_ROOT, viewerBuilt, BUILT_VIEWER, type Browser } from './browser.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
 
 /**
  * A GigaMap in the viewer, in a real browser against the real server on the storage EclipseStore
@@ -21,20 +20,16 @@ const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts/viewer');
 const persons = loadApiDump().find((m) => m.label === 'persons')!;
 
 describe.skipIf(skip)('viewer: a GigaMap', () => {
-  let storage: Storage;
-  let registry: StorageRegistry;
+  let registered: RegisteredStorage;
   let app: ReturnType<typeof buildApp>;
   let url: string;
   const errors: string[] = [];
 
   beforeAll(async () => {
     if (!viewerBuilt()) throw new Error(`The built viewer is missing (${BUILT_VIEWER}). Run "npm run build".`);
-    storage = await Storage.open(GIGAMAP_STORAGE);
-    registry = new StorageRegistry();
-    registry.add('default', storage);
-    registry.startAll();
-    await registry.get()!.graph.ready();
-    app = buildApp(storage, { instance: 'store-data', api: registry, sql: {} });
+    registered = await registeredStorage(GIGAMAP_STORAGE);
+    await graphsBuilt(registered.registry);
+    app = buildApp(registered.storage, { instance: 'store-data', api: registered.registry, sql: {} });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
     url = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
@@ -42,8 +37,7 @@ describe.skipIf(skip)('viewer: a GigaMap', () => {
   afterAll(async () => {
     app.server.closeAllConnections();
     await app.close();
-    await registry.close();
-    await storage.close();
+    await registered.close();
   });
 
   async function open(browser: Browser, hash: string): Promise<Page> {

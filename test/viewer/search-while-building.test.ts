@@ -2,10 +2,9 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { Storage } from '../../src/storage/storage.js';
 import { launchBrowser, REPO_ROOT, STORAGES, viewerBuilt, type Browser } from './browser.js';
 import { describeInBrowser } from './browser-suite.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
 
 /**
  * The viewer's search while the server's graph index is still being built (the registry is not
@@ -17,18 +16,15 @@ import { describeInBrowser } from './browser-suite.js';
 const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts/viewer');
 
 let browser: Browser;
-let storage: Storage;
-let registry: StorageRegistry;
+let registered: RegisteredStorage;
 let app: ReturnType<typeof buildApp>;
 let url: string;
 
 describeInBrowser('the viewer searches while the graph index is built', () => {
   beforeAll(async () => {
     if (!viewerBuilt()) throw new Error('the viewer is not built (npm run build:viewer)');
-    storage = await Storage.open(path.join(STORAGES, 'graph'));
-    registry = new StorageRegistry();
-    registry.add('default', storage);
-    app = buildApp(storage, { instance: 'microstream', api: registry });
+    registered = await registeredStorage(path.join(STORAGES, 'graph'));
+    app = buildApp(registered.storage, { instance: 'microstream', api: registered.registry });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
     url = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
@@ -40,8 +36,7 @@ describeInBrowser('the viewer searches while the graph index is built', () => {
     await browser?.close();
     app?.server.closeAllConnections();
     await app?.close();
-    await registry?.close();
-    await storage?.close();
+    await registered?.close();
   });
 
   it('waits for the index, saying so, then lists the owner of the matching text', async () => {
@@ -52,8 +47,7 @@ describeInBrowser('the viewer searches while the graph index is built', () => {
     expect(await page.locator('tr.search-hit').count()).toBe(0);
     await page.screenshot({ path: path.join(ARTIFACTS, 'search-while-building.png') });
 
-    registry.startAll();
-    await registry.get()!.graph.ready();
+    await graphsBuilt(registered.registry);
     // The view asks again after the Retry-After the server gave (a second or two).
     const hit = page.locator('tr.search-hit');
     await hit.first().waitFor({ timeout: 20_000 });

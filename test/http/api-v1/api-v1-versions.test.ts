@@ -5,10 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
-import { StorageRegistry } from '../../../src/registry/storage-registry.js';
-import { Storage } from '../../../src/storage/storage.js';
 import { StorageWriter } from '../../../src/writer/storage-writer.js';
 import { send } from '../../security/server.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
 
 /**
  * `versions` of an object stored 100,001 times: paged like every other list (offset, limit,
@@ -22,8 +21,7 @@ const CAPACITY = 1024 * 1024;
 
 let directory: string;
 let objectId: bigint;
-let storage: Storage;
-let registry: StorageRegistry;
+let registered: RegisteredStorage;
 let app: ReturnType<typeof buildApp>;
 let port: number;
 const sockets: Socket[] = [];
@@ -44,21 +42,17 @@ beforeAll(async () => {
     }
   }
   writer.close();
-  storage = await Storage.open(directory);
-  registry = new StorageRegistry();
-  registry.add('default', storage);
-  app = buildApp(storage, { instance: 'microstream', api: registry, maxUnsentBytes: CAPACITY, requestTimeoutMs: 3000 });
+  registered = await registeredStorage(directory);
+  app = buildApp(registered.storage, { instance: 'microstream', api: registered.registry, maxUnsentBytes: CAPACITY, requestTimeoutMs: 3000 });
   await app.listen({ host: '127.0.0.1', port: 0 });
   port = (app.server.address() as AddressInfo).port;
-  registry.startAll();
-  await registry.get(undefined)!.graph.ready();
+  await graphsBuilt(registered.registry);
 }, 120_000);
 
 afterAll(async () => {
   for (const s of sockets.splice(0)) s.destroy();
   await app.close();
-  await registry.close();
-  await storage.close();
+  await registered.close();
   rmSync(directory, { recursive: true, force: true });
 });
 

@@ -3,9 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
-import { StorageRegistry } from '../../../src/registry/storage-registry.js';
-import { Storage } from '../../../src/storage/storage.js';
 import { ModelStorage } from '../../graph/model-storage.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
 
 /**
  * `via.others` of `/api/v1/objects/{oid}/referrers`: a referrer that holds the same reference in
@@ -15,8 +14,7 @@ import { ModelStorage } from '../../graph/model-storage.js';
  */
 
 let directory: string;
-let storage: Storage;
-let registry: StorageRegistry;
+let registered: RegisteredStorage;
 let app: ReturnType<typeof buildApp>;
 const ids: Record<string, bigint> = {};
 
@@ -35,17 +33,13 @@ beforeAll(async () => {
   model.setRoot(model.putList([ids['node'], ids['map']]));
   model.commit();
   model.close();
-  storage = await Storage.open(directory);
-  registry = new StorageRegistry();
-  registry.add('default', storage);
-  registry.startAll();
-  await registry.get(undefined)!.graph.ready();
-  app = buildApp(storage, { instance: 'microstream', api: registry });
+  registered = await registeredStorage(directory);
+  await graphsBuilt(registered.registry);
+  app = buildApp(registered.storage, { instance: 'microstream', api: registered.registry });
 });
 afterAll(async () => {
   await app?.close();
-  await registry?.close();
-  await storage?.close();
+  await registered?.close();
   rmSync(directory, { recursive: true, force: true });
 });
 

@@ -4,11 +4,10 @@ import { compileErrors, validate } from '@readme/openapi-parser';
 import type { RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
-import { StorageRegistry } from '../../../src/registry/storage-registry.js';
-import { Storage } from '../../../src/storage/storage.js';
 import { CHROMIUM_PATH, launchBrowser, REPO_ROOT } from '../../viewer/browser.js';
 import { describeInBrowser } from '../../viewer/browser-suite.js';
 import { corpusStorage, send } from '../../security/server.js';
+import { registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
 
 /** The OpenAPI document: valid OpenAPI 3.1, complete (every route), and true to what is answered. */
 
@@ -22,18 +21,15 @@ function openApiPath(url: string): string {
   return url.replace(/:(\w+)/g, '{$1}').replace(/\*$/, '{*}');
 }
 
-let storage: Storage;
-let registry: StorageRegistry;
+let registered: RegisteredStorage;
 let app: ReturnType<typeof buildApp>;
 let port: number;
 const routes: RouteOptions[] = [];
 let doc: Document;
 
 beforeAll(async () => {
-  storage = await Storage.open(corpusStorage('graph'));
-  registry = new StorageRegistry();
-  registry.add('default', storage);
-  app = buildApp(storage, { instance: 'microstream', api: registry, sql: {} });
+  registered = await registeredStorage(corpusStorage('graph'));
+  app = buildApp(registered.storage, { instance: 'microstream', api: registered.registry, sql: {} });
   // Routes are registered in plugins that load at ready(): this hook sees every one of them.
   app.addHook('onRoute', (route) => void routes.push(route));
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -44,8 +40,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await app.close();
-  await registry.close();
-  await storage.close();
+  await registered.close();
 });
 
 async function checkValid(document: Document): Promise<void> {
@@ -202,7 +197,7 @@ describeInBrowser(`/docs under a host name other than loopback, over plain HTTP,
 
 describe('the document in the other dialects', () => {
   it.each(['javalin', 'micronaut'] as const)('lists the %s routes and stays valid', async (dialect) => {
-    const other = buildApp(storage, { instance: 'store-data', dialect });
+    const other = buildApp(registered.storage, { instance: 'store-data', dialect });
     try {
       const answer = await other.inject({ method: 'GET', url: '/openapi.json' });
       expect(answer.statusCode).toBe(200);
