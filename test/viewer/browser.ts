@@ -5,8 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { buildApp, type AppOptions } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { Storage } from '../../src/storage/storage.js';
+import { graphsBuilt, registeredStorage } from '../helpers/registered-storage.js';
 
 /** Shared by the browser tests and scripts/screenshots.ts: Debian's chromium and a real server. */
 
@@ -100,12 +99,9 @@ export interface ServerSetup {
 
 /** The real HTTP application on a loopback port, serving one corpus storage (or the storage directory at an absolute path). */
 export async function startServer(storageName: string, setup: ServerSetup = {}): Promise<RunningServer> {
-  const storage = await Storage.open(path.resolve(STORAGES, storageName));
   // With storage-inspector's own API and SQL, as `serve` runs them (its graph index built before the tests look).
-  const registry = new StorageRegistry();
-  registry.add('default', storage);
-  registry.startAll();
-  await registry.get()!.graph.ready();
+  const { storage, registry, close } = await registeredStorage(path.resolve(STORAGES, storageName));
+  await graphsBuilt(registry);
   const app = buildApp(storage, { instance: 'microstream', api: registry, sql: {}, ...setup.app });
   const onRequest = setup.onRequest;
   if (onRequest !== undefined) app.server.prependListener('request', (request: IncomingMessage) => onRequest(request.headers));
@@ -117,8 +113,7 @@ export async function startServer(storageName: string, setup: ServerSetup = {}):
     close: async () => {
       app.server.closeAllConnections();
       await app.close();
-      await registry.close();
-      await storage.close();
+      await close();
     },
   };
 }

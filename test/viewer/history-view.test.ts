@@ -6,11 +6,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { StorageFollower } from '../../src/storage/follow/follow.js';
-import { Storage } from '../../src/storage/storage.js';
 import { expectedBody } from '../helpers/conformance.js';
 import { applyOp, loadStateCases, loadTransitions, SEQUENCE_DIR } from '../helpers/follow-sequence.js';
+import { graphsBuilt, registeredStorage, registeredStorages, type RegisteredStorages } from '../helpers/registered-storage.js';
 import { describeInBrowser } from './browser-suite.js';
 import { BUILT_VIEWER, launchBrowser, REPO_ROOT, viewerBuilt, type Browser } from './browser.js';
 
@@ -53,22 +52,17 @@ describeInBrowser('viewer: History', () => {
   let browser: Browser;
   let app: FastifyInstance;
   let url: string;
-  const storages: Storage[] = [];
+  let registered: RegisteredStorages | undefined;
   const errors: string[] = [];
 
   beforeAll(async () => {
     if (!viewerBuilt()) throw new Error(`The built viewer is missing (${BUILT_VIEWER}). Run "npm run build".`);
     mkdirSync(ARTIFACTS, { recursive: true });
-    const registry = new StorageRegistry();
-    for (const [name, state] of [['s4', 'S4'], ['s8', 'S8']] as const) {
-      const storage = await Storage.open(path.join(SEQUENCE_DIR, 'states', state));
-      storages.push(storage);
-      registry.add(name, storage, {}, { instance: 'microstream' });
-    }
-    app = buildApp(storages[0]!, { instance: 'microstream', api: registry });
-    registry.startAll();
+    const state = (name: string): string => path.join(SEQUENCE_DIR, 'states', name);
+    registered = await registeredStorages({ s4: state('S4'), s8: state('S8') }, () => ({ instance: 'microstream' }));
+    app = buildApp(registered.storages[0]!, { instance: 'microstream', api: registered.registry });
     // Member changes need the graph index (the versions before): have it ready.
-    await Promise.all(registry.all().map((context) => context.graph.ready()));
+    await graphsBuilt(registered.registry);
     await app.listen({ host: '127.0.0.1', port: 0 });
     url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     browser = await launchBrowser();
@@ -77,7 +71,7 @@ describeInBrowser('viewer: History', () => {
   afterAll(async () => {
     await browser?.close();
     await app?.close();
-    for (const s of storages) await s.close();
+    await registered?.close();
     expect(errors).toEqual([]);
   });
 
@@ -222,10 +216,8 @@ describeInBrowser('viewer: History', () => {
     // A copy of S3 that the Java application's next commit (S3 -> S4, commit 6) is then written into.
     const dir = mkdtempSync(path.join(tmpdir(), 'si-history-live-'));
     cpSync(path.join(SEQUENCE_DIR, 'states', 'S3'), dir, { recursive: true });
-    const storage = await Storage.open(dir);
+    const { storage, registry, close } = await registeredStorage(dir);
     const follower = new StorageFollower(storage, { pollIntervalMs: 50 });
-    const registry = new StorageRegistry();
-    registry.add('default', storage);
     const live = buildApp(storage, { instance: 'microstream', api: registry, catchUp: () => follower.refreshNow() });
     try {
       registry.startAll();
@@ -250,8 +242,7 @@ describeInBrowser('viewer: History', () => {
     } finally {
       await follower.stop();
       await live.close();
-      await registry.close();
-      await storage.close();
+      await close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -4,9 +4,8 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { Storage } from '../../src/storage/storage.js';
 import { CORPORA } from '../helpers/conformance.js';
+import { graphsBuilt, registeredStorages, type RegisteredStorages } from '../helpers/registered-storage.js';
 import { BUILT_VIEWER, chromiumAvailable, CHROMIUM_PATH, launchBrowser, REPO_ROOT, viewerBuilt, type Browser } from './browser.js';
 
 /**
@@ -23,27 +22,23 @@ describe.skipIf(skip)('web viewer with several storages', () => {
   let browser: Browser;
   let app: FastifyInstance;
   let url: string;
-  const storages: Storage[] = [];
+  let registered: RegisteredStorages | undefined;
 
   beforeAll(async () => {
     if (!chromiumAvailable()) throw new Error(`${CHROMIUM_PATH} is missing: CI must install Debian's chromium package (apt-get install -y chromium)`);
     if (!viewerBuilt()) throw new Error(`The built viewer is missing (${BUILT_VIEWER}). Run "npm run build".`);
     mkdirSync(ARTIFACTS, { recursive: true });
-    const registry = new StorageRegistry();
     const ES = CORPORA.find((c) => c.generation.startsWith('EclipseStore'))!;
-    for (const [name, dir] of [
-      ['shop', path.join(CORPORA[0]!.dir, 'storages', 'graph')],
-      ['lab', path.join(ES.dir, 'storages', 'collections')],
-    ] as const) {
-      const storage = await Storage.open(dir);
-      storages.push(storage);
-      registry.add(name, storage, {}, { instance: storage.family.defaultInstance });
-    }
+    registered = await registeredStorages(
+      { shop: path.join(CORPORA[0]!.dir, 'storages', 'graph'), lab: path.join(ES.dir, 'storages', 'collections') },
+      (storage) => ({ instance: storage.family.defaultInstance }),
+    );
+    const { registry, storages } = registered;
     // Asked for but not opened (`serve … bad=<empty dir>`): listed in the switch, not selectable.
     registry.addUnavailable({ name: 'bad', instance: 'microstream', reason: 'bad: no storage in this directory' });
     app = buildApp(storages[0]!, { instance: 'microstream', api: registry, sql: {} });
     // The viewer's views from /api/v1 wait while a graph index builds: have them ready.
-    await Promise.all(registry.all().map((context) => context.graph.ready()));
+    await graphsBuilt(registry);
     await app.listen({ host: '127.0.0.1', port: 0 });
     url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     browser = await launchBrowser();
@@ -52,7 +47,7 @@ describe.skipIf(skip)('web viewer with several storages', () => {
   afterAll(async () => {
     await browser?.close();
     await app?.close();
-    for (const s of storages) await s.close();
+    await registered?.close();
   });
 
   it('lists the storages and switches between them', async () => {

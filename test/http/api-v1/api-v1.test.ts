@@ -5,10 +5,9 @@ import { join } from 'node:path';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
-import { StorageRegistry } from '../../../src/registry/storage-registry.js';
-import { Storage } from '../../../src/storage/storage.js';
 import { writeModelStorage } from '../../graph/model-storage.js';
 import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
+import { graphsBuilt, registeredStorages } from '../../helpers/registered-storage.js';
 
 /**
  * `/api/v1` as a client sees it: the OpenAPI document is valid OpenAPI 3.1 and lists every route,
@@ -20,26 +19,17 @@ import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
 const GRAPH_STORAGE = join(CONFORMANCE_DIR, 'storages', 'graph');
 
 async function served(directories: Record<string, string>, options: { start?: boolean; auth?: Parameters<typeof buildApp>[1]['auth'] } = {}) {
-  const registry = new StorageRegistry();
-  const storages: Storage[] = [];
-  for (const [name, directory] of Object.entries(directories)) {
-    const storage = await Storage.open(directory);
-    storages.push(storage);
-    registry.add(name, storage);
-  }
-  const app = buildApp(storages[0]!, { instance: 'microstream', api: registry, auth: options.auth });
-  if (options.start !== false) {
-    registry.startAll();
-    for (const name of registry.names()) await registry.get(name)!.graph.ready();
-  }
+  const registered = await registeredStorages(directories);
+  const { registry } = registered;
+  const app = buildApp(registered.storages[0]!, { instance: 'microstream', api: registry, auth: options.auth });
+  if (options.start !== false) await graphsBuilt(registry);
   return {
     app,
     registry,
     get: async (url: string, headers: Record<string, string> = {}) => app.inject({ url, headers }),
     close: async () => {
       await app.close();
-      await registry.close();
-      for (const s of storages) await s.close();
+      await registered.close();
     },
   };
 }

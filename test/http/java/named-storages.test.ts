@@ -11,12 +11,13 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
 import { storageNameProblem } from '../../../src/http/java/named-routes.js';
-import { StorageRegistry } from '../../../src/registry/storage-registry.js';
-import { Storage } from '../../../src/storage/storage.js';
+import type { StorageRegistry } from '../../../src/registry/storage-registry.js';
+import type { Storage } from '../../../src/storage/storage.js';
 import { parseStorageSpecs } from '../../../src/cli/commands/serve-storages.js';
 import { UsageError } from '../../../src/errors.js';
 import { compareWithCase, CORPORA, loadCases, type RecordedCase } from '../../helpers/conformance.js';
 import { rawRequest } from '../../helpers/raw-http.js';
+import { registeredStorages } from '../../helpers/registered-storage.js';
 
 const MS41 = CORPORA[0]!;
 const ES = CORPORA.find((c) => c.generation.startsWith('EclipseStore'))!;
@@ -25,19 +26,14 @@ interface Served {
   readonly registry: StorageRegistry;
   readonly app: FastifyInstance;
   readonly port: number;
-  readonly storages: Storage[];
+  readonly storages: readonly Storage[];
   readonly agent: Agent;
   close(): Promise<void>;
 }
 
 async function serveNamed(named: readonly [string, string][], unavailable: readonly string[] = []): Promise<Served> {
-  const registry = new StorageRegistry();
-  const storages: Storage[] = [];
-  for (const [name, dir] of named) {
-    const storage = await Storage.open(dir);
-    storages.push(storage);
-    registry.add(name, storage, {}, { instance: storage.family.defaultInstance });
-  }
+  const registered = await registeredStorages(Object.fromEntries(named), (storage) => ({ instance: storage.family.defaultInstance }));
+  const { registry, storages } = registered;
   for (const name of unavailable) registry.addUnavailable({ name, instance: undefined, reason: `${name}: no such directory` });
   const app = buildApp(storages[0]!, { instance: storages[0]!.family.defaultInstance, api: registry });
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -51,7 +47,7 @@ async function serveNamed(named: readonly [string, string][], unavailable: reado
     close: async () => {
       agent.destroy();
       await app.close();
-      for (const s of storages) await s.close();
+      await registered.close();
     },
   };
 }
@@ -173,12 +169,8 @@ describe('one storage given by name', () => {
 
 describe('dialects with named storages', () => {
   it('micronaut: /microstream/{name}/root, and no single routes with two storages', async () => {
-    const registry = new StorageRegistry();
-    const a = await Storage.open(join(MS41.dir, 'storages', 'noroot'));
-    const b = await Storage.open(join(MS41.dir, 'storages', 'graph'));
-    registry.add('people', a, {}, { instance: 'microstream' });
-    registry.add('towns', b, {}, { instance: 'microstream' });
-    const app = buildApp(a, { instance: 'microstream', api: registry, dialect: 'micronaut' });
+    const registered = await registeredStorages({ people: join(MS41.dir, 'storages', 'noroot'), towns: join(MS41.dir, 'storages', 'graph') }, () => ({ instance: 'microstream' }));
+    const app = buildApp(registered.storages[0]!, { instance: 'microstream', api: registered.registry, dialect: 'micronaut' });
     try {
       expect((await app.inject({ url: '/microstream/towns/root' })).body).toBe('{"name":"ROOT","objectId":"1000000000000000028"}');
       expect((await app.inject({ url: '/microstream/people/root' })).body).toBe('{"name":"ROOT","objectId":"0"}');
@@ -186,8 +178,7 @@ describe('dialects with named storages', () => {
       expect([single.statusCode, single.headers['content-type']]).toEqual([404, 'application/json']);
     } finally {
       await app.close();
-      await a.close();
-      await b.close();
+      await registered.close();
     }
   });
 });
