@@ -5,10 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseMcpArgs } from '../../src/cli/commands/mcp.js';
 import { parseServeArgs } from '../../src/cli/commands/serve.js';
 import { parseSqlArgs } from '../../src/cli/commands/sql.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
-import { Storage } from '../../src/storage/storage.js';
 import { runCliInProcess } from '../helpers/cli-in-process.js';
+import { registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
 import { REPO_ROOT } from '../viewer/browser.js';
 
 /**
@@ -150,20 +149,12 @@ describe('every command the docs show', () => {
 });
 
 describe('every query the docs show', () => {
-  let storage: Storage;
-  let registry: StorageRegistry;
-  let graph: () => ReturnType<NonNullable<ReturnType<StorageRegistry['get']>>['graph']['ready']>;
+  let registered: RegisteredStorage;
   beforeAll(async () => {
-    storage = await Storage.open(join(REPO_ROOT, 'demo', 'graph'));
-    registry = new StorageRegistry();
-    const context = registry.add('default', storage);
-    registry.startAll();
-    graph = () => context.graph.ready();
+    registered = await registeredStorage(join(REPO_ROOT, 'demo', 'graph'));
+    registered.registry.startAll();
   });
-  afterAll(async () => {
-    await registry.close();
-    await storage.close();
-  });
+  afterAll(async () => registered.close());
 
   it('finds them beyond the ten questions', () => {
     expect(QUERIES.length).toBeGreaterThan(11);
@@ -172,7 +163,7 @@ describe('every query the docs show', () => {
 
   it.each(QUERIES.map((q) => [`${q.file}: ${q.text.replace(/\s+/g, ' ').slice(0, 100)}`, q] as const))('%s', { timeout: 30_000 }, async (_name, shown) => {
     // An engine of its own, as a reader running the one `sql` command the page shows has.
-    const engine = new SqlEngine({ storage, graph, timeoutMs: 2000 });
+    const engine = new SqlEngine({ storage: registered.storage, graph: () => registered.context.graph.ready(), timeoutMs: 2000 });
     try {
       await engine.query(shown.text, { limit: 10 });
     } catch (error) {

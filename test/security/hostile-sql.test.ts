@@ -3,10 +3,9 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { ALLOWED_FUNCTIONS, ALLOWED_TABLE_FUNCTIONS } from '../../src/sql/allowed-functions.js';
-import { Storage } from '../../src/storage/storage.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { graphsBuilt, registeredStorage } from '../helpers/registered-storage.js';
 
 /**
  * The hostile-SQL corpus: every statement an attacker with the right to send SQL tried (issue
@@ -23,18 +22,14 @@ let base: string;
 let close: () => Promise<void>;
 
 beforeAll(async () => {
-  const registry = new StorageRegistry();
-  const storage = await Storage.open(GRAPH);
-  registry.add('default', storage);
-  const app = buildApp(storage, { instance: 'microstream', api: registry, sql: { timeoutMs: 5000 } });
-  registry.startAll();
-  await registry.get(undefined)!.graph.ready();
+  const registered = await registeredStorage(GRAPH);
+  const app = buildApp(registered.storage, { instance: 'microstream', api: registered.registry, sql: { timeoutMs: 5000 } });
+  await graphsBuilt(registered.registry);
   await app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   close = async () => {
     await app.close();
-    await registry.close();
-    await storage.close();
+    await registered.close();
   };
 });
 afterAll(async () => close());

@@ -7,9 +7,8 @@
 import { checkedSource, RequestWarnings, type DamageReport } from '../../../src/http/java/integrity.js';
 import { objectViewOf } from '../../../src/http/api-v1/graph-answers.js';
 import { budgetedSource, RequestBudget } from '../../../src/http/guard/limits.js';
-import { StorageRegistry } from '../../../src/registry/storage-registry.js';
-import { Storage } from '../../../src/storage/storage.js';
 import { UTC } from '../../../src/javatext/java-time-zones.js';
+import { registeredStorage } from '../../helpers/registered-storage.js';
 
 // V8's own test intrinsics, parsed only with --allow-natives-syntax.
 const sameShape = new Function('a', 'b', 'return %HasFastProperties(a) && %HasFastProperties(b) && %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
@@ -25,11 +24,8 @@ const budgeted = [1, 2].map((n) => budgetedSource(source, new RequestBudget(n, 0
 const checked = [1, 2].map(() => checkedSource(source, damaged, new RequestWarnings()));
 // Two stored objects of one type, viewed as GET /api/v1/objects/{oid} builds them.
 const [dir = ''] = process.argv.slice(2);
-const storage = await Storage.open(dir);
-const registry = new StorageRegistry();
-registry.add('default', storage);
+const { storage, registry, context, close } = await registeredStorage(dir);
 registry.startAll();
-const context = registry.get()!;
 const graph = await context.graph.ready();
 const firstOfType = new Map<bigint, bigint>();
 let pair: [bigint, bigint] | undefined;
@@ -45,7 +41,7 @@ for (const channel of storage.channels) {
 }
 if (pair === undefined) throw new Error('no two objects of one type');
 const views = await Promise.all(pair.map((id) => objectViewOf(context, graph, id, { offset: 0, limit: 100 })));
-await registry.close();
+await close();
 process.stdout.write(
   `${JSON.stringify({
     budgeted: sameShape(budgeted[0]!, budgeted[1]!),
