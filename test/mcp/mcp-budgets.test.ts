@@ -1,17 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiV1Plugin } from '../../src/http/api-v1/api-v1-plugin.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { ApiClient } from '../../src/mcp/api-client.js';
 import { STRUCTURED_BYTES, TEXT_CHARS } from '../../src/mcp/budget.js';
-import { createMcpServer } from '../../src/mcp/mcp-server.js';
-import { Storage } from '../../src/storage/storage.js';
 import { ModelStorage } from '../graph/model-storage.js';
+import { mcpClient, textOf, type McpClient } from '../helpers/mcp-client.js';
+import { registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
 
 /**
  * The budgets on a storage written to exceed them: a list of long strings (more text than a tool
@@ -20,10 +14,8 @@ import { ModelStorage } from '../graph/model-storage.js';
  */
 
 let dir: string;
-let storage: Storage;
-let registry: StorageRegistry;
-let api: ApiClient;
-let client: Client;
+let registered: RegisteredStorage;
+let mcp: McpClient;
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
@@ -39,27 +31,18 @@ beforeAll(async () => {
   model.commit();
   model.close();
   Object.assign(ids, { list: String(list), huge: String(huge) });
-  storage = await Storage.open(join(dir, 'storage'));
-  registry = new StorageRegistry();
-  registry.add('default', storage);
-  registry.startAll();
-  api = await ApiClient.create(registry, 30_000, apiV1Plugin);
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await createMcpServer({ api, registry }).connect(serverSide);
-  client = new Client({ name: 'budget-test', version: '0' });
-  await client.connect(clientSide);
+  registered = await registeredStorage(join(dir, 'storage'));
+  registered.registry.startAll();
+  mcp = await mcpClient(registered.registry);
 }, 60_000);
 
 afterAll(async () => {
-  await client?.close();
-  await api?.close();
-  await registry?.close();
-  await storage?.close();
+  await mcp?.close();
+  await registered?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
-const textOf = (result: CallToolResult) => (result.content[0] as { text: string }).text;
+const call = async (name: string, args: Record<string, unknown>) => mcp.call(name, args);
 
 describe('answers stay within their budgets', () => {
   it('cuts the text of a page past the text budget, the structured content keeps the page', async () => {
@@ -97,7 +80,7 @@ describe('answers stay within their budgets', () => {
   });
 
   it('registers no sql_query tool without an SQL engine', async () => {
-    const { tools } = await client.listTools();
+    const { tools } = await mcp.client.listTools();
     expect(tools.map((t) => t.name)).not.toContain('sql_query');
     // Nor check_storage without a way to open the storage anew.
     expect(tools.map((t) => t.name)).not.toContain('check_storage');

@@ -1,16 +1,10 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { apiV1Plugin } from '../../src/http/api-v1/api-v1-plugin.js';
 import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { ApiClient } from '../../src/mcp/api-client.js';
-import { createMcpServer } from '../../src/mcp/mcp-server.js';
-import { Storage } from '../../src/storage/storage.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { mcpClient } from '../helpers/mcp-client.js';
+import { registeredStorage } from '../helpers/registered-storage.js';
 
 /**
  * Every vendored storage of every generation (MicroStream 4.1, 8.1, EclipseStore 4.1), through the
@@ -29,17 +23,11 @@ interface Types {
 
 describe.each(CORPORA)('$corpus/$name', ({ dir }) => {
   it('answers every tool as /api/v1 does', async () => {
-    const storage = await Storage.open(dir);
-    const registry = new StorageRegistry();
-    registry.add('default', storage);
+    const { storage, registry, close } = await registeredStorage(dir);
     registry.startAll();
     const app = buildApp(storage, { instance: 'microstream', api: registry });
-    const api = await ApiClient.create(registry, 30_000, apiV1Plugin);
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await createMcpServer({ api, registry }).connect(serverSide);
-    const client = new Client({ name: 'corpora-test', version: '0' });
-    await client.connect(clientSide);
-    const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+    const mcp = await mcpClient(registry);
+    const call = mcp.call;
     /** The tool against its API answer: equal content, or the API's problem as a tool error. */
     const same = async (name: string, args: Record<string, unknown>, url: string) => {
       const result = await call(name, args);
@@ -74,11 +62,9 @@ describe.each(CORPORA)('$corpus/$name', ({ dir }) => {
         expect(rows).toEqual(types.types.filter((t) => t.typeName === type.typeName));
       }
     } finally {
-      await client.close();
-      await api.close();
+      await mcp.close();
       await app.close();
-      await registry.close();
-      await storage.close();
+      await close();
     }
   }, 60_000);
 });

@@ -1,15 +1,9 @@
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiV1Plugin } from '../../src/http/api-v1/api-v1-plugin.js';
 import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { ApiClient } from '../../src/mcp/api-client.js';
-import { createMcpServer } from '../../src/mcp/mcp-server.js';
-import { Storage } from '../../src/storage/storage.js';
 import { SEQUENCE_DIR } from '../helpers/follow-sequence.js';
+import { mcpClient, textOf, type McpClient } from '../helpers/mcp-client.js';
+import { registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
 
 /**
  * The `commits` and `diff` tools on SEQ1 in state S4 (six commits, all on disk): their structured
@@ -17,35 +11,24 @@ import { SEQUENCE_DIR } from '../helpers/follow-sequence.js';
  * storage does not have is a tool error saying so.
  */
 
-let storage: Storage;
-let registry: StorageRegistry;
-let api: ApiClient;
+let registered: RegisteredStorage;
+let mcp: McpClient;
 let app: ReturnType<typeof buildApp>;
-let client: Client;
 
 beforeAll(async () => {
-  storage = await Storage.open(join(SEQUENCE_DIR, 'states', 'S4'));
-  registry = new StorageRegistry();
-  registry.add('default', storage);
-  registry.startAll();
-  api = await ApiClient.create(registry, 30_000, apiV1Plugin);
-  app = buildApp(storage, { instance: 'microstream', api: registry });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await createMcpServer({ api, registry }).connect(serverSide);
-  client = new Client({ name: 'history-test', version: '0' });
-  await client.connect(clientSide);
+  registered = await registeredStorage(join(SEQUENCE_DIR, 'states', 'S4'));
+  registered.registry.startAll();
+  app = buildApp(registered.storage, { instance: 'microstream', api: registered.registry });
+  mcp = await mcpClient(registered.registry);
 }, 60_000);
 
 afterAll(async () => {
-  await client?.close();
-  await api?.close();
+  await mcp?.close();
   await app?.close();
-  await registry?.close();
-  await storage?.close();
+  await registered?.close();
 });
 
-const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
-const textOf = (result: CallToolResult): string => (result.content[0] as { text: string }).text;
+const call = async (name: string, args: Record<string, unknown>) => mcp.call(name, args);
 const apiGet = async (url: string): Promise<Record<string, unknown>> => (await app.inject({ url: `/api/v1${url}` })).json();
 
 describe('the commits tool', () => {
@@ -60,7 +43,7 @@ describe('the commits tool', () => {
   });
 
   it("shows a commit's objects with their member changes", async () => {
-    await registry.get()!.graph.ready();
+    await registered.registry.get()!.graph.ready();
     const list = (await apiGet('/commits?offset=0&limit=10')) as { commits: { number: number; timestamp: string }[] };
     const commit4 = list.commits.find((c) => c.number === 4)!;
     const result = await call('commits', { timestamp: commit4.timestamp, limit: 5 });

@@ -10,10 +10,9 @@ import { mcpRoutes } from '../../src/mcp/http-route.js';
 import { buildApp } from '../../src/http/app.js';
 import { loadAuthConfig } from '../../src/http/guard/auth.js';
 import { hostAllowList } from '../../src/http/guard/host-check.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { checkSourceOpener } from '../../src/mcp/check-sources.js';
-import { Storage } from '../../src/storage/storage.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { registeredStorages, type RegisteredStorages } from '../helpers/registered-storage.js';
 import { spawnCli } from '../security/cli.js';
 
 /** A POST with the Host header exactly as given (fetch does not let one set it). */
@@ -38,20 +37,15 @@ const TOKEN = 'mcp-test-token-3f1c9a7e5b2d4c6e8a0b';
 const STORAGES = { ms: join(CONFORMANCE_DIR, 'storages', 'graph'), es: join(CONFORMANCE_DIR, '..', 'conformance-es', 'storages', 'collections') };
 
 let app: ReturnType<typeof buildApp>;
-let registry: StorageRegistry;
-const storages: Storage[] = [];
+let registered: RegisteredStorages;
 let url: URL;
 
 beforeAll(async () => {
-  registry = new StorageRegistry();
-  for (const [name, dir] of Object.entries(STORAGES)) {
-    const storage = await Storage.open(dir);
-    storages.push(storage);
-    registry.add(name, storage);
-  }
+  registered = await registeredStorages(STORAGES);
+  const { registry } = registered;
   registry.startAll();
   const auth = loadAuthConfig({ env: { STORAGE_INSPECTOR_TOKEN: TOKEN }, warn: () => undefined });
-  app = buildApp(storages[0]!, {
+  app = buildApp(registered.storages[0]!, {
     instance: 'microstream',
     api: registry,
     auth,
@@ -70,8 +64,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close();
-  await registry?.close();
-  for (const s of storages) await s.close();
+  await registered?.close();
 });
 
 async function connect(headers: Record<string, string>): Promise<Client> {

@@ -1,21 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiV1Plugin } from '../../src/http/api-v1/api-v1-plugin.js';
 import { GIGAMAP_TABLES } from '../../src/gigamap/sql-rows.js';
 import { GIGAMAP } from '../../src/gigamap/gigamap-type-names.js';
-import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { ApiClient } from '../../src/mcp/api-client.js';
-import { createMcpServer } from '../../src/mcp/mcp-server.js';
 import type { SqlEngine } from '../../src/mcp/sql-engine-contract.js';
-import { Storage } from '../../src/storage/storage.js';
 import { StorageWriter } from '../../src/writer/storage-writer.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { mcpInProcess, textOf, type McpInProcess } from '../helpers/mcp-in-process.js';
 
 /**
  * The MCP tools' pages (issue 41, item 8, and issue 48's finding): `referrers`, `object_versions`
@@ -28,44 +21,11 @@ const FIXTURES = join(CONFORMANCE_DIR, '..');
 /** Versions of the object stored again and again (more than the API's default page of 100). */
 const STORES = 130;
 
-interface Tools {
-  call(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
-  api<T>(url: string): Promise<T>;
-  client: Client;
-  close(): Promise<void>;
-}
+type Tools = McpInProcess;
 
-async function toolsOver(directory: string, sqlEngine?: () => SqlEngine | undefined): Promise<Tools> {
-  const storage = await Storage.open(directory);
-  const registry = new StorageRegistry();
-  registry.add('default', storage);
-  registry.startAll();
-  await registry.get('default')!.graph.ready();
-  const app = buildApp(storage, { instance: 'microstream', api: registry });
-  const apiClient = await ApiClient.create(registry, 30_000, apiV1Plugin);
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await createMcpServer({ api: apiClient, registry, ...(sqlEngine === undefined ? {} : { sqlEngine }) }).connect(serverSide);
-  const client = new Client({ name: 'paging-test', version: '0' });
-  await client.connect(clientSide);
-  return {
-    client,
-    call: async (name, args) => (await client.callTool({ name, arguments: args })) as CallToolResult,
-    api: async <T>(url: string) => {
-      const response = await app.inject({ url: `/api/v1${url}` });
-      expect(response.statusCode, url).toBe(200);
-      return response.json() as T;
-    },
-    close: async () => {
-      await client.close();
-      await apiClient.close();
-      await app.close();
-      await registry.close();
-      await storage.close();
-    },
-  };
-}
-
-const textOf = (result: CallToolResult): string => (result.content[0] as { text: string }).text;
+/** The tools over one storage named default, its graph index built (with the SQL engine, when given). */
+const toolsOver = async (directory: string, sqlEngine?: () => SqlEngine | undefined): Promise<Tools> =>
+  mcpInProcess({ default: directory }, sqlEngine === undefined ? {} : { sqlEngine });
 
 /** The cursor a page's last line gives. */
 function cursorOf(result: CallToolResult): string {

@@ -1,17 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiV1Plugin } from '../../src/http/api-v1/api-v1-plugin.js';
 import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { ApiClient } from '../../src/mcp/api-client.js';
-import { createMcpServer } from '../../src/mcp/mcp-server.js';
-import { Storage } from '../../src/storage/storage.js';
 import { ModelStorage } from '../graph/model-storage.js';
+import { mcpClient, textOf, type McpClient } from '../helpers/mcp-client.js';
+import { registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
 
 /**
  * The `retained` tool on a storage with a 60-node chain (each node dominating the next), a wide
@@ -20,11 +14,9 @@ import { ModelStorage } from '../graph/model-storage.js';
  */
 
 let dir: string;
-let storage: Storage;
-let registry: StorageRegistry;
-let api: ApiClient;
+let registered: RegisteredStorage;
+let mcp: McpClient;
 let app: ReturnType<typeof buildApp>;
-let client: Client;
 const chain: bigint[] = [];
 let garbage: bigint;
 let root: bigint;
@@ -43,29 +35,20 @@ beforeAll(async () => {
   model.setRoot(root);
   model.commit();
   model.close();
-  storage = await Storage.open(join(dir, 'storage'));
-  registry = new StorageRegistry();
-  registry.add('default', storage);
-  registry.startAll();
-  api = await ApiClient.create(registry, 30_000, apiV1Plugin);
-  app = buildApp(storage, { instance: 'microstream', api: registry });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await createMcpServer({ api, registry }).connect(serverSide);
-  client = new Client({ name: 'retained-test', version: '0' });
-  await client.connect(clientSide);
+  registered = await registeredStorage(join(dir, 'storage'));
+  registered.registry.startAll();
+  app = buildApp(registered.storage, { instance: 'microstream', api: registered.registry });
+  mcp = await mcpClient(registered.registry);
 }, 60_000);
 
 afterAll(async () => {
-  await client?.close();
-  await api?.close();
+  await mcp?.close();
   await app?.close();
-  await registry?.close();
-  await storage?.close();
+  await registered?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-const call = async (args: Record<string, unknown>) => (await client.callTool({ name: 'retained', arguments: args })) as CallToolResult;
-const textOf = (result: CallToolResult): string => (result.content[0] as { text: string }).text;
+const call = async (args: Record<string, unknown>) => mcp.call('retained', args);
 const apiGet = async (url: string): Promise<Record<string, unknown>> => (await app.inject({ url: `/api/v1${url}` })).json();
 
 describe('the retained tool', () => {

@@ -3,8 +3,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { Storage } from '../../src/storage/storage.js';
+import { registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
 import { ROOT, stdioClient } from './stdio-client.js';
 
 /**
@@ -19,21 +18,17 @@ describe('sql_query over stdio', () => {
   let client: Client;
   let close: () => Promise<void>;
   let app: ReturnType<typeof buildApp>;
-  let registry: StorageRegistry;
-  let storage: Storage;
+  let registered: RegisteredStorage;
 
   beforeAll(async () => {
     ({ client } = await stdioClient([DIR]));
-    storage = await Storage.open(DIR);
-    registry = new StorageRegistry();
-    registry.add('default', storage);
-    registry.startAll();
-    app = buildApp(storage, { instance: 'microstream', api: registry, sql: {} });
+    registered = await registeredStorage(DIR);
+    registered.registry.startAll();
+    app = buildApp(registered.storage, { instance: 'microstream', api: registered.registry, sql: {} });
     close = async () => {
       await client.close();
       await app.close();
-      await registry.close();
-      await storage.close();
+      await registered.close();
     };
   }, 120_000);
   afterAll(async () => close?.());

@@ -4,8 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { Storage } from '../../src/storage/storage.js';
+import { graphsBuilt, registeredStorage } from '../helpers/registered-storage.js';
 import { MAIN, ROOT, stdioClient } from './stdio-client.js';
 
 /**
@@ -22,12 +21,9 @@ const GENERATIONS = [
 
 /** The /api/v1 answers to compare with, from an application in this process. */
 async function apiOf(dir: string) {
-  const storage = await Storage.open(dir);
-  const registry = new StorageRegistry();
-  registry.add('default', storage);
-  registry.startAll();
-  await registry.get('default')!.graph.ready();
-  await registry.get('default')!.graph.dominators.ready();
+  const { storage, registry, context, close } = await registeredStorage(dir);
+  await graphsBuilt(registry);
+  await context.graph.dominators.ready();
   const app = buildApp(storage, { instance: 'microstream', api: registry });
   return {
     get: async (url: string): Promise<Record<string, unknown>> => {
@@ -37,8 +33,7 @@ async function apiOf(dir: string) {
     },
     close: async () => {
       await app.close();
-      await registry.close();
-      await storage.close();
+      await close();
     },
   };
 }

@@ -1,17 +1,11 @@
 import { cpSync, mkdtempSync, realpathSync, rmSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiV1Plugin } from '../../src/http/api-v1/api-v1-plugin.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { ApiClient } from '../../src/mcp/api-client.js';
 import { checkSourceOpener } from '../../src/mcp/check-sources.js';
-import { createMcpServer } from '../../src/mcp/mcp-server.js';
-import { Storage } from '../../src/storage/storage.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { mcpClient, textOf, type McpClient } from '../helpers/mcp-client.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
 
 /**
  * Answers never say where the server keeps a storage (issue 40, item 11): on a damaged copy (the
@@ -23,38 +17,26 @@ import { CONFORMANCE_DIR } from '../helpers/conformance.js';
 
 let work: string;
 let dir: string;
-let storage: Storage;
-let registry: StorageRegistry;
-let api: ApiClient;
-let client: Client;
+let registered: RegisteredStorage;
+let mcp: McpClient;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'si-no-paths-'));
   dir = join(work, 'shop-storage');
   cpSync(join(CONFORMANCE_DIR, 'storages', 'graph'), dir, { recursive: true });
   truncateSync(join(dir, 'channel_1', 'channel_1_16.dat'), 3000);
-  storage = await Storage.open(dir);
-  registry = new StorageRegistry();
-  registry.add('default', storage);
-  registry.startAll();
-  await registry.get()!.graph.ready();
-  api = await ApiClient.create(registry, 30_000, apiV1Plugin);
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await createMcpServer({ api, registry, checkSource: checkSourceOpener([{ name: undefined, directory: dir }], {}, 'default') }).connect(serverSide);
-  client = new Client({ name: 'no-server-paths', version: '0' });
-  await client.connect(clientSide);
+  registered = await registeredStorage(dir);
+  await graphsBuilt(registered.registry);
+  mcp = await mcpClient(registered.registry, { checkSource: checkSourceOpener([{ name: undefined, directory: dir }], {}, 'default') });
 });
 
 afterAll(async () => {
-  await client?.close();
-  await api?.close();
-  await registry?.close();
-  await storage?.close();
+  await mcp?.close();
+  await registered?.close();
   rmSync(work, { recursive: true, force: true });
 });
 
-const call = async (name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult;
-const textOf = (result: CallToolResult) => (result.content[0] as { text: string }).text;
+const call = async (name: string, args: Record<string, unknown> = {}) => mcp.call(name, args);
 
 /** Every way this machine's path to the storage could be written. */
 function machinePaths(): string[] {
@@ -72,7 +54,7 @@ describe('answers about a damaged storage', () => {
     expect(info.directory).toBe(basename(dir));
     expect(info.graph.problems.map((p) => [p.file, p.offset])).toEqual([['channel_1/channel_1_16.dat', 2983]]);
     // The same as /api/v1/storage says.
-    expect(JSON.stringify(await api.get(undefined, '/storage', {}, false))).not.toContain(work);
+    expect(JSON.stringify(await mcp.api.get(undefined, '/storage', {}, false))).not.toContain(work);
   });
 
   it('check_storage names the damaged files relative to the storage', async () => {
@@ -90,7 +72,7 @@ describe('answers about a damaged storage', () => {
   });
 
   it('object_versions and analyze_storage name data files relative to the storage, as their API routes do', async () => {
-    const root = ((await api.get(undefined, '/storage', {}, false)) as { rootObjectId: string }).rootObjectId;
+    const root = ((await mcp.api.get(undefined, '/storage', {}, false)) as { rootObjectId: string }).rootObjectId;
     const versions = await call('object_versions', { objectId: root });
     const analysis = await call('analyze_storage');
     for (const result of [versions, analysis]) {
@@ -102,7 +84,7 @@ describe('answers about a damaged storage', () => {
     const files = (analysis.structuredContent as { files: { file: string }[] }).files.map((f) => f.file);
     expect(files).toContain('channel_1/channel_1_16.dat');
     for (const route of [`/objects/${root}/versions`, '/analysis']) {
-      const answer = JSON.stringify(await api.get(undefined, route, {}, false));
+      const answer = JSON.stringify(await mcp.api.get(undefined, route, {}, false));
       for (const path of machinePaths()) expect(answer, route).not.toContain(path);
       expect(answer, route).toMatch(/"file":"channel_\d+\/channel_\d+_\d+\.dat"/);
     }
