@@ -1,17 +1,12 @@
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiV1Plugin } from '../../src/http/api-v1/api-v1-plugin.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { lookUpType, readableTypeName, shortReadableTypeName } from '../../src/inspect/type-names.js';
-import { ApiClient } from '../../src/mcp/api-client.js';
-import { createMcpServer } from '../../src/mcp/mcp-server.js';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
-import { Storage } from '../../src/storage/storage.js';
 import { runCliInProcess } from '../helpers/cli-in-process.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { mcpClient } from '../helpers/mcp-client.js';
+import { registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
 import { graphEngines } from './graph-engines.js';
 
 /**
@@ -38,25 +33,21 @@ describe('readable type names', () => {
 });
 
 describe('on the arrays corpus', () => {
-  let storage: Storage;
-  let registry: StorageRegistry;
+  let registered: RegisteredStorage;
   let engine: SqlEngine;
   beforeAll(async () => {
-    storage = await Storage.open(ARRAYS);
-    registry = new StorageRegistry();
-    const context = registry.add('default', storage);
-    registry.startAll();
-    engine = new SqlEngine({ storage, graph: () => context.graph.ready() });
+    registered = await registeredStorage(ARRAYS);
+    registered.registry.startAll();
+    engine = new SqlEngine({ storage: registered.storage, graph: () => registered.context.graph.ready() });
   });
   afterAll(async () => {
     engine.close();
-    await registry.close();
-    await storage.close();
+    await registered.close();
   });
 
   it('SQL: _objects names arrays for reading; an array table keeps its name', async () => {
     const names = (await engine.query("SELECT DISTINCT type_name FROM _objects WHERE type_name LIKE '%[]' ORDER BY 1", { limit: 100 })).rows.map((r) => r[0]);
-    const dictionaryArrays = [...new Set(storage.dictionary.entries.filter((e) => e.typeName.startsWith('[')).map((e) => e.typeName))];
+    const dictionaryArrays = [...new Set(registered.storage.dictionary.entries.filter((e) => e.typeName.startsWith('[')).map((e) => e.typeName))];
     expect(names.length).toBeGreaterThan(5);
     // Every array name in _objects is the readable form of a dictionary name, never the JVM one.
     for (const name of names) expect(dictionaryArrays.map(readableTypeName)).toContain(name);
@@ -72,7 +63,7 @@ describe('on the arrays corpus', () => {
 
   it('SQL: an array table answers to its readable name too, filled when first named so', async () => {
     // A fresh engine: the first statement names the table only by its readable name.
-    const fresh = new SqlEngine({ storage, graph: () => registry.get('default')!.graph.ready() });
+    const fresh = new SqlEngine({ storage: registered.storage, graph: () => registered.registry.get('default')!.graph.ready() });
     try {
       const readable = await fresh.query('SELECT * FROM "int[]" ORDER BY _oid', { limit: 1000 });
       expect(readable.rows.length).toBeGreaterThan(5);
@@ -86,19 +77,15 @@ describe('on the arrays corpus', () => {
   });
 
   it('a type asked for by its readable name is found', () => {
-    expect(lookUpType(storage.dictionary, 'int[]')).toMatchObject({ typeName: '[I' });
-    expect(lookUpType(storage.dictionary, 'java.lang.String[]')).toMatchObject({ typeName: '[Ljava.lang.String;' });
-    expect(lookUpType(storage.dictionary, 'String[]')).toMatchObject({ typeName: '[Ljava.lang.String;' });
+    expect(lookUpType(registered.storage.dictionary, 'int[]')).toMatchObject({ typeName: '[I' });
+    expect(lookUpType(registered.storage.dictionary, 'java.lang.String[]')).toMatchObject({ typeName: '[Ljava.lang.String;' });
+    expect(lookUpType(registered.storage.dictionary, 'String[]')).toMatchObject({ typeName: '[Ljava.lang.String;' });
   });
 
   it('MCP: arrays are named for reading in the text, and found by those names', async () => {
-    const api = await ApiClient.create(registry, 30_000, apiV1Plugin);
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await createMcpServer({ api, registry }).connect(serverSide);
-    const client = new Client({ name: 'names-test', version: '0' });
-    await client.connect(clientSide);
+    const mcp = await mcpClient(registered.registry);
     try {
-      const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+      const call = mcp.call;
       const text = (r: CallToolResult): string => (r.content[0] as { text: string }).text;
       const listed = await call('list_instances', { type: 'int[]', limit: 1 });
       expect(listed.isError).toBeFalsy();
@@ -115,8 +102,7 @@ describe('on the arrays corpus', () => {
       expect(holder).toContain(`→ ${strings.objectIds[0]} String[]`);
       expect(holder).not.toContain('[Ljava');
     } finally {
-      await client.close();
-      await api.close();
+      await mcp.close();
     }
   }, 60_000);
 });

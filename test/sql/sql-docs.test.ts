@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
-import { Storage } from '../../src/storage/storage.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
 
 /** Every query of docs/sql.md's "Ten questions" runs on the bookstore storage and answers rows. */
 
@@ -15,20 +14,16 @@ const NEXT = DOC.indexOf('\n## ', FROM + 1);
 const QUESTIONS = DOC.slice(FROM, NEXT < 0 ? undefined : NEXT);
 const QUERIES = [...QUESTIONS.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
 
-let storage: Storage;
-let registry: StorageRegistry;
+let registered: RegisteredStorage;
 let engine: SqlEngine;
 beforeAll(async () => {
-  storage = await Storage.open(join(CONFORMANCE_DIR, 'storages', 'graph'));
-  registry = new StorageRegistry();
-  const context = registry.add('default', storage);
-  registry.startAll();
-  engine = new SqlEngine({ storage, graph: () => context.graph.ready() });
+  registered = await registeredStorage(join(CONFORMANCE_DIR, 'storages', 'graph'));
+  registered.registry.startAll();
+  engine = new SqlEngine({ storage: registered.storage, graph: () => registered.context.graph.ready() });
 });
 afterAll(async () => {
   engine.close();
-  await registry.close();
-  await storage.close();
+  await registered.close();
 });
 
 describe('the queries of docs/sql.md', () => {

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runShell } from '../../src/cli/sql-shell.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
 import { Storage } from '../../src/storage/storage.js';
 import { writeModelStorage } from '../graph/model-storage.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
 
 /**
  * The interactive shell on a terminal: multi-line statements ended by `;`, `.tables` and
@@ -16,20 +16,16 @@ import { CONFORMANCE_DIR } from '../helpers/conformance.js';
  * sandbox's temporary directory: never inside the storage directory, gone after close.
  */
 
-let storage: Storage;
-let registry: StorageRegistry;
+let registered: RegisteredStorage;
 let engine: SqlEngine;
 beforeAll(async () => {
-  storage = await Storage.open(join(CONFORMANCE_DIR, 'storages', 'graph'));
-  registry = new StorageRegistry();
-  const context = registry.add('default', storage);
-  registry.startAll();
-  engine = new SqlEngine({ storage, graph: () => context.graph.ready(), timeoutMs: 0 });
+  registered = await registeredStorage(join(CONFORMANCE_DIR, 'storages', 'graph'));
+  registered.registry.startAll();
+  engine = new SqlEngine({ storage: registered.storage, graph: () => registered.context.graph.ready(), timeoutMs: 0 });
 });
 afterAll(async () => {
   engine.close();
-  await registry.close();
-  await storage.close();
+  await registered.close();
 });
 
 async function until(condition: () => boolean): Promise<void> {

@@ -5,12 +5,11 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { historyPath } from '../../src/cli/shell-history.js';
 import { runShell, ShellNotices } from '../../src/cli/sql-shell.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { formatTable } from '../../src/sql/output/result-text.js';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
-import { Storage } from '../../src/storage/storage.js';
 import { runCliInProcess } from '../helpers/cli-in-process.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
 
 /**
  * Wide results in the terminal (issue 41.3): through a pipe nothing is cut; object ids (numbers)
@@ -23,23 +22,19 @@ const GRAPH = join(CONFORMANCE_DIR, 'storages', 'graph');
 
 const cli = (args: string[], columns?: number) => runCliInProcess(args, { columns });
 
-let storage: Storage;
-let registry: StorageRegistry;
+let registered: RegisteredStorage;
 let engine: SqlEngine;
 let books: { _oid: string; isbn: string; title: string; author: string; tags: string }[];
 beforeAll(async () => {
-  storage = await Storage.open(GRAPH);
-  registry = new StorageRegistry();
-  const context = registry.add('default', storage);
-  registry.startAll();
-  engine = new SqlEngine({ storage, graph: () => context.graph.ready(), timeoutMs: 0 });
+  registered = await registeredStorage(GRAPH);
+  registered.registry.startAll();
+  engine = new SqlEngine({ storage: registered.storage, graph: () => registered.context.graph.ready(), timeoutMs: 0 });
   const answer = await engine.query('SELECT _oid, isbn, title, author, tags FROM Book ORDER BY _oid LIMIT 3', { limit: 3 });
   books = answer.rows.map(([_oid, isbn, title, author, tags]) => ({ _oid: String(_oid), isbn: String(isbn), title: String(title), author: String(author), tags: String(tags) }));
 });
 afterAll(async () => {
   engine.close();
-  await registry.close();
-  await storage.close();
+  await registered.close();
 });
 
 describe('sql in a pipe and in a terminal', () => {
@@ -148,7 +143,7 @@ describe('the shell', () => {
     const notices = new ShellNotices({ write: (text: string) => events.push(`err:${text}`) });
     notices.write('before the shell\n');
     // A statement that runs until the engine's timeout ends it.
-    const timed = new SqlEngine({ storage, graph: () => registry.get(undefined)!.graph.ready(), timeoutMs: 1500 });
+    const timed = new SqlEngine({ storage: registered.storage, graph: () => registered.registry.get(undefined)!.graph.ready(), timeoutMs: 1500 });
     const done = runShell(timed, { stdout: t.stdout, stderr: { write: (text: string) => events.push(`err:${text}`) } }, 100, t.input, { notices, historyFile: join(home, 'b', 'history') });
     t.input.write('SELECT count(*) FROM generate_series(1, 1000000000000);\n');
     await until(() => (timed as unknown as { running: number }).running === 1);
