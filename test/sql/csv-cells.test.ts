@@ -3,10 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliInProcess, type CliRun } from '../helpers/cli-in-process.js';
+import { registeredStorage } from '../helpers/registered-storage.js';
 import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { csvCell, csvText } from '../../src/sql/answers/result-values.js';
-import { Storage } from '../../src/storage/storage.js';
 import { ModelStorage } from '../graph/model-storage.js';
 
 /**
@@ -85,10 +84,8 @@ describe('CSV cells', () => {
   });
 
   it('POST /api/v1/sql with Accept: text/csv, safe by default and raw with rawCsv=true', async () => {
-    const registry = new StorageRegistry();
-    const opened = await Storage.open(storage);
-    registry.add('default', opened);
-    const app = buildApp(opened, { instance: 'microstream', api: registry, sql: {} });
+    const opened = await registeredStorage(storage);
+    const app = buildApp(opened.storage, { instance: 'microstream', api: opened.registry, sql: {} });
     try {
       const ask = (url: string) => app.inject({ method: 'POST', url, payload: JSON.stringify({ sql: valuesSql }), headers: { 'content-type': 'application/json', accept: 'text/csv' } });
       const safe = await ask('/api/v1/sql');
@@ -102,7 +99,6 @@ describe('CSV cells', () => {
       expect(parameter?.description).toMatch(/OWASP/);
     } finally {
       await app.close();
-      await registry.close();
       await opened.close();
     }
   });

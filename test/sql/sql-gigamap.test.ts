@@ -2,9 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { Storage } from '../../src/storage/storage.js';
 import { GIGAMAP_STORAGE, loadApiDump } from '../gigamap/gigamap-corpus.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
 
 /**
  * `_gigamap_entities` and `_gigamap_index` on the storage EclipseStore 4.1.0 wrote: listed in the
@@ -13,22 +12,17 @@ import { GIGAMAP_STORAGE, loadApiDump } from '../gigamap/gigamap-corpus.js';
  */
 
 const dump = loadApiDump();
-let storage: Storage;
-let registry: StorageRegistry;
+let registered: RegisteredStorage;
 let app: ReturnType<typeof buildApp>;
 
 beforeAll(async () => {
-  storage = await Storage.open(GIGAMAP_STORAGE);
-  registry = new StorageRegistry();
-  registry.add('gigamap', storage);
-  app = buildApp(storage, { instance: 'store-data', api: registry, sql: {} });
-  registry.startAll();
-  await registry.get('gigamap')!.graph.ready();
+  registered = await registeredStorage(GIGAMAP_STORAGE, 'gigamap');
+  app = buildApp(registered.storage, { instance: 'store-data', api: registered.registry, sql: {} });
+  await graphsBuilt(registered.registry);
 });
 afterAll(async () => {
   await app.close();
-  await registry.close();
-  await storage.close();
+  await registered.close();
 });
 
 async function get(url: string): Promise<Record<string, any>> {

@@ -3,9 +3,8 @@ import { join } from 'node:path';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { Storage } from '../../src/storage/storage.js';
 import { CONFORMANCE_DIR, loadCases } from '../helpers/conformance.js';
+import { graphsBuilt, registeredStorage } from '../helpers/registered-storage.js';
 
 /**
  * POST /api/v1/sql and GET /api/v1/sql/schema as a client sees them: the answer shape of the
@@ -16,19 +15,15 @@ import { CONFORMANCE_DIR, loadCases } from '../helpers/conformance.js';
 const GRAPH = join(CONFORMANCE_DIR, 'storages', 'graph');
 
 async function served(options: { sql?: Parameters<typeof buildApp>[1]['sql']; auth?: Parameters<typeof buildApp>[1]['auth'] } = {}) {
-  const registry = new StorageRegistry();
-  const storage = await Storage.open(GRAPH);
-  registry.add('default', storage);
+  const { storage, registry, close } = await registeredStorage(GRAPH);
   const app = buildApp(storage, { instance: 'microstream', api: registry, sql: options.sql ?? {}, auth: options.auth });
-  registry.startAll();
-  await registry.get(undefined)!.graph.ready();
+  await graphsBuilt(registry);
   return {
     app,
     sql: (body: unknown, headers: Record<string, string> = {}) => app.inject({ method: 'POST', url: '/api/v1/sql', payload: JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } }),
     close: async () => {
       await app.close();
-      await registry.close();
-      await storage.close();
+      await close();
     },
   };
 }

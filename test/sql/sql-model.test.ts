@@ -2,8 +2,7 @@ import { readdirSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { Storage } from '../../src/storage/storage.js';
+import { registeredStorage } from '../helpers/registered-storage.js';
 import { compareTablesWithViews } from './table-views.js';
 
 /**
@@ -41,9 +40,7 @@ afterAll(() => {
 
 describe.each(STORAGES)('%s', (_name, directory) => {
   it('has tables that equal the object views, the graph and the counts', { timeout: 120_000 }, async () => {
-    const registry = new StorageRegistry();
-    const storage = await Storage.open(directory);
-    const context = registry.add('default', storage);
+    const { storage, registry, context, close } = await registeredStorage(directory);
     const app = buildApp(storage, { instance: 'microstream', api: registry, sql: {} });
     try {
       registry.startAll();
@@ -53,8 +50,7 @@ describe.each(STORAGES)('%s', (_name, directory) => {
       expect(figures.rows).toBeGreaterThan(0);
     } finally {
       await app.close();
-      await registry.close();
-      await storage.close();
+      await close();
     }
   });
 });

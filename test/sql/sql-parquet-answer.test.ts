@@ -5,9 +5,8 @@ import { parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { Storage } from '../../src/storage/storage.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
 
 /**
  * `POST /api/v1/sql` with `Accept: application/vnd.apache.parquet`: the whole result as one
@@ -20,8 +19,7 @@ const GRAPH = join(CONFORMANCE_DIR, 'storages', 'graph');
 const PARQUET = 'application/vnd.apache.parquet';
 let temp: string;
 let previousTmp: string | undefined;
-let storage: Storage;
-let registry: StorageRegistry;
+let registered: RegisteredStorage;
 let app: ReturnType<typeof buildApp>;
 
 beforeAll(async () => {
@@ -29,17 +27,13 @@ beforeAll(async () => {
   temp = mkdtempSync(join(tmpdir(), 'sql-parquet-answer-'));
   previousTmp = process.env.TMPDIR;
   process.env.TMPDIR = temp;
-  storage = await Storage.open(GRAPH);
-  registry = new StorageRegistry();
-  registry.add('default', storage);
-  app = buildApp(storage, { instance: 'microstream', api: registry, sql: { timeoutMs: 1500 } });
-  registry.startAll();
-  await registry.get(undefined)!.graph.ready();
+  registered = await registeredStorage(GRAPH);
+  app = buildApp(registered.storage, { instance: 'microstream', api: registered.registry, sql: { timeoutMs: 1500 } });
+  await graphsBuilt(registered.registry);
 });
 afterAll(async () => {
   await app.close();
-  await registry.close();
-  await storage.close();
+  await registered.close();
   if (previousTmp === undefined) delete process.env.TMPDIR;
   else process.env.TMPDIR = previousTmp;
   rmSync(temp, { recursive: true, force: true });

@@ -1,10 +1,9 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { Storage } from '../../src/storage/storage.js';
 import { referenceDominators } from '../graph/dominator-reference.js';
 import { CORPORA } from '../helpers/conformance.js';
+import { registeredStorage } from '../helpers/registered-storage.js';
 import { sqlAll } from './table-views.js';
 
 /**
@@ -15,9 +14,7 @@ import { sqlAll } from './table-views.js';
 
 describe.each(CORPORA.map((c) => [c.generation, join(c.dir, 'storages', 'graph')] as const))('%s graph', (_generation, directory) => {
   it('has the retained columns of every object as defined', { timeout: 120_000 }, async () => {
-    const registry = new StorageRegistry();
-    const storage = await Storage.open(directory);
-    const context = registry.add('default', storage);
+    const { storage, registry, context, close } = await registeredStorage(directory);
     const app = buildApp(storage, { instance: 'microstream', api: registry, sql: {} });
     try {
       registry.startAll();
@@ -55,8 +52,7 @@ describe.each(CORPORA.map((c) => [c.generation, join(c.dir, 'storages', 'graph')
       expect(big.rows.map((r) => String(r[0])).sort()).toEqual(expected.sort());
     } finally {
       await app.close();
-      await registry.close();
-      await storage.close();
+      await close();
     }
   });
 });
