@@ -1,13 +1,14 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphIndex } from '../../src/graph/model/graph-index.js';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
+import type { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { planTypeTable, valueTypeIdsOf } from '../../src/sql/tables/column-model.js';
 import { typeTableSelect } from '../../src/sql/tables/finish-tables.js';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
 import { Storage } from '../../src/storage/storage.js';
 import { GIGAMAP_STORAGE } from '../gigamap/gigamap-corpus.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { registeredStorage } from '../helpers/registered-storage.js';
 
 /**
  * What a first statement waits for: the graph index only where the base tables need it (the
@@ -20,9 +21,7 @@ const BOOK = 'conformance.bookstore.Book';
 
 /** A storage with its graph service, and a graph function that counts how often it is asked. */
 async function opened(dir: string): Promise<{ storage: Storage; registry: StorageRegistry; graph: () => Promise<GraphIndex>; asked: () => number }> {
-  const storage = await Storage.open(dir);
-  const registry = new StorageRegistry();
-  const context = registry.add('default', storage);
+  const { storage, registry, context } = await registeredStorage(dir);
   let asked = 0;
   return {
     storage,

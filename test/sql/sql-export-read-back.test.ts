@@ -2,12 +2,12 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { TableCache } from '../../src/sql/cache/table-cache.js';
 import { exportTables, type ExportManifest } from '../../src/sql/output/table-export.js';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
-import { Storage } from '../../src/storage/storage.js';
+import type { Storage } from '../../src/storage/storage.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
 import { memoryDuck } from './memory-duck.js';
 
 /**
@@ -23,20 +23,18 @@ const GRAPH = join(CONFORMANCE_DIR, 'storages', 'graph');
 const memory = memoryDuck();
 
 let base: string;
+let registered: RegisteredStorage;
 let storage: Storage;
-let registry: StorageRegistry;
 let graph: () => Promise<import('../../src/graph/model/graph-index.js').GraphIndex>;
 beforeAll(async () => {
   base = mkdtempSync(join(tmpdir(), 'sql-export-read-back-'));
-  storage = await Storage.open(GRAPH);
-  registry = new StorageRegistry();
-  const context = registry.add('default', storage);
-  registry.startAll();
-  graph = () => context.graph.ready();
+  registered = await registeredStorage(GRAPH);
+  storage = registered.storage;
+  registered.registry.startAll();
+  graph = () => registered.context.graph.ready();
 });
 afterAll(async () => {
-  await registry.close();
-  await storage.close();
+  await registered.close();
   rmSync(base, { recursive: true, force: true });
 });
 

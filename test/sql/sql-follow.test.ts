@@ -2,11 +2,10 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
 import { StorageFollower } from '../../src/storage/follow/follow.js';
-import { Storage } from '../../src/storage/storage.js';
 import { ModelStorage, writeModelStorage } from '../graph/model-storage.js';
+import { registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
 
 /**
  * SQL over a followed storage: a commit written while it is served is seen by the next statement
@@ -18,8 +17,7 @@ describe('SQL while following commits', () => {
   let dir: string;
   let model: ModelStorage;
   let ids: Record<string, bigint>;
-  let storage: Storage;
-  let registry: StorageRegistry;
+  let registered: RegisteredStorage;
   let follower: StorageFollower;
   let engine: SqlEngine;
 
@@ -27,18 +25,15 @@ describe('SQL while following commits', () => {
     base = mkdtempSync(join(tmpdir(), 'sql-follow-'));
     dir = join(base, 'storage');
     ({ model, ids } = writeModelStorage(dir));
-    storage = await Storage.open(dir);
-    registry = new StorageRegistry();
-    const context = registry.add('default', storage);
-    follower = new StorageFollower(storage, { pollIntervalMs: 1_000_000 });
-    registry.startAll();
-    engine = new SqlEngine({ storage, graph: () => context.graph.ready() });
+    registered = await registeredStorage(dir);
+    follower = new StorageFollower(registered.storage, { pollIntervalMs: 1_000_000 });
+    registered.registry.startAll();
+    engine = new SqlEngine({ storage: registered.storage, graph: () => registered.context.graph.ready() });
   });
   afterAll(async () => {
     engine.close();
     await follower.stop();
-    await registry.close();
-    await storage.close();
+    await registered.close();
     rmSync(base, { recursive: true, force: true });
   });
 

@@ -2,12 +2,12 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, sta
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
 import { TableCache } from '../../src/sql/cache/table-cache.js';
 import { storageStateKey, tableCodeHash } from '../../src/sql/cache/table-cache-key.js';
 import { Storage } from '../../src/storage/storage.js';
 import { ModelStorage, writeModelStorage } from '../graph/model-storage.js';
+import { registeredStorage } from '../helpers/registered-storage.js';
 
 /**
  * SQL tables kept between runs (table-cache.ts): a second run on an unchanged storage takes them
@@ -25,9 +25,7 @@ interface Run {
 
 /** One `sql` run as the command makes it: the storage opened, one statement, kept, closed. */
 async function run(dir: string, cache: TableCache, sql: string): Promise<Run> {
-  const storage = await Storage.open(dir);
-  const registry = new StorageRegistry();
-  const context = registry.add('default', storage);
+  const { storage, context, close } = await registeredStorage(dir);
   const problems: string[] = [];
   let cached: boolean | undefined;
   const engine = new SqlEngine({ storage, cache, graph: () => context.graph.ready(), onProblem: (m) => problems.push(m), onBuilt: (f) => (cached = f.cached) });
@@ -37,8 +35,7 @@ async function run(dir: string, cache: TableCache, sql: string): Promise<Run> {
     return { cached: cached!, rows: answer.rows, problems };
   } finally {
     engine.close();
-    await registry.close();
-    await storage.close();
+    await close();
   }
 }
 
