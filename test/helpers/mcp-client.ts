@@ -9,8 +9,8 @@ import type { StorageRegistry } from '../../src/registry/storage-registry.js';
 
 /**
  * The MCP server over a registry the test made, in this process, with the SDK's client on an
- * in-memory transport: no child process, no port. Its /api/v1 requests time out after 30 s, as
- * `mcp` sets them. Neither starts nor awaits graph builds: the test decides when the index is there.
+ * in-memory transport: no child process, no port. Its /api/v1 requests time out after 30 s, the
+ * default of `mcp`. Neither starts nor awaits graph builds: the test decides when the index is there.
  * close() closes the client and the API instance, not the registry.
  */
 export interface McpClient {
