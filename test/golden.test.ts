@@ -1,11 +1,11 @@
 import { Agent } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/http/app.js';
 import { compareWithCase, CORPORA, failingCases, loadCases, type RecordedCase } from './helpers/conformance.js';
 import { rawRequest } from './helpers/raw-http.js';
 import { graphsBuilt, registeredStorage, type RegisteredStorage } from './helpers/registered-storage.js';
+import { listenOnLoopback } from './helpers/loopback.js';
 
 /**
  * Replays every recorded request of each Java generation's REST service against our HTTP server,
@@ -27,8 +27,7 @@ describe.each(STORAGES)('conformance: $label', ({ corpus, name }) => {
     registered = await registeredStorage(storageDir);
     await graphsBuilt(registered.registry);
     app = buildApp(registered.storage, { instance: registered.storage.family.defaultInstance, api: registered.registry });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    port = (app.server.address() as AddressInfo).port;
+    port = await listenOnLoopback(app);
   });
   afterAll(async () => {
     agent.destroy();

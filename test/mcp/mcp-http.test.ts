@@ -1,5 +1,4 @@
 import { request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -14,6 +13,7 @@ import { checkSourceOpener } from '../../src/mcp/check-sources.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
 import { registeredStorages, type RegisteredStorages } from '../helpers/registered-storage.js';
 import { spawnCli } from '../security/cli.js';
+import { listenOnLoopback } from '../helpers/loopback.js';
 
 /** A POST with the Host header exactly as given (fetch does not let one set it). */
 function sendBody(port: number, host: string, headers: Record<string, string>, body: string): Promise<{ status: number }> {
@@ -58,8 +58,7 @@ beforeAll(async () => {
     api: apiV1Plugin,
     checkSource: checkSourceOpener(Object.entries(STORAGES).map(([name, directory]) => ({ name, directory })), {}, 'default'),
   });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  url = new URL(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/mcp`);
+  url = new URL(`http://127.0.0.1:${await listenOnLoopback(app)}/mcp`);
 });
 
 afterAll(async () => {

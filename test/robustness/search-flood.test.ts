@@ -1,6 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { searchSlotsOf } from '../../src/http/api-v1/search-slots.js';
 import { buildApp } from '../../src/http/app.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
 import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
+import { listenOnLoopback } from '../helpers/loopback.js';
 
 /**
  * Many searches at once against a served storage (issue 40, item 5): as many run as there are
@@ -58,8 +58,7 @@ beforeAll(async () => {
   await graphsBuilt(registered.registry);
   app = buildApp(registered.storage, { instance: 'microstream', api: registered.registry, searchMaxConcurrent: SLOTS, logger: false });
   await app.register(mcpRoutes, { registry: registered.registry, requestTimeoutMs: 30_000, api: apiV1Plugin });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  port = (app.server.address() as AddressInfo).port;
+  port = await listenOnLoopback(app);
 }, 120_000);
 
 afterAll(async () => {

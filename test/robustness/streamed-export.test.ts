@@ -1,6 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +9,7 @@ import { buildApp } from '../../src/http/app.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
 import { rawRequest } from '../helpers/raw-http.js';
 import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
+import { listenOnLoopback } from '../helpers/loopback.js';
 
 /**
  * The NDJSON export (`/api/v1/types/{id}/instances.ndjson`) of a generated storage shares the
@@ -33,8 +33,7 @@ beforeAll(async () => {
   generateStorage({ directory, entities: 150_000, channelCount: 2, seed: 36, fileMaximumSize: 4 * 1024 * 1024 });
   registered = await registeredStorage(directory);
   app = buildApp(registered.storage, { instance: 'microstream', api: registered.registry, maxUnsentBytes: CAPACITY });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  port = (app.server.address() as AddressInfo).port;
+  port = await listenOnLoopback(app);
   await graphsBuilt(registered.registry);
   const types = (await app.inject('/api/v1/types?sort=bytes&limit=1')).json() as { types: { typeId: string; instances: number }[] };
   expect(types.types[0]!.instances).toBeGreaterThan(1000);

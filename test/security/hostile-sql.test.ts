@@ -1,4 +1,3 @@
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +5,7 @@ import { buildApp } from '../../src/http/app.js';
 import { ALLOWED_FUNCTIONS, ALLOWED_TABLE_FUNCTIONS } from '../../src/sql/allowed-functions.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
 import { graphsBuilt, registeredStorage } from '../helpers/registered-storage.js';
+import { listenOnLoopback } from '../helpers/loopback.js';
 
 /**
  * The hostile-SQL corpus: every statement an attacker with the right to send SQL tried (issue
@@ -25,8 +25,7 @@ beforeAll(async () => {
   const registered = await registeredStorage(GRAPH);
   const app = buildApp(registered.storage, { instance: 'microstream', api: registered.registry, sql: { timeoutMs: 5000 } });
   await graphsBuilt(registered.registry);
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  base = `http://127.0.0.1:${await listenOnLoopback(app)}`;
   close = async () => {
     await app.close();
     await registered.close();

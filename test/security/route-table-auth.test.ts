@@ -1,11 +1,11 @@
 import type { RouteOptions } from 'fastify';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAuthConfig } from '../../src/http/guard/auth.js';
 import { buildApp } from '../../src/http/app.js';
 import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { Storage } from '../../src/storage/storage.js';
 import { corpusStorage, send } from './server.js';
+import { listenOnLoopback } from '../helpers/loopback.js';
 
 /**
  * Authorisation over the route table itself: every route fastify registers (onRoute), with every
@@ -35,8 +35,7 @@ beforeAll(async () => {
   app = buildApp(storage, { instance: 'microstream', api: registry, auth });
   // Routes are registered in plugins that load at ready(): this hook sees every one of them.
   app.addHook('onRoute', (route) => void routes.push(route));
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  port = (app.server.address() as AddressInfo).port;
+  port = await listenOnLoopback(app);
   registry.startAll();
   for (const name of NAMES) await registry.get(name)!.graph.ready();
 });

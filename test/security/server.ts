@@ -1,9 +1,9 @@
 import { Agent, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { buildApp, type AppOptions } from '../../src/http/app.js';
 import { Storage } from '../../src/storage/storage.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { listenOnLoopback } from '../helpers/loopback.js';
 
 /** A storage served on a loopback port, for the security and robustness tests. */
 export interface TestServer {
@@ -20,8 +20,7 @@ export function corpusStorage(name: string): string {
 export async function startServer(directory: string, options: Partial<AppOptions> = {}): Promise<TestServer> {
   const storage = await Storage.open(directory);
   const app = buildApp(storage, { instance: 'microstream', ...options });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const port = (app.server.address() as AddressInfo).port;
+  const port = await listenOnLoopback(app);
   return {
     storage,
     app,

@@ -5,6 +5,7 @@ import { buildApp } from '../../src/http/app.js';
 import { expectedKeys, GIGAMAP_STORAGE, loadApiDump } from '../gigamap/gigamap-corpus.js';
 import { chromiumAvailable, CHROMIUM_PATH, launchBrowser, REPO_ROOT, viewerBuilt, BUILT_VIEWER, type Browser } from './browser.js';
 import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
+import { listenOnLoopback } from '../helpers/loopback.js';
 
 /**
  * A GigaMap in the viewer, in a real browser against the real server on the storage EclipseStore
@@ -30,9 +31,7 @@ describe.skipIf(skip)('viewer: a GigaMap', () => {
     registered = await registeredStorage(GIGAMAP_STORAGE);
     await graphsBuilt(registered.registry);
     app = buildApp(registered.storage, { instance: 'store-data', api: registered.registry, sql: {} });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const address = app.server.address();
-    url = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+    url = `http://127.0.0.1:${await listenOnLoopback(app)}`;
   });
   afterAll(async () => {
     app.server.closeAllConnections();

@@ -1,5 +1,4 @@
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -12,6 +11,7 @@ import { applyOp, loadStateCases, loadTransitions, SEQUENCE_DIR } from '../helpe
 import { graphsBuilt, registeredStorage, registeredStorages, type RegisteredStorages } from '../helpers/registered-storage.js';
 import { describeInBrowser } from './browser-suite.js';
 import { BUILT_VIEWER, launchBrowser, REPO_ROOT, viewerBuilt, type Browser } from './browser.js';
+import { listenOnLoopback } from '../helpers/loopback.js';
 
 /**
  * The History view in a real browser against the real server, on states of SEQ1 (a storage a
@@ -63,8 +63,7 @@ describeInBrowser('viewer: History', () => {
     app = buildApp(registered.storages[0]!, { instance: 'microstream', api: registered.registry });
     // Member changes need the graph index (the versions before): have it ready.
     await graphsBuilt(registered.registry);
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    url = `http://127.0.0.1:${await listenOnLoopback(app)}`;
     browser = await launchBrowser();
   });
 
@@ -222,8 +221,7 @@ describeInBrowser('viewer: History', () => {
     try {
       registry.startAll();
       follower.start();
-      await live.listen({ host: '127.0.0.1', port: 0 });
-      const liveUrl = `http://127.0.0.1:${(live.server.address() as AddressInfo).port}`;
+      const liveUrl = `http://127.0.0.1:${await listenOnLoopback(live)}`;
       const page = await browser.context.newPage();
       page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
       await page.goto(`${liveUrl}/viewer/#/microstream/history`);

@@ -5,6 +5,7 @@ import { buildApp } from '../../src/http/app.js';
 import { launchBrowser, REPO_ROOT, STORAGES, viewerBuilt, type Browser } from './browser.js';
 import { describeInBrowser } from './browser-suite.js';
 import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
+import { listenOnLoopback } from '../helpers/loopback.js';
 
 /**
  * The viewer's search while the server's graph index is still being built (the registry is not
@@ -25,9 +26,7 @@ describeInBrowser('the viewer searches while the graph index is built', () => {
     if (!viewerBuilt()) throw new Error('the viewer is not built (npm run build:viewer)');
     registered = await registeredStorage(path.join(STORAGES, 'graph'));
     app = buildApp(registered.storage, { instance: 'microstream', api: registered.registry });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const address = app.server.address();
-    url = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+    url = `http://127.0.0.1:${await listenOnLoopback(app)}`;
     browser = await launchBrowser({ width: 1440, height: 900 });
     mkdirSync(ARTIFACTS, { recursive: true });
   });

@@ -1,5 +1,4 @@
 import { mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +6,7 @@ import { buildApp } from '../../src/http/app.js';
 import { CORPORA } from '../helpers/conformance.js';
 import { graphsBuilt, registeredStorages, type RegisteredStorages } from '../helpers/registered-storage.js';
 import { BUILT_VIEWER, chromiumAvailable, CHROMIUM_PATH, launchBrowser, REPO_ROOT, viewerBuilt, type Browser } from './browser.js';
+import { listenOnLoopback } from '../helpers/loopback.js';
 
 /**
  * The viewer against a server with several storages (`serve shop=DIR lab=DIR`): it lists them and
@@ -39,8 +39,7 @@ describe.skipIf(skip)('web viewer with several storages', () => {
     app = buildApp(storages[0]!, { instance: 'microstream', api: registry, sql: {} });
     // The viewer's views from /api/v1 wait while a graph index builds: have them ready.
     await graphsBuilt(registry);
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    url = `http://127.0.0.1:${await listenOnLoopback(app)}`;
     browser = await launchBrowser();
   });
 

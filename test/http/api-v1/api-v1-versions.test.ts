@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +7,7 @@ import { buildApp } from '../../../src/http/app.js';
 import { StorageWriter } from '../../../src/writer/storage-writer.js';
 import { send } from '../../security/server.js';
 import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
+import { listenOnLoopback } from '../../helpers/loopback.js';
 
 /**
  * `versions` of an object stored 100,001 times: paged like every other list (offset, limit,
@@ -44,8 +44,7 @@ beforeAll(async () => {
   writer.close();
   registered = await registeredStorage(directory);
   app = buildApp(registered.storage, { instance: 'microstream', api: registered.registry, maxUnsentBytes: CAPACITY, requestTimeoutMs: 3000 });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  port = (app.server.address() as AddressInfo).port;
+  port = await listenOnLoopback(app);
   await graphsBuilt(registered.registry);
 }, 120_000);
 

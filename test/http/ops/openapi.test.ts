@@ -8,6 +8,7 @@ import { CHROMIUM_PATH, launchBrowser, REPO_ROOT } from '../../viewer/browser.js
 import { describeInBrowser } from '../../viewer/browser-suite.js';
 import { corpusStorage, send } from '../../security/server.js';
 import { registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
+import { listenOnLoopback } from '../../helpers/loopback.js';
 
 /** The OpenAPI document: valid OpenAPI 3.1, complete (every route), and true to what is answered. */
 
@@ -32,8 +33,7 @@ beforeAll(async () => {
   app = buildApp(registered.storage, { instance: 'microstream', api: registered.registry, sql: {} });
   // Routes are registered in plugins that load at ready(): this hook sees every one of them.
   app.addHook('onRoute', (route) => void routes.push(route));
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  port = (app.server.address() as import('node:net').AddressInfo).port;
+  port = await listenOnLoopback(app);
   const answer = await send(port, 'GET', '/openapi.json');
   expect(answer.status).toBe(200);
   doc = JSON.parse(answer.body.toString()) as Document;
