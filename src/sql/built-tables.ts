@@ -5,7 +5,8 @@ import type { Storage } from '../storage/storage.js';
 import type { TypeTablePlan } from './tables/column-model.js';
 import type { DuckModule } from './duck-module.js';
 import type { SchemaTable } from './tables/finish-tables.js';
-import { buildLinkTables, linkTablesDdl, type LinkType } from './fills/link-tables.js';
+import { buildLinkTables, type LinkType } from './fills/link-tables.js';
+import { writeLinkTablesAsParquet } from './fills/link-parquet.js';
 import { quoteIdent, quoteText } from './tables/column-model.js';
 import { buildCommitsTable } from './fills/commit-rows.js';
 import { buildObjectsTable } from './fills/object-rows.js';
@@ -227,35 +228,27 @@ export class BuiltTables {
 
   /**
    * `_elements` and `_references` written as Parquet (`files`, by lower-case table name; our
-   * exports): copied from the tables when a statement has filled them; else filled by a pass of
-   * their own into a database in memory, copied from there and dropped. Appending to the database
-   * file compresses every row group as it is written, which the export pays again when it writes
-   * Parquet: in memory (spilled to the sandbox's temporary directory past the memory limit) the
-   * 48M rows of a 10M-object storage take about half the CPU. The tables stay unfilled for
-   * statements. Rows per table written; undefined when the storage is no longer in the built state.
+   * exports): copied from the tables when a statement has filled them; else written by a pass of
+   * their own into Parquet files of our own, which DuckDB's COPY reads and writes as it writes
+   * every table (fills/link-parquet.ts): DuckDB's appender took the JavaScript thread about 19 s
+   * for the 48M rows of a 10M-object storage. The tables stay unfilled for statements. Rows per
+   * table written; undefined when the storage is no longer in the built state.
    */
   async copyLinkTables(duck: DuckModule, files: ReadonlyMap<string, string>): Promise<Map<string, number> | undefined> {
     if (!(await this.values(duck, this.laterValueTypes()))) return undefined;
-    const rows = new Map<string, number>();
-    const copy = async (connection: DuckDBConnection, catalog: string | undefined): Promise<void> => {
-      for (const [table, file] of files) {
-        const source = catalog === undefined ? quoteIdent(table) : `${catalog}.${quoteIdent(table)}`;
-        const reader = await connection.runAndReadAll(`COPY (SELECT * FROM ${source}) TO ${quoteText(file)} (FORMAT parquet, COMPRESSION zstd)`);
-        rows.set(table, Number(reader.getRows()[0]![0]));
-      }
-    };
+    let rows = new Map<string, number>();
     // Filled already (or being filled) for a statement: those rows.
-    if (this.ledger.links !== undefined) return (await this.linkTables(duck)) && (await this.inBuiltState((connection) => copy(connection, undefined))) ? rows : undefined;
-    const catalog = `__export_links_${++exportLinks}`;
+    if (this.ledger.links !== undefined) {
+      const copy = async (connection: DuckDBConnection): Promise<void> => {
+        for (const [table, file] of files) {
+          const reader = await connection.runAndReadAll(`COPY (SELECT * FROM ${quoteIdent(table)}) TO ${quoteText(file)} (FORMAT parquet, COMPRESSION zstd)`);
+          rows.set(table, Number(reader.getRows()[0]![0]));
+        }
+      };
+      return (await this.linkTables(duck)) && (await this.inBuiltState(copy)) ? rows : undefined;
+    }
     const done = await this.inBuiltState(async (connection) => {
-      await connection.run(`ATTACH ':memory:' AS ${catalog}`);
-      try {
-        await connection.run(linkTablesDdl(catalog));
-        await buildLinkTables(duck, connection, this.storage, this.linkTypes, catalog);
-        await copy(connection, catalog);
-      } finally {
-        await connection.run(`DETACH ${catalog}`);
-      }
+      rows = await writeLinkTablesAsParquet(connection, this.storage, this.linkTypes, files);
     });
     return done ? rows : undefined;
   }
@@ -290,6 +283,3 @@ export class BuiltTables {
     );
   }
 }
-
-/** Names the in-memory databases of `copyLinkTables` apart. */
-let exportLinks = 0;

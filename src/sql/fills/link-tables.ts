@@ -27,35 +27,85 @@ export interface LinkType {
   readonly fieldOfColumn: Int32Array;
 }
 
-/** The two tables' definitions, in the database `catalog` (none: the tables' own). */
-export function linkTablesDdl(catalog?: string): string {
-  const at = catalog === undefined ? '' : `${catalog}.`;
-  return `
-CREATE TABLE ${at}_elements (owner BIGINT, position BIGINT, key_text VARCHAR, key_oid BIGINT, value_text VARCHAR, value_oid BIGINT, member VARCHAR);
-CREATE TABLE ${at}_references (from_oid BIGINT, to_oid BIGINT, member VARCHAR);
+/** The two tables' definitions (an export writes the same columns: link-parquet.ts). */
+export const LINK_TABLES = `
+CREATE TABLE _elements (owner BIGINT, position BIGINT, key_text VARCHAR, key_oid BIGINT, value_text VARCHAR, value_oid BIGINT, member VARCHAR);
+CREATE TABLE _references (from_oid BIGINT, to_oid BIGINT, member VARCHAR);
 `;
-}
-
-export const LINK_TABLES = linkTablesDdl();
 
 /**
- * Fills `_elements` and `_references`: the tables' own, or those of the attached database
- * `catalog` (an export's, in memory: see built-tables.ts `copyLinkTables`), made there by
- * `linkTablesDdl(catalog)` first. The texts of value objects come from `_values` either way.
+ * Fills `_elements` and `_references` through DuckDB's appender (an export writes them as
+ * Parquet instead: link-parquet.ts). The texts of value objects come from `_values`.
  */
-export async function buildLinkTables(duck: DuckModule, connection: DuckDBConnection, storage: Storage, types: ReadonlyMap<bigint, LinkType>, catalog?: string): Promise<void> {
-  const at = catalog === undefined ? '' : `${catalog}.`;
-  const appender = (table: string) => (catalog === undefined ? connection.createAppender(table) : connection.createAppender(table, 'main', catalog));
+export async function buildLinkTables(duck: DuckModule, connection: DuckDBConnection, storage: Storage, types: ReadonlyMap<bigint, LinkType>): Promise<void> {
+  const appender = (table: string) => connection.createAppender(table);
   await connection.run(`
-CREATE OR REPLACE TABLE ${at}__elements (owner BIGINT, position BIGINT, key_text VARCHAR, key_oid BIGINT, value_text VARCHAR, value_oid BIGINT, member INTEGER);
-CREATE OR REPLACE TABLE ${at}__members (code INTEGER, name VARCHAR);`);
-  const elements: ElementAppenders = {
+CREATE OR REPLACE TABLE __elements (owner BIGINT, position BIGINT, key_text VARCHAR, key_oid BIGINT, value_text VARCHAR, value_oid BIGINT, member INTEGER);
+CREATE OR REPLACE TABLE __members (code INTEGER, name VARCHAR);`);
+  const sinks = {
     direct: new ChunkAppender(duck, await appender('_elements')),
     staged: new ChunkAppender(duck, await appender('__elements')),
+    // References go straight into their table, the member by name (most names fit in a string
+    // slot, no native call): no staging table to compress and copy again.
+    references: new ChunkAppender(duck, await appender('_references')),
   };
-  // References go straight into their table, the member by name (most names fit in a string
-  // slot, no native call): no staging table to compress and copy again.
-  const references = new ChunkAppender(duck, await appender('_references'));
+  await inOneTransaction(connection, async () => {
+    let members: ReadonlyMap<string, number>;
+    try {
+      members = await linkPass(storage, types, sinks);
+    } finally {
+      sinks.direct.closeSync();
+      sinks.staged.closeSync();
+      sinks.references.closeSync();
+    }
+    const names = new ChunkAppender(duck, await appender('__members'));
+    for (const [name, code] of members) {
+      names.appendInteger(code);
+      names.appendVarchar(name);
+      names.endRow();
+    }
+    names.closeSync();
+  });
+  await connection.run(`
+INSERT INTO _elements ${stagedElementsSelect('__elements', '__members')};
+DROP TABLE __elements;
+DROP TABLE __members;`);
+}
+
+/**
+ * `_elements`' rows of the staged elements (`staged`, members as codes named in `members`), the
+ * texts of the value objects they name taken from `_values`.
+ */
+export function stagedElementsSelect(staged: string, members: string): string {
+  return `WITH texts AS MATERIALIZED (SELECT oid, any_value(text) AS text FROM _values WHERE oid IN (SELECT key_oid FROM ${staged} UNION SELECT value_oid FROM ${staged}) GROUP BY oid)
+  SELECT e.owner, e.position, coalesce(e.key_text, k.text) AS key_text, e.key_oid, coalesce(e.value_text, v.text) AS value_text, e.value_oid, m.name AS member
+  FROM ${staged} e LEFT JOIN ${members} m ON m.code = e.member LEFT JOIN texts k ON k.oid = e.key_oid LEFT JOIN texts v ON v.oid = e.value_oid`;
+}
+
+/**
+ * Where the link pass puts its rows, one value per column in order (DuckDB's chunk appenders, or
+ * Parquet files of our own for an export): `direct`, `_elements`' rows as they are; `staged`,
+ * elements naming an object, their member as a code; `references`, `_references`' rows.
+ */
+export interface LinkRowSink {
+  appendNull(): void;
+  appendBigInt(value: bigint): void;
+  appendBigIntHalves(low: number, high: number): void;
+  appendBigIntNumber(value: number): void;
+  appendInteger(value: number): void;
+  appendVarchar(value: string): void;
+  endRow(): void;
+}
+
+export interface LinkRowSinks {
+  readonly direct: LinkRowSink;
+  readonly staged: LinkRowSink;
+  readonly references: LinkRowSink;
+}
+
+/** The pass over the entity records: every link row into `sinks`; the staged rows' member codes, by name. */
+export async function linkPass(storage: Storage, types: ReadonlyMap<bigint, LinkType>, sinks: LinkRowSinks): Promise<ReadonlyMap<string, number>> {
+  const references = sinks.references;
   const members = new Map<string, number>();
   const codesOf = new Map<TypeTablePlan, Int32Array>();
   const memberCodes = (plan: TypeTablePlan): Int32Array => {
@@ -121,50 +171,24 @@ CREATE OR REPLACE TABLE ${at}__members (code INTEGER, name VARCHAR);`);
       if (kind === 'reference' || kind === 'value') {
         const id = layout.view.getBigInt64(slot.offset, true);
         if (id !== 0n && classifyId(id) === 'object') appendReference(references, record.objectId, id, columns[c]!.name);
-      } else if (kind === 'list') appendElements(elements, references, record.objectId, codes[c]!, columns[c]!.name, layout, slot as VariableSlot);
+      } else if (kind === 'list') appendElements(sinks, references, record.objectId, codes[c]!, columns[c]!.name, layout, slot as VariableSlot);
     }
   };
-  await inOneTransaction(connection, async () => {
-    try {
-      await forEachLatestRecord(storage, new Set(types.keys()), handle, undefined, true, visit);
-    } finally {
-      elements.direct.closeSync();
-      elements.staged.closeSync();
-      references.closeSync();
-    }
-    const names = new ChunkAppender(duck, await appender('__members'));
-    for (const [name, code] of members) {
-      names.appendInteger(code);
-      names.appendVarchar(name);
-      names.endRow();
-    }
-    names.closeSync();
-  });
-  await connection.run(`
-INSERT INTO ${at}_elements WITH texts AS MATERIALIZED (SELECT oid, any_value(text) AS text FROM _values WHERE oid IN (SELECT key_oid FROM ${at}__elements UNION SELECT value_oid FROM ${at}__elements) GROUP BY oid)
-  SELECT e.owner, e.position, coalesce(e.key_text, k.text), e.key_oid, coalesce(e.value_text, v.text), e.value_oid, m.name
-  FROM ${at}__elements e LEFT JOIN ${at}__members m ON m.code = e.member LEFT JOIN texts k ON k.oid = e.key_oid LEFT JOIN texts v ON v.oid = e.value_oid;
-DROP TABLE ${at}__elements;
-DROP TABLE ${at}__members;`);
+  await forEachLatestRecord(storage, new Set(types.keys()), handle, undefined, true, visit);
+  return members;
 }
 
-function appendReference(references: ChunkAppender, from: bigint, to: bigint, member: string): void {
+function appendReference(references: LinkRowSink, from: bigint, to: bigint, member: string): void {
   references.appendBigInt(from);
   references.appendBigInt(to);
   references.appendVarchar(member);
   references.endRow();
 }
 
-/** Where element rows go: straight into `_elements`, or staged for their value objects' texts. */
-interface ElementAppenders {
-  readonly direct: ChunkAppender;
-  readonly staged: ChunkAppender;
-}
-
 /** Elements in batches, so a list of millions is never decoded at once. */
 const ELEMENT_BATCH = 4096;
 
-function appendElements(elements: ElementAppenders, references: ChunkAppender, owner: bigint, member: number, memberName: string, layout: EntityLayout, slot: VariableSlot): void {
+function appendElements(elements: LinkRowSinks, references: LinkRowSink, owner: bigint, member: number, memberName: string, layout: EntityLayout, slot: VariableSlot): void {
   const field = slot.field;
   // Elements without members hold no key, value or reference, and take no bytes: up to 2^31 - 1 of
   // them fit in a 16-byte list, so rows for them would stall the pass; the element count is the
@@ -200,22 +224,30 @@ function appendElements(elements: ElementAppenders, references: ChunkAppender, o
  * A list of one primitive each (every primitive array): texts made straight from the record's
  * bytes as `variableElements` makes them, no element objects; no references.
  */
-function appendPrimitiveElements(direct: ChunkAppender, owner: bigint, memberName: string, view: DataView, slot: VariableSlot, type: Parameters<typeof primitiveText>[0]): void {
+function appendPrimitiveElements(direct: LinkRowSink, owner: bigint, memberName: string, view: DataView, slot: VariableSlot, type: Parameters<typeof primitiveText>[0]): void {
   const size = slot.elementSize!;
+  // The owner as 32-bit halves once, not a bigint taken apart per element; a byte's text from a
+  // table (most elements are bytes), not a string made per element.
+  const low = Number(BigInt.asUintN(32, owner)) | 0;
+  const high = Number(BigInt.asIntN(32, owner >> 32n));
+  const bytes = type === 'byte';
   for (let i = 0, at = slot.elementsOffset; i < slot.count; i++, at += size) {
-    direct.appendBigInt(owner);
+    direct.appendBigIntHalves(low, high);
     direct.appendBigIntNumber(i);
     direct.appendNull();
     direct.appendNull();
-    direct.appendVarchar(primitiveText(type, view, at));
+    direct.appendVarchar(bytes ? BYTE_TEXTS[view.getInt8(at) + 128]! : primitiveText(type, view, at));
     direct.appendNull();
     direct.appendVarchar(memberName);
     direct.endRow();
   }
 }
 
+/** The texts of the 256 byte values, -128 first (as `primitiveText` makes them). */
+const BYTE_TEXTS: readonly string[] = Array.from({ length: 256 }, (_v, i) => String(i - 128));
+
 /** A key or value: as text (primitives, texts, nested lists as JSON) and as object id (references); none: both NULL. */
-function appendPart(elements: ChunkAppender, value: MemberValue | undefined): void {
+function appendPart(elements: LinkRowSink, value: MemberValue | undefined): void {
   if (value === undefined) {
     elements.appendNull();
     elements.appendNull();
@@ -229,7 +261,7 @@ function appendPart(elements: ChunkAppender, value: MemberValue | undefined): vo
   }
 }
 
-function collectReferences(references: ChunkAppender, owner: bigint, member: string, value: MemberValue): void {
+function collectReferences(references: LinkRowSink, owner: bigint, member: string, value: MemberValue): void {
   if (typeof value === 'bigint') {
     if (classifyId(value) === 'object') appendReference(references, owner, value, member);
   } else if (Array.isArray(value)) for (const v of value as readonly MemberValue[]) collectReferences(references, owner, member, v);
