@@ -15,8 +15,11 @@ const started = performance.now();
 const cpuStart = process.cpuUsage();
 // As the diff command: B indexed by the threads that indexed A.
 const workers = new SharedIndexWorkers();
-const sa = await Storage.open(a, { recordCacheBytes: 8 * 1024 * 1024, indexWorkers: workers });
-const sb = await Storage.open(b, { recordCacheBytes: 8 * 1024 * 1024, indexWorkers: workers });
+// As the diff command: A's objects counted per type, B opened as A's continuation where it is one
+// (BENCH_DIFF_WHOLE=1: B indexed whole and every record of A walked, as before).
+const whole = process.env.BENCH_DIFF_WHOLE === '1';
+const sa = await Storage.open(a, { recordCacheBytes: 8 * 1024 * 1024, indexWorkers: workers, countLatestTypes: !whole });
+const sb = await Storage.open(b, { recordCacheBytes: 8 * 1024 * 1024, indexWorkers: workers, ...(whole ? {} : { basis: sa }) });
 void workers.close();
 const opened = performance.now();
 const cpuOpened = process.cpuUsage(cpuStart);
@@ -46,6 +49,7 @@ process.stdout.write(
     unchanged: report.summary.unchanged,
     lines,
     ndjsonBytes: bytes,
+    continued: sb.basisOpening !== undefined,
     maxRssBytes: process.resourceUsage().maxRSS * 1024,
   })}\n`,
 );

@@ -5,7 +5,7 @@ import type { StorageChannel, StorageFile } from '../storage/storage-types.js';
 import { RecordWindow } from './record-window.js';
 import { TwinChunks } from './twin-chunks.js';
 import { TwinFileScan } from './twin-scan.js';
-import { TypeCounter } from './type-counter.js';
+import { TypeCounter } from '../storage/index/type-counter.js';
 
 /**
  * The walk at the heart of a diff: every latest record of storage A, in file order, is matched by

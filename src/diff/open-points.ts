@@ -4,7 +4,7 @@ import { committedLengthsAt } from '../storage/history/point-in-time.js';
 import type { StorageSource } from '../storage/source/source.js';
 import { PinnedSource } from '../storage/source/pinned-source.js';
 import { scanStorageLayout } from '../storage/source/storage-dir.js';
-import { Storage, type CommittedLengths, type OpenOptions } from '../storage/storage.js';
+import { Storage, type CommittedLengths, type StorageOpenOptions } from '../storage/storage.js';
 
 /**
  * A side of a diff: a storage as it is now, or as it was right after an earlier commit (its logs
@@ -21,7 +21,7 @@ export interface DiffSide {
 /** Records read lately kept per side: a diff summarizes the same referenced objects (enums, owners) again and again. */
 const RECORD_CACHE_BYTES = 8 * 1024 * 1024;
 
-export async function openSide(source: StorageSource, asOf: AsOf | undefined, options: OpenOptions = {}): Promise<DiffSide> {
+export async function openSide(source: StorageSource, asOf: AsOf | undefined, options: StorageOpenOptions = {}): Promise<DiffSide> {
   if (asOf === undefined) return { storage: await Storage.open(source, { recordCacheBytes: RECORD_CACHE_BYTES, ...options }) };
   let point;
   try {

@@ -1,7 +1,8 @@
 import { UsageError } from '../errors.js';
 import type { Storage } from '../storage/storage.js';
 import { ChangeDescriber, nameOf, type ObjectChange } from './change-description.js';
-import { compareRecords, type RecordCounts } from './compare-records.js';
+import { compareAppended, continuesA } from './appended-compare.js';
+import { compareRecords, type CompareOptions, type RecordCounts } from './compare-records.js';
 import { typeChanges, type TypeChange } from './type-changes.js';
 
 export type { ObjectChange } from './change-description.js';
@@ -68,7 +69,7 @@ export async function diffStorages(a: Storage, b: Storage, options: DiffOptions)
     if (options.onObject !== undefined) return options.onObject(change);
     objects.push(change);
   };
-  const counts = await compareRecords(a, b, {
+  const compare: CompareOptions = {
     sameFiles: options.sameFiles === true,
     ...(accepts === undefined ? {} : { acceptsType: accepts }),
     onProgress: options.onProgress,
@@ -82,7 +83,9 @@ export async function diffStorages(a: Storage, b: Storage, options: DiffOptions)
       const change = describer.describe(d);
       return change instanceof Promise ? change.then(deliver) : deliver(change);
     },
-  });
+  };
+  // B opened as A's continuation: only what B appended is looked at (appended-compare.ts).
+  const counts = continuesA(a, b, compare) ? await compareAppended(a, b, compare) : await compareRecords(a, b, compare);
   const summary = summarize(a, b, counts);
   return {
     equal: summary.added + summary.removed + summary.changed === 0,

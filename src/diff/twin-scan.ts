@@ -1,6 +1,6 @@
 import type { ObjectIndex } from '../storage/index/object-index.js';
 import type { TwinChunks } from './twin-chunks.js';
-import type { TypeCounter } from './type-counter.js';
+import type { TypeCounter } from '../storage/index/type-counter.js';
 
 /**
  * One file of A walked beside its twin (B's file of the same channel and number) for the records

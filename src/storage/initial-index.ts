@@ -20,6 +20,8 @@ export interface InitialIndexing {
   noteProblem(file: FileState, problem: ScanProblem | undefined): void;
   /** An object id whose record is of the roots type. */
   rootsCandidate(id: bigint): void;
+  /** Given: the latest records are counted per type id into it (`OpenOptions.countLatestTypes`). */
+  readonly typeCounts?: Map<bigint, number>;
 }
 
 export async function indexInitially(jobs: ScanJob[], channels: ChannelState[], rootsType: SplitId, options: OpenOptions, how: InitialIndexing): Promise<void> {
@@ -32,6 +34,7 @@ export async function indexInitially(jobs: ScanJob[], channels: ChannelState[], 
     files: list.map((j) => ({ path: j.target.path, from: j.from, to: j.to })),
     idShift: Math.log2(channels.length),
     rootsType,
+    ...(how.typeCounts === undefined ? {} : { countTypes: true }),
   }));
   const take = (index: number, result: ChannelIndexResult): void => {
     const channel = channels[index]!;
@@ -47,6 +50,12 @@ export async function indexInitially(jobs: ScanJob[], channels: ChannelState[], 
       bytesDone += job.to - job.from;
     });
     for (const id of result.rootsCandidates) how.rootsCandidate(BigInt(id));
+    const counts = how.typeCounts;
+    const triples = result.typeCounts ?? [];
+    for (let i = 0; counts !== undefined && i < triples.length; i += 3) {
+      const typeId = BigInt.asIntN(64, (BigInt(triples[i + 1]!) << 32n) | BigInt(triples[i]! >>> 0));
+      counts.set(typeId, (counts.get(typeId) ?? 0) + triples[i + 2]!);
+    }
     filesDone += list.length;
     entities += channel.objects.size;
     options.onProgress?.({ filesDone, filesTotal: jobs.length, bytesDone, bytesTotal, entities });

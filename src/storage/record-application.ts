@@ -2,11 +2,12 @@ import { joinId } from './index/object-id-halves.js';
 import { fileStateFor } from './scan-jobs.js';
 import type { ChangeCollector, ChannelState, FileState, ScanJob, SplitId } from './channel-state.js';
 import type { ScanProblem } from './records/record-scan.js';
+import type { StorageChange, StorageChangeListener } from './storage-types.js';
 
 /**
  * A later refresh's scanned records placed into the channels' indexes (and files that housekeeping
- * deleted taken out), inside the consistent step that applies the refresh. The first load builds
- * its indexes in one go instead (`initial-index.ts`).
+ * deleted taken out), inside the consistent step that applies the refresh, and what it changed told
+ * to those who listen. The first load builds its indexes in one go instead (`initial-index.ts`).
  */
 
 /** What applying records tells the storage. */
@@ -79,4 +80,28 @@ export function removeFile(channel: ChannelState, file: FileState, changes: Chan
     (slot) => slot === file.slot,
     changes === undefined ? undefined : (low, high) => changes.lost(low, high),
   );
+}
+
+/** Tells every listener what a refresh changed; a listener that fails is warned about, the others still hear it. */
+export async function tellListeners(
+  listeners: readonly StorageChangeListener[],
+  rebuilt: boolean,
+  dictionaryChanged: boolean,
+  collected: ChangeCollector | undefined,
+  warn: (message: string) => void,
+): Promise<void> {
+  if (listeners.length === 0) return;
+  const change: StorageChange = {
+    rebuilt,
+    dictionaryChanged,
+    stored: { count: collected?.count ?? 0, words: collected?.records() ?? new Int32Array(0) },
+    lost: collected?.lostIds() ?? new Int32Array(0),
+  };
+  for (const listener of [...listeners]) {
+    try {
+      await listener(change);
+    } catch (error) {
+      warn(`a listener failed to take over a change: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
 }

@@ -11,11 +11,12 @@ import { readChannelLogs, type ChannelLogReader } from './log-reader.js';
 import { DEFAULT_RECORD_CACHE_BYTES, RecordCache, type RecordCacheStats } from './record-cache.js';
 import { readLatestRecord } from './entity-read.js';
 import { startIndexWorkers } from './index-threads-for-open.js';
-import { applyJob, removeFile, type RecordSink } from './record-application.js';
+import { applyJob, removeFile, tellListeners, type RecordSink } from './record-application.js';
 import { damagedFiles, StorageWarnings } from './storage-warnings.js';
 import type { ScanProblem } from './records/record-scan.js';
 import { planScans, removedFiles, scanJobs } from './scan-jobs.js';
 import { readDictionaryFile } from './dictionary-file.js';
+import { continuationProblem, continuedChannels, type BasisOpening } from './basis-open.js';
 import { findRoots } from './find-roots.js';
 import type { SourceReader, StorageSource } from './source/source.js';
 import type { SeenProblem } from './follow-problems.js';
@@ -35,13 +36,20 @@ import {
   type OpenOptions,
   type RefreshResult,
   type ShortFile,
-  type StorageChange,
   type StorageChangeListener,
   type StorageChannel,
   type StoredEntity,
 } from './storage-types.js';
 
 export * from './storage-types.js';
+
+export interface StorageOpenOptions extends OpenOptions {
+  /**
+   * An opened storage this one may be the continuation of (a copy to which more was committed):
+   * where it is, it is opened as that storage's state followed by a refresh (basis-open.ts).
+   */
+  readonly basis?: Storage;
+}
 
 /**
  * An opened storage: the parsed type dictionary, every channel's data files with their committed
@@ -96,6 +104,9 @@ export class Storage {
   /** The storage as the user named it: the directory as given, or the source's location. */
   readonly directory: string;
 
+  private openedOnBasis: (BasisOpening & { readonly basis: Storage; readonly generation: number }) | undefined;
+  private typeCounts: Map<bigint, number> | undefined;
+
   /** Records read lately (undefined when none are kept). */
   private readonly records: RecordCache | undefined;
 
@@ -111,21 +122,41 @@ export class Storage {
   }
 
   /** Opens a storage directory (a path) or a storage kept elsewhere; the storage owns the source from here on. */
-  static async open(location: string | StorageSource, options: OpenOptions = {}): Promise<Storage> {
+  static async open(location: string | StorageSource, options: StorageOpenOptions = {}): Promise<Storage> {
     const source = typeof location === 'string' ? new DirectorySource(location, { allowExternalLinks: options.allowExternalLinks === true }) : location;
-    const storage = new Storage(
-      source,
-      options.committedLengths,
-      options.maxDictionaryBytes ?? DEFAULT_MAX_DICTIONARY_BYTES,
-      options.recordCacheBytes ?? DEFAULT_RECORD_CACHE_BYTES,
-    );
+    const made = (): Storage =>
+      new Storage(source, options.committedLengths, options.maxDictionaryBytes ?? DEFAULT_MAX_DICTIONARY_BYTES, options.recordCacheBytes ?? DEFAULT_RECORD_CACHE_BYTES);
     try {
+      const basis = options.basis;
+      if (basis !== undefined) {
+        const continued = made();
+        if (await continued.loadOnBasis(basis, options)) return continued;
+      }
+      // Opened whole (also where a basis was not continued: nothing of that attempt is kept).
+      const storage = made();
       await storage.load(options);
+      return storage;
     } catch (error) {
-      await storage.source.close();
+      await source.close();
       throw error;
     }
-    return storage;
+  }
+
+  /**
+   * Set when this storage was opened as the continuation of another (`StorageOpenOptions.basis`,
+   * basis-open.ts) and has not changed since: which of its bytes are the basis's.
+   */
+  get basisOpening(): (BasisOpening & { readonly basis: Storage }) | undefined {
+    const opened = this.openedOnBasis;
+    return opened !== undefined && this.generation === opened.generation ? opened : undefined;
+  }
+
+  /**
+   * Latest records per type id as of opening (`OpenOptions.countLatestTypes`), undefined when
+   * not counted or once the state changed.
+   */
+  get latestTypeCounts(): ReadonlyMap<bigint, number> | undefined {
+    return this.generation === 1 ? this.typeCounts : undefined;
   }
 
   get channels(): readonly StorageChannel[] {
@@ -217,8 +248,50 @@ export class Storage {
   }
 
   private async load(options: OpenOptions): Promise<void> {
+    if (options.countLatestTypes === true) this.typeCounts = new Map();
     const result = await this.updateFromSnapshot(true, options);
     if (result.deferred !== undefined) throw new StorageError('STORAGE_INCONSISTENT', result.deferred);
+  }
+
+  /**
+   * Opens this storage as `basis`'s state followed by a refresh, where it continues the basis
+   * (basis-open.ts); false, with nothing of it to keep, where it does not.
+   */
+  private async loadOnBasis(basis: Storage, options: OpenOptions): Promise<boolean> {
+    if (basis.status !== 'open' || basis.committedLengths !== undefined || this.committedLengths !== undefined || basis.generation < 1) return false;
+    if (basis.warnings.length > 0 || basis.truncations.length > 0 || basis.refreshing !== undefined) return false;
+    try {
+      return await this.continue(basis, options);
+    } catch {
+      return false; // opened whole instead, which meets (and reports) whatever went wrong here
+    }
+  }
+
+  private async continue(basis: Storage, options: OpenOptions): Promise<boolean> {
+    const generation = basis.generation;
+    const layout = await this.source.snapshot(async (reader) => {
+      const found = await scanStorageLayout(reader, this.directory);
+      return (await continuationProblem(basis.source, basis.channelStates, this.source, reader, found)) === undefined ? found : undefined;
+    });
+    if (layout === undefined || basis.generation !== generation) return false;
+    this.channelStates = continuedChannels(basis.channelStates, layout);
+    const appendedFrom = basis.channelStates.map((c) => c.slots.map((f) => f.totalLength));
+    this.dictionary = basis.dictionary;
+    this.dictionaryBytes = basis.dictionaryBytes;
+    this.dictionaryStamp = ''; // read and compared, never taken from the basis by its stamp
+    this.family = basis.family;
+    this.rootObjectId = basis.rootObjectId;
+    this.rootsObjectId = basis.rootsObjectId;
+    this.lastCommitTimestamp = basis.lastCommitTimestamp;
+    this.rootsCandidates = new Set(basis.rootsCandidates);
+    const rootsType = (s: Storage): string => String(s.dictionary.currentByName.get(s.family.rootsTypeName)?.typeId);
+    const continued = this.channelStates;
+    const result = await this.updateFromSnapshot(false, options);
+    // A refresh that started a channel over (needsRebuild) numbered its files anew: opened whole instead.
+    if (result.deferred !== undefined || this.channelStates !== continued || rootsType(this) !== rootsType(basis)) return false;
+    this.generation = 1;
+    this.openedOnBasis = { basis, basisGeneration: generation, appendedFrom, generation: this.generation };
+    return true;
   }
 
   private warn(message: string): void {
@@ -345,6 +418,7 @@ export class Storage {
         workers,
         noteProblem: (file, problem) => this.noteScanProblem(file, problem),
         rootsCandidate: (id) => this.rootsCandidates.add(id),
+        ...(this.typeCounts === undefined ? {} : { typeCounts: this.typeCounts }),
       });
       await apply();
     } else {
@@ -354,21 +428,8 @@ export class Storage {
     return { changed: true };
   }
 
-  private async tellChange(rebuilt: boolean, dictionaryChanged: boolean, collected: ChangeCollector | undefined): Promise<void> {
-    if (this.changeListeners.length === 0) return;
-    const change: StorageChange = {
-      rebuilt,
-      dictionaryChanged,
-      stored: { count: collected?.count ?? 0, words: collected?.records() ?? new Int32Array(0) },
-      lost: collected?.lostIds() ?? new Int32Array(0),
-    };
-    for (const listener of [...this.changeListeners]) {
-      try {
-        await listener(change);
-      } catch (error) {
-        this.warn(`a listener failed to take over a change: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }
+  private tellChange(rebuilt: boolean, dictionaryChanged: boolean, collected: ChangeCollector | undefined): Promise<void> {
+    return tellListeners(this.changeListeners, rebuilt, dictionaryChanged, collected, (w) => this.warn(w));
   }
 
   private async readLogs(layout: StorageLayout): Promise<(LogAggregate | undefined)[]> {

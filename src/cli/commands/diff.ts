@@ -75,9 +75,15 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
   // The second storage is indexed by the threads that indexed the first (started once).
   const workers = new SharedIndexWorkers();
   try {
-    sides.push(await openSide(openSpecSource(specA, warn), from, openOptions(specA, workers, (p) => progress('indexing the first storage', p.bytesDone, p.bytesTotal))));
+    // Two storages: the second may be the first plus what was committed to it since (a copy that
+    // went on): then opened as the first's state and what it appended (basis-open.ts), and only
+    // that compared, with the first's objects counted per type while it is indexed.
+    const twoStorages = specB !== undefined;
+    const optionsA = openOptions(specA, workers, (p) => progress('indexing the first storage', p.bytesDone, p.bytesTotal));
+    sides.push(await openSide(openSpecSource(specA, warn), from, twoStorages ? { ...optionsA, countLatestTypes: true } : optionsA));
     const b = specB ?? specA;
-    sides.push(await openSide(openSpecSource(b, warn), to, openOptions(b, workers, (p) => progress('indexing the second storage', p.bytesDone, p.bytesTotal))));
+    const optionsB = openOptions(b, workers, (p) => progress('indexing the second storage', p.bytesDone, p.bytesTotal));
+    sides.push(await openSide(openSpecSource(b, warn), to, twoStorages ? { ...optionsB, basis: sides[0]!.storage } : optionsB));
     void workers.close();
     const [a, bSide] = sides as [DiffSide, DiffSide];
     const ndjson = flags.ndjson === true;

@@ -2,7 +2,8 @@ import { RECORD_HEADER_SIZE as HEADER } from '../../format/entity-record.js';
 import { FileReadAhead } from '../source/file-read-ahead.js';
 import { indexLoadFor } from './index-builder.js';
 import type { ObjectIndex } from './object-index.js';
-import { ChannelRecords } from './channel-records.js';
+import { ChannelRecords, ChannelRecordsWithTypes } from './channel-records.js';
+import { LatestTypes } from './latest-types.js';
 import { scanRecordChunks, type RecordVisitor, type ScanProblem } from '../records/record-scan.js';
 import type { SourceReads } from '../source/source.js';
 
@@ -27,6 +28,8 @@ export interface ChannelIndexJob {
   readonly batchFromRun?: number;
   /** Run length from which the channel is loaded blind (index-builder.ts `BLIND_FROM_RUN`; tests lower it). */
   readonly blindFromRun?: number;
+  /** Whether the latest records are counted per type (`typeCounts`; latest-types.ts). */
+  readonly countTypes?: boolean;
 }
 
 export interface ChannelIndexResult {
@@ -39,6 +42,8 @@ export interface ChannelIndexResult {
   readonly problems: (ScanProblem | undefined)[];
   /** Object ids (as decimal strings) of records of the roots type. */
   readonly rootsCandidates: string[];
+  /** With `countTypes`: the latest records per type, `[typeLow, typeHigh, count]` triples. */
+  readonly typeCounts?: number[];
 }
 
 /** How much of the start of each sampled file is walked to estimate the channel's records. */
@@ -60,10 +65,13 @@ export async function indexChannel(job: ChannelIndexJob): Promise<ChannelIndexRe
     ...(job.blindFromRun === undefined ? {} : { blindFromRun: job.blindFromRun }),
   });
   if (run !== undefined) builder.reserveRun(run.entities, run.low, run.high);
+  const types = job.countTypes === true ? new LatestTypes(job.idShift) : undefined;
+  if (run !== undefined) types?.reserve(run.entities, run.low, run.high);
   const records = job.files.map(() => 0);
   const meta = job.files.map(() => 0);
   const problems: (ScanProblem | undefined)[] = job.files.map(() => undefined);
-  const sink = new ChannelRecords(builder, job.rootsType.low, job.rootsType.high);
+  const sink =
+    types === undefined ? new ChannelRecords(builder, job.rootsType.low, job.rootsType.high) : new ChannelRecordsWithTypes(builder, job.rootsType.low, job.rootsType.high, types);
   const onRecord: RecordVisitor = (offset, length, tidLow, tidHigh, idLow, idHigh) => sink.record(offset, length, tidLow, tidHigh, idLow, idHigh);
 
   // The next file is being read while one is walked (file-read-ahead.ts).
@@ -84,7 +92,8 @@ export async function indexChannel(job: ChannelIndexJob): Promise<ChannelIndexRe
   // Each file's live bytes: what its latest records take, counted once the index is complete.
   const live = job.files.map(() => 0);
   const objects = builder.finish(live);
-  return { objects, live, records, meta, problems, rootsCandidates: [...sink.roots] };
+  const figures = { objects, live, records, meta, problems, rootsCandidates: [...sink.roots] };
+  return types === undefined ? figures : { ...figures, typeCounts: types.counts() };
 }
 
 /**

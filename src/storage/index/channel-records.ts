@@ -1,6 +1,7 @@
 import { RECORD_HEADER_SIZE } from '../../format/entity-record.js';
 import type { IndexLoad } from './index-builder.js';
 import type { RecordRunWalker } from '../records/record-scan.js';
+import type { LatestTypes } from './latest-types.js';
 
 /** A local copy, folded into the compiled walk (run-layout.ts says why). */
 const HEADER = RECORD_HEADER_SIZE;
@@ -21,9 +22,9 @@ export class ChannelRecords implements RecordRunWalker {
   readonly roots = new Set<string>();
 
   constructor(
-    private readonly builder: IndexLoad,
-    private readonly rootsLow: number,
-    private readonly rootsHigh: number,
+    protected readonly builder: IndexLoad,
+    protected readonly rootsLow: number,
+    protected readonly rootsHigh: number,
   ) {}
 
   /** One record at absolute offset `offset` (ids as signed 32-bit halves). */
@@ -33,7 +34,7 @@ export class ChannelRecords implements RecordRunWalker {
   }
 
   /** In a method of its own, so that the walk stays small enough to be compiled whole. */
-  private noteRoot(idLow: number, idHigh: number): void {
+  protected noteRoot(idLow: number, idHigh: number): void {
     this.roots.add(String((BigInt(idHigh) << 32n) | BigInt(idLow >>> 0)));
   }
 
@@ -57,6 +58,47 @@ export class ChannelRecords implements RecordRunWalker {
 
   get walked(): number {
     return lastWalked;
+  }
+}
+
+/**
+ * The same, with each record's type kept for the counts per type of the latest records
+ * (latest-types.ts). A loop of its own rather than a test per record in the one above: opening
+ * without the counts, as every command but a diff does, runs the walk as it was.
+ */
+export class ChannelRecordsWithTypes extends ChannelRecords {
+  constructor(
+    builder: IndexLoad,
+    rootsLow: number,
+    rootsHigh: number,
+    private readonly types: LatestTypes,
+  ) {
+    super(builder, rootsLow, rootsHigh);
+  }
+
+  override record(offset: number, length: number, tidLow: number, tidHigh: number, idLow: number, idHigh: number): void {
+    super.record(offset, length, tidLow, tidHigh, idLow, idHigh);
+    this.types.set(idLow, idHigh, tidLow, tidHigh);
+  }
+
+  override walkRun(view: DataView, at: number, end: number, pos: number, validLength: number): number {
+    let walked = 0;
+    while (at + HEADER <= end) {
+      const length = view.getUint32(at, true);
+      if (view.getInt32(at + 4, true) !== 0 || length < HEADER || pos + length > validLength) break;
+      const idLow = view.getInt32(at + 16, true);
+      const idHigh = view.getInt32(at + 20, true);
+      const tidLow = view.getInt32(at + 8, true);
+      const tidHigh = view.getInt32(at + 12, true);
+      this.builder.load(idLow, idHigh, this.slot, pos, length);
+      this.types.set(idLow, idHigh, tidLow, tidHigh);
+      if (tidLow === this.rootsLow && tidHigh === this.rootsHigh) this.noteRoot(idLow, idHigh);
+      at += length;
+      pos += length;
+      walked++;
+    }
+    lastWalked = walked;
+    return at;
   }
 }
 

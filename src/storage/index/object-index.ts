@@ -127,6 +127,16 @@ export class ObjectIndex {
     return { parts: this.toParts(), release };
   }
 
+  /**
+   * Another index with this one's entries, over the same tables until either changes (each copies
+   * them before its first change): a storage opened as the continuation of this one's (basis-open.ts).
+   */
+  sharedCopy(): ObjectIndex {
+    const copy = ObjectIndex.fromParts(this.snapshot().parts);
+    copy.snapshots = 1;
+    return copy;
+  }
+
   /** Copies the tables that a snapshot still shares, before they change. */
   private ownTables(): void {
     this.snapshots = 0;
