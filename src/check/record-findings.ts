@@ -83,7 +83,12 @@ export interface LatestRecordsOptions {
 export interface ReferenceListener {
   /** Called once before the walk, with the storage walked. */
   begin(storage: Storage): void;
-  record(low: number, high: number): void;
+  /**
+   * Every newest version the walk meets, readable or not, in walk order: its number among all
+   * records walked (`forEachLatestRecordBytes`' ordinal) and its id's halves. The references of a
+   * readable one follow.
+   */
+  latest(ordinal: number, low: number, high: number): void;
   /** Returns whether the storage's index has the target (as `ObjectIndex.has` would). */
   reference(low: number, high: number): boolean;
 }
@@ -130,8 +135,9 @@ export async function walkLatestRecords(storage: Storage, options: LatestRecords
 
   await forEachLatestRecordBytes(
     storage,
-    (bytes, at, offset, length, channel, file) => {
+    (bytes, at, offset, length, channel, file, ordinal) => {
       objects++;
+      if (listener !== undefined) listener.latest(ordinal, int32At(bytes, at + 16), int32At(bytes, at + 20));
       const defect = options.damagedAt?.(file.path, offset) ?? checker.check(bytes, at, length, channel.index, { file: file.path, offset });
       if (defect !== undefined) {
         defects.push({ channel: channel.index, header: readHeader(bytes.subarray(at, at + 24)), file: file.path, offset, defect });
@@ -152,7 +158,6 @@ export async function walkLatestRecords(storage: Storage, options: LatestRecords
       currentFile = file.path;
       currentType = entry.typeName;
       const danglingBefore = danglingCount;
-      if (listener !== undefined) listener.record(int32At(bytes, at + 16), int32At(bytes, at + 20));
       checker.forEachReference(bytes, at, onReference);
       options.onReadable?.(bytes.subarray(at, at + length), entry, channel.index, danglingCount - danglingBefore);
     },

@@ -20,7 +20,7 @@ import { writerFamily } from '../writer/writer-family.js';
 import { compactDictionary } from './compact-dictionary.js';
 import { eclipseStoreTypeName } from './eclipsestore-names.js';
 import { planCurrentShapes } from './current-shapes.js';
-import { WalkedReachability } from './walked-reachability.js';
+import { WalkedReachability, type CopyOrder } from './walked-reachability.js';
 import { copyRecords, wantsWriteBehind, type Figures } from './copy-records.js';
 import type { ConvertReport, CurrentTypesReport, RescuedFirst } from './convert-report.js';
 
@@ -236,12 +236,12 @@ async function convertOpened(from: StorageSource, reader: SourceReader, opened: 
   const channelCount = options.channels ?? storage.channels.length;
   checkChannelCount(channelCount);
   const keepUnreachable = options.keepUnreachable === true;
-  let reachable: ((low: number, high: number) => boolean) | undefined;
+  let order: CopyOrder | undefined;
   if (reach !== undefined) {
     options.onProgress?.('finding reachable objects', 0, 1);
     reach.search(storage, named);
     options.onProgress?.('finding reachable objects', 1, 1);
-    reachable = (low, high) => reach.reachable(low, high);
+    order = reach.copyOrder();
   }
   const dictionaryText = (await reader.readWhole(layout.dictionaryPath)).toString('utf8');
   const checksums = renames ? 'none' : (chunks.algorithm ?? 'none');
@@ -252,7 +252,7 @@ async function convertOpened(from: StorageSource, reader: SourceReader, opened: 
   const shapes = options.currentTypes === true ? planCurrentShapes(storage.dictionary) : undefined;
   const sourceBytes = storage.channels.reduce((n, c) => n + c.files.reduce((m, f) => m + f.totalLength, 0), 0);
   const writeBehind = wantsWriteBehind(options.writeBehind, sourceBytes);
-  const figures = await copyRecords(storage, writer, { shapes, reachable, writeBehind, batch: Math.min(BATCH_BYTES, fileSize), onProgress: options.onProgress });
+  const figures = await copyRecords(storage, writer, { shapes, order, writeBehind, batch: Math.min(BATCH_BYTES, fileSize), onProgress: options.onProgress });
   const used = typesWritten(figures, shapes);
   const dictionary = compactDictionary({
     sourceText: dictionaryText,

@@ -5,6 +5,7 @@ import { int32At } from '../format/int32-at.js';
 import { RECORD_HEADER_SIZE } from '../format/entity-record.js';
 import { ShapeRewriter, type planCurrentShapes } from './current-shapes.js';
 import type { TypeFigures } from './convert-report.js';
+import type { CopyOrder } from './walked-reachability.js';
 
 /**
  * convert's copy: one walk over the source's data files in file order, the newest version of each
@@ -17,8 +18,12 @@ export type Figures = TypeFigures & { typeId: bigint; rewritten: number; keptIds
 /** How `copyRecords` copies. */
 export interface CopyPlan {
   readonly shapes: ReturnType<typeof planCurrentShapes> | undefined;
-  /** Without it every object is copied. */
-  readonly reachable: ((low: number, high: number) => boolean) | undefined;
+  /**
+   * Which records are newest versions and which of those the roots reach, by their number in the
+   * walk (the check's walk met the same records in the same order): no index lookup per record.
+   * Without it every object's newest version is copied (told by the index).
+   */
+  readonly order: CopyOrder | undefined;
   /** Each store written in the thread pool while the next is filled (see `wantsWriteBehind`). */
   readonly writeBehind: boolean;
   /** Bytes per store of the new storage. */
@@ -44,7 +49,13 @@ export async function copyRecords(storage: Storage, writer: StorageWriter, copy:
   const figureKeys = new Int32Array(FIGURE_SLOTS).fill(-1);
   const figureSlots: (Figures | undefined)[] = new Array<Figures | undefined>(FIGURE_SLOTS).fill(undefined);
   const rewriter = new ShapeRewriter();
-  const { shapes, reachable, batch } = copy;
+  const { shapes, order, batch } = copy;
+  // The record's number in the walk, and the newest versions' (with `order`).
+  let ordinal = 0;
+  let newest = 0;
+  const latestBits = order?.latest;
+  const reachBits = order?.reach;
+  const ordered = order?.records ?? 0;
   // With `writeBehind`, two builders: one is filled while the other's store is written in the
   // thread pool (`storeInBackground`). A store falls due at the record that fills the batch and
   // is planned before the next record is added (so the stores and files are the same either way);
@@ -111,10 +122,22 @@ export async function copyRecords(storage: Storage, writer: StorageWriter, copy:
             }
           }
           const typeId = f.typeId;
-          if (!channel.objects.isLatest(low, high, file.slot, offset)) {
+          const n = ordinal++;
+          let latest: boolean;
+          let reached = true;
+          if (latestBits !== undefined) {
+            latest = n < ordered && ((latestBits[n >>> 3] as number) & (1 << (n & 7))) !== 0;
+            if (latest) {
+              const v = newest++;
+              reached = ((reachBits![v >>> 3] as number) & (1 << (v & 7))) !== 0;
+            }
+          } else {
+            latest = channel.objects.isLatest(low, high, file.slot, offset);
+          }
+          if (!latest) {
             f.superseded++;
             f.supersededBytes += length;
-          } else if (reachable !== undefined && !reachable(low, high)) {
+          } else if (!reached) {
             f.garbage++;
             f.garbageBytes += length;
           } else {
@@ -178,6 +201,9 @@ export async function copyRecords(storage: Storage, writer: StorageWriter, copy:
         bytesDone += file.totalLength;
         copy.onProgress?.('copying', bytesDone, bytesTotal);
       }
+    }
+    if (order !== undefined && newest !== order.newest) {
+      throw new Error(`the copy met ${newest} newest versions where the check's walk met ${order.newest}: the walks did not meet the same records`);
     }
     if (storeDue) await storeNow();
     if (writing !== undefined) await writing;

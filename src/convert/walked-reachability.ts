@@ -6,23 +6,43 @@ import type { Storage } from '../storage/storage.js';
  * Which objects the roots reach, from the references the check's record walk reports
  * (`walkLatestRecords`' `references`): convert needs no graph build and no second walk for it.
  * Each object is numbered by its position in its channel's index (`ObjectIndex.positionOf`, offset
- * per channel); each newest version's targets are appended to one list as the walk meets them
- * (they lie together, so a start and a count per object find them); a breadth-first search from
- * the roots entity marks one bit per object. Memory: 8 bytes per index position and 4 per
- * reference, in typed arrays (no JS object per object or reference); freed after the search
- * but for the bits.
+ * per channel). One list in walk order holds, for each newest version the walk meets, its object's
+ * number marked as an entry's head (negative: `~number`) and then its targets' numbers (they lie
+ * together: a start per object finds them, the next head ends them); a breadth-first search from
+ * the roots entity marks one bit per object. One pass over the list's heads then gives one bit per
+ * newest version in walk order, and the walk also noted which of all the records it met are newest
+ * versions (one bit per record): the copy, which meets the same records in the same order, tells
+ * superseded versions and garbage apart by them without looking a record up in the index
+ * (`copyOrder`). Memory: 4 bytes per index position, 4 per newest version and 4 per reference, in
+ * typed arrays (no JS object per object or reference); freed after the search but for the bits.
  *
  * Reachability is MicroStream's garbage collector's (graph/model/reachability.ts): everything
  * reachable over references from the roots entity (the root and the registered constants);
  * references to ids the index lacks lead nowhere.
  */
 
-/** Targets per block of the reference list (a list of blocks grows without copying). */
+/** Entries per block of the list (a list of blocks grows without copying). */
 const BLOCK_BITS = 22;
 const BLOCK = 1 << BLOCK_BITS;
-/** Object numbers are kept in 32 bits (a queue of them, the target lists), and so are list positions (+ 1). */
-const MAX_POSITIONS = 2 ** 32 - 1;
-const MAX_REFERENCES = 2 ** 32 - 2;
+const BLOCK_MASK = BLOCK - 1;
+/** Object numbers are kept in 31 bits (the list marks heads by the sign), list positions (+ 1) in 32. */
+const MAX_POSITIONS = 2 ** 31 - 1;
+const MAX_ENTRIES = 2 ** 32 - 2;
+/** The head of a newest version whose id the index lacks (none: the walk finds them by the index). */
+const NO_OBJECT = 2 ** 31 - 1;
+/** Records the walk order's bits cover at most (one bit each, in a typed array). */
+const MAX_RECORDS = 2 ** 32 - 1;
+
+/** What the copy needs to tell a record apart by its number in the walk (see `copyOrder`). */
+export interface CopyOrder {
+  /** One bit per record met, in walk order: set for the newest versions. */
+  readonly latest: Uint8Array;
+  /** One bit per newest version, in walk order: set for those the roots reach. */
+  readonly reach: Uint8Array;
+  /** One past the last newest version's number among the records, and how many newest versions. */
+  readonly records: number;
+  readonly newest: number;
+}
 
 export class WalkedReachability implements ReferenceListener {
   private mask = 0;
@@ -30,32 +50,38 @@ export class WalkedReachability implements ReferenceListener {
   /** Object number of each channel's index position 0. */
   private bases = new Float64Array(0);
   private positions = 0;
-  /** Per object: where its targets start in the list (+ 1; 0: no record walked), and how many. */
+  /** Per object: where its newest version's targets start in the list (right after its head, so never 0; 0: not met). */
   private starts = new Uint32Array(0);
-  private counts = new Uint32Array(0);
-  private blocks: Uint32Array[] = [];
+  private blocks: Int32Array[] = [];
   private fill = 0;
-  /** Object number of the record being walked (-1: none). */
-  private current = -1;
-  /** One bit per object, after `search`. */
+  private newest = 0;
+  /** One bit per record met, in walk order: a newest version. */
+  private latestBits = new Uint8Array(0);
+  private records = 0;
+  /** After `search`: one bit per object, and one per newest version in walk order. */
   private reach = new Uint8Array(0);
+  private reachNewest = new Uint8Array(0);
 
   begin(storage: Storage): void {
     this.channels = storage.channels;
     this.mask = storage.channels.length - 1;
     this.bases = new Float64Array(storage.channels.length);
     let total = 0;
+    let objects = 0;
     for (const channel of storage.channels) {
       this.bases[channel.index] = total;
       total += channel.objects.positions;
+      objects += channel.objects.size;
     }
     if (total > MAX_POSITIONS) throw new StorageError('STORAGE_REFUSED', `${total} index positions: reachability is computed for at most ${MAX_POSITIONS} (convert with --keep-unreachable)`);
     this.positions = total;
     this.starts = new Uint32Array(total);
-    this.counts = new Uint32Array(total);
     this.blocks = [];
     this.fill = 0;
-    this.current = -1;
+    this.newest = 0;
+    // Grown should the walk meet more records than twice the objects.
+    this.latestBits = new Uint8Array(Math.max(1024, Math.ceil((objects * 2) / 8)));
+    this.records = 0;
   }
 
   private objectNumber(low: number, high: number): number {
@@ -64,24 +90,32 @@ export class WalkedReachability implements ReferenceListener {
     return position < 0 ? -1 : (this.bases[channel] as number) + position;
   }
 
-  record(low: number, high: number): void {
+  private append(value: number): void {
+    const fill = this.fill;
+    if (fill === MAX_ENTRIES) throw new StorageError('STORAGE_REFUSED', `more than ${MAX_ENTRIES} objects and references: reachability is computed for at most that many (convert with --keep-unreachable)`);
+    const block = fill >>> BLOCK_BITS;
+    if (block === this.blocks.length) this.blocks.push(new Int32Array(BLOCK));
+    this.blocks[block]![fill & BLOCK_MASK] = value;
+    this.fill = fill + 1;
+  }
+
+  latest(ordinal: number, low: number, high: number): void {
+    if (ordinal >= MAX_RECORDS) throw new StorageError('STORAGE_REFUSED', `more than ${MAX_RECORDS} records: reachability is computed for at most that many (convert with --keep-unreachable)`);
+    const byte = ordinal >>> 3;
+    if (byte >= this.latestBits.length) this.latestBits = grown(this.latestBits, byte + 1);
+    this.latestBits[byte]! |= 1 << (ordinal & 7);
+    this.records = ordinal + 1;
+    this.newest++;
     const v = this.objectNumber(low, high);
-    this.current = v;
-    if (v >= 0) this.starts[v] = this.fill + 1;
+    this.append(~(v < 0 ? NO_OBJECT : v));
+    if (v >= 0) this.starts[v] = this.fill;
   }
 
   reference(low: number, high: number): boolean {
     const target = this.objectNumber(low, high);
     if (target < 0) return false;
-    const v = this.current;
-    if (v < 0) return true;
-    const fill = this.fill;
-    if (fill === MAX_REFERENCES) throw new StorageError('STORAGE_REFUSED', `more than ${MAX_REFERENCES} references: reachability is computed for at most that many (convert with --keep-unreachable)`);
-    const block = Math.floor(fill / BLOCK);
-    if (block === this.blocks.length) this.blocks.push(new Uint32Array(BLOCK));
-    this.blocks[block]![fill - block * BLOCK] = target;
-    this.fill = fill + 1;
-    this.counts[v]!++;
+    // References before the first newest version belong to none.
+    if (this.newest > 0) this.append(target);
     return true;
   }
 
@@ -97,8 +131,8 @@ export class WalkedReachability implements ReferenceListener {
       throw new StorageError('STORAGE_INCONSISTENT', `${named} has no roots entity, so no object is reachable: --keep-unreachable copies every object`);
     }
     const reach = new Uint8Array(Math.ceil(this.positions / 8));
+    const { starts, blocks, fill } = this;
     if (roots >= 0) {
-      const { starts, counts, blocks } = this;
       const queue = new Uint32Array(this.positions);
       let head = 0;
       let tail = 0;
@@ -108,30 +142,46 @@ export class WalkedReachability implements ReferenceListener {
         const v = queue[head++] as number;
         const start = starts[v] as number;
         if (start === 0) continue;
-        let at = start - 1;
-        const end = at + (counts[v] as number);
-        while (at < end) {
-          const block = Math.floor(at / BLOCK);
-          const targets = blocks[block]!;
-          const offset = block * BLOCK;
-          const stop = Math.min(end, offset + BLOCK);
-          for (let i = at - offset, last = stop - offset; i < last; i++) {
-            const u = targets[i] as number;
-            const bit = 1 << (u & 7);
-            const byte = reach[u >>> 3] as number;
-            if ((byte & bit) === 0) {
-              reach[u >>> 3] = byte | bit;
-              queue[tail++] = u;
-            }
+        // The targets (right after the head, where `start` points) up to the next head or the list's end.
+        let at = start;
+        let block = at >>> BLOCK_BITS;
+        let targets = blocks[block]!;
+        let i = at & BLOCK_MASK;
+        while (at < fill) {
+          const u = targets[i] as number;
+          if (u < 0) break;
+          const bit = 1 << (u & 7);
+          const byte = reach[u >>> 3] as number;
+          if ((byte & bit) === 0) {
+            reach[u >>> 3] = byte | bit;
+            queue[tail++] = u;
           }
-          at = stop;
+          at++;
+          if (++i === BLOCK && at < fill) {
+            targets = blocks[++block]!;
+            i = 0;
+          }
         }
       }
     }
+    // The newest versions' bits in walk order: their heads lie in that order.
+    const reachNewest = new Uint8Array(Math.ceil(this.newest / 8));
+    let n = 0;
+    for (let block = 0; block < blocks.length; block++) {
+      const entries = blocks[block]!;
+      const last = Math.min(BLOCK, fill - block * BLOCK);
+      for (let i = 0; i < last; i++) {
+        const u = entries[i] as number;
+        if (u >= 0) continue;
+        const v = ~u;
+        if (v !== NO_OBJECT && ((reach[v >>> 3] as number) & (1 << (v & 7))) !== 0) reachNewest[n >>> 3]! |= 1 << (n & 7);
+        n++;
+      }
+    }
     this.reach = reach;
+    this.reachNewest = reachNewest;
     // The lists are no longer needed; the bits are.
     this.starts = new Uint32Array(0);
-    this.counts = new Uint32Array(0);
     this.blocks = [];
   }
 
@@ -140,4 +190,20 @@ export class WalkedReachability implements ReferenceListener {
     const v = this.objectNumber(low, high);
     return v >= 0 && ((this.reach[v >>> 3] as number) & (1 << (v & 7))) !== 0;
   }
+
+  /**
+   * After `search`, for a walk over the same files that meets the same records in the same order
+   * (convert's copy, over the same snapshot and index): which records are newest versions, and
+   * which of those the roots reach, by their numbers in the walk.
+   */
+  copyOrder(): CopyOrder {
+    return { latest: this.latestBits, reach: this.reachNewest, records: this.records, newest: this.newest };
+  }
+}
+
+/** A copy of `array` with room for at least `length` elements (doubled). */
+function grown(array: Uint8Array, length: number): Uint8Array<ArrayBuffer> {
+  const next = new Uint8Array(Math.max(length, array.length * 2));
+  next.set(array);
+  return next;
 }

@@ -6,6 +6,7 @@ import { WalkedReachability } from '../../src/convert/walked-reachability.js';
 import { buildGraph } from '../../src/graph/build/graph-build.js';
 import { splitId } from '../../src/storage/index/object-id-halves.js';
 import { ObjectIndex } from '../../src/storage/index/object-index.js';
+import { forEachLatestRecordBytes } from '../../src/storage/records/latest-records.js';
 import { DirectorySource } from '../../src/storage/source/directory-source.js';
 import { Storage } from '../../src/storage/storage.js';
 
@@ -50,6 +51,26 @@ describe('reachability from the check walk', () => {
       expect(differing).toEqual([]);
       expect(reachable).toBeGreaterThan(0);
       garbageSeen += objects - reachable;
+
+      // The copy's view: by their numbers in a second walk over the same records, which are newest
+      // versions and which of those are reached, as the index and `reachable` say.
+      const order = walked.copyOrder();
+      const bit = (bits: Uint8Array, n: number): boolean => ((bits[n >>> 3] ?? 0) & (1 << (n & 7))) !== 0;
+      let newest = 0;
+      let latestBits = 0;
+      const wrong: string[] = [];
+      await forEachLatestRecordBytes(storage, (bytes, at, _offset, _length, _channel, _file, ordinal) => {
+        const low = bytes.readInt32LE(at + 16);
+        const high = bytes.readInt32LE(at + 20);
+        if (!bit(order.latest, ordinal)) wrong.push(`record ${ordinal} is a newest version`);
+        if (bit(order.reach, newest) !== walked.reachable(low, high)) wrong.push(`newest version ${newest} (${high}:${low >>> 0}) reached: ${walked.reachable(low, high)}`);
+        newest++;
+      });
+      for (let n = 0; n < order.records; n++) if (bit(order.latest, n)) latestBits++;
+      expect(wrong).toEqual([]);
+      expect(newest).toBe(order.newest);
+      expect(latestBits).toBe(newest);
+      expect(newest).toBe(objects);
     } finally {
       await storage.close();
     }

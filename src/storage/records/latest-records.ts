@@ -141,22 +141,26 @@ export interface LatestRecordsChannel {
 /**
  * Every object's latest record, whole, channel by channel and file by file in file order, each
  * file up to where its scan stopped: `visit` gets the record at `bytes[at, at + length)` (valid
- * during the call only) with its file offset, channel and file; `afterFile` is awaited after each
- * file. For the passes that check or copy whole records (check, rescue); nothing is allocated per
- * record.
+ * during the call only) with its file offset, channel, file and `ordinal`, the record's number
+ * among all records this walk meets, older versions included (a walk over the same files that
+ * meets the same records can tell the newest versions by it without the index: convert's copy);
+ * `afterFile` is awaited after each file. For the passes that check or copy whole records (check,
+ * rescue); nothing is allocated per record.
  */
 export async function forEachLatestRecordBytes<C extends LatestRecordsChannel>(
   storage: { readonly channels: readonly C[]; readonly source: Pick<SourceReads, 'chunks'> },
-  visit: (bytes: Buffer, at: number, offset: number, length: number, channel: C, file: C['files'][number]) => void,
+  visit: (bytes: Buffer, at: number, offset: number, length: number, channel: C, file: C['files'][number], ordinal: number) => void,
   afterFile?: (channel: C, file: C['files'][number]) => void | Promise<void>,
 ): Promise<void> {
+  let records = 0;
   for (const channel of storage.channels) {
     const index = channel.objects;
     for (const file of channel.files) {
       const slot = file.slot;
       const end = file.problem?.offset ?? file.totalLength;
       const one = (bytes: Buffer, at: number, offset: number, length: number): void => {
-        if (index.isLatest(int32At(bytes, at + 16), int32At(bytes, at + 20), slot, offset)) visit(bytes, at, offset, length, channel, file);
+        const ordinal = records++;
+        if (index.isLatest(int32At(bytes, at + 16), int32At(bytes, at + 20), slot, offset)) visit(bytes, at, offset, length, channel, file, ordinal);
       };
       // The records that lie whole in the chunk, in this loop: streamRecords' call per record
       // serves every walk over records and is not inlined; this one is (gaps, records cut by the
