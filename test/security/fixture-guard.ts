@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { diffSnapshots, snapshotTree } from './snapshot.js';
@@ -9,8 +10,13 @@ import { diffSnapshots, snapshotTree } from './snapshot.js';
  * write must work on copies.
  */
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const FIXTURES = join(ROOT, 'test', 'fixtures');
+/** Every vendored corpus (each `conformance*` directory, so that a new one is guarded too) and the demo. */
 const GUARDED = [
-  ...['conformance', 'conformance-ms8', 'conformance-es', 'conformance-es-gigamap'].map((corpus) => join(ROOT, 'test', 'fixtures', corpus)),
+  ...readdirSync(FIXTURES, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && entry.name.startsWith('conformance'))
+    .map((entry) => join(FIXTURES, entry.name))
+    .sort(),
   join(ROOT, 'demo'),
 ];
 
