@@ -14,9 +14,11 @@ export class TwinChunks {
   private end = 0;
   private finished = false;
 
-  /** `[0, to)` of the file at `path`. */
-  constructor(reads: Pick<SourceReads, 'chunks'>, path: string, to: number) {
-    this.chunks = reads.chunks(path, 0, to)[Symbol.asyncIterator]();
+  /** `[from, to)` of the file at `path`. */
+  constructor(reads: Pick<SourceReads, 'chunks'>, path: string, to: number, from = 0) {
+    this.chunks = reads.chunks(path, from, to)[Symbol.asyncIterator]();
+    this.start = from;
+    this.end = from;
   }
 
   /** Whether `[offset, …)` lies beyond the chunk held and the file has more: `advance` first. */
@@ -44,6 +46,12 @@ export class TwinChunks {
   /** How many bytes of the file from `offset` on the chunk held has (0 when it does not hold `offset`). */
   heldFrom(offset: number): number {
     return offset >= this.start && offset < this.end ? this.end - offset : 0;
+  }
+
+  /** The file's bytes `[offset, offset + length)` if the chunk held has all of them (valid until the next `advance`). */
+  slice(offset: number, length: number): Buffer | undefined {
+    if (offset < this.start || offset + length > this.end) return undefined;
+    return this.bytes.subarray(offset - this.start, offset - this.start + length);
   }
 
   /** Whether the chunk held has `bytes[at, at + length)` at `offset`; false when it does not hold all of it. */
