@@ -1,17 +1,12 @@
 import { errorMessage } from '../model/api.js';
 import type { ViewHost } from '../shell/view-host.js';
-import { detailRows, jsonSection, qualifiedLabel } from './detail-parts.js';
-import { GIGAMAP_TYPE, GigaMapPanel } from './gigamap-view.js';
-import { ObjectInsights } from './object-insights.js';
+import { renderCrumbs } from './data-crumbs.js';
+import { DataDetail } from './data-detail.js';
 import { shortTypeName } from '../model/dictionary.js';
 import { clear, h } from '../ui/dom.js';
-import { groupDigits } from '../ui/format.js';
-import { isConstantId, type TreeNode } from '../tree/tree-node.js';
-import { isLazySubject, summarize, VALUE_LENGTH } from '../tree/node-summary.js';
+import type { TreeNode } from '../tree/tree-node.js';
 import { TreeGrid } from '../tree/tree-grid.js';
 import { splitter } from '../ui/splitter.js';
-import { collectionTableSql } from '../grid/collection-table.js';
-import { requestRun } from '../grid/run-request.js';
 
 /** A tree for one starting object, kept while the user looks elsewhere (back/forward). */
 interface TreeState {
@@ -27,18 +22,13 @@ export class DataView {
   private readonly crumbs: HTMLElement;
   /** Says when a link's `?path=` does not exist in the tree. */
   private readonly notice: HTMLElement;
-  private readonly detail: HTMLElement;
+  /** The panel beside the tree (data-detail.ts); the crumb bar is data-crumbs.ts's. */
+  private readonly detail: DataDetail;
   private readonly grid: TreeGrid;
   private readonly trees = new Map<string, TreeState>();
   private state: TreeState | undefined;
   /** Incremented per navigation so that late answers of an earlier one are ignored. */
   private generation = 0;
-  private fullValues = new Map<string, string>();
-  /** Version of the node the detail panel was drawn for. */
-  private detailVersion = -1;
-  /** Path, referrers and versions of the selected object (storage-inspector's own API). */
-  private insights: ObjectInsights | undefined;
-  private gigaMap: GigaMapPanel | undefined;
 
   constructor(private readonly app: ViewHost) {
     this.grid = new TreeGrid({
@@ -51,11 +41,11 @@ export class DataView {
     app.loader.onUpdate = () => {
       this.grid.render();
       const selected = this.state?.selected;
-      if (selected !== undefined && selected.version !== this.detailVersion) this.renderDetail();
+      if (selected !== undefined && this.detail.isStale(selected)) this.renderDetail();
     };
     this.crumbs = h('nav', { class: 'crumbs', 'aria-label': 'Path of the selected node' });
     this.notice = h('div', { class: 'path-notice', role: 'status', hidden: true });
-    this.detail = h('aside', { class: 'detail', 'aria-label': 'Selected node' });
+    this.detail = new DataDetail(app, () => ({ node: this.state?.selected, rootLabel: this.state?.root.label ?? '' }));
     const split = h('div', { class: 'split' });
     this.element = h(
       'section',
@@ -72,7 +62,7 @@ export class DataView {
         h('div', { class: 'tree-foot' }, '↑ ↓ move · → ← open / close · Enter or double-click: show an object on its own · / go to an object id'),
       ),
     );
-    split.append(splitter(split, 'data', '--detail-width', 'second', 260), this.detail);
+    split.append(splitter(split, 'data', '--detail-width', 'second', 260), this.detail.element);
   }
 
   /** Show the tree for `oid` (undefined: the storage root) and select `path` in it. */
@@ -167,7 +157,7 @@ export class DataView {
   async refresh(): Promise<void> {
     const state = this.state;
     this.trees.clear();
-    this.fullValues.clear();
+    this.detail.forgetValues();
     if (state === undefined) return;
     const generation = ++this.generation;
     const expanded = new Set<string>();
@@ -225,7 +215,7 @@ export class DataView {
     this.state = undefined;
     this.grid.setRoot(this.app.loader.rootNode('0', 'ROOT'));
     clear(this.crumbs);
-    clear(this.detail, h('div', { class: 'problem', role: 'alert' }, h('strong', null, 'Cannot show the data. '), message));
+    clear(this.detail.element, h('div', { class: 'problem', role: 'alert' }, h('strong', null, 'Cannot show the data. '), message));
   }
 
   /**
@@ -314,7 +304,7 @@ export class DataView {
     if (this.state === undefined) return;
     this.state.selected = node;
     this.grid.setSelected(node);
-    this.renderCrumbs();
+    renderCrumbs(this.crumbs, this.state, this.app, (n) => this.select(n));
     this.renderDetail();
     if (updateUrl) this.app.replaceRoute({ view: 'data', instance: undefined, oid: this.rootOid(), path: pathSegments(node) });
     if (node.kind === 'object' && node.desc === undefined && node.error === undefined) {
@@ -323,6 +313,15 @@ export class DataView {
         if (this.state?.selected === node) this.renderDetail();
       });
     }
+  }
+
+  private renderDetail(): void {
+    this.detail.render();
+  }
+
+  /** Loads the selected object's path, referrers and versions again (the storage changed). */
+  refreshInsights(): void {
+    this.detail.refreshInsights();
   }
 
   private rootOid(): string | undefined {
@@ -338,132 +337,6 @@ export class DataView {
     this.app.navigate({ view: 'data', instance: undefined, oid: node.oid, path: [] });
   }
 
-  private renderCrumbs(): void {
-    const state = this.state;
-    if (state === undefined) return;
-    const chain: TreeNode[] = [];
-    // A Lazy's `subject` is no step of its own (the Lazy stands for what it holds), unless selected.
-    for (let n = state.selected; n !== undefined; n = n.parent) if (n === state.selected || !isLazySubject(n)) chain.unshift(n);
-    const items: (HTMLElement | string)[] = [];
-    if (state.rootKey !== 'ROOT') {
-      items.push(h('a', { class: 'crumb home', href: this.app.href({ view: 'data', instance: undefined, oid: undefined, path: [] }), title: 'Start again from the storage root' }, '⌂ storage root'));
-      items.push(h('span', { class: 'sep', 'aria-hidden': 'true' }, '›'));
-    }
-    chain.forEach((node, i) => {
-      if (i > 0) items.push(h('span', { class: 'sep', 'aria-hidden': 'true' }, '›'));
-      const label = i === 0 && state.rootKey !== 'ROOT' ? `${node.label} ${node.oid ?? ''}` : node.label;
-      const isLast = i === chain.length - 1;
-      items.push(
-        h('button', { type: 'button', class: `crumb${isLast ? ' current' : ''}`, 'aria-current': isLast ? 'location' : undefined, onclick: () => this.select(node) }, label),
-      );
-    });
-    clear(this.crumbs, items);
-  }
-
-  private renderDetail(): void {
-    const node = this.state?.selected;
-    this.detailVersion = node?.version ?? -1;
-    if (node === undefined) {
-      clear(this.detail, h('p', { class: 'hint' }, 'Select a row to see its details.'));
-      return;
-    }
-    const types = this.app.types.current();
-    const summary = summarize(node, types);
-    const title = qualifiedLabel(node, types);
-    const showValue = node.kind !== 'range' && node.kind !== 'member' && node.error === undefined;
-    const parts: (HTMLElement | null)[] = [];
-    parts.push(
-      h(
-        'header',
-        { class: 'detail-head' },
-        h('h2', { class: 'detail-title' }, h('span', { class: 'qname' }, title), showValue ? h('span', { class: 'eq' }, ' = ') : null, showValue ? h('span', { class: summary.cls }, summary.text) : null),
-        this.tableLink(node),
-        h('a', { class: 'small json-jump', href: '#', onclick: (event: Event) => {
-          event.preventDefault();
-          this.detail.querySelector('.json-section')?.scrollIntoView({ block: 'start' });
-        } }, 'JSON ↓'),
-      ),
-    );
-    const rows = detailRows(node, this.app, this.state?.root.label ?? '');
-    parts.push(h('table', { class: 'props' }, h('tbody', null, rows.map(([k, v]) => h('tr', null, h('th', { scope: 'row' }, k), h('td', null, v))))));
-
-    // The full value of texts and other simple values.
-    const fullText = this.valueText(node);
-    if (fullText !== undefined) {
-      const full = this.fullValues.get(node.key);
-      const shown = full ?? fullText.text;
-      const section = h('section', { class: 'value-section' }, h('h3', null, 'Value'), h('pre', { class: 'value-box' }, shown));
-      if (full === undefined && fullText.maybeCut) {
-        const button = h('button', { type: 'button', class: 'button' }, 'Load full value');
-        button.addEventListener('click', () => {
-          button.disabled = true;
-          button.textContent = 'Loading…';
-          this.app.loader.fullValue(node).then(
-            (value) => {
-              this.fullValues.set(node.key, value);
-              if (this.state?.selected === node) this.renderDetail();
-            },
-            (error: unknown) => {
-              button.replaceWith(h('p', { class: 'v-error' }, errorMessage(error)));
-            },
-          );
-        });
-        section.append(h('p', { class: 'hint' }, `The tree shows the first ${VALUE_LENGTH} characters. `, button));
-      } else if (full !== undefined) {
-        section.append(h('p', { class: 'hint' }, `${groupDigits(full.length)} characters (UTF-16 units).`));
-      }
-      parts.push(section);
-    }
-
-    if (node.kind === 'object' && node.error !== undefined) parts.push(h('p', { class: 'problem', role: 'alert' }, node.error));
-    if (node.kind === 'object' && node.oid !== undefined && !isConstantId(node.oid) && this.app.ownApi && node.errorKind !== 'not-found') {
-      if (node.desc !== undefined && this.app.types.current().get(node.desc.typeId)?.name === GIGAMAP_TYPE) {
-        this.gigaMap ??= new GigaMapPanel(this.app);
-        this.gigaMap.show(node.oid);
-        parts.push(this.gigaMap.element);
-      }
-      this.insights ??= new ObjectInsights(this.app);
-      this.insights.show(node.oid);
-      parts.push(this.insights.element);
-    }
-
-    parts.push(jsonSection(node));
-    clear(this.detail, parts);
-  }
-
-  /** "Open as table" for a collection with elements, where the server runs SQL. */
-  private tableLink(node: TreeNode): HTMLElement | null {
-    const oid = node.oid;
-    const counts = node.desc?.variableLength ?? [];
-    if (!this.app.sqlAvailable || node.kind !== 'object' || oid === undefined || isConstantId(oid) || counts.length !== 1 || counts[0] === '0') return null;
-    const link = h('a', { class: 'small json-jump', href: '#' }, 'Open as table ›');
-    link.addEventListener('click', (event) => {
-      event.preventDefault();
-      collectionTableSql(this.app, oid).then(
-        (sql) => {
-          requestRun(sql);
-          this.app.navigate({ view: 'query', instance: undefined, sql });
-        },
-        (error: unknown) => link.replaceWith(h('span', { class: 'v-error' }, errorMessage(error))),
-      );
-    });
-    return link;
-  }
-
-  /** Loads the selected object's path, referrers and versions again (the storage changed). */
-  refreshInsights(): void {
-    this.insights?.reload();
-  }
-
-  private valueText(node: TreeNode): { text: string; maybeCut: boolean } | undefined {
-    if (node.kind === 'value') return { text: node.value ?? '', maybeCut: node.truncated === true };
-    if (node.kind === 'object' && node.desc?.simplified === true) {
-      const first = node.desc.data[0];
-      const text = typeof first === 'string' ? first : '';
-      return { text, maybeCut: text.length >= VALUE_LENGTH };
-    }
-    return undefined;
-  }
 }
 
 function isBelow(node: TreeNode, ancestor: TreeNode): boolean {

@@ -8,7 +8,7 @@ import { isConstantId, type TreeNode } from '../tree/tree-node.js';
 
 /**
  * The parts of the data view's detail panel that only depend on the selected node: its property
- * rows, its qualified label and its JSON (data-view.ts lays them out and keeps the state).
+ * rows, its qualified label and its JSON (data-detail.ts lays them out, data-view.ts keeps the state).
  */
 
 type Types = ReturnType<ViewHost['types']['current']>;
