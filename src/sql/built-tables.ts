@@ -54,6 +54,10 @@ export class BuiltTables {
   private readonly valueViews = new Map<string, bigint[]>();
   /** How many of `filled` the kept entry has (-1: nothing kept by this build yet). */
   private keptFilled = -1;
+  /** The build's big numbers on their way into `_values` (open-built-tables.ts): what reads `_values` waits for it. */
+  private valuesMoved: Promise<void> = Promise.resolve();
+  /** Whether `valuesMoved` has settled. */
+  private moveDone = true;
   private readonly turns = new WriteTurns();
 
   /** Made by open-built-tables.ts (a build, or a kept database opened), which also closes the sandbox if this fails. */
@@ -89,6 +93,27 @@ export class BuiltTables {
 
   private readonly onProblem: (message: string) => void;
 
+  /** The build's big numbers being moved into `_values`, by `move` (open-built-tables.ts). */
+  valuesMoving(move: Promise<void>): void {
+    this.valuesMoved = move;
+    this.moveDone = false;
+    // Told to whoever waits for it (a statement, `settled`); not an unhandled rejection meanwhile.
+    move.then(
+      () => (this.moveDone = true),
+      () => (this.moveDone = true),
+    );
+  }
+
+  /** Whether the build's last step is done (`settled` has settled). */
+  get isSettled(): boolean {
+    return this.moveDone;
+  }
+
+  /** Resolves once `_values` holds every row of the build (the engine closes the sandbox only after it). */
+  settled(): Promise<void> {
+    return this.valuesMoved;
+  }
+
   /** The build made every value type's `_values` rows (`everyValue`): no value fill later. */
   everyValueMade(): void {
     this.ledger.valuesMade(this.laterValueTypes());
@@ -106,6 +131,7 @@ export class BuiltTables {
    * could not be made still (a statement's transaction held the checkpoint off: later).
    */
   async keepIn(cache: TableCache, key: string, storageDirectory: string): Promise<KeepResult | undefined> {
+    await this.valuesMoved;
     return this.turns.alone(async () => {
       if (this.ledger.filled.size === this.keptFilled) return undefined;
       if (this.keptFilled >= 0 || this.ledger.filled.size > 0) {
@@ -167,7 +193,10 @@ export class BuiltTables {
       for (const id of this.valueViews.get(name) ?? []) views.add(id);
     }
     if (views.size > 0 && !(await this.values(duck, views))) return false;
-    return this.fill(duck, plans, columns, true);
+    if (!(await this.fill(duck, plans, columns, true))) return false;
+    // The statement may read `_values` (a value type's view) whatever it made fill.
+    await this.valuesMoved;
+    return true;
   }
 
   /** Every type table, `_objects` and `_commits` filled (our own exports; benchmarks); false as `ready`. */
@@ -206,7 +235,8 @@ export class BuiltTables {
           // A fill of the same table under way finishes first (the new one replaces its rows).
           await Promise.all(fill.before);
           if (!(await this.values(duck, fill.valueIds))) return false;
-          return this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, fill.missing, this.decimals, this.onProblem, fill.skipped, temporary));
+          // Its walk goes beside the big numbers' move; its join to `_values` waits for it.
+          return this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, fill.missing, this.decimals, this.onProblem, fill.skipped, temporary, this.valuesMoved), false);
         })(),
       );
     }
@@ -268,7 +298,9 @@ export class BuiltTables {
    * Runs `work` on a connection of its own while the storage stays in the state the tables were
    * built from (its consistency gate); false, having done nothing, when it has moved on.
    */
-  private inBuiltState(work: (connection: DuckDBConnection) => Promise<void>): Promise<boolean> {
+  private async inBuiltState(work: (connection: DuckDBConnection) => Promise<void>, afterValues = true): Promise<boolean> {
+    // Every fill but a type fill's walk reads (or, the value fills, writes) `_values` as the build left it.
+    if (afterValues) await this.valuesMoved;
     return this.turns.shared(() =>
       this.storage.consistent(async () => {
         if (this.storage.generation !== this.generation) return false;

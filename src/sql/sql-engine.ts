@@ -313,6 +313,7 @@ export class SqlEngine {
    */
   async tableRowEstimates(): Promise<Map<string, number>> {
     const built = await this.current();
+    await built.settled();
     built.active++;
     const connection = await built.sandbox.instance.connect();
     try {
@@ -338,7 +339,11 @@ export class SqlEngine {
   }
 
   private release(built: BuiltTables): void {
-    if (built.retired && built.active === 0) built.sandbox.close();
+    if (!built.retired || built.active !== 0) return;
+    // Closed once the build's last step (its big numbers moved into `_values`) is done, not under it.
+    const close = (): void => built.sandbox.close();
+    if (built.isSettled) close();
+    else built.settled().then(close, close);
   }
 
   /**

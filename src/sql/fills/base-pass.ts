@@ -61,11 +61,13 @@ export class BasePass {
     private readonly options: BasePassOptions,
     /** `_values`, made by the caller before the pass. */
     private readonly values: ChunkAppender,
+    /** The big numbers' `_values` rows, staged apart (table-build.ts `BIG_NUMBERS_STAGE`, made by the caller). */
+    private readonly bigNumbers: ChunkAppender,
   ) {}
 
-  /** A pass appending to `_values`, which exists already. */
-  static async open(duck: DuckModule, connection: DuckDBConnection, storage: Storage, options: BasePassOptions): Promise<BasePass> {
-    return new BasePass(duck, connection, storage, options, new ChunkAppender(duck, await connection.createAppender('_values')));
+  /** A pass appending to `_values` and, the big numbers, to `bigNumbersTable` (both exist already, in the same shape). */
+  static async open(duck: DuckModule, connection: DuckDBConnection, storage: Storage, options: BasePassOptions, bigNumbersTable: string): Promise<BasePass> {
+    return new BasePass(duck, connection, storage, options, new ChunkAppender(duck, await connection.createAppender('_values')), new ChunkAppender(duck, await connection.createAppender(bigNumbersTable)));
   }
 
   /** Every latest record once, in one transaction; the appenders closed after it. */
@@ -75,7 +77,7 @@ export class BasePass {
         // Every record is appended (texts made, blobs copied) before its handler settles: borrowed.
         await forEachLatestRecord(this.storage, new Set(this.storage.dictionary.byId.keys()), this.handle, this.options.onProgress, true, this.visit);
       } finally {
-        for (const appender of [this.values, ...[...this.stagings.values()].map((s) => s.appender)]) appender.closeSync();
+        for (const appender of [this.values, this.bigNumbers, ...[...this.stagings.values()].map((s) => s.appender)]) appender.closeSync();
       }
     });
   }
@@ -109,7 +111,7 @@ export class BasePass {
       // string, parse or bigint made (10M objects, 1.79M prices: base pass 2.9-3.1 -> 1.9-2.3 s of CPU).
       if (type.value === 'decimal' && plainDecimalAt(view, contentAt, length - 24, this.plain)) {
         this.shapes.notePlain(type.entry.typeName, this.plain.digits, this.plain.scale);
-        appendPlainText(this.values, idLow, idHigh, typeLow, typeHigh, view, this.plain.at, this.plain.count);
+        appendPlainText(this.bigNumbers, idLow, idHigh, typeLow, typeHigh, view, this.plain.at, this.plain.count);
         return false;
       }
       const chars = charsOfContent(view, contentAt, length - 24);
@@ -122,7 +124,7 @@ export class BasePass {
         return true; // a text Java cannot read as a number: the handler's renderer decides
       }
       if (type.value === 'decimal') this.shapes.note(type.entry.typeName, text);
-      appendText(this.values, idLow, idHigh, typeLow, typeHigh, text);
+      appendText(type.value === 'decimal' ? this.bigNumbers : this.values, idLow, idHigh, typeLow, typeHigh, text);
       return false;
     }
     return type.value !== undefined || type.staging !== undefined;
@@ -146,7 +148,7 @@ export class BasePass {
       return;
     }
     if (type.value !== undefined) {
-      appendValue(this.values, record, layout, type.value, this.storage.dictionary, this.shapes);
+      appendValue(type.value === 'decimal' ? this.bigNumbers : this.values, record, layout, type.value, this.storage.dictionary, this.shapes);
       return;
     }
     appendEntity(type.staging!, type.columns!, record, layout);

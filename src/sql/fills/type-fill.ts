@@ -47,6 +47,8 @@ export async function fillTypeTables(
    * go, rather than hold all of them in memory.
    */
   temporary = false,
+  /** `_values` complete (the build's big numbers moved in, open-built-tables.ts): waited for after the walk, before the join. */
+  valuesReady: Promise<void> = Promise.resolve(),
 ): Promise<void> {
   if (plans.length === 0) return;
   const byTypeId = new Map<bigint, FillTarget>();
@@ -96,6 +98,7 @@ export async function fillTypeTables(
         for (const staging of made) staging.appender.closeSync();
       }
     });
+    await valuesReady;
     // A table filled before with fewer members (or kept so in the cache) is replaced whole, in one transaction.
     for (const staging of made) {
       const table = quoteIdent(staging.plan.typeName);
