@@ -6,6 +6,7 @@ import { DirectorySource } from './source/directory-source.js';
 import { openRegularFileSync } from './source/regular-file.js';
 import type { SourceReader, StorageSource } from './source/source.js';
 import type { StorageLayout } from './source/storage-dir.js';
+import type { OpenProgress } from './storage-types.js';
 import { resolveValidLengths, type ValidDataFile } from './valid-lengths.js';
 
 /**
@@ -41,6 +42,7 @@ export async function continuationProblem(
   source: StorageSource,
   reader: SourceReader,
   layout: StorageLayout,
+  onProgress?: (progress: OpenProgress) => void,
 ): Promise<string | undefined> {
   if (!(basisSource instanceof DirectorySource) || !(source instanceof DirectorySource)) return 'not two directories';
   if (layout.channels.length !== channels.length) return 'another channel count';
@@ -64,8 +66,13 @@ export async function continuationProblem(
       if (!channel.fileByNumber(twin.fileNumber) && (last === undefined || twin.fileNumber <= last.fileNumber)) return `${twin.path}: a new file before the last`;
     }
   }
-  for (const pair of pairs) {
+  // Bytes of both storages compared, as progress: the comparison reads as much as an index build.
+  const bytesTotal = 2 * pairs.reduce((n, p) => n + p.length, 0);
+  let bytesDone = 0;
+  for (const [done, pair] of pairs.entries()) {
     if (!samePrefix(pair.a, pair.b, pair.length)) return `${pair.b}: differs from ${pair.a}`;
+    bytesDone += 2 * pair.length;
+    onProgress?.({ filesDone: done + 1, filesTotal: pairs.length, bytesDone, bytesTotal, entities: 0 });
     await nextTurn(); // one file at a time: the event loop (index threads' replies, progress) goes on between
   }
   return undefined;

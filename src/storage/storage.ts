@@ -271,7 +271,7 @@ export class Storage {
     const generation = basis.generation;
     const layout = await this.source.snapshot(async (reader) => {
       const found = await scanStorageLayout(reader, this.directory);
-      return (await continuationProblem(basis.source, basis.channelStates, this.source, reader, found)) === undefined ? found : undefined;
+      return (await continuationProblem(basis.source, basis.channelStates, this.source, reader, found, options.onProgress)) === undefined ? found : undefined;
     });
     if (layout === undefined || basis.generation !== generation) return false;
     this.channelStates = continuedChannels(basis.channelStates, layout);

@@ -116,10 +116,15 @@ describe('diff of a storage and a copy that went on', () => {
 
   it('indexes the copy as a whole open does', async () => {
     const sa = await Storage.open(before);
-    const onBasis = await Storage.open(after, { basis: sa });
+    const progress: number[][] = [];
+    const onBasis = await Storage.open(after, { basis: sa, onProgress: (p) => void progress.push([p.bytesDone, p.bytesTotal]) });
     const whole = await Storage.open(after);
     try {
       expect(onBasis.basisOpening).toBeDefined();
+      // Progress while the shared bytes are compared (both sides' bytes), up to all of them.
+      const shared = 2 * sa.channels.reduce((n, c) => n + c.files.reduce((m, f) => m + f.totalLength, 0), 0);
+      const compared = progress.filter(([, total]) => total === shared);
+      expect(compared.at(-1)).toEqual([shared, shared]);
       const entries = (s: Storage): string[] => {
         const out: string[] = [];
         for (const channel of s.channels) channel.objects.forEach((low, high, slot, offset, length) => void out.push(`${low}/${high} ${channel.fileAt(slot)!.path}@${offset}+${length}`));
