@@ -73,7 +73,8 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 interface Found {
   readonly tables: Set<string>;
   readonly ctes: Set<string>;
-  readonly refs: { name: string; schema: string; catalog: string; location: number }[];
+  /** `described`: named only inside a DESCRIBE, which binds its query and runs none of it (nothing filled for it). */
+  readonly refs: { name: string; schema: string; catalog: string; location: number; described: boolean }[];
   /** Parts of column references and USING columns, lower case. */
   readonly columns: Set<string>;
   /** Each column reference's parts, lower case (`b` in `SELECT b FROM Book b` is Book's whole row). */
@@ -100,7 +101,7 @@ export async function checkStatement(connection: DuckDBConnection, sql: string, 
   const position = (location: number): number | undefined =>
     Number.isSafeInteger(location) && location >= 0 && location <= select.length * 4 ? sql.length - select.length + Buffer.from(select).subarray(0, location).toString().length : undefined;
   try {
-    walk(tree, found, false);
+    walk(tree, found, false, false);
   } catch (error) {
     if (error instanceof Located) throw new SqlError(error.kind, error.message, position(error.location));
     throw error;
@@ -112,7 +113,7 @@ export async function checkStatement(connection: DuckDBConnection, sql: string, 
     if (catalog === '' && CATALOG_VIEWS.has(`${schema}.${name}`)) continue;
     const ownSchema = schema === '' || schema === 'main';
     if (catalog === '' && ownSchema && allowed.own.has(name)) {
-      found.tables.add(name);
+      if (!ref.described) found.tables.add(name);
       continue;
     }
     if (catalog === '' && schema === '' && found.ctes.has(name) && !allowed.reserved.has(name)) continue;
@@ -142,10 +143,14 @@ async function parse(connection: DuckDBConnection, sql: string, explained: boole
   return statements[0]!;
 }
 
-/** Collects table references and CTE names; refuses functions, node kinds and parameters not allowed. */
-function walk(node: Json, found: Found, tableFunction: boolean): void {
+/**
+ * Collects table references and CTE names; refuses functions, node kinds and parameters not
+ * allowed. `described`: inside a DESCRIBE, whose query DuckDB binds but does not run (the columns
+ * and types of a table are there before its rows): its tables are checked, not filled.
+ */
+function walk(node: Json, found: Found, tableFunction: boolean, described: boolean): void {
   if (Array.isArray(node)) {
-    for (const item of node) walk(item, found, false);
+    for (const item of node) walk(item, found, false, described);
     return;
   }
   if (node === null || typeof node !== 'object') return;
@@ -159,17 +164,18 @@ function walk(node: Json, found: Found, tableFunction: boolean): void {
     if (!NODE_TYPES.has(type) && !TABLE_REF_TYPES.has(type)) throw new Located('refused', `${type.toLowerCase().replaceAll('_', ' ')} is not allowed here`, location);
   }
   if (typeof node.function_name === 'string') checkFunction(node, tableFunction, location);
-  noteColumns(node, found);
+  if (!described) noteColumns(node, found);
   if (type === 'BASE_TABLE' && typeof node.table_name === 'string') {
-    found.refs.push({ name: node.table_name, schema: String(node.schema_name ?? ''), catalog: String(node.catalog_name ?? ''), location });
+    found.refs.push({ name: node.table_name, schema: String(node.schema_name ?? ''), catalog: String(node.catalog_name ?? ''), location, described });
   }
+  const describing = described || (type === 'SHOW_REF' && node.show_type === 'DESCRIBE');
   // SHOW and DESCRIBE of a table hold it as a query (`SELECT * FROM t`, a BASE_TABLE above); a
   // SHOW_REF's own name is DuckDB's for SHOW TABLES / SHOW ALL TABLES, lists of the catalog.
   // Every CTE, recursive ones too, is in its query node's map.
   const ctes = (node.cte_map as { map?: { key: string }[] } | null | undefined)?.map ?? [];
   for (const entry of ctes) found.ctes.add(entry.key.toLowerCase());
   for (const [key, value] of Object.entries(node)) {
-    walk(value, found, type === 'TABLE_FUNCTION' && key === 'function');
+    walk(value, found, type === 'TABLE_FUNCTION' && key === 'function', describing);
   }
 }
 
@@ -236,7 +242,7 @@ function checkFunction(node: { [key: string]: Json }, tableFunction: boolean, lo
   throw new Located('refused', `the ${what} ${[catalog, schema, name].filter((s) => s !== '').join('.')}() is not allowed here (docs/security.md lists what is)`, location);
 }
 
-function quoted(ref: { name: string; schema: string; catalog: string; location: number }): string {
+function quoted(ref: { name: string; schema: string; catalog: string }): string {
   return [ref.catalog, ref.schema, ref.name]
     .filter((s) => s !== '')
     .map((s) => `"${s.replaceAll('"', '""')}"`)

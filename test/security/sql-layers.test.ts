@@ -97,7 +97,9 @@ describe('layer 1: the statement check, alone', () => {
     expect(await tables('WITH x AS (SELECT 1) SELECT * FROM x')).toEqual([]);
     expect(await tables('WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT * FROM r')).toEqual([]);
     expect(await tables('SELECT table_name FROM information_schema.tables')).toEqual([]);
-    expect(await tables('SHOW _objects')).toEqual(['_objects']);
+    // Allowed, and nothing filled for it: a table has its columns before its rows (SHOW of a table is a DESCRIBE).
+    expect(await tables('SHOW _objects')).toEqual([]);
+    expect(await tables('SELECT * FROM (SHOW _objects), _objects')).toEqual(['_objects']);
     expect(await tables('SHOW TABLES')).toEqual([]);
     for (const [sql, named] of [
       ['SELECT * FROM other._objects', '"other"."_objects"'],

@@ -4,7 +4,7 @@ import { graphEngines } from './graph-engines.js';
 
 /**
  * `_elements` and `_references` are filled when a statement first reads them (as DuckDB's parse
- * names them: in any case, inside a CTE, a subquery or DESCRIBE); every engine answers the same counts.
+ * names them: in any case, inside a CTE or a subquery); every engine answers the same counts.
  */
 
 const engine = graphEngines();

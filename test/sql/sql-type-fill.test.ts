@@ -60,6 +60,18 @@ describe('type tables filled when first named', () => {
     expect(now.get('conformance.bookstore.Book')).toBeGreaterThan(0);
   });
 
+  it('fills nothing for DESCRIBE or SHOW of a table: the same answer as once it is filled', async () => {
+    const e = engine();
+    const described = await e.query('DESCRIBE "conformance.bookstore.Book"', { limit: 100 });
+    const shown = await e.query('SHOW book', { limit: 100 });
+    expect((await sizes(e)).get('conformance.bookstore.Book')).toBe(0);
+    expect(described.rows.map((row) => row[0])).toContain('title');
+    await e.query('SELECT * FROM "conformance.bookstore.Book"', { limit: 1 });
+    expect((await sizes(e)).get('conformance.bookstore.Book')).toBeGreaterThan(0);
+    expect((await e.query('DESCRIBE "conformance.bookstore.Book"', { limit: 100 })).rows).toEqual(described.rows);
+    expect((await e.query('SHOW book', { limit: 100 })).rows).toEqual(shown.rows);
+  });
+
   it('answers the same rows whether a table was filled alone, with others, or for an export', async () => {
     const alone = engine();
     const together = engine();
