@@ -24,7 +24,7 @@ const COLUMNS: readonly ParquetColumn[] = [
   { name: 'position', type: 'int64', nullable: true },
   { name: 'code', type: 'int32', nullable: true },
   { name: 'text', type: 'text', nullable: true },
-  { name: 'member', type: 'text', nullable: false },
+  { name: 'member', type: 'text', nullable: false, dictionary: true },
 ];
 
 async function rows(file: string): Promise<unknown[][]> {
@@ -45,7 +45,7 @@ describe('ParquetRowWriter', () => {
       else writer.appendNull();
       if (i === 3) writer.appendNull();
       else writer.appendVarchar(['plain', '', 'größer €', '😀 surrogates', 'nul\u0000inside', 'x'.repeat(300), "it's"][i]!);
-      writer.appendUtf8(new TextEncoder().encode(i === 2 ? 'ключ' : 'items'));
+      writer.appendVarchar(i === 2 ? 'ключ' : 'items');
       writer.endRow();
     }
     // Halves as the walk reads them: low and high words of -2 and of 2^63 - 1.
@@ -53,7 +53,7 @@ describe('ParquetRowWriter', () => {
     writer.appendBigIntHalves(-1, 0x7fffffff);
     writer.appendNull();
     writer.appendNull();
-    writer.appendUtf8(new Uint8Array());
+    writer.appendVarchar('');
     writer.endRow();
     expect(writer.closeSync()).toBe(8);
 
@@ -120,6 +120,33 @@ FROM read_parquet('${file}')`);
     expect(reader.getRows()[0]!.map(String)).toEqual(
       [n, expected.withPosition, expected.owners, expected.positions, expected.codes, expected.texts, expected.textLength, expected.texts, n, n].map(String),
     );
+  });
+
+  it('writes dictionary columns of many distinct texts, with NULLs, in runs and alone', async () => {
+    const file = join(base, 'dictionary.parquet');
+    const columns: readonly ParquetColumn[] = [
+      { name: 'n', type: 'int32', nullable: false },
+      { name: 'name', type: 'text', nullable: true, dictionary: true },
+      { name: 'plain', type: 'text', nullable: false },
+    ];
+    const writer = new ParquetRowWriter(file, columns, 5000);
+    // 300 distinct names (indices of two bytes), each in a run of its own length, then one per row.
+    const expected: (string | null)[] = [];
+    for (let k = 0; k < 300; k++) for (let r = 0; r <= k % 7; r++) expected.push(k % 11 === 5 ? null : `näme-${k}`);
+    for (let i = 0; i < 4000; i++) expected.push(i % 13 === 0 ? null : `name-${(i * 7919) % 1000}`);
+    expected.forEach((name, i) => {
+      writer.appendInteger(i);
+      if (name === null) writer.appendNull();
+      else writer.appendVarchar(name);
+      writer.appendUtf8(new TextEncoder().encode(`p${i}`));
+      writer.endRow();
+    });
+    expect(writer.closeSync()).toBe(expected.length);
+    const reader = await memory.connection.runAndReadAll(`SELECT name FROM read_parquet('${file}') ORDER BY n`);
+    expect(reader.getRows().map((r) => r[0])).toEqual(expected);
+    const objects = await parquetReadObjects({ file: toArrayBuffer(readFileSync(file)), columns: ['name'] });
+    expect(objects.map((o) => o.name)).toEqual(expected);
+    expect(() => new ParquetRowWriter(join(base, 'no.parquet'), [{ name: 'x', type: 'int64', nullable: false, dictionary: true }])).toThrow('only texts take a dictionary');
   });
 
   it('writes an empty table DuckDB reads as one with the same columns', async () => {

@@ -21,7 +21,8 @@ const ELEMENT_COLUMNS: readonly ParquetColumn[] = [
   { name: 'key_oid', type: 'int64', nullable: true },
   { name: 'value_text', type: 'text', nullable: true },
   { name: 'value_oid', type: 'int64', nullable: true },
-  { name: 'member', type: 'text', nullable: false },
+  // The same name for every element of a list: runs of dictionary indices, not a text per row.
+  { name: 'member', type: 'text', nullable: false, dictionary: true },
 ];
 
 /** Staged elements: the member as a code, named in the members' file. */
@@ -35,7 +36,7 @@ const MEMBER_COLUMNS: readonly ParquetColumn[] = [
 const REFERENCE_COLUMNS: readonly ParquetColumn[] = [
   { name: 'from_oid', type: 'int64', nullable: false },
   { name: 'to_oid', type: 'int64', nullable: false },
-  { name: 'member', type: 'text', nullable: false },
+  { name: 'member', type: 'text', nullable: false, dictionary: true },
 ];
 
 /**
