@@ -145,7 +145,12 @@ export async function compareAppended(a: Storage, b: Storage, options: CompareOp
 
   // Objects of A stored again in B: changed, or the same bytes stored again.
   const restored = new Map<bigint, number>();
+  // A's records of these objects, mostly taken while B's opening compared the shared bytes (same order).
+  const replaced = b.basisOpening!.replaced;
+  let r = 0;
   let streamed: TwinChunks | undefined;
+  let dense = false;
+  let groupEnd = 0;
   try {
     for (let k = 0; k < inA.length; k++) {
       const i = inA[k]!;
@@ -158,12 +163,21 @@ export async function compareAppended(a: Storage, b: Storage, options: CompareOp
         streamed = undefined;
         let last = k;
         while (last + 1 < inA.length && ints[inA[last + 1]! * 7 + 3] === ints[i * 7 + 3] && ints[inA[last + 1]! * 7 + 4] === ints[i * 7 + 4]) last++;
-        const end = places[inA[last]! * 3 + 1]! + ints[inA[last]! * 7 + 5]!;
-        if ((end - offsetA) / (last - k + 1) <= STREAMED_BYTES_PER_RECORD) streamed = new TwinChunks(a.source, fileA.path, end, offsetA);
+        groupEnd = places[inA[last]! * 3 + 1]! + ints[inA[last]! * 7 + 5]!;
+        dense = (groupEnd - offsetA) / (last - k + 1) <= STREAMED_BYTES_PER_RECORD;
       }
-      if (streamed?.behind(offsetA) === true) await streamed.advance(offsetA);
+      const rankA = ints[i * 7 + 6]!;
+      while (r < replaced.count && (replaced.channel(r) < ints[i * 7 + 3]! || (replaced.channel(r) === ints[i * 7 + 3]! && (rank[replaced.channel(r)]![replaced.slot(r)]! < rankA || (replaced.slot(r) === ints[i * 7 + 4]! && replaced.offset(r) < offsetA))))) r++;
+      const taken = r < replaced.count && replaced.channel(r) === ints[i * 7 + 3]! && replaced.slot(r) === ints[i * 7 + 4]! && replaced.offset(r) === offsetA ? replaced.held(r) : undefined;
+      const held = taken?.length === lengthA ? taken : undefined;
+      // Read from A only what was not taken (the file streamed from the first such record on, where it is asked densely).
+      if (held === undefined && dense && streamed === undefined) streamed = new TwinChunks(a.source, fileA.path, groupEnd, offsetA);
+      if (held === undefined && streamed?.behind(offsetA) === true) await streamed.advance(offsetA);
       const before =
-        streamed?.slice(offsetA, lengthA) ?? windowA.peek(fileA.path, offsetA, lengthA) ?? (await windowA.record(fileA.path, offsetA, lengthA, fileA.totalLength));
+        held ??
+        streamed?.slice(offsetA, lengthA) ??
+        windowA.peek(fileA.path, offsetA, lengthA) ??
+        (await windowA.record(fileA.path, offsetA, lengthA, fileA.totalLength));
       const typeA = before.readBigInt64LE(8);
       bump(restored, typeA);
       const after = await recordOfB(i);

@@ -16,7 +16,7 @@ import { damagedFiles, StorageWarnings } from './storage-warnings.js';
 import type { ScanProblem } from './records/record-scan.js';
 import { planScans, removedFiles, scanJobs } from './scan-jobs.js';
 import { readDictionaryFile } from './dictionary-file.js';
-import { continuationProblem, continuedChannels, type BasisOpening } from './basis-open.js';
+import { comparePrefixes, continuedChannels, replacedRecords, sharedFiles, type BasisOpening } from './basis-open.js';
 import { findRoots } from './find-roots.js';
 import type { SourceReader, StorageSource } from './source/source.js';
 import type { SeenProblem } from './follow-problems.js';
@@ -32,6 +32,7 @@ import {
 } from './channel-state.js';
 import {
   DEFAULT_MAX_DICTIONARY_BYTES,
+  RECORD_WORDS,
   type CommittedLengths,
   type OpenOptions,
   type RefreshResult,
@@ -269,12 +270,13 @@ export class Storage {
 
   private async continue(basis: Storage, options: OpenOptions): Promise<boolean> {
     const generation = basis.generation;
-    const layout = await this.source.snapshot(async (reader) => {
-      const found = await scanStorageLayout(reader, this.directory);
-      return (await continuationProblem(basis.source, basis.channelStates, this.source, reader, found, options.onProgress)) === undefined ? found : undefined;
+    const found = await this.source.snapshot(async (reader) => {
+      const layout = await scanStorageLayout(reader, this.directory);
+      const pairs = await sharedFiles(basis.source, basis.channelStates, this.source, reader, layout);
+      return typeof pairs === 'string' ? undefined : { layout, pairs };
     });
-    if (layout === undefined || basis.generation !== generation) return false;
-    this.channelStates = continuedChannels(basis.channelStates, layout);
+    if (found === undefined || basis.generation !== generation) return false;
+    this.channelStates = continuedChannels(basis.channelStates, found.layout);
     const appendedFrom = basis.channelStates.map((c) => c.slots.map((f) => f.totalLength));
     this.dictionary = basis.dictionary;
     this.dictionaryBytes = basis.dictionaryBytes;
@@ -286,11 +288,21 @@ export class Storage {
     this.rootsCandidates = new Set(basis.rootsCandidates);
     const rootsType = (s: Storage): string => String(s.dictionary.currentByName.get(s.family.rootsTypeName)?.typeId);
     const continued = this.channelStates;
-    const result = await this.updateFromSnapshot(false, options);
+    // The refresh first (what it stored names the basis's records it replaced), then the shared bytes compared.
+    let stored = new Int32Array(0);
+    const stop = this.onChange((change) => void (stored = change.stored.words.slice()));
+    let result: RefreshResult;
+    try {
+      result = await this.updateFromSnapshot(false, options);
+    } finally {
+      stop();
+    }
     // A refresh that started a channel over (needsRebuild) numbered its files anew: opened whole instead.
     if (result.deferred !== undefined || this.channelStates !== continued || rootsType(this) !== rootsType(basis)) return false;
+    const replaced = replacedRecords(stored, RECORD_WORDS, appendedFrom, basis.channelStates);
+    if ((await comparePrefixes(found.pairs, replaced, options.onProgress)) !== undefined) return false;
     this.generation = 1;
-    this.openedOnBasis = { basis, basisGeneration: generation, appendedFrom, generation: this.generation };
+    this.openedOnBasis = { basis, basisGeneration: generation, appendedFrom, replaced, generation: this.generation };
     return true;
   }
 

@@ -134,6 +134,15 @@ describe('diff of a storage and a copy that went on', () => {
       const files = (s: Storage) => s.channels.map((c) => c.files.map((f) => [f.path, f.totalLength, f.liveLength, f.metaLength]));
       expect(files(onBasis)).toEqual(files(whole));
       expect([onBasis.rootObjectId, onBasis.lastCommitTimestamp, onBasis.entityCount, onBasis.warnings]).toEqual([whole.rootObjectId, whole.lastCommitTimestamp, whole.entityCount, whole.warnings]);
+      // The first storage's records of the objects the copy stored again, taken while the shared bytes were compared.
+      const replaced = onBasis.basisOpening!.replaced;
+      expect(replaced.count).toBe(ITEMS / 10 + 2); // every 10th item, item 25 (the same bytes) and item 7 (new type)
+      for (let i = 0; i < replaced.count; i++) {
+        const file = sa.channels[replaced.channel(i)]!.fileAt(replaced.slot(i))!;
+        const length = replaced.held(i)!.length;
+        expect(replaced.held(i)).toEqual(await sa.readFileRange(file.path, replaced.offset(i), length));
+        expect(sa.channels[replaced.channel(i)]!.objects.isLatest(replaced.held(i)!.readInt32LE(16), replaced.held(i)!.readInt32LE(20), file.slot, replaced.offset(i))).toBe(true);
+      }
       // The first storage's index is its own still.
       expect(Buffer.from((await sa.readEntity(itemIds[30]!))!.content).readInt32LE(8)).toBe(30);
       expect(Buffer.from((await onBasis.readEntity(itemIds[30]!))!.content).readInt32LE(8)).toBe(1030);
