@@ -63,7 +63,14 @@ async function statementCopies(manifest: ExportManifest, dir: string): Promise<v
 describe('a Parquet export read back through DuckDB', () => {
   it('holds the rows of every table, the link tables included', { timeout: 120_000 }, async () => {
     const out = join(base, 'all');
-    const manifest = await exportTables({ storage, graph, out, format: 'parquet' });
+    const steps: string[] = [];
+    const written: string[] = [];
+    const manifest = await exportTables({ storage, graph, out, format: 'parquet', onStep: (step) => steps.push(step), onTable: (table) => written.push(`${steps.length}:${table}`) });
+    // Told before each long step (the command prints them), every table written after the last.
+    const types = manifest.tables.filter((t) => t.kind === 'type').length;
+    expect(types).toBeGreaterThan(10);
+    expect(steps).toEqual(['building the tables', `filling ${types} type tables`, `writing ${manifest.tables.length} tables`]);
+    expect(written.sort()).toEqual(manifest.tables.map((t) => `3:${t.name}`).sort());
     const reference = join(base, 'all-reference');
     await statementCopies(manifest, reference);
     const names = manifest.tables.map((t) => t.name);
@@ -85,8 +92,10 @@ describe('a Parquet export read back through DuckDB', () => {
 
   it('holds the rows of one link table exported alone', { timeout: 60_000 }, async () => {
     const out = join(base, 'references');
-    const manifest = await exportTables({ storage, graph, out, format: 'parquet', table: '_references' });
+    const steps: string[] = [];
+    const manifest = await exportTables({ storage, graph, out, format: 'parquet', table: '_references', onStep: (step) => steps.push(step) });
     expect(manifest.tables.map((t) => t.name)).toEqual(['_references']);
+    expect(steps).toEqual(['building the tables', 'writing 1 table']);
     const reference = join(base, 'references-reference');
     await statementCopies(manifest, reference);
     const got = await fingerprint(join(out, '_references.parquet'));

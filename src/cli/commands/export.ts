@@ -170,6 +170,7 @@ async function exportTableFiles(options: ExportArgs, io: CommandIo): Promise<voi
         table: options.type,
         cache: tableCacheOf(options.cache),
         onProblem: (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`),
+        onStep: (step) => void io.stderr.write(`storage-inspector: ${step}\n`),
         onTable: (table, rows) => void io.stderr.write(`storage-inspector: wrote ${table} (${rows} rows)\n`),
       });
       const rows = manifest.tables.reduce((n, t) => n + t.rows, 0);

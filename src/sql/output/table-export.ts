@@ -29,6 +29,8 @@ export interface TableExportOptions {
   /** CSV: cells a spreadsheet would run as a formula neutralised (default) or written raw. */
   readonly csvCells?: CsvCells;
   readonly onTable?: (table: string, rows: number) => void;
+  /** What the export starts next (the tables' build and the type fills say nothing else for tens of seconds at 10M objects). */
+  readonly onStep?: (step: string) => void;
   /** Where the built tables are kept between runs (none: built here). */
   readonly cache?: TableCache | undefined;
   readonly onProblem?: (message: string) => void;
@@ -71,10 +73,15 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
   };
   process.once('exit', onSignal);
   try {
+    options.onStep?.('building the tables');
     const { tables } = await engine.schema();
     const chosen = chooseTables(tables, options.table);
     // Every type table at once: one pass over the files, not one per table.
-    if (chosen.length > 1) await engine.fillAll();
+    if (chosen.length > 1) {
+      options.onStep?.(`filling ${chosen.filter((t) => t.kind === 'type').length} type tables`);
+      await engine.fillAll();
+    }
+    options.onStep?.(`writing ${chosen.length === 1 ? '1 table' : `${chosen.length} tables`}`);
     mkdirSync(partial);
     const written = new Map<string, ManifestTable>();
     const entry = (table: SchemaTable, file: string, rows: number): void => {
