@@ -1,30 +1,20 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
+import { dictionaryPageHeader, fileMetaData, pageHeader, PLAIN, RLE_DICTIONARY, varint, type ChunkMeta, type ParquetColumn, type ParquetColumnType, type RowGroupMeta } from './parquet-metadata.js';
+
+export type { ParquetColumn, ParquetColumnType } from './parquet-metadata.js';
 
 /**
  * A Parquet file written row by row from typed arrays, for rows DuckDB then reads with its own
  * reader (an export's `_elements` and `_references`: tens of millions of rows that DuckDB's
  * appender takes one thread and most of the export's time to take in). Only what those rows need:
  * INT64, INT32 and UTF-8 text columns, each REQUIRED or OPTIONAL, PLAIN encoding (a text column
- * of few distinct values: a dictionary), no compression, one data page (v1) per column and row group. PLAIN INT64 / INT32 values are the little-endian
- * bytes of a typed array; a text is its length (4 bytes) and UTF-8 bytes; an optional column's
- * definition levels are bit-packed runs of width 1 (the RLE/bit-packing hybrid). The footer is
- * Thrift's compact protocol, written by the few functions below. The same append calls as the
- * chunk appender (`ChunkAppender`), one value per column in order, then `endRow`.
+ * of few distinct values: a dictionary), no compression, one data page (v1) per column and row
+ * group. PLAIN INT64 / INT32 values are the little-endian bytes of a typed array; a text is its
+ * length (4 bytes) and UTF-8 bytes; an optional column's definition levels are bit-packed runs of
+ * width 1 (the RLE/bit-packing hybrid). The page headers and the footer: parquet-metadata.ts. The
+ * same append calls as the chunk appender (`ChunkAppender`), one value per column in order, then
+ * `endRow`.
  */
-
-export type ParquetColumnType = 'int64' | 'int32' | 'text';
-
-export interface ParquetColumn {
-  readonly name: string;
-  readonly type: ParquetColumnType;
-  /** OPTIONAL (NULLs allowed) or REQUIRED. */
-  readonly nullable: boolean;
-  /**
-   * Texts of few distinct values (member names): a dictionary page per row group and the rows'
-   * indices into it as runs (RLE_DICTIONARY), a few bytes a run instead of the text per row.
-   */
-  readonly dictionary?: boolean;
-}
 
 /** The rows of one row group, at most (DuckDB's own row group size: its reader's unit of parallel work). */
 export const ROW_GROUP_ROWS = 122_880;
@@ -46,20 +36,6 @@ interface ColumnBuffer {
   hasNull: boolean;
   /** Over every row group, for the footer. */
   readonly chunks: ChunkMeta[];
-}
-
-interface ChunkMeta {
-  /** The column chunk's first page: its dictionary page, if it has one. */
-  readonly offset: number;
-  readonly dataOffset: number;
-  readonly dictionary: boolean;
-  readonly bytes: number;
-  readonly values: number;
-}
-
-interface RowGroupMeta {
-  readonly rows: number;
-  readonly bytes: number;
 }
 
 /** One 64-bit value seen as its two 32-bit halves (little-endian: low first). */
@@ -337,182 +313,4 @@ function uint32(value: number): Uint8Array {
   const out = new Uint8Array(4);
   new DataView(out.buffer).setUint32(0, value, true);
   return out;
-}
-
-// --- Thrift compact protocol (the page headers and the footer) ---
-
-const T_I32 = 5;
-const T_I64 = 6;
-const T_BINARY = 8;
-const T_LIST = 9;
-const T_STRUCT = 12;
-
-/** Bytes of a Thrift struct, field by field (ids ascending). */
-class Compact {
-  private readonly bytes: number[] = [];
-  private last: number[] = [0];
-
-  private field(id: number, type: number): void {
-    const delta = id - this.last[this.last.length - 1]!;
-    if (delta > 0 && delta <= 15) this.bytes.push((delta << 4) | type);
-    else {
-      this.bytes.push(type);
-      this.varint(zigzag(id));
-    }
-    this.last[this.last.length - 1] = id;
-  }
-  private varint(value: number): void {
-    // Non-negative safe integers: what sizes, offsets and counts are.
-    let v = value;
-    while (v >= 0x80) {
-      this.bytes.push((v % 0x80) | 0x80);
-      v = Math.floor(v / 0x80);
-    }
-    this.bytes.push(v);
-  }
-  i32(id: number, value: number): this {
-    this.field(id, T_I32);
-    this.varint(zigzag(value));
-    return this;
-  }
-  i64(id: number, value: number): this {
-    this.field(id, T_I64);
-    this.varint(zigzag(value));
-    return this;
-  }
-  string(id: number, value: string): this {
-    this.field(id, T_BINARY);
-    this.binary(value);
-    return this;
-  }
-  private binary(value: string): void {
-    const bytes = UTF8.encode(value);
-    this.varint(bytes.length);
-    for (const b of bytes) this.bytes.push(b);
-  }
-  struct(id: number, body: (c: this) => void): this {
-    this.field(id, T_STRUCT);
-    this.last.push(0);
-    body(this);
-    this.bytes.push(0);
-    this.last.pop();
-    return this;
-  }
-  private listHeader(id: number, type: number, size: number): void {
-    this.field(id, T_LIST);
-    if (size < 15) this.bytes.push((size << 4) | type);
-    else {
-      this.bytes.push(0xf0 | type);
-      this.varint(size);
-    }
-  }
-  i32List(id: number, values: readonly number[]): this {
-    this.listHeader(id, T_I32, values.length);
-    for (const v of values) this.varint(zigzag(v));
-    return this;
-  }
-  stringList(id: number, values: readonly string[]): this {
-    this.listHeader(id, T_BINARY, values.length);
-    for (const v of values) this.binary(v);
-    return this;
-  }
-  structList<T>(id: number, items: readonly T[], body: (c: this, item: T) => void): this {
-    this.listHeader(id, T_STRUCT, items.length);
-    for (const item of items) {
-      this.last.push(0);
-      body(this, item);
-      this.bytes.push(0);
-      this.last.pop();
-    }
-    return this;
-  }
-  /** Fields written only when `yes`. */
-  if(yes: boolean, body: (c: this) => void): this {
-    if (yes) body(this);
-    return this;
-  }
-  /** The struct's stop byte; the bytes. */
-  end(): Uint8Array {
-    this.bytes.push(0);
-    return Uint8Array.from(this.bytes);
-  }
-}
-
-function zigzag(value: number): number {
-  return value >= 0 ? value * 2 : -value * 2 - 1;
-}
-
-function varint(value: number): Uint8Array {
-  const out: number[] = [];
-  let v = value;
-  while (v >= 0x80) {
-    out.push((v % 0x80) | 0x80);
-    v = Math.floor(v / 0x80);
-  }
-  out.push(v);
-  return Uint8Array.from(out);
-}
-
-// parquet.thrift: Type, Encoding, FieldRepetitionType, ConvertedType, CompressionCodec, PageType.
-const TYPE = { int32: 1, int64: 2, text: 6 } as const;
-const PLAIN = 0;
-const RLE_DICTIONARY = 8;
-const DICTIONARY_PAGE = 2;
-const RLE = 3;
-const REQUIRED = 0;
-const OPTIONAL = 1;
-const UTF8_CONVERTED = 0;
-const UNCOMPRESSED = 0;
-const DATA_PAGE = 0;
-
-function pageHeader(rows: number, size: number, encoding: number): Uint8Array {
-  return new Compact()
-    .i32(1, DATA_PAGE)
-    .i32(2, size)
-    .i32(3, size)
-    .struct(5, (c) => c.i32(1, rows).i32(2, encoding).i32(3, RLE).i32(4, RLE))
-    .end();
-}
-
-function dictionaryPageHeader(entries: number, size: number): Uint8Array {
-  return new Compact()
-    .i32(1, DICTIONARY_PAGE)
-    .i32(2, size)
-    .i32(3, size)
-    .struct(7, (c) => c.i32(1, entries).i32(2, PLAIN))
-    .end();
-}
-
-function fileMetaData(columns: readonly ColumnBuffer[], groups: readonly RowGroupMeta[], rows: number): Uint8Array {
-  const schema: (ParquetColumn | undefined)[] = [undefined, ...columns.map((c) => c.spec)];
-  return new Compact()
-    .i32(1, 1)
-    .structList(2, schema, (c, spec) => {
-      if (spec === undefined) c.string(4, 'schema').i32(5, columns.length);
-      else {
-        c.i32(1, TYPE[spec.type]).i32(3, spec.nullable ? OPTIONAL : REQUIRED).string(4, spec.name);
-        if (spec.type === 'text') c.i32(6, UTF8_CONVERTED).struct(10, (l) => l.struct(1, () => undefined));
-      }
-    })
-    .i64(3, rows)
-    .structList(4, groups.map((g, i) => ({ g, i })), (c, { g, i }) => {
-      c.structList(1, columns, (cc, column) => {
-        const chunk = column.chunks[i]!;
-        cc.i64(2, chunk.offset).struct(3, (m) =>
-          m
-            .i32(1, TYPE[column.spec.type])
-            .i32List(2, [PLAIN, RLE, ...(chunk.dictionary ? [RLE_DICTIONARY] : [])])
-            .stringList(3, [column.spec.name])
-            .i32(4, UNCOMPRESSED)
-            .i64(5, chunk.values)
-            .i64(6, chunk.bytes)
-            .i64(7, chunk.bytes)
-            .i64(9, chunk.dataOffset)
-            .if(chunk.dictionary, (d) => d.i64(11, chunk.offset)),
-        );
-      });
-      c.i64(2, g.bytes).i64(3, g.rows);
-    })
-    .string(6, 'storage-inspector')
-    .end();
 }
