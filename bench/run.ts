@@ -31,7 +31,7 @@
  *
  * Then convert (convert-bench.ts): a storage with about 30 % superseded versions and garbage
  * converted to 4 channels, against reading it once plus `cp -r` of the result, at
- * BENCH_CONVERT_SIZES (default 1M entities); BENCH_CONVERT=0 skips it, `npx tsx bench/convert-bench.ts`
+ * BENCH_CONVERT_SIZES (default 1M entities); BENCH_CONVERT=0 skips it, `npx tsx bench/convert/convert-bench.ts`
  * runs it alone.
  *
  * Last, SQL (sql-bench.ts): the tables built against the graph build, the first and repeated
@@ -41,13 +41,13 @@
 import { readdirSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { indexWorkerCount } from '../src/storage/index/index-workers.js';
-import { benchConvert } from './convert-bench.js';
-import { benchDiff } from './diff-bench.js';
+import { benchConvert } from './convert/convert-bench.js';
+import { benchDiff } from './diff/diff-bench.js';
 import { benchFollow } from './follow-bench.js';
-import { benchDominators } from './dominator-bench.js';
-import { benchSql } from './sql-bench.js';
-import { benchStartup, startupLines } from './startup-bench.js';
-import { benchLargeStartup, largeStartupLines } from './startup-large-bench.js';
+import { benchDominators } from './graph/dominator-bench.js';
+import { benchSql } from './sql/sql-bench.js';
+import { benchStartup, startupLines } from './startup/startup-bench.js';
+import { benchLargeStartup, largeStartupLines } from './startup/startup-large-bench.js';
 import type { LoadResult } from './load-child.js';
 import type { ChildInfo } from './server-child.js';
 import { measureOpen, runLoad, startServer, stopChild, type ServerChild } from './processes.js';

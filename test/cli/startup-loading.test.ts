@@ -6,7 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * What the built CLI loads before it answers (start-up time, measured in bench/startup-bench.ts):
+ * What the built CLI loads before it answers (start-up time, measured in bench/startup/startup-bench.ts):
  * a directory storage never needs the PostgreSQL client, the readable log format, prom-client
  * (until /metrics is scraped), /api/v1's plugin and typebox (until its first request), the
  * OpenAPI plugins (until /openapi.json or /docs is asked for), fastify's ~85 CommonJS files one by
