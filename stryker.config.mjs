@@ -7,13 +7,13 @@
 export const MODULES = {
   sandbox: {
     mutate: ['src/sql/sandbox.ts', 'src/sql/statement-check.ts'],
-    tests: ['test/sql/sandbox.test.ts', 'test/security/sql-layers.test.ts', 'test/sql/statement-columns.test.ts', 'test/security/statement-check-shapes.test.ts', 'test/security/hostile-sql.test.ts', 'test/sql/sql-answer-bytes.test.ts', 'test/sql/sql-limits-guarded.test.ts'],
+    tests: ['test/sql/sandbox.test.ts', 'test/security/sql-layers.test.ts', 'test/sql/statement-columns.test.ts', 'test/security/statement-check-shapes.test.ts', 'test/security/hostile-sql.test.ts', 'test/sql/output/sql-answer-bytes.test.ts', 'test/sql/sql-limits-guarded.test.ts'],
   },
   'result-values': {
     mutate: ['src/sql/answers/result-values.ts', 'src/sql/output/result-text.ts'],
-    tests: ['test/sql/result-values.test.ts', 'test/sql/result-text.test.ts', 'test/sql/csv-cells.test.ts', 'test/sql/sql-http.test.ts', 'test/sql/sql-wide-results.test.ts', 'test/mcp/sql-text.test.ts'],
+    tests: ['test/sql/output/result-values.test.ts', 'test/sql/output/result-text.test.ts', 'test/sql/output/csv-cells.test.ts', 'test/sql/sql-http.test.ts', 'test/sql/output/sql-wide-results.test.ts', 'test/mcp/sql-text.test.ts'],
   },
-  gigamap: { mutate: ['src/gigamap/**/*.ts'], tests: ['test/gigamap/**/*.test.ts', 'test/http/api-v1/api-v1-gigamap*.test.ts', 'test/sql/sql-gigamap.test.ts'] },
+  gigamap: { mutate: ['src/gigamap/**/*.ts'], tests: ['test/gigamap/**/*.test.ts', 'test/http/api-v1/api-v1-gigamap*.test.ts', 'test/sql/fills/sql-gigamap.test.ts'] },
   rescue: { mutate: ['src/rescue/**/*.ts'], tests: ['test/rescue/**/*.test.ts', 'test/cli/check-rescue.test.ts'] },
   'mcp-tools': { mutate: ['src/mcp/tools/**/*.ts'], tests: ['test/mcp/**/*.test.ts'] },
   guard: { mutate: ['src/http/guard/**/*.ts'], tests: ['test/http/guard/**/*.test.ts', 'test/security/**/*.test.ts', 'test/robustness/connections.test.ts', 'test/http/api-v1/api-v1-bounds.test.ts'] },

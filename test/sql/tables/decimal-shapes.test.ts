@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DecimalShapes } from '../../src/sql/tables/value-records.js';
+import { DecimalShapes } from '../../../src/sql/tables/value-records.js';
 
 /** The shape of a big-number type's texts decides its DECIMAL column (finish-tables.ts). */
 describe('decimal shapes', () => {

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqlEngine } from '../../src/sql/sql-engine.js';
-import { Storage } from '../../src/storage/storage.js';
-import { StorageWriter } from '../../src/writer/storage-writer.js';
-import { enumMembers, reflectiveMembers } from '../../src/writer/type-definitions.js';
+import { SqlEngine } from '../../../src/sql/sql-engine.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { StorageWriter } from '../../../src/writer/storage-writer.js';
+import { enumMembers, reflectiveMembers } from '../../../src/writer/type-definitions.js';
 
 /**
  * The base pass stages the big numbers apart and moves them into `_values` after the build,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { layoutEntity } from '../../src/format/entity-layout.js';
-import { parseTypeDictionary } from '../../src/format/type-dictionary.js';
-import { charsOfContent, textFromChars, valueOfObject } from '../../src/sql/tables/value-records.js';
+import { layoutEntity } from '../../../src/format/entity-layout.js';
+import { parseTypeDictionary } from '../../../src/format/type-dictionary.js';
+import { charsOfContent, textFromChars, valueOfObject } from '../../../src/sql/tables/value-records.js';
 
 /**
  * Strings and BigDecimals are read where their record lies in the base pass (table-build.ts):

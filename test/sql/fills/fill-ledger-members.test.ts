@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FillLedger } from '../../src/sql/fill-ledger.js';
-import type { TypeTablePlan } from '../../src/sql/tables/column-model.js';
+import { FillLedger } from '../../../src/sql/fill-ledger.js';
+import type { TypeTablePlan } from '../../../src/sql/tables/column-model.js';
 
 /**
  * What a type fill leaves out: every member a statement does not name, whatever its kind (a

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WriteTurns } from '../../src/sql/cache/write-turns.js';
+import { WriteTurns } from '../../../src/sql/cache/write-turns.js';
 
 /**
  * Fills (writers, any number at once) and the copy into the cache (alone) take turns at the

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
-import { ParquetRowWriter, type ParquetColumn } from '../../src/sql/tables/parquet-rows.js';
-import { memoryDuck } from './memory-duck.js';
+import { ParquetRowWriter, type ParquetColumn } from '../../../src/sql/tables/parquet-rows.js';
+import { memoryDuck } from '../memory-duck.js';
 
 /**
  * Our Parquet writer (`_elements` and `_references` of an export) read back by DuckDB, the reader

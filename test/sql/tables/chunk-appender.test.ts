@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ChunkAppender } from '../../src/sql/tables/chunk-appender.js';
-import { memoryDuck } from './memory-duck.js';
+import { ChunkAppender } from '../../../src/sql/tables/chunk-appender.js';
+import { memoryDuck } from '../memory-duck.js';
 
 /**
  * The chunk appender writes DuckDB's vectors itself: numbers into typed arrays, validity 32 bits

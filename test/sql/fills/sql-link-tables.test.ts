@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SqlEngine } from '../../src/sql/sql-engine.js';
-import { graphEngines } from './graph-engines.js';
+import { SqlEngine } from '../../../src/sql/sql-engine.js';
+import { graphEngines } from '../graph-engines.js';
 
 /**
  * `_elements` and `_references` are filled when a statement first reads them (as DuckDB's parse

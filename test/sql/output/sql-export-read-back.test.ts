@@ -2,13 +2,13 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TableCache } from '../../src/sql/cache/table-cache.js';
-import { exportTables, type ExportManifest } from '../../src/sql/output/table-export.js';
-import { SqlEngine } from '../../src/sql/sql-engine.js';
-import type { Storage } from '../../src/storage/storage.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
-import { registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
-import { memoryDuck } from './memory-duck.js';
+import { TableCache } from '../../../src/sql/cache/table-cache.js';
+import { exportTables, type ExportManifest } from '../../../src/sql/output/table-export.js';
+import { SqlEngine } from '../../../src/sql/sql-engine.js';
+import type { Storage } from '../../../src/storage/storage.js';
+import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
+import { registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
+import { memoryDuck } from '../memory-duck.js';
 
 /**
  * Every file of a Parquet export read back through DuckDB and compared with its table's rows as
@@ -25,7 +25,7 @@ const memory = memoryDuck();
 let base: string;
 let registered: RegisteredStorage;
 let storage: Storage;
-let graph: () => Promise<import('../../src/graph/model/graph-index.js').GraphIndex>;
+let graph: () => Promise<import('../../../src/graph/model/graph-index.js').GraphIndex>;
 beforeAll(async () => {
   base = mkdtempSync(join(tmpdir(), 'sql-export-read-back-'));
   registered = await registeredStorage(GRAPH);

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliInProcess as cli } from '../helpers/cli-in-process.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { runCliInProcess as cli } from '../../helpers/cli-in-process.js';
+import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
 
 /**
  * `export --out DIR`: every table as Parquet (read back here with an independent reader,
@@ -123,16 +123,18 @@ describe('export of the tables', () => {
   });
 
   it('ends quietly with exit 0 when the reader closes the pipe (export ... | head)', { timeout: 60_000 }, async () => {
-    const main = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
+    const main = join(import.meta.dirname, '..', '..', '..', 'src', 'cli', 'main.ts');
+    expect(existsSync(main)).toBe(true);
     const child = spawn(process.execPath, ['--import', 'tsx', main, 'export', GRAPH, '--type', 'java.lang.String'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    // Read one chunk, then close our end as `head -1` does.
-    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    const closed = new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    // Read one chunk, then close our end as `head -1` does (a child that ends without writing fails below).
+    const wrote = await Promise.race([new Promise<boolean>((resolve) => child.stdout.once('data', () => resolve(true))), closed.then(() => false)]);
+    expect(wrote, stderr).toBe(true);
     child.stdout.destroy();
-    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    const code = await closed;
     expect(stderr).not.toMatch(/EPIPE|Error/);
     expect(code).toBe(0);
-    expect(existsSync(main)).toBe(true);
   });
 });

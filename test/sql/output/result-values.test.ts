@@ -1,6 +1,6 @@
 import { BIGINT, BOOLEAN, DATE, DECIMAL, DOUBLE, DuckDBDateValue, DuckDBTimestampValue, DuckDBTimeValue, FLOAT, INTEGER, SMALLINT, TIME, TIMESTAMP, TINYINT, UINTEGER, USMALLINT, UTINYINT, VARCHAR } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import { converterFor } from '../../src/sql/answers/result-values.js';
+import { converterFor } from '../../../src/sql/answers/result-values.js';
 
 /**
  * The JSON value of each DuckDB type every client relies on (docs/sql.md): small integers and

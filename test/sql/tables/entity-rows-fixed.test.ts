@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { layoutEntity } from '../../src/format/entity-layout.js';
-import { parseTypeDictionary } from '../../src/format/type-dictionary.js';
-import type { LatestRecord } from '../../src/storage/records/latest-records.js';
-import { planTypeTable } from '../../src/sql/tables/column-model.js';
-import { appendEntity, appendFixedEntity, fixedLayoutOf } from '../../src/sql/tables/entity-rows.js';
-import { createStaging } from '../../src/sql/tables/staging.js';
-import { memoryDuck } from './memory-duck.js';
+import { layoutEntity } from '../../../src/format/entity-layout.js';
+import { parseTypeDictionary } from '../../../src/format/type-dictionary.js';
+import type { LatestRecord } from '../../../src/storage/records/latest-records.js';
+import { planTypeTable } from '../../../src/sql/tables/column-model.js';
+import { appendEntity, appendFixedEntity, fixedLayoutOf } from '../../../src/sql/tables/entity-rows.js';
+import { createStaging } from '../../../src/sql/tables/staging.js';
+import { memoryDuck } from '../memory-duck.js';
 
 /**
  * A record of a type whose members all have a fixed size is appended where it lies

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { csvHeaderLine, csvLines, formatLines, formatMarkdown, formatTable, ndjsonLines, RESULT_FORMATS, tableFits } from '../../src/sql/output/result-text.js';
-import type { SqlColumn } from '../../src/sql/sql-engine.js';
+import { csvHeaderLine, csvLines, formatLines, formatMarkdown, formatTable, ndjsonLines, RESULT_FORMATS, tableFits } from '../../../src/sql/output/result-text.js';
+import type { SqlColumn } from '../../../src/sql/sql-engine.js';
 
 /**
  * The text of an SQL result, character by character: the table (numbers right-aligned and never

@@ -2,11 +2,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliInProcess, type CliRun } from '../helpers/cli-in-process.js';
-import { registeredStorage } from '../helpers/registered-storage.js';
-import { buildApp } from '../../src/http/app.js';
-import { csvCell, csvText } from '../../src/sql/answers/result-values.js';
-import { ModelStorage } from '../graph/model-storage.js';
+import { runCliInProcess, type CliRun } from '../../helpers/cli-in-process.js';
+import { registeredStorage } from '../../helpers/registered-storage.js';
+import { buildApp } from '../../../src/http/app.js';
+import { csvCell, csvText } from '../../../src/sql/answers/result-values.js';
+import { ModelStorage } from '../../graph/model-storage.js';
 
 /**
  * CSV that a spreadsheet opens safely: a text beginning with =, +, -, @, a tab or a carriage return

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
-import { referenceDominators } from '../graph/dominator-reference.js';
-import { CORPORA } from '../helpers/conformance.js';
-import { registeredStorage } from '../helpers/registered-storage.js';
-import { sqlAll } from './table-views.js';
+import { buildApp } from '../../../src/http/app.js';
+import { referenceDominators } from '../../graph/dominator-reference.js';
+import { CORPORA } from '../../helpers/conformance.js';
+import { registeredStorage } from '../../helpers/registered-storage.js';
+import { sqlAll } from '../table-views.js';
 
 /**
  * `_objects.immediate_dominator`, `retained_objects` and `retained_bytes` on the corpus storage

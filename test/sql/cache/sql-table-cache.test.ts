@@ -2,12 +2,12 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, sta
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqlEngine } from '../../src/sql/sql-engine.js';
-import { TableCache } from '../../src/sql/cache/table-cache.js';
-import { storageStateKey, tableCodeHash } from '../../src/sql/cache/table-cache-key.js';
-import { Storage } from '../../src/storage/storage.js';
-import { ModelStorage, writeModelStorage } from '../graph/model-storage.js';
-import { registeredStorage } from '../helpers/registered-storage.js';
+import { SqlEngine } from '../../../src/sql/sql-engine.js';
+import { TableCache } from '../../../src/sql/cache/table-cache.js';
+import { storageStateKey, tableCodeHash } from '../../../src/sql/cache/table-cache-key.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { ModelStorage, writeModelStorage } from '../../graph/model-storage.js';
+import { registeredStorage } from '../../helpers/registered-storage.js';
 
 /**
  * SQL tables kept between runs (table-cache.ts): a second run on an unchanged storage takes them

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SqlEngine } from '../../src/sql/sql-engine.js';
-import { checkStatement } from '../../src/sql/statement-check.js';
-import { TableCache } from '../../src/sql/cache/table-cache.js';
-import { graphEngines } from './graph-engines.js';
-import { memoryDuck } from './memory-duck.js';
+import { SqlEngine } from '../../../src/sql/sql-engine.js';
+import { checkStatement } from '../../../src/sql/statement-check.js';
+import { TableCache } from '../../../src/sql/cache/table-cache.js';
+import { graphEngines } from '../graph-engines.js';
+import { memoryDuck } from '../memory-duck.js';
 
 /**
  * A statement fills only what it names: the value members of a type table it reads by name (the

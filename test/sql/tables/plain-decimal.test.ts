@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { javaBigDecimalToString } from '../../src/javatext/java-big-number-text.js';
-import { DecimalShapes, plainDecimalAt, type PlainDecimal } from '../../src/sql/tables/value-records.js';
+import { javaBigDecimalToString } from '../../../src/javatext/java-big-number-text.js';
+import { DecimalShapes, plainDecimalAt, type PlainDecimal } from '../../../src/sql/tables/value-records.js';
 
 /**
  * The base pass takes a BigDecimal's stored characters as its text, without Java's renderer, only

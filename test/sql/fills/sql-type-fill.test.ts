@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SqlEngine } from '../../src/sql/sql-engine.js';
-import { graphEngines } from './graph-engines.js';
+import { SqlEngine } from '../../../src/sql/sql-engine.js';
+import { graphEngines } from '../graph-engines.js';
 
 /**
  * Entity types' tables exist from the first statement on, with their columns, and get their rows

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ByteBudget } from '../../src/sql/answers/answer-budget.js';
-import { rowSizes } from '../../src/sql/answers/cell-bytes.js';
-import { memoryDuck } from './memory-duck.js';
-import { graphEngines } from './graph-engines.js';
+import { ByteBudget } from '../../../src/sql/answers/answer-budget.js';
+import { rowSizes } from '../../../src/sql/answers/cell-bytes.js';
+import { memoryDuck } from '../memory-duck.js';
+import { graphEngines } from '../graph-engines.js';
 
 /**
  * The bytes of SQL answers (issue 40.4): a row over its limit and a buffered answer over its

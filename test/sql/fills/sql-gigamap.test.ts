@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
-import { GIGAMAP_STORAGE, loadApiDump } from '../gigamap/gigamap-corpus.js';
-import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
+import { buildApp } from '../../../src/http/app.js';
+import { GIGAMAP_STORAGE, loadApiDump } from '../../gigamap/gigamap-corpus.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
 
 /**
  * `_gigamap_entities` and `_gigamap_index` on the storage EclipseStore 4.1.0 wrote: listed in the
@@ -114,7 +114,7 @@ describe('the GigaMap tables', () => {
 
 describe("docs/gigamap.md's SQL", () => {
   it('runs on the GigaMap storage and answers rows', async () => {
-    const doc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'gigamap.md'), 'utf8');
+    const doc = readFileSync(join(import.meta.dirname, '..', '..', '..', 'docs', 'gigamap.md'), 'utf8');
     const section = doc.slice(doc.indexOf('## In SQL'), doc.indexOf('\n## ', doc.indexOf('## In SQL') + 1));
     const queries = [...section.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]!.trim().replace(/;$/, ''));
     expect(queries).toHaveLength(2);

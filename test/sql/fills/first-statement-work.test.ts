@@ -1,14 +1,14 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GraphIndex } from '../../src/graph/model/graph-index.js';
-import type { StorageRegistry } from '../../src/registry/storage-registry.js';
-import { planTypeTable, valueTypeIdsOf } from '../../src/sql/tables/column-model.js';
-import { typeTableSelect } from '../../src/sql/tables/finish-tables.js';
-import { SqlEngine } from '../../src/sql/sql-engine.js';
-import { Storage } from '../../src/storage/storage.js';
-import { GIGAMAP_STORAGE } from '../gigamap/gigamap-corpus.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
-import { registeredStorage } from '../helpers/registered-storage.js';
+import type { GraphIndex } from '../../../src/graph/model/graph-index.js';
+import type { StorageRegistry } from '../../../src/registry/storage-registry.js';
+import { planTypeTable, valueTypeIdsOf } from '../../../src/sql/tables/column-model.js';
+import { typeTableSelect } from '../../../src/sql/tables/finish-tables.js';
+import { SqlEngine } from '../../../src/sql/sql-engine.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { GIGAMAP_STORAGE } from '../../gigamap/gigamap-corpus.js';
+import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
+import { registeredStorage } from '../../helpers/registered-storage.js';
 
 /**
  * What a first statement waits for: the graph index only where the base tables need it (the

@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { historyPath } from '../../src/cli/shell-history.js';
-import { runShell, ShellNotices } from '../../src/cli/sql-shell.js';
-import { formatTable } from '../../src/sql/output/result-text.js';
-import { SqlEngine } from '../../src/sql/sql-engine.js';
-import { runCliInProcess } from '../helpers/cli-in-process.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
-import { registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
+import { historyPath } from '../../../src/cli/shell-history.js';
+import { runShell, ShellNotices } from '../../../src/cli/sql-shell.js';
+import { formatTable } from '../../../src/sql/output/result-text.js';
+import { SqlEngine } from '../../../src/sql/sql-engine.js';
+import { runCliInProcess } from '../../helpers/cli-in-process.js';
+import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
+import { registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
 
 /**
  * Wide results in the terminal (issue 41.3): through a pipe nothing is cut; object ids (numbers)
