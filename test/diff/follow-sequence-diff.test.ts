@@ -47,13 +47,14 @@ function expectedChanges(from: string, to: string): string[] {
   return out.sort();
 }
 
-async function reported(dirA: string, fromA: number | undefined, dirB: string, fromB: number | undefined, sameFiles: boolean) {
-  const a = await openSide(new DirectorySource(dirA), fromA === undefined ? undefined : { commit: fromA });
-  const b = await openSide(new DirectorySource(dirB), fromB === undefined ? undefined : { commit: fromB });
+/** `onBasis`: B opened on A, as the `diff` command opens two storages (basis-open.ts). */
+async function reported(dirA: string, fromA: number | undefined, dirB: string, fromB: number | undefined, sameFiles: boolean, onBasis = false) {
+  const a = await openSide(new DirectorySource(dirA), fromA === undefined ? undefined : { commit: fromA }, onBasis ? { countLatestTypes: true } : {});
+  const b = await openSide(new DirectorySource(dirB), fromB === undefined ? undefined : { commit: fromB }, onBasis ? { basis: a.storage } : {});
   try {
     const found: ObjectChange[] = [];
     const report = await diffStorages(a.storage, b.storage, { sameFiles, limit: Number.MAX_SAFE_INTEGER, onObject: (c) => void found.push(c) });
-    return { report, lines: found.map((c) => `${c.change} ${c.objectId}`).sort(), found };
+    return { report, lines: found.map((c) => `${c.change} ${c.objectId}`).sort(), found, tookBasis: b.storage.basisOpening !== undefined };
   } finally {
     await a.storage.close();
     await b.storage.close();
@@ -79,6 +80,26 @@ describe('diff of two recorded states of SEQ1', () => {
     const { lines } = await reported(join(SEQUENCE_DIR, 'states', 'S6'), undefined, join(SEQUENCE_DIR, 'states', 'S2'), undefined, false);
     expect(lines).toEqual(expectedChanges('S6', 'S2'));
     expect(lines.some((l) => l.startsWith('removed'))).toBe(true);
+  });
+});
+
+/**
+ * Housekeeping rewrote files between S4 and S5 and between S8 and S9: only pairs inside S0-S4,
+ * S5-S8 and S9-S10 hold every committed byte of the earlier state, which is when B can be opened
+ * on A. Every other pair must be opened whole.
+ */
+const RUNS_WITHOUT_HOUSEKEEPING = [[0, 4], [5, 8], [9, 10]] as const;
+const appendedPair = (from: string, to: string): boolean =>
+  RUNS_WITHOUT_HOUSEKEEPING.some(([first, last]) => [from, to].every((s) => Number(s.slice(1)) >= first && Number(s.slice(1)) <= last));
+
+describe('diff of two recorded states of SEQ1, the later opened on the earlier (as the diff command does)', () => {
+  it.each(PAIRS)('%s → %s: the same objects and the same report as opened whole', async (from, to) => {
+    const whole = await reported(join(SEQUENCE_DIR, 'states', from), undefined, join(SEQUENCE_DIR, 'states', to), undefined, false);
+    const onBasis = await reported(join(SEQUENCE_DIR, 'states', from), undefined, join(SEQUENCE_DIR, 'states', to), undefined, false, true);
+    expect(onBasis.tookBasis).toBe(appendedPair(from, to));
+    expect(onBasis.lines).toEqual(expectedChanges(from, to));
+    expect(onBasis.report).toEqual(whole.report);
+    expect(onBasis.found).toEqual(whole.found);
   });
 });
 
