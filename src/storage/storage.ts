@@ -1,5 +1,5 @@
 import { StorageError } from '../errors.js';
-import { detectFamily, MICROSTREAM, type StorageFamily } from '../format/storage-family.js';
+import { MICROSTREAM, type StorageFamily } from '../format/storage-family.js';
 import { parseTypeDictionary, type TypeDictionary } from '../format/type-dictionary.js';
 import type { LogAggregate } from '../format/transaction-log.js';
 import type { IndexWorkerPool } from './index/index-workers.js';
@@ -14,7 +14,8 @@ import { startIndexWorkers } from './index-threads-for-open.js';
 import { applyJob, removeFile, tellListeners, type RecordSink } from './record-application.js';
 import { damagedFiles, StorageWarnings } from './storage-warnings.js';
 import type { ScanProblem } from './records/record-scan.js';
-import { planScans, removedFiles, scanJobs } from './scan-jobs.js';
+import { scanJobs } from './scan-jobs.js';
+import { planRefresh } from './refresh-plan.js';
 import { readDictionaryFile } from './dictionary-file.js';
 import { comparePrefixes, continuedChannels, replacedRecords, sharedFiles, type BasisOpening } from './basis-open.js';
 import { findRoots } from './find-roots.js';
@@ -22,14 +23,7 @@ import type { SourceReader, StorageSource } from './source/source.js';
 import type { SeenProblem } from './follow-problems.js';
 import { NotAStorageError, scanStorageLayout, type StorageLayout } from './source/storage-dir.js';
 import { resolveValidLengths } from './valid-lengths.js';
-import {
-  ChangeCollector,
-  ChannelState,
-  findTruncations,
-  needsRebuild,
-  splitTypeId,
-  type FileState,
-} from './channel-state.js';
+import { ChangeCollector, findTruncations, type ChannelState, type FileState } from './channel-state.js';
 import {
   DEFAULT_MAX_DICTIONARY_BYTES,
   RECORD_WORDS,
@@ -372,21 +366,9 @@ export class Storage {
     if (truncations.length > 0 && said(truncations) !== said(this.truncations)) this.records?.clear();
     this.truncations = truncations;
 
-    const channels = this.channelStates.length === layout.channels.length ? this.channelStates : undefined;
-    const rebuild = channels === undefined || valid.channels.some((c, i) => needsRebuild(channels[i]!, c.files));
-    const targets = rebuild
-      ? layout.channels.map((c) => new ChannelState(c.index, c.directoryName, layout.channels.length))
-      : (channels as ChannelState[]);
-
-    const jobs = planScans(targets, valid.channels.map((c) => c.files));
-    const removed = rebuild ? [] : removedFiles(targets, valid.channels.map((c) => c.files));
-    if (!rebuild && jobs.length === 0 && removed.length === 0 && dictionary === undefined) {
-      return { changed: false };
-    }
-
-    const nextDictionary = dictionary?.parsed ?? this.dictionary;
-    const family = detectFamily(nextDictionary);
-    const rootsTypeId = splitTypeId(nextDictionary.currentByName.get(family.rootsTypeName)?.typeId);
+    const plan = planRefresh(layout, valid, this.channelStates, dictionary?.parsed ?? this.dictionary, dictionary !== undefined);
+    if (plan === undefined) return { changed: false };
+    const { rebuild, targets, jobs, removed, family, rootsTypeId } = plan;
     if (rebuild) this.rootsCandidates = new Set<bigint>();
     const apply = async (): Promise<void> => {
       this.changes = this.changeListeners.length > 0 && !rebuild ? new ChangeCollector() : undefined;
