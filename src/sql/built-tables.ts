@@ -58,6 +58,8 @@ export class BuiltTables {
   private valuesMoved: Promise<void> = Promise.resolve();
   /** Whether `valuesMoved` has settled. */
   private moveDone = true;
+  /** Why the move failed (DuckDB out of memory, a full disk): this build is broken, the engine builds again. */
+  private moveFailure: Error | undefined;
   private readonly turns = new WriteTurns();
 
   /** Made by open-built-tables.ts (a build, or a kept database opened), which also closes the sandbox if this fails. */
@@ -100,8 +102,20 @@ export class BuiltTables {
     // Told to whoever waits for it (a statement, `settled`); not an unhandled rejection meanwhile.
     move.then(
       () => (this.moveDone = true),
-      () => (this.moveDone = true),
+      (error: unknown) => {
+        this.moveDone = true;
+        this.moveFailure = new Error(`the SQL tables could not be built: ${error instanceof Error ? error.message : String(error)}`);
+      },
     );
+  }
+
+  /**
+   * Why this build's big numbers could not be moved into `_values`, if they could not: its
+   * `_values` lacks them, so nothing may be answered from it (`ready` answers false) and the
+   * engine builds the tables again rather than failing every later statement with this.
+   */
+  get failure(): Error | undefined {
+    return this.moveFailure;
   }
 
   /** Whether the build's last step is done (`settled` has settled). */
@@ -180,6 +194,16 @@ export class BuiltTables {
    * NULL until a statement names one (its table is then filled again with them).
    */
   async ready(duck: DuckModule, tables: ReadonlySet<string>, columns?: ReadonlySet<string>): Promise<boolean> {
+    try {
+      return await this.readyFilled(duck, tables, columns);
+    } catch (error) {
+      // Every fill and statement waits for the move: its failure is this build's, not theirs.
+      if (this.moveFailure !== undefined) return false;
+      throw error;
+    }
+  }
+
+  private async readyFilled(duck: DuckModule, tables: ReadonlySet<string>, columns?: ReadonlySet<string>): Promise<boolean> {
     if (tables.has('_objects') && !(await this.objectsTable(duck))) return false;
     if (tables.has('_commits') && !(await this.commitsTable(duck))) return false;
     // `_elements` takes the texts of value objects from `_values`; `_values` is every value.

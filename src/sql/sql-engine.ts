@@ -202,7 +202,7 @@ export class SqlEngine {
       // yet waits for them to be filled from the same state as the other tables; a storage
       // changed meanwhile means a new build.
       for (let attempt = 0; !(await unlessCancelled(built.ready(duck, checked.tables, checked.columns))); attempt++) {
-        if (attempt === 2) throw new Error('the storage keeps changing while its tables are built; ask again');
+        if (attempt === 2) throw built.failure ?? new Error('the storage keeps changing while its tables are built; ask again');
         connection.closeSync();
         connection = undefined;
         built.active--;
@@ -251,7 +251,8 @@ export class SqlEngine {
   private async current(): Promise<BuiltTables> {
     if (this.closed) throw new Error('the SQL engine is closed');
     const storage = this.options.storage;
-    if (this.built !== undefined && this.built.generation === storage.generation) return this.built;
+    // A build whose last step failed (its big numbers not moved into `_values`) is built again.
+    if (this.built !== undefined && this.built.generation === storage.generation && this.built.failure === undefined) return this.built;
     this.building ??= this.build().finally(() => (this.building = undefined));
     return this.building;
   }

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DuckDBConnection } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SqlEngine } from '../../../src/sql/sql-engine.js';
 import { Storage } from '../../../src/storage/storage.js';
 import { StorageWriter } from '../../../src/writer/storage-writer.js';
@@ -93,5 +94,100 @@ describe('big numbers staged apart by the build', () => {
     expect(await cells(e, `SELECT text, count(*) FROM _values WHERE text IN ${texts} GROUP BY text ORDER BY text`)).toEqual(once);
     const [all, distinct] = (await cells(e, 'SELECT count(*), count(DISTINCT oid) FROM _values'))[0]!;
     expect(all).toBe(distinct);
+  });
+});
+
+/** A storage whose only big numbers are the Items' prices: no table the build makes needs them, so they are moved after it. */
+let pricesMade = 0;
+async function pricesOnly(): Promise<{ storage: Storage; items: bigint[] }> {
+  const dir = join(work, `prices-only-${++pricesMade}`);
+  const writer = StorageWriter.create(dir, { now: () => 1_700_000_000_000 });
+  const decimal = writer.dictionary.require('java.math.BigDecimal');
+  const item = writer.defineType('t.Item', reflectiveMembers('t.Item', [{ name: 'price', type: 'java.math.BigDecimal' }]));
+  const store = writer.beginStore();
+  const ids: bigint[] = [];
+  for (const text of ['3.10', '4.20', '5.30']) {
+    const price = writer.newObjectId();
+    store.add(decimal, price, [text]);
+    const id = writer.newObjectId();
+    store.add(item, id, [price]);
+    ids.push(id);
+  }
+  writer.setRoot(ids[0]!);
+  writer.store(store);
+  writer.close();
+  return { storage: await Storage.open(dir), items: ids };
+}
+
+describe('a move of the big numbers that fails', () => {
+  it('fails no statement for good: the statement waiting for it, and the next ones, get tables built again', async () => {
+    const prices = await pricesOnly();
+    // The move fails for reasons of the machine (DuckDB out of memory, a full disk), which a test
+    // cannot bring about on cue: DuckDB's answer to the move's INSERT is replaced by such an
+    // error once; everything else runs for real.
+    const run = DuckDBConnection.prototype.run;
+    let failures = 0;
+    const spy = vi.spyOn(DuckDBConnection.prototype, 'run').mockImplementation(function (this: DuckDBConnection, sql, ...rest) {
+      if (failures === 0 && sql.startsWith('INSERT INTO _values SELECT * FROM __big_numbers')) {
+        failures++;
+        return Promise.reject(new Error('Out of Memory Error: failed to allocate data of size 256.0 KiB (16.0 MiB/16.0 MiB used)'));
+      }
+      return run.call(this, sql, ...rest);
+    });
+    const e = new SqlEngine({ storage: prices.storage });
+    try {
+      const query = 'SELECT _oid, price FROM "t.Item" ORDER BY _oid';
+      let first: string[][] | string;
+      try {
+        first = await cells(e, query).catch((error: Error) => error.message);
+      } finally {
+        spy.mockRestore();
+      }
+      expect(failures).toBe(1);
+      const expected = prices.items.map((id, i) => [String(id), ['3.10', '4.20', '5.30'][i]!]);
+      // Before, this statement and every later one failed with the move's error for as long as
+      // the storage stayed the same.
+      const later = await cells(e, query).catch((error: Error) => error.message);
+      expect({ first, later }).toEqual({ first: expected, later: expected });
+      expect(await cells(e, `SELECT text, count(*) FROM "java.math.BigDecimal" WHERE text IN ('3.10', '4.20', '5.30') GROUP BY text ORDER BY text`)).toEqual([
+        ['3.10', '1'],
+        ['4.20', '1'],
+        ['5.30', '1'],
+      ]);
+    } finally {
+      e.close();
+      await prices.storage.close();
+    }
+  });
+
+  it('a move that keeps failing is told by its cause, and a later statement builds again', async () => {
+    const prices = await pricesOnly();
+    const run = DuckDBConnection.prototype.run;
+    let failures = 0;
+    const spy = vi.spyOn(DuckDBConnection.prototype, 'run').mockImplementation(function (this: DuckDBConnection, sql, ...rest) {
+      if (sql.startsWith('INSERT INTO _values SELECT * FROM __big_numbers')) {
+        failures++;
+        return Promise.reject(new Error('Out of Memory Error: failed to allocate data of size 256.0 KiB (16.0 MiB/16.0 MiB used)'));
+      }
+      return run.call(this, sql, ...rest);
+    });
+    const e = new SqlEngine({ storage: prices.storage });
+    try {
+      const query = 'SELECT _oid, price FROM "t.Item" ORDER BY _oid';
+      let failed: Error | undefined;
+      try {
+        await cells(e, query).catch((error: Error) => (failed = error));
+      } finally {
+        spy.mockRestore();
+      }
+      // Three builds, then the cause: not "the storage keeps changing", not the user's statement's fault.
+      expect(failures).toBe(3);
+      expect(failed?.message).toBe('the SQL tables could not be built: Out of Memory Error: failed to allocate data of size 256.0 KiB (16.0 MiB/16.0 MiB used)');
+      expect(failed?.name).toBe('Error');
+      expect(await cells(e, query)).toEqual(prices.items.map((id, i) => [String(id), ['3.10', '4.20', '5.30'][i]!]));
+    } finally {
+      e.close();
+      await prices.storage.close();
+    }
   });
 });
