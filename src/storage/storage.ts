@@ -101,6 +101,8 @@ export class Storage {
 
   private openedOnBasis: (BasisOpening & { readonly basis: Storage; readonly generation: number }) | undefined;
   private typeCounts: Map<bigint, number> | undefined;
+  /** The last complete commit the latest refresh found (taken as `lastCommitTimestamp` only when it applies a change). */
+  private foundCommitTimestamp = 0n;
 
   /** Records read lately (undefined when none are kept). */
   private readonly records: RecordCache | undefined;
@@ -293,6 +295,8 @@ export class Storage {
     }
     // A refresh that started a channel over (needsRebuild) numbered its files anew: opened whole instead.
     if (result.deferred !== undefined || this.channelStates !== continued || rootsType(this) !== rootsType(basis)) return false;
+    // Nothing to take over: the state is the basis's, but the last commit is this storage's own (a commit that stored nothing, a log written anew).
+    if (!result.changed) this.lastCommitTimestamp = this.foundCommitTimestamp;
     const replaced = replacedRecords(stored, RECORD_WORDS, appendedFrom, basis.channelStates);
     if ((await comparePrefixes(found.pairs, replaced, options.onProgress)) !== undefined) return false;
     this.generation = 1;
@@ -359,6 +363,7 @@ export class Storage {
         : resolveValidLengths(layout, await this.readLogs(layout));
     for (const w of valid.warnings) this.warn(w);
     this.told.noteShortFiles(valid);
+    this.foundCommitTimestamp = valid.commitTimestamp;
     const truncations = findTruncations(valid.channels.map((c) => c.files), this.channelStates);
     // Records cut off on disk are not answered from memory either (reading them fails, as before):
     // the cache is emptied when a file is found cut (again), not on every look while it stays so.

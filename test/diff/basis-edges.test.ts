@@ -1,0 +1,369 @@
+import { closeSync, cpSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync, truncateSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { diffStorages, type DiffReport } from '../../src/diff/storage-diff.js';
+import { Storage } from '../../src/storage/storage.js';
+import { StorageWriter, type StorageWriterOptions } from '../../src/writer/storage-writer.js';
+import { reflectiveMembers } from '../../src/writer/type-definitions.js';
+
+/**
+ * Edges of opening a copy on the first storage as its basis (basis-open.ts) and comparing only what
+ * the copy appended (appended-compare.ts): in each case the report must be the whole walk's, and
+ * the copy's state the whole open's, whether or not the basis was taken.
+ */
+
+let base: string;
+let count = 0;
+
+beforeAll(() => {
+  base = mkdtempSync(join(tmpdir(), 'si-basis-edges-'));
+});
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+interface Made {
+  readonly dir: string;
+  readonly items: bigint[];
+}
+
+/** A storage of 60 items (each with a name), stored in three commits. */
+function made(options: StorageWriterOptions = {}): Made {
+  const dir = join(base, `a${count++}`);
+  const writer = StorageWriter.create(dir, { channelCount: 2, fileMaximumSize: 2048, ...options });
+  const item = writer.defineType('shop.Item', reflectiveMembers('shop.Item', [{ name: 'name', type: 'java.lang.String' }, { name: 'qty', type: 'int' }]));
+  const string = writer.dictionary.require('java.lang.String');
+  const items: bigint[] = [];
+  for (let round = 0; round < 3; round++) {
+    const store = writer.beginStore();
+    for (let i = 0; i < 20; i++) {
+      const [itemId, nameId] = [writer.newObjectId(), writer.newObjectId()];
+      store.add(item, itemId, [nameId, i]);
+      store.add(string, nameId, [`item ${round} ${i}`]);
+      items.push(itemId);
+    }
+    writer.store(store);
+  }
+  writer.close();
+  return { dir, items };
+}
+
+/** A copy of `a` to which `more` committed with the writer. */
+async function continued(a: Made, more: (w: StorageWriter, items: bigint[]) => void, options: StorageWriterOptions = {}): Promise<string> {
+  const dir = join(base, `b${count++}`);
+  cpSync(a.dir, dir, { recursive: true });
+  const w = await StorageWriter.open(dir, options);
+  more(w, a.items);
+  w.close();
+  return dir;
+}
+
+/** The data file of a channel with the highest number. */
+function lastFile(dir: string, channel: number): string {
+  const names = readdirSync(join(dir, `channel_${channel}`)).filter((n) => n.endsWith('.dat'));
+  names.sort((x, y) => Number(x.match(/_(\d+)\.dat$/)![1]) - Number(y.match(/_(\d+)\.dat$/)![1]));
+  return join(dir, `channel_${channel}`, names.at(-1)!);
+}
+
+/** One bit of a file changed. */
+function flip(path: string, at: number): void {
+  const fd = openSync(path, 'r+');
+  const byte = Buffer.alloc(1);
+  readSync(fd, byte, 0, 1, at);
+  byte[0] = byte[0]! ^ 1;
+  writeSync(fd, byte, 0, 1, at);
+  closeSync(fd);
+}
+
+/** Objects a storage holds. */
+async function entities(dir: string): Promise<number> {
+  const s = await Storage.open(dir);
+  try {
+    return s.entityCount;
+  } finally {
+    await s.close();
+  }
+}
+
+/** Items `from..to` stored again with another quantity, in one commit. */
+const restore = (from: number, to: number, qty: number) => (w: StorageWriter, items: bigint[]) => {
+  const store = w.beginStore();
+  for (let i = from; i < to; i++) store.add(w.dictionary.require('shop.Item'), items[i]!, [0n, qty + i]);
+  w.store(store);
+};
+
+/** The report of A against B, B opened whole or on A; whether B continued A. */
+async function diff(a: string, b: string, onBasis: boolean, typeNames?: string[], limit = 10_000): Promise<{ report: DiffReport; continued: boolean }> {
+  const sa = await Storage.open(a, { countLatestTypes: onBasis });
+  try {
+    if (onBasis) expect([...sa.latestTypeCounts!.values()].reduce((n, k) => n + k, 0)).toBe(sa.entityCount);
+    const sb = await Storage.open(b, onBasis ? { basis: sa } : {});
+    try {
+      const report = await diffStorages(sa, sb, { limit, ...(typeNames === undefined ? {} : { typeNames }) });
+      return { report, continued: sb.basisOpening !== undefined };
+    } finally {
+      await sb.close();
+    }
+  } finally {
+    await sa.close();
+  }
+}
+
+/** Every index entry, file and figure a storage's state holds, to compare an open on a basis with a whole one. */
+function stateOf(s: Storage): unknown {
+  const entries: string[] = [];
+  for (const channel of s.channels) channel.objects.forEach((low, high, slot, offset, length) => void entries.push(`${low}/${high} ${channel.fileAt(slot)!.path}@${offset}+${length}`));
+  entries.sort();
+  const files = s.channels.map((c) => c.files.map((f) => [f.path, f.fileNumber, f.totalLength, f.liveLength, f.metaLength]));
+  return { entries, files, root: s.rootObjectId, roots: s.rootsObjectId, last: s.lastCommitTimestamp, warnings: s.warnings, dictionary: s.dictionaryBytes.toString('utf8') };
+}
+
+/** B opened on A and opened whole: the same state; whether the basis was taken. */
+async function sameState(a: string, b: string): Promise<boolean> {
+  const sa = await Storage.open(a, { countLatestTypes: true });
+  const onBasis = await Storage.open(b, { basis: sa });
+  const whole = await Storage.open(b);
+  try {
+    expect(stateOf(onBasis)).toEqual(stateOf(whole));
+    return onBasis.basisOpening !== undefined;
+  } finally {
+    await Promise.all([sa.close(), onBasis.close(), whole.close()]);
+  }
+}
+
+/** The whole walk's report, and the basis taken or not as `taken` says. */
+async function expectSameReport(a: string, b: string, taken: boolean, typeNames?: string[], limit?: number): Promise<DiffReport> {
+  const whole = await diff(a, b, false, typeNames, limit);
+  const onBasis = await diff(a, b, true, typeNames, limit);
+  expect(onBasis.continued).toBe(taken);
+  expect(onBasis.report).toEqual(whole.report);
+  return whole.report;
+}
+
+describe('a copy opened on the first storage: edges', () => {
+  it('the very same directory: taken, nothing differs', async () => {
+    const a = made();
+    const report = await expectSameReport(a.dir, a.dir, true);
+    expect([report.equal, report.summary.unchanged]).toEqual([true, await entities(a.dir)]);
+    expect(await sameState(a.dir, a.dir)).toBe(true);
+  });
+
+  it('an id stored twice in what the copy appended, over new files: the later record counts', async () => {
+    const a = made();
+    const b = await continued(a, (w, items) => {
+      restore(0, 30, 100)(w, items);
+      restore(10, 20, 500)(w, items);
+      restore(15, 16, 0)(w, items); // item 15 back to qty 15 with name 0: changed still (name)
+    });
+    const report = await expectSameReport(a.dir, b, true);
+    expect([report.summary.changed, report.summary.unchanged]).toEqual([30, (await entities(a.dir)) - 30]);
+    expect(await sameState(a.dir, b)).toBe(true);
+  });
+
+  it('a commit that stored nothing: taken, the same report, the copy\'s last commit its own', async () => {
+    const a = made();
+    const b = await continued(a, (w) => void w.store(w.beginStore()));
+    await expectSameReport(a.dir, b, true);
+    expect(await sameState(a.dir, b)).toBe(true);
+  });
+
+  it('a commit that stored nothing over a full head file: a new empty file in the copy', async () => {
+    const a = made({ fileMaximumSize: 256 });
+    const b = await continued(a, (w) => void w.store(w.beginStore()), { fileMaximumSize: 256 });
+    await expectSameReport(a.dir, b, true);
+    await sameState(a.dir, b);
+  });
+
+  it('a first storage whose last files are empty, continued', async () => {
+    const a = made({ fileMaximumSize: 256 });
+    const w = await StorageWriter.open(a.dir, { fileMaximumSize: 256 });
+    w.store(w.beginStore());
+    w.close();
+    const b = await continued(a, restore(0, 20, 60), { fileMaximumSize: 256 });
+    await expectSameReport(a.dir, b, true);
+    expect(await sameState(a.dir, b)).toBe(true);
+  });
+
+  it('chunk checksums (EclipseStore 4.2, CRC32C and chained SHA-256): taken, the same report', async () => {
+    for (const checksums of ['crc32c', 'sha256'] as const) {
+      const a = made({ family: 'eclipsestore', checksums });
+      const b = await continued(a, restore(5, 45, 7));
+      const report = await expectSameReport(a.dir, b, true);
+      expect(report.summary.changed).toBe(40);
+      expect(await sameState(a.dir, b)).toBe(true);
+    }
+  });
+
+  it('--type with the basis: the same counts and objects per type', async () => {
+    const a = made();
+    const b = await continued(a, (w, items) => {
+      restore(0, 12, 3)(w, items);
+      const store = w.beginStore();
+      store.add(w.dictionary.require('java.lang.String'), w.newObjectId(), ['new']);
+      w.store(store);
+    });
+    for (const type of ['shop.Item', 'java.lang.String']) await expectSameReport(a.dir, b, true, [type]);
+    // --limit: the same objects described first (changed in the first storage's file order, then added).
+    for (const limit of [0, 1, 5, 12, 13]) {
+      const report = await expectSameReport(a.dir, b, true, undefined, limit);
+      expect([report.objects.length, report.unlisted]).toEqual([Math.min(limit, 13), 13 - Math.min(limit, 13)]);
+    }
+    await expectSameReport(a.dir, b, true, ['shop.Item'], 4);
+  });
+
+  it('the copy older than the first storage (the first is the copy that went on): opened whole', async () => {
+    const a = made();
+    const b = await continued(a, restore(0, 10, 3));
+    await expectSameReport(b, a.dir, false);
+  });
+
+  it('a first storage with warnings (a file shorter than its log commits) is not taken as a basis', async () => {
+    const a = made();
+    const b = await continued(a, restore(0, 5, 9));
+    const cut = join(base, `w${count++}`);
+    cpSync(a.dir, cut, { recursive: true });
+    const last = lastFile(cut, 0);
+    truncateSync(last, statSync(last).size - 5);
+    const sa = await Storage.open(cut);
+    expect(sa.warnings.length).toBeGreaterThan(0);
+    await sa.close();
+    await expectSameReport(cut, b, false);
+  });
+
+  it('a byte changed in the middle of the file the copy grew: opened whole', async () => {
+    const a = made();
+    const b = await continued(a, restore(0, 30, 9));
+    const path = lastFile(a.dir, 0).replace(a.dir, b);
+    expect(statSync(path).size).toBeGreaterThan(statSync(lastFile(a.dir, 0)).size);
+    flip(path, Math.floor(statSync(lastFile(a.dir, 0)).size / 2));
+    await expectSameReport(a.dir, b, false);
+  });
+
+  it('a damaged record in what the copy appended: the same warnings and report as opened whole', async () => {
+    const a = made();
+    const b = await continued(a, restore(0, 30, 9));
+    const path = lastFile(a.dir, 0).replace(a.dir, b);
+    const at = statSync(lastFile(a.dir, 0)).size;
+    expect(statSync(path).size).toBeGreaterThan(at + 24);
+    const fd = openSync(path, 'r+');
+    writeSync(fd, Buffer.from([3, 0, 0, 0]), 0, 4, at); // the first appended record's length: less than a header
+    closeSync(fd);
+    await expectSameReport(a.dir, b, true);
+    expect(await sameState(a.dir, b)).toBe(true);
+  });
+
+  it('another channel count: opened whole', async () => {
+    const a = made();
+    const other = made({ channelCount: 1 });
+    await expectSameReport(a.dir, other.dir, false);
+  });
+
+  it('the first storage refreshed after the copy was opened on it: the copy keeps its own state, the diff walks whole', async () => {
+    const a = made();
+    const b = await continued(a, restore(0, 10, 40));
+    const sa = await Storage.open(a.dir, { countLatestTypes: true });
+    const sb = await Storage.open(b, { basis: sa });
+    const wholeB = await Storage.open(b);
+    try {
+      expect(sb.basisOpening).toBeDefined();
+      const before = stateOf(sb);
+      // More committed to the first storage, taken over by it (as a follower does).
+      const w = await StorageWriter.open(a.dir);
+      restore(20, 50, 900)(w, a.items);
+      w.close();
+      expect((await sa.refresh()).changed).toBe(true);
+      expect(sa.latestTypeCounts).toBeUndefined();
+      expect(stateOf(sb)).toEqual(before);
+      expect(stateOf(sb)).toEqual(stateOf(wholeB));
+      const report = await diffStorages(sa, sb, { limit: 10_000 });
+      const reference = await diffStorages(sa, wholeB, { limit: 10_000 });
+      expect(report).toEqual(reference);
+      expect(report.summary.changed).toBe(40);
+      // Closing the first storage leaves the copy readable (its own files, its own tables).
+      await sa.close();
+      expect(Buffer.from((await sb.readEntity(a.items[3]!))!.content).readInt32LE(8)).toBe(43);
+      expect(Buffer.from((await sb.readEntity(a.items[30]!))!.content).readInt32LE(8)).toBe(10);
+    } finally {
+      await Promise.all([sa.close(), sb.close(), wholeB.close()]);
+    }
+  });
+
+  it('the copy refreshed after it was opened: the first storage keeps its own state', async () => {
+    const a = made();
+    const b = await continued(a, restore(0, 10, 40));
+    const sa = await Storage.open(a.dir, { countLatestTypes: true });
+    const sb = await Storage.open(b, { basis: sa });
+    try {
+      const before = stateOf(sa);
+      const w = await StorageWriter.open(b);
+      restore(20, 50, 900)(w, a.items);
+      w.close();
+      expect((await sb.refresh()).changed).toBe(true);
+      expect(sb.basisOpening).toBeUndefined();
+      expect(stateOf(sa)).toEqual(before);
+      expect(Buffer.from((await sa.readEntity(a.items[30]!))!.content).readInt32LE(8)).toBe(10);
+      const whole = await Storage.open(b);
+      try {
+        expect(await diffStorages(sa, sb, { limit: 10_000 })).toEqual(await diffStorages(sa, whole, { limit: 10_000 }));
+      } finally {
+        await whole.close();
+      }
+    } finally {
+      await Promise.all([sb.close(), sa.close()]);
+    }
+  });
+
+  it('new files numbered after a gap: taken, the same report', async () => {
+    const a = made();
+    const b = await continued(
+      a,
+      (w, items) => {
+        for (let k = 0; k < 6; k++) restore(k * 10, k * 10 + 10, 200 * k)(w, items);
+      },
+      { fileMaximumSize: 256 },
+    );
+    const numbers = (dir: string) => readdirSync(join(dir, 'channel_0')).filter((n) => n.endsWith('.dat')).length;
+    expect(numbers(b)).toBeGreaterThan(numbers(a.dir));
+    await expectSameReport(a.dir, b, true);
+    expect(await sameState(a.dir, b)).toBe(true);
+  });
+});
+
+const CORPORA = ['conformance', 'conformance-ms8', 'conformance-es', 'conformance-es42', 'conformance-es-gigamap'];
+
+describe('storages written by Java, as the first storage', () => {
+  const storages = CORPORA.flatMap((corpus) => {
+    const dir = join('test', 'fixtures', corpus, 'storages');
+    return readdirSync(dir).map((name) => [`${corpus}/${name}`, join(dir, name)] as const);
+  });
+  it.each(storages)('%s: a copy, and the copy with Strings changed and added, each taken with the whole walk\'s report', async (_name, fixture) => {
+    const copy = join(base, `j${count++}`);
+    cpSync(fixture, copy, { recursive: true });
+    // Some of its Strings (the first three met in the index), to be stored again with another text.
+    const sa = await Storage.open(fixture);
+    const strings: bigint[] = [];
+    try {
+      expect(sa.warnings).toEqual([]);
+      const stringType = sa.dictionary.currentByName.get('java.lang.String')!.typeId;
+      const ids: bigint[] = [];
+      for (const channel of sa.channels) channel.objects.forEach((low, high) => void ids.push((BigInt(high) << 32n) | BigInt(low)));
+      for (const id of ids.sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))) {
+        if (strings.length < 3 && (await sa.readEntity(id))!.typeId === stringType) strings.push(id);
+      }
+    } finally {
+      await sa.close();
+    }
+    const unchanged = await expectSameReport(fixture, copy, true);
+    expect(unchanged.equal).toBe(true);
+    expect(await sameState(fixture, copy)).toBe(true);
+    const w = await StorageWriter.open(copy);
+    const store = w.beginStore();
+    const string = w.dictionary.require('java.lang.String');
+    for (const id of strings) store.add(string, id, [`changed ${id}`]);
+    for (let i = 0; i < 5; i++) store.add(string, w.newObjectId(), [`added ${i}`]);
+    w.store(store);
+    w.close();
+    const report = await expectSameReport(fixture, copy, true);
+    expect([report.summary.added, report.summary.changed, report.summary.removed]).toEqual([5, strings.length, 0]);
+    expect(await sameState(fixture, copy)).toBe(true);
+  });
+});
