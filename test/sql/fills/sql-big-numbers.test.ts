@@ -12,7 +12,8 @@ import { enumMembers, reflectiveMembers } from '../../../src/writer/type-definit
  * The base pass stages the big numbers apart and moves them into `_values` after the build,
  * beside the first statement's fill (fills/table-build.ts): a table the build makes itself (an
  * enum's) that has a big-number member gets them before it is made; a type table filled for a
- * statement joins them once they are there; `_values` and the BigDecimal view hold every one.
+ * statement joins them once they are there; `_values` and the BigDecimal view hold every one. A
+ * move that fails makes the engine build again, it does not fail every later statement.
  */
 
 let work: string;
@@ -186,6 +187,46 @@ describe('a move of the big numbers that fails', () => {
       expect(failed?.name).toBe('Error');
       expect(await cells(e, query)).toEqual(prices.items.map((id, i) => [String(id), ['3.10', '4.20', '5.30'][i]!]));
     } finally {
+      e.close();
+      await prices.storage.close();
+    }
+  });
+
+  it('is waited for by statements at once, one of them cancelled meanwhile: the others and later ones get every row', async () => {
+    // The cancel interrupts the cancelled statement's own connection, never the build's, on which
+    // the move runs; here the cancel comes while the move is held back before DuckDB gets it.
+    const prices = await pricesOnly();
+    // The move held until the statements below wait for it (a state, not a time).
+    const run = DuckDBConnection.prototype.run;
+    let started!: () => void;
+    const moveStarted = new Promise<void>((resolve) => (started = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const spy = vi.spyOn(DuckDBConnection.prototype, 'run').mockImplementation(function (this: DuckDBConnection, sql, ...rest) {
+      if (!sql.startsWith('INSERT INTO _values SELECT * FROM __big_numbers')) return run.call(this, sql, ...rest);
+      started();
+      return released.then(() => run.call(this, sql, ...rest));
+    });
+    const e = new SqlEngine({ storage: prices.storage });
+    try {
+      const query = 'SELECT _oid, price FROM "t.Item" ORDER BY _oid';
+      const expected = prices.items.map((id, i) => [String(id), ['3.10', '4.20', '5.30'][i]!]);
+      const cancel = new AbortController();
+      const first = e.query(query, { limit: 100, signal: cancel.signal }).then(
+        () => 'answered',
+        (error: Error) => error.message,
+      );
+      await moveStarted;
+      const second = cells(e, query);
+      const third = cells(e, 'SELECT count(*) FROM "java.math.BigDecimal" WHERE text IN (\'3.10\', \'4.20\', \'5.30\')');
+      cancel.abort();
+      expect(await first).toBe('the statement was cancelled');
+      release();
+      expect(await second).toEqual(expected);
+      expect(await third).toEqual([['3']]);
+      expect(await cells(e, query)).toEqual(expected);
+    } finally {
+      spy.mockRestore();
       e.close();
       await prices.storage.close();
     }
