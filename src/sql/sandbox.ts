@@ -71,6 +71,7 @@ export async function openSandbox(duck: DuckModule, options: SandboxOptions): Pr
     if (inside(base, storage)) throw new Error(`the temporary directory ${base} is inside the storage directory ${storage}; set TMPDIR elsewhere`);
   }
   const tempDirectory = mkdtempSync(join(base, 'storage-inspector-sql-'));
+  removedAtExit(tempDirectory, true);
   const exportDirectory = join(tempDirectory, 'answers');
   mkdirSync(exportDirectory, { mode: 0o700 });
   const config: Record<string, string> = {
@@ -96,6 +97,7 @@ export async function openSandbox(duck: DuckModule, options: SandboxOptions): Pr
     instance = await duck.DuckDBInstance.create(databaseFile, config);
   } catch (error) {
     rmSync(tempDirectory, { recursive: true, force: true });
+    removedAtExit(tempDirectory, false);
     throw error;
   }
   let allowed: AllowedTables = { own: new Set(), reserved: new Set() };
@@ -118,8 +120,28 @@ export async function openSandbox(duck: DuckModule, options: SandboxOptions): Pr
     close() {
       instance.closeSync();
       rmSync(tempDirectory, { recursive: true, force: true });
+      removedAtExit(tempDirectory, false);
     },
   };
+}
+
+/**
+ * The private directories of the sandboxes still open, removed when the process ends through
+ * `process.exit` (a command interrupted by SIGINT or SIGTERM) without their `close`: the database
+ * file holds every table built (hundreds of MB at 10M objects). One listener for them all.
+ */
+const OPEN_DIRECTORIES = new Set<string>();
+
+function removeOpenDirectories(): void {
+  // DuckDB's threads may still be writing: removing a file they hold open frees its room at exit.
+  for (const directory of OPEN_DIRECTORIES) rmSync(directory, { recursive: true, force: true, maxRetries: 3 });
+}
+
+function removedAtExit(directory: string, open: boolean): void {
+  if (open) {
+    if (OPEN_DIRECTORIES.size === 0) process.on('exit', removeOpenDirectories);
+    OPEN_DIRECTORIES.add(directory);
+  } else if (OPEN_DIRECTORIES.delete(directory) && OPEN_DIRECTORIES.size === 0) process.off('exit', removeOpenDirectories);
 }
 
 

@@ -154,6 +154,24 @@ class PipeClosed extends Error {}
 
 /** The SQL tables into a new directory (Parquet, CSV or NDJSON) with a manifest. */
 async function exportTableFiles(options: ExportArgs, io: CommandIo): Promise<void> {
+  // Interrupted, the process ends through process.exit, whose 'exit' event lets exportTables
+  // remove its hidden directory beside --out (a signal's default action would leave it, with
+  // the link pass's uncompressed files: 100 MB at 1M objects).
+  const interrupted = (signal: NodeJS.Signals): void => {
+    io.stderr.write(`storage-inspector export: interrupted (${signal}); nothing was written to ${options.out}\n`);
+    process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
+  };
+  for (const signal of SIGNALS) process.on(signal, interrupted);
+  try {
+    await exportTableFilesUntilDone(options, io);
+  } finally {
+    for (const signal of SIGNALS) process.off(signal, interrupted);
+  }
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
+async function exportTableFilesUntilDone(options: ExportArgs, io: CommandIo): Promise<void> {
   const storage = await openStorage(options, { onProgress: openProgressReporter(io) }, (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`), options.strict === true);
   const registry = new StorageRegistry();
   try {

@@ -68,8 +68,10 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
   if (!existsSync(dirname(out)) || !statSync(dirname(out)).isDirectory()) throw new ExportTargetError(`--out ${options.out}: its parent directory does not exist`);
   const partial = join(dirname(out), `.${basename(out)}.partial-${process.pid}`);
   const engine = new SqlEngine({ storage: options.storage, allowFiles: true, everyValueFirst: true, timeoutMs: 0, maxConcurrent: 1, cache: options.cache, ...(options.onProblem === undefined ? {} : { onProblem: options.onProblem }), ...(options.graph === undefined ? {} : { graph: options.graph }), ...(options.memoryLimitBytes === undefined ? {} : { memoryLimitBytes: options.memoryLimitBytes }) });
+  // On process.exit (the CLI's SIGINT and SIGTERM handlers): DuckDB's threads may still be
+  // writing a file in it, hence the retries.
   const onSignal = (): void => {
-    rmSync(partial, { recursive: true, force: true });
+    rmSync(partial, { recursive: true, force: true, maxRetries: 3 });
   };
   process.once('exit', onSignal);
   try {
