@@ -72,6 +72,25 @@ describe('type tables filled when first named', () => {
     expect((await e.query('SHOW book', { limit: 100 })).rows).toEqual(shown.rows);
   });
 
+  it('answers every row and member after DESCRIBE of a table or a query on it came first', async () => {
+    const fresh = await rows(engine(), 'conformance.bookstore.Book');
+    const e = engine();
+    // A DESCRIBE of a query that reads members (title), one with subqueries DuckDB binds, SHOW:
+    // none of them marks Book or a member filled, so the statements after fill what they read.
+    await e.query('DESCRIBE SELECT title, (SELECT count(*) FROM Author) FROM Book WHERE genre IS NOT NULL LIMIT (SELECT count(*) FROM Book)', { limit: 100 });
+    await e.query('SHOW book', { limit: 100 });
+    expect((await sizes(e)).get('conformance.bookstore.Book')).toBe(0);
+    const genres = await e.query('SELECT _oid, genre FROM Book ORDER BY _oid', { limit: 100_000 });
+    const titles = await e.query('SELECT _oid, title FROM Book ORDER BY _oid', { limit: 100_000 });
+    const all = JSON.parse(fresh) as unknown[][];
+    const columns = (await e.query('SELECT * FROM Book LIMIT 0', { limit: 1 })).columns.map((c) => c.name);
+    const at = (name: string): number => columns.indexOf(name);
+    expect(genres.rows).toEqual(all.map((row) => [row[0], row[at('genre')]]));
+    expect(titles.rows).toEqual(all.map((row) => [row[0], row[at('title')]]));
+    expect(titles.rows.filter((row) => row[1] !== null).length).toBeGreaterThan(0);
+    expect(await rows(e, 'conformance.bookstore.Book')).toBe(fresh);
+  });
+
   it('answers the same rows whether a table was filled alone, with others, or for an export', async () => {
     const alone = engine();
     const together = engine();
