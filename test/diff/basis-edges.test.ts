@@ -1,4 +1,4 @@
-import { closeSync, cpSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, cpSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync, symlinkSync, truncateSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,6 +62,13 @@ function lastFile(dir: string, channel: number): string {
   const names = readdirSync(join(dir, `channel_${channel}`)).filter((n) => n.endsWith('.dat'));
   names.sort((x, y) => Number(x.match(/_(\d+)\.dat$/)![1]) - Number(y.match(/_(\d+)\.dat$/)![1]));
   return join(dir, `channel_${channel}`, names.at(-1)!);
+}
+
+/** The data file of a channel with the lowest number. */
+function firstFile(dir: string, channel: number): string {
+  const names = readdirSync(join(dir, `channel_${channel}`)).filter((n) => n.endsWith('.dat'));
+  names.sort((x, y) => Number(x.match(/_(\d+)\.dat$/)![1]) - Number(y.match(/_(\d+)\.dat$/)![1]));
+  return join(dir, `channel_${channel}`, names[0]!);
 }
 
 /** One bit of a file changed. */
@@ -249,6 +256,18 @@ describe('a copy opened on the first storage: edges', () => {
     closeSync(fd);
     await expectSameReport(a.dir, b, true);
     expect(await sameState(a.dir, b)).toBe(true);
+  });
+
+  it('a data file of the copy a link to the first storage\'s file (outside the copy): as the whole open answers', async () => {
+    const a = made();
+    const b = await continued(a, restore(0, 10, 3));
+    const first = firstFile(a.dir, 1);
+    rmSync(first.replace(a.dir, b));
+    symlinkSync(first, first.replace(a.dir, b));
+    const outcome = (onBasis: boolean) => diff(a.dir, b, onBasis).then((r) => JSON.stringify({ ...r.report, continued: r.continued }, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)), (e: unknown) => String(e));
+    const whole = await outcome(false);
+    expect(whole).toMatch(/outside the storage directory/);
+    expect(await outcome(true)).toBe(whole);
   });
 
   it('another channel count: opened whole', async () => {
