@@ -252,7 +252,7 @@ async function convertOpened(from: StorageSource, reader: SourceReader, opened: 
   const shapes = options.currentTypes === true ? planCurrentShapes(storage.dictionary) : undefined;
   const sourceBytes = storage.channels.reduce((n, c) => n + c.files.reduce((m, f) => m + f.totalLength, 0), 0);
   const writeBehind = wantsWriteBehind(options.writeBehind, sourceBytes);
-  const figures = await copyRecords(storage, writer, { shapes, order, writeBehind, batch: Math.min(BATCH_BYTES, fileSize), onProgress: options.onProgress });
+  const figures = await copyRecords(storage, writer, { named, shapes, order, writeBehind, batch: Math.min(BATCH_BYTES, fileSize), onProgress: options.onProgress });
   const used = typesWritten(figures, shapes);
   const dictionary = compactDictionary({
     sourceText: dictionaryText,

@@ -1,3 +1,5 @@
+import { StorageError } from '../errors.js';
+import type { SourceReads } from '../storage/source/source.js';
 import type { Storage } from '../storage/storage.js';
 import { streamRecords } from '../storage/records/record-stream.js';
 import type { StorageWriter } from '../writer/storage-writer.js';
@@ -17,6 +19,8 @@ export type Figures = TypeFigures & { typeId: bigint; rewritten: number; keptIds
 
 /** How `copyRecords` copies. */
 export interface CopyPlan {
+  /** The storage as messages name it. */
+  readonly named: string;
   readonly shapes: ReturnType<typeof planCurrentShapes> | undefined;
   /**
    * Which records are newest versions and which of those the roots reach, by their number in the
@@ -50,6 +54,7 @@ export async function copyRecords(storage: Storage, writer: StorageWriter, copy:
   const figureSlots: (Figures | undefined)[] = new Array<Figures | undefined>(FIGURE_SLOTS).fill(undefined);
   const rewriter = new ShapeRewriter();
   const { shapes, order, batch } = copy;
+  const source = wholeRanges(storage.source, copy.named);
   // The record's number in the walk, and the newest versions' (with `order`).
   let ordinal = 0;
   let newest = 0;
@@ -196,14 +201,14 @@ export async function copyRecords(storage: Storage, writer: StorageWriter, copy:
           }
           return at;
         };
-        await streamRecords(storage.source, file.path, 0, end, visitOrStore, flushRun, run);
+        await streamRecords(source, file.path, 0, end, visitOrStore, flushRun, run);
         flushRun();
         bytesDone += file.totalLength;
         copy.onProgress?.('copying', bytesDone, bytesTotal);
       }
     }
     if (order !== undefined && newest !== order.newest) {
-      throw new Error(`the copy met ${newest} newest versions where the check's walk met ${order.newest}: the walks did not meet the same records`);
+      throw new StorageError('STORAGE_INCONSISTENT', `the copy met ${newest} newest versions where the check's walk met ${order.newest}: ${changedWhileConverted(copy.named)}`);
     }
     if (storeDue) await storeNow();
     if (writing !== undefined) await writing;
@@ -216,6 +221,37 @@ export async function copyRecords(storage: Storage, writer: StorageWriter, copy:
     writer.close();
   }
   return figures;
+}
+
+/**
+ * The copy's reads of the data files: each file's committed range whole, as the check's walk read
+ * it before (the source is read twice). A file cut or deleted since, by an application's
+ * housekeeping or restart, would make the copy meet other records than the check did (the walk
+ * order's bits would then name other records; a cut at a record's end is no error to
+ * `streamRecords`, whose reads end where the file does): refused, naming the file.
+ */
+function wholeRanges(source: Pick<SourceReads, 'chunks'>, named: string): Pick<SourceReads, 'chunks'> {
+  return {
+    chunks: (path, from, to) => ({
+      async *[Symbol.asyncIterator]() {
+        let at = from;
+        try {
+          for await (const chunk of source.chunks(path, from, to)) {
+            at += chunk.byteLength;
+            yield chunk;
+          }
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new StorageError('STORAGE_FILE_GONE', `${path} was deleted: ${changedWhileConverted(named)}`, { cause: error });
+          throw error;
+        }
+        if (at < to) throw new StorageError('STORAGE_INCONSISTENT', `${path} ends at ${at}, before the ${to} committed bytes the check read: ${changedWhileConverted(named)}`);
+      },
+    }),
+  };
+}
+
+function changedWhileConverted(named: string): string {
+  return `${named} changed while it was converted (an application writing to it?); nothing was written: convert it again while nothing writes to it, or convert a copy of it`;
 }
 
 /**
