@@ -1,8 +1,9 @@
-import { closeSync, cpSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync, symlinkSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, cpSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, symlinkSync, truncateSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { diffStorages, type DiffReport } from '../../src/diff/storage-diff.js';
+import { diffStorages } from '../../src/diff/storage-diff.js';
+import { diff, expectSameReport, sameState, stateOf } from '../helpers/basis-pair.js';
 import { Storage } from '../../src/storage/storage.js';
 import { StorageWriter, type StorageWriterOptions } from '../../src/writer/storage-writer.js';
 import { reflectiveMembers } from '../../src/writer/type-definitions.js';
@@ -10,7 +11,8 @@ import { reflectiveMembers } from '../../src/writer/type-definitions.js';
 /**
  * Edges of opening a copy on the first storage as its basis (basis-open.ts) and comparing only what
  * the copy appended (appended-compare.ts): in each case the report must be the whole walk's, and
- * the copy's state the whole open's, whether or not the basis was taken.
+ * the copy's state the whole open's, whether or not the basis was taken (storages written by Java
+ * as the basis: basis-corpora.test.ts).
  */
 
 let base: string;
@@ -97,54 +99,6 @@ const restore = (from: number, to: number, qty: number) => (w: StorageWriter, it
   for (let i = from; i < to; i++) store.add(w.dictionary.require('shop.Item'), items[i]!, [0n, qty + i]);
   w.store(store);
 };
-
-/** The report of A against B, B opened whole or on A; whether B continued A. */
-async function diff(a: string, b: string, onBasis: boolean, typeNames?: string[], limit = 10_000): Promise<{ report: DiffReport; continued: boolean }> {
-  const sa = await Storage.open(a, { countLatestTypes: onBasis });
-  try {
-    if (onBasis) expect([...sa.latestTypeCounts!.values()].reduce((n, k) => n + k, 0)).toBe(sa.entityCount);
-    const sb = await Storage.open(b, onBasis ? { basis: sa } : {});
-    try {
-      const report = await diffStorages(sa, sb, { limit, ...(typeNames === undefined ? {} : { typeNames }) });
-      return { report, continued: sb.basisOpening !== undefined };
-    } finally {
-      await sb.close();
-    }
-  } finally {
-    await sa.close();
-  }
-}
-
-/** Every index entry, file and figure a storage's state holds, to compare an open on a basis with a whole one. */
-function stateOf(s: Storage): unknown {
-  const entries: string[] = [];
-  for (const channel of s.channels) channel.objects.forEach((low, high, slot, offset, length) => void entries.push(`${low}/${high} ${channel.fileAt(slot)!.path}@${offset}+${length}`));
-  entries.sort();
-  const files = s.channels.map((c) => c.files.map((f) => [f.path, f.fileNumber, f.totalLength, f.liveLength, f.metaLength]));
-  return { entries, files, root: s.rootObjectId, roots: s.rootsObjectId, last: s.lastCommitTimestamp, warnings: s.warnings, dictionary: s.dictionaryBytes.toString('utf8') };
-}
-
-/** B opened on A and opened whole: the same state; whether the basis was taken. */
-async function sameState(a: string, b: string): Promise<boolean> {
-  const sa = await Storage.open(a, { countLatestTypes: true });
-  const onBasis = await Storage.open(b, { basis: sa });
-  const whole = await Storage.open(b);
-  try {
-    expect(stateOf(onBasis)).toEqual(stateOf(whole));
-    return onBasis.basisOpening !== undefined;
-  } finally {
-    await Promise.all([sa.close(), onBasis.close(), whole.close()]);
-  }
-}
-
-/** The whole walk's report, and the basis taken or not as `taken` says. */
-async function expectSameReport(a: string, b: string, taken: boolean, typeNames?: string[], limit?: number): Promise<DiffReport> {
-  const whole = await diff(a, b, false, typeNames, limit);
-  const onBasis = await diff(a, b, true, typeNames, limit);
-  expect(onBasis.continued).toBe(taken);
-  expect(onBasis.report).toEqual(whole.report);
-  return whole.report;
-}
 
 describe('a copy opened on the first storage: edges', () => {
   it('the very same directory: taken, nothing differs', async () => {
@@ -270,6 +224,31 @@ describe('a copy opened on the first storage: edges', () => {
     expect(await outcome(true)).toBe(whole);
   });
 
+  it('only the dictionary changed in the copy (a type added, a type defined anew, no record of them): taken', async () => {
+    const a = made();
+    const b = await continued(a, (w) => {
+      w.defineType('shop.Order', reflectiveMembers('shop.Order', [{ name: 'total', type: 'long' }]));
+      w.defineType('shop.Item', reflectiveMembers('shop.Item', [{ name: 'name', type: 'java.lang.String' }, { name: 'qty', type: 'long' }]));
+      w.store(w.beginStore());
+    });
+    const dictionary = (dir: string) => readFileSync(join(dir, 'PersistenceTypeDictionary.ptd'), 'utf8');
+    expect(dictionary(b)).toContain('shop.Order');
+    expect(dictionary(a.dir)).not.toContain('shop.Order');
+    const report = await expectSameReport(a.dir, b, true);
+    expect(report.equal).toBe(true);
+    expect(await sameState(a.dir, b)).toBe(true);
+  });
+
+  it('the roots type defined anew in the copy: opened whole', async () => {
+    const a = made();
+    const roots = 'one.microstream.persistence.types.PersistenceRoots$Default';
+    const b = await continued(a, (w, items) => {
+      w.defineType(roots, reflectiveMembers(roots, [{ name: 'other', type: 'int' }]));
+      restore(0, 5, 1)(w, items);
+    });
+    await expectSameReport(a.dir, b, false);
+  });
+
   it('another channel count: opened whole', async () => {
     const a = made();
     const other = made({ channelCount: 1 });
@@ -344,45 +323,5 @@ describe('a copy opened on the first storage: edges', () => {
     expect(numbers(b)).toBeGreaterThan(numbers(a.dir));
     await expectSameReport(a.dir, b, true);
     expect(await sameState(a.dir, b)).toBe(true);
-  });
-});
-
-const CORPORA = ['conformance', 'conformance-ms8', 'conformance-es', 'conformance-es42', 'conformance-es-gigamap'];
-
-describe('storages written by Java, as the first storage', () => {
-  const storages = CORPORA.flatMap((corpus) => {
-    const dir = join('test', 'fixtures', corpus, 'storages');
-    return readdirSync(dir).map((name) => [`${corpus}/${name}`, join(dir, name)] as const);
-  });
-  it.each(storages)('%s: a copy, and the copy with Strings changed and added, each taken with the whole walk\'s report', async (_name, fixture) => {
-    const copy = join(base, `j${count++}`);
-    cpSync(fixture, copy, { recursive: true });
-    // Some of its Strings (the first three met in the index), to be stored again with another text.
-    const sa = await Storage.open(fixture);
-    const strings: bigint[] = [];
-    try {
-      expect(sa.warnings).toEqual([]);
-      const stringType = sa.dictionary.currentByName.get('java.lang.String')!.typeId;
-      const ids: bigint[] = [];
-      for (const channel of sa.channels) channel.objects.forEach((low, high) => void ids.push((BigInt(high) << 32n) | BigInt(low)));
-      for (const id of ids.sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))) {
-        if (strings.length < 3 && (await sa.readEntity(id))!.typeId === stringType) strings.push(id);
-      }
-    } finally {
-      await sa.close();
-    }
-    const unchanged = await expectSameReport(fixture, copy, true);
-    expect(unchanged.equal).toBe(true);
-    expect(await sameState(fixture, copy)).toBe(true);
-    const w = await StorageWriter.open(copy);
-    const store = w.beginStore();
-    const string = w.dictionary.require('java.lang.String');
-    for (const id of strings) store.add(string, id, [`changed ${id}`]);
-    for (let i = 0; i < 5; i++) store.add(string, w.newObjectId(), [`added ${i}`]);
-    w.store(store);
-    w.close();
-    const report = await expectSameReport(fixture, copy, true);
-    expect([report.summary.added, report.summary.changed, report.summary.removed]).toEqual([5, strings.length, 0]);
-    expect(await sameState(fixture, copy)).toBe(true);
   });
 });
