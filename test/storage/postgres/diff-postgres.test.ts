@@ -65,6 +65,22 @@ describe('diff with a storage kept in PostgreSQL', () => {
     }
   });
 
+  it('a storage in PostgreSQL is not opened on a basis (as the diff command asks): opened whole, the same report', async () => {
+    const url = readerUrl(database);
+    const inDirectory = await Storage.open(join(CONFORMANCE_DIR, 'storages', 'graph'), { countLatestTypes: true });
+    const whole = await Storage.open(openStorageSource(url, { table: 'ms_graph', passwordFile }));
+    const onBasis = await Storage.open(openStorageSource(url, { table: 'ms_graph', passwordFile }), { basis: inDirectory });
+    const selfOnBasis = await Storage.open(openStorageSource(url, { table: 'ms_graph', passwordFile }), { basis: whole });
+    try {
+      expect([onBasis.basisOpening, selfOnBasis.basisOpening]).toEqual([undefined, undefined]);
+      expect(onBasis.entityCount).toBe(whole.entityCount);
+      const options = { limit: Number.MAX_SAFE_INTEGER };
+      expect(await diffStorages(inDirectory, onBasis, options)).toEqual(await diffStorages(inDirectory, whole, options));
+    } finally {
+      await Promise.all([selfOnBasis.close(), onBasis.close(), whole.close(), inDirectory.close()]);
+    }
+  });
+
   it('storage-inspector diff takes PostgreSQL storages and exits 0 when equal', async () => {
     const { code, stderr } = await runCliInProcess(['diff', readerUrl(database), readerUrl(database), '--table', 'ms_graph', '--pg-password-file', passwordFile]);
     expect(code, stderr).toBe(0);
