@@ -9,7 +9,8 @@ export type { ParquetColumn, ParquetColumnType } from './parquet-metadata.js';
  * appender takes one thread and most of the export's time to take in). Only what those rows need:
  * INT64, INT32 and UTF-8 text columns, each REQUIRED or OPTIONAL, PLAIN encoding (a text column
  * of few distinct values: a dictionary), no compression, one data page (v1) per column and row
- * group. PLAIN INT64 / INT32 values are the little-endian bytes of a typed array; a text is its
+ * group (a row group of at most ROW_GROUP_ROWS rows, and ended early by texts that fill
+ * ROW_GROUP_TEXT_BYTES). PLAIN INT64 / INT32 values are the little-endian bytes of a typed array; a text is its
  * length (4 bytes) and UTF-8 bytes; an optional column's definition levels are bit-packed runs of
  * width 1 (the RLE/bit-packing hybrid). The page headers and the footer: parquet-metadata.ts. The
  * same append calls as the chunk appender (`ChunkAppender`), one value per column in order, then
@@ -18,6 +19,13 @@ export type { ParquetColumn, ParquetColumnType } from './parquet-metadata.js';
 
 /** The rows of one row group, at most (DuckDB's own row group size: its reader's unit of parallel work). */
 export const ROW_GROUP_ROWS = 122_880;
+
+/**
+ * A row group ends early once a text column holds this many bytes: its page's size is an i32 in
+ * the page header (at most 2^31 - 1 bytes, one text of a JS string at most 1.6 GB of UTF-8), and
+ * the column's buffer is held in memory until the row group is written.
+ */
+export const ROW_GROUP_TEXT_BYTES = 64 * 1024 * 1024;
 
 interface ColumnBuffer {
   readonly spec: ParquetColumn;
@@ -55,6 +63,8 @@ export class ParquetRowWriter {
   private total = 0;
   private readonly groups: RowGroupMeta[] = [];
   private closed = false;
+  /** A text column has reached ROW_GROUP_TEXT_BYTES: the row group ends with this row. */
+  private full = false;
 
   /** Creates `path` (it must not exist). */
   constructor(
@@ -161,6 +171,7 @@ export class ParquetRowWriter {
     bytes[start + 2] = size >>> 16;
     bytes[start + 3] = size >>> 24;
     column.textBytes = at;
+    if (at >= ROW_GROUP_TEXT_BYTES) this.full = true;
   }
   /** A text given as its UTF-8 bytes (a name encoded once, written for many rows). */
   appendUtf8(value: Uint8Array): void {
@@ -177,12 +188,13 @@ export class ParquetRowWriter {
     bytes[start + 3] = size >>> 24;
     bytes.set(value, start + 4);
     column.textBytes = start + 4 + size;
+    if (column.textBytes >= ROW_GROUP_TEXT_BYTES) this.full = true;
   }
 
   endRow(): void {
     if (this.column !== this.columns.length) throw new Error(`a row of ${this.column} values for a table of ${this.columns.length} columns`);
     this.column = 0;
-    if (++this.row === this.groupRows) this.flush();
+    if (++this.row === this.groupRows || this.full) this.flush();
   }
 
   /** Writes the rows so far as a row group. */
@@ -219,6 +231,7 @@ export class ParquetRowWriter {
     this.groups.push({ rows, bytes: this.offset - start });
     this.total += rows;
     this.row = 0;
+    this.full = false;
   }
 
   /** Writes the last row group and the footer, and closes the file. Rows written. */
@@ -247,7 +260,12 @@ export class ParquetRowWriter {
 
   private write(bytes: Uint8Array): void {
     let done = 0;
-    while (done < bytes.length) done += writeSync(this.fd, bytes, done, bytes.length - done, this.offset + done);
+    try {
+      while (done < bytes.length) done += writeSync(this.fd, bytes, done, bytes.length - done, this.offset + done);
+    } catch (error) {
+      // Node's message names the call, not the file (`ENOSPC: no space left on device, write`).
+      throw new Error(`writing ${this.path} at byte ${this.offset + done}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
     this.offset += bytes.length;
   }
 

@@ -1,9 +1,12 @@
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
-import { ParquetRowWriter, type ParquetColumn } from '../../../src/sql/tables/parquet-rows.js';
+import { ParquetRowWriter, ROW_GROUP_TEXT_BYTES, type ParquetColumn } from '../../../src/sql/tables/parquet-rows.js';
 import { memoryDuck } from '../memory-duck.js';
 
 /**
@@ -13,6 +16,7 @@ import { memoryDuck } from '../memory-duck.js';
  */
 
 const memory = memoryDuck();
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 let base: string;
 beforeAll(() => {
   base = mkdtempSync(join(tmpdir(), 'parquet-rows-'));
@@ -149,6 +153,36 @@ FROM read_parquet('${file}')`);
     expect(() => new ParquetRowWriter(join(base, 'no.parquet'), [{ name: 'x', type: 'int64', nullable: false, dictionary: true }])).toThrow('only texts take a dictionary');
   });
 
+  it('ends a row group early once its texts reach ROW_GROUP_TEXT_BYTES (a page size is an i32), reading back every text exactly', async () => {
+    const file = join(base, 'long-texts.parquet');
+    const writer = new ParquetRowWriter(file, [{ name: 'n', type: 'int32', nullable: false }, { name: 't', type: 'text', nullable: true }]);
+    // 3 MiB texts (as a nested list's JSON may be): 30 of them are past the bound of one row group.
+    const texts = Array.from({ length: 30 }, (_v, i) => (i === 7 ? null : `${i}-`.padEnd(3 * 1024 * 1024 + i, i % 2 === 0 ? 'x' : 'é')));
+    texts.forEach((t, i) => {
+      writer.appendInteger(i);
+      if (t === null) writer.appendNull();
+      else writer.appendVarchar(t);
+      writer.endRow();
+    });
+    expect(writer.closeSync()).toBe(30);
+    const reader = await memory.connection.runAndReadAll(`SELECT md5(t) FROM read_parquet('${file}') ORDER BY n`);
+    expect(reader.getRows().map((r) => r[0])).toEqual(texts.map((t) => (t === null ? null : createHash('md5').update(t).digest('hex'))));
+    const groups = parquetMetadata(toArrayBuffer(readFileSync(file))).row_groups;
+    // Each row group ends with the row whose text reaches the bound (the last with the last row).
+    const bytes = texts.map((t) => (t === null ? 0 : 4 + Buffer.byteLength(t)));
+    const ends: number[] = [];
+    let held = 0;
+    bytes.forEach((b, i) => {
+      held += b;
+      if (held >= ROW_GROUP_TEXT_BYTES || i === bytes.length - 1) {
+        ends.push(i + 1);
+        held = 0;
+      }
+    });
+    expect(ends.length).toBeGreaterThan(1);
+    expect(groups.map((g) => Number(g.num_rows))).toEqual(ends.map((end, i) => end - (i === 0 ? 0 : ends[i - 1]!)));
+  });
+
   it('writes an empty table DuckDB reads as one with the same columns', async () => {
     const file = join(base, 'empty.parquet');
     expect(new ParquetRowWriter(file, COLUMNS).closeSync()).toBe(0);
@@ -174,6 +208,20 @@ FROM read_parquet('${file}')`);
     expect(() => new ParquetRowWriter(join(base, 'there.parquet'), COLUMNS)).toThrow(/EEXIST/);
     expect(() => new ParquetRowWriter(join(base, 'bad.parquet'), COLUMNS, Number.NaN)).toThrow('rows per row group must be 1 to');
     expect(existsSync(join(base, 'bad.parquet'))).toBe(false);
+  });
+
+  it('names its file when a write fails (past a file size limit: EFBIG, as a full disk gives ENOSPC)', () => {
+    const file = join(base, 'too-large.parquet');
+    // A process of its own under `ulimit -f`: Node ignores SIGXFSZ, so the write past it fails.
+    const script = `const { ParquetRowWriter } = await import('./src/sql/tables/parquet-rows.ts');
+const writer = new ParquetRowWriter(process.argv[1], [{ name: 't', type: 'text', nullable: false }], 1000);
+try { for (let i = 0; i < 5000; i++) { writer.appendVarchar('x'.repeat(100)); writer.endRow(); } writer.closeSync(); } catch (error) { writer.abort(); console.log(error.message); }`;
+    const run = spawnSync('sh', ['-c', 'ulimit -f 64; exec "$0" --import tsx --input-type=module -e "$1" "$2"', process.execPath, script, file], { cwd: ROOT, encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    // The limit is in blocks of 512 or 1024 bytes, as the shell counts them.
+    const [, at] = /^writing .+ at byte (\d+): EFBIG: file too large, write$/.exec(run.stdout.trim()) ?? [];
+    expect(run.stdout.trim()).toBe(`writing ${file} at byte ${at}: EFBIG: file too large, write`);
+    expect([32768, 65536]).toContain(Number(at));
   });
 });
 
