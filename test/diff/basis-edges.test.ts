@@ -120,6 +120,32 @@ describe('a copy opened on the first storage: edges', () => {
     expect(await sameState(a.dir, b)).toBe(true);
   });
 
+  it('changes and additions in every channel, over several files: the same objects in the same order', async () => {
+    const a = made({ fileMaximumSize: 512 });
+    const b = await continued(
+      a,
+      (w, items) => {
+        const string = w.dictionary.require('java.lang.String');
+        for (let round = 0; round < 3; round++) {
+          const store = w.beginStore();
+          // Items (one channel) and their names' ids plus one (the other channel), backwards; new Strings.
+          for (let i = 59 - round; i >= 0; i -= 7) {
+            store.add(w.dictionary.require('shop.Item'), items[i]!, [0n, round]);
+            store.add(string, items[i]! + 1n, [`renamed ${round} ${i}`]);
+          }
+          for (let i = 0; i < 4; i++) store.add(string, w.newObjectId(), [`new ${round} ${i}`]);
+          w.store(store);
+        }
+      },
+      { fileMaximumSize: 512 },
+    );
+    const report = await expectSameReport(a.dir, b, true);
+    const channels = new Set(report.objects.map((o) => BigInt(o.objectId) & 1n));
+    expect(channels.size).toBe(2);
+    expect(report.summary.added).toBe(12);
+    for (const limit of [1, 7, 20]) await expectSameReport(a.dir, b, true, undefined, limit);
+  });
+
   it('a commit that stored nothing: taken, the same report, the copy\'s last commit its own', async () => {
     const a = made();
     const b = await continued(a, (w) => void w.store(w.beginStore()));
@@ -305,6 +331,9 @@ describe('a copy opened on the first storage: edges', () => {
       } finally {
         await whole.close();
       }
+      // Closing the copy first leaves the first storage readable.
+      await sb.close();
+      expect(Buffer.from((await sa.readEntity(a.items[3]!))!.content).readInt32LE(8)).toBe(3);
     } finally {
       await Promise.all([sb.close(), sa.close()]);
     }
