@@ -275,6 +275,21 @@ describe('a copy opened on the first storage: edges', () => {
     await expectSameReport(a.dir, b, false);
   });
 
+  it('data files the copy\'s log does not name, after the last one: the same warnings, state and report', async () => {
+    const a = made();
+    const b = await continued(a, restore(0, 30, 9));
+    const last = lastFile(b, 0);
+    const number = Number(last.match(/_(\d+)\.dat$/)![1]);
+    cpSync(last, last.replace(/_\d+\.dat$/, `_${number + 1}.dat`)); // read at its full size (not the highest)
+    cpSync(last, last.replace(/_\d+\.dat$/, `_${number + 2}.dat`)); // the highest: nothing of it committed
+    const sb = await Storage.open(b);
+    expect(sb.warnings.filter((w) => w.includes('not in the transaction log')).length).toBe(2);
+    await sb.close();
+    const report = await expectSameReport(a.dir, b, true);
+    expect(report.summary.changed).toBe(30);
+    expect(await sameState(a.dir, b)).toBe(true);
+  });
+
   it('another channel count: opened whole', async () => {
     const a = made();
     const other = made({ channelCount: 1 });
