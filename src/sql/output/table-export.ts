@@ -118,7 +118,14 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
     const objects = Number((await engine.query('SELECT count(*) FROM _objects', { limit: 1 })).rows[0]![0]);
     const manifest: ExportManifest = { format: options.format, storage: options.storage.directory, objects, writtenAt: new Date().toISOString(), tables: chosen.map((t) => written.get(t.name)!) };
     writeFileSync(join(partial, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-    renameSync(partial, out);
+    try {
+      renameSync(partial, out);
+    } catch (error) {
+      // Another export to the same --out (another process) renamed its directory into place first.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOTEMPTY' || code === 'EEXIST') throw new ExportTargetError(`--out ${options.out} was written by another export meanwhile; nothing was overwritten`);
+      throw error;
+    }
     // Every table filled: kept whole for the next export or statement.
     await engine.settle();
     return manifest;

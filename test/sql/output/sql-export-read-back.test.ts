@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TableCache } from '../../../src/sql/cache/table-cache.js';
-import { exportTables, type ExportManifest } from '../../../src/sql/output/table-export.js';
+import { exportTables, ExportTargetError, type ExportManifest } from '../../../src/sql/output/table-export.js';
 import { SqlEngine } from '../../../src/sql/sql-engine.js';
 import type { Storage } from '../../../src/storage/storage.js';
 import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
@@ -16,7 +16,8 @@ import { memoryDuck } from '../memory-duck.js';
  * the same columns and types, the same rows (a hash of all of them in order). The export writes
  * `_elements` and `_references` by a pass of their own into a database in memory (built-tables.ts
  * `copyLinkTables`), apart from the tables statements read; from those tables when a kept
- * database has them filled.
+ * database has them filled. And an export racing another to the same --out: the one renamed
+ * into place first stays whole, the other is told so.
  */
 
 const GRAPH = join(CONFORMANCE_DIR, 'storages', 'graph');
@@ -59,6 +60,25 @@ async function statementCopies(manifest: ExportManifest, dir: string): Promise<v
     engine.close();
   }
 }
+
+describe('a Parquet export racing another to the same --out', () => {
+  it('leaves the other\'s directory as it was and says so: no rename error, nothing beside it', { timeout: 120_000 }, async () => {
+    const parent = join(base, 'race');
+    mkdirSync(parent);
+    const out = join(parent, 'tables');
+    // The other export (another process) renames its complete directory into place meanwhile.
+    const other = (): void => {
+      if (existsSync(out)) return;
+      mkdirSync(out);
+      writeFileSync(join(out, 'manifest.json'), 'the other export\'s');
+    };
+    const exported = exportTables({ storage, graph, out, format: 'parquet', table: 'conformance.bookstore.Book', onTable: other });
+    await expect(exported).rejects.toThrow(new ExportTargetError(`--out ${out} was written by another export meanwhile; nothing was overwritten`));
+    expect(readdirSync(parent)).toEqual(['tables']);
+    expect(readdirSync(out)).toEqual(['manifest.json']);
+    expect(readFileSync(join(out, 'manifest.json'), 'utf8')).toBe('the other export\'s');
+  });
+});
 
 describe('a Parquet export read back through DuckDB', () => {
   it('holds the rows of every table, the link tables included', { timeout: 120_000 }, async () => {
