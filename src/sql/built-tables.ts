@@ -104,7 +104,9 @@ export class BuiltTables {
       () => (this.moveDone = true),
       (error: unknown) => {
         this.moveDone = true;
-        this.moveFailure = new Error(`the SQL tables could not be built: ${error instanceof Error ? error.message : String(error)}`);
+        // DuckDB's message may name a file of the private directory (a full disk): never its path.
+        const reason = (error instanceof Error ? error.message : String(error)).replaceAll(this.sandbox.tempDirectory, '<sql-tables>');
+        this.moveFailure = new Error(`the SQL tables could not be built: ${reason}`);
       },
     );
   }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBConnection } from '@duckdb/node-api';
@@ -161,14 +161,24 @@ describe('a move of the big numbers that fails', () => {
     }
   });
 
-  it('a move that keeps failing is told by its cause, and a later statement builds again', async () => {
+  it('a move that keeps failing is told by its cause, without the private directory, and a later statement builds again', async () => {
     const prices = await pricesOnly();
+    // The sandboxes' private directories made in a directory of this test's, to name one in the failure.
+    const temp = join(work, `tmp-${pricesMade}`);
+    mkdirSync(temp);
+    const tmpdirBefore = process.env.TMPDIR;
+    process.env.TMPDIR = temp;
     const run = DuckDBConnection.prototype.run;
     let failures = 0;
+    const seen = new Set<string>();
     const spy = vi.spyOn(DuckDBConnection.prototype, 'run').mockImplementation(function (this: DuckDBConnection, sql, ...rest) {
       if (sql.startsWith('INSERT INTO _values SELECT * FROM __big_numbers')) {
         failures++;
-        return Promise.reject(new Error('Out of Memory Error: failed to allocate data of size 256.0 KiB (16.0 MiB/16.0 MiB used)'));
+        // This build's directory: the one made since the last move (an earlier build's may not be removed yet).
+        const made = readdirSync(temp).filter((name) => name.startsWith('storage-inspector-sql-') && !seen.has(name));
+        for (const name of made) seen.add(name);
+        expect(made).toHaveLength(1);
+        return Promise.reject(new Error(`IO Error: Could not write file "${join(temp, made[0]!, 'tables.duckdb.wal')}": No space left on device`));
       }
       return run.call(this, sql, ...rest);
     });
@@ -183,10 +193,14 @@ describe('a move of the big numbers that fails', () => {
       }
       // Three builds, then the cause: not "the storage keeps changing", not the user's statement's fault.
       expect(failures).toBe(3);
-      expect(failed?.message).toBe('the SQL tables could not be built: Out of Memory Error: failed to allocate data of size 256.0 KiB (16.0 MiB/16.0 MiB used)');
+      expect(failed?.message).toBe('the SQL tables could not be built: IO Error: Could not write file "<sql-tables>/tables.duckdb.wal": No space left on device');
       expect(failed?.name).toBe('Error');
       expect(await cells(e, query)).toEqual(prices.items.map((id, i) => [String(id), ['3.10', '4.20', '5.30'][i]!]));
+      // The broken builds' databases are gone, the working one's only is left.
+      expect(readdirSync(temp).filter((name) => name.startsWith('storage-inspector-sql-'))).toHaveLength(1);
     } finally {
+      if (tmpdirBefore === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmpdirBefore;
       e.close();
       await prices.storage.close();
     }
