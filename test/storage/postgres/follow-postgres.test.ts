@@ -147,7 +147,9 @@ describe('following a storage kept in PostgreSQL', () => {
   });
 
   for (const transition of transitions) {
-    it(`${transition.from} → ${transition.to} (${transition.kind}, ${transition.ops.length} operations as SQL)`, async () => {
+    // Each operation is written, refreshed and compared: the bound grows with their number (the
+    // housekeeping transitions have 80-102; about 60 s for them at load 20 beside the suite).
+    it(`${transition.from} → ${transition.to} (${transition.kind}, ${transition.ops.length} operations as SQL)`, { timeout: 60_000 + transition.ops.length * 2_000 }, async () => {
       const from = loadStateCases(transition.from);
       const to = loadStateCases(transition.to);
       const commitOp = transition.commitOp ?? -1;
