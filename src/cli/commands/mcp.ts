@@ -117,8 +117,9 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
   await closed;
   await server.close();
   await opened.stop();
-  await api.close();
+  // The tables kept in the cache first: closing the API closes its engines and forgets them.
   await settleSqlEngines(registry.all());
+  await api.close();
   closeSqlEngines(registry.all());
   await registry.close();
   for (const o of opened.opened) await o.storage.close();
