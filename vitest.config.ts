@@ -14,5 +14,9 @@ export default defineConfig({
     maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // expect.poll waits for a state; its default bound of 1 s is less than a browser or a server
+    // may take on a busy machine (the viewer's storage list showed its third entry after it, in a
+    // run beside two CPU hogs and other work). A state never reached still fails, after 30 s.
+    expect: { poll: { timeout: 30_000 } },
   },
 });
