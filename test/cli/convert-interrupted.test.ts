@@ -1,19 +1,15 @@
-import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, truncateSync, watch } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
+import { interruptedCli } from '../helpers/interrupted-cli.js';
 
 /**
  * An interrupted `convert` leaves nothing at --out, nor beside it: the storage is written into a
  * hidden directory beside --out, removed on SIGINT and SIGTERM. The CLI is a real process, stopped
  * (SIGSTOP) the moment its hidden directory appears, so that the signal arrives during the copy.
  */
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 
 let work: string;
 let source: string;
@@ -39,27 +35,10 @@ describe('an interrupted convert', () => {
     const out = join(parent, 'converted');
     mkdirSync(parent);
     const args = allowDamage ? [damaged, '--allow-damage'] : [source];
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'convert', ...args, '--out', out, '--channels', '4'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
-    await new Promise<void>((resolve, reject) => {
-      const watcher = watch(parent, () => {
-        // With --allow-damage the first to appear is the rescue's own hidden directory (`..converted.convert-rescue-….rescue-…`).
-        if (readdirSync(parent).some((n) => (allowDamage ? n.startsWith('..converted.convert-rescue-') : n.startsWith('.converted.convert-')))) {
-          child.kill('SIGSTOP');
-          watcher.close();
-          resolve();
-        }
-      });
-      child.once('exit', () => {
-        watcher.close();
-        reject(new Error(`convert ended before it was interrupted: ${stderr}`));
-      });
-    });
-    child.kill(signal);
-    child.kill('SIGCONT');
-    expect(await exited).toBe(code);
+    // With --allow-damage the first to appear is the rescue's own hidden directory (`..converted.convert-rescue-….rescue-…`).
+    const hiddenPrefix = allowDamage ? '..converted.convert-rescue-' : '.converted.convert-';
+    const { code: exitCode, stderr } = await interruptedCli({ args: ['convert', ...args, '--out', out, '--channels', '4'], parent, hiddenPrefix, signal });
+    expect(exitCode).toBe(code);
     expect(stderr).toContain(`storage-inspector convert: interrupted (${signal}); nothing was written to ${out}`);
     expect(existsSync(out)).toBe(false);
     expect(readdirSync(parent)).toEqual([]);

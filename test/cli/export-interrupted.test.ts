@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, watch } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
+import { interruptedCli } from '../helpers/interrupted-cli.js';
 
 /**
  * An interrupted `export --format parquet` leaves nothing at --out, nor beside it: the tables
@@ -13,9 +12,6 @@ import { generateStorage } from '../../src/writer/generator/generate-storage.js'
  * file: the whole tables). The CLI is a real process, stopped (SIGSTOP) the moment its hidden
  * directory appears, so that the signal arrives while the tables are written.
  */
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 
 let work: string;
 let source: string;
@@ -37,26 +33,8 @@ describe('an interrupted export --format parquet', () => {
     mkdirSync(parent);
     mkdirSync(temporary);
     const env = { ...process.env, TMPDIR: temporary };
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'export', source, '--format', 'parquet', '--out', out, '--no-cache'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
-    await new Promise<void>((resolve, reject) => {
-      const watcher = watch(parent, () => {
-        if (readdirSync(parent).some((n) => n.startsWith('.tables.partial-'))) {
-          child.kill('SIGSTOP');
-          watcher.close();
-          resolve();
-        }
-      });
-      child.once('exit', () => {
-        watcher.close();
-        reject(new Error(`export ended before it was interrupted: ${stderr}`));
-      });
-    });
-    child.kill(signal);
-    child.kill('SIGCONT');
-    expect(await exited).toBe(code);
+    const { code: exitCode, stderr } = await interruptedCli({ args: ['export', source, '--format', 'parquet', '--out', out, '--no-cache'], parent, hiddenPrefix: '.tables.partial-', signal, env });
+    expect(exitCode).toBe(code);
     expect(stderr).toContain(`storage-inspector export: interrupted (${signal}); nothing was written to ${out}`);
     expect(existsSync(out)).toBe(false);
     expect(readdirSync(parent)).toEqual([]);

@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
+import { interruptedCli } from '../helpers/interrupted-cli.js';
 import { runCliInProcess } from '../helpers/cli-in-process.js';
 
 /**
@@ -14,9 +13,6 @@ import { runCliInProcess } from '../helpers/cli-in-process.js';
  * directory. The CLI is a real process, stopped (SIGSTOP) the moment its hidden directory appears
  * so that the signal surely arrives in the middle of the copy.
  */
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 
 let work: string;
 let source: string;
@@ -35,27 +31,8 @@ async function interruptedRescue(name: string, signal: NodeJS.Signals): Promise<
   const out = join(parent, 'rescued');
   rmSync(parent, { recursive: true, force: true });
   mkdirSync(parent);
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'rescue', source, '--out', out], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  // The moment the hidden directory appears, the copy is under way: freeze the process there.
-  await new Promise<void>((resolve, reject) => {
-    const watcher = watch(parent, () => {
-      if (readdirSync(parent).some((n) => n.startsWith('.rescued.rescue-'))) {
-        child.kill('SIGSTOP');
-        watcher.close();
-        resolve();
-      }
-    });
-    child.once('exit', () => {
-      watcher.close();
-      reject(new Error(`rescue ended before it was interrupted: ${stderr}`));
-    });
-  });
-  child.kill(signal);
-  child.kill('SIGCONT');
-  return { code: await exited, stderr, parent, out };
+  const { code, stderr } = await interruptedCli({ args: ['rescue', source, '--out', out], parent, hiddenPrefix: '.rescued.rescue-', signal });
+  return { code, stderr, parent, out };
 }
 
 describe('an interrupted rescue', () => {
