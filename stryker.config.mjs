@@ -11,7 +11,7 @@ export const MODULES = {
   },
   'result-values': {
     mutate: ['src/sql/answers/result-values.ts', 'src/sql/output/result-text.ts'],
-    tests: ['test/sql/output/result-values.test.ts', 'test/sql/output/result-text.test.ts', 'test/sql/output/csv-cells.test.ts', 'test/sql/sql-http.test.ts', 'test/sql/output/sql-wide-results.test.ts', 'test/mcp/sql-text.test.ts'],
+    tests: ['test/sql/output/result-values.test.ts', 'test/sql/output/result-text.test.ts', 'test/sql/output/csv-cells.test.ts', 'test/sql/sql-http.test.ts', 'test/sql/output/sql-wide-results.test.ts', 'test/mcp/sql/sql-text.test.ts'],
   },
   gigamap: { mutate: ['src/gigamap/**/*.ts'], tests: ['test/gigamap/**/*.test.ts', 'test/http/api-v1/api-v1-gigamap*.test.ts', 'test/sql/fills/sql-gigamap.test.ts'] },
   rescue: { mutate: ['src/rescue/**/*.ts'], tests: ['test/rescue/**/*.test.ts', 'test/cli/check-rescue.test.ts'] },
