@@ -153,6 +153,25 @@ FROM read_parquet('${file}')`);
     expect(() => new ParquetRowWriter(join(base, 'no.parquet'), [{ name: 'x', type: 'int64', nullable: false, dictionary: true }])).toThrow('only texts take a dictionary');
   });
 
+  it('writes a dictionary text repeated across row groups into each row group\'s dictionary', async () => {
+    const file = join(base, 'dictionary-runs.parquet');
+    const writer = new ParquetRowWriter(file, [{ name: 'n', type: 'int32', nullable: false }, { name: 'member', type: 'text', nullable: true, dictionary: true }], 3);
+    // The row before a row group's first row gave the same text (the writer skips the lookup for
+    // a text equal to the row before's): each row group's dictionary must still hold it.
+    const expected = ['elements', 'elements', 'elements', 'elements', 'tag', 'elements', null, 'tag', 'tag', 'tag', 'elements', 'tag', 'tag'];
+    expected.forEach((name, i) => {
+      writer.appendInteger(i);
+      if (name === null) writer.appendNull();
+      else writer.appendVarchar(name);
+      writer.endRow();
+    });
+    expect(writer.closeSync()).toBe(expected.length);
+    const reader = await memory.connection.runAndReadAll(`SELECT member FROM read_parquet('${file}') ORDER BY n`);
+    expect(reader.getRows().map((r) => r[0])).toEqual(expected);
+    const objects = await parquetReadObjects({ file: toArrayBuffer(readFileSync(file)), columns: ['member'] });
+    expect(objects.map((o) => o.member)).toEqual(expected);
+  });
+
   it('ends a row group early once its texts reach ROW_GROUP_TEXT_BYTES (a page size is an i32), reading back every text exactly', async () => {
     const file = join(base, 'long-texts.parquet');
     const writer = new ParquetRowWriter(file, [{ name: 'n', type: 'int32', nullable: false }, { name: 't', type: 'text', nullable: true }]);
