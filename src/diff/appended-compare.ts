@@ -55,7 +55,16 @@ class Appended {
       this.places = places;
     }
     const i = this.count++;
-    this.ints.set([bChannel, bSlot, bLength, -1, -1, 0, 0], i * 7);
+    // Field by field: an array literal per record cost an allocation for each of B's appended records.
+    const ints = this.ints;
+    const at = i * 7;
+    ints[at] = bChannel;
+    ints[at + 1] = bSlot;
+    ints[at + 2] = bLength;
+    ints[at + 3] = -1;
+    ints[at + 4] = -1;
+    ints[at + 5] = 0;
+    ints[at + 6] = 0;
     this.places[i * 3] = bOffset;
     this.places[i * 3 + 2] = held;
     return i;
@@ -118,9 +127,8 @@ export async function compareAppended(a: Storage, b: Storage, options: CompareOp
   const ints = found.ints;
   const places = found.places;
   const order = Array.from({ length: found.count }, (_, i) => i);
-  const inA = order.filter((i) => ints[i * 7 + 4]! >= 0);
   // A's file order: channel, file, offset (the whole walk finds the changes in that order).
-  inA.sort((p, q) => ints[p * 7 + 3]! - ints[q * 7 + 3]! || ints[p * 7 + 6]! - ints[q * 7 + 6]! || places[p * 3 + 1]! - places[q * 3 + 1]!);
+  const inA = inFileOrderOfA(order.filter((i) => ints[i * 7 + 4]! >= 0), found, a.channels.length, Math.max(1, ...rank.map((r) => r.length)));
   const onlyInB = order.filter((i) => ints[i * 7 + 4]! < 0);
 
   // Files by channel and slot, looked up once (`fileAt` makes a copy on every call).
@@ -193,8 +201,8 @@ export async function compareAppended(a: Storage, b: Storage, options: CompareOp
       const change = options.onDifference({
         change: 'changed',
         objectId: before.readBigInt64LE(16),
-        before: side(before, typeA, fileA.path, offsetA),
-        after: side(after, typeB, filesB[ints[i * 7]!]![ints[i * 7 + 1]!]!.path, places[i * 3]!),
+        before: side(before, held !== undefined, typeA, fileA.path, offsetA),
+        after: side(after, true, typeB, filesB[ints[i * 7]!]![ints[i * 7 + 1]!]!.path, places[i * 3]!),
       });
       if (change instanceof Promise) await change;
     }
@@ -219,17 +227,53 @@ export async function compareAppended(a: Storage, b: Storage, options: CompareOp
     if (!accepts(typeId, 'after')) continue;
     counts.usedAfter.add(typeId);
     bump(counts.added, typeId);
-    const change = options.onDifference({ change: 'added', objectId: record.readBigInt64LE(16), after: side(record, typeId, file.path, places[i * 3]!) });
+    const change = options.onDifference({ change: 'added', objectId: record.readBigInt64LE(16), after: side(record, true, typeId, file.path, places[i * 3]!) });
     if (change instanceof Promise) await change;
   }
   return counts;
+}
+
+/**
+ * `indices` (appended records A has) sorted by A's channel, file rank and offset. Each is one
+ * number, (channel, rank) above the offset's 32 bits, sorted by a typed array's own sort, and each
+ * index then found at its number's place by binary search: no two are equal (each is the latest
+ * record of another object of A), and no comparator runs 1.7M times for 100,000 records. Where the
+ * numbers would not fit in 2^53, compared field by field.
+ */
+function inFileOrderOfA(indices: number[], found: Appended, channels: number, ranks: number): number[] {
+  const { ints, places } = found;
+  const fits = channels * ranks < 2 ** 21 && indices.every((i) => places[i * 3 + 1]! < 2 ** 32);
+  if (!fits) {
+    return indices.sort((p, q) => ints[p * 7 + 3]! - ints[q * 7 + 3]! || ints[p * 7 + 6]! - ints[q * 7 + 6]! || places[p * 3 + 1]! - places[q * 3 + 1]!);
+  }
+  const keyOf = (i: number): number => (ints[i * 7 + 3]! * ranks + ints[i * 7 + 6]!) * 2 ** 32 + places[i * 3 + 1]!;
+  const sorted = new Float64Array(indices.length);
+  indices.forEach((i, k) => (sorted[k] = keyOf(i)));
+  sorted.sort();
+  const out = new Array<number>(indices.length);
+  for (const i of indices) {
+    const key = keyOf(i);
+    let lo = 0;
+    let hi = sorted.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (sorted[mid]! < key) lo = mid + 1;
+      else hi = mid;
+    }
+    out[lo] = i;
+  }
+  return out;
 }
 
 function bump(map: Map<bigint, number>, typeId: bigint): void {
   map.set(typeId, (map.get(typeId) ?? 0) + 1);
 }
 
-function side(record: Buffer, typeId: bigint, file: string, offset: number): RecordSide {
+/**
+ * `stable`: the bytes stay as they are while the diff runs (B's records held or read as a copy, A's
+ * taken by B's opening), so they are not copied again; a record in a reused read buffer is.
+ */
+function side(record: Buffer, stable: boolean, typeId: bigint, file: string, offset: number): RecordSide {
   if (record.length < RECORD_HEADER) throw new RangeError(`${file}: record of ${record.length} bytes at ${offset}`);
-  return { typeId, record: Buffer.from(record), file, offset };
+  return { typeId, record: stable ? record : Buffer.from(record), file, offset };
 }

@@ -17,7 +17,7 @@ import { TypeCounter } from '../storage/index/type-counter.js';
 
 export interface RecordSide {
   readonly typeId: bigint;
-  /** The whole record (header included), a copy. */
+  /** The whole record (header included): a copy, or bytes that stay unchanged while the diff runs. */
   readonly record: Buffer;
   readonly file: string;
   readonly offset: number;

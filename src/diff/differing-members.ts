@@ -1,6 +1,6 @@
 import { fixedSizeOf, layoutEntity, type ContentLocation, type EntityLayout, type MemberSlot } from '../format/entity-layout.js';
 import type { TypeEntry } from '../format/type-dictionary.js';
-import { plainMemberValue } from '../inspect/object-view.js';
+import { plainMemberValue, type JsonValue } from '../inspect/object-view.js';
 import type { ValueChange } from './member-changes.js';
 
 /**
@@ -50,14 +50,24 @@ export function plainMemberChanges(comparison: MemberComparison): ValueChange[] 
   const out: ValueChange[] = [];
   const { before, after } = comparison;
   for (const i of comparison.differing) {
-    const x = plainMemberValue(before.view, before.slots[i]!);
-    const y = plainMemberValue(after.view, after.slots[i]!);
+    const x = plainValue(before.view, before.slots[i]!);
+    const y = plainValue(after.view, after.slots[i]!);
     if (x === undefined || y === undefined) return undefined;
     // Plain values are texts, numbers and booleans (a float JSON cannot carry is its Java text):
     // equal exactly when the same (different bytes of a NaN are one value).
     if (x !== y) out.push({ member: memberName(after.entry, after.slots[i]!), before: x, after: y });
   }
   return out;
+}
+
+/**
+ * `plainMemberValue`, a text decoded by Node's UTF-16LE decoder (the same string: code units as
+ * they are, lone surrogates too) instead of one `getUint16` per character: most changes a diff
+ * describes are texts.
+ */
+function plainValue(view: DataView, slot: MemberSlot): JsonValue | undefined {
+  if (!slot.variable || slot.field.kind !== 'chars') return plainMemberValue(view, slot);
+  return Buffer.from(view.buffer, view.byteOffset + slot.elementsOffset, slot.count * 2).toString('utf16le');
 }
 
 /** The member's name as views key it: qualified by its declaring class where the type repeats the name. */

@@ -97,6 +97,23 @@ describe('members compared byte by byte', () => {
     expect(changes).toEqual(await byViews(SUB, before, after));
   });
 
+  it('reads texts straight from the records as the views decode them: lone surrogates, pairs, empty, long, at odd byte offsets', async () => {
+    const texts = ['\ud800', 'a\udfffb', '\u{1f600}é\u0000', '', 'x'.repeat(9000) + '\ud83d', '\ufffe\uffff'];
+    for (const [k, label] of texts.entries()) {
+      const plain = content({ ...START, label: texts[(k + 1) % texts.length]! });
+      const changed = content({ ...START, label });
+      // The same bytes one past an even address: the decoder must not assume 2-byte alignment.
+      const odd = new Uint8Array(changed.length + 1).subarray(1);
+      odd.set(changed);
+      for (const after of [changed, odd]) {
+        const { differing, changes } = direct(plain, after);
+        expect(differing).toEqual([5]);
+        expect(changes).toEqual([{ member: 'label', before: texts[(k + 1) % texts.length], after: label }]);
+        expect(changes).toEqual(await byViews(SUB, plain, after));
+      }
+    }
+  });
+
   it('leaves a changed reference to views of the differing members, which find what views of all members find', async () => {
     const before = content(START);
     const after = content({ ...START, other: 1_000_000_000_000_000_002n, count: 3 });
