@@ -1,6 +1,6 @@
 /**
  * Shapes of storage-inspector's `/api/v1` answers as the viewer reads them. No DOM and no code:
- * test/viewer/api-types.test.ts checks them against the server's typebox schemas.
+ * test/viewer/without-browser/api-types.test.ts checks them against the server's typebox schemas.
  */
 
 export interface Reference {

@@ -1,6 +1,6 @@
 /**
  * Shapes of the history routes' answers (`/commits`, `/commits/{timestamp}`, `/diff`) as the viewer
- * reads them. No DOM and no code: test/viewer/api-types.test.ts checks them against the server's
+ * reads them. No DOM and no code: test/viewer/without-browser/api-types.test.ts checks them against the server's
  * typebox schemas (src/api-contract/history-schemas.ts).
  */
 

@@ -13,8 +13,8 @@ import {
   viewerBuilt,
   type Browser,
   type RunningServer,
-} from './browser.js';
-import { describeInBrowser } from './browser-suite.js';
+} from '../browser.js';
+import { describeInBrowser } from '../browser-suite.js';
 
 /**
  * The web viewer in a real browser (Debian's chromium driven by playwright-core) against the real

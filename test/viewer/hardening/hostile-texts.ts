@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ModelStorage } from '../graph/model-storage.js';
+import { ModelStorage } from '../../graph/model-storage.js';
 
 /**
  * A storage whose texts are what an attacker would store to fool a viewer or a spreadsheet:

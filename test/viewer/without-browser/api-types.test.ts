@@ -1,9 +1,9 @@
 import type { Static } from 'typebox';
 import { describe, expectTypeOf, it } from 'vitest';
-import type { CommitDetail, CommitList, DiffAnswer } from '../../src/api-contract/history-schemas.js';
-import type { Analysis, ObjectView, Reference, SearchResult, TypeInfo, Version, Via } from '../../src/api-contract/schemas.js';
-import type * as Viewer from '../../viewer/src/model/api-v1-types.js';
-import type * as History from '../../viewer/src/model/history-types.js';
+import type { CommitDetail, CommitList, DiffAnswer } from '../../../src/api-contract/history-schemas.js';
+import type { Analysis, ObjectView, Reference, SearchResult, TypeInfo, Version, Via } from '../../../src/api-contract/schemas.js';
+import type * as Viewer from '../../../viewer/src/model/api-v1-types.js';
+import type * as History from '../../../viewer/src/model/history-types.js';
 
 /**
  * The viewer's shapes of `/api/v1` answers (viewer/src/model/*-types.ts) against the server's

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { launchBrowser, REPO_ROOT, startServer, viewerBuilt, BUILT_VIEWER, type Browser, type RunningServer } from './browser.js';
-import { describeInBrowser } from './browser-suite.js';
+import { launchBrowser, REPO_ROOT, startServer, viewerBuilt, BUILT_VIEWER, type Browser, type RunningServer } from '../browser.js';
+import { describeInBrowser } from '../browser-suite.js';
 
 /**
  * The Retained view in a real browser against the real server on the corpus storage "graph": the

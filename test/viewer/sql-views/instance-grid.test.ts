@@ -1,9 +1,9 @@
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
-import { describeInBrowser } from './browser-suite.js';
-import { REPO_ROOT } from './browser.js';
-import { browsersByWidth } from './browsers-by-width.js';
+import { describeInBrowser } from '../browser-suite.js';
+import { REPO_ROOT } from '../browser.js';
+import { browsersByWidth } from '../browsers-by-width.js';
 
 /**
  * A type's instance grid in chromium against the real server, at 1440 and 390 px: columns sized

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerViewerRoutes, viewerPath } from '../../src/http/viewer/viewer-routes.js';
+import { registerViewerRoutes, viewerPath } from '../../../src/http/viewer/viewer-routes.js';
 
 /** Serving the built viewer: content types, caching, and nothing outside its directory. */
 

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
-import { expectedKeys, GIGAMAP_STORAGE, loadApiDump } from '../gigamap/gigamap-corpus.js';
-import { chromiumAvailable, CHROMIUM_PATH, launchBrowser, REPO_ROOT, viewerBuilt, BUILT_VIEWER, type Browser } from './browser.js';
-import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
-import { listenOnLoopback } from '../helpers/loopback.js';
+import { buildApp } from '../../../src/http/app.js';
+import { expectedKeys, GIGAMAP_STORAGE, loadApiDump } from '../../gigamap/gigamap-corpus.js';
+import { chromiumAvailable, CHROMIUM_PATH, launchBrowser, REPO_ROOT, viewerBuilt, BUILT_VIEWER, type Browser } from '../browser.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
+import { listenOnLoopback } from '../../helpers/loopback.js';
 
 /**
  * A GigaMap in the viewer, in a real browser against the real server on the storage EclipseStore

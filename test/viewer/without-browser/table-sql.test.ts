@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { holdsObjectIds, objectIdColumns, type SqlTable } from '../../viewer/src/grid/sql-types.js';
-import { countSql, filterCondition, pageSql, positionInWhere, selectSql } from '../../viewer/src/grid/table-sql.js';
+import { holdsObjectIds, objectIdColumns, type SqlTable } from '../../../viewer/src/grid/sql-types.js';
+import { countSql, filterCondition, pageSql, positionInWhere, selectSql } from '../../../viewer/src/grid/table-sql.js';
 
 /** The SQL a type's grid sends to /api/v1/sql: what is shown is what is asked for (and downloaded). */
 

@@ -1,11 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
-import { launchBrowser, REPO_ROOT, STORAGES, viewerBuilt, type Browser } from './browser.js';
-import { describeInBrowser } from './browser-suite.js';
-import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
-import { listenOnLoopback } from '../helpers/loopback.js';
+import { buildApp } from '../../../src/http/app.js';
+import { launchBrowser, REPO_ROOT, STORAGES, viewerBuilt, type Browser } from '../browser.js';
+import { describeInBrowser } from '../browser-suite.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
+import { listenOnLoopback } from '../../helpers/loopback.js';
 
 /**
  * The viewer's search while the server's graph index is still being built (the registry is not

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { enumOrdinalIndex, parseDictionary, readableTypeName, shortTypeName, TypeDictionary } from '../../viewer/src/model/dictionary.js';
-import { STORAGES } from './browser.js';
+import { enumOrdinalIndex, parseDictionary, readableTypeName, shortTypeName, TypeDictionary } from '../../../viewer/src/model/dictionary.js';
+import { STORAGES } from '../browser.js';
 
 /** The viewer's own dictionary parser (browser code, no DOM) on every corpus dictionary. */
 

@@ -2,8 +2,8 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeInBrowser } from './browser-suite.js';
-import { BUILT_VIEWER, launchBrowser, REPO_ROOT, startServer, viewerBuilt, type Browser, type RunningServer } from './browser.js';
+import { describeInBrowser } from '../browser-suite.js';
+import { BUILT_VIEWER, launchBrowser, REPO_ROOT, startServer, viewerBuilt, type Browser, type RunningServer } from '../browser.js';
 
 /**
  * The viewer against a server started without SQL (`serve --no-sql`): what needs SQL says so or

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from './browser.js';
+import { REPO_ROOT } from '../browser.js';
 
 /**
  * The viewer's rooms (viewer/src/*): imports point the way each room's README says, and each

@@ -2,8 +2,8 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeInBrowser } from './browser-suite.js';
-import { BUILT_VIEWER, launchBrowser, REPO_ROOT, startServer, viewerBuilt, type Browser, type RunningServer } from './browser.js';
+import { describeInBrowser } from '../browser-suite.js';
+import { BUILT_VIEWER, launchBrowser, REPO_ROOT, startServer, viewerBuilt, type Browser, type RunningServer } from '../browser.js';
 
 /**
  * The viewer as a data tool, in chromium against the real server at 1440, 800 and 390 px: no

@@ -4,14 +4,14 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
-import { StorageFollower } from '../../src/storage/follow/follow.js';
-import { expectedBody } from '../helpers/conformance.js';
-import { applyOp, loadStateCases, loadTransitions, SEQUENCE_DIR } from '../helpers/follow-sequence.js';
-import { graphsBuilt, registeredStorage, registeredStorages, type RegisteredStorages } from '../helpers/registered-storage.js';
-import { describeInBrowser } from './browser-suite.js';
-import { BUILT_VIEWER, launchBrowser, REPO_ROOT, viewerBuilt, type Browser } from './browser.js';
-import { listenOnLoopback } from '../helpers/loopback.js';
+import { buildApp } from '../../../src/http/app.js';
+import { StorageFollower } from '../../../src/storage/follow/follow.js';
+import { expectedBody } from '../../helpers/conformance.js';
+import { applyOp, loadStateCases, loadTransitions, SEQUENCE_DIR } from '../../helpers/follow-sequence.js';
+import { graphsBuilt, registeredStorage, registeredStorages, type RegisteredStorages } from '../../helpers/registered-storage.js';
+import { describeInBrowser } from '../browser-suite.js';
+import { BUILT_VIEWER, launchBrowser, REPO_ROOT, viewerBuilt, type Browser } from '../browser.js';
+import { listenOnLoopback } from '../../helpers/loopback.js';
 
 /**
  * The History view in a real browser against the real server, on states of SEQ1 (a storage a

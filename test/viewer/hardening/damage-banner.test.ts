@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { generateStorage } from '../../src/writer/generator/generate-storage.js';
-import { spawnCli, type ServeProcess } from '../security/cli.js';
-import { describeInBrowser } from './browser-suite.js';
-import { BUILT_VIEWER, launchBrowser, REPO_ROOT, startServer, viewerBuilt, type Browser, type RunningServer } from './browser.js';
+import { generateStorage } from '../../../src/writer/generator/generate-storage.js';
+import { spawnCli, type ServeProcess } from '../../security/cli.js';
+import { describeInBrowser } from '../browser-suite.js';
+import { BUILT_VIEWER, launchBrowser, REPO_ROOT, startServer, viewerBuilt, type Browser, type RunningServer } from '../browser.js';
 
 /**
  * The banner of a damaged storage, in chromium: `serve` on a copy whose log names a data file

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, CHROMIUM_PATH, launchBrowser, REPO_ROOT, startServer, viewerBuilt, BUILT_VIEWER, type Browser, type RunningServer } from './browser.js';
+import { chromiumAvailable, CHROMIUM_PATH, launchBrowser, REPO_ROOT, startServer, viewerBuilt, BUILT_VIEWER, type Browser, type RunningServer } from '../browser.js';
 
 /**
  * The viewer's views on storage-inspector's own API, in a real browser against the real server:

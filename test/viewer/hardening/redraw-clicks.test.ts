@@ -1,7 +1,7 @@
 import type { Route } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { BUILT_VIEWER, chromiumAvailable, CHROMIUM_PATH, launchBrowser, startServer, viewerBuilt, type Browser, type RunningServer } from './browser.js';
-import { describeInBrowser } from './browser-suite.js';
+import { BUILT_VIEWER, chromiumAvailable, CHROMIUM_PATH, launchBrowser, startServer, viewerBuilt, type Browser, type RunningServer } from '../browser.js';
+import { describeInBrowser } from '../browser-suite.js';
 
 /**
  * Clicks in lists redrawn in the background — the object tree while the fields of listed objects

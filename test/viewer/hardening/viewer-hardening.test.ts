@@ -3,10 +3,10 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import type { AuthConfig } from '../../src/http/guard/auth.js';
-import { parseCorsOrigins } from '../../src/http/guard/cors.js';
-import { BUILT_VIEWER, chromiumAvailable, CHROMIUM_PATH, launchBrowser, REPO_ROOT, startServer, viewerBuilt, type Browser, type RunningServer } from './browser.js';
-import { describeInBrowser } from './browser-suite.js';
+import type { AuthConfig } from '../../../src/http/guard/auth.js';
+import { parseCorsOrigins } from '../../../src/http/guard/cors.js';
+import { BUILT_VIEWER, chromiumAvailable, CHROMIUM_PATH, launchBrowser, REPO_ROOT, startServer, viewerBuilt, type Browser, type RunningServer } from '../browser.js';
+import { describeInBrowser } from '../browser-suite.js';
 
 /**
  * The viewer against what an attacker's link or a careless setup does: a token bound to the
