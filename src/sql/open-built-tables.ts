@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import type { GraphIndex } from '../graph/model/graph-index.js';
 import { GIGAMAP } from '../gigamap/gigamap-type-names.js';
 import { readableTypeName } from '../inspect/type-names.js';
@@ -6,7 +7,7 @@ import type { Storage } from '../storage/storage.js';
 import type { TypeTablePlan } from './tables/column-model.js';
 import type { DuckModule } from './duck-module.js';
 import type { SchemaTable } from './tables/finish-tables.js';
-import { openSandbox } from './sandbox.js';
+import { openSandbox, type Sandbox } from './sandbox.js';
 import { buildTables, plansOf } from './fills/table-build.js';
 import type { CachedTables } from './cache/table-cache.js';
 import { BuiltTables, MAX_KEPT_MESSAGES } from './built-tables.js';
@@ -84,7 +85,8 @@ export async function buildTablesOfState(
 /**
  * The tables of the storage's current state from a kept database (`take` copies it into the
  * new sandbox's private directory); undefined when there is none, or it cannot be opened (then
- * `onProblem` hears why). Run inside the storage's consistency gate, with the key taken there.
+ * `onProblem` hears why, and `drop` removes the entry, so that the tables built instead replace
+ * it). Run inside the storage's consistency gate, with the key taken there.
  */
 export async function openKeptTables(
   duck: DuckModule,
@@ -92,10 +94,13 @@ export async function openKeptTables(
   graph: () => Promise<GraphIndex | undefined>,
   options: BuildOptions,
   take: (file: string) => Promise<CachedTables | undefined>,
+  drop: () => Promise<void>,
 ): Promise<BuiltTables | undefined> {
   const generation = storage.generation;
   let meta: CachedTables | undefined;
+  let privateDirectory: string | undefined;
   const seed = async (file: string): Promise<boolean> => {
+    privateDirectory = dirname(file);
     try {
       meta = await take(file);
     } catch (error) {
@@ -103,7 +108,23 @@ export async function openKeptTables(
     }
     return meta !== undefined;
   };
-  const sandbox = await openSandbox(duck, { memoryLimitBytes: options.memoryLimitBytes, storageDirectory: storage.directory, allowFiles: options.allowFiles, seed });
+  // A kept database that DuckDB will not open or use (its bytes damaged, its size whole) is a cache
+  // miss: told, dropped and built again. Not the statement's error: thrown on, DuckDB's refusal
+  // failed every statement as the user's invalid one, naming the engine's private directory.
+  const unusable = async (error: unknown): Promise<undefined> => {
+    const reason = (error as Error).message;
+    options.onProblem?.(`the cached SQL tables could not be opened, they are built again: ${privateDirectory === undefined ? reason : reason.replaceAll(privateDirectory, '<sql-tables>')}`);
+    await drop().catch((dropping: unknown) => options.onProblem?.(`the SQL cache could not drop them: ${(dropping as Error).message}`));
+    return undefined;
+  };
+  let sandbox: Sandbox;
+  try {
+    sandbox = await openSandbox(duck, { memoryLimitBytes: options.memoryLimitBytes, storageDirectory: storage.directory, allowFiles: options.allowFiles, seed });
+  } catch (error) {
+    // Without a kept database copied in, the failure is not the cache's (no room for a temporary directory...).
+    if (meta === undefined) throw error;
+    return unusable(error);
+  }
   if (!sandbox.seeded || meta === undefined) {
     sandbox.close();
     return undefined;
@@ -125,8 +146,7 @@ export async function openKeptTables(
     return built;
   } catch (error) {
     sandbox.close();
-    options.onProblem?.(`the cached SQL tables could not be opened, they are built again: ${(error as Error).message}`);
-    return undefined;
+    return unusable(error);
   }
 }
 

@@ -129,6 +129,22 @@ export class TableCache {
   }
 
   /**
+   * Drops the entry of `key` (one found unusable: its tables are built again and kept anew).
+   * Renamed out of the way first, so that a run taking it meanwhile finds it whole or not at all.
+   */
+  async drop(key: string): Promise<void> {
+    const entries = await this.ready();
+    const old = join(entries, `${TEMP_PREFIX}${randomUUID()}`);
+    try {
+      await rename(join(entries, key), old);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    await rm(old, { recursive: true, force: true });
+  }
+
+  /**
    * Keeps `database` (a checkpointed DuckDB file nobody writes meanwhile) under `meta.key`:
    * written whole to a temporary name, flushed, renamed. `replace`: an entry of the key that is
    * there already gives way (it has fewer tables filled); else it stays.
