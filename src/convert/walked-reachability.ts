@@ -49,6 +49,20 @@ export class WalkedReachability implements ReferenceListener {
   private channels: Storage['channels'] = [];
   /** Object number of each channel's index position 0. */
   private bases = new Float64Array(0);
+  /**
+   * Each channel's run as arithmetic (`ObjectIndex.markRunPositions`): the id bits its ids share,
+   * its first key and length, and one bit per object number for the run positions holding an
+   * entry. A lookup of an id in a run reads a bit (all of them fit in the processor's caches at
+   * 10M entities: 1.3 MB) instead of the run's entry (80 MB, a cache miss for nearly every
+   * reference); other ids are looked up by `positionOf`.
+   */
+  private runHighs = new Int32Array(0);
+  private runLowBits = new Int32Array(0);
+  private idShifts = new Int32Array(0);
+  /** Keys are unsigned 32-bit numbers: kept as doubles. */
+  private runStarts = new Float64Array(0);
+  private runLengths = new Float64Array(0);
+  private runBits = new Uint8Array(0);
   private positions = 0;
   /** Per object: where its newest version's targets start in the list (right after its head, so never 0; 0: not met). */
   private starts = new Uint32Array(0);
@@ -75,6 +89,22 @@ export class WalkedReachability implements ReferenceListener {
     }
     if (total > MAX_POSITIONS) throw new StorageError('STORAGE_REFUSED', `${total} index positions: reachability is computed for at most ${MAX_POSITIONS} (convert with --keep-unreachable)`);
     this.positions = total;
+    const count = storage.channels.length;
+    this.runHighs = new Int32Array(count);
+    this.runLowBits = new Int32Array(count);
+    this.idShifts = new Int32Array(count);
+    this.runStarts = new Float64Array(count);
+    this.runLengths = new Float64Array(count);
+    this.runBits = new Uint8Array(Math.ceil(total / 8));
+    for (const channel of storage.channels) {
+      const run = channel.objects.markRunPositions(this.runBits, this.bases[channel.index] as number);
+      const i = channel.index;
+      this.runHighs[i] = run.high;
+      this.runLowBits[i] = run.lowBits;
+      this.idShifts[i] = run.idShift;
+      this.runStarts[i] = run.start;
+      this.runLengths[i] = run.length;
+    }
     this.starts = new Uint32Array(total);
     this.blocks = [];
     this.fill = 0;
@@ -86,6 +116,12 @@ export class WalkedReachability implements ReferenceListener {
 
   private objectNumber(low: number, high: number): number {
     const channel = low & this.mask;
+    const shift = this.idShifts[channel] as number;
+    const p = (low >>> shift) - (this.runStarts[channel] as number);
+    if (p >= 0 && p < (this.runLengths[channel] as number) && (high | 0) === this.runHighs[channel] && (low & ((1 << shift) - 1)) === this.runLowBits[channel]) {
+      const v = (this.bases[channel] as number) + p;
+      if (((this.runBits[v >>> 3] as number) & (1 << (v & 7))) !== 0) return v;
+    }
     const position = this.channels[channel]!.objects.positionOf(low, high);
     return position < 0 ? -1 : (this.bases[channel] as number) + position;
   }

@@ -105,3 +105,46 @@ describe('ObjectIndex.positionOf', () => {
     expect(index.positionOf(low, high)).toBe(-1);
   });
 });
+
+describe('ObjectIndex.markRunPositions', () => {
+  it('answers positionOf for the run ids whose bit it sets, and sets bits only for run positions holding an entry', () => {
+    const index = new ObjectIndex(2);
+    const first = 1_000_000_000_001n;
+    const [firstLow, firstHigh] = splitId(first);
+    index.reserveRun(6000, firstLow, firstHigh);
+    const ids: bigint[] = [];
+    // Every other id of a run of one channel's ids (low bits 01), some of them with records too
+    // long to pack (their positions marked IN_HASH, the location hashed); ids far off and of
+    // another high half (hashed).
+    for (let i = 0n; i < 5000n; i += 2n) ids.push(first + i * 4n);
+    for (let i = 0n; i < 300n; i++) ids.push(9_000_000_000_000_001n + i * 4_000_004n);
+    ids.forEach((id, i) => {
+      const [low, high] = splitId(id);
+      index.set(low, high, 0, i * 8, i % 97 === 5 ? 2 ** 20 : 24);
+    });
+    const base = 13;
+    const present = new Uint8Array(Math.ceil((base + index.positions) / 8) + 2);
+    const run = index.markRunPositions(present, base);
+    const bit = (n: number): boolean => ((present[n >>> 3] ?? 0) & (1 << (n & 7))) !== 0;
+    // The ids asked: those indexed, the absent ones between them, past the run's end, of another channel.
+    const asked = [...ids, ...ids.slice(0, 2500).map((id) => id + 4n), first + 7000n * 4n, first + 1n];
+    let inRun = 0;
+    let elsewhere = 0;
+    for (const id of asked) {
+      const [low, high] = splitId(id);
+      const p = (low >>> run.idShift) - run.start;
+      const arithmetic = high === run.high && (low & ((1 << run.idShift) - 1)) === run.lowBits && p >= 0 && p < run.length && bit(base + p) ? p : undefined;
+      if (arithmetic !== undefined) {
+        inRun++;
+        expect(index.positionOf(low, high)).toBe(arithmetic);
+      } else elsewhere++;
+    }
+    const hashedInRun = ids.filter((_, i) => i < 2500 && i % 97 === 5).length;
+    expect(inRun).toBe(2500 - hashedInRun);
+    expect(elsewhere).toBe(asked.length - inRun);
+    let set = 0;
+    for (let n = 0; n < present.length * 8; n++) if (bit(n)) set++;
+    expect(set).toBe(inRun);
+    expect(bit(base - 1)).toBe(false);
+  });
+});

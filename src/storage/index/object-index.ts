@@ -293,6 +293,27 @@ export class ObjectIndex {
     return this.runLength + this.hashed.capacity;
   }
 
+  /**
+   * `positionOf` for the run's ids as arithmetic and one bit per run position, for a walk that
+   * looks up many ids in random order (convert's reachability: every reference): sets bit
+   * `base + p` of `present` for each run position `p` that holds an entry, and returns the run's
+   * placement. For an id with `high === run.high`, `(low & (2^idShift - 1)) === run.lowBits` and
+   * `p = (low >>> idShift) - run.start` from 0 to `run.length - 1` whose bit is set, `positionOf`
+   * is `p`; for every other id it is what `positionOf` answers. A bit is 1/64 of the run's 8 bytes a
+   * position, so the bits of all channels stay in the processor's caches where the run does not
+   * (at 10M entities the runs take 80 MB). Valid while nothing is set.
+   */
+  markRunPositions(present: Uint8Array, base: number): { readonly idShift: number; readonly high: number; readonly lowBits: number; readonly start: number; readonly length: number } {
+    const run = this.run;
+    for (let position = 0; position < this.runTop; position++) {
+      const tag = run[position * RUN_WORDS] as number;
+      if (tag === 0 || tag === IN_HASH) continue;
+      const bit = base + position;
+      present[bit >>> 3]! |= 1 << (bit & 7);
+    }
+    return { idShift: this.idShift, high: this.runHigh, lowBits: this.runLowBits, start: this.runStart, length: this.runLength };
+  }
+
   /** Index of the run word where an id's entry starts, or -1 (not in the run, maybe hashed). */
   private runWordOf(low: number, high: number): number {
     low |= 0;
