@@ -9,6 +9,7 @@ import { ChunkAppender, inOneTransaction } from '../tables/chunk-appender.js';
 import type { TypeTablePlan } from '../tables/column-model.js';
 import type { DuckModule } from '../duck-module.js';
 import { fixedLayoutFor, type FixedLayout } from '../tables/entity-rows.js';
+import { appendPrimitiveArray, appendReferenceElements, BYTE_TEXTS, primitiveArrayTypes } from './link-element-rows.js';
 
 /**
  * `_references` and `_elements`, built by a pass of their own over the entity records when a
@@ -134,7 +135,12 @@ export async function linkPass(storage: Storage, types: ReadonlyMap<bigint, Link
       names: columns.map((c) => type.plan.columns[c]!.name),
     });
   }
+  const arrays = primitiveArrayTypes(types);
   const visit: LatestHeaderVisitor = (idLow, idHigh, typeLow, typeHigh, _file, _offset, length, view, contentAt) => {
+    if (typeHigh === 0) {
+      const array = arrays.get(typeLow >>> 0);
+      if (array !== undefined) return !appendPrimitiveArray(sinks.direct, array, idLow, idHigh, view, contentAt, length - 24);
+    }
     const known = typeHigh === 0 ? fixedOf.get(typeLow >>> 0) : undefined;
     // Another length: the general path passes it over as the tables' pass reported it.
     if (known === undefined || length - 24 !== known.fixed.length) return true;
@@ -200,6 +206,10 @@ function appendElements(elements: LinkRowSinks, references: LinkRowSink, owner: 
     return;
   }
   const pair = field.elements.length === 2;
+  if ((single !== undefined || pair) && slot.elementSize !== undefined && field.elements.every((e) => e.kind === 'reference')) {
+    appendReferenceElements(elements.staged, references, owner, member, memberName, layout.view, slot, pair);
+    return;
+  }
   for (let from = 0; from < slot.count; from += ELEMENT_BATCH) {
     const batch = variableElements(layout.view, slot, from, Math.min(slot.count, from + ELEMENT_BATCH));
     for (let i = 0; i < batch.length; i++) {
@@ -242,9 +252,6 @@ function appendPrimitiveElements(direct: LinkRowSink, owner: bigint, memberName:
     direct.endRow();
   }
 }
-
-/** The texts of the 256 byte values, -128 first (as `primitiveText` makes them). */
-const BYTE_TEXTS: readonly string[] = Array.from({ length: 256 }, (_v, i) => String(i - 128));
 
 /** A key or value: as text (primitives, texts, nested lists as JSON) and as object id (references); none: both NULL. */
 function appendPart(elements: LinkRowSink, value: MemberValue | undefined): void {
