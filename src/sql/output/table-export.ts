@@ -5,6 +5,7 @@ import type { GraphIndex } from '../../graph/model/graph-index.js';
 import type { Storage } from '../../storage/storage.js';
 import type { SchemaTable } from '../tables/finish-tables.js';
 import { csvHeaderLine, csvLines, ndjsonLines } from './result-text.js';
+import { exportRoomNeeded, missingRoom, roomText } from './export-room.js';
 import type { CsvCells } from '../answers/result-values.js';
 import type { SqlColumn } from '../sql-engine.js';
 import { SqlEngine } from '../sql-engine.js';
@@ -66,6 +67,10 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
   const out = resolve(options.out);
   if (existsSync(out)) throw new ExportTargetError(`--out ${options.out} exists already; give a new directory (nothing is overwritten)`);
   if (!existsSync(dirname(out)) || !statSync(dirname(out)).isDirectory()) throw new ExportTargetError(`--out ${options.out}: its parent directory does not exist`);
+  // The room on the disk first: a full disk found by a write would cost the work done until then.
+  const liveBytes = options.storage.channels.reduce((sum, channel) => channel.files.reduce((n, file) => n + file.liveLength, sum), 0);
+  const missing = missingRoom(exportRoomNeeded(liveBytes, options.format, dirname(out), options.table === undefined));
+  if (missing !== undefined) throw new ExportTargetError(`not enough free space in ${missing.label}: the export needs about ${roomText(missing.bytes)} there (estimated from the storage's ${roomText(liveBytes)} of current records), ${roomText(missing.free)} are free; free some space or give --out (or TMPDIR) on another disk`);
   const partial = join(dirname(out), `.${basename(out)}.partial-${process.pid}`);
   const engine = new SqlEngine({ storage: options.storage, allowFiles: true, everyValueFirst: true, timeoutMs: 0, maxConcurrent: 1, cache: options.cache, ...(options.onProblem === undefined ? {} : { onProblem: options.onProblem }), ...(options.graph === undefined ? {} : { graph: options.graph }), ...(options.memoryLimitBytes === undefined ? {} : { memoryLimitBytes: options.memoryLimitBytes }) });
   // On process.exit (the CLI's SIGINT and SIGTERM handlers): DuckDB's threads may still be

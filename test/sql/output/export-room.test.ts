@@ -1,0 +1,95 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exportRoomNeeded, freeBytes, missingRoom, roomText, TEMPORARY_AT_LEAST } from '../../../src/sql/output/export-room.js';
+import { generateStorage } from '../../../src/writer/generator/generate-storage.js';
+import { runCliInProcess as cli } from '../../helpers/cli-in-process.js';
+
+/**
+ * `export` checks the room on the disk before any work starts: beside `--out` (the hidden
+ * directory the tables are written into) and in the temporary directory (DuckDB's database),
+ * each estimated from the storage's live record bytes; too little is a usage error naming the
+ * directory, nothing written. Real small filesystems: tmpfs mounts of a few MiB (root only).
+ */
+
+const ROOT = process.getuid?.() === 0;
+
+let work: string;
+let source: string;
+const mounts: string[] = [];
+
+function smallDisk(name: string, size: string): string {
+  const dir = join(work, name);
+  mkdirSync(dir);
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { encoding: 'utf8' });
+  if (mounted.status !== 0) throw new Error(`mount tmpfs on ${dir}: ${mounted.stderr}`);
+  mounts.push(dir);
+  return dir;
+}
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'si-export-room-'));
+  source = join(work, 'storage');
+  generateStorage({ directory: source, entities: 20_000, channelCount: 2, seed: 5, fileMaximumSize: 256 * 1024 });
+});
+afterAll(() => {
+  for (const dir of mounts) spawnSync('umount', [dir]);
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('the room an export asks for', () => {
+  it('is one sum on one filesystem, two figures on two, and needs a finite size', () => {
+    const here = mkdtempSync(join(work, 'same-'));
+    const one = exportRoomNeeded(10_000_000, 'parquet', here, true, work);
+    expect(one.places.map((p) => p.bytes)).toEqual([25_000_000 + 10_000_000]);
+    expect(exportRoomNeeded(10_000_000, 'ndjson', here, true, work).places.map((p) => p.bytes)).toEqual([160_000_000 + 10_000_000]);
+    // One table alone: only the database's room, at least its floor.
+    expect(exportRoomNeeded(1000, 'parquet', here, false, work).places.map((p) => p.bytes)).toEqual([TEMPORARY_AT_LEAST]);
+    expect(() => exportRoomNeeded(Number.NaN, 'parquet', here, true, work)).toThrow(RangeError);
+    expect(() => exportRoomNeeded(Number.POSITIVE_INFINITY, 'csv', here, true, work)).toThrow(RangeError);
+    // More than the filesystem has: told with what is free there.
+    const free = freeBytes(here);
+    expect(missingRoom(exportRoomNeeded(free, 'parquet', here, true, work))).toEqual({ label: `${here} (beside --out and the temporary directory: one filesystem)`, bytes: Math.ceil(3.5 * free), free: expect.any(Number) });
+    expect(missingRoom(exportRoomNeeded(0, 'parquet', here, true, work))).toBeUndefined();
+  });
+});
+
+describe.skipIf(!ROOT)('export on a disk too small for it', () => {
+  it('--out on a 1 MiB filesystem: a usage error naming it before any work, nothing written', { timeout: 120_000 }, async () => {
+    const disk = smallDisk('out-disk', '1m');
+    const run = await cli(['export', source, '--format', 'parquet', '--out', join(disk, 'tables'), '--no-cache']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(new RegExp(`not enough free space in ${disk} \\(beside --out\\): the export needs about [0-9.]+ MB there \\(estimated from the storage's [0-9.]+ MB of current records\\), [0-9.]+ MB are free`));
+    // Before any work: no step told, nothing in the directory.
+    expect(run.stderr).not.toContain('building the tables');
+    expect(readdirSync(disk)).toEqual([]);
+  });
+
+  it('TMPDIR on a 4 MiB filesystem: the temporary directory named', { timeout: 120_000 }, async () => {
+    const disk = smallDisk('tmp-disk', '4m');
+    const out = join(work, 'tables-tmp');
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = disk;
+    try {
+      const run = await cli(['export', source, '--format', 'ndjson', '--out', out, '--no-cache']);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(`not enough free space in ${disk} (the temporary directory, TMPDIR): the export needs about ${roomText(TEMPORARY_AT_LEAST)} there`);
+      expect(existsSync(out)).toBe(false);
+      expect(readdirSync(disk)).toEqual([]);
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+    }
+  });
+
+  it('a filesystem with the room asked for: the export is written', { timeout: 120_000 }, async () => {
+    const disk = smallDisk('room-disk', '64m');
+    const run = await cli(['export', source, '--format', 'parquet', '--out', join(disk, 'tables'), '--no-cache']);
+    expect(run.stderr).not.toContain('not enough free space');
+    expect(run.code).toBe(0);
+    expect(readdirSync(join(disk, 'tables'))).toContain('manifest.json');
+    expect(readdirSync(disk)).toEqual(['tables']);
+  });
+});
