@@ -13,6 +13,7 @@ import { csvHeader, csvRow, exportColumns } from '../export-csv.js';
 import { openOutput } from '../output-target.js';
 import { graphProgressReporter, openProgressReporter } from '../graph-progress.js';
 import type { CommandIo } from '../io.js';
+import { elapsedText, LiveLine } from '../live-line.js';
 import { parseCommand, toolCommand } from '../option-values.js';
 import { closeMatches } from '../suggest.js';
 import { isDirectorySpec, openStorage, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions, type StorageSpec } from '../storage-argument.js';
@@ -154,24 +155,32 @@ class PipeClosed extends Error {}
 
 /** The SQL tables into a new directory (Parquet, CSV or NDJSON) with a manifest. */
 async function exportTableFiles(options: ExportArgs, io: CommandIo): Promise<void> {
+  // On a terminal, a line below the others says what runs and for how long (the build and the
+  // fills say nothing else for tens of seconds at 10M objects); every other text goes above it.
+  const progress = { step: 'opening the storage', written: 0, started: Date.now() };
+  const live = new LiveLine(io.stderr, () => `storage-inspector: ${progress.step}${progress.written > 0 ? `, ${progress.written} written` : ''} · ${elapsedText(progress.started)}`);
+  const shown: CommandIo = { stdout: io.stdout, stderr: { write: (text: string) => live.print(text), isTTY: io.stderr.isTTY === true } };
   // Interrupted, the process ends through process.exit, whose 'exit' event lets exportTables
   // remove its hidden directory beside --out (a signal's default action would leave it, with
   // the link pass's uncompressed files: 100 MB at 1M objects).
   const interrupted = (signal: NodeJS.Signals): void => {
+    live.close();
     io.stderr.write(`storage-inspector export: interrupted (${signal}); nothing was written to ${options.out}\n`);
     process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
   };
   for (const signal of SIGNALS) process.on(signal, interrupted);
   try {
-    await exportTableFilesUntilDone(options, io);
+    live.draw();
+    await exportTableFilesUntilDone(options, shown, progress);
   } finally {
+    live.close();
     for (const signal of SIGNALS) process.off(signal, interrupted);
   }
 }
 
 const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
-async function exportTableFilesUntilDone(options: ExportArgs, io: CommandIo): Promise<void> {
+async function exportTableFilesUntilDone(options: ExportArgs, io: CommandIo, progress: { step: string; written: number }): Promise<void> {
   const storage = await openStorage(options, { onProgress: openProgressReporter(io) }, (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`), options.strict === true);
   const registry = new StorageRegistry();
   try {
@@ -188,8 +197,14 @@ async function exportTableFilesUntilDone(options: ExportArgs, io: CommandIo): Pr
         table: options.type,
         cache: tableCacheOf(options.cache),
         onProblem: (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`),
-        onStep: (step) => void io.stderr.write(`storage-inspector: ${step}\n`),
-        onTable: (table, rows) => void io.stderr.write(`storage-inspector: wrote ${table} (${rows} rows)\n`),
+        onStep: (step) => {
+          progress.step = step;
+          io.stderr.write(`storage-inspector: ${step}\n`);
+        },
+        onTable: (table, rows) => {
+          progress.written++;
+          io.stderr.write(`storage-inspector: wrote ${table} (${rows} rows)\n`);
+        },
       });
       const rows = manifest.tables.reduce((n, t) => n + t.rows, 0);
       io.stderr.write(`storage-inspector: exported ${manifest.tables.length} tables (${rows} rows) as ${options.format} to ${options.out} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
