@@ -1,4 +1,5 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { walkLatestRecords } from '../../src/check/record-findings.js';
@@ -9,6 +10,7 @@ import { ObjectIndex } from '../../src/storage/index/object-index.js';
 import { forEachLatestRecordBytes } from '../../src/storage/records/latest-records.js';
 import { DirectorySource } from '../../src/storage/source/directory-source.js';
 import { Storage } from '../../src/storage/storage.js';
+import { generateStorage } from '../../src/writer/generator/generate-storage.js';
 
 /**
  * convert's reachability (from the references the check's record walk reports) against the graph
@@ -78,6 +80,40 @@ describe('reachability from the check walk', () => {
 
   it('the corpora have garbage (the comparison tells reachable from unreachable)', () => {
     expect(garbageSeen).toBeGreaterThan(10);
+  });
+
+  it('a generated storage with superseded versions and garbage: the objects the graph index finds reachable (a search queue of many batches)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'walked-reachability-'));
+    try {
+      generateStorage({ directory: join(dir, 's'), entities: 20_000, channelCount: 4, seed: 7, updateRatio: 0.5 });
+      const storage = await Storage.open(new DirectorySource(join(dir, 's')), { recordCacheBytes: 0 });
+      try {
+        const { graph } = await buildGraph(storage);
+        const walked = new WalkedReachability();
+        await walkLatestRecords(storage, { references: walked });
+        walked.search(storage, dir);
+        const differing: string[] = [];
+        let reachable = 0;
+        let objects = 0;
+        for (const channel of storage.channels) {
+          channel.objects.forEach((low, high) => {
+            objects++;
+            const node = graph.nodes.nodeOf(low, high);
+            const expected = node >= 0 && graph.isReachable(node);
+            if (expected) reachable++;
+            if (walked.reachable(low, high) !== expected) differing.push(`${high}:${low >>> 0} (graph: ${expected})`);
+          });
+        }
+        expect(differing.slice(0, 10)).toEqual([]);
+        // Far more reachable objects than one batch of the search's queue, and some garbage.
+        expect(reachable).toBeGreaterThan(10_000);
+        expect(objects - reachable).toBeGreaterThan(100);
+      } finally {
+        await storage.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
