@@ -9,7 +9,7 @@ import type { DuckModule } from '../duck-module.js';
 import { inOneTransaction } from '../tables/chunk-appender.js';
 import { appendEntity, appendFixedEntity, fixedLayoutFor, type FixedLayout } from '../tables/entity-rows.js';
 import { makeTypeRows } from '../tables/finish-tables.js';
-import { createStaging, type Staging } from '../tables/staging.js';
+import { createStaging, NOT_STAGED, type Staging } from '../tables/staging.js';
 
 /**
  * The rows of entity types' tables, made when a statement first names them: one pass over the
@@ -56,9 +56,9 @@ export async function fillTypeTables(
   const bySmallId = new Map<number, FillTarget>();
   const made: Staging[] = [];
   for (const plan of plans) {
-    const staging = await createStaging(duck, connection, plan, `__fill_${++stagings}`, temporary);
-    made.push(staging);
     const skip = skipped.get(plan);
+    const staging = await createStaging(duck, connection, plan, `__fill_${++stagings}`, temporary, skip);
+    made.push(staging);
     for (const entry of plan.entries) {
       const columns = withoutSkipped(plan.fieldOfColumn.get(entry.typeId), skip);
       if (columns === undefined) continue;
@@ -112,10 +112,10 @@ export async function fillTypeTables(
   }
 }
 
-/** A version's fields by column with the skipped columns' fields taken out (-1: appended as NULL). */
+/** A version's fields by column with the skipped columns taken out (NOT_STAGED: not in the staging table). */
 function withoutSkipped(fieldOfColumn: Int32Array | undefined, skip: ReadonlySet<number> | undefined): Int32Array | undefined {
   if (fieldOfColumn === undefined || skip === undefined || skip.size === 0) return fieldOfColumn;
   const out = fieldOfColumn.slice();
-  for (const c of skip) out[c] = -1;
+  for (const c of skip) out[c] = NOT_STAGED;
   return out;
 }

@@ -114,7 +114,7 @@ function layoutOrProblem(entry: TypeEntry, record: Pick<LatestRecord, 'content' 
   }
 }
 
-/** A value object's `_values` row from its layout. */
+/** A value object's `_values` row from its layout (or, for a text alone, a row of a table of `_values`' first three columns). */
 export function appendValue(values: ChunkAppender, record: { readonly objectId: bigint; readonly typeId: bigint }, layout: EntityLayout, kind: ValueKind, dictionary: TypeDictionary, shapes?: DecimalShapes): void {
   const value = valueOfObject(layout, kind, dictionary, record.objectId);
   if (kind === 'decimal' && value.text !== null) shapes?.note(layout.entry.typeName, value.text);
@@ -124,6 +124,12 @@ export function appendValue(values: ChunkAppender, record: { readonly objectId: 
   else values.appendVarchar(value.text);
   const typed = value.typed;
   const slot = kind === 'tinyint' || kind === 'smallint' || kind === 'integer' || kind === 'bigint' ? 0 : kind === 'float' || kind === 'double' ? 1 : kind === 'boolean' ? 2 : kind === 'timestamp' ? 3 : kind === 'date' ? 4 : kind === 'time' ? 5 : -1;
+  // A text alone (a String, a big number): the big numbers' staging table has no typed columns.
+  if (slot < 0 || typed === null) {
+    values.appendNullsToEnd();
+    values.endRow();
+    return;
+  }
   for (let i = 0; i < 6; i++) {
     if (i !== slot || typed === null) {
       values.appendNull();
@@ -159,15 +165,15 @@ export function appendPlainText(values: ChunkAppender, idLow: number, idHigh: nu
   values.appendBigIntHalves(typeLow, typeHigh);
   if (count <= 12) values.appendAsciiUnits(view, at, count);
   else values.appendVarchar(charsText(view, at, count));
-  for (let i = 0; i < 6; i++) values.appendNull();
+  values.appendNullsToEnd();
   values.endRow();
 }
 
-/** A text value's `_values` row (the typed columns NULL), as `appendValue` makes it for a String or BigDecimal. */
+/** A text value's `_values` row (the typed columns NULL, where the table has them), as `appendValue` makes it for a String or BigDecimal. */
 export function appendText(values: ChunkAppender, idLow: number, idHigh: number, typeLow: number, typeHigh: number, text: string): void {
   values.appendBigIntHalves(idLow, idHigh);
   values.appendBigIntHalves(typeLow, typeHigh);
   values.appendVarchar(text);
-  for (let i = 0; i < 6; i++) values.appendNull();
+  values.appendNullsToEnd();
   values.endRow();
 }

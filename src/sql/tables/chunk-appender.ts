@@ -121,6 +121,14 @@ export class ChunkAppender {
     column.validity[this.row >>> 5]! &= ~(1 << (this.row & 31));
     column.hasNull = true;
   }
+  /**
+   * NULL for every column of the row not appended yet: one row shape for a table and a narrower
+   * copy of it (`_values` and the big numbers' staging table, table-build.ts, which has only its
+   * first three columns).
+   */
+  appendNullsToEnd(): void {
+    while (this.column < this.columns.length) this.appendNull();
+  }
   appendBigInt(value: bigint): void {
     this.next().i64![this.row] = value;
   }

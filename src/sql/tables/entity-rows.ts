@@ -3,9 +3,12 @@ import type { PrimitiveName, TypeEntry } from '../../format/type-dictionary.js';
 import type { LatestRecord } from '../../storage/records/latest-records.js';
 import type { ChunkAppender } from './chunk-appender.js';
 import type { TypeTablePlan } from './column-model.js';
-import type { Staging } from './staging.js';
+import { NOT_STAGED, type Staging } from './staging.js';
 
-/** An entity's row in its type's staging table: members by column of the plan (table-build.ts, type-fill.ts). */
+/**
+ * An entity's row in its type's staging table: members by column of the plan (table-build.ts,
+ * type-fill.ts); a column whose field is NOT_STAGED (staging.ts) is not in the table.
+ */
 export function appendEntity(staging: Staging, fieldOfColumn: Int32Array, record: LatestRecord, layout: EntityLayout): void {
   const appender = staging.appender;
   const view = layout.view;
@@ -14,6 +17,7 @@ export function appendEntity(staging: Staging, fieldOfColumn: Int32Array, record
   const columns = staging.plan.columns;
   for (let c = 0; c < columns.length; c++) {
     const field = fieldOfColumn[c]!;
+    if (field === NOT_STAGED) continue;
     const slot = field < 0 ? undefined : layout.slots[field];
     if (slot === undefined) {
       appender.appendNull();
@@ -99,7 +103,7 @@ export function appendFixedEntity(staging: Staging, fieldOfColumn: Int32Array, f
   for (let c = 0; c < columns.length; c++) {
     const field = fieldOfColumn[c]!;
     if (field < 0) {
-      appender.appendNull();
+      if (field !== NOT_STAGED) appender.appendNull();
       continue;
     }
     const role = columns[c]!.role;

@@ -16,6 +16,9 @@ import { enumMembers, reflectiveMembers } from '../../../src/writer/type-definit
  * move that fails makes the engine build again, it does not fail every later statement.
  */
 
+/** The build's move of the big numbers into `_values` (table-build.ts), whatever columns it names. */
+const isTheMove = (sql: string): boolean => sql.startsWith('INSERT INTO _values') && sql.endsWith('FROM __big_numbers');
+
 let work: string;
 let storage: Storage;
 const engines: SqlEngine[] = [];
@@ -129,7 +132,7 @@ describe('a move of the big numbers that fails', () => {
     const run = DuckDBConnection.prototype.run;
     let failures = 0;
     const spy = vi.spyOn(DuckDBConnection.prototype, 'run').mockImplementation(function (this: DuckDBConnection, sql, ...rest) {
-      if (failures === 0 && sql.startsWith('INSERT INTO _values SELECT * FROM __big_numbers')) {
+      if (failures === 0 && isTheMove(sql)) {
         failures++;
         return Promise.reject(new Error('Out of Memory Error: failed to allocate data of size 256.0 KiB (16.0 MiB/16.0 MiB used)'));
       }
@@ -172,7 +175,7 @@ describe('a move of the big numbers that fails', () => {
     let failures = 0;
     const seen = new Set<string>();
     const spy = vi.spyOn(DuckDBConnection.prototype, 'run').mockImplementation(function (this: DuckDBConnection, sql, ...rest) {
-      if (sql.startsWith('INSERT INTO _values SELECT * FROM __big_numbers')) {
+      if (isTheMove(sql)) {
         failures++;
         // This build's directory: the one made since the last move (an earlier build's may not be removed yet).
         const made = readdirSync(temp).filter((name) => name.startsWith('storage-inspector-sql-') && !seen.has(name));
@@ -217,7 +220,7 @@ describe('a move of the big numbers that fails', () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     const spy = vi.spyOn(DuckDBConnection.prototype, 'run').mockImplementation(function (this: DuckDBConnection, sql, ...rest) {
-      if (!sql.startsWith('INSERT INTO _values SELECT * FROM __big_numbers')) return run.call(this, sql, ...rest);
+      if (!isTheMove(sql)) return run.call(this, sql, ...rest);
       started();
       return released.then(() => run.call(this, sql, ...rest));
     });
