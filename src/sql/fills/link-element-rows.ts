@@ -1,7 +1,7 @@
 import { JAVA_MAX_ELEMENTS, primitiveText, type VariableSlot } from '../../format/entity-layout.js';
 import { isObjectIdHalves } from '../../format/ids.js';
 import { PRIMITIVE_SIZES, type PrimitiveName } from '../../format/type-dictionary.js';
-import type { LinkRowSink, LinkType } from './link-tables.js';
+import type { LinkRowSink, LinkType } from './link-types.js';
 
 /**
  * Rows of the link pass read straight from a record's bytes, for the lists that hold most of

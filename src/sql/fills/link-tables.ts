@@ -2,13 +2,13 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { isAppError } from '../../errors.js';
 import { layoutEntity, primitiveText, variableElements, type EntityLayout, type MemberValue, type VariableSlot } from '../../format/entity-layout.js';
 import { classifyId, isObjectIdHalves } from '../../format/ids.js';
-import type { TypeEntry } from '../../format/type-dictionary.js';
-import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord } from '../../storage/records/latest-records.js';
+import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord, type LatestRecordsSource } from '../../storage/records/latest-records.js';
 import type { Storage } from '../../storage/storage.js';
 import { ChunkAppender, inOneTransaction } from '../tables/chunk-appender.js';
 import type { TypeTablePlan } from '../tables/column-model.js';
 import type { DuckModule } from '../duck-module.js';
 import { fixedLayoutFor, type FixedLayout } from '../tables/entity-rows.js';
+import type { LinkRowSink, LinkRowSinks, LinkType } from './link-types.js';
 import { appendPrimitiveArray, appendReferenceElements, BYTE_TEXTS, primitiveArrayTypes } from './link-element-rows.js';
 
 /**
@@ -20,13 +20,7 @@ import { appendPrimitiveArray, appendReferenceElements, BYTE_TEXTS, primitiveArr
  * DuckDB. `_references` is appended as it is.
  */
 
-/** What the link pass needs of an entity type: its entry and its table's plan. */
-export interface LinkType {
-  readonly entry: TypeEntry;
-  readonly plan: TypeTablePlan;
-  /** Per column of the plan, the field of this version (-1: the version lacks it). */
-  readonly fieldOfColumn: Int32Array;
-}
+export type { LinkRowSink, LinkRowSinks, LinkType } from './link-types.js';
 
 /** The two tables' definitions (an export writes the same columns: link-parquet.ts). */
 export const LINK_TABLES = `
@@ -83,31 +77,34 @@ export function stagedElementsSelect(staged: string, members: string): string {
   FROM ${staged} e LEFT JOIN ${members} m ON m.code = e.member LEFT JOIN texts k ON k.oid = e.key_oid LEFT JOIN texts v ON v.oid = e.value_oid`;
 }
 
-/**
- * Where the link pass puts its rows, one value per column in order (DuckDB's chunk appenders, or
- * Parquet files of our own for an export): `direct`, `_elements`' rows as they are; `staged`,
- * elements naming an object, their member as a code; `references`, `_references`' rows.
- */
-export interface LinkRowSink {
-  appendNull(): void;
-  appendBigInt(value: bigint): void;
-  appendBigIntHalves(low: number, high: number): void;
-  appendBigIntNumber(value: number): void;
-  appendInteger(value: number): void;
-  appendVarchar(value: string): void;
-  endRow(): void;
-}
-
-export interface LinkRowSinks {
-  readonly direct: LinkRowSink;
-  readonly staged: LinkRowSink;
-  readonly references: LinkRowSink;
-}
-
 /** The pass over the entity records: every link row into `sinks`; the staged rows' member codes, by name. */
-export async function linkPass(storage: Storage, types: ReadonlyMap<bigint, LinkType>, sinks: LinkRowSinks): Promise<ReadonlyMap<string, number>> {
-  const references = sinks.references;
+export async function linkPass(storage: LatestRecordsSource, types: ReadonlyMap<bigint, LinkType>, sinks: LinkRowSinks): Promise<ReadonlyMap<string, number>> {
+  const pass = linkRecordPass(types, sinks, memberCodesOf(types));
+  await forEachLatestRecord(storage, pass.typeIds, pass.handle, undefined, true, pass.visit);
+  return pass.members;
+}
+
+/**
+ * The staged rows' member codes, by name: every column name of the types' plans numbered in the
+ * order of `types`, so that passes over parts of the files (in other threads) agree.
+ */
+export function memberCodesOf(types: ReadonlyMap<bigint, LinkType>): Map<string, number> {
   const members = new Map<string, number>();
+  for (const type of types.values()) for (const column of type.plan.columns) if (!members.has(column.name)) members.set(column.name, members.size);
+  return members;
+}
+
+/** What `forEachLatestRecord` is given for the link pass over some files. */
+export interface LinkRecordPass {
+  readonly typeIds: ReadonlySet<bigint>;
+  readonly handle: (record: LatestRecord) => void;
+  readonly visit: LatestHeaderVisitor;
+  readonly members: ReadonlyMap<string, number>;
+}
+
+/** The link pass's record handlers, writing every link row into `sinks`, staged members coded by `members`. */
+export function linkRecordPass(types: ReadonlyMap<bigint, LinkType>, sinks: LinkRowSinks, members: Map<string, number>): LinkRecordPass {
+  const references = sinks.references;
   const codesOf = new Map<TypeTablePlan, Int32Array>();
   const memberCodes = (plan: TypeTablePlan): Int32Array => {
     let codes = codesOf.get(plan);
@@ -180,8 +177,7 @@ export async function linkPass(storage: Storage, types: ReadonlyMap<bigint, Link
       } else if (kind === 'list') appendElements(sinks, references, record.objectId, codes[c]!, columns[c]!.name, layout, slot as VariableSlot);
     }
   };
-  await forEachLatestRecord(storage, new Set(types.keys()), handle, undefined, true, visit);
-  return members;
+  return { typeIds: new Set(types.keys()), handle, visit, members };
 }
 
 function appendReference(references: LinkRowSink, from: bigint, to: bigint, member: string): void {
