@@ -2,6 +2,7 @@ import type { Storage } from '../storage/storage.js';
 import type { DominatorProgress } from './model/dominator-computation.js';
 import type { DominatorTree } from './model/dominator-tree.js';
 import type { GraphIndex } from './model/graph-index.js';
+import { markDominatorsUnderWay } from './model/dominators-under-way.js';
 
 /**
  * The dominator tree of a storage's graph index over time: computed in the background once the
@@ -34,6 +35,8 @@ export class DominatorService {
   private running: Promise<void> | undefined;
   private waiters: { resolve: (tree: DominatorTree) => void; reject: (error: unknown) => void }[] = [];
   private closed = false;
+  /** Ends the mark that the tree of the followed graph's state is being computed (dominators-under-way.ts). */
+  private endUnderWay: (() => void) | undefined;
 
   constructor(
     private readonly storage: Pick<Storage, 'channels' | 'consistent' | 'generation'>,
@@ -54,6 +57,9 @@ export class DominatorService {
   follow(graph: GraphIndex): void {
     if (this.closed) return;
     this.graph = graph;
+    // Marked at once, before the loop's first turn: a pass asking for the tree right after the
+    // index is ready waits for this computation instead of running one of its own.
+    this.endUnderWay = markDominatorsUnderWay(graph);
     if (this.current.kind !== 'computing') this.current = { kind: 'computing', progress: undefined, startedAt: Date.now() };
     this.running ??= this.loop().finally(() => {
       this.running = undefined;
@@ -64,6 +70,7 @@ export class DominatorService {
   reset(): void {
     this.graph = undefined;
     this.current = { kind: 'waiting' };
+    this.settle();
   }
 
   /** The tree once computed for the state the graph is in by then (rejects if that failed). */
@@ -77,10 +84,25 @@ export class DominatorService {
   close(): void {
     this.closed = true;
     this.graph = undefined;
+    this.settle();
     for (const waiter of this.waiters.splice(0)) waiter.reject(new Error('the storage was closed'));
   }
 
+  private settle(): void {
+    this.endUnderWay?.();
+    this.endUnderWay = undefined;
+  }
+
   private async loop(): Promise<void> {
+    try {
+      await this.computeWhileFollowed();
+    } finally {
+      // Done, failed, closed or reset: nobody waits for a computation that no longer runs.
+      this.settle();
+    }
+  }
+
+  private async computeWhileFollowed(): Promise<void> {
     // Loaded with the first computation, after the graph index is built (graph-service.ts says why).
     const { dominatorSteps, rememberDominatorTree } = await import('./model/dominator-computation.js');
     while (!this.closed) {
@@ -126,6 +148,7 @@ export class DominatorService {
       const computeMs = Date.now() - startedAt;
       this.current = { kind: 'ready', tree, computeMs };
       rememberDominatorTree(graph, tree);
+      if (this.graph === graph && graph.version === version) this.settle();
       this.options.onDominatorsReady?.(tree, computeMs);
       for (const waiter of this.waiters.splice(0)) waiter.resolve(tree);
       if (this.graph === graph && graph.version === version) return;

@@ -10,6 +10,7 @@ import { writeLinkTablesAsParquet } from './fills/link-parquet.js';
 import { quoteIdent, quoteText } from './tables/column-model.js';
 import { buildCommitsTable } from './fills/commit-rows.js';
 import { buildObjectsTable } from './fills/object-rows.js';
+import { dominatorsSettled } from '../graph/model/dominators-under-way.js';
 import type { Sandbox } from './sandbox.js';
 import type { KeepResult, TableCache } from './cache/table-cache.js';
 import { WriteTurns } from './cache/write-turns.js';
@@ -311,8 +312,15 @@ export class BuiltTables {
 
   /** Fills `_objects` once (a pass of its own); false when the storage is no longer in the built state. */
   private objectsTable(duck: DuckModule): Promise<boolean> {
-    // The graph asked for before the storage's gate is entered (its build reads through the gate too).
-    return this.ledger.objectsFilling(() => this.graph().then((graph) => this.inBuiltState((connection) => buildObjectsTable(duck, connection, this.storage, graph))));
+    // The graph asked for before the storage's gate is entered (its build reads through the gate too),
+    // and so is the dominator tree being computed in the background for it (its slices take turns
+    // of the gate): the pass takes that tree instead of computing it a second time.
+    return this.ledger.objectsFilling(() =>
+      this.graph().then(async (graph) => {
+        if (graph !== undefined) await dominatorsSettled(graph);
+        return this.inBuiltState((connection) => buildObjectsTable(duck, connection, this.storage, graph));
+      }),
+    );
   }
 
   /** Fills `_commits` once (the commit log, shared with the history routes); false when the storage is no longer in the built state. */

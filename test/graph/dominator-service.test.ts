@@ -2,7 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildGraph } from '../../src/graph/build/graph-build.js';
+import { DominatorService } from '../../src/graph/dominator-service.js';
 import { GraphService } from '../../src/graph/graph-service.js';
+import { dominatorTreeOf } from '../../src/graph/model/dominator-computation.js';
+import { dominatorsSettled } from '../../src/graph/model/dominators-under-way.js';
 import type { DominatorTree } from '../../src/graph/model/dominator-tree.js';
 import type { GraphIndex } from '../../src/graph/model/graph-index.js';
 import { Storage } from '../../src/storage/storage.js';
@@ -74,5 +78,59 @@ describe('dominator tree of a served storage', () => {
       service.close();
       await storage.close();
     }
+  });
+});
+
+describe('a pass that needs the tree while the background computes it', () => {
+  let base: string;
+  let dir: string;
+
+  beforeAll(() => {
+    base = mkdtempSync(join(tmpdir(), 'dominators-under-way-'));
+    dir = join(base, 'storage');
+    writeModelStorage(dir);
+  });
+
+  afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+  it('waits for that computation and takes its tree: the tree is computed once', async () => {
+    const storage = await Storage.open(dir);
+    const { graph } = await buildGraph(storage);
+    // The background's slices held at the storage's gate until the test lets them through.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const gate = { channels: storage.channels, get generation() { return storage.generation; }, consistent: <T>(fn: () => Promise<T>): Promise<T> => held.then(() => storage.consistent(fn)) };
+    const service = new DominatorService(gate);
+    try {
+      service.follow(graph);
+      const settled = dominatorsSettled(graph);
+      // Still computing (held at the gate): after a turn of the event loop the pass still waits.
+      expect(await Promise.race([settled.then(() => 'settled'), new Promise((resolve) => setImmediate(() => resolve('computing')))])).toBe('computing');
+      release();
+      await settled;
+      const state = service.state;
+      expect(state.kind).toBe('ready');
+      // `_objects`' pass (sql/fills/object-rows.ts) asks for the tree this way: the background's tree, not a second one.
+      const tree = dominatorTreeOf(graph, storage.channels);
+      expect(state.kind === 'ready' && state.tree).toBe(tree);
+      expectAsDefined(graph, storage, tree);
+      // Nothing under way any more: a later pass goes on at once.
+      expect(await Promise.race([dominatorsSettled(graph).then(() => 'settled'), new Promise((resolve) => setImmediate(() => resolve('waiting')))])).toBe('settled');
+    } finally {
+      service.close();
+      await storage.close();
+    }
+  });
+
+  it('does not wait for a service closed before its tree was computed', async () => {
+    const storage = await Storage.open(dir);
+    const { graph } = await buildGraph(storage);
+    const gate = { channels: storage.channels, generation: storage.generation, consistent: <T>(): Promise<T> => new Promise<T>(() => undefined) };
+    const service = new DominatorService(gate);
+    service.follow(graph);
+    const settled = dominatorsSettled(graph);
+    service.close();
+    await settled;
+    await storage.close();
   });
 });

@@ -41,7 +41,9 @@ export function rememberDominatorTree(graph: GraphIndex, tree: DominatorTree): v
 /**
  * The tree of the graph's current state: the one computed last if the graph has not changed
  * since, else computed here at once (for a pass that holds the storage's state and cannot wait
- * for the background computation, which needs turns of its own: the SQL `_objects` table).
+ * for the background computation, which needs turns of its own: the SQL `_objects` table, which
+ * waits before it enters the storage's gate while that computation is under way,
+ * dominators-under-way.ts).
  */
 export function dominatorTreeOf(graph: GraphIndex, channels: readonly Pick<StorageChannel, 'objects'>[]): DominatorTree {
   const known = remembered.get(graph);
