@@ -8,7 +8,7 @@ import type { Storage } from '../storage/storage.js';
  * Each object is numbered by its position in its channel's index (`ObjectIndex.positionOf`, offset
  * per channel). One list in walk order holds, for each newest version the walk meets, its object's
  * number marked as an entry's head (negative: `~number`) and then its targets' numbers (they lie
- * together: a start per object finds them, the next head ends them); a breadth-first search from
+ * together: a start per object finds them, the next head ends them); a depth-first search from
  * the roots entity marks one bit per object. One pass over the list's heads then gives one bit per
  * newest version in walk order, and the walk also noted which of all the records it met are newest
  * versions (one bit per record): the copy, which meets the same records in the same order, tells
@@ -171,12 +171,15 @@ export class WalkedReachability implements ReferenceListener {
     const reach = new Uint8Array(Math.ceil(this.positions / 8));
     const { starts, blocks, fill } = this;
     if (roots >= 0) {
-      const queue = new Uint32Array(this.positions);
-      let head = 0;
-      let tail = 0;
+      // Marked objects whose targets are still to be marked, on a stack: the same objects are
+      // reached in any order, and a stack's memory is touched only as deep as it grows (26,542
+      // entries on the 10M benchmark storage), a breadth-first queue's for every object reached
+      // (38 MB there, at the convert's peak RSS).
+      const stack = new Uint32Array(this.positions);
+      let top = 0;
       reach[roots >>> 3]! |= 1 << (roots & 7);
-      queue[tail++] = roots;
-      // The queue is taken in batches, each in three loops: every object's start, then the first
+      stack[top++] = roots;
+      // The stack is taken in batches, each in three loops: every object's start, then the first
       // entry at each start, then the targets. The loads of one loop do not wait on each other, so
       // the processor fetches them from memory at once; one loop per object waited for its start
       // and then for its list entries, in turn (at 10M entities both miss the caches for nearly
@@ -184,9 +187,11 @@ export class WalkedReachability implements ReferenceListener {
       // benchmark storage.
       const batchStarts = new Uint32Array(SEARCH_BATCH);
       const batchFirsts = new Int32Array(SEARCH_BATCH);
-      while (head < tail) {
-        const n = Math.min(SEARCH_BATCH, tail - head);
-        for (let k = 0; k < n; k++) batchStarts[k] = starts[queue[head + k] as number] as number;
+      while (top > 0) {
+        const n = Math.min(SEARCH_BATCH, top);
+        top -= n;
+        // Taken off before the targets are pushed over them.
+        for (let k = 0; k < n; k++) batchStarts[k] = starts[stack[top + k] as number] as number;
         for (let k = 0; k < n; k++) {
           const at = batchStarts[k] as number;
           // 0: the object's newest version was not met; at the list's end: its head is the last entry.
@@ -207,7 +212,7 @@ export class WalkedReachability implements ReferenceListener {
             const byte = reach[u >>> 3] as number;
             if ((byte & bit) === 0) {
               reach[u >>> 3] = byte | bit;
-              queue[tail++] = u;
+              stack[top++] = u;
             }
             at++;
             if (++i === BLOCK && at < fill) {
@@ -216,7 +221,6 @@ export class WalkedReachability implements ReferenceListener {
             }
           }
         }
-        head += n;
       }
     }
     // The newest versions' bits in walk order: their heads lie in that order.
