@@ -100,7 +100,10 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     registry,
     checkSource: checkSourceOpener(specs, sourceOptions, DEFAULT_STORAGE_NAME),
     // The sql_query tool: the storage's SQL engine with the default limits (--no-sql: none).
-    ...(flags.sql ? { sqlEngine: sqlEngineFor({ cache: tableCacheOf(cacheArgsOf(flags)) }) } : {}),
+    // Its warnings go to stderr, the server's log (stdout is the protocol's), as `serve` logs them.
+    ...(flags.sql
+      ? { sqlEngine: sqlEngineFor({ cache: tableCacheOf(cacheArgsOf(flags)), onStorageProblem: (name, m) => void io.stderr.write(`storage-inspector: warning: ${name}: sql: ${m}\n`) }) }
+      : {}),
   });
   // One line a message; a line too long or not JSON is answered with a JSON-RPC error and reading goes on.
   const transport = new LineStdioTransport(process.stdin, process.stdout, (line) => void io.stderr.write(`${line}\n`));

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApp } from '../../http/app.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from '../../http/guard/limits.js';
 import { warnIfShared } from '../../http/guard/auth.js';
@@ -79,7 +79,10 @@ async function application(options: ServeOptions, access: ServeAccess, storages:
   const first = storages.opened[0]!;
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   // The SQL tables kept between runs (sql/cache/table-cache.ts), shared with `sql`, `export` and `mcp`.
-  const sqlService = options.sql === false ? false : { ...(options.sql ?? {}), cache: tableCacheOf(options.cache) };
+  // Their warnings go to the server's log (set below, once the application has one).
+  let log: FastifyBaseLogger | undefined;
+  const onStorageProblem = (storage: string, message: string): void => log?.warn({ storage }, `sql: ${message}`);
+  const sqlService = options.sql === false ? false : { ...(options.sql ?? {}), cache: tableCacheOf(options.cache), onStorageProblem };
   // Our own API's graph indexes are built in the background once the server listens.
   const app = buildApp(first.storage, {
     api: registry,
@@ -98,6 +101,7 @@ async function application(options: ServeOptions, access: ServeAccess, storages:
     searchMaxConcurrent: options.searchMaxConcurrent,
     ...(first.follower === undefined ? {} : { catchUp: () => first.follower!.refreshNow() }),
   });
+  log = app.log;
   // /mcp: the MCP server for AI assistants (src/mcp/), behind the same checks, answering through /api/v1.
   await app.register(mcpRoutes, {
     registry,

@@ -8,15 +8,28 @@ import type { StorageContext } from '../../registry/storage-registry.js';
  * itself on its first statement (dynamic import), so a server nobody sends SQL to never loads it.
  */
 
-/** The limits, and where the built tables are kept between runs (none: built in every run). */
-export type SqlServiceOptions = Partial<SqlLimits> & { readonly cache?: TableCache | undefined };
+/**
+ * The limits, where the built tables are kept between runs (none: built in every run), and who
+ * hears a storage's table warnings (unreadable records, a cache that could not be read or kept):
+ * the server's own log, never an answer (they name files of the server).
+ */
+export type SqlServiceOptions = Partial<SqlLimits> & {
+  readonly cache?: TableCache | undefined;
+  readonly onStorageProblem?: ((storageName: string, message: string) => void) | undefined;
+};
 
 const engines = new WeakMap<StorageContext, SqlEngine>();
 
 export function sqlEngineOf(context: StorageContext, options: SqlServiceOptions = {}): SqlEngine {
   let engine = engines.get(context);
   if (engine === undefined) {
-    engine = new SqlEngine({ ...options, storage: context.storage, graph: () => context.graph.ready() });
+    const { onStorageProblem, ...engineOptions } = options;
+    engine = new SqlEngine({
+      ...engineOptions,
+      storage: context.storage,
+      graph: () => context.graph.ready(),
+      ...(onStorageProblem === undefined ? {} : { onProblem: (message: string) => onStorageProblem(context.name, message) }),
+    });
     engines.set(context, engine);
   }
   return engine;

@@ -34,7 +34,7 @@ async function serveOnce(dir: string, cache: TableCache): Promise<Served> {
   const problems: string[] = [];
   let cached: boolean | undefined;
   // The engine's own options (sql-engine.ts), passed on by the server's SQL options as they are
-  // (`serve` gives neither: there these warnings are not told).
+  // (`serve` logs the warnings instead: test/cli/sql-warnings-logged.test.ts).
   const sql = { cache, onProblem: (m: string) => problems.push(m), onBuilt: (f: { cached: boolean }) => (cached = f.cached) };
   const app = buildApp(storage, { instance: 'microstream', api: registry, sql });
   try {

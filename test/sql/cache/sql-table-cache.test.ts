@@ -8,6 +8,7 @@ import { storageStateKey, tableCodeHash } from '../../../src/sql/cache/table-cac
 import { Storage } from '../../../src/storage/storage.js';
 import { ModelStorage, writeModelStorage } from '../../graph/model-storage.js';
 import { registeredStorage } from '../../helpers/registered-storage.js';
+import { writeModelStorageWithUnreadableString } from '../../helpers/unreadable-string.js';
 
 /**
  * SQL tables kept between runs (table-cache.ts): a second run on an unchanged storage takes them
@@ -190,17 +191,7 @@ describe('SQL tables kept between runs', () => {
 
   it('tells the warnings of the build again when the tables come from the cache', async () => {
     const damaged = join(base, 'damaged');
-    writeModelStorage(damaged);
-    // The String 'k' (18 bytes of list: one UTF-16 char) made to claim 1,000 chars: unreadable.
-    const k = Buffer.alloc(18);
-    k.writeBigInt64LE(18n, 0);
-    k.writeBigInt64LE(1n, 8);
-    k.write('k', 16, 'utf16le');
-    const files = readdirSync(damaged).filter((c) => c.startsWith('channel_')).flatMap((c) => readdirSync(join(damaged, c)).filter((n) => n.endsWith('.dat')).map((n) => join(damaged, c, n)));
-    const path = files.find((f) => readFileSync(f).includes(k))!;
-    const bytes = readFileSync(path);
-    bytes.writeBigInt64LE(1000n, bytes.indexOf(k) + 8);
-    writeFileSync(path, bytes);
+    writeModelStorageWithUnreadableString(damaged);
     const first = await run(damaged, cache, `SELECT count(*) FROM _values`);
     expect(first.cached).toBe(false);
     expect(first.problems).toHaveLength(1);
