@@ -298,7 +298,7 @@ export class Storage {
     // Nothing to take over: the state is the basis's, but the last commit is this storage's own (a commit that stored nothing, a log written anew).
     if (!result.changed) this.lastCommitTimestamp = this.foundCommitTimestamp;
     const replaced = replacedRecords(stored, RECORD_WORDS, appendedFrom, basis.channelStates);
-    if ((await comparePrefixes(found.pairs, replaced, options.onProgress, options.indexWorkers)) !== undefined) return false;
+    if ((await comparePrefixes(found.pairs, replaced, options.onProgress)) !== undefined) return false;
     this.generation = 1;
     this.openedOnBasis = { basis, basisGeneration: generation, appendedFrom, replaced, generation: this.generation };
     return true;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ReplacedRecords } from '../../src/storage/index/replaced-records.js';
+import { ReplacedRecords } from '../../src/storage/basis-open.js';
 
 /**
  * The basis's records a continuation replaced are copied out of the blocks the prefix comparison

@@ -1,12 +1,10 @@
 import { FormatError, StorageError, type AppErrorCode } from '../../errors.js';
 import type { ChannelIndexJob, ChannelIndexResult } from './channel-indexer.js';
 import type { ObjectIndexParts } from './object-index.js';
-import type { PrefixResult, PrefixTask } from './prefix-compare.js';
 
 /** What passes between the index workers and the thread that opens the storage. */
 
 export interface WorkerRequest {
-  readonly kind?: undefined;
   /** Which of the caller's jobs this is. */
   readonly channel: number;
   readonly job: Omit<ChannelIndexJob, 'reads' | 'readAhead'>;
@@ -15,14 +13,6 @@ export interface WorkerRequest {
 export type WorkerReply =
   | ({ readonly ok: true; readonly channel: number; readonly parts: ObjectIndexParts } & Omit<ChannelIndexResult, 'objects'>)
   | { readonly ok: false; readonly channel: number; readonly failure: WorkerFailure };
-
-/** A file pair compared in the thread (prefix-compare.ts). */
-export interface PrefixRequest {
-  readonly kind: 'prefix';
-  readonly task: PrefixTask;
-}
-
-export type PrefixReply = { readonly ok: true; readonly result: PrefixResult } | { readonly ok: false; readonly failure: WorkerFailure };
 
 /**
  * An error thrown in a worker, as data: a structured clone of an Error keeps only its name and

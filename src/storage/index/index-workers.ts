@@ -1,8 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { ChannelIndexJob, ChannelIndexResult } from './channel-indexer.js';
-import { errorOf, type PrefixReply, type PrefixRequest, type WorkerReply, type WorkerRequest } from './index-worker-messages.js';
+import { errorOf, type WorkerReply, type WorkerRequest } from './index-worker-messages.js';
 import { ObjectIndex } from './object-index.js';
-import type { PrefixResult, PrefixTask } from './prefix-compare.js';
 import { WorkerThread } from '../../threads/worker-thread.js';
 
 /**
@@ -59,31 +58,6 @@ export class IndexWorkerPool {
     }
   }
 
-  /**
-   * Compares file pairs (prefix-compare.ts), one a thread at a time; `onResult` hears each as it
-   * is done (in the order they finish) and says whether to go on. The first failure is thrown
-   * once the requests under way are answered.
-   */
-  async comparePrefixes(tasks: readonly PrefixTask[], onResult: (task: number, result: PrefixResult) => boolean): Promise<void> {
-    let next = 0;
-    let failure: unknown;
-    let stop = false;
-    await Promise.all(
-      this.workers.map(async (worker) => {
-        while (!stop && next < tasks.length) {
-          const task = next++;
-          try {
-            if (!onResult(task, await worker.comparePrefix({ kind: 'prefix', task: tasks[task]! }))) stop = true;
-          } catch (error) {
-            failure ??= error;
-            stop = true;
-          }
-        }
-      }),
-    );
-    if (failure !== undefined) throw failure;
-  }
-
   /** Ends the threads; never rejects (callers need not wait for it). */
   async close(): Promise<void> {
     await Promise.all(this.workers.map((worker) => worker.terminate().catch(() => undefined)));
@@ -92,25 +66,18 @@ export class IndexWorkerPool {
 
 /** One worker thread, one channel at a time. */
 class IndexWorker {
-  private readonly thread = new WorkerThread<WorkerRequest | PrefixRequest, WorkerReply | PrefixReply>(
+  private readonly thread = new WorkerThread<WorkerRequest, WorkerReply>(
     import.meta.url,
     'index-worker',
     (code) => `an index worker thread stopped (exit code ${code}) while indexing a channel`,
   );
 
   async index(request: WorkerRequest): Promise<ChannelIndexResult> {
-    const reply = (await this.thread.ask(request)) as WorkerReply | Error;
+    const reply = await this.thread.ask(request);
     if (reply instanceof Error) throw reply;
     if (!reply.ok) throw errorOf(reply.failure);
     const { ok: _ok, channel: _channel, parts, ...figures } = reply;
     return { objects: ObjectIndex.fromParts(parts), ...figures };
-  }
-
-  async comparePrefix(request: PrefixRequest): Promise<PrefixResult> {
-    const reply = (await this.thread.ask(request)) as PrefixReply | Error;
-    if (reply instanceof Error) throw reply;
-    if (!reply.ok) throw errorOf(reply.failure);
-    return reply.result;
   }
 
   terminate(): Promise<void> {

@@ -47,14 +47,6 @@ export class SharedIndexWorkers {
     return { pool, release };
   }
 
-  /**
-   * The threads already started, for other work of an open (basis-open.ts compares files in them),
-   * or undefined: none started, another open holds them, or closed. Starts none.
-   */
-  lendRunning(): { readonly pool: IndexWorkerPool; readonly release: (usable: boolean) => void } | undefined {
-    return this.pool === undefined ? undefined : this.lend(this.threads);
-  }
-
   /** Ends the threads (never rejects); later opens start their own. */
   async close(): Promise<void> {
     this.closed = true;
