@@ -73,9 +73,17 @@ export function typeIdMatcher(set: ReadonlySet<bigint>): (low: number, high: num
   return (low, high) => (high === 0 ? small.has(low >>> 0) : set.has((BigInt(high) << 32n) | BigInt(low >>> 0)));
 }
 
+/**
+ * The types whose records a pass takes: their ids, or a test of a type id's halves, asked of each
+ * record before the index is asked whether it is its object's latest (which misses the processor's
+ * caches): a pass may stop taking a type midway (the base pass of src/sql, once it has met a type
+ * it does not decode).
+ */
+export type TypeChoice = ReadonlySet<bigint> | ((typeLow: number, typeHigh: number) => boolean);
+
 export async function forEachLatestRecord(
   storage: LatestRecordsSource,
-  typeIds: ReadonlySet<bigint>,
+  typeIds: TypeChoice,
   /** May answer synchronously (undefined): a pass of millions of records then awaits nothing per record. */
   handle: (record: LatestRecord) => Promise<void> | void,
   onProgress?: (progress: RecordPassProgress) => void,
@@ -90,7 +98,7 @@ export async function forEachLatestRecord(
 ): Promise<void> {
   const files = storage.channels.flatMap((channel) => channel.files.map((file) => ({ channel, file })));
   const bytesTotal = files.reduce((n, f) => n + f.file.totalLength, 0);
-  const wanted = typeIdMatcher(typeIds);
+  const wanted = typeof typeIds === 'function' ? typeIds : typeIdMatcher(typeIds);
   let bytesDone = 0;
   let records = 0;
   const pending: LatestRecord[] = [];
