@@ -23,9 +23,10 @@ export interface CopyPlan {
   readonly named: string;
   readonly shapes: ReturnType<typeof planCurrentShapes> | undefined;
   /**
-   * Which records are newest versions and which of those the roots reach, by their number in the
-   * walk (the check's walk met the same records in the same order): no index lookup per record.
-   * Without it every object's newest version is copied (told by the index).
+   * Which records are newest versions, by their number in the walk (the check's walk met the
+   * same records in the same order): no index lookup per record; and which of those the roots
+   * reach (a bit per object, found by arithmetic for the ids in an index's run). Without it every
+   * object's newest version is copied (told by the index).
    */
   readonly order: CopyOrder | undefined;
   /** Each store written in the thread pool while the next is filled (see `wantsWriteBehind`). */
@@ -59,7 +60,7 @@ export async function copyRecords(storage: Storage, writer: StorageWriter, copy:
   let ordinal = 0;
   let newest = 0;
   const latestBits = order?.latest;
-  const reachBits = order?.reach;
+  const reach = order?.reach;
   const ordered = order?.records ?? 0;
   // With `writeBehind`, two builders: one is filled while the other's store is written in the
   // thread pool (`storeInBackground`). A store falls due at the record that fills the batch and
@@ -133,8 +134,8 @@ export async function copyRecords(storage: Storage, writer: StorageWriter, copy:
           if (latestBits !== undefined) {
             latest = n < ordered && ((latestBits[n >>> 3] as number) & (1 << (n & 7))) !== 0;
             if (latest) {
-              const v = newest++;
-              reached = ((reachBits![v >>> 3] as number) & (1 << (v & 7))) !== 0;
+              newest++;
+              reached = reach!.reachable(low, high);
             }
           } else {
             latest = channel.objects.isLatest(low, high, file.slot, offset);

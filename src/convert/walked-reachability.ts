@@ -6,15 +6,14 @@ import type { Storage } from '../storage/storage.js';
  * Which objects the roots reach, from the references the check's record walk reports
  * (`walkLatestRecords`' `references`): convert needs no graph build and no second walk for it.
  * Each object is numbered by its position in its channel's index (`ObjectIndex.positionOf`, offset
- * per channel). One list in walk order holds, for each newest version the walk meets, its object's
- * number marked as an entry's head (negative: `~number`) and then its targets' numbers (they lie
- * together: a start per object finds them, the next head ends them); a depth-first search from
- * the roots entity marks one bit per object. One pass over the list's heads then gives one bit per
- * newest version in walk order, and the walk also noted which of all the records it met are newest
- * versions (one bit per record): the copy, which meets the same records in the same order, tells
- * superseded versions and garbage apart by them without looking a record up in the index
- * (`copyOrder`). Memory: 4 bytes per index position, 4 per newest version and 4 per reference, in
- * typed arrays (no JS object per object or reference); freed after the search but for the bits.
+ * per channel). One list in walk order holds the targets' numbers of each newest version the walk
+ * meets, together, the last one marked (negative: `~number`); a start per object finds them. A
+ * depth-first search from the roots entity marks one bit per object. The walk also noted which of
+ * all the records it met are newest versions (one bit per record): the copy, which meets the same
+ * records in the same order, tells superseded versions apart by them without looking a record up
+ * in the index, and garbage by the object's bit (`copyOrder`). Memory: 4 bytes per index position
+ * and 4 per reference, in typed arrays (no JS object per object or reference); freed after the
+ * search but for the bits.
  *
  * Reachability is MicroStream's garbage collector's (graph/model/reachability.ts): everything
  * reachable over references from the roots entity (the root and the registered constants);
@@ -25,11 +24,9 @@ import type { Storage } from '../storage/storage.js';
 const BLOCK_BITS = 22;
 const BLOCK = 1 << BLOCK_BITS;
 const BLOCK_MASK = BLOCK - 1;
-/** Object numbers are kept in 31 bits (the list marks heads by the sign), list positions (+ 1) in 32. */
+/** Object numbers are kept in 31 bits (the list marks an object's last target by the sign), list positions (+ 1) in 32. */
 const MAX_POSITIONS = 2 ** 31 - 1;
 const MAX_ENTRIES = 2 ** 32 - 2;
-/** The head of a newest version whose id the index lacks (none: the walk finds them by the index). */
-const NO_OBJECT = 2 ** 31 - 1;
 /** Objects of the search's queue whose starts and first list entries are loaded together. */
 const SEARCH_BATCH = 256;
 /** Records the walk order's bits cover at most (one bit each, in a typed array). */
@@ -39,8 +36,8 @@ const MAX_RECORDS = 2 ** 32 - 1;
 export interface CopyOrder {
   /** One bit per record met, in walk order: set for the newest versions. */
   readonly latest: Uint8Array;
-  /** One bit per newest version, in walk order: set for those the roots reach. */
-  readonly reach: Uint8Array;
+  /** Whether the roots reach an object (`WalkedReachability.reachable`): asked for each newest version. */
+  readonly reach: { reachable(low: number, high: number): boolean };
   /** One past the last newest version's number among the records, and how many newest versions. */
   readonly records: number;
   readonly newest: number;
@@ -66,17 +63,19 @@ export class WalkedReachability implements ReferenceListener {
   private runLengths = new Float64Array(0);
   private runBits = new Uint8Array(0);
   private positions = 0;
-  /** Per object: where its newest version's targets start in the list (right after its head, so never 0; 0: not met). */
+  /** Per object: where its newest version's targets start in the list, + 1 (0: none, or not met). */
   private starts = new Uint32Array(0);
   private blocks: Int32Array[] = [];
   private fill = 0;
   private newest = 0;
+  /** The object of the newest version walked (-1: none, or an id the index lacks), and where its targets start. */
+  private current = -1;
+  private currentStart = 0;
   /** One bit per record met, in walk order: a newest version. */
   private latestBits = new Uint8Array(0);
   private records = 0;
-  /** After `search`: one bit per object, and one per newest version in walk order. */
+  /** After `search`: one bit per object. */
   private reach = new Uint8Array(0);
-  private reachNewest = new Uint8Array(0);
 
   begin(storage: Storage): void {
     this.channels = storage.channels;
@@ -111,6 +110,7 @@ export class WalkedReachability implements ReferenceListener {
     this.blocks = [];
     this.fill = 0;
     this.newest = 0;
+    this.current = -1;
     // Grown should the walk meet more records than twice the objects.
     this.latestBits = new Uint8Array(Math.max(1024, Math.ceil((objects * 2) / 8)));
     this.records = 0;
@@ -144,17 +144,27 @@ export class WalkedReachability implements ReferenceListener {
     this.latestBits[byte]! |= 1 << (ordinal & 7);
     this.records = ordinal + 1;
     this.newest++;
-    const v = this.objectNumber(low, high);
-    this.append(~(v < 0 ? NO_OBJECT : v));
-    if (v >= 0) this.starts[v] = this.fill;
+    this.endTargets();
+    this.current = this.objectNumber(low, high);
+    this.currentStart = this.fill;
   }
 
   reference(low: number, high: number): boolean {
     const target = this.objectNumber(low, high);
     if (target < 0) return false;
-    // References before the first newest version belong to none.
-    if (this.newest > 0) this.append(target);
+    // References before the first newest version belong to none (nor those of an id the index lacks).
+    if (this.current >= 0) this.append(target);
     return true;
+  }
+
+  /** The targets of the newest version walked are complete: the last one marked, the start noted (none: left 0). */
+  private endTargets(): void {
+    const v = this.current;
+    if (v < 0 || this.fill === this.currentStart) return;
+    const last = this.fill - 1;
+    const block = this.blocks[last >>> BLOCK_BITS]!;
+    block[last & BLOCK_MASK] = ~(block[last & BLOCK_MASK] as number);
+    this.starts[v] = this.currentStart + 1;
   }
 
   /**
@@ -168,6 +178,8 @@ export class WalkedReachability implements ReferenceListener {
     if (rootsId === 0n && hasObjects) {
       throw new StorageError('STORAGE_INCONSISTENT', `${named} has no roots entity, so no object is reachable: --keep-unreachable copies every object`);
     }
+    this.endTargets();
+    this.current = -1;
     const reach = new Uint8Array(Math.ceil(this.positions / 8));
     const { starts, blocks, fill } = this;
     if (roots >= 0) {
@@ -193,52 +205,38 @@ export class WalkedReachability implements ReferenceListener {
         // Taken off before the targets are pushed over them.
         for (let k = 0; k < n; k++) batchStarts[k] = starts[stack[top + k] as number] as number;
         for (let k = 0; k < n; k++) {
-          const at = batchStarts[k] as number;
-          // 0: the object's newest version was not met; at the list's end: its head is the last entry.
-          batchFirsts[k] = at !== 0 && at < fill ? (blocks[at >>> BLOCK_BITS]![at & BLOCK_MASK] as number) : -1;
+          // 0: no targets, or the object's newest version was not met.
+          const at = (batchStarts[k] as number) - 1;
+          if (at >= 0) batchFirsts[k] = blocks[at >>> BLOCK_BITS]![at & BLOCK_MASK] as number;
         }
         for (let k = 0; k < n; k++) {
-          // A head first: no targets.
-          if ((batchFirsts[k] as number) < 0) continue;
-          // The targets (right after the head, where the start points) up to the next head or the list's end.
-          let at = batchStarts[k] as number;
+          let at = (batchStarts[k] as number) - 1;
+          if (at < 0) continue;
+          // The targets from the start up to the one marked last.
           let block = at >>> BLOCK_BITS;
           let targets = blocks[block]!;
           let i = at & BLOCK_MASK;
-          while (at < fill) {
-            const u = targets[i] as number;
-            if (u < 0) break;
+          let u = batchFirsts[k] as number;
+          for (;;) {
+            const end = u < 0;
+            if (end) u = ~u;
             const bit = 1 << (u & 7);
             const byte = reach[u >>> 3] as number;
             if ((byte & bit) === 0) {
               reach[u >>> 3] = byte | bit;
               stack[top++] = u;
             }
-            at++;
-            if (++i === BLOCK && at < fill) {
+            if (end || ++at >= fill) break;
+            if (++i === BLOCK) {
               targets = blocks[++block]!;
               i = 0;
             }
+            u = targets[i] as number;
           }
         }
       }
     }
-    // The newest versions' bits in walk order: their heads lie in that order.
-    const reachNewest = new Uint8Array(Math.ceil(this.newest / 8));
-    let n = 0;
-    for (let block = 0; block < blocks.length; block++) {
-      const entries = blocks[block]!;
-      const last = Math.min(BLOCK, fill - block * BLOCK);
-      for (let i = 0; i < last; i++) {
-        const u = entries[i] as number;
-        if (u >= 0) continue;
-        const v = ~u;
-        if (v !== NO_OBJECT && ((reach[v >>> 3] as number) & (1 << (v & 7))) !== 0) reachNewest[n >>> 3]! |= 1 << (n & 7);
-        n++;
-      }
-    }
     this.reach = reach;
-    this.reachNewest = reachNewest;
     // The lists are no longer needed; the bits are.
     this.starts = new Uint32Array(0);
     this.blocks = [];
@@ -252,11 +250,11 @@ export class WalkedReachability implements ReferenceListener {
 
   /**
    * After `search`, for a walk over the same files that meets the same records in the same order
-   * (convert's copy, over the same snapshot and index): which records are newest versions, and
-   * which of those the roots reach, by their numbers in the walk.
+   * (convert's copy, over the same snapshot and index): which records are newest versions, by
+   * their numbers in the walk, and which objects the roots reach.
    */
   copyOrder(): CopyOrder {
-    return { latest: this.latestBits, reach: this.reachNewest, records: this.records, newest: this.newest };
+    return { latest: this.latestBits, reach: this, records: this.records, newest: this.newest };
   }
 }
 
