@@ -156,6 +156,8 @@ export async function compareAppended(a: Storage, b: Storage, options: CompareOp
   // A's records of these objects, mostly taken while B's opening compared the shared bytes (same order).
   const replaced = b.basisOpening!.replaced;
   let r = 0;
+  const typesA = new TypeIds();
+  const typesB = new TypeIds();
   let streamed: TwinChunks | undefined;
   let dense = false;
   let groupEnd = 0;
@@ -186,10 +188,10 @@ export async function compareAppended(a: Storage, b: Storage, options: CompareOp
         streamed?.slice(offsetA, lengthA) ??
         windowA.peek(fileA.path, offsetA, lengthA) ??
         (await windowA.record(fileA.path, offsetA, lengthA, fileA.totalLength));
-      const typeA = before.readBigInt64LE(8);
+      const typeA = typesA.of(before);
       bump(restored, typeA);
       const after = await recordOfB(i);
-      const typeB = after.readBigInt64LE(8);
+      const typeB = typesB.of(after);
       if (!accepts(typeA, 'before') && !accepts(typeB, 'after')) continue;
       counts.usedBefore.add(typeA);
       counts.usedAfter.add(typeB);
@@ -263,6 +265,27 @@ function inFileOrderOfA(indices: number[], found: Appended, channels: number, ra
     out[lo] = i;
   }
   return out;
+}
+
+/**
+ * A record's type id, the same bigint while records of one type follow each other: Node's
+ * `readBigInt64LE` makes several bigints a call, twice per changed object.
+ */
+class TypeIds {
+  private low = 0;
+  private high = 0;
+  private id: bigint | undefined;
+
+  of(record: Buffer): bigint {
+    const low = record.readInt32LE(8);
+    const high = record.readInt32LE(12);
+    if (this.id === undefined || low !== this.low || high !== this.high) {
+      this.low = low;
+      this.high = high;
+      this.id = record.readBigInt64LE(8);
+    }
+    return this.id;
+  }
 }
 
 function bump(map: Map<bigint, number>, typeId: bigint): void {
