@@ -318,7 +318,8 @@ export class BuiltTables {
     return this.ledger.objectsFilling(() =>
       this.graph().then(async (graph) => {
         if (graph !== undefined) await dominatorsSettled(graph);
-        return this.inBuiltState((connection) => buildObjectsTable(duck, connection, this.storage, graph));
+        // An export's engine (file access on) stages the rows as Parquet in its private directory.
+        return this.inBuiltState((connection) => buildObjectsTable(duck, connection, this.storage, graph, this.sandbox.allowFiles ? this.sandbox.tempDirectory : undefined));
       }),
     );
   }

@@ -51,6 +51,8 @@ export interface Sandbox {
   readonly databaseFile: string;
   /** Whether `seed` put a database into place. */
   readonly seeded: boolean;
+  /** File access left on (`SandboxOptions.allowFiles`): our own code may stage Parquet in `tempDirectory` for DuckDB to read. */
+  readonly allowFiles: boolean;
   close(): void;
 }
 
@@ -107,6 +109,7 @@ export async function openSandbox(duck: DuckModule, options: SandboxOptions): Pr
     exportDirectory,
     databaseFile,
     seeded,
+    allowFiles: options.allowFiles === true,
     get allowed() {
       return allowed;
     },

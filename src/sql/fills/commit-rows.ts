@@ -76,7 +76,7 @@ export class RecordCommits {
     return fileNumber === undefined ? 0 : Math.abs(this.history.commitNumberOf(channel, fileNumber, offset));
   }
 
-  append(rows: ChunkAppender, n: number): void {
+  append(rows: Pick<ChunkAppender, 'appendNull' | 'appendBigIntHalves'>, n: number): void {
     if (n === 0) rows.appendNull();
     else rows.appendBigIntHalves(this.low[n]!, this.high[n]!);
   }
