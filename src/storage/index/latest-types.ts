@@ -9,13 +9,25 @@ import { TypeCounter } from './type-counter.js';
  * the later record of an id overwrites the earlier: the type kept is the latest record's, by the
  * same rule as the index (object-index.ts), whichever table the index keeps the id in.
  *
- * Ids of the channel's dense run (placed as the index places its run) keep their type's low word
- * in an array, 4 bytes a position (0: no record; no valid type id is 0); any other id, and any
- * type id of 2^32 or more, goes to a hash table (fileSlot 0, the type's halves as offset and length).
+ * Ids of the channel's dense run (placed as the index places its run) keep their type as an
+ * ordinal (1, 2, ... in the order the channel's types are first met; 0: no record) in an array of
+ * one byte a position, two once a channel has more than 255 types: at 10M entities 10 MB written
+ * instead of 40 MB of a type's low word per position, whose fresh pages cost page faults as the
+ * index's do (object-index.ts). Any other id, a type id of 2^32 or more, and the types past 65,535
+ * go to a hash table (fileSlot 0, the type's halves as offset and length).
  */
+/** Slots of the direct-mapped cache of ordinals (type ids cluster: few collisions). */
+const CACHED_TYPES = 1024;
+
 export class LatestTypes {
   private readonly lowMask: number;
-  private dense = new Int32Array(0);
+  private dense: Uint8Array | Uint16Array = new Uint8Array(0);
+  /** The type (low word) of each ordinal; ordinal 0 is no type. */
+  private readonly typeOfOrdinal: number[] = [0];
+  private readonly ordinals = new Map<number, number>();
+  /** Ordinals by the type's low bits (direct-mapped, in front of the Map: a lookup per record). */
+  private readonly cachedTypes = new Int32Array(CACHED_TYPES);
+  private readonly cachedOrdinals = new Uint16Array(CACHED_TYPES);
   private start = 0;
   private high = 0;
   private lowBits = 0;
@@ -31,15 +43,17 @@ export class LatestTypes {
     if (expectedEntities <= 0 || this.dense.length > 0) return;
     const run = runPlacement(expectedEntities, low, high, this.idShift);
     [this.start, this.high, this.lowBits] = [run.start, run.high, run.lowBits];
-    this.dense = new Int32Array(run.length);
+    this.dense = new Uint8Array(run.length);
   }
 
   /** The next record in file order: its object id and type id, each as two 32-bit halves. */
   set(idLow: number, idHigh: number, typeLow: number, typeHigh: number): void {
     if (typeHigh === 0 && typeLow !== 0 && idHigh === this.high && (idLow & this.lowMask) === this.lowBits && this.dense.length > 0) {
       const position = (idLow >>> this.idShift) - this.start;
-      if (position >= 0 && (position < this.dense.length || this.grow(position))) {
-        this.dense[position] = typeLow;
+      const cached = typeLow & (CACHED_TYPES - 1);
+      const ordinal = this.cachedTypes[cached] === typeLow && this.cachedOrdinals[cached] !== 0 ? this.cachedOrdinals[cached]! : this.ordinalOf(typeLow);
+      if (ordinal > 0 && position >= 0 && (position < this.dense.length || this.grow(position))) {
+        this.dense[position] = ordinal;
         return;
       }
     }
@@ -56,10 +70,25 @@ export class LatestTypes {
   private grow(position: number): boolean {
     const length = grownRunLength(this.dense.length, this.start, position, this.idShift);
     if (length === 0) return false;
-    const grown = new Int32Array(length);
+    const grown = this.dense instanceof Uint8Array ? new Uint8Array(length) : new Uint16Array(length);
     grown.set(this.dense);
     this.dense = grown;
     return true;
+  }
+
+  /** The ordinal of a type (numbered when first met; 0 past 65,535 types: kept aside). */
+  private ordinalOf(typeLow: number): number {
+    let ordinal = this.ordinals.get(typeLow);
+    if (ordinal === undefined) {
+      ordinal = this.typeOfOrdinal.length;
+      if (ordinal > 0xffff) return 0;
+      if (ordinal === 0x100 && this.dense instanceof Uint8Array) this.dense = Uint16Array.from(this.dense);
+      this.typeOfOrdinal.push(typeLow);
+      this.ordinals.set(typeLow, ordinal);
+    }
+    this.cachedTypes[typeLow & (CACHED_TYPES - 1)] = typeLow;
+    this.cachedOrdinals[typeLow & (CACHED_TYPES - 1)] = ordinal;
+    return ordinal;
   }
 
   /**
@@ -77,12 +106,15 @@ export class LatestTypes {
       if (typeHigh === 0) small.add(typeLow);
       else big.push(typeLow, typeHigh | 0);
     });
-    for (let position = 0; position < dense.length; position++) {
-      const type = dense[position]!;
-      if (type !== 0) small.add(type);
-    }
+    const perOrdinal = new Float64Array(this.typeOfOrdinal.length);
+    for (let position = 0; position < dense.length; position++) perOrdinal[dense[position]!]!++;
     const triples: number[] = [];
-    for (const [typeLow, n] of small.entries()) triples.push(typeLow, 0, n);
+    const fromDense = new Map<number, number>();
+    for (let ordinal = 1; ordinal < perOrdinal.length; ordinal++) {
+      if (perOrdinal[ordinal]! > 0) fromDense.set(this.typeOfOrdinal[ordinal]! >>> 0, perOrdinal[ordinal]!);
+    }
+    for (const [typeLow, n] of small.entries()) fromDense.set(typeLow, (fromDense.get(typeLow) ?? 0) + n);
+    for (const [typeLow, n] of fromDense) triples.push(typeLow, 0, n);
     for (let i = 0; i < big.length; i += 2) triples.push(big[i]!, big[i + 1]!, 1);
     return triples;
   }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexChannel } from '../../../src/storage/index/channel-indexer.js';
+import { LatestTypes } from '../../../src/storage/index/latest-types.js';
 import { SYNC_LOCAL_FILES } from '../../../src/storage/source/sync-file-chunks.js';
 import { Storage } from '../../../src/storage/storage.js';
 import { StorageWriter } from '../../../src/writer/storage-writer.js';
@@ -83,6 +84,32 @@ describe('latest records counted per type', () => {
       const counts = new Map<bigint, number>();
       const triples = result.typeCounts!;
       for (let i = 0; i < triples.length; i += 3) counts.set((BigInt(triples[i + 1]!) << 32n) | BigInt(triples[i]!), triples[i + 2]!);
+      expect(counts).toEqual(expected);
+    }
+  });
+
+  it('count channels of more than 255 types (ordinals of two bytes) and of more than 65,535 (the rest kept aside), ids stored again with another type', () => {
+    for (const types of [3, 255, 256, 300, 70_000]) {
+      const entities = Math.max(1_000, types + 500);
+      const latest = new LatestTypes(0);
+      latest.reserve(entities, 5_000, 0);
+      const last = new Map<number, bigint>();
+      const set = (id: number, typeLow: number, typeHigh = 0): void => {
+        latest.set(id, 0, typeLow, typeHigh);
+        last.set(id, (BigInt(typeHigh) << 32n) | BigInt(typeLow >>> 0));
+      };
+      // Each type met first in the run, in turn; then ids stored again, with other types, with a
+      // type id of 2^32 or more, and ids beyond the run; and back into the run.
+      for (let i = 0; i < entities; i++) set(5_000 + i, 1_000_000 + (i % types));
+      for (let i = 0; i < entities; i += 7) set(5_000 + i, 1_000_000 + ((i * 13) % types));
+      for (let i = 3; i < entities; i += 11) set(5_000 + i, 77, 1);
+      for (let i = 0; i < 50; i++) set(-5 - i, 1_000_000 + (i % types));
+      for (let i = 3; i < entities; i += 22) set(5_000 + i, 1_000_001 % (1_000_000 + types));
+      const expected = new Map<bigint, number>();
+      for (const type of last.values()) expected.set(type, (expected.get(type) ?? 0) + 1);
+      const counts = new Map<bigint, number>();
+      const triples = latest.counts();
+      for (let i = 0; i < triples.length; i += 3) counts.set((BigInt(triples[i + 1]!) << 32n) | BigInt(triples[i]! >>> 0), (counts.get((BigInt(triples[i + 1]!) << 32n) | BigInt(triples[i]! >>> 0)) ?? 0) + triples[i + 2]!);
       expect(counts).toEqual(expected);
     }
   });
