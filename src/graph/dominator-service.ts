@@ -32,7 +32,10 @@ const yieldToOthers = (): Promise<void> => new Promise((resolve) => setImmediate
 export class DominatorService {
   private current: DominatorState = { kind: 'waiting' };
   private graph: GraphIndex | undefined;
-  private running: Promise<void> | undefined;
+  /** The loop runs (it is between its start and its last synchronous step). */
+  private running = false;
+  /** A follow() arrived that the loop has not taken yet (read where the loop decides to stop). */
+  private wanted = false;
   private waiters: { resolve: (tree: DominatorTree) => void; reject: (error: unknown) => void }[] = [];
   private closed = false;
   /** Ends the mark that the tree of the followed graph's state is being computed (dominators-under-way.ts). */
@@ -61,9 +64,8 @@ export class DominatorService {
     // index is ready waits for this computation instead of running one of its own.
     this.endUnderWay = markDominatorsUnderWay(graph);
     if (this.current.kind !== 'computing') this.current = { kind: 'computing', progress: undefined, startedAt: Date.now() };
-    this.running ??= this.loop().finally(() => {
-      this.running = undefined;
-    });
+    this.wanted = true;
+    this.start();
   }
 
   /** The graph index is being built again: no tree until it is ready. */
@@ -93,19 +95,42 @@ export class DominatorService {
     this.endUnderWay = undefined;
   }
 
+  private start(): void {
+    if (this.running) return;
+    this.running = true;
+    void this.loop();
+  }
+
   private async loop(): Promise<void> {
     try {
       await this.computeWhileFollowed();
+    } catch (error) {
+      // Outside the slices (the computation's code could not be loaded): as a failed computation.
+      this.fail(error);
     } finally {
+      // The loop's end and the look at what arrived meanwhile are one synchronous step: a follow()
+      // in the turns between the loop's last tree and this point found the loop still running and
+      // left its change to it (before, nothing computed it: the state stayed 'computing', ready()
+      // and `_objects` waited forever).
+      this.running = false;
+      if (this.wanted && !this.closed && this.graph !== undefined) this.start();
       // Done, failed, closed or reset: nobody waits for a computation that no longer runs.
-      this.settle();
+      else this.settle();
     }
+  }
+
+  private fail(error: unknown): void {
+    if (this.closed) return;
+    this.current = { kind: 'failed', error };
+    this.options.onDominatorsFailed?.(error);
+    for (const waiter of this.waiters.splice(0)) waiter.reject(error);
   }
 
   private async computeWhileFollowed(): Promise<void> {
     // Loaded with the first computation, after the graph index is built (graph-service.ts says why).
     const { dominatorSteps, rememberDominatorTree } = await import('./model/dominator-computation.js');
     while (!this.closed) {
+      this.wanted = false;
       const graph = this.graph;
       if (graph === undefined) return;
       const version = graph.version;
@@ -135,10 +160,7 @@ export class DominatorService {
           });
         }
       } catch (error) {
-        if (this.closed) return;
-        this.current = { kind: 'failed', error };
-        this.options.onDominatorsFailed?.(error);
-        for (const waiter of this.waiters.splice(0)) waiter.reject(error);
+        this.fail(error);
         return;
       }
       if (stale || tree === undefined) continue;

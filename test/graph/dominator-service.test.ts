@@ -134,3 +134,101 @@ describe('a pass that needs the tree while the background computes it', () => {
     await storage.close();
   });
 });
+
+describe('a change taken over just as a computation ends', () => {
+  let base: string;
+  let dir: string;
+
+  beforeAll(() => {
+    base = mkdtempSync(join(tmpdir(), 'dominators-follow-gap-'));
+    dir = join(base, 'storage');
+    writeModelStorage(dir);
+  });
+
+  afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+  // A followed storage's commit reaches follow() whenever its change has been applied to the
+  // index (graph-service.ts), so it can arrive in the few microtask turns between the loop's last
+  // tree and the loop's end. Each offset is tried: the new state must be computed every time, and
+  // a pass waiting for it (`_objects`, dominators-under-way.ts) must be let go.
+  it('computes the new state whichever microtask turn the follow arrives in', async () => {
+    const storage = await Storage.open(dir);
+    const { graph } = await buildGraph(storage);
+    const outcomes: unknown[] = [];
+    const wanted: unknown[] = [];
+    try {
+      for (let offset = 0; offset <= 12; offset++) {
+        let followed = false;
+        const service = new DominatorService(storage, {
+          onDominatorsReady: () => {
+            if (followed) return;
+            followed = true;
+            let chain = Promise.resolve();
+            for (let hop = 0; hop < offset; hop++) chain = chain.then(() => undefined);
+            void chain.then(() => {
+              // What applyStorageChange does to the index (graph-follow.ts): a new state.
+              graph.version++;
+              service.follow(graph);
+            });
+          },
+        });
+        try {
+          service.follow(graph);
+          // Waits for a state, in turns of the event loop (each slice of the tiny graph takes one).
+          let settled = false;
+          for (let turn = 0; turn < 200; turn++) {
+            await new Promise((resolve) => setImmediate(resolve));
+            if (!followed) continue;
+            const state = service.state;
+            if (state.kind === 'ready' && state.tree.graphVersion === graph.version) {
+              settled = await Promise.race([dominatorsSettled(graph).then(() => true), new Promise<boolean>((resolve) => setImmediate(() => resolve(false)))]);
+              break;
+            }
+          }
+          const state = service.state;
+          outcomes.push({ offset, kind: state.kind, version: state.kind === 'ready' ? state.tree.graphVersion : undefined, settled, treeOf: service.treeOf(graph)?.graphVersion });
+          wanted.push({ offset, kind: 'ready', version: graph.version, settled: true, treeOf: graph.version });
+        } finally {
+          service.close();
+        }
+      }
+      expect(outcomes).toEqual(wanted);
+    } finally {
+      await storage.close();
+    }
+  });
+});
+
+describe('a computation that fails', () => {
+  let base: string;
+  let dir: string;
+
+  beforeAll(() => {
+    base = mkdtempSync(join(tmpdir(), 'dominators-failed-'));
+    dir = join(base, 'storage');
+    writeModelStorage(dir);
+  });
+
+  afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+  it('rejects its waiters and lets a waiting pass go on (it then computes the tree itself)', async () => {
+    const storage = await Storage.open(dir);
+    const { graph } = await buildGraph(storage);
+    const failure = new Error('the storage could not be read');
+    const failed: unknown[] = [];
+    const gate = { channels: storage.channels, generation: storage.generation, consistent: <T>(): Promise<T> => Promise.reject(failure) };
+    const service = new DominatorService(gate, { onDominatorsFailed: (error) => failed.push(error) });
+    try {
+      service.follow(graph);
+      const settled = dominatorsSettled(graph);
+      await expect(service.ready()).rejects.toBe(failure);
+      await settled;
+      expect(service.state).toEqual({ kind: 'failed', error: failure });
+      expect(failed).toEqual([failure]);
+      await expect(service.ready()).rejects.toBe(failure);
+    } finally {
+      service.close();
+      await storage.close();
+    }
+  });
+});
