@@ -47,11 +47,30 @@ export function exportRoomNeeded(liveRecordBytes: number, format: keyof typeof B
   };
 }
 
-/** The first place without the room asked for, with the bytes free there; undefined when every place has it. */
-export function missingRoom(needed: RoomNeeded, free: (directory: string) => number = freeBytes): { readonly label: string; readonly bytes: number; readonly free: number } | undefined {
+/**
+ * The first place without the room asked for, with the bytes free there; undefined when every
+ * place has it. A place whose free space cannot be learnt (statfs not supported there: some FUSE
+ * and network filesystems) is told to `unknown` and not checked: the estimate must not refuse an
+ * export the disk may well hold.
+ */
+export function missingRoom(
+  needed: RoomNeeded,
+  free: (directory: string) => number = freeBytes,
+  unknown: (label: string, error: unknown) => void = () => undefined,
+): { readonly label: string; readonly bytes: number; readonly free: number } | undefined {
   for (const place of needed.places) {
     if (place.bytes === 0) continue;
-    const available = free(place.directory);
+    let available: number;
+    try {
+      available = free(place.directory);
+    } catch (error) {
+      unknown(place.label, error);
+      continue;
+    }
+    if (!Number.isFinite(available)) {
+      unknown(place.label, new Error(`the filesystem told ${available} bytes free`));
+      continue;
+    }
     if (available < place.bytes) return { label: place.label, bytes: place.bytes, free: available };
   }
   return undefined;

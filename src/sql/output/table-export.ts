@@ -69,7 +69,9 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
   if (!existsSync(dirname(out)) || !statSync(dirname(out)).isDirectory()) throw new ExportTargetError(`--out ${options.out}: its parent directory does not exist`);
   // The room on the disk first: a full disk found by a write would cost the work done until then.
   const liveBytes = options.storage.channels.reduce((sum, channel) => channel.files.reduce((n, file) => n + file.liveLength, sum), 0);
-  const missing = missingRoom(exportRoomNeeded(liveBytes, options.format, dirname(out), options.table === undefined));
+  const missing = missingRoom(exportRoomNeeded(liveBytes, options.format, dirname(out), options.table === undefined), undefined, (label, error) =>
+    options.onProblem?.(`the free space in ${label} could not be learnt (${error instanceof Error ? error.message : String(error)}); the export goes on unchecked there`),
+  );
   if (missing !== undefined) throw new ExportTargetError(`not enough free space in ${missing.label}: the export needs about ${roomText(missing.bytes)} there (estimated from the storage's ${roomText(liveBytes)} of current records), ${roomText(missing.free)} are free; free some space or give --out (or TMPDIR) on another disk`);
   const partial = join(dirname(out), `.${basename(out)}.partial-${process.pid}`);
   const engine = new SqlEngine({ storage: options.storage, allowFiles: true, everyValueFirst: true, timeoutMs: 0, maxConcurrent: 1, cache: options.cache, ...(options.onProblem === undefined ? {} : { onProblem: options.onProblem }), ...(options.graph === undefined ? {} : { graph: options.graph }), ...(options.memoryLimitBytes === undefined ? {} : { memoryLimitBytes: options.memoryLimitBytes }) });

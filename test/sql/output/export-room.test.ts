@@ -56,6 +56,25 @@ describe('the room an export asks for', () => {
   });
 });
 
+describe('a filesystem whose free space cannot be learnt', () => {
+  it('is not checked (said so), the other place still is', () => {
+    const here = mkdtempSync(join(work, 'unknown-'));
+    const elsewhere = '/a-filesystem-without-statfs';
+    const needed = { places: [{ directory: elsewhere, label: `${elsewhere} (beside --out)`, bytes: 1000 }, { directory: here, label: `${here} (the temporary directory, TMPDIR)`, bytes: 1000 }] };
+    // What statfs(2) answers on a filesystem that does not support it (some FUSE and network mounts).
+    const statfsUnsupported = (directory: string): number => {
+      if (directory === elsewhere) throw Object.assign(new Error(`ENOSYS: function not implemented, statfs '${directory}'`), { code: 'ENOSYS' });
+      return freeBytes(directory);
+    };
+    const unknown: string[] = [];
+    expect(missingRoom(needed, statfsUnsupported, (label, error) => unknown.push(`${label}: ${error}`))).toBeUndefined();
+    expect(unknown).toEqual([`${elsewhere} (beside --out): Error: ENOSYS: function not implemented, statfs '${elsewhere}'`]);
+    // The place that can be asked is still checked.
+    const tooMuch = { places: [needed.places[0]!, { ...needed.places[1]!, bytes: freeBytes(here) * 4 }] };
+    expect(missingRoom(tooMuch, statfsUnsupported, () => undefined)?.label).toBe(`${here} (the temporary directory, TMPDIR)`);
+  });
+});
+
 describe.skipIf(!ROOT)('export on a disk too small for it', () => {
   it('--out on a 1 MiB filesystem: a usage error naming it before any work, nothing written', { timeout: 120_000 }, async () => {
     const disk = smallDisk('out-disk', '1m');
