@@ -46,7 +46,7 @@ export const FLOOR_PLAN: Readonly<Record<string, readonly string[]>> = {
   'sql/answers': [],
   'sql/tables': ['sql', 'gigamap', 'inspect', 'storage/**', 'format', 'javatext'],
   'sql/cache': ['sql/tables', 'storage/**'],
-  'sql/fills': ['sql', 'sql/tables', 'damaged', 'gigamap', 'graph/model', 'inspect', 'storage/**', 'format', 'javatext', 'threads'],
+  'sql/fills': ['sql', 'sql/tables', 'damaged', 'gigamap', 'graph/model', 'inspect', 'storage/**', 'format', 'javatext'],
   sql: ['sql/fills', 'sql/tables', 'sql/cache', 'sql/answers', 'gigamap', 'graph/model', 'inspect', 'storage/**'],
   'sql/output': ['sql', 'sql/answers', 'sql/cache', 'sql/tables', 'graph/model', 'storage/**'],
 
