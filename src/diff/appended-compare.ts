@@ -238,9 +238,10 @@ export async function compareAppended(a: Storage, b: Storage, options: CompareOp
 /**
  * `indices` (appended records A has) sorted by A's channel, file rank and offset. Each is one
  * number, (channel, rank) above the offset's 32 bits, sorted by a typed array's own sort, and each
- * index then found at its number's place by binary search: no two are equal (each is the latest
- * record of another object of A), and no comparator runs 1.7M times for 100,000 records. Where the
- * numbers would not fit in 2^53, compared field by field.
+ * index then found at its number's place by binary search: no comparator runs 1.7M times for
+ * 100,000 records. Where the numbers would not fit in 2^53, compared field by field. Two are equal
+ * only where B holds an id's latest record in two channels (a damaged storage: an id belongs to
+ * one); the later goes after the earlier, in `indices`' order, as a stable sort keeps them.
  */
 function inFileOrderOfA(indices: number[], found: Appended, channels: number, ranks: number): number[] {
   const { ints, places } = found;
@@ -262,6 +263,7 @@ function inFileOrderOfA(indices: number[], found: Appended, channels: number, ra
       if (sorted[mid]! < key) lo = mid + 1;
       else hi = mid;
     }
+    while (out[lo] !== undefined) lo++; // an equal number placed already
     out[lo] = i;
   }
   return out;

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readdirSync, readSync, openSync, closeSync, rmSync, statSync, truncateSync, writeSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, readSync, openSync, closeSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -178,6 +178,47 @@ describe('diff of a storage and a copy that went on', () => {
       expect(continued.report).toEqual(whole.report);
     });
   }
+
+  it('reports an id whose latest records the copy appended in two channels (a damaged copy) once for each, in the copy\'s file order', async () => {
+    // Ids belong to one channel (id & (channels - 1)); a damaged copy may hold one in another
+    // channel's file too. Each of the copy's records then has the same record of the first storage,
+    // and both are reported, as before (a sort that assumed no two alike lost one and then failed).
+    const a = join(base, 'one-id-two-channels-a');
+    const w = StorageWriter.create(a, { channelCount: 2 });
+    const type = w.defineType('shop.Item', reflectiveMembers('shop.Item', [{ name: 'qty', type: 'int' }]));
+    const ids = [w.newObjectId(), w.newObjectId(), w.newObjectId()];
+    const store = w.beginStore();
+    ids.forEach((id, i) => store.add(type, id, [i]));
+    w.store(store);
+    w.close();
+    const b = join(base, 'one-id-two-channels-b');
+    cpSync(a, b, { recursive: true });
+    const v = await StorageWriter.open(b);
+    const even = ids.find((id) => (id & 1n) === 0n)!;
+    const odd = v.newObjectId() | 1n;
+    const more = v.beginStore();
+    more.add(v.dictionary.require('shop.Item'), even, [100]);
+    more.add(v.dictionary.require('shop.Item'), odd, [200]); // a new object of channel 1, then given the even id
+    v.store(more);
+    v.close();
+    const names = readdirSync(join(b, 'channel_1')).filter((n) => n.endsWith('.dat'));
+    const path = join(b, 'channel_1', names.sort((x, y) => Number(x.match(/_(\d+)\.dat$/)![1]) - Number(y.match(/_(\d+)\.dat$/)![1])).at(-1)!);
+    const bytes = readFileSync(path);
+    const [oddBytes, evenBytes] = [Buffer.alloc(8), Buffer.alloc(8)];
+    oddBytes.writeBigInt64LE(odd);
+    evenBytes.writeBigInt64LE(even);
+    const at = bytes.lastIndexOf(oddBytes);
+    expect(at).toBeGreaterThan(0);
+    evenBytes.copy(bytes, at);
+    writeFileSync(path, bytes);
+
+    const continued = await diff(a, b, true);
+    expect(continued.continued).toBe(true);
+    expect(continued.report.objects).toEqual([
+      { change: 'changed', objectId: String(even), typeName: 'shop.Item', members: [{ member: 'qty', before: ids.indexOf(even), after: 100 }] },
+      { change: 'changed', objectId: String(even), typeName: 'shop.Item', members: [{ member: 'qty', before: ids.indexOf(even), after: 200 }] },
+    ]);
+  });
 
   it('fails as the whole open does where a file the log still commits was removed', async () => {
     const dir = variant('a-file-removed', (d) => rmSync(earlyFile(d)));
