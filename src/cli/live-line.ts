@@ -14,6 +14,8 @@ const ERASE = '\x1b[K';
 export class LiveLine {
   private text = '';
   private shown = false;
+  /** Closed for good: a later `print` writes its text alone, nothing draws the line again. */
+  private closed = false;
   private readonly timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -30,7 +32,7 @@ export class LiveLine {
 
   /** Whether the line is drawn at all (standard error is a terminal). */
   get live(): boolean {
-    return this.stderr.isTTY === true;
+    return this.stderr.isTTY === true && !this.closed;
   }
 
   /** Draws the line again now (its text changed). */
@@ -59,6 +61,7 @@ export class LiveLine {
     if (this.timer !== undefined) clearInterval(this.timer);
     if (this.live && this.shown) this.stderr.write(`\r${ERASE}`);
     this.shown = false;
+    this.closed = true;
   }
 }
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandIo } from '../../src/cli/io.js';
+import { LiveLine } from '../../src/cli/live-line.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
 
@@ -71,5 +72,22 @@ describe('export on a terminal', () => {
     expect(code).toBe(0);
     expect(stderr).not.toMatch(/[\r\x1b]/);
     expect(stderr).toContain('storage-inspector: building the tables\n');
+  });
+});
+
+describe('the live line once closed', () => {
+  it('stays cleared: text written after the end is written as is, the line not drawn again', () => {
+    let out = '';
+    const line = new LiveLine({ write: (t: string) => void (out += t), isTTY: true, columns: 80 }, () => 'storage-inspector: writing 3 tables · 1 s');
+    line.draw();
+    line.print('storage-inspector: wrote _objects (5 rows)\n');
+    line.close();
+    const closedAt = out.length;
+    // A late line (a warning told after the command's end): no progress line left under it.
+    line.print('storage-inspector: warning: late\n');
+    line.draw();
+    line.close();
+    expect(out.slice(closedAt)).toBe('storage-inspector: warning: late\n');
+    expect(out.slice(0, closedAt)).toBe(`\rstorage-inspector: writing 3 tables · 1 s${ERASE}\r${ERASE}storage-inspector: wrote _objects (5 rows)\n\rstorage-inspector: writing 3 tables · 1 s${ERASE}\r${ERASE}`);
   });
 });
