@@ -75,6 +75,25 @@ export async function run(args: string[], io: CommandIo): Promise<number | void>
   const duckLoaded = import('../../sql/duck-module.js').then((m) => m.loadDuck());
   engineModule.catch(() => undefined);
   duckLoaded.catch(() => undefined);
+  // Interrupted (Ctrl-C, a `timeout`, SIGTERM), the process ends through process.exit, whose
+  // 'exit' event removes DuckDB's private directory under TMPDIR (sandbox.ts): a signal's default
+  // action skipped it and left the database file with every table built (hundreds of MB at 10M
+  // objects). The shell's Ctrl-C on a terminal is no signal (readline's, sql-shell.ts).
+  const interrupted = (signal: NodeJS.Signals): void => {
+    io.stderr.write(`storage-inspector sql: interrupted (${signal})\n`);
+    process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
+  };
+  for (const signal of SIGNALS) process.on(signal, interrupted);
+  try {
+    return await runUntilDone(options, io, engineModule, duckLoaded);
+  } finally {
+    for (const signal of SIGNALS) process.off(signal, interrupted);
+  }
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
+async function runUntilDone(options: SqlArgs, io: CommandIo, engineModule: Promise<typeof import('../../sql/sql-engine.js')>, duckLoaded: Promise<unknown>): Promise<number | void> {
   const storage = await openStorage(options, { onProgress: openProgressReporter(io) }, (message) => void io.stderr.write(`storage-inspector: warning: ${message}\n`));
   const registry = new StorageRegistry();
   let engine: SqlEngine | undefined;
