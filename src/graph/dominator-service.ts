@@ -105,7 +105,9 @@ export class DominatorService {
     try {
       await this.computeWhileFollowed();
     } catch (error) {
-      // Outside the slices (the computation's code could not be loaded): as a failed computation.
+      // Outside the slices (the computation's code could not be loaded): as a failed computation,
+      // not started again for the follow() that started it (it would fail the same way, forever).
+      this.wanted = false;
       this.fail(error);
     } finally {
       // The loop's end and the look at what arrived meanwhile are one synchronous step: a follow()
