@@ -115,7 +115,7 @@ export async function convertStorage(location: string | (() => StorageSource), o
   };
   options.onTemporaryTarget?.(pending);
   try {
-    const reach = options.keepUnreachable === true ? undefined : new WalkedReachability();
+    let reach = options.keepUnreachable === true ? undefined : new WalkedReachability();
     const source = open();
     let check: CheckReport;
     try {
@@ -148,6 +148,9 @@ export async function convertStorage(location: string | (() => StorageSource), o
       await source.close();
     }
     // A damaged source is rescued into a hidden directory beside --out first; that one is converted.
+    // With a reachability of its own: the damaged source's (its object index, lists and starts) is
+    // garbage before the rescue builds an index of its own.
+    if (reach !== undefined) reach = new WalkedReachability();
     staged = { target: new TemporaryTarget(options.out, 'convert-rescue'), rescued: undefined };
     const stage = staged;
     const rescue = await rescueStorage(open(), {
