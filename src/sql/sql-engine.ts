@@ -54,6 +54,8 @@ export class SqlEngine {
   private builtKey: StorageStateKey | undefined;
   /** Keeping a database in the cache, under way. */
   private keeping: Promise<void> = Promise.resolve();
+  /** Per build retired and not closed yet (in use, or its last step under way): told once its sandbox is closed. */
+  private readonly closings = new Map<BuiltTables, { readonly closed: Promise<void>; readonly done: () => void }>();
   private readonly budget: ByteBudget;
   readonly limits: SqlLimits;
 
@@ -266,15 +268,20 @@ export class SqlEngine {
     const old = this.built;
     this.built = fresh;
     this.builtKey = key;
-    if (old !== undefined) {
-      old.retired = true;
-      this.release(old);
-    }
-    if (this.closed) {
-      fresh.retired = true;
-      this.release(fresh);
-    }
+    if (old !== undefined) this.retire(old);
+    if (this.closed) this.retire(fresh);
     return fresh;
+  }
+
+  /** No statement will use `built` any more: its sandbox is closed once nothing does. */
+  private retire(built: BuiltTables): void {
+    built.retired = true;
+    if (!this.closings.has(built)) {
+      let done = (): void => undefined;
+      const closed = new Promise<void>((resolve) => (done = resolve));
+      this.closings.set(built, { closed, done });
+    }
+    this.release(built);
   }
 
   /**
@@ -342,7 +349,14 @@ export class SqlEngine {
   private release(built: BuiltTables): void {
     if (!built.retired || built.active !== 0) return;
     // Closed once the build's last step (its big numbers moved into `_values`) is done, not under it.
-    const close = (): void => built.sandbox.close();
+    const close = (): void => {
+      try {
+        built.sandbox.close();
+      } finally {
+        this.closings.get(built)?.done();
+        this.closings.delete(built);
+      }
+    };
     if (built.isSettled) close();
     else built.settled().then(close, close);
   }
@@ -385,13 +399,22 @@ export class SqlEngine {
     }
   }
 
-  close(): void {
+  /**
+   * Ends the engine. The tables' private directory is removed once nothing uses them: at once, or
+   * when the statements under way and the build's last step (its big numbers moved into `_values`)
+   * are done; the promise resolves then. A process that ends by a signal's default action before
+   * (a test runner's worker, stopped with SIGTERM once its file has run) skips the 'exit' event
+   * that would remove it (sandbox.ts): the directory and its database file stayed.
+   */
+  async close(): Promise<void> {
     this.closed = true;
     if (this.built !== undefined) {
-      this.built.retired = true;
-      this.release(this.built);
+      this.retire(this.built);
       this.built = undefined;
     }
+    // A build under way is retired as it is installed (`install`).
+    await this.building?.catch(() => undefined);
+    await Promise.all([...this.closings.values()].map((c) => c.closed));
   }
 }
 

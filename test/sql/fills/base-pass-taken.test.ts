@@ -102,7 +102,7 @@ describe('the base pass', () => {
       ]);
       expect(await count('SELECT count(*) FROM "java.lang.String" WHERE value LIKE \'item %\'')).toEqual([String(STORES * PER_STORE)]);
     } finally {
-      engine.close();
+      await engine.close();
     }
   });
 });
