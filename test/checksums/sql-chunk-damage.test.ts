@@ -19,7 +19,7 @@ async function damagedOf(directory: string): Promise<{ damaged: string[]; sound:
     const sound = await engine.query('SELECT count(*) FROM _objects WHERE NOT damaged', { limit: 1 });
     return { damaged: marked.rows.map((r) => String(r[0])), sound: Number(sound.rows[0]![0]) };
   } finally {
-    engine.close();
+    await engine.close();
     await storage.close();
   }
 }

@@ -170,7 +170,7 @@ describe('every query the docs show', () => {
       // Refused (the sandbox) or interrupted (the timeout) as the docs say; never invalid.
       expect((error as { kind?: string }).kind, (error as Error).message).toMatch(/^(refused|timeout)$/);
     } finally {
-      engine.close();
+      await engine.close();
     }
   });
 });

@@ -30,14 +30,14 @@ beforeAll(async () => {
   const first = new SqlEngine({ storage, cache });
   await first.query('SELECT count(*) FROM _values', { limit: 1 });
   await first.settle();
-  first.close();
+  await first.close();
   const [entry] = await cache.list();
   keptFile = join(cache.directory, 'tables-v1', entry!.key, 'tables.duckdb');
   engine = new SqlEngine({ storage, cache, onBuilt: (f) => (cached = f.cached) });
   await engine.query('SELECT 1', { limit: 1 });
 });
 afterAll(async () => {
-  engine.close();
+  await engine.close();
   await storage.close();
   rmSync(base, { recursive: true, force: true });
 });

@@ -16,7 +16,7 @@ export function graphEngines(): (options?: Omit<SqlEngineOptions, 'storage' | 'g
     registered.registry.startAll();
   });
   afterAll(async () => {
-    for (const engine of engines) engine.close();
+    await Promise.all(engines.map((engine) => engine.close()));
     await registered.close();
   });
   return (options = {}) => {

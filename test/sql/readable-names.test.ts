@@ -41,7 +41,7 @@ describe('on the arrays corpus', () => {
     engine = new SqlEngine({ storage: registered.storage, graph: () => registered.context.graph.ready() });
   });
   afterAll(async () => {
-    engine.close();
+    await engine.close();
     await registered.close();
   });
 
@@ -72,7 +72,7 @@ describe('on the arrays corpus', () => {
       expect((await fresh.query('SELECT count(*) FROM "[Ljava.lang.String;"', { limit: 1 })).rows).toEqual(strings.rows);
       expect(strings.rows[0]![0]).not.toBe('0');
     } finally {
-      fresh.close();
+      await fresh.close();
     }
   });
 

@@ -22,7 +22,7 @@ beforeAll(async () => {
   engine = new SqlEngine({ storage: registered.storage, graph: () => registered.context.graph.ready() });
 });
 afterAll(async () => {
-  engine.close();
+  await engine.close();
   await registered.close();
 });
 

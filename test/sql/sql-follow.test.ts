@@ -31,7 +31,7 @@ describe('SQL while following commits', () => {
     engine = new SqlEngine({ storage: registered.storage, graph: () => registered.context.graph.ready() });
   });
   afterAll(async () => {
-    engine.close();
+    await engine.close();
     await follower.stop();
     await registered.close();
     rmSync(base, { recursive: true, force: true });

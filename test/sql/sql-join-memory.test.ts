@@ -27,7 +27,7 @@ async function rootRows(storage: Storage, memoryLimitBytes: number): Promise<str
     expect(answer.rows.length).toBe(1);
     return JSON.stringify(answer);
   } finally {
-    engine.close();
+    await engine.close();
   }
 }
 

@@ -35,7 +35,7 @@ async function run(dir: string, cache: TableCache, sql: string): Promise<Run> {
     await engine.settle();
     return { cached: cached!, rows: answer.rows, problems };
   } finally {
-    engine.close();
+    await engine.close();
     await close();
   }
 }

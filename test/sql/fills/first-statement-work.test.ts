@@ -43,7 +43,7 @@ describe('the graph index and a first statement', () => {
     gigaStorage = await opened(GIGAMAP_STORAGE);
   });
   afterAll(async () => {
-    for (const engine of engines) engine.close();
+    await Promise.all(engines.map((engine) => engine.close()));
     for (const s of [graphStorage, gigaStorage]) {
       await s.registry.close();
       await s.storage.close();

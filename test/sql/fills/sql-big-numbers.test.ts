@@ -59,7 +59,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const engine of engines) engine.close();
+  await Promise.all(engines.map((engine) => engine.close()));
   await storage?.close();
   rmSync(work, { recursive: true, force: true });
 });
@@ -159,7 +159,7 @@ describe('a move of the big numbers that fails', () => {
         ['5.30', '1'],
       ]);
     } finally {
-      e.close();
+      await e.close();
       await prices.storage.close();
     }
   });
@@ -204,7 +204,7 @@ describe('a move of the big numbers that fails', () => {
     } finally {
       if (tmpdirBefore === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = tmpdirBefore;
-      e.close();
+      await e.close();
       await prices.storage.close();
     }
   });
@@ -244,7 +244,7 @@ describe('a move of the big numbers that fails', () => {
       expect(await cells(e, query)).toEqual(expected);
     } finally {
       spy.mockRestore();
-      e.close();
+      await e.close();
       await prices.storage.close();
     }
   });

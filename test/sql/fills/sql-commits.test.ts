@@ -24,7 +24,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  engine.close();
+  await engine.close();
   await storage.close();
 });
 

@@ -46,7 +46,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  engine?.close();
+  await engine?.close();
   await storage?.close();
   rmSync(work, { recursive: true, force: true });
 });

@@ -57,8 +57,8 @@ async function bothWays(withGraph: boolean): Promise<{ staged: unknown[]; append
   try {
     return { staged: await fingerprint(staged), appended: await fingerprint(appended) };
   } finally {
-    staged.close();
-    appended.close();
+    await staged.close();
+    await appended.close();
   }
 }
 

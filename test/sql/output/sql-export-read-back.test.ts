@@ -57,7 +57,7 @@ async function statementCopies(manifest: ExportManifest, dir: string): Promise<v
   try {
     for (const table of manifest.tables) await engine.copyToParquet(table.name, join(dir, table.file));
   } finally {
-    engine.close();
+    await engine.close();
   }
 }
 
@@ -131,7 +131,7 @@ describe('a Parquet export read back through DuckDB', () => {
       await statements.query('SELECT (SELECT count(*) FROM _objects) + (SELECT count(*) FROM _elements) + (SELECT count(*) FROM _references)', { limit: 1 });
       await statements.settle();
     } finally {
-      statements.close();
+      await statements.close();
     }
     const out = join(base, 'kept');
     const manifest = await exportTables({ storage, graph, out, format: 'parquet', cache, onProblem: () => undefined });
