@@ -24,7 +24,7 @@ beforeAll(async () => {
   engine = new SqlEngine({ storage: registered.storage, graph: () => registered.context.graph.ready(), timeoutMs: 0 });
 });
 afterAll(async () => {
-  engine.close();
+  await engine.close();
   await registered.close();
 });
 
@@ -71,14 +71,14 @@ describe('the temporary directory', () => {
       process.env.TMPDIR = inside;
       const refused = new SqlEngine({ storage: own });
       await expect(refused.query('SELECT 1', { limit: 1 })).rejects.toThrow(/inside the storage directory/);
-      refused.close();
+      await refused.close();
       const elsewhere = join(base, 'elsewhere');
       mkdirSync(elsewhere);
       process.env.TMPDIR = elsewhere;
       const fine = new SqlEngine({ storage: own });
       expect((await fine.query('SELECT count(*) FROM _objects', { limit: 1 })).rowCount).toBe(1);
       expect(readdirSync(elsewhere).filter((n) => n.startsWith('storage-inspector-sql-'))).toHaveLength(1);
-      fine.close();
+      await fine.close();
       expect(readdirSync(elsewhere)).toEqual([]);
       expect(readdirSync(inside)).toEqual([]);
     } finally {

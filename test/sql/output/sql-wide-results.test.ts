@@ -33,7 +33,7 @@ beforeAll(async () => {
   books = answer.rows.map(([_oid, isbn, title, author, tags]) => ({ _oid: String(_oid), isbn: String(isbn), title: String(title), author: String(author), tags: String(tags) }));
 });
 afterAll(async () => {
-  engine.close();
+  await engine.close();
   await registered.close();
 });
 
@@ -150,7 +150,7 @@ describe('the shell', () => {
     notices.write('storage-inspector: graph index ready\n');
     expect(events.some((e) => e.includes('graph index ready'))).toBe(false);
     await until(() => events.some((e) => e.includes('graph index ready')));
-    timed.close();
+    await timed.close();
     const notice = events.findIndex((e) => e.includes('graph index ready'));
     const error = events.findIndex((e) => e.includes('error: the statement was interrupted after the SQL timeout'));
     expect(error).toBeGreaterThan(-1);
