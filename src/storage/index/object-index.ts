@@ -10,13 +10,9 @@
  * split into two 32-bit halves so that no lookup allocates a bigint. A storage's first load builds
  * each channel's index in one go (index-builder.ts); `set` keeps it up to date afterwards.
  *
- * The run matters for opening large storages: the index's memory is written once, and the first
- * write to each page of fresh memory costs a page fault (measured 2.5–9 µs a 4 KiB page on the
- * development machine, up to half of an open's CPU time with the hash table alone, which touches
- * 27 bytes an entity instead of 8). Packing a position into 8 bytes instead of 12 (file slot,
- * offset and length a word each) took a third of those faults off: opening the benchmark storages
- * warm, 316 → 304 ms at 10M entities and 2,340 → 1,950 ms at 100M (medians of 8 and 4 alternated
- * opens).
+ * Why the run matters, and its 8-byte layout: run-layout.ts. Beside this file: the plain data the
+ * index hands out (object-index-parts.ts), who else reads its tables (table-sharing.ts), the run
+ * as convert's reachability reads it (run-positions.ts).
  *
  * Inserting the records in file order (ascending file number, ascending offset) and letting
  * later records overwrite earlier ones yields Java's "latest version" rule (storage-format.md §5.4).
@@ -26,6 +22,9 @@ import { HashedLocations, WORDS as HASH_WORDS, type LocationVisitor } from './ha
 import * as layout from './run-layout.js';
 import { grownRunLength, runPlacement } from './run-layout.js';
 import { copyShared, sharedInts } from './shared-ints.js';
+import type { EntityLocation, ObjectIndexParts } from './object-index-parts.js';
+import { markRunPositions, type RunArithmetic } from './run-positions.js';
+import { TableSharing } from './table-sharing.js';
 
 // Local copies (run-layout.ts says why).
 const RUN_WORDS = layout.RUN_WORDS;
@@ -36,6 +35,7 @@ const IN_HASH = layout.IN_HASH;
 
 export { WORDS } from './hashed-locations.js';
 export { IN_HASH, RUN_LENGTH_BITS, RUN_WORDS } from './run-layout.js';
+export type { EntityLocation, ObjectIndexParts } from './object-index-parts.js';
 /** `compact()` moves the run's entries into the hash table when the run costs more an entry. */
 const MAX_RUN_BYTES_PER_ENTRY = 32;
 /**
@@ -46,28 +46,6 @@ const MAX_RUN_BYTES_PER_ENTRY = 32;
 const MIN_RUN_USE = 0.5;
 /** `Long.MAX_VALUE`: computed once, not per lookup (a bigint shift allocates). */
 const LONG_MAX = 0x7fffffffffffffffn;
-
-export interface EntityLocation {
-  /** Index into the channel's file table. */
-  readonly fileSlot: number;
-  readonly offset: number;
-  readonly length: number;
-}
-
-/**
- * An index's tables and counters as plain data: what a worker thread builds and hands over, and
- * what a graph build's worker thread reads (`snapshot`). The tables are over shared memory, so a
- * message passes them without copying.
- */
-export interface ObjectIndexParts {
-  readonly idShift: number;
-  readonly table: Int32Array<SharedArrayBuffer>;
-  readonly capacity: number;
-  readonly hashed: number;
-  readonly run: Int32Array<SharedArrayBuffer>;
-  /** runLength, runStart, runHigh, runLowBits, inRun, runTop. */
-  readonly runFields: readonly [number, number, number, number, number, number];
-}
 
 export class ObjectIndex {
   /** Ids outside the run. */
@@ -83,10 +61,8 @@ export class ObjectIndex {
   /** Ids in the run; one past its last used position. */
   private inRun = 0;
   private runTop = 0;
-  /** Snapshots of the current tables another thread may still be reading: they are copied before they next change. */
-  private snapshots = 0;
-  /** Counts the copies `ownTables` made, so that a snapshot of older tables is not released twice. */
-  private generation = 0;
+  /** Who else reads the tables (snapshots, shared copies): they are copied before they next change. */
+  private readonly sharing = new TableSharing();
 
   /**
    * @param idShift log2 of the channel count: all ids of one channel share their low bits, so
@@ -115,15 +91,7 @@ export class ObjectIndex {
    * structured copy of the tables cost the build about 80 ms on each side at 10M entities.
    */
   snapshot(): { readonly parts: ObjectIndexParts; readonly release: () => void } {
-    this.snapshots++;
-    const generation = this.generation;
-    let released = false;
-    const release = (): void => {
-      if (released) return;
-      released = true;
-      // Tables copied since no longer count this snapshot.
-      if (generation === this.generation) this.snapshots--;
-    };
+    const release = this.sharing.share();
     return { parts: this.toParts(), release };
   }
 
@@ -133,14 +101,13 @@ export class ObjectIndex {
    */
   sharedCopy(): ObjectIndex {
     const copy = ObjectIndex.fromParts(this.snapshot().parts);
-    copy.snapshots = 1;
+    copy.sharing.sharedFromStart();
     return copy;
   }
 
   /** Copies the tables that a snapshot still shares, before they change. */
   private ownTables(): void {
-    this.snapshots = 0;
-    this.generation++;
+    this.sharing.copied();
     this.hashed.ownTable();
     this.run = copyShared(this.run);
   }
@@ -174,7 +141,7 @@ export class ObjectIndex {
    * file slot of the location it replaced, or -1 for a new id.
    */
   set(low: number, high: number, fileSlot: number, offset: number, length: number): number {
-    if (this.snapshots > 0) this.ownTables();
+    if (this.sharing.shared) this.ownTables();
     low |= 0;
     high |= 0;
     if (high === this.runHigh && (low & this.lowMask) === this.runLowBits && this.runLength > 0) {
@@ -293,25 +260,9 @@ export class ObjectIndex {
     return this.runLength + this.hashed.capacity;
   }
 
-  /**
-   * `positionOf` for the run's ids as arithmetic and one bit per run position, for a walk that
-   * looks up many ids in random order (convert's reachability: every reference): sets bit
-   * `base + p` of `present` for each run position `p` that holds an entry, and returns the run's
-   * placement. For an id with `high === run.high`, `(low & (2^idShift - 1)) === run.lowBits` and
-   * `p = (low >>> idShift) - run.start` from 0 to `run.length - 1` whose bit is set, `positionOf`
-   * is `p`; for every other id it is what `positionOf` answers. A bit is 1/64 of the run's 8 bytes a
-   * position, so the bits of all channels stay in the processor's caches where the run does not
-   * (at 10M entities the runs take 80 MB). Valid while nothing is set.
-   */
-  markRunPositions(present: Uint8Array, base: number): { readonly idShift: number; readonly high: number; readonly lowBits: number; readonly start: number; readonly length: number } {
-    const run = this.run;
-    for (let position = 0; position < this.runTop; position++) {
-      const tag = run[position * RUN_WORDS] as number;
-      if (tag === 0 || tag === IN_HASH) continue;
-      const bit = base + position;
-      present[bit >>> 3]! |= 1 << (bit & 7);
-    }
-    return { idShift: this.idShift, high: this.runHigh, lowBits: this.runLowBits, start: this.runStart, length: this.runLength };
+  /** Convert's reachability's view of the run (run-positions.ts says what it is). Valid while nothing is set. */
+  markRunPositions(present: Uint8Array, base: number): RunArithmetic {
+    return markRunPositions(this.toParts(), present, base);
   }
 
   /** Index of the run word where an id's entry starts, or -1 (not in the run, maybe hashed). */
@@ -347,7 +298,7 @@ export class ObjectIndex {
    * `removed` hears the id halves of each entry removed.
    */
   removeWhere(drop: (fileSlot: number) => boolean, removed?: (low: number, high: number) => void): number {
-    if (this.snapshots > 0) this.ownTables();
+    if (this.sharing.shared) this.ownTables();
     const before = this.size;
     const run = this.run;
     for (let position = 0; position < this.runTop; position++) {
@@ -419,7 +370,7 @@ export class ObjectIndex {
 
   /** Shrinks the tables when they are much larger than their entries need (call after bulk loading). */
   compact(): void {
-    if (this.snapshots > 0) this.ownTables();
+    if (this.sharing.shared) this.ownTables();
     if (this.runLength > 0) {
       if (this.run.byteLength > this.inRun * MAX_RUN_BYTES_PER_ENTRY) this.dissolveRun();
       else if (this.runTop < this.runLength * MIN_RUN_USE) {
