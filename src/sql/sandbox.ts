@@ -1,10 +1,10 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, relative, isAbsolute, resolve, sep } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement } from '@duckdb/node-api';
 import type { DuckModule } from './duck-module.js';
 import { invalid, SqlError } from './sql-error.js';
 import { checkStatement, type AllowedTables, type CheckedStatement } from './statement-check.js';
+import { temporaryDirectory } from './temporary-directory.js';
 
 export { invalid, SqlError } from './sql-error.js';
 
@@ -62,7 +62,8 @@ function inside(child: string, parent: string): boolean {
 }
 
 export async function openSandbox(duck: DuckModule, options: SandboxOptions): Promise<Sandbox> {
-  let base = realpathSync(tmpdir());
+  // Checked first: a TMPDIR naming no directory is a usage error naming it, not a raw ENOENT.
+  let base = realpathSync(temporaryDirectory());
   if (options.storageDirectory !== undefined) {
     let storage = resolve(options.storageDirectory);
     try {
