@@ -19,7 +19,9 @@ import { tmpdir } from 'node:os';
  * database of the built tables, some megabytes however small the storage, and `_objects`' rows
  * staged as Parquet while it is filled (fills/object-rows.ts). The factors below are
  * those figures rounded up; one sum is asked for when both directories are on one filesystem;
- * one table alone (`--type`) asks only for the database's room.
+ * one table alone (`--type`) asks only for the database's room, but for `_references` or
+ * `_elements`, whose uncompressed rows the link pass writes beside `--out` first (1.05 GB of the
+ * 1.32 GB at 10M objects): those ask a whole export's room there too.
  */
 
 /** Bytes beside `--out` asked for per live record byte, by format. */
@@ -33,10 +35,13 @@ export interface RoomNeeded {
   readonly places: readonly { readonly directory: string; readonly label: string; readonly bytes: number }[];
 }
 
-/** What an export of a storage with these live record bytes asks for, where. */
-export function exportRoomNeeded(liveRecordBytes: number, format: keyof typeof BESIDE_OUT_PER_RECORD_BYTE, outParent: string, wholeExport: boolean, temporary: string = tmpdir()): RoomNeeded {
+/**
+ * What an export of a storage with these live record bytes asks for, where. `besideAsWhole`: the
+ * room beside `--out` a whole export asks (every table, or one link table); else none there.
+ */
+export function exportRoomNeeded(liveRecordBytes: number, format: keyof typeof BESIDE_OUT_PER_RECORD_BYTE, outParent: string, besideAsWhole: boolean, temporary: string = tmpdir()): RoomNeeded {
   if (!Number.isFinite(liveRecordBytes) || liveRecordBytes < 0) throw new RangeError(`live record bytes must be a finite number ≥ 0, not ${liveRecordBytes}`);
-  const beside = wholeExport ? Math.ceil(liveRecordBytes * BESIDE_OUT_PER_RECORD_BYTE[format]) : 0;
+  const beside = besideAsWhole ? Math.ceil(liveRecordBytes * BESIDE_OUT_PER_RECORD_BYTE[format]) : 0;
   const temp = Math.max(TEMPORARY_AT_LEAST, Math.ceil(liveRecordBytes * TEMPORARY_PER_RECORD_BYTE));
   if (statSync(outParent).dev === statSync(temporary).dev) return { places: [{ directory: outParent, label: `${outParent} (beside --out and the temporary directory: one filesystem)`, bytes: beside + temp }] };
   return {

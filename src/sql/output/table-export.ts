@@ -70,7 +70,11 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
   if (!existsSync(dirname(out)) || !statSync(dirname(out)).isDirectory()) throw new ExportTargetError(`--out ${options.out}: its parent directory does not exist`);
   // The room on the disk first: a full disk found by a write would cost the work done until then.
   const liveBytes = options.storage.channels.reduce((sum, channel) => channel.files.reduce((n, file) => n + file.liveLength, sum), 0);
-  const missing = missingRoom(exportRoomNeeded(liveBytes, options.format, dirname(out), options.table === undefined, temporaryDirectory()), undefined, (label, error) =>
+  // One table alone asks only for the database's room, but for a link table: as Parquet its
+  // uncompressed rows are written beside --out first (most of a whole export's room there), as
+  // CSV or NDJSON it holds a line per link, so it asks what every table would.
+  const besideAsWhole = options.table === undefined || LINK_TABLES.has(options.table);
+  const missing = missingRoom(exportRoomNeeded(liveBytes, options.format, dirname(out), besideAsWhole, temporaryDirectory()), undefined, (label, error) =>
     options.onProblem?.(`the free space in ${label} could not be learnt (${error instanceof Error ? error.message : String(error)}); the export goes on unchecked there`),
   );
   if (missing !== undefined) throw new ExportTargetError(`not enough free space in ${missing.label}: the export needs about ${roomText(missing.bytes)} there (estimated from the storage's ${roomText(liveBytes)} of current records), ${roomText(missing.free)} are free; free some space or give --out (or TMPDIR) on another disk`);

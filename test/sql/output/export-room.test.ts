@@ -103,6 +103,23 @@ describe.skipIf(!ROOT)('export on a disk too small for it', () => {
     }
   });
 
+  it('one link table (--type _references) on a 1 MiB filesystem: refused before any work; another table alone still written there', { timeout: 120_000 }, async () => {
+    // The link pass writes its uncompressed rows beside --out first (most of a whole export's
+    // room there): without the check the build ran and the pass then failed with ENOSPC.
+    const disk = smallDisk('link-disk', '1m');
+    const run = await cli(['export', source, '--format', 'parquet', '--type', '_references', '--out', join(disk, 'references'), '--no-cache']);
+    expect(run.stderr).toMatch(new RegExp(`not enough free space in ${disk} \\(beside --out\\): the export needs about [0-9.]+ MB there`));
+    expect(run.stderr).not.toContain('ENOSPC');
+    expect(run.stderr).not.toContain('building the tables');
+    expect(run.code).toBe(2);
+    expect(readdirSync(disk)).toEqual([]);
+    // A table without such rows asks nothing beside --out: _objects of these 20,000 objects fits.
+    const objects = await cli(['export', source, '--format', 'parquet', '--type', '_objects', '--out', join(disk, 'objects'), '--no-cache']);
+    expect(objects.stderr).not.toContain('not enough free space');
+    expect(objects.code).toBe(0);
+    expect(readdirSync(join(disk, 'objects')).sort()).toEqual(['_objects.parquet', 'manifest.json']);
+  });
+
   it('a filesystem with the room asked for: the export is written', { timeout: 120_000 }, async () => {
     const disk = smallDisk('room-disk', '64m');
     const run = await cli(['export', source, '--format', 'parquet', '--out', join(disk, 'tables'), '--no-cache']);
