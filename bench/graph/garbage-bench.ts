@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GCProfiler } from 'node:v8';
-import { objectViewOf } from '../../src/http/api-v1/graph-answers.js';
+import { objectViewOf } from '../../src/http/api-v1/analysis/graph-answers.js';
 import { answerRequest } from '../../src/http/java/java-service.js';
 import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { Storage } from '../../src/storage/storage.js';

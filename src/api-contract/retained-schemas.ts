@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { ObjectId, ObjectRef, RetainedFigures } from './schemas.js';
 
 /**
- * The answers of what keeps the bytes alive (http/api-v1/retained-routes.ts): the dominator tree,
+ * The answers of what keeps the bytes alive (http/api-v1/analysis/retained-routes.ts): the dominator tree,
  * the biggest retainers, one object's retained set. Pages of at most 1,000, chains of at most
  * 1,000 steps, at most 50 types per breakdown.
  */

@@ -2,7 +2,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import { LogController, type FastifyHttpOptions, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
-import { lazySchemaCompilers } from './api-v1/lazy-schema-compilers.js';
+import { lazySchemaCompilers } from './api-v1/machinery/lazy-schema-compilers.js';
 import type { TlsConfig } from './guard/tls.js';
 import type { JavaEntrances } from './java/java-plugin.js';
 

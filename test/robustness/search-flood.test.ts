@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiV1Plugin } from '../../src/http/api-v1/api-v1-plugin.js';
 import { mcpRoutes } from '../../src/mcp/http-route.js';
 import { parseServeArgs } from '../../src/cli/commands/serve.js';
-import { searchSlotsOf } from '../../src/http/api-v1/search-slots.js';
+import { searchSlotsOf } from '../../src/http/api-v1/search/search-slots.js';
 import { buildApp } from '../../src/http/app.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
 import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';

@@ -4,7 +4,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXPORT_BATCH_BYTES } from '../../src/http/api-v1/ndjson-export.js';
+import { EXPORT_BATCH_BYTES } from '../../src/http/api-v1/objects/ndjson-export.js';
 import { buildApp } from '../../src/http/app.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
 import { rawRequest } from '../helpers/raw-http.js';

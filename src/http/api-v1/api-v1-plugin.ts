@@ -3,24 +3,24 @@ import { STATUS_CODES } from 'node:http';
 import { isAppError } from '../../errors.js';
 import { RequestLimitError } from '../guard/limits.js';
 import type { StorageRegistry } from '../../registry/storage-registry.js';
-import { analysisRoutes } from './analysis-routes.js';
-import { gigaMapRoutes } from './gigamap-routes.js';
-import { historyRoutes } from './history-routes.js';
-import { objectRoutes } from './object-routes.js';
-import { ApiProblem, sendProblem } from './problem-details.js';
+import { analysisRoutes } from './analysis/analysis-routes.js';
+import { gigaMapRoutes } from './gigamap/gigamap-routes.js';
+import { historyRoutes } from './history/history-routes.js';
+import { objectRoutes } from './objects/object-routes.js';
+import { ApiProblem, sendProblem } from './machinery/problem-details.js';
 import { API_PREFIX } from '../../api-contract/schemas.js';
-import { registerRoute, type AnswerAdmission } from './routing.js';
-import { searchRoutes } from './search-route.js';
-import { searchSlotsOf } from './search-slots.js';
-import { closeSqlEngines, type SqlServiceOptions } from './sql-engines.js';
-import { sqlRoutes } from './sql-routes.js';
-import { storageRoutes } from './storage-routes.js';
-import { registerStoragesRoute } from './storages-route.js';
-import { summaryRoutes } from './summaries.js';
-import { versionRoutes } from './version-routes.js';
-import { API_INFO, API_TAGS } from './api-tags.js';
+import { registerRoute, type AnswerAdmission } from './machinery/routing.js';
+import { searchRoutes } from './search/search-route.js';
+import { searchSlotsOf } from './search/search-slots.js';
+import { closeSqlEngines, type SqlServiceOptions } from './sql/sql-engines.js';
+import { sqlRoutes } from './sql/sql-routes.js';
+import { storageRoutes } from './objects/storage-routes.js';
+import { registerStoragesRoute } from './objects/storages-route.js';
+import { summaryRoutes } from './analysis/summaries.js';
+import { versionRoutes } from './objects/version-routes.js';
+import { API_INFO, API_TAGS } from './machinery/api-tags.js';
 
-export { API_INFO, API_TAGS } from './api-tags.js';
+export { API_INFO, API_TAGS } from './machinery/api-tags.js';
 
 /**
  * Our own JSON API under `/api/v1`, as one encapsulated fastify plugin: its routes, their

@@ -3,7 +3,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, 
 import { API_PREFIX } from '../../api-contract/api-prefix.js';
 import { answerCounting } from '../guard/capacity-plugin.js';
 import type { ApiV1Options } from './api-v1-plugin.js';
-import { lazySchemaCompilers } from './lazy-schema-compilers.js';
+import { lazySchemaCompilers } from './machinery/lazy-schema-compilers.js';
 
 /**
  * `/api/v1`, loaded on its first request (as the OpenAPI document and `/docs` are): its plugin

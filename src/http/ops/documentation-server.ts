@@ -1,7 +1,7 @@
 import swagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import swaggerUi, { type FastifySwaggerUiOptions } from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
-import { lazySchemaCompilers } from '../api-v1/lazy-schema-compilers.js';
+import { lazySchemaCompilers } from '../api-v1/machinery/lazy-schema-compilers.js';
 
 /**
  * The documentation server behind `/openapi.json` and `/docs` (openapi-routes.ts), loaded and

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { FastifySwaggerUiOptions } from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { API_TAGS } from '../api-v1/api-tags.js';
+import { API_TAGS } from '../api-v1/machinery/api-tags.js';
 import type { Dialect } from '../java/dialects.js';
 import { JAVA_TAG, javaRoutesOpenApi } from '../java/java-routes-openapi.js';
 

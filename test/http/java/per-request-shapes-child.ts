@@ -5,7 +5,7 @@
  * first members) has fast properties and shares one hidden class (V8's map).
  */
 import { checkedSource, RequestWarnings, type DamageReport } from '../../../src/http/java/integrity.js';
-import { objectViewOf } from '../../../src/http/api-v1/graph-answers.js';
+import { objectViewOf } from '../../../src/http/api-v1/analysis/graph-answers.js';
 import { budgetedSource, RequestBudget } from '../../../src/http/guard/limits.js';
 import { UTC } from '../../../src/javatext/java-time-zones.js';
 import { registeredStorage } from '../../helpers/registered-storage.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { closeSqlEngines, sqlEngineOf } from '../../../src/http/api-v1/sql-engines.js';
+import { closeSqlEngines, sqlEngineOf } from '../../../src/http/api-v1/sql/sql-engines.js';
 import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
 import { mcpInProcess, textOf } from '../../helpers/mcp-in-process.js';
 

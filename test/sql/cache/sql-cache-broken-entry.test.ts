@@ -2,7 +2,7 @@ import { closeSync, mkdtempSync, openSync, readdirSync, realpathSync, rmSync, st
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { settleSqlEngines } from '../../../src/http/api-v1/sql-engines.js';
+import { settleSqlEngines } from '../../../src/http/api-v1/sql/sql-engines.js';
 import { buildApp } from '../../../src/http/app.js';
 import { TableCache } from '../../../src/sql/cache/table-cache.js';
 import { writeModelStorage } from '../../graph/model-storage.js';

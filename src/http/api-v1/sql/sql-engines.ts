@@ -1,7 +1,7 @@
-import type { SqlLimits } from '../../sql/sql-engine.js';
-import type { TableCache } from '../../sql/cache/table-cache.js';
-import { SqlEngine } from '../../sql/sql-engine.js';
-import type { StorageContext } from '../../registry/storage-registry.js';
+import type { SqlLimits } from '../../../sql/sql-engine.js';
+import type { TableCache } from '../../../sql/cache/table-cache.js';
+import { SqlEngine } from '../../../sql/sql-engine.js';
+import type { StorageContext } from '../../../registry/storage-registry.js';
 
 /**
  * The SQL engine of each served storage, made when first asked for. The engine loads DuckDB

@@ -1,14 +1,14 @@
 import { Type, type Static } from 'typebox';
-import { instancesOf } from '../../graph/queries/graph-figures.js';
-import type { GraphIndex } from '../../graph/model/graph-index.js';
-import { requireGraph } from './graph-answers.js';
-import { withGigaMapMachinery } from './gigamap-machinery-field.js';
+import { instancesOf } from '../../../graph/queries/graph-figures.js';
+import type { GraphIndex } from '../../../graph/model/graph-index.js';
+import { requireGraph } from '../analysis/graph-answers.js';
+import { withGigaMapMachinery } from '../gigamap/gigamap-machinery-field.js';
 import { NdjsonExport } from './ndjson-export.js';
-import { storageInfo, typeList } from './reports.js';
-import { summariesOf } from './summaries.js';
-import { answers, notFound } from './problem-details.js';
-import type { ApiRoute } from './routing.js';
-import { InstanceList, ObjectView, Paging, StorageInfo, TypeList, TypeParams } from '../../api-contract/schemas.js';
+import { storageInfo, typeList } from '../analysis/reports.js';
+import { summariesOf } from '../analysis/summaries.js';
+import { answers, notFound } from '../machinery/problem-details.js';
+import type { ApiRoute } from '../machinery/routing.js';
+import { InstanceList, ObjectView, Paging, StorageInfo, TypeList, TypeParams } from '../../../api-contract/schemas.js';
 
 /** `/storage`, `/types`, `/types/{typeId}/instances` and its NDJSON export. */
 

@@ -1,17 +1,17 @@
 import { Type, type Static } from 'typebox';
-import { resolveJdkConstant } from '../../format/ids.js';
-import { shortestPaths } from '../../graph/queries/shortest-paths.js';
-import { GIGAMAP } from '../../gigamap/gigamap-type-names.js';
-import { isLazyType } from '../../inspect/type-names.js';
-import { gigaMapPart } from './gigamap-routes.js';
-import { ObjectViewWithGigaMap } from '../../api-contract/gigamap-schemas.js';
-import { objectViewOf, OTHER_PLACES, requireGraph, storedNode, typeNameOf, viaOf } from './graph-answers.js';
-import { answers, notFound } from './problem-details.js';
-import { retainedPart, retainedRoutes } from './retained-routes.js';
-import type { ApiRoute } from './routing.js';
-import { ObjectParams, Paging, PathList, ReferrerList, type ViaJson } from '../../api-contract/schemas.js';
-import { relativeToStorage, storageFileName } from '../../api-contract/storage-paths.js';
-import { summariesOf } from './summaries.js';
+import { resolveJdkConstant } from '../../../format/ids.js';
+import { shortestPaths } from '../../../graph/queries/shortest-paths.js';
+import { GIGAMAP } from '../../../gigamap/gigamap-type-names.js';
+import { isLazyType } from '../../../inspect/type-names.js';
+import { gigaMapPart } from '../gigamap/gigamap-routes.js';
+import { ObjectViewWithGigaMap } from '../../../api-contract/gigamap-schemas.js';
+import { objectViewOf, OTHER_PLACES, requireGraph, storedNode, typeNameOf, viaOf } from '../analysis/graph-answers.js';
+import { answers, notFound } from '../machinery/problem-details.js';
+import { retainedPart, retainedRoutes } from '../analysis/retained-routes.js';
+import type { ApiRoute } from '../machinery/routing.js';
+import { ObjectParams, Paging, PathList, ReferrerList, type ViaJson } from '../../../api-contract/schemas.js';
+import { relativeToStorage, storageFileName } from '../../../api-contract/storage-paths.js';
+import { summariesOf } from '../analysis/summaries.js';
 
 /** `/objects/{oid}`, its referrers and its paths from the roots; with them the retained routes (retained-routes.ts). */
 

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { Problem } from '../../api-contract/schemas.js';
+import { Problem } from '../../../api-contract/schemas.js';
 
 /**
  * Errors of our API as RFC 9457 problem details (`application/problem+json`): a status, a short

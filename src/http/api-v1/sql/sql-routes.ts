@@ -2,14 +2,14 @@ import { open, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import type { CsvCells, JsonCell } from '../../sql/answers/result-values.js';
-import type { SqlEngine, SqlColumn } from '../../sql/sql-engine.js';
-import type { SqlError } from '../../sql/sandbox.js';
-import type { StorageContext, StorageRegistry } from '../../registry/storage-registry.js';
+import type { CsvCells, JsonCell } from '../../../sql/answers/result-values.js';
+import type { SqlEngine, SqlColumn } from '../../../sql/sql-engine.js';
+import type { SqlError } from '../../../sql/sandbox.js';
+import type { StorageContext, StorageRegistry } from '../../../registry/storage-registry.js';
 import { sqlEngineOf, type SqlServiceOptions } from './sql-engines.js';
-import { ApiProblem, notFound, problemResponse, sendProblem } from './problem-details.js';
-import { API_PREFIX } from '../../api-contract/schemas.js';
-import { StorageParams } from '../../api-contract/schemas.js';
+import { ApiProblem, notFound, problemResponse, sendProblem } from '../machinery/problem-details.js';
+import { API_PREFIX } from '../../../api-contract/schemas.js';
+import { StorageParams } from '../../../api-contract/schemas.js';
 
 /**
  * `POST /api/v1/sql` and `GET /api/v1/sql/schema` (and per named storage): one read-only
@@ -169,7 +169,7 @@ function asProblem(error: unknown): unknown {
  * before the first byte is sent; after that rows are pulled only as the client reads them.
  */
 async function streamAnswer(engine: SqlEngine, sql: string, format: 'csv' | 'ndjson', cells: CsvCells, abort: AbortController, reply: FastifyReply): Promise<Readable> {
-  const { csvCell } = await import('../../sql/answers/result-values.js');
+  const { csvCell } = await import('../../../sql/answers/result-values.js');
   let columns: readonly SqlColumn[] = [];
   let started: () => void = () => undefined;
   let failed: (error: unknown) => void = () => undefined;

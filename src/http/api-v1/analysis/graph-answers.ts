@@ -1,17 +1,17 @@
-import { FormatError } from '../../errors.js';
-import { layoutEntity } from '../../format/entity-layout.js';
-import { resolveJdkConstant } from '../../format/ids.js';
-import { UTC } from '../../javatext/java-time-zones.js';
-import type { GraphIndex } from '../../graph/model/graph-index.js';
-import { findReferencePlaces, RecordReferencePlaces, type ReferencePlace } from '../../graph/queries/reference-places.js';
-import type { TypeEntry } from '../../format/type-dictionary.js';
-import type { StoredEntity } from '../../storage/storage.js';
-import { NOT_STORED } from '../../graph/model/type-table.js';
-import { describeObjectView, type ReferenceInfo, type ViewableEntity } from '../../inspect/object-view.js';
-import { simplifiedRenderer } from '../../inspect/simplified-value.js';
-import type { StorageContext } from '../../registry/storage-registry.js';
-import { ApiProblem, notFound } from './problem-details.js';
-import type { ObjectViewJson, ViaJson } from '../../api-contract/schemas.js';
+import { FormatError } from '../../../errors.js';
+import { layoutEntity } from '../../../format/entity-layout.js';
+import { resolveJdkConstant } from '../../../format/ids.js';
+import { UTC } from '../../../javatext/java-time-zones.js';
+import type { GraphIndex } from '../../../graph/model/graph-index.js';
+import { findReferencePlaces, RecordReferencePlaces, type ReferencePlace } from '../../../graph/queries/reference-places.js';
+import type { TypeEntry } from '../../../format/type-dictionary.js';
+import type { StoredEntity } from '../../../storage/storage.js';
+import { NOT_STORED } from '../../../graph/model/type-table.js';
+import { describeObjectView, type ReferenceInfo, type ViewableEntity } from '../../../inspect/object-view.js';
+import { simplifiedRenderer } from '../../../inspect/simplified-value.js';
+import type { StorageContext } from '../../../registry/storage-registry.js';
+import { ApiProblem, notFound } from '../machinery/problem-details.js';
+import type { ObjectViewJson, ViaJson } from '../../../api-contract/schemas.js';
 
 /**
  * The building blocks of our answers that combine the graph with record bytes: type names of

@@ -1,12 +1,12 @@
 import { Type, type Static } from 'typebox';
-import { resolveJdkConstant } from '../../format/ids.js';
-import type { GraphIndex } from '../../graph/model/graph-index.js';
-import { isEmptyCollectionType, isLazyType, simpleTypeName } from '../../inspect/type-names.js';
-import type { StorageContext } from '../../registry/storage-registry.js';
+import { resolveJdkConstant } from '../../../format/ids.js';
+import type { GraphIndex } from '../../../graph/model/graph-index.js';
+import { isEmptyCollectionType, isLazyType, simpleTypeName } from '../../../inspect/type-names.js';
+import type { StorageContext } from '../../../registry/storage-registry.js';
 import { objectViewOf, requireGraph } from './graph-answers.js';
-import { answers, badRequest } from './problem-details.js';
-import type { ApiRoute } from './routing.js';
-import type { ObjectViewJson } from '../../api-contract/schemas.js';
+import { answers, badRequest } from '../machinery/problem-details.js';
+import type { ApiRoute } from '../machinery/routing.js';
+import type { ObjectViewJson } from '../../../api-contract/schemas.js';
 
 /**
  * One line of Java-like text per object, for every list of ids the viewer shows (referrers,

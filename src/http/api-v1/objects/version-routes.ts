@@ -1,13 +1,13 @@
-import { storageFileName } from '../../api-contract/storage-paths.js';
+import { storageFileName } from '../../../api-contract/storage-paths.js';
 import { Type, type Static } from 'typebox';
-import type { GraphIndex } from '../../graph/model/graph-index.js';
-import type { ObjectVersion } from '../../graph/queries/object-versions.js';
-import { diffObjectViews, type ObjectView as View } from '../../inspect/object-view.js';
-import type { StorageContext } from '../../registry/storage-registry.js';
-import { requireGraph, storedNode, viewOf } from './graph-answers.js';
-import { answers, notFound } from './problem-details.js';
-import type { ApiRoute } from './routing.js';
-import { ObjectParams, Paging, VersionDetail, VersionList, type Version } from '../../api-contract/schemas.js';
+import type { GraphIndex } from '../../../graph/model/graph-index.js';
+import type { ObjectVersion } from '../../../graph/queries/object-versions.js';
+import { diffObjectViews, type ObjectView as View } from '../../../inspect/object-view.js';
+import type { StorageContext } from '../../../registry/storage-registry.js';
+import { requireGraph, storedNode, viewOf } from '../analysis/graph-answers.js';
+import { answers, notFound } from '../machinery/problem-details.js';
+import type { ApiRoute } from '../machinery/routing.js';
+import { ObjectParams, Paging, VersionDetail, VersionList, type Version } from '../../../api-contract/schemas.js';
 
 /** `/objects/{oid}/versions` and `/objects/{oid}/versions/{n}`. */
 

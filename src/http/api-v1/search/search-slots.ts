@@ -1,5 +1,5 @@
-import type { StorageRegistry } from '../../registry/storage-registry.js';
-import { ApiProblem } from './problem-details.js';
+import type { StorageRegistry } from '../../../registry/storage-registry.js';
+import { ApiProblem } from '../machinery/problem-details.js';
 import { DEFAULT_SEARCH_MAX_CONCURRENT, MAX_SEARCH_MAX_CONCURRENT } from './search-limits.js';
 
 /**

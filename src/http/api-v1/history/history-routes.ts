@@ -1,18 +1,18 @@
 import type { Static } from 'typebox';
-import { memberChanges } from '../../diff/member-changes.js';
-import { commitCount, withPoints, type DiffSide } from '../../diff/open-points.js';
-import { referenceSummaries } from '../../diff/reference-summaries.js';
-import { diffStorages, type ObjectChange } from '../../diff/storage-diff.js';
-import { isAppError } from '../../errors.js';
-import { describeObjectView } from '../../inspect/object-view.js';
-import { UTC } from '../../javatext/java-time-zones.js';
-import { parseAsOf, type AsOf } from '../../rescue/as-of.js';
-import { commitLogOf, type CommitLog, type CommitRecord, type CommitSummary } from '../../storage/history/commit-log.js';
-import type { Storage } from '../../storage/storage.js';
-import type { StorageContext } from '../../registry/storage-registry.js';
-import { CommitDetail, CommitDetailQuery, CommitList, CommitParams, CommitQuery, DiffAnswer, DiffQuery } from '../../api-contract/history-schemas.js';
-import { ApiProblem, badRequest, notFound, answers } from './problem-details.js';
-import type { ApiRoute } from './routing.js';
+import { memberChanges } from '../../../diff/member-changes.js';
+import { commitCount, withPoints, type DiffSide } from '../../../diff/open-points.js';
+import { referenceSummaries } from '../../../diff/reference-summaries.js';
+import { diffStorages, type ObjectChange } from '../../../diff/storage-diff.js';
+import { isAppError } from '../../../errors.js';
+import { describeObjectView } from '../../../inspect/object-view.js';
+import { UTC } from '../../../javatext/java-time-zones.js';
+import { parseAsOf, type AsOf } from '../../../rescue/as-of.js';
+import { commitLogOf, type CommitLog, type CommitRecord, type CommitSummary } from '../../../storage/history/commit-log.js';
+import type { Storage } from '../../../storage/storage.js';
+import type { StorageContext } from '../../../registry/storage-registry.js';
+import { CommitDetail, CommitDetailQuery, CommitList, CommitParams, CommitQuery, DiffAnswer, DiffQuery } from '../../../api-contract/history-schemas.js';
+import { ApiProblem, badRequest, notFound, answers } from '../machinery/problem-details.js';
+import type { ApiRoute } from '../machinery/routing.js';
 
 /**
  * The history of the served storage: its commits newest first, what one commit stored (with each

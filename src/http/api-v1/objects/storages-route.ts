@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { StorageRegistry } from '../../registry/storage-registry.js';
-import { API_PREFIX } from '../../api-contract/schemas.js';
+import type { StorageRegistry } from '../../../registry/storage-registry.js';
+import { API_PREFIX } from '../../../api-contract/schemas.js';
 
 /**
  * `GET /api/v1/storages`: every storage the server was asked to serve, the ones that could not be

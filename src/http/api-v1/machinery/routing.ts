@@ -1,9 +1,9 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TObject, type TProperties } from 'typebox';
-import type { StorageContext, StorageRegistry } from '../../registry/storage-registry.js';
+import type { StorageContext, StorageRegistry } from '../../../registry/storage-registry.js';
 import { ApiProblem, notFound } from './problem-details.js';
-import { API_PREFIX, StorageParams } from '../../api-contract/schemas.js';
+import { API_PREFIX, StorageParams } from '../../../api-contract/schemas.js';
 
 /**
  * Every route of `/api/v1` exists twice: for the default storage (`/api/v1/types`) and for a

@@ -1,13 +1,13 @@
 import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { forEachNodeInIdOrder } from '../../graph/queries/graph-figures.js';
-import { bigAnswerSlots } from '../guard/big-answers.js';
-import { RequestLimitError } from '../guard/limits.js';
-import type { StorageContext } from '../../registry/storage-registry.js';
-import type { UnsentAnswers } from '../guard/unsent-answers.js';
-import { objectViewOf, requireGraph } from './graph-answers.js';
-import { MAX_LIMIT } from '../../api-contract/schemas.js';
+import { forEachNodeInIdOrder } from '../../../graph/queries/graph-figures.js';
+import { bigAnswerSlots } from '../../guard/big-answers.js';
+import { RequestLimitError } from '../../guard/limits.js';
+import type { StorageContext } from '../../../registry/storage-registry.js';
+import type { UnsentAnswers } from '../../guard/unsent-answers.js';
+import { objectViewOf, requireGraph } from '../analysis/graph-answers.js';
+import { MAX_LIMIT } from '../../../api-contract/schemas.js';
 
 /**
  * The NDJSON export of a type's instances (`/types/{typeId}/instances.ndjson`) as a stream that

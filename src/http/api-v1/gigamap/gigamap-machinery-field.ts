@@ -1,9 +1,9 @@
 import type { Static } from 'typebox';
-import { gigaMapIds } from '../../gigamap/find-gigamaps.js';
-import type { VersionedSource } from '../../gigamap/gigamap-cache.js';
-import { gigaMapLazySegments, machineryInstances } from '../../gigamap/gigamap-machinery.js';
-import type { GraphIndex } from '../../graph/model/graph-index.js';
-import type { TypeList } from '../../api-contract/schemas.js';
+import { gigaMapIds } from '../../../gigamap/find-gigamaps.js';
+import type { VersionedSource } from '../../../gigamap/gigamap-cache.js';
+import { gigaMapLazySegments, machineryInstances } from '../../../gigamap/gigamap-machinery.js';
+import type { GraphIndex } from '../../../graph/model/graph-index.js';
+import type { TypeList } from '../../../api-contract/schemas.js';
 
 type TypeRow = Static<typeof TypeList>['types'][number];
 

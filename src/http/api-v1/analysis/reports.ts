@@ -1,12 +1,12 @@
 import type { Static } from 'typebox';
-import { unstoredReferencedNodes, type GraphFigures } from '../../graph/queries/graph-figures.js';
-import type { GraphIndex } from '../../graph/model/graph-index.js';
-import { NOT_STORED } from '../../graph/model/type-table.js';
-import type { StorageContext } from '../../registry/storage-registry.js';
+import { unstoredReferencedNodes, type GraphFigures } from '../../../graph/queries/graph-figures.js';
+import type { GraphIndex } from '../../../graph/model/graph-index.js';
+import { NOT_STORED } from '../../../graph/model/type-table.js';
+import type { StorageContext } from '../../../registry/storage-registry.js';
 import { typeNameOf, viaOf } from './graph-answers.js';
-import type { Analysis, StorageInfo, TypeList } from '../../api-contract/schemas.js';
-import { redactConnections } from './redaction.js';
-import { relativeToStorage, storageDirectoryName, storageFileName } from '../../api-contract/storage-paths.js';
+import type { Analysis, StorageInfo, TypeList } from '../../../api-contract/schemas.js';
+import { redactConnections } from '../machinery/redaction.js';
+import { relativeToStorage, storageDirectoryName, storageFileName } from '../../../api-contract/storage-paths.js';
 
 /**
  * The larger answers of `/api/v1` as plain functions of a storage's state, shared by the routes

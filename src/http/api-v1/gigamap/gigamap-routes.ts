@@ -1,12 +1,12 @@
 import type { Static } from 'typebox';
-import { summarizeEntity } from '../../gigamap/entity-summary.js';
-import { gigaMapOf, indexKeysOf } from '../../gigamap/gigamap-cache.js';
-import type { GigaMapIndex, GigaMapStructure } from '../../gigamap/gigamap-structure.js';
-import { GIGAMAP } from '../../gigamap/gigamap-type-names.js';
-import { lowerBound } from '../../gigamap/id-list.js';
-import type { IndexKeys } from '../../gigamap/index-keys.js';
-import type { Storage } from '../../storage/storage.js';
-import { FormatError } from '../../errors.js';
+import { summarizeEntity } from '../../../gigamap/entity-summary.js';
+import { gigaMapOf, indexKeysOf } from '../../../gigamap/gigamap-cache.js';
+import type { GigaMapIndex, GigaMapStructure } from '../../../gigamap/gigamap-structure.js';
+import { GIGAMAP } from '../../../gigamap/gigamap-type-names.js';
+import { lowerBound } from '../../../gigamap/id-list.js';
+import type { IndexKeys } from '../../../gigamap/index-keys.js';
+import type { Storage } from '../../../storage/storage.js';
+import { FormatError } from '../../../errors.js';
 import {
   GigaMapEntity,
   GigaMapEntityPage,
@@ -21,10 +21,10 @@ import {
   GigaMapParams,
   type GigaMapEntityJson,
   type GigaMapIndexInfoJson,
-} from '../../api-contract/gigamap-schemas.js';
-import { ApiProblem, answers, notFound } from './problem-details.js';
-import type { ApiRoute } from './routing.js';
-import { relativeToStorage } from '../../api-contract/storage-paths.js';
+} from '../../../api-contract/gigamap-schemas.js';
+import { ApiProblem, answers, notFound } from '../machinery/problem-details.js';
+import type { ApiRoute } from '../machinery/routing.js';
+import { relativeToStorage } from '../../../api-contract/storage-paths.js';
 
 /**
  * `/objects/{oid}/gigamap…`: an EclipseStore GigaMap as what it is: its entities in entity-id

@@ -1,14 +1,14 @@
 import { Type, type Static } from 'typebox';
-import type { GraphIndex } from '../../graph/model/graph-index.js';
-import { searchText, type SearchHit } from '../../graph/queries/text-search.js';
-import { NOT_STORED } from '../../graph/model/type-table.js';
-import { lookUpType } from '../../inspect/type-names.js';
-import type { StorageContext } from '../../registry/storage-registry.js';
-import { requireGraph, viaOf } from './graph-answers.js';
-import { answers, ApiProblem, badRequest } from './problem-details.js';
-import type { ApiRoute } from './routing.js';
-import { MAX_LIMIT, SEARCH_MAX_OFFSET, SearchResult } from '../../api-contract/schemas.js';
-import { summariesOf } from './summaries.js';
+import type { GraphIndex } from '../../../graph/model/graph-index.js';
+import { searchText, type SearchHit } from '../../../graph/queries/text-search.js';
+import { NOT_STORED } from '../../../graph/model/type-table.js';
+import { lookUpType } from '../../../inspect/type-names.js';
+import type { StorageContext } from '../../../registry/storage-registry.js';
+import { requireGraph, viaOf } from '../analysis/graph-answers.js';
+import { answers, ApiProblem, badRequest } from '../machinery/problem-details.js';
+import type { ApiRoute } from '../machinery/routing.js';
+import { MAX_LIMIT, SEARCH_MAX_OFFSET, SearchResult } from '../../../api-contract/schemas.js';
+import { summariesOf } from '../analysis/summaries.js';
 import { searchSlotsOf } from './search-slots.js';
 
 /**

@@ -1,9 +1,9 @@
 import { Type, type Static } from 'typebox';
 import { requireGraph } from './graph-answers.js';
 import { analysis } from './reports.js';
-import { answers } from './problem-details.js';
-import type { ApiRoute } from './routing.js';
-import { Analysis } from '../../api-contract/schemas.js';
+import { answers } from '../machinery/problem-details.js';
+import type { ApiRoute } from '../machinery/routing.js';
+import { Analysis } from '../../../api-contract/schemas.js';
 
 /** `/analysis`: what is garbage, what is missing, where the space goes. */
 

@@ -1,13 +1,13 @@
 import type { Static } from 'typebox';
-import { channelOf } from '../../format/ids.js';
-import type { DominatorTree } from '../../graph/model/dominator-tree.js';
-import type { GraphIndex } from '../../graph/model/graph-index.js';
-import { retainedByType } from '../../graph/queries/retained.js';
-import type { StorageContext } from '../../registry/storage-registry.js';
+import { channelOf } from '../../../format/ids.js';
+import type { DominatorTree } from '../../../graph/model/dominator-tree.js';
+import type { GraphIndex } from '../../../graph/model/graph-index.js';
+import { retainedByType } from '../../../graph/queries/retained.js';
+import type { StorageContext } from '../../../registry/storage-registry.js';
 import { requireGraph, storedNode, typeNameOf } from './graph-answers.js';
-import { ApiProblem, answers, notFound } from './problem-details.js';
-import type { ApiRoute } from './routing.js';
-import { ObjectParams, ObjectRef, RetainedFigures } from '../../api-contract/schemas.js';
+import { ApiProblem, answers, notFound } from '../machinery/problem-details.js';
+import type { ApiRoute } from '../machinery/routing.js';
+import { ObjectParams, ObjectRef, RetainedFigures } from '../../../api-contract/schemas.js';
 import {
   DominatorsAnswer,
   DominatorsQuery,
@@ -19,7 +19,7 @@ import {
   RetainersAnswer,
   RetainersQuery,
   type RetainersJson,
-} from '../../api-contract/retained-schemas.js';
+} from '../../../api-contract/retained-schemas.js';
 import { summariesOf } from './summaries.js';
 
 /**
