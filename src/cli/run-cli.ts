@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { isAppError, UsageError } from '../errors.js';
 import type { CommandIo } from './io.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from './options/suggest.js';
 
 /**
  * `storage-inspector <command> ...`: parses the command word, loads the command lazily and maps

@@ -1,7 +1,7 @@
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serveCommand } from './commands/serve-options.js';
-import { parseCommand } from './option-values.js';
+import { parseCommand } from './options/option-values.js';
 
 /**
  * `npm start [-- [options] [storage]]`: `serve`, of the bundled demo storage unless a storage is

@@ -9,7 +9,8 @@
  * writer beside storage, rescue beside check, the viewer apart (it only speaks HTTP). Inside a concern its top folder holds
  * what ties its rooms together (storage.ts, graph-service.ts, app.ts) and may use them; the rooms
  * do not reach back up, with three exceptions kept on purpose: cli/commands use the command line's
- * helpers beside run-cli.ts, which loads each command when it is named; mcp/tools use the MCP
+ * helpers beside run-cli.ts, which loads each command when it is named (and cli's other rooms its
+ * io.ts, where a command writes); mcp/tools use the MCP
  * server's helpers beside mcp-server.ts, which registers them; writer/generator uses the writer,
  * whose index.ts offers the generator to its callers. In sql/, its rooms reach up for duck-module.ts
  * alone (DuckDB's one loader, its type and raw binding), and sql/output (a result's texts, the table
@@ -55,16 +56,9 @@ export const FLOOR_PLAN: Readonly<Record<string, readonly string[]>> = {
 
   'http/guard': ['inspect', 'storage/**', 'format', 'javatext'],
   'http/java': ['http/guard', 'registry', 'inspect', 'storage/**', 'format', 'javatext'],
-  'http/api-v1/machinery': ['api-contract', 'registry'],
-  'http/api-v1/analysis': ['http/api-v1/machinery', 'api-contract', 'registry', 'graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
-  'http/api-v1/gigamap': ['http/api-v1/machinery', 'api-contract', 'gigamap', 'graph/**', 'storage/**'],
-  'http/api-v1/history': ['http/api-v1/machinery', 'api-contract', 'registry', 'diff', 'rescue', 'inspect', 'storage/**', 'javatext'],
-  'http/api-v1/objects': ['http/api-v1/analysis', 'http/api-v1/gigamap', 'http/api-v1/machinery', 'http/guard', 'api-contract', 'registry', 'gigamap', 'graph/**', 'inspect', 'format'],
-  'http/api-v1/search': ['http/api-v1/analysis', 'http/api-v1/machinery', 'api-contract', 'registry', 'graph/**', 'inspect'],
-  'http/api-v1/sql': ['http/api-v1/machinery', 'api-contract', 'registry', 'sql', 'sql/answers', 'sql/cache'],
-  'http/api-v1': ['http/api-v1/analysis', 'http/api-v1/gigamap', 'http/api-v1/history', 'http/api-v1/machinery', 'http/api-v1/objects', 'http/api-v1/search', 'http/api-v1/sql', 'http/guard', 'api-contract', 'registry'],
+  'http/api-v1': ['http/guard', 'api-contract', 'registry', 'sql', 'sql/answers', 'sql/cache', 'gigamap', 'damaged', 'graph/**', 'check', 'diff', 'rescue', 'inspect', 'storage/**', 'format', 'javatext'],
   'http/viewer': ['http/guard'],
-  'http/ops': ['http/java', 'http/guard', 'http/api-v1/machinery', 'registry', 'graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
+  'http/ops': ['http/java', 'http/guard', 'http/api-v1', 'registry', 'graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
   http: ['http/**', 'registry', 'storage/**'],
   mcp: ['mcp/tools', 'api-contract', 'registry', 'sql', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
   'mcp/tools': ['mcp', 'api-contract', 'registry', 'sql', 'check', 'inspect', 'storage/**', 'format', 'javatext'],
@@ -73,4 +67,8 @@ export const FLOOR_PLAN: Readonly<Record<string, readonly string[]>> = {
 
   cli: ['**'],
   'cli/commands': ['**'],
+  'cli/options': ['cli/reports', 'damaged', 'http/guard', 'sql/cache', 'storage/**'],
+  'cli/output': ['cli', 'format', 'graph', 'inspect', 'sql/answers', 'storage/**'],
+  'cli/reports': ['cli', 'cli/options', 'api-contract', 'check', 'convert', 'diff', 'gigamap', 'inspect', 'rescue'],
+  'cli/sql': ['cli', 'cli/options', 'cli/output', 'cli/reports', 'http/api-v1/**', 'registry', 'sql', 'sql/answers', 'sql/output', 'sql/tables', 'writer'],
 };

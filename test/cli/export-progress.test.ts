@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandIo } from '../../src/cli/io.js';
-import { LiveLine } from '../../src/cli/live-line.js';
+import { LiveLine } from '../../src/cli/output/live-line.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { CONFORMANCE_DIR } from '../helpers/conformance.js';
 

@@ -7,9 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { typeNameFor } from '../../src/cli/commands/export.js';
 import { parseServeArgs } from '../../src/cli/commands/serve.js';
-import { defaultLogFormat } from '../../src/cli/server-logger.js';
+import { defaultLogFormat } from '../../src/cli/output/server-logger.js';
 import { DEMO_STORAGE, startArguments } from '../../src/cli/start-arguments.js';
-import { closeMatches, didYouMean } from '../../src/cli/suggest.js';
+import { closeMatches, didYouMean } from '../../src/cli/options/suggest.js';
 import { UsageError } from '../../src/errors.js';
 import { runCliInProcess, type CliRun } from '../helpers/cli-in-process.js';
 

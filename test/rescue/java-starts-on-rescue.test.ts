@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readableTypeName } from '../../src/inspect/type-names.js';
 import { checkStorage } from '../../src/check/check-storage.js';
-import { rescueReportText } from '../../src/cli/report-text.js';
+import { rescueReportText } from '../../src/cli/reports/report-text.js';
 import { layoutEntity } from '../../src/format/entity-layout.js';
 import { parseTransactionLog } from '../../src/format/transaction-log.js';
 import { answerRequest } from '../../src/http/java/java-service.js';

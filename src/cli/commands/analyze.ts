@@ -2,16 +2,16 @@ import { type Command, Option } from 'commander';
 import type { GigaMapReport } from '../../gigamap/gigamap-report.js';
 import type { GraphIndex } from '../../graph/model/graph-index.js';
 import type { Storage } from '../../storage/storage.js';
-import { analysis, storageInfo, typeList } from '../../http/api-v1/analysis/reports.js';
+import { analysis, storageInfo, typeList } from '../../http/api-v1/reports.js';
 import { StorageRegistry } from '../../registry/storage-registry.js';
-import { graphProgressReporter, openProgressReporter } from '../graph-progress.js';
+import { graphProgressReporter, openProgressReporter } from '../output/graph-progress.js';
 import type { CommandIo } from '../io.js';
-import { integerOption, parseCommand, toolCommand } from '../option-values.js';
-import { openStorageWithDamage, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions, type StorageSpec } from '../storage-argument.js';
-import { formatAnalysis } from '../analysis-report.js';
-import { formatGigaMaps } from '../gigamap-report-text.js';
-import { retainersReport } from '../../http/api-v1/analysis/retained-routes.js';
-import { formatRetainers, RETAINER_TYPES } from '../retainers-report.js';
+import { integerOption, parseCommand, toolCommand } from '../options/option-values.js';
+import { openStorageWithDamage, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions, type StorageSpec } from '../options/storage-argument.js';
+import { formatAnalysis } from '../reports/analysis-report.js';
+import { formatGigaMaps } from '../reports/gigamap-report-text.js';
+import { retainersReport } from '../../http/api-v1/retained-routes.js';
+import { formatRetainers, RETAINER_TYPES } from '../reports/retainers-report.js';
 
 const DESCRIPTION =
   'Builds the graph index of a storage and reports what takes the space: instances and bytes per type, unreachable objects (garbage) by type, the top retainers (the objects that keep the most bytes alive, each with its retained set by type), ids referenced but missing, superseded and garbage bytes per data file, and EclipseStore GigaMaps (size, segments, indices, bytes of the index bitmaps). Reads only.';

@@ -1,8 +1,8 @@
 import { type Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import { cacheArgsOf, tableCacheOf, withCacheOptions, type CacheOptionValues } from '../cache-options.js';
+import { cacheArgsOf, tableCacheOf, withCacheOptions, type CacheOptionValues } from '../options/cache-options.js';
 import type { CommandIo } from '../io.js';
-import { parseCommand, sizeText, toolCommand } from '../option-values.js';
+import { parseCommand, sizeText, toolCommand } from '../options/option-values.js';
 
 const mib = (bytes: number): string => `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
 

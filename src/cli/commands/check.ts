@@ -1,9 +1,9 @@
 import { type Command, Option } from 'commander';
 import { checkStorage } from '../../check/check-storage.js';
 import type { CommandIo } from '../io.js';
-import { parseCommand, toolCommand } from '../option-values.js';
-import { checkReportText, jsonText, progressPrinter } from '../report-text.js';
-import { openSpecSource, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions } from '../storage-argument.js';
+import { parseCommand, toolCommand } from '../options/option-values.js';
+import { checkReportText, jsonText, progressPrinter } from '../reports/report-text.js';
+import { openSpecSource, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions } from '../options/storage-argument.js';
 
 const DESCRIPTION =
   'Checks a storage (a directory, or one kept in PostgreSQL) the way MicroStream 4.1 does when it starts (transaction logs against data files, record headers, type ids, channels, the lock file) and beyond (records that cannot be decoded, references to missing objects). ' +

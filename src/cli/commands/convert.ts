@@ -3,12 +3,12 @@ import { UsageError } from '../../errors.js';
 import { convertStorage, DamagedSourceError, MAX_CHANNELS, type Discardable } from '../../convert/convert-storage.js';
 import { isPostgresSpec } from '../../storage/open-source.js';
 import { refuseStoragePlace } from '../../writer/output-place.js';
-import { convertReportText } from '../convert-text.js';
+import { convertReportText } from '../reports/convert-text.js';
 import type { CommandIo } from '../io.js';
-import { integerOption, parseCommand, toolCommand } from '../option-values.js';
+import { integerOption, parseCommand, toolCommand } from '../options/option-values.js';
 import { ConvertEta, durationText } from '../../convert/convert-progress.js';
-import { checkReportText, jsonText } from '../report-text.js';
-import { openSpecSource, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions } from '../storage-argument.js';
+import { checkReportText, jsonText } from '../reports/report-text.js';
+import { openSpecSource, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions } from '../options/storage-argument.js';
 
 const DESCRIPTION =
   'Writes a new storage from an intact one, always into a new directory: only the current version of each object and, unless --keep-unreachable, only the objects reachable from the roots; ' +

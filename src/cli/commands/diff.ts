@@ -6,10 +6,10 @@ import { parseAsOf, type AsOf } from '../../rescue/as-of.js';
 import { SharedIndexWorkers } from '../../storage/index/shared-index-workers.js';
 import { checkStorageSpec } from '../../storage/open-source.js';
 import type { CommandIo } from '../io.js';
-import { integerOption, parseCommand, toolCommand } from '../option-values.js';
-import { diffHeadText, objectChangeText, unlistedText } from '../diff-text.js';
-import { jsonText, progressPrinter } from '../report-text.js';
-import { openSpecSource, withStorageOptions, type StorageSpec } from '../storage-argument.js';
+import { integerOption, parseCommand, toolCommand } from '../options/option-values.js';
+import { diffHeadText, objectChangeText, unlistedText } from '../reports/diff-text.js';
+import { jsonText, progressPrinter } from '../reports/report-text.js';
+import { openSpecSource, withStorageOptions, type StorageSpec } from '../options/storage-argument.js';
 
 const DESCRIPTION =
   'What changed between two storages (e.g. a backup and today\'s copy, or before and after a migration), or between two points of one storage\'s history (--from, --to): ' +

@@ -1,4 +1,4 @@
-import { cacheArgsOf, tableCacheOf, withCacheOptions, type CacheArgs, type CacheOptionValues } from '../cache-options.js';
+import { cacheArgsOf, tableCacheOf, withCacheOptions, type CacheArgs, type CacheOptionValues } from '../options/cache-options.js';
 import { type Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import { UTC } from '../../javatext/java-time-zones.js';
@@ -9,14 +9,14 @@ import { simpleTypeName } from '../../inspect/type-names.js';
 import { Storage } from '../../storage/storage.js';
 import { refuseStoragePlace } from '../../writer/output-place.js';
 import { StorageRegistry } from '../../registry/storage-registry.js';
-import { csvHeader, csvRow, exportColumns } from '../export-csv.js';
-import { openOutput } from '../output-target.js';
-import { graphProgressReporter, openProgressReporter } from '../graph-progress.js';
+import { csvHeader, csvRow, exportColumns } from '../output/export-csv.js';
+import { openOutput } from '../output/output-target.js';
+import { graphProgressReporter, openProgressReporter } from '../output/graph-progress.js';
 import type { CommandIo } from '../io.js';
-import { elapsedText, LiveLine } from '../live-line.js';
-import { parseCommand, toolCommand } from '../option-values.js';
-import { closeMatches } from '../suggest.js';
-import { isDirectorySpec, openStorage, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions, type StorageSpec } from '../storage-argument.js';
+import { elapsedText, LiveLine } from '../output/live-line.js';
+import { parseCommand, toolCommand } from '../options/option-values.js';
+import { closeMatches } from '../options/suggest.js';
+import { isDirectorySpec, openStorage, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions, type StorageSpec } from '../options/storage-argument.js';
 
 const DESCRIPTION = [
   'Writes every instance of a type (all its versions when given by name) as NDJSON (the /api/v1 object view, one a line) or CSV (one column per member, references as ids, values such as names and prices as their text), in file order, streaming: memory stays constant whatever the storage size.',

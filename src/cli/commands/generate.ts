@@ -6,8 +6,8 @@ import { refuseStoragePlace } from '../../writer/output-place.js';
 import type { FamilyName } from '../../format/storage-family.js';
 import { DEFAULT_FILE_MAXIMUM_SIZE } from '../../writer/storage-writer.js';
 import { generateStorage, MIN_GENERATED_ENTITIES } from '../../writer/generator/generate-storage.js';
-import { groupDigits } from '../number-text.js';
-import { integerOption, parseCommand, toolCommand } from '../option-values.js';
+import { groupDigits } from '../reports/number-text.js';
+import { integerOption, parseCommand, toolCommand } from '../options/option-values.js';
 
 const DESCRIPTION =
   'Writes a new MicroStream 4.1 or EclipseStore 4.1 storage with generated data (a library of persons, books in two type versions, shelves, collections, arrays), deterministic for a seed.';

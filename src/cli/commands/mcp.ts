@@ -1,4 +1,4 @@
-import { cacheArgsOf, tableCacheOf, withCacheOptions } from '../cache-options.js';
+import { cacheArgsOf, tableCacheOf, withCacheOptions } from '../options/cache-options.js';
 import { type Command, Option } from 'commander';
 import { StorageRegistry } from '../../registry/storage-registry.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../http/guard/limits.js';
@@ -6,8 +6,8 @@ import { DEFAULT_POLL_INTERVAL_MS } from '../../storage/follow/follow.js';
 import { DEFAULT_MAX_DICTIONARY_BYTES } from '../../storage/storage.js';
 import { warnIfShared } from '../../http/guard/auth.js';
 import type { CommandIo } from '../io.js';
-import { fromEnv, integerOption, parseCommand, toolCommand } from '../option-values.js';
-import { STORAGE_ARGUMENT_TEXT, withStorageOptions } from '../storage-argument.js';
+import { fromEnv, integerOption, parseCommand, toolCommand } from '../options/option-values.js';
+import { STORAGE_ARGUMENT_TEXT, withStorageOptions } from '../options/storage-argument.js';
 import { checkStorageSpecs, DEFAULT_STORAGE_NAME, openStorages, parseStorageSpecs, type StorageSpec } from './serve-storages.js';
 
 /**
@@ -90,8 +90,8 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     import('../../mcp/mcp-server.js'),
     import('../../mcp/check-sources.js'),
     import('../../mcp/stdio-transport.js'),
-    import('../sql-engine-for.js'),
-    import('../../http/api-v1/sql/sql-engines.js'),
+    import('../sql/sql-engine-for.js'),
+    import('../../http/api-v1/sql-engines.js'),
     import('../../http/api-v1/api-v1-plugin.js'),
   ]);
   const api = await ApiClient.create(registry, flags.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS, apiV1Plugin);

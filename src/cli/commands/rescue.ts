@@ -6,9 +6,9 @@ import type { TemporaryTarget } from '../../rescue/temporary-target.js';
 import { isPostgresSpec } from '../../storage/open-source.js';
 import { refuseStoragePlace } from '../../writer/output-place.js';
 import type { CommandIo } from '../io.js';
-import { parseCommand, toolCommand } from '../option-values.js';
-import { jsonText, progressPrinter, rescueReportText } from '../report-text.js';
-import { openSpecSource, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions } from '../storage-argument.js';
+import { parseCommand, toolCommand } from '../options/option-values.js';
+import { jsonText, progressPrinter, rescueReportText } from '../reports/report-text.js';
+import { openSpecSource, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions } from '../options/storage-argument.js';
 
 const DESCRIPTION =
   'Writes a new storage that MicroStream opens: for every object its newest committed version that can still be read (or, with --as-of, its version right after an earlier commit), ' +

@@ -8,19 +8,19 @@ import { parseCorsOrigins } from '../../http/guard/cors.js';
 import { parseAllowedHosts } from '../../http/guard/host-check.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from '../../http/guard/limits.js';
 import { DEFAULT_MAX_UNSENT_BYTES } from '../../http/guard/unsent-answers.js';
-import { DEFAULT_SEARCH_MAX_CONCURRENT, MAX_SEARCH_MAX_CONCURRENT } from '../../http/api-v1/search/search-limits.js';
+import { DEFAULT_SEARCH_MAX_CONCURRENT, MAX_SEARCH_MAX_CONCURRENT } from '../../http/api-v1/search-limits.js';
 import { DEFAULT_POLL_INTERVAL_MS } from '../../storage/follow/follow.js';
 import { DEFAULT_MAX_DICTIONARY_BYTES } from '../../storage/storage.js';
 import { DEFAULT_RECORD_CACHE_BYTES } from '../../storage/record-cache.js';
 import { isPostgresSpec } from '../../storage/open-source.js';
 import { refuseStoragePlace } from '../../writer/output-place.js';
-import { STORAGE_ARGUMENT_TEXT, withStorageOptions } from '../storage-argument.js';
-import { groupDigits } from '../number-text.js';
-import { fromEnv, integerOption, parseCommand, toolCommand } from '../option-values.js';
-import { defaultLogFormat, LOG_FORMATS, type LogFormat } from '../server-logger.js';
-import { sqlLimitsOf, withSqlOptions, type SqlOptionValues } from '../sql-options.js';
+import { STORAGE_ARGUMENT_TEXT, withStorageOptions } from '../options/storage-argument.js';
+import { groupDigits } from '../reports/number-text.js';
+import { fromEnv, integerOption, parseCommand, toolCommand } from '../options/option-values.js';
+import { defaultLogFormat, LOG_FORMATS, type LogFormat } from '../output/server-logger.js';
+import { sqlLimitsOf, withSqlOptions, type SqlOptionValues } from '../sql/sql-options.js';
 import type { SqlLimits } from '../../sql/sql-engine.js';
-import { cacheArgsOf, type CacheArgs, type CacheOptionValues } from '../cache-options.js';
+import { cacheArgsOf, type CacheArgs, type CacheOptionValues } from '../options/cache-options.js';
 import { checkStorageSpecs, parseStorageSpecs, type StorageSpec } from './serve-storages.js';
 
 /**

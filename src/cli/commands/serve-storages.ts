@@ -10,7 +10,7 @@ import { FollowStatus } from '../../storage/follow/follow-status.js';
 import { StorageFollower } from '../../storage/follow/follow.js';
 import { checkStorageSpec, isPostgresSpec, openStorageSource, type SourceSpecOptions } from '../../storage/open-source.js';
 import { Storage, type OpenProgress } from '../../storage/storage.js';
-import { graphProgressReporter } from '../graph-progress.js';
+import { graphProgressReporter } from '../output/graph-progress.js';
 import type { CommandIo } from '../io.js';
 
 /**

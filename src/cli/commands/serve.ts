@@ -7,8 +7,8 @@ import { mcpRoutes } from '../../mcp/http-route.js';
 import { StorageRegistry } from '../../registry/storage-registry.js';
 import { DEFAULT_MAX_DICTIONARY_BYTES } from '../../storage/storage.js';
 import type { CommandIo } from '../io.js';
-import { serverLogger } from '../server-logger.js';
-import { tableCacheOf } from '../cache-options.js';
+import { serverLogger } from '../output/server-logger.js';
+import { tableCacheOf } from '../options/cache-options.js';
 import { openAccess, type ServeAccess } from './serve-access.js';
 import { afterFirstAnswer, FIRST_ANSWER_WAIT_MS, listenOrExplain, servingLines, shutDownOnSignals } from './serve-lifecycle.js';
 import { DEFAULT_SHUTDOWN_TIMEOUT_MS, parseServeArgs, serveCommand, type ServeOptions } from './serve-options.js';
@@ -115,7 +115,7 @@ async function application(options: ServeOptions, access: ServeAccess, storages:
     ),
     // The sql_query tool runs on the same engines as /api/v1/sql (none with --no-sql), loaded
     // with the MCP server on the first request to /mcp.
-    ...(sqlService === false ? {} : { loadSqlEngine: async () => (await import('../sql-engine-for.js')).sqlEngineFor(sqlService) }),
+    ...(sqlService === false ? {} : { loadSqlEngine: async () => (await import('../sql/sql-engine-for.js')).sqlEngineFor(sqlService) }),
   });
   return app;
 }

@@ -4,14 +4,14 @@ import { UsageError } from '../../errors.js';
 import { StorageRegistry } from '../../registry/storage-registry.js';
 import { RESULT_FORMATS, type ResultFormat } from '../../sql/output/result-text.js';
 import type { SqlEngine } from '../../sql/sql-engine.js';
-import { graphProgressReporter, openProgressReporter } from '../graph-progress.js';
+import { graphProgressReporter, openProgressReporter } from '../output/graph-progress.js';
 import type { CommandIo } from '../io.js';
-import { integerOption, parseCommand, toolCommand } from '../option-values.js';
-import { openOutput } from '../output-target.js';
-import { sqlLimitsOf, withSqlOptions, type SqlOptionValues } from '../sql-options.js';
-import { cacheArgsOf, tableCacheOf, type CacheArgs, type CacheOptionValues } from '../cache-options.js';
-import { runStatement, sqlErrorText } from '../sql-output.js';
-import { isDirectorySpec, openStorage, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions, type StorageSpec } from '../storage-argument.js';
+import { integerOption, parseCommand, toolCommand } from '../options/option-values.js';
+import { openOutput } from '../output/output-target.js';
+import { sqlLimitsOf, withSqlOptions, type SqlOptionValues } from '../sql/sql-options.js';
+import { cacheArgsOf, tableCacheOf, type CacheArgs, type CacheOptionValues } from '../options/cache-options.js';
+import { runStatement, sqlErrorText } from '../sql/sql-output.js';
+import { isDirectorySpec, openStorage, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions, type StorageSpec } from '../options/storage-argument.js';
 import { refuseStoragePlace } from '../../writer/output-place.js';
 
 const DESCRIPTION =
@@ -100,7 +100,7 @@ async function runUntilDone(options: SqlArgs, io: CommandIo, engineModule: Promi
   try {
     for (const warning of storage.warnings) io.stderr.write(`storage-inspector: warning: ${warning}\n`);
     // The shell's notices (the graph index is ready) never land inside its output.
-    const { ShellNotices, runShell, terminalWidthOf } = await import('../sql-shell.js');
+    const { ShellNotices, runShell, terminalWidthOf } = await import('../sql/sql-shell.js');
     const notices = options.query === undefined ? new ShellNotices(io.stderr) : undefined;
     const context = registry.add('default', storage, graphProgressReporter(notices === undefined ? io : { ...io, stderr: notices }));
     const { SqlEngine } = await engineModule;

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serverLogger } from '../../../src/cli/server-logger.js';
+import { serverLogger } from '../../../src/cli/output/server-logger.js';
 import { parseCorsOrigins } from '../../../src/http/guard/cors.js';
 import { StorageRegistry } from '../../../src/registry/storage-registry.js';
 import { corpusStorage, send, startServer, type TestServer } from '../../security/server.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serverLogger } from '../../../src/cli/server-logger.js';
+import { serverLogger } from '../../../src/cli/output/server-logger.js';
 import { loadAuthConfig } from '../../../src/http/guard/auth.js';
 import { loadMetricsToken } from '../../../src/http/guard/metrics-token.js';
 import { FollowStatus } from '../../../src/storage/follow/follow-status.js';

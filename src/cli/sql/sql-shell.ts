@@ -1,9 +1,9 @@
 import { clearLine, createInterface, cursorTo } from 'node:readline';
-import type { SchemaTable } from '../sql/tables/finish-tables.js';
-import { formatTable, type ResultFormat, RESULT_FORMATS } from '../sql/output/result-text.js';
-import type { SqlEngine } from '../sql/sql-engine.js';
-import type { CommandIo } from './io.js';
-import { openOutput } from './output-target.js';
+import type { SchemaTable } from '../../sql/tables/finish-tables.js';
+import { formatTable, type ResultFormat, RESULT_FORMATS } from '../../sql/output/result-text.js';
+import type { SqlEngine } from '../../sql/sql-engine.js';
+import type { CommandIo } from '../io.js';
+import { openOutput } from '../output/output-target.js';
 import { historyPath, HISTORY_SIZE, loadHistory, saveHistory } from './shell-history.js';
 import { runStatement, sqlErrorText } from './sql-output.js';
 

@@ -1,4 +1,4 @@
-import type { CommandIo } from './io.js';
+import type { CommandIo } from '../io.js';
 
 /**
  * One line of progress that a terminal shows in place, below the lines a command writes: drawn

@@ -1,6 +1,6 @@
-import type { GraphServiceOptions } from '../graph/graph-service.js';
-import type { OpenProgress } from '../storage/storage.js';
-import type { CommandIo } from './io.js';
+import type { GraphServiceOptions } from '../../graph/graph-service.js';
+import type { OpenProgress } from '../../storage/storage.js';
+import type { CommandIo } from '../io.js';
 
 /**
  * What the graph index build tells on stderr: progress at most once a second once it has taken

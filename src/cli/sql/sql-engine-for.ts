@@ -1,6 +1,6 @@
-import type { StorageContext } from '../registry/storage-registry.js';
-import { sqlEngineOf, type SqlServiceOptions } from '../http/api-v1/sql/sql-engines.js';
-import type { SqlEngine } from '../sql/sql-engine.js';
+import type { StorageContext } from '../../registry/storage-registry.js';
+import { sqlEngineOf, type SqlServiceOptions } from '../../http/api-v1/sql-engines.js';
+import type { SqlEngine } from '../../sql/sql-engine.js';
 
 /**
  * A storage's SQL engine with these limits: the one /api/v1/sql uses, for the MCP server's

@@ -1,10 +1,10 @@
 import { relative } from 'node:path';
-import type { CheckReport, CommitListing } from '../check/check-storage.js';
-import type { Problem, Severity } from '../check/problem.js';
-import type { RescueReport } from '../rescue/rescue-storage.js';
-import type { ReferenceReplacement } from '../rescue/reference-replacement.js';
-import type { CommandIo } from './io.js';
-import { readableTypeName as named } from '../inspect/type-names.js';
+import type { CheckReport, CommitListing } from '../../check/check-storage.js';
+import type { Problem, Severity } from '../../check/problem.js';
+import type { RescueReport } from '../../rescue/rescue-storage.js';
+import type { ReferenceReplacement } from '../../rescue/reference-replacement.js';
+import type { CommandIo } from '../io.js';
+import { readableTypeName as named } from '../../inspect/type-names.js';
 import { groupDigits } from './number-text.js';
 
 /** The texts `check` and `rescue` print, and their JSON forms (ids and timestamps as strings). */

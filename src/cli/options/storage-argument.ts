@@ -1,10 +1,10 @@
 import { type Command, Option } from 'commander';
-import type { StorageDamage } from '../damaged/readable-part.js';
-import { UsageError } from '../errors.js';
-import { warnIfShared } from '../http/guard/auth.js';
-import { checkStorageSpec, isPostgresSpec, openStorageSource } from '../storage/open-source.js';
-import type { StorageSource } from '../storage/source/source.js';
-import { DEFAULT_MAX_DICTIONARY_BYTES, Storage, type OpenOptions } from '../storage/storage.js';
+import type { StorageDamage } from '../../damaged/readable-part.js';
+import { UsageError } from '../../errors.js';
+import { warnIfShared } from '../../http/guard/auth.js';
+import { checkStorageSpec, isPostgresSpec, openStorageSource } from '../../storage/open-source.js';
+import type { StorageSource } from '../../storage/source/source.js';
+import { DEFAULT_MAX_DICTIONARY_BYTES, Storage, type OpenOptions } from '../../storage/storage.js';
 import { fromEnv, integerOption } from './option-values.js';
 
 /**
@@ -93,7 +93,7 @@ export async function openStorageWithDamage(
   } catch (error) {
     if (strict) throw error;
     // Loaded only for a refused storage (with Java's start-up analysis): not before `serve`'s first answer.
-    const { damageLine, isRefusedDamage, openReadablePart } = await import('../damaged/readable-part.js');
+    const { damageLine, isRefusedDamage, openReadablePart } = await import('../../damaged/readable-part.js');
     if (!isRefusedDamage(error)) throw error;
     const opened = await openReadablePart(openSpecSource(spec, () => undefined), open);
     warn(`MicroStream would refuse this storage (${error instanceof Error ? error.message : String(error)}); reading what can be read of it (--strict refuses it)`);

@@ -1,5 +1,5 @@
-import type { ConvertReport } from '../convert/convert-report.js';
-import { sizeText } from './option-values.js';
+import type { ConvertReport } from '../../convert/convert-report.js';
+import { sizeText } from '../options/option-values.js';
 
 /** The text `convert` prints: what was written and what was left out, overall and per type. */
 export function convertReportText(report: ConvertReport): string {

@@ -1,8 +1,8 @@
-import type { CsvCells, JsonCell } from '../sql/answers/result-values.js';
-import { csvHeaderLine, csvLines, formatLines, formatMarkdown, formatTable, ndjsonLines, tableFits, type ResultFormat } from '../sql/output/result-text.js';
-import type { SqlColumn, SqlEngine } from '../sql/sql-engine.js';
-import { groupDigits } from './number-text.js';
-import type { OutputTarget } from './output-target.js';
+import type { CsvCells, JsonCell } from '../../sql/answers/result-values.js';
+import { csvHeaderLine, csvLines, formatLines, formatMarkdown, formatTable, ndjsonLines, tableFits, type ResultFormat } from '../../sql/output/result-text.js';
+import type { SqlColumn, SqlEngine } from '../../sql/sql-engine.js';
+import { groupDigits } from '../reports/number-text.js';
+import type { OutputTarget } from '../output/output-target.js';
 
 /**
  * One statement's result written in a format: CSV, JSON and NDJSON streamed whole, chunk by chunk

@@ -1,5 +1,5 @@
-import type { RetainersJson } from '../api-contract/retained-schemas.js';
-import { readableTypeName as named } from '../inspect/type-names.js';
+import type { RetainersJson } from '../../api-contract/retained-schemas.js';
+import { readableTypeName as named } from '../../inspect/type-names.js';
 import { groupDigits, humanBytes } from './number-text.js';
 
 /**

@@ -1,6 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { UsageError } from '../errors.js';
-import { groupDigits } from './number-text.js';
+import { UsageError } from '../../errors.js';
+import { groupDigits } from '../reports/number-text.js';
 
 /**
  * What every command shares on top of commander: typed integer options that name their range,

@@ -1,8 +1,8 @@
 import { type Command, Option } from 'commander';
-import { DEFAULT_PROCESS_ANSWER_BYTES, PROCESS_ANSWER_BUDGET } from '../sql/answers/answer-budget.js';
-import { DEFAULT_SQL_LIMITS, type SqlLimits } from '../sql/sql-limits.js';
-import { withCacheOptions } from './cache-options.js';
-import { fromEnv, integerOption } from './option-values.js';
+import { DEFAULT_PROCESS_ANSWER_BYTES, PROCESS_ANSWER_BUDGET } from '../../sql/answers/answer-budget.js';
+import { DEFAULT_SQL_LIMITS, type SqlLimits } from '../../sql/sql-limits.js';
+import { withCacheOptions } from '../options/cache-options.js';
+import { fromEnv, integerOption } from '../options/option-values.js';
 
 /** The SQL limits, the same for `serve` and `sql`: checked (integers, in range) before anything starts. */
 

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
-import { refuseStoragePlace } from '../writer/output-place.js';
+import { refuseStoragePlace } from '../../writer/output-place.js';
 
 /**
  * The SQL shell's line history between runs: a file in the user's state directory

@@ -1,6 +1,6 @@
-import type { ElementsChange, MemberChange } from '../diff/member-changes.js';
-import type { ObjectChange, DiffReport } from '../diff/storage-diff.js';
-import type { JsonValue } from '../inspect/object-view.js';
+import type { ElementsChange, MemberChange } from '../../diff/member-changes.js';
+import type { ObjectChange, DiffReport } from '../../diff/storage-diff.js';
+import type { JsonValue } from '../../inspect/object-view.js';
 import { groupDigits } from './number-text.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { GigaMapReport } from '../gigamap/gigamap-report.js';
+import type { GigaMapReport } from '../../gigamap/gigamap-report.js';
 import { groupDigits, humanBytes } from './number-text.js';
 
 /** The GigaMap section of the `analyze` report as text: per GigaMap its size, segments and indices. */

@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { DEFAULT_CACHE_MAX_BYTES, defaultCacheDirectory, TableCache } from '../sql/cache/table-cache.js';
+import { DEFAULT_CACHE_MAX_BYTES, defaultCacheDirectory, TableCache } from '../../sql/cache/table-cache.js';
 import { fromEnv, integerOption, sizeText } from './option-values.js';
 
 /**

@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors.js';
 
 /**
  * Where a command's output goes: a new file (`--out`, never over an existing one: a usage error,

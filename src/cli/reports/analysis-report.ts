@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
-import type { Analysis, StorageInfo, TypeList } from '../api-contract/schemas.js';
-import { readableTypeName as named } from '../inspect/type-names.js';
+import type { Analysis, StorageInfo, TypeList } from '../../api-contract/schemas.js';
+import { readableTypeName as named } from '../../inspect/type-names.js';
 import { groupDigits, humanBytes } from './number-text.js';
 
 /**

@@ -1,6 +1,6 @@
-import type { TypeEntry } from '../format/type-dictionary.js';
-import type { JsonValue, ObjectView } from '../inspect/object-view.js';
-import { csvText, type CsvCells } from '../sql/answers/result-values.js';
+import type { TypeEntry } from '../../format/type-dictionary.js';
+import type { JsonValue, ObjectView } from '../../inspect/object-view.js';
+import { csvText, type CsvCells } from '../../sql/answers/result-values.js';
 
 /**
  * CSV of object views (RFC 4180: commas, CRLF, quotes doubled): `objectId`, `typeId`, then one
