@@ -2,7 +2,7 @@ import { type Command, Option } from 'commander';
 import type { GigaMapReport } from '../../gigamap/gigamap-report.js';
 import type { GraphIndex } from '../../graph/model/graph-index.js';
 import type { Storage } from '../../storage/storage.js';
-import { analysis, storageInfo, typeList } from '../../http/api-v1/reports.js';
+import { analysis, storageInfo, typeList } from '../../http/api-v1/analysis/reports.js';
 import { StorageRegistry } from '../../registry/storage-registry.js';
 import { graphProgressReporter, openProgressReporter } from '../output/graph-progress.js';
 import type { CommandIo } from '../io.js';
@@ -10,7 +10,7 @@ import { integerOption, parseCommand, toolCommand } from '../options/option-valu
 import { openStorageWithDamage, STORAGE_ARGUMENT_TEXT, storageSpecOf, withStorageOptions, type StorageSpec } from '../options/storage-argument.js';
 import { formatAnalysis } from '../reports/analysis-report.js';
 import { formatGigaMaps } from '../reports/gigamap-report-text.js';
-import { retainersReport } from '../../http/api-v1/retained-routes.js';
+import { retainersReport } from '../../http/api-v1/analysis/retained-routes.js';
 import { formatRetainers, RETAINER_TYPES } from '../reports/retainers-report.js';
 
 const DESCRIPTION =

@@ -91,7 +91,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     import('../../mcp/check-sources.js'),
     import('../../mcp/stdio-transport.js'),
     import('../sql/sql-engine-for.js'),
-    import('../../http/api-v1/sql-engines.js'),
+    import('../../http/api-v1/sql/sql-engines.js'),
     import('../../http/api-v1/api-v1-plugin.js'),
   ]);
   const api = await ApiClient.create(registry, flags.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS, apiV1Plugin);

@@ -8,7 +8,7 @@ import { parseCorsOrigins } from '../../http/guard/cors.js';
 import { parseAllowedHosts } from '../../http/guard/host-check.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from '../../http/guard/limits.js';
 import { DEFAULT_MAX_UNSENT_BYTES } from '../../http/guard/unsent-answers.js';
-import { DEFAULT_SEARCH_MAX_CONCURRENT, MAX_SEARCH_MAX_CONCURRENT } from '../../http/api-v1/search-limits.js';
+import { DEFAULT_SEARCH_MAX_CONCURRENT, MAX_SEARCH_MAX_CONCURRENT } from '../../http/api-v1/search/search-limits.js';
 import { DEFAULT_POLL_INTERVAL_MS } from '../../storage/follow/follow.js';
 import { DEFAULT_MAX_DICTIONARY_BYTES } from '../../storage/storage.js';
 import { DEFAULT_RECORD_CACHE_BYTES } from '../../storage/record-cache.js';

@@ -1,5 +1,5 @@
 import type { StorageContext } from '../../registry/storage-registry.js';
-import { sqlEngineOf, type SqlServiceOptions } from '../../http/api-v1/sql-engines.js';
+import { sqlEngineOf, type SqlServiceOptions } from '../../http/api-v1/sql/sql-engines.js';
 import type { SqlEngine } from '../../sql/sql-engine.js';
 
 /**
