@@ -7,7 +7,15 @@ export class ByteSink {
   view: DataView;
   length = 0;
 
-  constructor(initialCapacity = 64 * 1024) {
+  /**
+   * @param firstGrowth the capacity the first growth goes to at least: for a sink whose caller
+   *   knows how far it will grow (convert's copy: a batch), one allocation instead of a chain of
+   *   doublings, each of which leaves its buffer, written, as garbage until the next collection.
+   */
+  constructor(
+    initialCapacity = 64 * 1024,
+    private readonly firstGrowth = 0,
+  ) {
     this.buffer = Buffer.allocUnsafe(initialCapacity);
     this.view = new DataView(this.buffer.buffer, this.buffer.byteOffset, this.buffer.byteLength);
   }
@@ -17,7 +25,7 @@ export class ByteSink {
     const start = this.length;
     const needed = start + count;
     if (needed > this.buffer.length) {
-      let capacity = this.buffer.length * 2;
+      let capacity = Math.max(this.buffer.length * 2, this.firstGrowth);
       while (capacity < needed) capacity *= 2;
       const grown = Buffer.allocUnsafe(capacity);
       this.buffer.copy(grown, 0, 0, start);

@@ -216,8 +216,12 @@ export class StorageWriter {
     return this.state.dictionary.defineAbstract(typeName);
   }
 
-  beginStore(): StoreBuilder {
-    return new StoreBuilder(this.channelCount);
+  /**
+   * A builder for the next store. `partGrowsTo`: the size a channel's part grows to at once once it
+   * outgrows its first 256 KiB (a caller that fills stores of a known size: StoreBuilder).
+   */
+  beginStore(partGrowsTo = 0): StoreBuilder {
+    return new StoreBuilder(this.channelCount, undefined, partGrowsTo);
   }
 
   /** Sets the application root; the root reference entity is stored again with the next store. */

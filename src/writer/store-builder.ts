@@ -17,13 +17,15 @@ export class StoreBuilder {
   /** Set once the writer has planned the store; a planned builder takes no more records. */
   sealed = false;
 
+  /** @param firstGrowth see `ByteSink`'s: the size a channel's part grows to at once when it outgrows `initialCapacity`. */
   constructor(
     readonly channelCount: number,
     private readonly initialCapacity = 256 * 1024,
+    firstGrowth = 0,
   ) {
     this.mask = BigInt(channelCount - 1);
     this.channelMask = channelCount - 1;
-    this.sinks = Array.from({ length: channelCount }, () => new ByteSink(initialCapacity));
+    this.sinks = Array.from({ length: channelCount }, () => new ByteSink(initialCapacity, firstGrowth));
   }
 
   /** Encodes one entity record into its channel's part of the store. */
