@@ -7,7 +7,7 @@ export default defineConfig({
     // Fails the run if any test changed the vendored storages (read-only guarantee, see the file);
     // one throwaway PostgreSQL cluster for the tests of storages kept in PostgreSQL, one MariaDB server for MariaDB's.
     // The SQL tables' cache of the commands the tests run in a directory of the run's own.
-    globalSetup: ['test/security/fixture-guard.ts', 'test/helpers/postgres-global.ts', 'test/helpers/mariadb-global.ts', 'test/helpers/cache-home.ts'],
+    globalSetup: ['test/security/fixture-guard.ts', 'test/helpers/real-systems/postgres-global.ts', 'test/helpers/real-systems/mariadb-global.ts', 'test/helpers/test-run/cache-home.ts'],
     // Vitest runs one file at a time on two cores (its default is one worker fewer than cores).
     // Most of the longest files wait on processes of their own (the JVMs, chromium, PostgreSQL,
     // MariaDB, our CLI), so a second file beside them uses a core the first leaves idle.

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { SEQUENCE_DIR } from '../test/helpers/follow-sequence.js';
+import { SEQUENCE_DIR } from '../test/helpers/corpora/follow-sequence.js';
 import { chromiumAvailable, CHROMIUM_ENV, CHROMIUM_PATH, launchBrowser, REPO_ROOT, startServer, viewerBuilt } from '../test/viewer/browser.js';
 import { toPalettePng } from './png-palette.js';
 import { screenshotOutput } from './screenshot-output.js';

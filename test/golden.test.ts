@@ -2,10 +2,10 @@ import { Agent } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/http/app.js';
-import { compareWithCase, CORPORA, failingCases, loadCases, type RecordedCase } from './helpers/conformance.js';
-import { rawRequest } from './helpers/raw-http.js';
-import { graphsBuilt, registeredStorage, type RegisteredStorage } from './helpers/registered-storage.js';
-import { listenOnLoopback } from './helpers/loopback.js';
+import { compareWithCase, CORPORA, failingCases, loadCases, type RecordedCase } from './helpers/corpora/conformance.js';
+import { rawRequest } from './helpers/serving/raw-http.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from './helpers/serving/registered-storage.js';
+import { listenOnLoopback } from './helpers/serving/loopback.js';
 
 /**
  * Replays every recorded request of each Java generation's REST service against our HTTP server,

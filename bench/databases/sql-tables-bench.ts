@@ -20,9 +20,9 @@ import Database from 'better-sqlite3';
 import { buildApp } from '../../src/http/app.js';
 import { openStorageSource } from '../../src/storage/open-source.js';
 import { Storage } from '../../src/storage/storage.js';
-import { AFS_ROOT_TABLE, AFS_SQL_SETS, casesFile, mariadbDump, sqliteFile, type AfsSqlSet } from '../../test/helpers/afs-sql.js';
-import { compareWithCase, loadCases } from '../../test/helpers/conformance.js';
-import { loadDatabase, mariadbServerBinary, MARIADB_READER, startMariadb, stopMariadb, writeReaderPasswordFile } from '../../test/helpers/mariadb-server.js';
+import { AFS_ROOT_TABLE, AFS_SQL_SETS, casesFile, mariadbDump, sqliteFile, type AfsSqlSet } from '../../test/helpers/corpora/afs-sql.js';
+import { compareWithCase, loadCases } from '../../test/helpers/corpora/conformance.js';
+import { loadDatabase, mariadbServerBinary, MARIADB_READER, startMariadb, stopMariadb, writeReaderPasswordFile } from '../../test/helpers/real-systems/mariadb-server.js';
 import { fmtSpread, spread } from '../stats.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);

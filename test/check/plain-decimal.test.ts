@@ -4,7 +4,7 @@ import { plainDecimal, RecordChecker } from '../../src/check/record-checker.js';
 import { javaBigDecimalToString } from '../../src/javatext/java-big-number-text.js';
 import { DirectorySource } from '../../src/storage/source/directory-source.js';
 import { Storage } from '../../src/storage/storage.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { CONFORMANCE_DIR } from '../helpers/corpora/conformance.js';
 
 /**
  * The check's quick path for BigDecimal texts (`plainDecimal`): it may only pass texts that

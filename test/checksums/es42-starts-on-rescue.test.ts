@@ -7,7 +7,7 @@ import { answerRequest } from '../../src/http/java/java-service.js';
 import { rescueStorage, type RescueOptions } from '../../src/rescue/rescue-storage.js';
 import { Storage } from '../../src/storage/storage.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
-import { javaMissing, JavaRefused, startJava } from '../helpers/java-reference.js';
+import { javaMissing, JavaRefused, startJava } from '../helpers/real-systems/java-reference.js';
 import { CORPUS, CRAFTED, damagedCopy } from './chunk-damage.js';
 
 /**

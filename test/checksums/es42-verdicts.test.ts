@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkStorage } from '../../src/check/check-storage.js';
-import { javaMissing, JavaRefused, startJava } from '../helpers/java-reference.js';
+import { javaMissing, JavaRefused, startJava } from '../helpers/real-systems/java-reference.js';
 import { CORPUS, CRAFTED, damagedCopy } from './chunk-damage.js';
 
 /**

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
 import { Storage } from '../../src/storage/storage.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { CONFORMANCE_DIR } from '../helpers/corpora/conformance.js';
 import { CORPUS } from './chunk-damage.js';
 
 /**

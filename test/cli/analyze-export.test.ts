@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliInProcess, type CliRun } from '../helpers/cli-in-process.js';
+import { runCliInProcess, type CliRun } from '../helpers/serving/cli-in-process.js';
 import { writeModelStorage } from '../graph/model-storage.js';
 import { snapshotTree, diffSnapshots } from '../security/snapshot.js';
 

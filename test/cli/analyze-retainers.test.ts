@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliInProcess, type CliRun } from '../helpers/cli-in-process.js';
+import { runCliInProcess, type CliRun } from '../helpers/serving/cli-in-process.js';
 import { buildGraph } from '../../src/graph/build/graph-build.js';
 import { Storage } from '../../src/storage/storage.js';
 import { referenceDominators } from '../graph/dominator-reference.js';

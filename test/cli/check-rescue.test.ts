@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliInProcess, type CliRun } from '../helpers/cli-in-process.js';
-import { SEQUENCE_DIR } from '../helpers/follow-sequence.js';
+import { runCliInProcess, type CliRun } from '../helpers/serving/cli-in-process.js';
+import { SEQUENCE_DIR } from '../helpers/corpora/follow-sequence.js';
 import { corpusStorage } from '../security/server.js';
 import { diffSnapshots, snapshotTree } from '../security/snapshot.js';
 

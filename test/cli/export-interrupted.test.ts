@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
-import { interruptedCli } from '../helpers/interrupted-cli.js';
+import { interruptedCli } from '../helpers/serving/interrupted-cli.js';
 
 /**
  * An interrupted `export --format parquet` leaves nothing at --out, nor beside it: the tables

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandIo } from '../../src/cli/io.js';
 import { LiveLine } from '../../src/cli/output/live-line.js';
 import { runCli } from '../../src/cli/run-cli.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { CONFORMANCE_DIR } from '../helpers/corpora/conformance.js';
 
 /**
  * `export --out DIR` on a terminal: a progress line below the step lines, drawn in place (carriage

@@ -11,7 +11,7 @@ import { defaultLogFormat } from '../../src/cli/output/server-logger.js';
 import { DEMO_STORAGE, startArguments } from '../../src/cli/start-arguments.js';
 import { closeMatches, didYouMean } from '../../src/cli/options/suggest.js';
 import { UsageError } from '../../src/errors.js';
-import { runCliInProcess, type CliRun } from '../helpers/cli-in-process.js';
+import { runCliInProcess, type CliRun } from '../helpers/serving/cli-in-process.js';
 
 /** A new user's first steps: a storage path one level off, `npm start` with a path, typos, --help, the log on a terminal. */
 

@@ -6,8 +6,8 @@ import { openStorages } from '../../src/cli/commands/serve-storages.js';
 import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { DEFAULT_RECORD_CACHE_BYTES } from '../../src/storage/record-cache.js';
 import { DEFAULT_MAX_DICTIONARY_BYTES } from '../../src/storage/storage.js';
-import { runCliInProcess } from '../helpers/cli-in-process.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { runCliInProcess } from '../helpers/serving/cli-in-process.js';
+import { CONFORMANCE_DIR } from '../helpers/corpora/conformance.js';
 import { toolVersion } from '../../src/cli/run-cli.js';
 import { UsageError } from '../../src/errors.js';
 

@@ -2,7 +2,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, r
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliInProcess, type CliRun } from '../helpers/cli-in-process.js';
+import { runCliInProcess, type CliRun } from '../helpers/serving/cli-in-process.js';
 import { writeModelStorage } from '../graph/model-storage.js';
 import { diffSnapshots, snapshotTree, type TreeSnapshot } from '../security/snapshot.js';
 

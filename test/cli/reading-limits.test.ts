@@ -2,10 +2,10 @@ import { mkdtempSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { padDictionary } from '../helpers/large-dictionary.js';
+import { padDictionary } from '../helpers/corpora/large-dictionary.js';
 import { corpusStorage } from '../security/server.js';
-import { runCliInProcess, type CliRun } from '../helpers/cli-in-process.js';
-import { copyStorage } from '../helpers/storage-copy.js';
+import { runCliInProcess, type CliRun } from '../helpers/serving/cli-in-process.js';
+import { copyStorage } from '../helpers/corpora/storage-copy.js';
 
 /**
  * `check`, `analyze`, `export` and `rescue` take the two options their messages suggest:

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
-import { interruptedCli } from '../helpers/interrupted-cli.js';
-import { runCliInProcess } from '../helpers/cli-in-process.js';
+import { interruptedCli } from '../helpers/serving/interrupted-cli.js';
+import { runCliInProcess } from '../helpers/serving/cli-in-process.js';
 
 /**
  * An interrupted `rescue` leaves nothing at --out: the storage is written into a hidden directory

@@ -9,7 +9,7 @@ import { Storage } from '../../src/storage/storage.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { spawnCli } from '../security/cli.js';
-import { runCliInProcess } from '../helpers/cli-in-process.js';
+import { runCliInProcess } from '../helpers/serving/cli-in-process.js';
 
 /**
  * `serve` on a storage MicroStream refuses to start: what can be read is served, the damage is on

@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseTransactionLog } from '../../src/format/transaction-log.js';
 import { storeEntry } from '../../src/writer/log-entries.js';
-import { bytes, record } from '../helpers/bytes.js';
-import { CORPORA } from '../helpers/conformance.js';
+import { bytes, record } from '../helpers/corpora/bytes.js';
+import { CORPORA } from '../helpers/corpora/conformance.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');

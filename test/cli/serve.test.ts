@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseServeArgs } from '../../src/cli/commands/serve.js';
-import { CONFORMANCE_DIR, CORPORA } from '../helpers/conformance.js';
+import { CONFORMANCE_DIR, CORPORA } from '../helpers/corpora/conformance.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');

@@ -3,7 +3,7 @@ import { parseGenerateArgs } from '../../src/cli/commands/generate.js';
 import { parseServeArgs } from '../../src/cli/commands/serve.js';
 import { parseSqlArgs } from '../../src/cli/commands/sql.js';
 import { parseSize } from '../../src/cli/options/option-values.js';
-import { runCliInProcess } from '../helpers/cli-in-process.js';
+import { runCliInProcess } from '../helpers/serving/cli-in-process.js';
 
 /** Every option that takes a size takes it as bytes or with a unit (`512MB`, `1GiB`), and says so. */
 

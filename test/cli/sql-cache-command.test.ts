@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TableCache } from '../../src/sql/cache/table-cache.js';
 import { hashTableCode } from '../../src/sql/cache/table-cache-key.js';
 import { writeModelStorage } from '../graph/model-storage.js';
-import { runCliInProcess as cli } from '../helpers/cli-in-process.js';
+import { runCliInProcess as cli } from '../helpers/serving/cli-in-process.js';
 import { spawnCli } from '../security/cli.js';
 
 /**

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
-import { interruptedCli } from '../helpers/interrupted-cli.js';
+import { interruptedCli } from '../helpers/serving/interrupted-cli.js';
 
 /**
  * `sql` interrupted (Ctrl-C, a `timeout`, a terminal closed by its job control) leaves nothing

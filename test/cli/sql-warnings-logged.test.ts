@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeModelStorage } from '../graph/model-storage.js';
-import { writeModelStorageWithUnreadableString } from '../helpers/unreadable-string.js';
+import { writeModelStorageWithUnreadableString } from '../helpers/corpora/unreadable-string.js';
 import { stdioClient } from '../mcp/stdio-client.js';
 import { spawnCli } from '../security/cli.js';
 

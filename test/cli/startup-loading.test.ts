@@ -13,12 +13,12 @@ import { describe, expect, it } from 'vitest';
  * one (dist/vendor/fastify.js), the schema compilers (until a route
  * with a schema is asked), DuckDB (SQL), the MCP SDK and zod (MCP), or CodeMirror (the viewer's,
  * never in Node). Counted from the modules Node loads (ES modules through the loader, CommonJS
- * modules as they are compiled: test/helpers/module-log.mjs).
+ * modules as they are compiled: test/helpers/test-run/module-log.mjs).
  */
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(ROOT, 'dist', 'cli', 'main.js');
-const HOOK = join(ROOT, 'test', 'helpers', 'module-log.mjs');
+const HOOK = join(ROOT, 'test', 'helpers', 'test-run', 'module-log.mjs');
 const DEMO = join(ROOT, 'demo', 'graph');
 const VENDOR = join(ROOT, 'dist', 'vendor');
 

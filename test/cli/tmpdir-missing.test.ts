@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
-import { runCliInProcess as cli } from '../helpers/cli-in-process.js';
+import { runCliInProcess as cli } from '../helpers/serving/cli-in-process.js';
 
 /**
  * `sql` and `export` keep DuckDB's database under TMPDIR. A TMPDIR naming a directory that does

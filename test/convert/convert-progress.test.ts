@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { convertStorage } from '../../src/convert/convert-storage.js';
 import { ConvertEta, durationText } from '../../src/convert/convert-progress.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { CONFORMANCE_DIR } from '../helpers/corpora/conformance.js';
 
 /**
  * `convert`'s estimate of the time left: the phases a run reports, in the order the estimate

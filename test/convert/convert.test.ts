@@ -11,8 +11,8 @@ import { parseTypeDictionary } from '../../src/format/type-dictionary.js';
 import { Storage } from '../../src/storage/storage.js';
 import { StorageWriter } from '../../src/writer/storage-writer.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
-import { runCliInProcess } from '../helpers/cli-in-process.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { runCliInProcess } from '../helpers/serving/cli-in-process.js';
+import { CONFORMANCE_DIR } from '../helpers/corpora/conformance.js';
 import { corpusStorage } from '../security/server.js';
 
 /**

@@ -8,7 +8,7 @@ import { allMemberValues, layoutEntity, type MemberValue } from '../../src/forma
 import { parseTypeDictionary } from '../../src/format/type-dictionary.js';
 import { Storage } from '../../src/storage/storage.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { CONFORMANCE_DIR } from '../helpers/corpora/conformance.js';
 
 /**
  * `convert --current-types`: objects stored in an older definition of their type are written in

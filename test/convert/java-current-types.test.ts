@@ -7,7 +7,7 @@ import type { ConvertReport } from '../../src/convert/convert-report.js';
 import { answerRequest } from '../../src/http/java/java-service.js';
 import { Storage } from '../../src/storage/storage.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
-import { JAVA_REFERENCE_VARIABLE, javaMissing, JavaRefused, startJava } from '../helpers/java-reference.js';
+import { JAVA_REFERENCE_VARIABLE, javaMissing, JavaRefused, startJava } from '../helpers/real-systems/java-reference.js';
 
 /**
  * `convert --current-types` against the real MicroStream 4.1: on a storage where gen.Book was

@@ -7,8 +7,8 @@ import type { ConvertReport } from '../../src/convert/convert-report.js';
 import { answerRequest } from '../../src/http/java/java-service.js';
 import { Storage } from '../../src/storage/storage.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
-import { javaMissing, JavaRefused, startJava, type JavaLibrary } from '../helpers/java-reference.js';
+import { CONFORMANCE_DIR } from '../helpers/corpora/conformance.js';
+import { javaMissing, JavaRefused, startJava, type JavaLibrary } from '../helpers/real-systems/java-reference.js';
 
 /**
  * `convert` against the real libraries: MicroStream 4.1 (EclipseStore 4.1.0 for an EclipseStore

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { convertStorage } from '../../src/convert/convert-storage.js';
 import type { ConvertReport } from '../../src/convert/convert-report.js';
 import { StorageError } from '../../src/errors.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { CONFORMANCE_DIR } from '../helpers/corpora/conformance.js';
 
 /**
  * The source is read twice (the check's record walk, then the copy); an application may write to

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dataFileBytes } from '../helpers/data-files.js';
+import { dataFileBytes } from '../helpers/corpora/data-files.js';
 import { convertStorage } from '../../src/convert/convert-storage.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
 

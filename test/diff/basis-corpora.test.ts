@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Storage } from '../../src/storage/storage.js';
 import { StorageWriter } from '../../src/writer/storage-writer.js';
-import { expectSameReport, sameState } from '../helpers/basis-pair.js';
+import { expectSameReport, sameState } from '../helpers/corpora/basis-pair.js';
 
 /**
  * Storages written by MicroStream and EclipseStore (every storage of the conformance corpora, 4.2's

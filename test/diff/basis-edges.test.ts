@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diffStorages } from '../../src/diff/storage-diff.js';
-import { diff, expectSameReport, sameState, stateOf } from '../helpers/basis-pair.js';
+import { diff, expectSameReport, sameState, stateOf } from '../helpers/corpora/basis-pair.js';
 import { Storage } from '../../src/storage/storage.js';
 import { StorageWriter, type StorageWriterOptions } from '../../src/writer/storage-writer.js';
 import { reflectiveMembers } from '../../src/writer/type-definitions.js';

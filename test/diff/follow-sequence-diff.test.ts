@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { openSide } from '../../src/diff/open-points.js';
 import { diffStorages, type ObjectChange } from '../../src/diff/storage-diff.js';
 import { DirectorySource } from '../../src/storage/source/directory-source.js';
-import { expectedBody } from '../helpers/conformance.js';
-import { loadStateCases, SEQUENCE_DIR } from '../helpers/follow-sequence.js';
+import { expectedBody } from '../helpers/corpora/conformance.js';
+import { loadStateCases, SEQUENCE_DIR } from '../helpers/corpora/follow-sequence.js';
 
 /**
  * The follow sequence SEQ1: one MicroStream 4.1 storage recorded at eleven moments by a running

@@ -7,7 +7,7 @@ import { diffStorages, type DiffReport, type ObjectChange } from '../../src/diff
 import { Storage } from '../../src/storage/storage.js';
 import { StorageWriter } from '../../src/writer/storage-writer.js';
 import { reflectiveMembers } from '../../src/writer/type-definitions.js';
-import { runCliInProcess } from '../helpers/cli-in-process.js';
+import { runCliInProcess } from '../helpers/serving/cli-in-process.js';
 
 /**
  * Generated pairs: a storage written by the project's writer, and a copy changed by the writer in

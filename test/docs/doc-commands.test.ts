@@ -6,8 +6,8 @@ import { parseMcpArgs } from '../../src/cli/commands/mcp.js';
 import { parseServeArgs } from '../../src/cli/commands/serve.js';
 import { parseSqlArgs } from '../../src/cli/commands/sql.js';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
-import { runCliInProcess } from '../helpers/cli-in-process.js';
-import { registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
+import { runCliInProcess } from '../helpers/serving/cli-in-process.js';
+import { registeredStorage, type RegisteredStorage } from '../helpers/serving/registered-storage.js';
 import { REPO_ROOT } from '../viewer/browser.js';
 
 /**

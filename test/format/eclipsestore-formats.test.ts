@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { completeSwapContent } from '../../src/format/compaction-swap.js';
 import { lockHeldAt, parseLockFile } from '../../src/format/lock-file.js';
-import { compactionSwapFile, crc32c } from '../helpers/eclipsestore-files.js';
+import { compactionSwapFile, crc32c } from '../helpers/corpora/eclipsestore-files.js';
 
 const ascii = (text: string): Uint8Array => new TextEncoder().encode(text);
 

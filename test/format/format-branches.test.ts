@@ -6,7 +6,7 @@ import { resolveJdkConstant } from '../../src/format/ids.js';
 import { parseLockFile } from '../../src/format/lock-file.js';
 import { detectFamily, ECLIPSESTORE, familyByName, MICROSTREAM } from '../../src/format/storage-family.js';
 import { parseTypeDictionary } from '../../src/format/type-dictionary.js';
-import { bytes } from '../helpers/bytes.js';
+import { bytes } from '../helpers/corpora/bytes.js';
 
 /**
  * Branches of the small decoders that the mutation run of `src/format` found untested (issue 48):

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runCliInProcess } from '../helpers/cli-in-process.js';
+import { runCliInProcess } from '../helpers/serving/cli-in-process.js';
 import { expectedKeys, GIGAMAP_STORAGE, loadApiDump } from './gigamap-corpus.js';
 
 /** `analyze` on the GigaMap corpus: each GigaMap with its size, segments and indices. */

@@ -8,7 +8,7 @@ import { compareKeyTexts, readIndexKeys, type IndexKeys } from '../../src/gigama
 import { buildGraph } from '../../src/graph/build/graph-build.js';
 import { Storage } from '../../src/storage/storage.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
-import { javaMissing, startJava, type RunningJava } from '../helpers/java-reference.js';
+import { javaMissing, startJava, type RunningJava } from '../helpers/real-systems/java-reference.js';
 
 /**
  * The index reader where it branches, on a GigaMap written with chosen keys: bit-sliced keys with

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpusStorage } from '../security/server.js';
-import { runCliInProcess, type CliRun } from '../helpers/cli-in-process.js';
+import { runCliInProcess, type CliRun } from '../helpers/serving/cli-in-process.js';
 
 /**
  * More than 65,534 type ids: the graph index keeps 4 bytes per entity for its type then, instead

@@ -4,7 +4,7 @@ import { buildApp } from '../../src/http/app.js';
 import { storageNameProblem } from '../../src/http/java/named-routes.js';
 import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { Storage } from '../../src/storage/storage.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { CONFORMANCE_DIR } from '../helpers/corpora/conformance.js';
 
 /**
  * One rule for storage names: every name `serve NAME=DIR` accepts is reachable under

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { describeObject, type DescribeOptions } from '../../src/inspect/describe-object.js';
 import { UTC } from '../../src/javatext/java-time-zones.js';
 import { parseTypeDictionary } from '../../src/format/type-dictionary.js';
-import { ByteBuilder } from '../helpers/bytes.js';
+import { ByteBuilder } from '../helpers/corpora/bytes.js';
 
 const OPTIONS: DescribeOptions = {
   fixedOffset: 0,

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { javaBigDecimalToString, javaBigIntegerFromBytes } from '../../src/javatext/java-big-number-text.js';
-import { expectJavaValueError, lcg } from '../helpers/java-value.js';
+import { expectJavaValueError, lcg } from '../helpers/real-systems/java-value.js';
 
 describe('javaBigIntegerFromBytes', () => {
   it.each([

@@ -12,7 +12,7 @@ import {
   javaSqlTimestampToString,
 } from '../../src/javatext/java-date-text.js';
 import { UTC, type JavaTimeZone } from '../../src/javatext/java-time-zones.js';
-import { lcg } from '../helpers/java-value.js';
+import { lcg } from '../helpers/real-systems/java-value.js';
 
 const LONG_MAX = 9223372036854775807n;
 const LONG_MIN = -9223372036854775808n;

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { javaPathFromUri } from '../../src/javatext/java-path-text.js';
-import { expectJavaValueError } from '../helpers/java-value.js';
+import { expectJavaValueError } from '../helpers/real-systems/java-value.js';
 
 describe('javaPathFromUri', () => {
   it.each([

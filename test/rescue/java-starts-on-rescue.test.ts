@@ -12,7 +12,7 @@ import { rootEntries } from '../../src/rescue/lost-constants.js';
 import { rescueStorage, type RescueReport } from '../../src/rescue/rescue-storage.js';
 import { Storage } from '../../src/storage/storage.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
-import { javaMissing, JavaRefused, startJava, type JavaLibrary } from '../helpers/java-reference.js';
+import { javaMissing, JavaRefused, startJava, type JavaLibrary } from '../helpers/real-systems/java-reference.js';
 import { dictionaryOf, mapDataFile } from '../robustness/damage-lab.js';
 import { corpusStorage } from '../security/server.js';
 

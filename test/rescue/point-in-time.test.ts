@@ -8,8 +8,8 @@ import { CommitHistory } from '../../src/storage/history/commit-history.js';
 import { committedLengthsAt } from '../../src/storage/history/point-in-time.js';
 import { scanStorageDirectory } from '../../src/storage/source/storage-dir.js';
 import { Storage } from '../../src/storage/storage.js';
-import { compareWithCase, type RecordedCase } from '../helpers/conformance.js';
-import { loadStateCases, SEQUENCE_DIR } from '../helpers/follow-sequence.js';
+import { compareWithCase, type RecordedCase } from '../helpers/corpora/conformance.js';
+import { loadStateCases, SEQUENCE_DIR } from '../helpers/corpora/follow-sequence.js';
 import { corpusStorage } from '../security/server.js';
 import { diffSnapshots, snapshotTree } from '../security/snapshot.js';
 

@@ -8,8 +8,8 @@ import { checkStorage } from '../../src/check/check-storage.js';
 import { buildApp } from '../../src/http/app.js';
 import { rescueStorage, type RescueReport } from '../../src/rescue/rescue-storage.js';
 import { Storage } from '../../src/storage/storage.js';
-import { compareWithCase, CORPORA, loadCases, type RecordedCase } from '../helpers/conformance.js';
-import { rawRequest } from '../helpers/raw-http.js';
+import { compareWithCase, CORPORA, loadCases, type RecordedCase } from '../helpers/corpora/conformance.js';
+import { rawRequest } from '../helpers/serving/raw-http.js';
 import { diffSnapshots, snapshotTree } from '../security/snapshot.js';
 
 /**

@@ -13,7 +13,7 @@ import { scanStorageDirectory } from '../../src/storage/source/storage-dir.js';
 import { Storage } from '../../src/storage/storage.js';
 import { StorageWriter } from '../../src/writer/storage-writer.js';
 import { reflectiveMembers } from '../../src/writer/type-definitions.js';
-import { sqliteFile } from '../helpers/afs-sql.js';
+import { sqliteFile } from '../helpers/corpora/afs-sql.js';
 import { dictionaryOf, mapDataFile } from '../robustness/damage-lab.js';
 
 /**

@@ -2,7 +2,7 @@ import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Prng } from '../../src/writer/generator/prng.js';
-import { CONFORMANCE_DIR, loadCases } from '../helpers/conformance.js';
+import { CONFORMANCE_DIR, loadCases } from '../helpers/corpora/conformance.js';
 import { corpusStorage, startServer, type TestServer } from '../security/server.js';
 
 /**

@@ -9,8 +9,8 @@ import { parseServeArgs } from '../../src/cli/commands/serve.js';
 import { searchSlotsOf } from '../../src/http/api-v1/search/search-slots.js';
 import { buildApp } from '../../src/http/app.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
-import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
-import { listenOnLoopback } from '../helpers/loopback.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../helpers/serving/registered-storage.js';
+import { listenOnLoopback } from '../helpers/serving/loopback.js';
 
 /**
  * Many searches at once against a served storage (issue 40, item 5): as many run as there are

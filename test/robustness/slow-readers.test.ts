@@ -2,7 +2,7 @@ import { Agent } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIG_ANSWER_SLOTS } from '../../src/http/guard/big-answers.js';
-import { rawRequest } from '../helpers/raw-http.js';
+import { rawRequest } from '../helpers/serving/raw-http.js';
 import { corpusStorage, send, startServer, type TestServer } from '../security/server.js';
 
 /**

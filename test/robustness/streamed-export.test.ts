@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPORT_BATCH_BYTES } from '../../src/http/api-v1/objects/ndjson-export.js';
 import { buildApp } from '../../src/http/app.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
-import { rawRequest } from '../helpers/raw-http.js';
-import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
-import { listenOnLoopback } from '../helpers/loopback.js';
+import { rawRequest } from '../helpers/serving/raw-http.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../helpers/serving/registered-storage.js';
+import { listenOnLoopback } from '../helpers/serving/loopback.js';
 
 /**
  * The NDJSON export (`/api/v1/types/{id}/instances.ndjson`) of a generated storage shares the

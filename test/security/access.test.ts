@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkAuthorization, loadAuthConfig, refuseSecretFlags, type AuthConfig } from '../../src/http/guard/auth.js';
 import { parseCorsOrigins } from '../../src/http/guard/cors.js';
-import { compareWithCase, CONFORMANCE_DIR, loadCases } from '../helpers/conformance.js';
-import { rawRequest } from '../helpers/raw-http.js';
+import { compareWithCase, CONFORMANCE_DIR, loadCases } from '../helpers/corpora/conformance.js';
+import { rawRequest } from '../helpers/serving/raw-http.js';
 import { corpusStorage, send, startServer, type TestServer } from './server.js';
 
 const TOKEN = 'k3Y-9f2c1d0e8b7a6f5e4d3c2b1a0f9e8d7c';

@@ -3,9 +3,9 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { ALLOWED_FUNCTIONS, ALLOWED_TABLE_FUNCTIONS } from '../../src/sql/allowed-functions.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
-import { graphsBuilt, registeredStorage } from '../helpers/registered-storage.js';
-import { listenOnLoopback } from '../helpers/loopback.js';
+import { CONFORMANCE_DIR } from '../helpers/corpora/conformance.js';
+import { graphsBuilt, registeredStorage } from '../helpers/serving/registered-storage.js';
+import { listenOnLoopback } from '../helpers/serving/loopback.js';
 
 /**
  * The hostile-SQL corpus: every statement an attacker with the right to send SQL tried (issue

@@ -8,7 +8,7 @@ import { describeObject, objectDescriptionJson, type DescribeOptions } from '../
 import { javaUtf8 } from '../../src/inspect/gson-json.js';
 import { FormatError } from '../../src/errors.js';
 import { Storage } from '../../src/storage/storage.js';
-import { CONFORMANCE_DIR, loadCases, STORAGE_NAMES } from '../helpers/conformance.js';
+import { CONFORMANCE_DIR, loadCases, STORAGE_NAMES } from '../helpers/corpora/conformance.js';
 import { corpusStorage, send, startServer, type TestServer } from './server.js';
 
 const BIG_LIST = '1000000000000000071';

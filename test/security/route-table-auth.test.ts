@@ -5,7 +5,7 @@ import { buildApp } from '../../src/http/app.js';
 import { StorageRegistry } from '../../src/registry/storage-registry.js';
 import { Storage } from '../../src/storage/storage.js';
 import { corpusStorage, send } from './server.js';
-import { listenOnLoopback } from '../helpers/loopback.js';
+import { listenOnLoopback } from '../helpers/serving/loopback.js';
 
 /**
  * Authorisation over the route table itself: every route fastify registers (onRoute), with every

@@ -2,8 +2,8 @@ import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { buildApp, type AppOptions } from '../../src/http/app.js';
 import { Storage } from '../../src/storage/storage.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
-import { listenOnLoopback } from '../helpers/loopback.js';
+import { CONFORMANCE_DIR } from '../helpers/corpora/conformance.js';
+import { listenOnLoopback } from '../helpers/serving/loopback.js';
 
 /** A storage served on a loopback port, for the security and robustness tests. */
 export interface TestServer {

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { SqlEngine, type SqlEngineOptions } from '../../src/sql/sql-engine.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
-import { registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
+import { CONFORMANCE_DIR } from '../helpers/corpora/conformance.js';
+import { registeredStorage, type RegisteredStorage } from '../helpers/serving/registered-storage.js';
 
 /**
  * SQL engines over the corpus storage `graph` with its graph index (and the limits given), made fresh per test and

@@ -3,10 +3,10 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lookUpType, readableTypeName, shortReadableTypeName } from '../../src/inspect/type-names.js';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
-import { runCliInProcess } from '../helpers/cli-in-process.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
-import { mcpClient } from '../helpers/mcp-client.js';
-import { registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
+import { runCliInProcess } from '../helpers/serving/cli-in-process.js';
+import { CONFORMANCE_DIR } from '../helpers/corpora/conformance.js';
+import { mcpClient } from '../helpers/serving/mcp-client.js';
+import { registeredStorage, type RegisteredStorage } from '../helpers/serving/registered-storage.js';
 import { graphEngines } from './graph-engines.js';
 
 /**

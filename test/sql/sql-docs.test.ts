@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
-import { registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
+import { CONFORMANCE_DIR } from '../helpers/corpora/conformance.js';
+import { registeredStorage, type RegisteredStorage } from '../helpers/serving/registered-storage.js';
 
 /** Every query of docs/sql.md's "Ten questions" runs on the bookstore storage and answers rows. */
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
 import { StorageFollower } from '../../src/storage/follow/follow.js';
 import { ModelStorage, writeModelStorage } from '../graph/model-storage.js';
-import { registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
+import { registeredStorage, type RegisteredStorage } from '../helpers/serving/registered-storage.js';
 
 /**
  * SQL over a followed storage: a commit written while it is served is seen by the next statement

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
-import { CONFORMANCE_DIR, loadCases } from '../helpers/conformance.js';
-import { graphsBuilt, registeredStorage } from '../helpers/registered-storage.js';
+import { CONFORMANCE_DIR, loadCases } from '../helpers/corpora/conformance.js';
+import { graphsBuilt, registeredStorage } from '../helpers/serving/registered-storage.js';
 
 /**
  * POST /api/v1/sql and GET /api/v1/sql/schema as a client sees them: the answer shape of the

@@ -2,7 +2,7 @@ import { readdirSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
-import { registeredStorage } from '../helpers/registered-storage.js';
+import { registeredStorage } from '../helpers/serving/registered-storage.js';
 import { compareTablesWithViews } from './table-views.js';
 
 /**

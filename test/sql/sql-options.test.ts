@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseServeArgs } from '../../src/cli/commands/serve.js';
 import { parseSqlArgs } from '../../src/cli/commands/sql.js';
-import { runCliInProcess } from '../helpers/cli-in-process.js';
+import { runCliInProcess } from '../helpers/serving/cli-in-process.js';
 
 /** The SQL options of `serve` and `sql`: checked before anything starts, non-finite values too. */
 

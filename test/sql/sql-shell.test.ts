@@ -7,8 +7,8 @@ import { runShell } from '../../src/cli/sql/sql-shell.js';
 import { SqlEngine } from '../../src/sql/sql-engine.js';
 import { Storage } from '../../src/storage/storage.js';
 import { writeModelStorage } from '../graph/model-storage.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
-import { registeredStorage, type RegisteredStorage } from '../helpers/registered-storage.js';
+import { CONFORMANCE_DIR } from '../helpers/corpora/conformance.js';
+import { registeredStorage, type RegisteredStorage } from '../helpers/serving/registered-storage.js';
 
 /**
  * The interactive shell on a terminal: multi-line statements ended by `;`, `.tables` and

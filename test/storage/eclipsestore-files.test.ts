@@ -10,11 +10,11 @@ import { parseTransactionLog } from '../../src/format/transaction-log.js';
 import { answerRequest } from '../../src/http/java/java-service.js';
 import { Storage } from '../../src/storage/storage.js';
 import { creationEntry, storeEntry } from '../../src/writer/log-entries.js';
-import { bytes, record } from '../helpers/bytes.js';
-import { CORPORA } from '../helpers/conformance.js';
-import { compactionSwapFile, compactLog141, compactLog42, crc32cChunkRecord, fileHeaderRecord } from '../helpers/eclipsestore-files.js';
+import { bytes, record } from '../helpers/corpora/bytes.js';
+import { CORPORA } from '../helpers/corpora/conformance.js';
+import { compactionSwapFile, compactLog141, compactLog42, crc32cChunkRecord, fileHeaderRecord } from '../helpers/corpora/eclipsestore-files.js';
 import { snapshotTree, diffSnapshots } from '../security/snapshot.js';
-import { copyStorage } from '../helpers/storage-copy.js';
+import { copyStorage } from '../helpers/corpora/storage-copy.js';
 
 const ES = CORPORA.find((c) => c.generation.startsWith('EclipseStore'))!;
 const INTEGER = 15n;

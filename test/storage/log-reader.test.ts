@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChannelLogReader } from '../../src/storage/log-reader.js';
-import { bytes } from '../helpers/bytes.js';
+import { bytes } from '../helpers/corpora/bytes.js';
 
 const creation = (ts: bigint, file: bigint): Uint8Array => bytes().int8(26).int8(0).int64(ts).int64(0n).int64(file).build();
 const store = (ts: bigint, length: bigint): Uint8Array => bytes().int8(18).int8(1).int64(ts).int64(length).build();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RECORD_CACHE_BYTES, FIRST_RING_BYTES, RecordCache } from '../../src/storage/record-cache.js';
-import { prng } from '../helpers/prng.js';
+import { prng } from '../helpers/corpora/prng.js';
 
 /** A record's bytes that tell where it came from. */
 function recordAt(channel: number, slot: number, offset: number, length: number): Uint8Array {

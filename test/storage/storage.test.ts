@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseTransactionLog } from '../../src/format/transaction-log.js';
 import { Storage } from '../../src/storage/storage.js';
-import { bytes, record } from '../helpers/bytes.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
-import { copyStorage } from '../helpers/storage-copy.js';
+import { bytes, record } from '../helpers/corpora/bytes.js';
+import { CONFORMANCE_DIR } from '../helpers/corpora/conformance.js';
+import { copyStorage } from '../helpers/corpora/storage-copy.js';
 
 const INTEGER_TYPE = 15n;
 const NEW_ID = 1000000000000009998n;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Storage } from '../../src/storage/storage.js';
 import { corpusStorage } from '../security/server.js';
-import { runCliInProcess } from '../helpers/cli-in-process.js';
+import { runCliInProcess } from '../helpers/serving/cli-in-process.js';
 
 /**
  * A channel directory the storage needs that cannot be read (a link to a disk that is not mounted,

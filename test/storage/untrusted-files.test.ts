@@ -10,7 +10,7 @@ import { StorageFollower } from '../../src/storage/follow/follow.js';
 import { Storage } from '../../src/storage/storage.js';
 import { spawnCli } from '../security/cli.js';
 import { corpusStorage } from '../security/server.js';
-import { copyStorage } from '../helpers/storage-copy.js';
+import { copyStorage } from '../helpers/corpora/storage-copy.js';
 
 /**
  * A storage directory is input like any other: it may hold links to files elsewhere (/etc/passwd

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { buildApp, type AppOptions } from '../../src/http/app.js';
-import { graphsBuilt, registeredStorage } from '../helpers/registered-storage.js';
+import { graphsBuilt, registeredStorage } from '../helpers/serving/registered-storage.js';
 
 /** Shared by the browser tests and scripts/screenshots.ts: Debian's chromium and a real server. */
 

@@ -13,7 +13,7 @@ import { Storage } from '../../src/storage/storage.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
 import { StorageWriter } from '../../src/writer/storage-writer.js';
 import { reflectiveMembers } from '../../src/writer/type-definitions.js';
-import { CORPORA } from '../helpers/conformance.js';
+import { CORPORA } from '../helpers/corpora/conformance.js';
 import { objectIds } from './storage-checks.js';
 
 const ES = CORPORA.find((c) => c.generation.startsWith('EclipseStore'))!;

@@ -7,7 +7,7 @@ import { aggregateTransactionLog, parseTransactionLog } from '../../src/format/t
 import { parseTypeDictionary } from '../../src/format/type-dictionary.js';
 import { Storage } from '../../src/storage/storage.js';
 import { generateStorage, type GenerateSummary } from '../../src/writer/generator/generate-storage.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { CONFORMANCE_DIR } from '../helpers/corpora/conformance.js';
 import { allRecords, dataFiles, get, liveTypes, objectIds, recomputeStatistics, storageFiles } from './storage-checks.js';
 
 const ENTITIES = 2000;

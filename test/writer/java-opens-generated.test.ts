@@ -9,8 +9,8 @@ import { generateStorage } from '../../src/writer/generator/generate-storage.js'
 import { StorageWriter } from '../../src/writer/storage-writer.js';
 import { reflectiveMembers } from '../../src/writer/type-definitions.js';
 import { WriterDictionary } from '../../src/writer/writer-dictionary.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
-import { duplicateKeys, HASHED_TYPE_NAMES } from '../helpers/java-equality.js';
+import { CONFORMANCE_DIR } from '../helpers/corpora/conformance.js';
+import { duplicateKeys, HASHED_TYPE_NAMES } from '../helpers/real-systems/java-equality.js';
 import { allRecords, type RawRecord } from './storage-checks.js';
 
 /**

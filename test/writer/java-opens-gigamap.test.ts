@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { Storage } from '../../src/storage/storage.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
-import { javaMissing, startJava, type RunningJava } from '../helpers/java-reference.js';
+import { javaMissing, startJava, type RunningJava } from '../helpers/real-systems/java-reference.js';
 
 /**
  * The real EclipseStore 4.1.0 on a generated storage with a GigaMap: it starts (root and object

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { dataFileBytes } from '../helpers/data-files.js';
+import { dataFileBytes } from '../helpers/corpora/data-files.js';
 import { StorageWriter } from '../../src/writer/storage-writer.js';
 import { writerFamily } from '../../src/writer/writer-family.js';
 

@@ -10,7 +10,7 @@ import { encodeRecord } from '../../src/writer/entity-encoder.js';
 import { StorageWriter } from '../../src/writer/storage-writer.js';
 import { enumMembers, makeTypeEntry, reflectiveMembers } from '../../src/writer/type-definitions.js';
 import { WriterDictionary } from '../../src/writer/writer-dictionary.js';
-import { CONFORMANCE_DIR } from '../helpers/conformance.js';
+import { CONFORMANCE_DIR } from '../helpers/corpora/conformance.js';
 import { get, objectIds } from './storage-checks.js';
 
 const hex = (text: string): Buffer => Buffer.from(text.replace(/\s+/g, ''), 'hex');

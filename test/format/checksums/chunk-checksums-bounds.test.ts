@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { recordsIn, verifyFileChunks } from '../../../src/format/chunk-checksums.js';
-import { bytes, record } from '../../helpers/bytes.js';
-import { crc32c, crc32cChunkRecord, fileHeaderRecord } from '../../helpers/eclipsestore-files.js';
+import { bytes, record } from '../../helpers/corpora/bytes.js';
+import { crc32c, crc32cChunkRecord, fileHeaderRecord } from '../../helpers/corpora/eclipsestore-files.js';
 
 /**
  * The bounds of verifyFileChunks and recordsIn (issue 48, survivors of the mutation run of

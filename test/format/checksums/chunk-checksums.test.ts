@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { algorithmOfKind, hexOf, recordLengthOf, recordsIn, verifyFileChunks, type ChunkRecord } from '../../../src/format/chunk-checksums.js';
-import { bytes, record } from '../../helpers/bytes.js';
-import { crc32c, crc32cChunkRecord, fileHeaderRecord } from '../../helpers/eclipsestore-files.js';
+import { bytes, record } from '../../helpers/corpora/bytes.js';
+import { crc32c, crc32cChunkRecord, fileHeaderRecord } from '../../helpers/corpora/eclipsestore-files.js';
 
 /**
  * verifyFileChunks, EclipseStore 4.2's walk of one data file's chunk checksums, on files built here

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { charsText, layoutEntity, primitiveText, variableElements, type VariableSlot } from '../../../src/format/entity-layout.js';
 import { parseTypeDictionary } from '../../../src/format/type-dictionary.js';
-import { bytes } from '../../helpers/bytes.js';
+import { bytes } from '../../helpers/corpora/bytes.js';
 
 /**
  * The record checks and decoders of entity-layout.ts that the mutation run found untested (issue

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FormatError } from '../../../src/errors.js';
 import { JAVA_MAX_ELEMENTS, layoutEntity, variableElements, type VariableSlot } from '../../../src/format/entity-layout.js';
 import { parseTypeDictionary } from '../../../src/format/type-dictionary.js';
-import { bytes } from '../../helpers/bytes.js';
+import { bytes } from '../../helpers/corpora/bytes.js';
 
 /**
  * A top-level `[list]` whose elements have no members takes 0 bytes per element, so its byte

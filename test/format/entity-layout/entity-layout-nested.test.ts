@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FormatError } from '../../../src/errors.js';
 import { allMemberValues, layoutEntity, variableElements, type VariableSlot } from '../../../src/format/entity-layout.js';
 import { parseTypeDictionary, type ListField } from '../../../src/format/type-dictionary.js';
-import { bytes } from '../../helpers/bytes.js';
+import { bytes } from '../../helpers/corpora/bytes.js';
 
 /**
  * What entity-layout.ts guards beyond the top-level list headers (issue 48, its mutation run):

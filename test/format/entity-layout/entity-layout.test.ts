@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { allMemberValues, layoutEntity, variableElements, type VariableSlot } from '../../../src/format/entity-layout.js';
 import { parseTypeDictionary } from '../../../src/format/type-dictionary.js';
-import { bytes } from '../../helpers/bytes.js';
+import { bytes } from '../../helpers/corpora/bytes.js';
 
 const dictionary = parseTypeDictionary(`
 1000082 exp.Gen$Derived{

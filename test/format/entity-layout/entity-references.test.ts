@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { layoutEntity } from '../../../src/format/entity-layout.js';
 import { forEachReference } from '../../../src/format/entity-references.js';
 import { parseTypeDictionary } from '../../../src/format/type-dictionary.js';
-import { bytes } from '../../helpers/bytes.js';
+import { bytes } from '../../helpers/corpora/bytes.js';
 
 /**
  * Every reference an entity holds, as the graph index walks them (issue 48: no test of its own).

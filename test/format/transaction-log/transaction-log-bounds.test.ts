@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FormatError } from '../../../src/errors.js';
 import { aggregateTransactionLog, parseTransactionLog } from '../../../src/format/transaction-log.js';
-import { bytes } from '../../helpers/bytes.js';
+import { bytes } from '../../helpers/corpora/bytes.js';
 
 /**
  * The bounds of transaction-log.ts that transaction-log-entries.test.ts left open (issue 48,

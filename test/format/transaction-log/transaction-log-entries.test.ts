@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FormatError } from '../../../src/errors.js';
 import { aggregateTransactionLog, applyTransactionLog, LogAggregator, parseTransactionLog, type LogEntry } from '../../../src/format/transaction-log.js';
-import { bytes } from '../../helpers/bytes.js';
+import { bytes } from '../../helpers/corpora/bytes.js';
 
 /**
  * What transaction-log.ts guards, value by value (issue 48, its mutation run; transaction-log.test.ts

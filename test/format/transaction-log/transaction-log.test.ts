@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { aggregateTransactionLog, applyTransactionLog, LogAggregator, parseTransactionLog } from '../../../src/format/transaction-log.js';
-import { bytes } from '../../helpers/bytes.js';
+import { bytes } from '../../helpers/corpora/bytes.js';
 
 function creation(ts: bigint, length: bigint, file: bigint) {
   return bytes().int8(26).int8(0).int64(ts).int64(length).int64(file).build();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTypeDictionary, type FieldDescriptor } from '../../../src/format/type-dictionary.js';
 import { TypeTable } from '../../../src/graph/model/type-table.js';
-import { padDictionary } from '../../helpers/large-dictionary.js';
+import { padDictionary } from '../../helpers/corpora/large-dictionary.js';
 import { corpusStorage } from '../../security/server.js';
 
 /**

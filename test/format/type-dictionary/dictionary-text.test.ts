@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { assembleTypeDictionary, formatTypeId } from '../../../src/format/dictionary-text.js';
 import { parseTypeDictionary } from '../../../src/format/type-dictionary.js';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
 
 function corpusDictionaries(): string[] {
   const storages = join(CONFORMANCE_DIR, 'storages');

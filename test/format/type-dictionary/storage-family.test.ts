@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectFamily } from '../../../src/format/storage-family.js';
 import { parseTypeDictionary } from '../../../src/format/type-dictionary.js';
-import { CORPORA } from '../../helpers/conformance.js';
+import { CORPORA } from '../../helpers/corpora/conformance.js';
 
 const entry = (id: number, name: string, body = ''): string => `${String(id).padStart(19, '0')} ${name}{${body}}\n`;
 const ROOTS_BODY = '\n\t[list] instances(\n\t\tjava.lang.Object instance,\n\t),\n\t[list] identifiers(\n\t\t[char] identifier,\n\t),\n';

@@ -9,7 +9,7 @@ import { resolveJdkConstant } from '../../../src/format/ids.js';
 import { buildGraph } from '../../../src/graph/build/graph-build.js';
 import { Storage } from '../../../src/storage/storage.js';
 import { generateStorage } from '../../../src/writer/generator/generate-storage.js';
-import { CONFORMANCE_DIR, STORAGE_NAMES } from '../../helpers/conformance.js';
+import { CONFORMANCE_DIR, STORAGE_NAMES } from '../../helpers/corpora/conformance.js';
 
 /**
  * The reference plans against the format layer's general decoder: for every entity of the

@@ -4,7 +4,7 @@ import { ForwardLists } from '../../../src/graph/build/forward-lists.js';
 import { countReferrers, splitByRows, writeForwardHalves, writeReferrerHalves, type LinkShare } from '../../../src/graph/build/link-steps.js';
 import { rowStartsFromDegrees } from '../../../src/graph/model/adjacency.js';
 import { BLOCK_BITS, histogramLength, RANGE_BITS, targetRanges } from '../../../src/graph/model/referrer-rows.js';
-import { prng } from '../../helpers/prng.js';
+import { prng } from '../../helpers/corpora/prng.js';
 
 /**
  * The link steps as a threaded build takes them: forward lists in two threads' lists, the forward

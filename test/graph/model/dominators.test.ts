@@ -13,8 +13,8 @@ import { NOT_STORED, TypeTable } from '../../../src/graph/model/type-table.js';
 import { parseTypeDictionary } from '../../../src/format/type-dictionary.js';
 import { ObjectIndex } from '../../../src/storage/index/object-index.js';
 import { Storage, type StorageChannel } from '../../../src/storage/storage.js';
-import { CORPORA } from '../../helpers/conformance.js';
-import { prng } from '../../helpers/prng.js';
+import { CORPORA } from '../../helpers/corpora/conformance.js';
+import { prng } from '../../helpers/corpora/prng.js';
 import { referenceDominators } from '../dominator-reference.js';
 
 /**

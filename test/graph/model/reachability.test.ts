@@ -11,7 +11,7 @@ import { NOT_STORED, TypeTable } from '../../../src/graph/model/type-table.js';
 import { parseTypeDictionary } from '../../../src/format/type-dictionary.js';
 import { ObjectIndex } from '../../../src/storage/index/object-index.js';
 import type { StorageChannel } from '../../../src/storage/storage.js';
-import { prng } from '../../helpers/prng.js';
+import { prng } from '../../helpers/corpora/prng.js';
 
 /** Random graphs changed edge by edge: the incremental answers must equal a recomputation. */
 

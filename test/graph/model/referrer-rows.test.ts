@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { appendReferrers, BLOCK_BITS, histogramLength, RANGE_BITS, targetRanges } from '../../../src/graph/model/referrer-rows.js';
-import { prng } from '../../helpers/prng.js';
+import { prng } from '../../helpers/corpora/prng.js';
 
 /**
  * The partitioned referrer pass (used once a graph spans more than a few node ranges) must give

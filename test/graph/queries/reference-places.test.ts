@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findReferencePlaces, RecordReferencePlaces } from '../../../src/graph/queries/reference-places.js';
 import { Storage } from '../../../src/storage/storage.js';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
 
 /**
  * A record's reference places indexed once (what paths and referrers use for large records)

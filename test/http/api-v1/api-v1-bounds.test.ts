@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PATH_STEPS } from '../../../src/graph/queries/shortest-paths.js';
 import { buildApp } from '../../../src/http/app.js';
 import { ModelStorage } from '../../graph/model-storage.js';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
-import { graphsBuilt, registeredStorage } from '../../helpers/registered-storage.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { graphsBuilt, registeredStorage } from '../../helpers/serving/registered-storage.js';
 
 /**
  * Limits of `/api/v1` that no request gets past: every numeric parameter of every route (read off

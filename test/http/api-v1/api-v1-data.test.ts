@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
-import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/serving/registered-storage.js';
 
 /**
  * `/api/v1` as a data tool: search reports the owners of matching values with typed values and

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
 import { StorageFollower } from '../../../src/storage/follow/follow.js';
 import { ModelStorage, writeModelStorage } from '../../graph/model-storage.js';
-import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/serving/registered-storage.js';
 
 /**
  * The API of a followed storage: commits written while it is served change referrers, paths,

@@ -5,7 +5,7 @@ import { BITMAP_LEVEL2 } from '../../../src/gigamap/gigamap-type-names.js';
 import { bytesMember, readRecord } from '../../../src/gigamap/record-fields.js';
 import { damagedCopy, long, placeOf, removeCopies } from '../../gigamap/damaged-copy.js';
 import { expectedKeys, GIGAMAP_STORAGE, loadApiDump } from '../../gigamap/gigamap-corpus.js';
-import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/serving/registered-storage.js';
 
 /**
  * The GigaMap routes of /api/v1 on the storage EclipseStore 4.1.0 wrote, against what its own

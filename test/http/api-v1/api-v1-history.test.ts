@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
 import { CommitHistory } from '../../../src/storage/history/commit-history.js';
 import { scanStorageDirectory } from '../../../src/storage/source/storage-dir.js';
-import { expectedBody } from '../../helpers/conformance.js';
-import { loadStateCases, SEQUENCE_DIR } from '../../helpers/follow-sequence.js';
-import { graphsBuilt, registeredStorages, type RegisteredStorages } from '../../helpers/registered-storage.js';
+import { expectedBody } from '../../helpers/corpora/conformance.js';
+import { loadStateCases, SEQUENCE_DIR } from '../../helpers/corpora/follow-sequence.js';
+import { graphsBuilt, registeredStorages, type RegisteredStorages } from '../../helpers/serving/registered-storage.js';
 
 /**
  * The history routes on SEQ1, a storage a running Java application wrote (commit 2 made S0, 3-6

@@ -6,9 +6,9 @@ import { channelOf, resolveJdkConstant } from '../../../src/format/ids.js';
 import { parseTypeDictionary, type FieldDescriptor, type TypeDictionary } from '../../../src/format/type-dictionary.js';
 import { buildApp } from '../../../src/http/app.js';
 import { generateStorage } from '../../../src/writer/generator/generate-storage.js';
-import { CORPORA } from '../../helpers/conformance.js';
+import { CORPORA } from '../../helpers/corpora/conformance.js';
 import { writeModelStorage } from '../../graph/model-storage.js';
-import { registeredStorage } from '../../helpers/registered-storage.js';
+import { registeredStorage } from '../../helpers/serving/registered-storage.js';
 
 /**
  * Our API against a graph computed independently from the Java-compatible answers: for every

@@ -7,7 +7,7 @@ import { buildApp } from '../../../src/http/app.js';
 import type { Storage } from '../../../src/storage/storage.js';
 import { referenceDominators, type ReferenceDominators } from '../../graph/dominator-reference.js';
 import { writeModelStorage } from '../../graph/model-storage.js';
-import { registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
+import { registeredStorage, type RegisteredStorage } from '../../helpers/serving/registered-storage.js';
 
 /**
  * The retained sizes as a client sees them: `/objects/{oid}` with `retained` and the immediate

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
-import { registeredStorage } from '../../helpers/registered-storage.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { registeredStorage } from '../../helpers/serving/registered-storage.js';
 
 /** `/api/v1/storages` lists the storages served and those that could not be opened, with why. */
 it('lists served and failed storages with their instance paths', async () => {

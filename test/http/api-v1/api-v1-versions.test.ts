@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
 import { StorageWriter } from '../../../src/writer/storage-writer.js';
 import { send } from '../../security/server.js';
-import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
-import { listenOnLoopback } from '../../helpers/loopback.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/serving/registered-storage.js';
+import { listenOnLoopback } from '../../helpers/serving/loopback.js';
 
 /**
  * `versions` of an object stored 100,001 times: paged like every other list (offset, limit,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
 import { ModelStorage } from '../../graph/model-storage.js';
-import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/serving/registered-storage.js';
 
 /**
  * `via.others` of `/api/v1/objects/{oid}/referrers`: a referrer that holds the same reference in

@@ -6,8 +6,8 @@ import { compileErrors, validate } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
 import { writeModelStorage } from '../../graph/model-storage.js';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
-import { graphsBuilt, registeredStorages } from '../../helpers/registered-storage.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { graphsBuilt, registeredStorages } from '../../helpers/serving/registered-storage.js';
 
 /**
  * `/api/v1` as a client sees it: the OpenAPI document is valid OpenAPI 3.1 and lists every route,

@@ -5,7 +5,7 @@ import { budgetedSource, descriptionEstimate, RequestBudget } from '../../../src
 import { describeObject, INT_MAX, objectDescriptionJson, type DescribeOptions, type ObjectDescription } from '../../../src/inspect/describe-object.js';
 import { UTC } from '../../../src/javatext/java-time-zones.js';
 import { Storage } from '../../../src/storage/storage.js';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
 
 /**
  * The lower bound of an answer's size charged before an object is described (limits.ts), on the

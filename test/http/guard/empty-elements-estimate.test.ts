@@ -7,7 +7,7 @@ import { INT_MAX, type DescribeOptions } from '../../../src/inspect/describe-obj
 import { UTC } from '../../../src/javatext/java-time-zones.js';
 import { Storage } from '../../../src/storage/storage.js';
 import { StorageWriter } from '../../../src/writer/storage-writer.js';
-import { recordOffset } from '../../helpers/bytes.js';
+import { recordOffset } from '../../helpers/corpora/bytes.js';
 
 /**
  * A small record is not estimated before it is described (a single object of less than 64 KiB

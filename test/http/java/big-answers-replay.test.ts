@@ -15,8 +15,8 @@ import { buildApp } from '../../../src/http/app.js';
 import { BIG_ANSWER_READS, BIG_ANSWER_SLOTS } from '../../../src/http/guard/big-answers.js';
 import { defaultInstance, type Dialect } from '../../../src/http/java/dialects.js';
 import { Storage } from '../../../src/storage/storage.js';
-import { compareWithCase, expectedBody, loadCases, type RecordedCase } from '../../helpers/conformance.js';
-import { rawRequest, type RawResponse } from '../../helpers/raw-http.js';
+import { compareWithCase, expectedBody, loadCases, type RecordedCase } from '../../helpers/corpora/conformance.js';
+import { rawRequest, type RawResponse } from '../../helpers/serving/raw-http.js';
 
 const CORPUS = join(import.meta.dirname, '..', '..', 'fixtures', 'conformance-es-gigamap');
 const STORAGE_DIR = join(CORPUS, 'storages', 'gigamap');

@@ -4,9 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseTransactionLog } from '../../../src/format/transaction-log.js';
 import { damageReport } from '../../../src/http/java/integrity.js';
 import { Storage } from '../../../src/storage/storage.js';
-import { bytes, record } from '../../helpers/bytes.js';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
-import { copyStorage } from '../../helpers/storage-copy.js';
+import { bytes, record } from '../../helpers/corpora/bytes.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { copyStorage } from '../../helpers/corpora/storage-copy.js';
 
 /**
  * The damage report of the Java services (integrity.ts) is made from what the storage tells as

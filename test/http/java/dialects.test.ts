@@ -11,7 +11,7 @@ import { ECLIPSESTORE, MICROSTREAM } from '../../../src/format/storage-family.js
 import { buildApp } from '../../../src/http/app.js';
 import { defaultInstance } from '../../../src/http/java/dialects.js';
 import { Storage } from '../../../src/storage/storage.js';
-import { compareWithCase, CORPORA, expectedBody, loadCases } from '../../helpers/conformance.js';
+import { compareWithCase, CORPORA, expectedBody, loadCases } from '../../helpers/corpora/conformance.js';
 
 const ES = CORPORA.find((c) => c.generation.startsWith('EclipseStore'))!;
 const MS8 = CORPORA.find((c) => c.generation === 'MicroStream 8.1')!;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type AppOptions } from '../../../src/http/app.js';
 import { hostAllowList } from '../../../src/http/guard/host-check.js';
 import { Storage } from '../../../src/storage/storage.js';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
 
 /**
  * The Java routes' lane (java-lane.ts): requests to the Java-compatible paths are answered

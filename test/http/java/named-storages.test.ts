@@ -15,9 +15,9 @@ import type { StorageRegistry } from '../../../src/registry/storage-registry.js'
 import type { Storage } from '../../../src/storage/storage.js';
 import { parseStorageSpecs } from '../../../src/cli/commands/serve-storages.js';
 import { UsageError } from '../../../src/errors.js';
-import { compareWithCase, CORPORA, loadCases, type RecordedCase } from '../../helpers/conformance.js';
-import { rawRequest } from '../../helpers/raw-http.js';
-import { registeredStorages } from '../../helpers/registered-storage.js';
+import { compareWithCase, CORPORA, loadCases, type RecordedCase } from '../../helpers/corpora/conformance.js';
+import { rawRequest } from '../../helpers/serving/raw-http.js';
+import { registeredStorages } from '../../helpers/serving/registered-storage.js';
 
 const MS41 = CORPORA[0]!;
 const ES = CORPORA.find((c) => c.generation.startsWith('EclipseStore'))!;

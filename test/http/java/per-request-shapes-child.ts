@@ -8,7 +8,7 @@ import { checkedSource, RequestWarnings, type DamageReport } from '../../../src/
 import { objectViewOf } from '../../../src/http/api-v1/analysis/graph-answers.js';
 import { budgetedSource, RequestBudget } from '../../../src/http/guard/limits.js';
 import { UTC } from '../../../src/javatext/java-time-zones.js';
-import { registeredStorage } from '../../helpers/registered-storage.js';
+import { registeredStorage } from '../../helpers/serving/registered-storage.js';
 
 // V8's own test intrinsics, parsed only with --allow-natives-syntax.
 const sameShape = new Function('a', 'b', 'return %HasFastProperties(a) && %HasFastProperties(b) && %HaveSameMap(a, b)') as (a: object, b: object) => boolean;

@@ -7,8 +7,8 @@ import { buildApp } from '../../../src/http/app.js';
 import { CHROMIUM_PATH, launchBrowser, REPO_ROOT } from '../../viewer/browser.js';
 import { describeInBrowser } from '../../viewer/browser-suite.js';
 import { corpusStorage, send } from '../../security/server.js';
-import { registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
-import { listenOnLoopback } from '../../helpers/loopback.js';
+import { registeredStorage, type RegisteredStorage } from '../../helpers/serving/registered-storage.js';
+import { listenOnLoopback } from '../../helpers/serving/loopback.js';
 
 /** The OpenAPI document: valid OpenAPI 3.1, complete (every route), and true to what is answered. */
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SEQUENCE_DIR } from '../../helpers/follow-sequence.js';
-import { mcpInProcess, type McpInProcess } from '../../helpers/mcp-in-process.js';
+import { SEQUENCE_DIR } from '../../helpers/corpora/follow-sequence.js';
+import { mcpInProcess, type McpInProcess } from '../../helpers/serving/mcp-in-process.js';
 
 /**
  * The text of `commits` and `diff` on SEQ1 in state S4 (six commits, all on disk), line by line

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
-import { SEQUENCE_DIR } from '../../helpers/follow-sequence.js';
-import { mcpClient, textOf, type McpClient } from '../../helpers/mcp-client.js';
-import { registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
+import { SEQUENCE_DIR } from '../../helpers/corpora/follow-sequence.js';
+import { mcpClient, textOf, type McpClient } from '../../helpers/serving/mcp-client.js';
+import { registeredStorage, type RegisteredStorage } from '../../helpers/serving/registered-storage.js';
 
 /**
  * The `commits` and `diff` tools on SEQ1 in state S4 (six commits, all on disk): their structured

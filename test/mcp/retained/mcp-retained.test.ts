@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
 import { ModelStorage } from '../../graph/model-storage.js';
-import { mcpClient, textOf, type McpClient } from '../../helpers/mcp-client.js';
-import { registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
+import { mcpClient, textOf, type McpClient } from '../../helpers/serving/mcp-client.js';
+import { registeredStorage, type RegisteredStorage } from '../../helpers/serving/registered-storage.js';
 
 /**
  * The `retained` tool on a storage with a 60-node chain (each node dominating the next), a wide

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { closeSqlEngines, sqlEngineOf } from '../../../src/http/api-v1/sql/sql-engines.js';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
-import { mcpInProcess, textOf } from '../../helpers/mcp-in-process.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { mcpInProcess, textOf } from '../../helpers/serving/mcp-in-process.js';
 
 /**
  * `sql_query` (src/mcp/tools/sql-tool.ts) in process, on the real SQL engine, with the server made

@@ -3,7 +3,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
-import { registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
+import { registeredStorage, type RegisteredStorage } from '../../helpers/serving/registered-storage.js';
 import { ROOT, stdioClient } from '../stdio-client.js';
 
 /**

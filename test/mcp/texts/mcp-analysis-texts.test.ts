@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { checkSourceOpener } from '../../../src/mcp/check-sources.js';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
-import { SEQUENCE_DIR } from '../../helpers/follow-sequence.js';
-import { mcpInProcess } from '../../helpers/mcp-in-process.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { SEQUENCE_DIR } from '../../helpers/corpora/follow-sequence.js';
+import { mcpInProcess } from '../../helpers/serving/mcp-in-process.js';
 
 /**
  * `analyze_storage` and `check_storage` (src/mcp/tools/analysis-tools.ts) on a copy of the sound

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
-import { mcpInProcess, type McpInProcess } from '../../helpers/mcp-in-process.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { mcpInProcess, type McpInProcess } from '../../helpers/serving/mcp-in-process.js';
 
 /**
  * docs/mcp.md's example conversation, replayed in this process against the storage it was made

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkSourceOpener } from '../../../src/mcp/check-sources.js';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
-import { mcpInProcess, textOf, type McpInProcess } from '../../helpers/mcp-in-process.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { mcpInProcess, textOf, type McpInProcess } from '../../helpers/serving/mcp-in-process.js';
 
 /**
  * `storage_overview` (src/mcp/tools/storage-tools.ts) of a storage with problems found while

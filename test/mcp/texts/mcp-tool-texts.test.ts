@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
-import { mcpInProcess, textOf, type McpInProcess } from '../../helpers/mcp-in-process.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { mcpInProcess, textOf, type McpInProcess } from '../../helpers/serving/mcp-in-process.js';
 
 /**
  * The text of the MCP tools' answers on the graph corpus (demo/graph), where they branch: a page

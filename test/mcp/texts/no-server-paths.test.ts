@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkSourceOpener } from '../../../src/mcp/check-sources.js';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
-import { mcpClient, textOf, type McpClient } from '../../helpers/mcp-client.js';
-import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { mcpClient, textOf, type McpClient } from '../../helpers/serving/mcp-client.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/serving/registered-storage.js';
 
 /**
  * Answers never say where the server keeps a storage (issue 40, item 11): on a damaged copy (the

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STRUCTURED_BYTES, TEXT_CHARS } from '../../../src/mcp/budget.js';
 import { ModelStorage } from '../../graph/model-storage.js';
-import { mcpClient, textOf, type McpClient } from '../../helpers/mcp-client.js';
-import { registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
+import { mcpClient, textOf, type McpClient } from '../../helpers/serving/mcp-client.js';
+import { registeredStorage, type RegisteredStorage } from '../../helpers/serving/registered-storage.js';
 
 /**
  * The budgets on a storage written to exceed them: a list of long strings (more text than a tool

@@ -2,9 +2,9 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
-import { mcpClient } from '../../helpers/mcp-client.js';
-import { registeredStorage } from '../../helpers/registered-storage.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { mcpClient } from '../../helpers/serving/mcp-client.js';
+import { registeredStorage } from '../../helpers/serving/registered-storage.js';
 
 /**
  * Every vendored storage of every generation (MicroStream 4.1, 8.1, EclipseStore 4.1), through the

@@ -7,8 +7,8 @@ import { GIGAMAP_TABLES } from '../../../src/gigamap/sql-rows.js';
 import { GIGAMAP } from '../../../src/gigamap/gigamap-type-names.js';
 import type { SqlEngine } from '../../../src/mcp/sql-engine-contract.js';
 import { StorageWriter } from '../../../src/writer/storage-writer.js';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
-import { mcpInProcess, textOf, type McpInProcess } from '../../helpers/mcp-in-process.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { mcpInProcess, textOf, type McpInProcess } from '../../helpers/serving/mcp-in-process.js';
 
 /**
  * The MCP tools' pages (issue 41, item 8, and issue 48's finding): `referrers`, `object_versions`

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
-import { mcpInProcess } from '../../helpers/mcp-in-process.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { mcpInProcess } from '../../helpers/serving/mcp-in-process.js';
 
 /**
  * What a client learns from tools/list, with the server made inside the test (so that a mutation

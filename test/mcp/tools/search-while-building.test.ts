@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
-import { mcpClient, textOf, type McpClient } from '../../helpers/mcp-client.js';
-import { registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { mcpClient, textOf, type McpClient } from '../../helpers/serving/mcp-client.js';
+import { registeredStorage, type RegisteredStorage } from '../../helpers/serving/registered-storage.js';
 
 /**
  * The MCP `search` tool while the graph index is still being built (the registry is not started,

@@ -10,10 +10,10 @@ import { buildApp } from '../../../src/http/app.js';
 import { loadAuthConfig } from '../../../src/http/guard/auth.js';
 import { hostAllowList } from '../../../src/http/guard/host-check.js';
 import { checkSourceOpener } from '../../../src/mcp/check-sources.js';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
-import { registeredStorages, type RegisteredStorages } from '../../helpers/registered-storage.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { registeredStorages, type RegisteredStorages } from '../../helpers/serving/registered-storage.js';
 import { spawnCli } from '../../security/cli.js';
-import { listenOnLoopback } from '../../helpers/loopback.js';
+import { listenOnLoopback } from '../../helpers/serving/loopback.js';
 
 /** A POST with the Host header exactly as given (fetch does not let one set it). */
 function sendBody(port: number, host: string, headers: Record<string, string>, body: string): Promise<{ status: number }> {

@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
-import { graphsBuilt, registeredStorage } from '../../helpers/registered-storage.js';
+import { graphsBuilt, registeredStorage } from '../../helpers/serving/registered-storage.js';
 import { MAIN, ROOT, stdioClient } from '../stdio-client.js';
 
 /**

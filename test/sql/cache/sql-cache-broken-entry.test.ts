@@ -6,7 +6,7 @@ import { settleSqlEngines } from '../../../src/http/api-v1/sql/sql-engines.js';
 import { buildApp } from '../../../src/http/app.js';
 import { TableCache } from '../../../src/sql/cache/table-cache.js';
 import { writeModelStorage } from '../../graph/model-storage.js';
-import { registeredStorage } from '../../helpers/registered-storage.js';
+import { registeredStorage } from '../../helpers/serving/registered-storage.js';
 
 /**
  * A kept database found broken (its bytes overwritten, its size unchanged: the entry looks whole)

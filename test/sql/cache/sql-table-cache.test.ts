@@ -7,8 +7,8 @@ import { TableCache } from '../../../src/sql/cache/table-cache.js';
 import { storageStateKey, tableCodeHash } from '../../../src/sql/cache/table-cache-key.js';
 import { Storage } from '../../../src/storage/storage.js';
 import { ModelStorage, writeModelStorage } from '../../graph/model-storage.js';
-import { registeredStorage } from '../../helpers/registered-storage.js';
-import { writeModelStorageWithUnreadableString } from '../../helpers/unreadable-string.js';
+import { registeredStorage } from '../../helpers/serving/registered-storage.js';
+import { writeModelStorageWithUnreadableString } from '../../helpers/corpora/unreadable-string.js';
 
 /**
  * SQL tables kept between runs (table-cache.ts): a second run on an unchanged storage takes them

@@ -7,8 +7,8 @@ import { typeTableSelect } from '../../../src/sql/tables/finish-tables.js';
 import { SqlEngine } from '../../../src/sql/sql-engine.js';
 import { Storage } from '../../../src/storage/storage.js';
 import { GIGAMAP_STORAGE } from '../../gigamap/gigamap-corpus.js';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
-import { registeredStorage } from '../../helpers/registered-storage.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { registeredStorage } from '../../helpers/serving/registered-storage.js';
 
 /**
  * What a first statement waits for: the graph index only where the base tables need it (the

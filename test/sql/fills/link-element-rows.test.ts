@@ -5,7 +5,7 @@ import { parseTypeDictionary, type PrimitiveName } from '../../../src/format/typ
 import { appendPrimitiveArray, appendReferenceElements, primitiveArrayTypes } from '../../../src/sql/fills/link-element-rows.js';
 import type { LinkRowSink, LinkType } from '../../../src/sql/fills/link-tables.js';
 import { planTypeTable } from '../../../src/sql/tables/column-model.js';
-import { bytes } from '../../helpers/bytes.js';
+import { bytes } from '../../helpers/corpora/bytes.js';
 
 /**
  * The link pass's rows read straight from record bytes (primitive arrays, lists of references

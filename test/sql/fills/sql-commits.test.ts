@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqlEngine } from '../../../src/sql/sql-engine.js';
 import { CommitLog } from '../../../src/storage/history/commit-log.js';
 import { Storage } from '../../../src/storage/storage.js';
-import { expectedBody } from '../../helpers/conformance.js';
-import { loadStateCases, SEQUENCE_DIR } from '../../helpers/follow-sequence.js';
+import { expectedBody } from '../../helpers/corpora/conformance.js';
+import { loadStateCases, SEQUENCE_DIR } from '../../helpers/corpora/follow-sequence.js';
 
 /**
  * `_commits` and `_objects.commit_timestamp` on SEQ1 in state S8 (commits 1-6 in files housekeeping

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqlEngine } from '../../../src/sql/sql-engine.js';
 import { Storage } from '../../../src/storage/storage.js';
 import { StorageWriter } from '../../../src/writer/storage-writer.js';
-import { recordOffset } from '../../helpers/bytes.js';
+import { recordOffset } from '../../helpers/corpora/bytes.js';
 
 /**
  * `_elements` over a `[list]` whose elements have no members: each takes 0 bytes, so a 16-byte

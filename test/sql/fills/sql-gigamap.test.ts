@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
 import { GIGAMAP_STORAGE, loadApiDump } from '../../gigamap/gigamap-corpus.js';
-import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/serving/registered-storage.js';
 
 /**
  * `_gigamap_entities` and `_gigamap_index` on the storage EclipseStore 4.1.0 wrote: listed in the

@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
 import { referenceDominators } from '../../graph/dominator-reference.js';
-import { CORPORA } from '../../helpers/conformance.js';
-import { registeredStorage } from '../../helpers/registered-storage.js';
+import { CORPORA } from '../../helpers/corpora/conformance.js';
+import { registeredStorage } from '../../helpers/serving/registered-storage.js';
 import { sqlAll } from '../table-views.js';
 
 /**

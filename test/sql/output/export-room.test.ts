@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportRoomNeeded, freeBytes, missingRoom, roomText, TEMPORARY_AT_LEAST } from '../../../src/sql/output/export-room.js';
 import { generateStorage } from '../../../src/writer/generator/generate-storage.js';
-import { runCliInProcess as cli } from '../../helpers/cli-in-process.js';
+import { runCliInProcess as cli } from '../../helpers/serving/cli-in-process.js';
 
 /**
  * `export` checks the room on the disk before any work starts: beside `--out` (the hidden

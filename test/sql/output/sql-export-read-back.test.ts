@@ -6,8 +6,8 @@ import { TableCache } from '../../../src/sql/cache/table-cache.js';
 import { exportTables, ExportTargetError, type ExportManifest } from '../../../src/sql/output/table-export.js';
 import { SqlEngine } from '../../../src/sql/sql-engine.js';
 import type { Storage } from '../../../src/storage/storage.js';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
-import { registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { registeredStorage, type RegisteredStorage } from '../../helpers/serving/registered-storage.js';
 import { memoryDuck } from '../memory-duck.js';
 
 /**

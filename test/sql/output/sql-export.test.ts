@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliInProcess as cli } from '../../helpers/cli-in-process.js';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
+import { runCliInProcess as cli } from '../../helpers/serving/cli-in-process.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
 
 /**
  * `export --out DIR`: every table as Parquet (read back here with an independent reader,

@@ -5,8 +5,8 @@ import { parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
-import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/serving/registered-storage.js';
 
 /**
  * `POST /api/v1/sql` with `Accept: application/vnd.apache.parquet`: the whole result as one

@@ -7,9 +7,9 @@ import { historyPath } from '../../../src/cli/sql/shell-history.js';
 import { runShell, ShellNotices } from '../../../src/cli/sql/sql-shell.js';
 import { formatTable } from '../../../src/sql/output/result-text.js';
 import { SqlEngine } from '../../../src/sql/sql-engine.js';
-import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
-import { registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
+import { runCliInProcess } from '../../helpers/serving/cli-in-process.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { registeredStorage, type RegisteredStorage } from '../../helpers/serving/registered-storage.js';
 
 /**
  * Wide results in the terminal (issue 41.3): through a pipe nothing is cut; object ids (numbers)

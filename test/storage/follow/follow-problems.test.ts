@@ -7,7 +7,7 @@ import { StorageFollower } from '../../../src/storage/follow/follow.js';
 import { Storage } from '../../../src/storage/storage.js';
 import { spawnCli } from '../../security/cli.js';
 import { corpusStorage, send } from '../../security/server.js';
-import { copyStorage } from '../../helpers/storage-copy.js';
+import { copyStorage } from '../../helpers/corpora/storage-copy.js';
 
 /**
  * Following a storage whose files go wrong: each problem is told once when it appears and once

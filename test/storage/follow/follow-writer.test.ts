@@ -9,11 +9,11 @@ import { buildApp } from '../../../src/http/app.js';
 import { StorageFollower } from '../../../src/storage/follow/follow.js';
 import { Storage } from '../../../src/storage/storage.js';
 import { generateStorage } from '../../../src/writer/generator/generate-storage.js';
-import { bytes, record } from '../../helpers/bytes.js';
-import { dissolveFile, lastTimestamp } from '../../helpers/housekeeping.js';
+import { bytes, record } from '../../helpers/corpora/bytes.js';
+import { dissolveFile, lastTimestamp } from '../../helpers/corpora/housekeeping.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const WRITER = join(HERE, '..', '..', 'helpers', 'writer-child.ts');
+const WRITER = join(HERE, '..', '..', 'helpers', 'real-systems', 'writer-child.ts');
 
 /**
  * A following server against a directory that another process keeps writing: whatever happens

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
 import { StorageFollower } from '../../../src/storage/follow/follow.js';
 import { Storage } from '../../../src/storage/storage.js';
-import { compareWithCase, type RecordedCase } from '../../helpers/conformance.js';
-import { applyOp, loadStateCases, loadTransitions, SEQUENCE_DIR, type StateCases } from '../../helpers/follow-sequence.js';
+import { compareWithCase, type RecordedCase } from '../../helpers/corpora/conformance.js';
+import { applyOp, loadStateCases, loadTransitions, SEQUENCE_DIR, type StateCases } from '../../helpers/corpora/follow-sequence.js';
 
 /**
  * Replays the file operations a running Java MicroStream 4.1 process performed (commits, a new

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexChannel } from '../../../src/storage/index/channel-indexer.js';
 import { SYNC_LOCAL_FILES } from '../../../src/storage/source/sync-file-chunks.js';
 import { generateStorage } from '../../../src/writer/generator/generate-storage.js';
-import { fileHeaderRecord } from '../../helpers/eclipsestore-files.js';
+import { fileHeaderRecord } from '../../helpers/corpora/eclipsestore-files.js';
 
 /**
  * The first load sizes a channel's index from a sample of its files (channel-indexer.ts

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StorageError } from '../../../src/errors.js';
 import { IndexWorkerPool } from '../../../src/storage/index/index-workers.js';
 import { Storage } from '../../../src/storage/storage.js';
-import { applyOp, loadTransitions, SEQUENCE_DIR } from '../../helpers/follow-sequence.js';
+import { applyOp, loadTransitions, SEQUENCE_DIR } from '../../helpers/corpora/follow-sequence.js';
 import { generateStorage } from '../../../src/writer/generator/generate-storage.js';
 
 /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { joinId, splitId } from '../../../src/storage/index/object-id-halves.js';
 import { ObjectIndex } from '../../../src/storage/index/object-index.js';
 import { idExtent, markIdBits } from '../../../src/storage/index/object-index-ids.js';
-import { prng } from '../../helpers/prng.js';
+import { prng } from '../../helpers/corpora/prng.js';
 
 /** The bulk id walks against `forEach`, for indexes with a dense run, hashed ids, or both. */
 

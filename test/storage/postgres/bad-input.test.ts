@@ -14,7 +14,7 @@ import {
   readerUrl,
   type SqlStorageName,
   statementsOf,
-} from '../../helpers/postgres.js';
+} from '../../helpers/real-systems/postgres.js';
 
 /**
  * Storages kept in PostgreSQL that are not what they should be: clear errors naming tables,

@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckReport } from '../../../src/check/check-storage.js';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
-import { runCliInProcess } from '../../helpers/cli-in-process.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { runCliInProcess } from '../../helpers/serving/cli-in-process.js';
 import {
   adminClient,
   databaseDigest,
@@ -20,7 +20,7 @@ import {
   SQL_STORAGE_NAMES,
   type SqlStorageName,
   statementsOf,
-} from '../../helpers/postgres.js';
+} from '../../helpers/real-systems/postgres.js';
 
 /**
  * `check` and `rescue` on storages kept in PostgreSQL: the same findings as for the directories

@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
-import { cloneStorageDatabase, dropDatabase, postgresInfo, READER_PASSWORD, readerUrl } from '../../helpers/postgres.js';
-import { runCliInProcess } from '../../helpers/cli-in-process.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { cloneStorageDatabase, dropDatabase, postgresInfo, READER_PASSWORD, readerUrl } from '../../helpers/real-systems/postgres.js';
+import { runCliInProcess } from '../../helpers/serving/cli-in-process.js';
 
 /**
  * The commands that read a storage take a PostgreSQL storage like a directory: `analyze` and

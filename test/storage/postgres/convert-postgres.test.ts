@@ -2,9 +2,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliInProcess as run } from '../../helpers/cli-in-process.js';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
-import { databaseDigest, dropDatabase, postgresInfo, preparedStorageDatabase, READER_PASSWORD, readerUrl } from '../../helpers/postgres.js';
+import { runCliInProcess as run } from '../../helpers/serving/cli-in-process.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { databaseDigest, dropDatabase, postgresInfo, preparedStorageDatabase, READER_PASSWORD, readerUrl } from '../../helpers/real-systems/postgres.js';
 
 /**
  * `convert` of a storage kept in PostgreSQL: a new directory with the same data files, logs aside

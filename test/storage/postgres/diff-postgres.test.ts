@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diffStorages, type ObjectChange } from '../../../src/diff/storage-diff.js';
 import { openStorageSource } from '../../../src/storage/open-source.js';
 import { Storage } from '../../../src/storage/storage.js';
-import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { CONFORMANCE_DIR, expectedBody, loadCases } from '../../helpers/conformance.js';
-import { cloneStorageDatabase, dropDatabase, postgresInfo, READER_PASSWORD, readerUrl, SQL_CONFORMANCE_DIR } from '../../helpers/postgres.js';
+import { runCliInProcess } from '../../helpers/serving/cli-in-process.js';
+import { CONFORMANCE_DIR, expectedBody, loadCases } from '../../helpers/corpora/conformance.js';
+import { cloneStorageDatabase, dropDatabase, postgresInfo, READER_PASSWORD, readerUrl, SQL_CONFORMANCE_DIR } from '../../helpers/real-systems/postgres.js';
 
 /**
  * `diff` of a storage kept in PostgreSQL: the `graph` storage a real MicroStream 4.1 wrote into

@@ -5,10 +5,10 @@ import { buildApp } from '../../../src/http/app.js';
 import { StorageFollower } from '../../../src/storage/follow/follow.js';
 import { openStorageSource } from '../../../src/storage/open-source.js';
 import { Storage } from '../../../src/storage/storage.js';
-import { compareWithCase, type RecordedCase } from '../../helpers/conformance.js';
-import { loadStateCases, loadTransitions, SEQUENCE_DIR, type FileOp, type StateCases } from '../../helpers/follow-sequence.js';
-import { adminClient, createEmptyDatabase, dropDatabase, grantReader, postgresInfo, READER_PASSWORD, readerUrl, tablesDigest } from '../../helpers/postgres.js';
-import { SqlConnector } from '../../helpers/sql-connector.js';
+import { compareWithCase, type RecordedCase } from '../../helpers/corpora/conformance.js';
+import { loadStateCases, loadTransitions, SEQUENCE_DIR, type FileOp, type StateCases } from '../../helpers/corpora/follow-sequence.js';
+import { adminClient, createEmptyDatabase, dropDatabase, grantReader, postgresInfo, READER_PASSWORD, readerUrl, tablesDigest } from '../../helpers/real-systems/postgres.js';
+import { SqlConnector } from '../../helpers/real-systems/sql-connector.js';
 import { writeFileSync } from 'node:fs';
 
 /**

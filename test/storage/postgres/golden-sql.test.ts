@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
 import { openStorageSource } from '../../../src/storage/open-source.js';
 import { Storage } from '../../../src/storage/storage.js';
-import { compareWithCase, failingCases, loadCases, type RecordedCase } from '../../helpers/conformance.js';
+import { compareWithCase, failingCases, loadCases, type RecordedCase } from '../../helpers/corpora/conformance.js';
 import {
   cloneStorageDatabase,
   dropDatabase,
@@ -16,8 +16,8 @@ import {
   rootTable,
   SQL_CONFORMANCE_DIR,
   SQL_STORAGE_NAMES,
-} from '../../helpers/postgres.js';
-import { rawRequest } from '../../helpers/raw-http.js';
+} from '../../helpers/real-systems/postgres.js';
+import { rawRequest } from '../../helpers/serving/raw-http.js';
 
 /**
  * Replays every request recorded while MicroStream 4.1 served its storages kept in PostgreSQL

@@ -2,8 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openStorage, type InspectedStorage, type StoredObject } from '../../../src/library/index.js';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
-import { cloneStorageDatabase, dropDatabase, postgresInfo, READER_PASSWORD, readerUrl, rootTable } from '../../helpers/postgres.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { cloneStorageDatabase, dropDatabase, postgresInfo, READER_PASSWORD, readerUrl, rootTable } from '../../helpers/real-systems/postgres.js';
 
 /**
  * The library entry on a storage MicroStream keeps in PostgreSQL (read as the minimal read-only

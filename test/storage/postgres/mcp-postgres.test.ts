@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
 import { StorageRegistry } from '../../../src/registry/storage-registry.js';
 import { Storage } from '../../../src/storage/storage.js';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
-import { cloneStorageDatabase, dropDatabase, postgresInfo, READER_PASSWORD, readerUrl } from '../../helpers/postgres.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { cloneStorageDatabase, dropDatabase, postgresInfo, READER_PASSWORD, readerUrl } from '../../helpers/real-systems/postgres.js';
 import { stdioClient } from '../../mcp/stdio-client.js';
 
 /**

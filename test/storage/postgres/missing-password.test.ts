@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cloneStorageDatabase, dropDatabase, readerUrl } from '../../helpers/postgres.js';
+import { cloneStorageDatabase, dropDatabase, readerUrl } from '../../helpers/real-systems/postgres.js';
 
 /**
  * A server that asks for a (SCRAM) password while no password source has one: every command

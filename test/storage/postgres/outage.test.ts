@@ -7,9 +7,9 @@ import { FollowStatus } from '../../../src/storage/follow/follow-status.js';
 import { StorageFollower, type FollowEvent } from '../../../src/storage/follow/follow.js';
 import { openStorageSource } from '../../../src/storage/open-source.js';
 import { Storage } from '../../../src/storage/storage.js';
-import { loadCases, type RecordedCase } from '../../helpers/conformance.js';
-import { restartServer, startCluster, stopCluster, stopServer, type ClusterInfo } from '../../helpers/postgres-cluster.js';
-import { adminClient, grantReader, READER_PASSWORD, READER_USER, restoreDump, SQL_CONFORMANCE_DIR, storageTables } from '../../helpers/postgres.js';
+import { loadCases, type RecordedCase } from '../../helpers/corpora/conformance.js';
+import { restartServer, startCluster, stopCluster, stopServer, type ClusterInfo } from '../../helpers/real-systems/postgres-cluster.js';
+import { adminClient, grantReader, READER_PASSWORD, READER_USER, restoreDump, SQL_CONFORMANCE_DIR, storageTables } from '../../helpers/real-systems/postgres.js';
 
 /**
  * A database that goes away while the inspector serves it (its own cluster, stopped and started

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildGraph } from '../../../src/graph/build/graph-build.js';
 import { openStorageSource } from '../../../src/storage/open-source.js';
 import { Storage } from '../../../src/storage/storage.js';
-import { adminClient, cloneStorageDatabase, dropDatabase, postgresInfo, readerEnv, readerUrl } from '../../helpers/postgres.js';
+import { adminClient, cloneStorageDatabase, dropDatabase, postgresInfo, readerEnv, readerUrl } from '../../helpers/real-systems/postgres.js';
 import { spawnCli, type ServeProcess } from '../../security/cli.js';
 
 /** A source of the reader role (its password from the password file, as the CLI finds it). */

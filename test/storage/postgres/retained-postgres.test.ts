@@ -6,7 +6,7 @@ import { StorageRegistry } from '../../../src/registry/storage-registry.js';
 import { openStorageSource } from '../../../src/storage/open-source.js';
 import { Storage } from '../../../src/storage/storage.js';
 import { referenceDominators } from '../../graph/dominator-reference.js';
-import { cloneStorageDatabase, dropDatabase, postgresInfo, READER_PASSWORD, readerUrl, rootTable } from '../../helpers/postgres.js';
+import { cloneStorageDatabase, dropDatabase, postgresInfo, READER_PASSWORD, readerUrl, rootTable } from '../../helpers/real-systems/postgres.js';
 
 /**
  * Retained sizes of a storage kept in PostgreSQL: the dominator tree computed in the background

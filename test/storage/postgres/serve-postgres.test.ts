@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseServeArgs } from '../../../src/cli/commands/serve.js';
 import { openStorageSource } from '../../../src/storage/open-source.js';
 import { Storage } from '../../../src/storage/storage.js';
-import { compareWithCase, loadCases } from '../../helpers/conformance.js';
+import { compareWithCase, loadCases } from '../../helpers/corpora/conformance.js';
 import {
   cloneStorageDatabase,
   dropDatabase,
@@ -14,7 +14,7 @@ import {
   readerEnv,
   readerUrl,
   SQL_CONFORMANCE_DIR,
-} from '../../helpers/postgres.js';
+} from '../../helpers/real-systems/postgres.js';
 import { spawnCli, type ServeProcess } from '../../security/cli.js';
 
 /**

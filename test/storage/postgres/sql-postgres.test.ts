@@ -5,7 +5,7 @@ import { buildApp } from '../../../src/http/app.js';
 import { StorageRegistry } from '../../../src/registry/storage-registry.js';
 import { openStorageSource } from '../../../src/storage/open-source.js';
 import { Storage } from '../../../src/storage/storage.js';
-import { cloneStorageDatabase, dropDatabase, postgresInfo, READER_PASSWORD, readerUrl, rootTable } from '../../helpers/postgres.js';
+import { cloneStorageDatabase, dropDatabase, postgresInfo, READER_PASSWORD, readerUrl, rootTable } from '../../helpers/real-systems/postgres.js';
 import { compareTablesWithViews } from '../../sql/table-views.js';
 
 /**

@@ -6,7 +6,7 @@ import { buildApp } from '../../../src/http/app.js';
 import { StorageRegistry } from '../../../src/registry/storage-registry.js';
 import { openStorageSource } from '../../../src/storage/open-source.js';
 import { Storage } from '../../../src/storage/storage.js';
-import { cloneStorageDatabase, dropDatabase, postgresInfo, READER_PASSWORD, READER_USER, readerUrl } from '../../helpers/postgres.js';
+import { cloneStorageDatabase, dropDatabase, postgresInfo, READER_PASSWORD, READER_USER, readerUrl } from '../../helpers/real-systems/postgres.js';
 
 /**
  * `/api/v1/storage` of a storage kept in PostgreSQL: every API client sees that it is one and its

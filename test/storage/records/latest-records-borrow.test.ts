@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { forEachLatestRecord, type LatestRecord } from '../../../src/storage/records/latest-records.js';
 import { Storage } from '../../../src/storage/storage.js';
-import { CONFORMANCE_DIR, STORAGE_NAMES } from '../../helpers/conformance.js';
+import { CONFORMANCE_DIR, STORAGE_NAMES } from '../../helpers/corpora/conformance.js';
 
 /**
  * `forEachLatestRecord(..., borrow = true)` hands over views of the read buffers. Read here in

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { forEachLatestRecordBytes, forEachLatestRecord } from '../../../src/storage/records/latest-records.js';
 import { Storage } from '../../../src/storage/storage.js';
-import { CONFORMANCE_DIR, STORAGE_NAMES } from '../../helpers/conformance.js';
+import { CONFORMANCE_DIR, STORAGE_NAMES } from '../../helpers/corpora/conformance.js';
 
 /**
  * forEachLatestRecordBytes hands over every latest record whole, with its file offset, whatever

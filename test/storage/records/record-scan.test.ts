@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scanRecordChunks, scanRecords, type RecordRunWalker, type ScanResult } from '../../../src/storage/records/record-scan.js';
-import { CONFORMANCE_DIR } from '../../helpers/conformance.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
 
 /**
  * The record walk gets a file as chunks of whatever size its source delivers (8 MiB reads, table

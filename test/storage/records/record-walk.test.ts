@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { walkRecordBytes } from '../../../src/storage/records/record-walk.js';
-import { ByteBuilder } from '../../helpers/bytes.js';
-import { fileHeaderRecord } from '../../helpers/eclipsestore-files.js';
+import { ByteBuilder } from '../../helpers/corpora/bytes.js';
+import { fileHeaderRecord } from '../../helpers/corpora/eclipsestore-files.js';
 
 /** The whole-record walk sees the same records and problems however a source cuts its chunks. */
 

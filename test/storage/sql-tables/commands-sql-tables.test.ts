@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AFS_ROOT_TABLE, sqliteFile } from '../../helpers/afs-sql.js';
-import { runCliInProcess as run } from '../../helpers/cli-in-process.js';
-import { mariadbInfo, mariadbReaderUrl } from '../../helpers/mariadb.js';
+import { AFS_ROOT_TABLE, sqliteFile } from '../../helpers/corpora/afs-sql.js';
+import { runCliInProcess as run } from '../../helpers/serving/cli-in-process.js';
+import { mariadbInfo, mariadbReaderUrl } from '../../helpers/real-systems/mariadb.js';
 
 /**
  * The commands that read a storage take one kept in SQLite or MariaDB like a directory: the same

@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
 import { openStorageSource } from '../../../src/storage/open-source.js';
 import { Storage } from '../../../src/storage/storage.js';
-import { SEQUENCE_DIR } from '../../helpers/follow-sequence.js';
-import { mariadbInfo, mariadbReaderUrl } from '../../helpers/mariadb.js';
-import { adminSql, grantStorageTables } from '../../helpers/mariadb-server.js';
-import { MARIADB_WRITER, RowWriter, SQLITE_WRITER, type RowStatements } from '../../helpers/row-writer.js';
+import { SEQUENCE_DIR } from '../../helpers/corpora/follow-sequence.js';
+import { mariadbInfo, mariadbReaderUrl } from '../../helpers/real-systems/mariadb.js';
+import { adminSql, grantStorageTables } from '../../helpers/real-systems/mariadb-server.js';
+import { MARIADB_WRITER, RowWriter, SQLITE_WRITER, type RowStatements } from '../../helpers/real-systems/row-writer.js';
 
 /**
  * The type dictionary rewritten at the same size (its row deleted, a new one inserted, as

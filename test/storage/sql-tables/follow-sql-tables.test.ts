@@ -8,11 +8,11 @@ import { buildApp } from '../../../src/http/app.js';
 import { StorageFollower } from '../../../src/storage/follow/follow.js';
 import { openStorageSource } from '../../../src/storage/open-source.js';
 import { Storage } from '../../../src/storage/storage.js';
-import { compareWithCase, type RecordedCase } from '../../helpers/conformance.js';
-import { loadStateCases, loadTransitions, SEQUENCE_DIR, type FileOp, type StateCases } from '../../helpers/follow-sequence.js';
-import { mariadbInfo, mariadbReaderUrl } from '../../helpers/mariadb.js';
-import { adminSql, grantStorageTables } from '../../helpers/mariadb-server.js';
-import { MARIADB_WRITER, RowWriter, SQLITE_WRITER, type RowStatements } from '../../helpers/row-writer.js';
+import { compareWithCase, type RecordedCase } from '../../helpers/corpora/conformance.js';
+import { loadStateCases, loadTransitions, SEQUENCE_DIR, type FileOp, type StateCases } from '../../helpers/corpora/follow-sequence.js';
+import { mariadbInfo, mariadbReaderUrl } from '../../helpers/real-systems/mariadb.js';
+import { adminSql, grantStorageTables } from '../../helpers/real-systems/mariadb-server.js';
+import { MARIADB_WRITER, RowWriter, SQLITE_WRITER, type RowStatements } from '../../helpers/real-systems/row-writer.js';
 
 /**
  * Following a storage kept in SQLite or MariaDB while a writer adds commits: the file operations

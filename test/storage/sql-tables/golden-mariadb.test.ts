@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { openStorageSource } from '../../../src/storage/open-source.js';
 import { Storage } from '../../../src/storage/storage.js';
-import { AFS_ROOT_TABLE, AFS_SQL_SETS, casesFile } from '../../helpers/afs-sql.js';
-import { loadCases } from '../../helpers/conformance.js';
-import { mariadbInfo, mariadbReaderUrl } from '../../helpers/mariadb.js';
-import { replayRecordedCases } from '../../helpers/replay-served.js';
+import { AFS_ROOT_TABLE, AFS_SQL_SETS, casesFile } from '../../helpers/corpora/afs-sql.js';
+import { loadCases } from '../../helpers/corpora/conformance.js';
+import { mariadbInfo, mariadbReaderUrl } from '../../helpers/real-systems/mariadb.js';
+import { replayRecordedCases } from '../../helpers/serving/replay-served.js';
 
 /**
  * Replays every request recorded while EclipseStore 4.2 served its storages kept in MariaDB

@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openStorageSource } from '../../../src/storage/open-source.js';
 import { Storage } from '../../../src/storage/storage.js';
-import { AFS_ROOT_TABLE, AFS_SQL_DIR, casesFile } from '../../helpers/afs-sql.js';
-import { loadCases } from '../../helpers/conformance.js';
-import { adminClient, createEmptyDatabase, dropDatabase, grantReader, postgresInfo, READER_PASSWORD, readerUrl } from '../../helpers/postgres.js';
-import { replayRecordedCases } from '../../helpers/replay-served.js';
+import { AFS_ROOT_TABLE, AFS_SQL_DIR, casesFile } from '../../helpers/corpora/afs-sql.js';
+import { loadCases } from '../../helpers/corpora/conformance.js';
+import { adminClient, createEmptyDatabase, dropDatabase, grantReader, postgresInfo, READER_PASSWORD, readerUrl } from '../../helpers/real-systems/postgres.js';
+import { replayRecordedCases } from '../../helpers/serving/replay-served.js';
 
 /**
  * EclipseStore 4.2's layout in PostgreSQL (tables joined with `$`: `storage`, `storage$channel_0`):

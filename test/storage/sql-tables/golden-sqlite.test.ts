@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { openStorageSource } from '../../../src/storage/open-source.js';
 import { Storage } from '../../../src/storage/storage.js';
-import { AFS_ROOT_TABLE, AFS_SQL_SETS, casesFile, sqliteFile } from '../../helpers/afs-sql.js';
-import { loadCases } from '../../helpers/conformance.js';
-import { replayRecordedCases } from '../../helpers/replay-served.js';
+import { AFS_ROOT_TABLE, AFS_SQL_SETS, casesFile, sqliteFile } from '../../helpers/corpora/afs-sql.js';
+import { loadCases } from '../../helpers/corpora/conformance.js';
+import { replayRecordedCases } from '../../helpers/serving/replay-served.js';
 
 /**
  * Replays every request recorded while EclipseStore 4.2 served its storages kept in SQLite

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { optionFilePassword } from '../../../src/storage/sql-tables/mariadb-password.js';
-import { AFS_ROOT_TABLE } from '../../helpers/afs-sql.js';
-import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { mariadbInfo, mariadbReaderUrl } from '../../helpers/mariadb.js';
-import { MARIADB_READER_PASSWORD } from '../../helpers/mariadb-server.js';
+import { AFS_ROOT_TABLE } from '../../helpers/corpora/afs-sql.js';
+import { runCliInProcess } from '../../helpers/serving/cli-in-process.js';
+import { mariadbInfo, mariadbReaderUrl } from '../../helpers/real-systems/mariadb.js';
+import { MARIADB_READER_PASSWORD } from '../../helpers/real-systems/mariadb-server.js';
 
 /**
  * The password of a storage kept in MariaDB from the client option file, as the mariadb and mysql

@@ -8,13 +8,13 @@ import { buildApp } from '../../../src/http/app.js';
 import { openStorageSource } from '../../../src/storage/open-source.js';
 import { MariadbDatabase } from '../../../src/storage/sql-tables/mariadb-database.js';
 import { Storage } from '../../../src/storage/storage.js';
-import { AFS_ROOT_TABLE, sqliteFile } from '../../helpers/afs-sql.js';
-import { compareWithCase, type RecordedCase } from '../../helpers/conformance.js';
-import { loadStateCases, loadTransitions, SEQUENCE_DIR } from '../../helpers/follow-sequence.js';
-import { RowWriter, SQLITE_WRITER, type RowStatements } from '../../helpers/row-writer.js';
-import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { mariadbInfo, mariadbReaderUrl } from '../../helpers/mariadb.js';
-import { adminSql, MARIADB_READER } from '../../helpers/mariadb-server.js';
+import { AFS_ROOT_TABLE, sqliteFile } from '../../helpers/corpora/afs-sql.js';
+import { compareWithCase, type RecordedCase } from '../../helpers/corpora/conformance.js';
+import { loadStateCases, loadTransitions, SEQUENCE_DIR } from '../../helpers/corpora/follow-sequence.js';
+import { RowWriter, SQLITE_WRITER, type RowStatements } from '../../helpers/real-systems/row-writer.js';
+import { runCliInProcess } from '../../helpers/serving/cli-in-process.js';
+import { mariadbInfo, mariadbReaderUrl } from '../../helpers/real-systems/mariadb.js';
+import { adminSql, MARIADB_READER } from '../../helpers/real-systems/mariadb-server.js';
 
 /**
  * Nothing is written, created or locked for long: a SQLite file keeps its bytes, its time and

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseMcpArgs } from '../../../src/cli/commands/mcp.js';
-import { AFS_ROOT_TABLE, casesFile, sqliteFile } from '../../helpers/afs-sql.js';
-import { loadCases } from '../../helpers/conformance.js';
-import { mariadbInfo, mariadbReaderUrl } from '../../helpers/mariadb.js';
+import { AFS_ROOT_TABLE, casesFile, sqliteFile } from '../../helpers/corpora/afs-sql.js';
+import { loadCases } from '../../helpers/corpora/conformance.js';
+import { mariadbInfo, mariadbReaderUrl } from '../../helpers/real-systems/mariadb.js';
 import { spawnCli, type ServeProcess } from '../../security/cli.js';
 
 /**

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliInProcess as run } from '../../helpers/cli-in-process.js';
-import { RowWriter, SQLITE_WRITER, type RowStatements } from '../../helpers/row-writer.js';
+import { runCliInProcess as run } from '../../helpers/serving/cli-in-process.js';
+import { RowWriter, SQLITE_WRITER, type RowStatements } from '../../helpers/real-systems/row-writer.js';
 
 /**
  * A write larger than the driver's row limit is split by the writer into consecutive rows

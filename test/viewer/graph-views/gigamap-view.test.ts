@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
 import { expectedKeys, GIGAMAP_STORAGE, loadApiDump } from '../../gigamap/gigamap-corpus.js';
 import { chromiumAvailable, CHROMIUM_PATH, launchBrowser, REPO_ROOT, viewerBuilt, BUILT_VIEWER, type Browser } from '../browser.js';
-import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
-import { listenOnLoopback } from '../../helpers/loopback.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/serving/registered-storage.js';
+import { listenOnLoopback } from '../../helpers/serving/loopback.js';
 
 /**
  * A GigaMap in the viewer, in a real browser against the real server on the storage EclipseStore

@@ -6,12 +6,12 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
 import { StorageFollower } from '../../../src/storage/follow/follow.js';
-import { expectedBody } from '../../helpers/conformance.js';
-import { applyOp, loadStateCases, loadTransitions, SEQUENCE_DIR } from '../../helpers/follow-sequence.js';
-import { graphsBuilt, registeredStorage, registeredStorages, type RegisteredStorages } from '../../helpers/registered-storage.js';
+import { expectedBody } from '../../helpers/corpora/conformance.js';
+import { applyOp, loadStateCases, loadTransitions, SEQUENCE_DIR } from '../../helpers/corpora/follow-sequence.js';
+import { graphsBuilt, registeredStorage, registeredStorages, type RegisteredStorages } from '../../helpers/serving/registered-storage.js';
 import { describeInBrowser } from '../browser-suite.js';
 import { BUILT_VIEWER, launchBrowser, REPO_ROOT, viewerBuilt, type Browser } from '../browser.js';
-import { listenOnLoopback } from '../../helpers/loopback.js';
+import { listenOnLoopback } from '../../helpers/serving/loopback.js';
 
 /**
  * The History view in a real browser against the real server, on states of SEQ1 (a storage a

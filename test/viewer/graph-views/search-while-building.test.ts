@@ -4,8 +4,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
 import { launchBrowser, REPO_ROOT, STORAGES, viewerBuilt, type Browser } from '../browser.js';
 import { describeInBrowser } from '../browser-suite.js';
-import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/registered-storage.js';
-import { listenOnLoopback } from '../../helpers/loopback.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../../helpers/serving/registered-storage.js';
+import { listenOnLoopback } from '../../helpers/serving/loopback.js';
 
 /**
  * The viewer's search while the server's graph index is still being built (the registry is not

@@ -3,10 +3,10 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/http/app.js';
-import { CORPORA } from '../../helpers/conformance.js';
-import { graphsBuilt, registeredStorages, type RegisteredStorages } from '../../helpers/registered-storage.js';
+import { CORPORA } from '../../helpers/corpora/conformance.js';
+import { graphsBuilt, registeredStorages, type RegisteredStorages } from '../../helpers/serving/registered-storage.js';
 import { BUILT_VIEWER, chromiumAvailable, CHROMIUM_PATH, launchBrowser, REPO_ROOT, viewerBuilt, type Browser } from '../browser.js';
-import { listenOnLoopback } from '../../helpers/loopback.js';
+import { listenOnLoopback } from '../../helpers/serving/loopback.js';
 
 /**
  * The viewer against a server with several storages (`serve shop=DIR lab=DIR`): it lists them and

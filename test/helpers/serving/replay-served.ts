@@ -1,9 +1,9 @@
 import { Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
-import type { Storage } from '../../src/storage/storage.js';
-import { compareWithCase, failingCases, type CaseHeader, type RecordedCase } from './conformance.js';
+import { buildApp } from '../../../src/http/app.js';
+import type { Storage } from '../../../src/storage/storage.js';
+import { compareWithCase, failingCases, type CaseHeader, type RecordedCase } from '../corpora/conformance.js';
 import { rawRequest } from './raw-http.js';
 
 /** The storage a replay serves, once its beforeAll has opened it. */

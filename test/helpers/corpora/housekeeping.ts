@@ -1,7 +1,7 @@
 import { appendFileSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseTransactionLog } from '../../src/format/transaction-log.js';
-import { Storage } from '../../src/storage/storage.js';
+import { parseTransactionLog } from '../../../src/format/transaction-log.js';
+import { Storage } from '../../../src/storage/storage.js';
 import { bytes } from './bytes.js';
 
 /**

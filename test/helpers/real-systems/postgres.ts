@@ -11,7 +11,7 @@ import type { ClusterInfo } from './postgres-cluster.js';
  * SELECT on the storage tables (the minimal role the README documents).
  */
 
-export const SQL_CONFORMANCE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'conformance-sql');
+export const SQL_CONFORMANCE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'fixtures', 'conformance-sql');
 export const SQL_STORAGE_NAMES = ['primitives', 'arrays', 'collections', 'graph', 'noroot', 'chunked'] as const;
 export type SqlStorageName = (typeof SQL_STORAGE_NAMES)[number];
 

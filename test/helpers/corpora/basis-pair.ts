@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
-import { diffStorages, type DiffReport } from '../../src/diff/storage-diff.js';
-import { Storage } from '../../src/storage/storage.js';
+import { diffStorages, type DiffReport } from '../../../src/diff/storage-diff.js';
+import { Storage } from '../../../src/storage/storage.js';
 
 /**
  * A storage B diffed against A with B opened on A as its basis (as the diff command opens two

@@ -1,11 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { apiV1Plugin } from '../../src/http/api-v1/api-v1-plugin.js';
-import { ApiClient } from '../../src/mcp/api-client.js';
-import { createMcpServer } from '../../src/mcp/mcp-server.js';
-import type { ToolDeps } from '../../src/mcp/tool-kit.js';
-import type { StorageRegistry } from '../../src/registry/storage-registry.js';
+import { apiV1Plugin } from '../../../src/http/api-v1/api-v1-plugin.js';
+import { ApiClient } from '../../../src/mcp/api-client.js';
+import { createMcpServer } from '../../../src/mcp/mcp-server.js';
+import type { ToolDeps } from '../../../src/mcp/tool-kit.js';
+import type { StorageRegistry } from '../../../src/registry/storage-registry.js';
 
 /**
  * The MCP server over a registry the test made, in this process, with the SDK's client on an

@@ -1,8 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { buildApp } from '../../src/http/app.js';
-import type { ToolDeps } from '../../src/mcp/tool-kit.js';
-import type { StorageRegistry } from '../../src/registry/storage-registry.js';
+import { buildApp } from '../../../src/http/app.js';
+import type { ToolDeps } from '../../../src/mcp/tool-kit.js';
+import type { StorageRegistry } from '../../../src/registry/storage-registry.js';
 import { mcpClient, textOf } from './mcp-client.js';
 import { graphsBuilt, registeredStorages } from './registered-storage.js';
 

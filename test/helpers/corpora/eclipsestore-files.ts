@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
-import { parseTransactionLog, type LogEntry } from '../../src/format/transaction-log.js';
-import { creationEntry, deletionEntry, storeEntry } from '../../src/writer/log-entries.js';
+import { parseTransactionLog, type LogEntry } from '../../../src/format/transaction-log.js';
+import { creationEntry, deletionEntry, storeEntry } from '../../../src/writer/log-entries.js';
 import { bytes } from './bytes.js';
 
 const CRC32C_TABLE = (() => {

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeModelStorage } from '../graph/model-storage.js';
+import { writeModelStorage } from '../../graph/model-storage.js';
 
 /**
  * The model storage (test/graph/model-storage.ts) with one record unreadable: the String 'k'

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'fixtures');
 
 /** The vendored conformance corpus: MicroStream 4.1 storages and the Java service's recorded answers. */
 export const CONFORMANCE_DIR = join(FIXTURES, 'conformance');

@@ -1,5 +1,5 @@
-import { StorageRegistry, type ServedStorage, type StorageContext } from '../../src/registry/storage-registry.js';
-import { Storage } from '../../src/storage/storage.js';
+import { StorageRegistry, type ServedStorage, type StorageContext } from '../../../src/registry/storage-registry.js';
+import { Storage } from '../../../src/storage/storage.js';
 
 /**
  * Storages opened in this process and registered by name, as `serve` and `mcp` do before their

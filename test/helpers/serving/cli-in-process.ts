@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
-import type { CommandIo } from '../../src/cli/io.js';
-import { runCli } from '../../src/cli/run-cli.js';
+import type { CommandIo } from '../../../src/cli/io.js';
+import { runCli } from '../../../src/cli/run-cli.js';
 
 /** What a command run in this process printed, and its exit code. */
 export interface CliRun {

@@ -1,4 +1,4 @@
-// `node --import ./test/helpers/module-log.mjs ...`: every module loaded is written to stderr as
+// `node --import ./test/helpers/test-run/module-log.mjs ...`: every module loaded is written to stderr as
 // `module-loaded <url>` (startup-loading.test.ts): ES modules through the loader hook, CommonJS
 // modules (which a package `require`s from its own files, unseen by ES loader hooks) as they are
 // compiled.

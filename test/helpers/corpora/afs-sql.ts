@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
  * EclipseStore served each of them.
  */
 
-export const AFS_SQL_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'conformance-afs-sql');
+export const AFS_SQL_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'fixtures', 'conformance-afs-sql');
 export const AFS_SQL_SETS = ['graph', 'collections'] as const;
 export type AfsSqlSet = (typeof AFS_SQL_SETS)[number];
 /** The storage's root table, as EclipseStore's documented setup names it (the storage directory `storage`). */

@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { AFS_SQL_SETS, mariadbDump } from './afs-sql.js';
+import { AFS_SQL_SETS, mariadbDump } from '../corpora/afs-sql.js';
 import { loadDatabase, mariadbServerBinary, startMariadb, stopMariadb, writeReaderPasswordFile, type MariadbServer } from './mariadb-server.js';
 
 /**

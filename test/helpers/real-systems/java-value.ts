@@ -1,6 +1,6 @@
 /** Helpers shared by the tests of the Java value texts (`src/javatext/java-*-text.ts`). */
 import { expect } from 'vitest';
-import { JavaValueError } from '../../src/javatext/java-value-error.js';
+import { JavaValueError } from '../../../src/javatext/java-value-error.js';
 
 /** Deterministic pseudo-random numbers (tests must not depend on Math.random). */
 export function lcg(seed: number): () => number {

@@ -1,6 +1,6 @@
-import { allMemberValues, layoutEntity } from '../../src/format/entity-layout.js';
-import { classifyId, resolveJdkConstant } from '../../src/format/ids.js';
-import type { Storage } from '../../src/storage/storage.js';
+import { allMemberValues, layoutEntity } from '../../../src/format/entity-layout.js';
+import { classifyId, resolveJdkConstant } from '../../../src/format/ids.js';
+import type { Storage } from '../../../src/storage/storage.js';
 
 /**
  * Java's `equals` for the objects a storage references, as one comparable text per object: two

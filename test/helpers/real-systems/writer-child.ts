@@ -4,8 +4,8 @@
  * Prints `committed <n> <first new id>` after each commit.
  * Usage: writer-child.ts <dir> <count> <pauseMs>
  */
-import { StorageWriter } from '../../src/writer/storage-writer.js';
-import { reflectiveMembers } from '../../src/writer/type-definitions.js';
+import { StorageWriter } from '../../../src/writer/storage-writer.js';
+import { reflectiveMembers } from '../../../src/writer/type-definitions.js';
 
 const [dir = '', countText = '10', pauseText = '20'] = process.argv.slice(2);
 const writer = await StorageWriter.open(dir, { fileMaximumSize: 16 * 1024 });
