@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBResult } from '@duckdb/node-api';
-import { quoteIdent, quoteText } from './tables/column-model.js';
+import { quoteText } from './tables/column-model.js';
 import { loadDuck, type DuckModule } from './duck-module.js';
 import type { SchemaTable } from './tables/finish-tables.js';
 import { PROCESS_ANSWER_BUDGET, type ByteBudget } from './answers/answer-budget.js';
@@ -10,11 +10,12 @@ import { DEFAULT_SQL_LIMITS, type SqlLimits } from './sql-limits.js';
 import type { BuiltTables } from './built-tables.js';
 import type { JsonCell } from './answers/result-values.js';
 import { checkStatement, prepareChecked } from './sandbox.js';
-import type { StorageStateKey } from './cache/table-cache-key.js';
 import { invalid, SqlError } from './sql-error.js';
 import type { CheckedStatement } from './statement-check.js';
 import { readAnswerRows, type SqlColumn } from './answer-rows.js';
-import { tablesOfCurrentState, type StateTablesOptions } from './current-tables.js';
+import type { StateTablesOptions } from './current-tables.js';
+import { EngineBuilds } from './engine-builds.js';
+import { copyLinkTablesToParquet, copyToParquet, fillAll, tableRowEstimates } from './engine-exports.js';
 
 // The limits live apart (sql-limits.ts): `serve` names their defaults in its help without loading this module.
 export { DEFAULT_SQL_LIMITS, type SqlLimits } from './sql-limits.js';
@@ -25,6 +26,8 @@ export type { SqlColumn } from './answer-rows.js';
  * the cache or built by current-tables.ts) when a query first needs them, rebuilt when the storage has changed since (each query runs against one built
  * state, which the storage's consistency gate kept still while it was read), every query bounded
  * by a timeout that interrupts it, a row limit (buffered answers) and a number running at once.
+ * This file is a statement's turn; the builds over the storage's life are engine-builds.ts's, and
+ * what our own code asks besides statements (exports, every table filled) engine-exports.ts's.
  */
 
 export interface SqlEngineOptions extends Partial<SqlLimits>, StateTablesOptions {
@@ -46,16 +49,9 @@ export interface QueryOptions {
 }
 
 export class SqlEngine {
-  private built: BuiltTables | undefined;
-  private building: Promise<BuiltTables> | undefined;
   private running = 0;
-  private closed = false;
-  /** The cache key of `built`'s state, when it may be kept. */
-  private builtKey: StorageStateKey | undefined;
-  /** Keeping a database in the cache, under way. */
-  private keeping: Promise<void> = Promise.resolve();
-  /** Per build retired and not closed yet (in use, or its last step under way): told once its sandbox is closed. */
-  private readonly closings = new Map<BuiltTables, { readonly closed: Promise<void>; readonly done: () => void }>();
+  /** The tables' builds: made, rebuilt, retired, kept in the cache (engine-builds.ts). */
+  private readonly builds: EngineBuilds;
   private readonly budget: ByteBudget;
   readonly limits: SqlLimits;
 
@@ -68,11 +64,12 @@ export class SqlEngine {
       maxAnswerBytes: options.maxAnswerBytes ?? DEFAULT_SQL_LIMITS.maxAnswerBytes,
     };
     this.budget = options.answerBudget ?? PROCESS_ANSWER_BUDGET;
+    this.builds = new EngineBuilds(options, this.limits.memoryLimitBytes);
   }
 
   /** Tables and their columns (builds them if needed). */
   async schema(): Promise<{ tables: readonly SchemaTable[] }> {
-    const built = await this.current();
+    const built = await this.builds.current();
     return { tables: built.tables };
   }
 
@@ -196,7 +193,7 @@ export class SqlEngine {
     let inTransaction = false;
     try {
       const duck = await loadDuck();
-      built = await unlessCancelled(this.current());
+      built = await unlessCancelled(this.builds.current());
       built.active++;
       connection = await built.sandbox.instance.connect();
       let checked = await checkStatement(connection, sql, built.sandbox.allowed);
@@ -208,8 +205,8 @@ export class SqlEngine {
         connection.closeSync();
         connection = undefined;
         built.active--;
-        this.release(built);
-        built = await unlessCancelled(this.current());
+        this.builds.release(built);
+        built = await unlessCancelled(this.builds.current());
         built.active++;
         connection = await built.sandbox.instance.connect();
         checked = await checkStatement(connection, sql, built.sandbox.allowed);
@@ -243,67 +240,10 @@ export class SqlEngine {
       if (built !== undefined) {
         built.active--;
         // Nothing runs now, so the checkpoint before the copy is not held off by a statement.
-        if (this.running === 0 && built.unkept) this.keep(built);
-        this.release(built);
+        if (this.running === 0 && built.unkept) this.builds.keep(built);
+        this.builds.release(built);
       }
     }
-  }
-
-  /** The built tables of the storage's current state, built (once at a time) when missing or stale. */
-  private async current(): Promise<BuiltTables> {
-    if (this.closed) throw new Error('the SQL engine is closed');
-    const storage = this.options.storage;
-    // A build whose last step failed (its big numbers not moved into `_values`) is built again.
-    if (this.built !== undefined && this.built.generation === storage.generation && this.built.failure === undefined) return this.built;
-    this.building ??= this.build().finally(() => (this.building = undefined));
-    return this.building;
-  }
-
-  private async build(): Promise<BuiltTables> {
-    const { built, key } = await tablesOfCurrentState(this.options, this.limits.memoryLimitBytes);
-    return this.install(built, key);
-  }
-
-  private install(fresh: BuiltTables, key: StorageStateKey | undefined): BuiltTables {
-    const old = this.built;
-    this.built = fresh;
-    this.builtKey = key;
-    if (old !== undefined) this.retire(old);
-    if (this.closed) this.retire(fresh);
-    return fresh;
-  }
-
-  /** No statement will use `built` any more: its sandbox is closed once nothing does. */
-  private retire(built: BuiltTables): void {
-    built.retired = true;
-    if (!this.closings.has(built)) {
-      let done = (): void => undefined;
-      const closed = new Promise<void>((resolve) => (done = resolve));
-      this.closings.set(built, { closed, done });
-    }
-    this.release(built);
-  }
-
-  /**
-   * Keeps the current tables in the cache in the background (after the build, after fills): one
-   * copy at a time, never failing a statement (a full disk or an unwritable cache is told to
-   * `onProblem` and the tables are used from their private directory as always).
-   */
-  private keep(built: BuiltTables): void {
-    const cache = this.options.cache;
-    const key = this.builtKey;
-    if (cache === undefined || key === undefined || built !== this.built || !built.unkept) return;
-    built.active++;
-    this.keeping = this.keeping
-      .then(() => built.keepIn(cache, key.key, key.directory))
-      .then(
-        () => undefined,
-        (error: unknown) => this.options.onProblem?.(`the SQL tables could not be kept in the cache ${cache.directory}: ${(error as Error).message}`),
-      )
-      .finally(() => {
-        built.active--;
-        this.release(built);
-      });
   }
 
   /**
@@ -311,54 +251,17 @@ export class SqlEngine {
    * statements calls it before `close`).
    */
   async settle(): Promise<void> {
-    if (this.built !== undefined) this.keep(this.built);
-    await this.keeping;
+    await this.builds.settle();
   }
 
-  /**
-   * Rows per table as DuckDB's catalog estimates them, read by our own code (no user statement
-   * may call `duckdb_tables()`): which tables are filled so far. Diagnostics and tests.
-   */
+  /** Rows per table as DuckDB's catalog estimates them (engine-exports.ts). Diagnostics and tests. */
   async tableRowEstimates(): Promise<Map<string, number>> {
-    const built = await this.current();
-    await built.settled();
-    built.active++;
-    const connection = await built.sandbox.instance.connect();
-    try {
-      const reader = await connection.runAndReadAll(`SELECT table_name, estimated_size FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main'`);
-      return new Map(reader.getRows().map((r) => [String(r[0]), Number(r[1])]));
-    } finally {
-      connection.closeSync();
-      built.active--;
-      this.release(built);
-    }
+    return tableRowEstimates(this.builds);
   }
 
   /** Every table filled (our own exports; benchmarks). */
   async fillAll(): Promise<void> {
-    const built = await this.current();
-    built.active++;
-    try {
-      if (!(await built.fillAll(await loadDuck()))) throw new Error('the storage changed while its tables were built; ask again');
-    } finally {
-      built.active--;
-      this.release(built);
-    }
-  }
-
-  private release(built: BuiltTables): void {
-    if (!built.retired || built.active !== 0) return;
-    // Closed once the build's last step (its big numbers moved into `_values`) is done, not under it.
-    const close = (): void => {
-      try {
-        built.sandbox.close();
-      } finally {
-        this.closings.get(built)?.done();
-        this.closings.delete(built);
-      }
-    };
-    if (built.isSettled) close();
-    else built.settled().then(close, close);
+    await fillAll(this.builds);
   }
 
   /**
@@ -366,18 +269,7 @@ export class SqlEngine {
    * engine made with `allowFiles` (a sandboxed engine refuses; its users' SQL never gets here).
    */
   async copyToParquet(table: string, file: string): Promise<void> {
-    if (this.options.allowFiles !== true) throw new Error('this SQL engine has no file access');
-    const built = await this.current();
-    built.active++;
-    const connection = await built.sandbox.instance.connect();
-    try {
-      if (!(await built.ready(await loadDuck(), new Set([table.toLowerCase()])))) throw new Error('the storage changed while it was exported; export again');
-      await connection.run(`COPY (SELECT * FROM ${quoteIdent(table)}) TO ${quoteText(file)} (FORMAT parquet, COMPRESSION zstd)`);
-    } finally {
-      connection.closeSync();
-      built.active--;
-      this.release(built);
-    }
+    await copyToParquet(this.builds, this.options.allowFiles === true, table, file);
   }
 
   /**
@@ -386,17 +278,7 @@ export class SqlEngine {
    * `copyLinkTables`): our own exports, on an engine made with `allowFiles`. Rows per table.
    */
   async copyLinkTablesToParquet(files: ReadonlyMap<string, string>): Promise<Map<string, number>> {
-    if (this.options.allowFiles !== true) throw new Error('this SQL engine has no file access');
-    const built = await this.current();
-    built.active++;
-    try {
-      const rows = await built.copyLinkTables(await loadDuck(), files);
-      if (rows === undefined) throw new Error('the storage changed while it was exported; export again');
-      return rows;
-    } finally {
-      built.active--;
-      this.release(built);
-    }
+    return copyLinkTablesToParquet(this.builds, this.options.allowFiles === true, files);
   }
 
   /**
@@ -407,14 +289,7 @@ export class SqlEngine {
    * that would remove it (sandbox.ts): the directory and its database file stayed.
    */
   async close(): Promise<void> {
-    this.closed = true;
-    if (this.built !== undefined) {
-      this.retire(this.built);
-      this.built = undefined;
-    }
-    // A build under way is retired as it is installed (`install`).
-    await this.building?.catch(() => undefined);
-    await Promise.all([...this.closings.values()].map((c) => c.closed));
+    await this.builds.close();
   }
 }
 

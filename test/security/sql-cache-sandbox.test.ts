@@ -42,7 +42,8 @@ afterAll(async () => {
   rmSync(base, { recursive: true, force: true });
 });
 
-const builtOf = (e: SqlEngine): BuiltTables => (e as unknown as { built: BuiltTables }).built;
+// The engine's current build, kept by its builds (src/sql/engine-builds.ts).
+const builtOf = (e: SqlEngine): BuiltTables => (e as unknown as { builds: { built: BuiltTables } }).builds.built;
 
 describe('tables taken from the cache', () => {
   it('are a copy in the private directory, not the kept file', () => {

@@ -1,0 +1,80 @@
+import { quoteIdent, quoteText } from './tables/column-model.js';
+import { loadDuck } from './duck-module.js';
+import type { BuiltTables } from './built-tables.js';
+import type { EngineBuilds } from './engine-builds.js';
+
+/**
+ * What our own code asks of an engine's tables besides statements (sql-engine.ts's methods of the
+ * same names): every table filled, tables written as Parquet by DuckDB's writer for our exports
+ * (only on an engine made with `allowFiles`: a sandboxed engine refuses, its users' SQL never gets
+ * here), and the rows per table the catalog estimates (diagnostics, tests). Each holds the current
+ * build while it works, as a statement does.
+ */
+
+/** Runs `work` on the current build, counted as in use until it ends. */
+async function withCurrent<T>(builds: EngineBuilds, work: (built: BuiltTables) => Promise<T>): Promise<T> {
+  const built = await builds.current();
+  built.active++;
+  try {
+    return await work(built);
+  } finally {
+    built.active--;
+    builds.release(built);
+  }
+}
+
+/**
+ * Rows per table as DuckDB's catalog estimates them, read by our own code (no user statement
+ * may call `duckdb_tables()`): which tables are filled so far. Diagnostics and tests.
+ */
+export async function tableRowEstimates(builds: EngineBuilds): Promise<Map<string, number>> {
+  const built = await builds.current();
+  await built.settled();
+  built.active++;
+  const connection = await built.sandbox.instance.connect();
+  try {
+    const reader = await connection.runAndReadAll(`SELECT table_name, estimated_size FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main'`);
+    return new Map(reader.getRows().map((r) => [String(r[0]), Number(r[1])]));
+  } finally {
+    connection.closeSync();
+    built.active--;
+    builds.release(built);
+  }
+}
+
+/** Every table filled (our own exports; benchmarks). */
+export async function fillAll(builds: EngineBuilds): Promise<void> {
+  await withCurrent(builds, async (built) => {
+    if (!(await built.fillAll(await loadDuck()))) throw new Error('the storage changed while its tables were built; ask again');
+  });
+}
+
+/** Writes a table as Parquet (zstd) with DuckDB's writer. */
+export async function copyToParquet(builds: EngineBuilds, allowFiles: boolean, table: string, file: string): Promise<void> {
+  if (!allowFiles) throw new Error('this SQL engine has no file access');
+  const built = await builds.current();
+  built.active++;
+  const connection = await built.sandbox.instance.connect();
+  try {
+    if (!(await built.ready(await loadDuck(), new Set([table.toLowerCase()])))) throw new Error('the storage changed while it was exported; export again');
+    await connection.run(`COPY (SELECT * FROM ${quoteIdent(table)}) TO ${quoteText(file)} (FORMAT parquet, COMPRESSION zstd)`);
+  } finally {
+    connection.closeSync();
+    built.active--;
+    builds.release(built);
+  }
+}
+
+/**
+ * Writes `_elements` and `_references` (`files`, by lower-case table name) as Parquet (zstd)
+ * with DuckDB's writer, without filling them for statements (built-tables.ts `copyLinkTables`).
+ * Rows per table.
+ */
+export async function copyLinkTablesToParquet(builds: EngineBuilds, allowFiles: boolean, files: ReadonlyMap<string, string>): Promise<Map<string, number>> {
+  if (!allowFiles) throw new Error('this SQL engine has no file access');
+  return withCurrent(builds, async (built) => {
+    const rows = await built.copyLinkTables(await loadDuck(), files);
+    if (rows === undefined) throw new Error('the storage changed while it was exported; export again');
+    return rows;
+  });
+}
