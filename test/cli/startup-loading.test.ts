@@ -128,7 +128,7 @@ describe('start-up loads what the command needs', () => {
       const before = loaded(stderr);
       expect(unneeded(before)).toEqual([]);
       expect(before.filter((url) => GRAPH_MACHINERY.test(url) || DAMAGED_ONLY.test(url))).toEqual([]);
-      // (A chunk of its own, which a storage MicroStream would refuse loads: test/cli/serve-damaged.test.ts.)
+      // (A chunk of its own, which a storage MicroStream would refuse loads: test/cli/serve/serve-damaged.test.ts.)
       expect(readdirSync(join(ROOT, 'dist', 'cli', 'chunks')).filter((file) => DAMAGED_ONLY.test(`/dist/cli/chunks/${file}`) && file.endsWith('.js'))).toHaveLength(1);
       // Then the index is built, with the code that builds it, and its dominator tree computed.
       await new Promise<void>((resolve, reject) => {

@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateStorage } from '../../src/writer/generator/generate-storage.js';
-import { interruptedCli } from '../helpers/serving/interrupted-cli.js';
+import { generateStorage } from '../../../src/writer/generator/generate-storage.js';
+import { interruptedCli } from '../../helpers/serving/interrupted-cli.js';
 
 /**
  * `sql` interrupted (Ctrl-C, a `timeout`, a terminal closed by its job control) leaves nothing

@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseTransactionLog } from '../../src/format/transaction-log.js';
-import { storeEntry } from '../../src/writer/log-entries.js';
-import { bytes, record } from '../helpers/corpora/bytes.js';
-import { CORPORA } from '../helpers/corpora/conformance.js';
+import { parseTransactionLog } from '../../../src/format/transaction-log.js';
+import { storeEntry } from '../../../src/writer/log-entries.js';
+import { bytes, record } from '../../helpers/corpora/bytes.js';
+import { CORPORA } from '../../helpers/corpora/conformance.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 const ES = CORPORA.find((c) => c.generation.startsWith('EclipseStore'))!;
 

@@ -2,10 +2,10 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
-import { generateStorage } from '../../src/writer/generator/generate-storage.js';
-import { interruptedCli } from '../helpers/serving/interrupted-cli.js';
-import { runCliInProcess } from '../helpers/serving/cli-in-process.js';
+import { runCli } from '../../../src/cli/run-cli.js';
+import { generateStorage } from '../../../src/writer/generator/generate-storage.js';
+import { interruptedCli } from '../../helpers/serving/interrupted-cli.js';
+import { runCliInProcess } from '../../helpers/serving/cli-in-process.js';
 
 /**
  * An interrupted `rescue` leaves nothing at --out: the storage is written into a hidden directory

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parseServeArgs } from '../../src/cli/commands/serve.js';
-import { CONFORMANCE_DIR, CORPORA } from '../helpers/corpora/conformance.js';
+import { parseServeArgs } from '../../../src/cli/commands/serve.js';
+import { CONFORMANCE_DIR, CORPORA } from '../../helpers/corpora/conformance.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 
 function runCli(args: string[], untilStderr?: RegExp): Promise<{ code: number | null; stdout: string; stderr: string }> {

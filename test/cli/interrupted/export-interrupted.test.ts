@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateStorage } from '../../src/writer/generator/generate-storage.js';
-import { interruptedCli } from '../helpers/serving/interrupted-cli.js';
+import { generateStorage } from '../../../src/writer/generator/generate-storage.js';
+import { interruptedCli } from '../../helpers/serving/interrupted-cli.js';
 
 /**
  * An interrupted `export --format parquet` leaves nothing at --out, nor beside it: the tables

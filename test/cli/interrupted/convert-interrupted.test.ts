@@ -2,8 +2,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, trunca
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateStorage } from '../../src/writer/generator/generate-storage.js';
-import { interruptedCli } from '../helpers/serving/interrupted-cli.js';
+import { generateStorage } from '../../../src/writer/generator/generate-storage.js';
+import { interruptedCli } from '../../helpers/serving/interrupted-cli.js';
 
 /**
  * An interrupted `convert` leaves nothing at --out, nor beside it: the storage is written into a

@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnCli } from '../security/cli.js';
-import { corpusStorage, send } from '../security/server.js';
+import { spawnCli } from '../../security/cli.js';
+import { corpusStorage, send } from '../../security/server.js';
 
 /**
  * Two streams that never mix: messages for people on stderr (each line `storage-inspector...`),

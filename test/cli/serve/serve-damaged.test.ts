@@ -3,13 +3,13 @@ import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerRequest } from '../../src/http/java/java-service.js';
-import { rescueStorage } from '../../src/rescue/rescue-storage.js';
-import { Storage } from '../../src/storage/storage.js';
-import { generateStorage } from '../../src/writer/generator/generate-storage.js';
-import { runCli } from '../../src/cli/run-cli.js';
-import { spawnCli } from '../security/cli.js';
-import { runCliInProcess } from '../helpers/serving/cli-in-process.js';
+import { answerRequest } from '../../../src/http/java/java-service.js';
+import { rescueStorage } from '../../../src/rescue/rescue-storage.js';
+import { Storage } from '../../../src/storage/storage.js';
+import { generateStorage } from '../../../src/writer/generator/generate-storage.js';
+import { runCli } from '../../../src/cli/run-cli.js';
+import { spawnCli } from '../../security/cli.js';
+import { runCliInProcess } from '../../helpers/serving/cli-in-process.js';
 
 /**
  * `serve` on a storage MicroStream refuses to start: what can be read is served, the damage is on
