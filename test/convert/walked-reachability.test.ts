@@ -25,6 +25,30 @@ const storages = CORPORA.flatMap((corpus) => {
   return existsSync(dir) ? readdirSync(dir).map((name) => ({ name: `${corpus}/${name}`, dir: join(dir, name) })) : [];
 }).filter((s) => existsSync(join(s.dir, 'PersistenceTypeDictionary.ptd')));
 
+/**
+ * The walked reachability of an opened storage against its graph index's, object by object: the
+ * objects that differ (none expected), how many are reachable and how many objects there are.
+ */
+async function compareWithGraph(storage: Storage, named: string): Promise<{ walked: WalkedReachability; differing: string[]; reachable: number; objects: number }> {
+  const { graph } = await buildGraph(storage);
+  const walked = new WalkedReachability();
+  await walkLatestRecords(storage, { references: walked });
+  walked.search(storage, named);
+  const differing: string[] = [];
+  let reachable = 0;
+  let objects = 0;
+  for (const channel of storage.channels) {
+    channel.objects.forEach((low, high) => {
+      objects++;
+      const node = graph.nodes.nodeOf(low, high);
+      const expected = node >= 0 && graph.isReachable(node);
+      if (expected) reachable++;
+      if (walked.reachable(low, high) !== expected) differing.push(`${high}:${low >>> 0} (graph: ${expected})`);
+    });
+  }
+  return { walked, differing, reachable, objects };
+}
+
 describe('reachability from the check walk', () => {
   it('finds corpus storages to compare', () => {
     expect(storages.length).toBeGreaterThanOrEqual(15);
@@ -34,22 +58,7 @@ describe('reachability from the check walk', () => {
   it.each(storages)('$name: the objects the graph index finds reachable, and only those', async ({ dir }) => {
     const storage = await Storage.open(new DirectorySource(dir), { recordCacheBytes: 0 });
     try {
-      const { graph } = await buildGraph(storage);
-      const walked = new WalkedReachability();
-      await walkLatestRecords(storage, { references: walked });
-      walked.search(storage, dir);
-      const differing: string[] = [];
-      let reachable = 0;
-      let objects = 0;
-      for (const channel of storage.channels) {
-        channel.objects.forEach((low, high) => {
-          objects++;
-          const node = graph.nodes.nodeOf(low, high);
-          const expected = node >= 0 && graph.isReachable(node);
-          if (expected) reachable++;
-          if (walked.reachable(low, high) !== expected) differing.push(`${high}:${low >>> 0} (graph: ${expected})`);
-        });
-      }
+      const { walked, differing, reachable, objects } = await compareWithGraph(storage, dir);
       expect(differing).toEqual([]);
       expect(reachable).toBeGreaterThan(0);
       garbageSeen += objects - reachable;
@@ -85,22 +94,7 @@ describe('reachability from the check walk', () => {
       generateStorage({ directory: join(dir, 's'), entities: 20_000, channelCount: 4, seed: 7, updateRatio: 0.5 });
       const storage = await Storage.open(new DirectorySource(join(dir, 's')), { recordCacheBytes: 0 });
       try {
-        const { graph } = await buildGraph(storage);
-        const walked = new WalkedReachability();
-        await walkLatestRecords(storage, { references: walked });
-        walked.search(storage, dir);
-        const differing: string[] = [];
-        let reachable = 0;
-        let objects = 0;
-        for (const channel of storage.channels) {
-          channel.objects.forEach((low, high) => {
-            objects++;
-            const node = graph.nodes.nodeOf(low, high);
-            const expected = node >= 0 && graph.isReachable(node);
-            if (expected) reachable++;
-            if (walked.reachable(low, high) !== expected) differing.push(`${high}:${low >>> 0} (graph: ${expected})`);
-          });
-        }
+        const { differing, reachable, objects } = await compareWithGraph(storage, dir);
         expect(differing.slice(0, 10)).toEqual([]);
         // Far more reachable objects than one batch of the search's queue, and some garbage.
         expect(reachable).toBeGreaterThan(10_000);
