@@ -92,13 +92,21 @@ export class EngineBuilds {
   release(built: BuiltTables): void {
     if (!built.retired || built.active !== 0) return;
     // Closed once the build's last step (its big numbers moved into `_values`) is done, not under it.
+    // Told closed once the sandbox's directory is removed: after every connection still open (a
+    // fill a cancelled statement left running) is closed by its owner (sandbox.ts `close`).
     const close = (): void => {
-      try {
-        built.sandbox.close();
-      } finally {
+      const told = (): void => {
         this.closings.get(built)?.done();
         this.closings.delete(built);
+      };
+      let closing: Promise<void>;
+      try {
+        closing = built.sandbox.close();
+      } catch (error) {
+        told();
+        throw error;
       }
+      closing.then(told, told);
     };
     if (built.isSettled) close();
     else built.settled().then(close, close);

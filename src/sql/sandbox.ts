@@ -53,7 +53,14 @@ export interface Sandbox {
   readonly seeded: boolean;
   /** File access left on (`SandboxOptions.allowFiles`): our own code may stage Parquet in `tempDirectory` for DuckDB to read. */
   readonly allowFiles: boolean;
-  close(): void;
+  /**
+   * Ends DuckDB and removes the private directory: at once when no connection is open, else the
+   * statements still running are interrupted and the directory is removed once their owners have
+   * closed the last connection. Before that, a statement still running spilled into the directory
+   * after it was removed, and DuckDB made it again: a process killed meanwhile (a test runner's
+   * worker, stopped with SIGTERM) left it behind. Resolves once it is removed.
+   */
+  close(): Promise<void>;
 }
 
 function inside(child: string, parent: string): boolean {
@@ -103,6 +110,8 @@ export async function openSandbox(duck: DuckModule, options: SandboxOptions): Pr
     removedAtExit(tempDirectory, false);
     throw error;
   }
+  const connections = trackConnections(instance);
+  let removed: Promise<void> | undefined;
   let allowed: AllowedTables = { own: new Set(), reserved: new Set() };
   return {
     instance,
@@ -122,9 +131,24 @@ export async function openSandbox(duck: DuckModule, options: SandboxOptions): Pr
       await connection.run('SET lock_configuration = true');
     },
     close() {
+      if (removed !== undefined) return removed;
       instance.closeSync();
-      rmSync(tempDirectory, { recursive: true, force: true });
-      removedAtExit(tempDirectory, false);
+      const remove = (): void => {
+        // The last connection closed, DuckDB has ended: nothing writes into the directory now.
+        rmSync(tempDirectory, { recursive: true, force: true });
+        removedAtExit(tempDirectory, false);
+      };
+      if (connections.open.size === 0) {
+        // Removed before `close` returns, as callers that do not wait for it expect.
+        remove();
+        removed = Promise.resolve();
+      } else {
+        // Interrupted, not closed here: the owner of a connection closes it once its statement
+        // has ended (closing it under a running statement is not safe).
+        for (const connection of connections.open) connection.interrupt();
+        removed = connections.allClosed().then(remove);
+      }
+      return removed;
     },
   };
 }
@@ -148,6 +172,35 @@ function removedAtExit(directory: string, open: boolean): void {
   } else if (OPEN_DIRECTORIES.delete(directory) && OPEN_DIRECTORIES.size === 0) process.off('exit', removeOpenDirectories);
 }
 
+
+/**
+ * The connections of `instance` open now. Every user of a sandbox connects through
+ * `instance.connect()` and closes with `closeSync()`, so both are followed on the instance and on
+ * each connection it hands out. `allClosed` resolves once none is open.
+ */
+function trackConnections(instance: DuckDBInstance): { readonly open: ReadonlySet<DuckDBConnection>; allClosed(): Promise<void> } {
+  const open = new Set<DuckDBConnection>();
+  let whenNone: (() => void) | undefined;
+  const connect = instance.connect.bind(instance);
+  instance.connect = async () => {
+    const connection = await connect();
+    open.add(connection);
+    const disconnect = connection.disconnectSync.bind(connection);
+    // closeSync calls disconnectSync.
+    connection.disconnectSync = () => {
+      try {
+        disconnect();
+      } finally {
+        if (open.delete(connection) && open.size === 0) whenNone?.();
+      }
+    };
+    return connection;
+  };
+  return {
+    open,
+    allClosed: () => (open.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (whenNone = resolve))),
+  };
+}
 
 /** The storage's tables and views (the main catalog's), and every other catalog's (system views). */
 async function tablesOf(connection: DuckDBConnection): Promise<AllowedTables> {

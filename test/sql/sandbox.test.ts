@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -230,6 +230,47 @@ describe('close', () => {
     sandbox.close();
     expect(existsSync(sandbox.tempDirectory)).toBe(false);
     await expect(sandbox.instance.connect()).rejects.toThrow();
+  });
+
+  it('removes the directory only once the connections still running a statement are closed: DuckDB makes nothing again after', async () => {
+    // A TMPDIR of this test's own: what appears in it is this sandbox's only.
+    const temporary = scratch();
+    const previous = process.env.TMPDIR;
+    process.env.TMPDIR = temporary;
+    let sandbox: Sandbox;
+    try {
+      sandbox = await open({ memoryLimitBytes: 16 * 1024 ** 2, threads: 1 });
+    } finally {
+      if (previous === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = previous;
+    }
+    const connection = await sandbox.instance.connect();
+    // More groups than 16 MB hold (about 0.5 s here): DuckDB spills into its temp_directory, the
+    // sandbox's directory, from some 0.1 s on. Before, it made the directory again when it spilled
+    // after `close` had removed it; a process killed before the connection was closed left it.
+    const running = connection.run('SELECT count(*) FROM (SELECT i, count(*) FROM range(2000000) t(i) GROUP BY i)');
+    // Its owner closes the connection once the statement has ended, as every user of a sandbox does.
+    const ended = running.then(
+      async (result) => String((await result.getRowsJS())[0]![0]),
+      (error: unknown) => String(error),
+    ).finally(() => connection.closeSync());
+    let closed = false;
+    const closing = Promise.resolve(sandbox.close()).then(() => (closed = true));
+    // Whatever appears in the temporary directory from the moment `close` has resolved.
+    const madeAfterClose: string[] = [];
+    const watcher = watch(temporary, (_event, file) => {
+      if (closed && file !== null && existsSync(join(temporary, file))) madeAfterClose.push(file);
+    });
+    try {
+      const outcome = await ended;
+      await closing;
+      expect(madeAfterClose).toEqual([]);
+      expect(readdirSync(temporary)).toEqual([]);
+      // Interrupted by `close`, or run to its end if it had not started yet when `close` came.
+      expect(outcome).toMatch(/^(2000000|Error: INTERRUPT Error: Interrupted!)$/);
+    } finally {
+      watcher.close();
+    }
   });
 });
 
