@@ -101,13 +101,36 @@ export async function forEachLatestRecord(
   const wanted = typeof typeIds === 'function' ? typeIds : typeIdMatcher(typeIds);
   let bytesDone = 0;
   let records = 0;
-  const pending: LatestRecord[] = [];
-  const drain = async (): Promise<void> => {
-    for (const record of pending.splice(0)) {
-      const done = handle(record);
+  // The records to hand over at the chunk's end, as numbers (PENDING_FIELDS each) and the views
+  // they lie in: record objects made here lived until the chunk's end, 100,000 and more of them,
+  // and the young generation's collections copied and promoted them all (10M objects: most of a
+  // pass's garbage collection); made in `drain`, each is garbage before the next is made.
+  let pending = new Float64Array(PENDING_FIELDS * 1024);
+  let count = 0;
+  const views: DataView[] = [];
+  let lastView: DataView | undefined;
+  const drain = async (path: string): Promise<void> => {
+    for (let i = 0; i < count; i++) {
+      const p = i * PENDING_FIELDS;
+      const view = views[pending[p + 7]!]!;
+      const at = pending[p + 4]!;
+      const length = pending[p + 5]!;
+      const idLow = pending[p]!;
+      const typeLow = pending[p + 2]!;
+      const content = new Uint8Array(view.buffer, view.byteOffset + at + 24, length - 24);
+      const done = handle({
+        objectId: (BigInt(pending[p + 1]!) << 32n) | BigInt(idLow >>> 0),
+        typeId: (BigInt(pending[p + 3]!) << 32n) | BigInt(typeLow >>> 0),
+        content: borrow ? content : content.slice(),
+        file: path,
+        offset: pending[p + 6]!,
+      });
       if (done !== undefined) await done;
       records++;
     }
+    count = 0;
+    views.length = 0;
+    lastView = undefined;
   };
   for (const { channel, file } of files) {
     let fileDone = 0;
@@ -119,24 +142,39 @@ export async function forEachLatestRecord(
         fileDone = offset + length;
         if (!wanted(typeLow, typeHigh) || !channel.objects.isLatest(idLow, idHigh, file.slot, offset)) return;
         if (visitHeader !== undefined && !visitHeader(idLow, idHigh, typeLow, typeHigh, path, offset, length, view, at + 24)) return;
-        pending.push({
-          objectId: (BigInt(idHigh) << 32n) | BigInt(idLow >>> 0),
-          typeId: (BigInt(typeHigh) << 32n) | BigInt(typeLow >>> 0),
-          content: borrow ? new Uint8Array(view.buffer, view.byteOffset + at + 24, length - 24) : new Uint8Array(view.buffer, view.byteOffset + at + 24, length - 24).slice(),
-          file: path,
-          offset,
-        });
+        // Valid until the chunk is done (walkRecordBytes gives a record cut by a chunk's end a buffer of its own).
+        if (view !== lastView) {
+          views.push(view);
+          lastView = view;
+        }
+        if ((count + 1) * PENDING_FIELDS > pending.length) {
+          const bigger = new Float64Array(pending.length * 2);
+          bigger.set(pending);
+          pending = bigger;
+        }
+        const p = count++ * PENDING_FIELDS;
+        pending[p] = idLow;
+        pending[p + 1] = idHigh;
+        pending[p + 2] = typeLow;
+        pending[p + 3] = typeHigh;
+        pending[p + 4] = at;
+        pending[p + 5] = length;
+        pending[p + 6] = offset;
+        pending[p + 7] = views.length - 1;
       },
       async () => {
-        await drain();
+        await drain(path);
         onProgress?.({ bytesDone: bytesDone + fileDone, bytesTotal, records });
       },
     );
-    await drain();
+    await drain(path);
     bytesDone += file.totalLength;
     onProgress?.({ bytesDone, bytesTotal, records });
   }
 }
+
+/** A pending record's numbers: id halves, type id halves, where it lies in its view, its length, file offset, view. */
+const PENDING_FIELDS = 8;
 
 /** A channel as the byte-wise pass over latest records needs it (`StorageChannel` is one). */
 export interface LatestRecordsChannel {
