@@ -1,3 +1,4 @@
+import { int32At } from '../format/int32-at.js';
 import { streamRecords } from '../storage/records/record-stream.js';
 import type { Storage } from '../storage/storage.js';
 import type { StorageFile } from '../storage/storage-types.js';
@@ -16,8 +17,9 @@ import { TwinChunks } from './twin-chunks.js';
  *
  * The report is the one the whole walk (compare-records.ts) gives, in the same order: the changed
  * objects in A's file order (channel, file number, offset of A's record), then the added objects
- * in B's. Memory: a few numbers per appended latest record, and B's appended records themselves
- * up to `HELD_BYTES` (read again from B beyond that).
+ * in B's. Memory: a few numbers per appended latest record, and B's appended bytes themselves
+ * where they fit in `HELD_BYTES` (beyond that, B's appended latest records up to `HELD_BYTES`,
+ * the rest read again from B).
  */
 
 /**
@@ -30,6 +32,7 @@ const STREAMED_BYTES_PER_RECORD = 64 * 1024;
 /** B's appended records kept in memory while A's side is read in A's order (the rest read again). */
 const HELD_BYTES = 64 * 1024 * 1024;
 const RECORD_HEADER = 24;
+const TWO_32 = 4294967296;
 
 /** Whether the appended comparison applies to this pair (B opened on A, neither changed since). */
 export function continuesA(a: Storage, b: Storage, options: CompareOptions): boolean {
@@ -90,36 +93,52 @@ export async function compareAppended(a: Storage, b: Storage, options: CompareOp
 
   // B's appended records that are B's latest, each with A's record of the same id (if any).
   const found = new Appended();
-  let held = Buffer.allocUnsafe(1 << 20);
+  // Where all of B's appended bytes fit, they are read into one buffer and the records stay where
+  // they lie; beyond that, streamed and the latest records copied out (up to HELD_BYTES).
+  const whole = total <= HELD_BYTES;
+  let held = Buffer.allocUnsafe(whole ? total : 1 << 20);
   let heldBytes = 0;
-  for (const range of ranges) {
+  const note = (range: (typeof ranges)[number], bytes: Buffer, at: number, offset: number, length: number, place: number): void => {
     const { channel, file } = range;
-    await streamRecords(b.source, file.path, range.from, range.to, (bytes, at, offset, length) => {
-      const low = bytes.readInt32LE(at + 16);
-      const high = bytes.readInt32LE(at + 20);
-      if (!channel.objects.isLatest(low, high, file.slot, offset)) return;
-      let place = -1;
-      if (heldBytes + length <= HELD_BYTES) {
-        if (heldBytes + length > held.length) {
-          const grown = Buffer.allocUnsafe(Math.min(HELD_BYTES, Math.max(held.length * 2, heldBytes + length)));
-          held.copy(grown, 0, 0, heldBytes);
-          held = grown;
-        }
-        bytes.copy(held, heldBytes, at, at + length);
-        place = heldBytes;
-        heldBytes += length;
+    const low = bytes.readInt32LE(at + 16);
+    const high = bytes.readInt32LE(at + 20);
+    if (!channel.objects.isLatest(low, high, file.slot, offset)) return;
+    const i = found.push(channel.index, file.slot, offset, length, place);
+    const aChannel = a.channels[low & aMask]!;
+    const location = aChannel.objects.get(bytes.readBigInt64LE(at + 16));
+    if (location === undefined) return;
+    const ints = found.ints;
+    ints[i * 7 + 3] = aChannel.index;
+    ints[i * 7 + 4] = location.fileSlot;
+    ints[i * 7 + 5] = location.length;
+    ints[i * 7 + 6] = rank[aChannel.index]![location.fileSlot]!;
+    found.places[i * 3 + 1] = location.offset;
+  };
+  for (const range of ranges) {
+    if (whole) {
+      const start = heldBytes;
+      for await (const piece of b.source.chunks(range.file.path, range.from, range.to)) {
+        const part = piece.subarray(0, Math.min(piece.byteLength, start + (range.to - range.from) - heldBytes));
+        held.set(part, heldBytes);
+        heldBytes += part.byteLength;
       }
-      const i = found.push(channel.index, file.slot, offset, length, place);
-      const aChannel = a.channels[low & aMask]!;
-      const location = aChannel.objects.get(bytes.readBigInt64LE(at + 16));
-      if (location === undefined) return;
-      const ints = found.ints;
-      ints[i * 7 + 3] = aChannel.index;
-      ints[i * 7 + 4] = location.fileSlot;
-      ints[i * 7 + 5] = location.length;
-      ints[i * 7 + 6] = rank[aChannel.index]![location.fileSlot]!;
-      found.places[i * 3 + 1] = location.offset;
-    });
+      walkHeld(range, held, start, heldBytes, note);
+    } else {
+      await streamRecords(b.source, range.file.path, range.from, range.to, (bytes, at, offset, length) => {
+        let place = -1;
+        if (heldBytes + length <= HELD_BYTES) {
+          if (heldBytes + length > held.length) {
+            const grown = Buffer.allocUnsafe(Math.min(HELD_BYTES, Math.max(held.length * 2, heldBytes + length)));
+            held.copy(grown, 0, 0, heldBytes);
+            held = grown;
+          }
+          bytes.copy(held, heldBytes, at, at + length);
+          place = heldBytes;
+          heldBytes += length;
+        }
+        note(range, bytes, at, offset, length, place);
+      });
+    }
     done += range.to - range.from;
     options.onProgress?.(done, total);
   }
@@ -142,13 +161,13 @@ export async function compareAppended(a: Storage, b: Storage, options: CompareOp
   const filesB = slots(b);
   const windowA = new RecordWindow(a.source);
   const windowB = new RecordWindow(b.source);
-  const recordOfB = async (i: number): Promise<Buffer> => {
-    const file = filesB[ints[i * 7]!]![ints[i * 7 + 1]!]!;
+  // A held record without a promise: an await per changed object cost a microtask each.
+  const recordOfB = (i: number): Buffer | Promise<Buffer> => {
     const place = places[i * 3 + 2]!;
-    const offset = places[i * 3]!;
     const length = ints[i * 7 + 2]!;
-    const record = place >= 0 ? held.subarray(place, place + length) : Buffer.from(await windowB.record(file.path, offset, length, file.totalLength));
-    return record;
+    if (place >= 0) return held.subarray(place, place + length);
+    const file = filesB[ints[i * 7]!]![ints[i * 7 + 1]!]!;
+    return windowB.record(file.path, places[i * 3]!, length, file.totalLength).then((bytes) => Buffer.from(bytes));
   };
 
   // Objects of A stored again in B: changed, or the same bytes stored again.
@@ -190,7 +209,8 @@ export async function compareAppended(a: Storage, b: Storage, options: CompareOp
         (await windowA.record(fileA.path, offsetA, lengthA, fileA.totalLength));
       const typeA = typesA.of(before);
       bump(restored, typeA);
-      const after = await recordOfB(i);
+      const heldOrRead = recordOfB(i);
+      const after = heldOrRead instanceof Promise ? await heldOrRead : heldOrRead;
       const typeB = typesB.of(after);
       if (!accepts(typeA, 'before') && !accepts(typeB, 'after')) continue;
       counts.usedBefore.add(typeA);
@@ -223,7 +243,8 @@ export async function compareAppended(a: Storage, b: Storage, options: CompareOp
 
   // Objects A lacks, in B's file order.
   for (const i of onlyInB) {
-    const record = await recordOfB(i);
+    const heldOrRead = recordOfB(i);
+    const record = heldOrRead instanceof Promise ? await heldOrRead : heldOrRead;
     const file = filesB[ints[i * 7]!]![ints[i * 7 + 1]!]!;
     const typeId = record.readBigInt64LE(8);
     if (!accepts(typeId, 'after')) continue;
@@ -233,6 +254,38 @@ export async function compareAppended(a: Storage, b: Storage, options: CompareOp
     if (change instanceof Promise) await change;
   }
   return counts;
+}
+
+/**
+ * The records of one appended range of B read whole into `bytes[start, end)` (fewer bytes than
+ * the range where the file ended early), walked as `streamRecords` walks them: gaps skipped, the
+ * same errors for a malformed record or one the file ends inside; each record handed over where
+ * it lies (its place among the held bytes), not copied.
+ */
+function walkHeld<R extends { readonly file: StorageFile; readonly from: number; readonly to: number }>(
+  range: R,
+  bytes: Buffer,
+  start: number,
+  end: number,
+  note: (range: R, bytes: Buffer, at: number, offset: number, length: number, place: number) => void,
+): void {
+  const path = range.file.path;
+  let at = start;
+  let pos = range.from;
+  while (at < end) {
+    if (end - at < 8) throw new Error(`${path}: the file ends inside the record at ${pos}`);
+    const length = int32At(bytes, at + 4) * TWO_32 + (int32At(bytes, at) >>> 0);
+    if (length < 0) {
+      pos -= length; // a gap
+      at -= length;
+      continue;
+    }
+    if (length < RECORD_HEADER || pos + length > range.to) throw new Error(`${path}: malformed record of ${length} bytes at ${pos}`);
+    if (at + length > end) throw new Error(`${path}: the file ends inside the record at ${pos}`);
+    note(range, bytes, at, pos, length, at);
+    pos += length;
+    at += length;
+  }
 }
 
 /**
