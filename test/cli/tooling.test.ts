@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,5 +55,20 @@ describe('npm run screenshots', () => {
     expect(screenshotOutput(['--readme'], REPO_ROOT)).toBe(join(REPO_ROOT, 'docs/screenshots'));
     expect(screenshotOutput(['--out', join(tmp, 'shots')], REPO_ROOT)).toBe(join(tmp, 'shots'));
     expect(() => screenshotOutput(['--out'], REPO_ROOT)).toThrow('--out needs a directory');
+  });
+});
+
+describe('npm run build', () => {
+  it('leaves in dist/ only what the sources of today make: the output of a source moved or removed goes', () => {
+    const dist = join(REPO_ROOT, 'dist');
+    if (!existsSync(join(dist, 'cli', 'main.js'))) throw new Error('the package is not built: run npm run build');
+    // tsc's output beside the modules of src/ (and the data files copied there); the bundles
+    // (cli/chunks/, vendor/, viewer/) are written as a whole by their own steps.
+    const bundles = ['cli/chunks/', 'vendor/', 'viewer/'];
+    const sourceless = readdirSync(dist, { recursive: true, encoding: 'utf8' })
+      .filter((path) => !bundles.some((bundle) => path.startsWith(bundle)) && statSync(join(dist, path)).isFile())
+      .filter((path) => !existsSync(join(REPO_ROOT, 'src', path.replace(/\.(js|d\.ts|js\.map)$/, '.ts'))));
+    // Before, the build wrote over dist/ and never emptied it: the output of files moved since (dist/http/api-v1/object-routes.js and at least 30 more) stayed.
+    expect(sourceless).toEqual([]);
   });
 });
