@@ -18,6 +18,8 @@ const DESCRIPTION =
 
 const MAX_LIMIT = 100_000_000;
 const DEFAULT_LIMIT = 100;
+/** Characters of NDJSON lines gathered before they are written. */
+const NDJSON_BATCH = 64 * 1024;
 
 export function diffCommand(): Command {
   return withStorageOptions(
@@ -74,6 +76,13 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
   const sides: DiffSide[] = [];
   // The second storage is indexed by the threads that indexed the first (started once).
   const workers = new SharedIndexWorkers();
+  // NDJSON lines written NDJSON_BATCH characters at a time: a write per line cost a system call
+  // and the stream's work each (100,000 lines to a file: about 80 ms more CPU).
+  let pending = '';
+  const flushLines = (): void => {
+    if (pending.length > 0) io.stdout.write(pending);
+    pending = '';
+  };
   try {
     // Two storages: the second may be the first plus what was committed to it since (a copy that
     // went on): then opened as the first's state and what it appended (basis-open.ts), and only
@@ -92,8 +101,16 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
       typeNames: flags.type,
       limit: flags.limit ?? (ndjson ? MAX_LIMIT : DEFAULT_LIMIT),
       onProgress: (done, total) => progress('comparing', done, total),
-      ...(ndjson ? { onObject: (change: ObjectChange) => void io.stdout.write(`${JSON.stringify(change)}\n`) } : {}),
+      ...(ndjson
+        ? {
+            onObject: (change: ObjectChange) => {
+              pending += `${JSON.stringify(change)}\n`;
+              if (pending.length >= NDJSON_BATCH) flushLines();
+            },
+          }
+        : {}),
     });
+    flushLines();
     const labelA = sideLabel(a);
     const labelB = sideLabel(bSide);
     if (flags.json === true) io.stdout.write(jsonText({ a: sideJson(a), b: sideJson(bSide), ...report }));
@@ -102,6 +119,7 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
     io.stderr.write(`storage-inspector diff: done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
     return report.equal ? 0 : 1;
   } catch (error) {
+    flushLines(); // the lines found before the failure, as they were written before
     // 1 means "different" here: every failure is 2.
     io.stderr.write(`storage-inspector diff: ${error instanceof Error ? error.message : String(error)}\n`);
     return 2;
