@@ -1,4 +1,4 @@
-import { JAVA_MAX_ELEMENTS, primitiveText, type VariableSlot } from '../../format/entity-layout.js';
+import { JAVA_MAX_ELEMENTS, primitiveText } from '../../format/entity-layout.js';
 import { isObjectIdHalves } from '../../format/ids.js';
 import { PRIMITIVE_SIZES, type PrimitiveName } from '../../format/type-dictionary.js';
 import type { LinkRowSink, LinkType } from './link-types.js';
@@ -73,14 +73,12 @@ export const BYTE_TEXTS: readonly string[] = Array.from({ length: 256 }, (_v, i)
 /**
  * A list of one reference each (an ArrayList's, an Object[]'s elements) or of a pair of references
  * (a HashMap's entries): the rows `variableElements` would give, read as 32-bit halves where the
- * record lies, no bigint or element object made. Every element is staged (it names an object, or
- * null); its references follow it, key before value.
+ * record lies, no bigint or element object made: `count` elements of `size` bytes from `elementsAt`
+ * of `view`, owned by the object `ownerLow`/`ownerHigh`. Every element is staged (it names an
+ * object, or null); its references follow it, key before value.
  */
-export function appendReferenceElements(staged: LinkRowSink, references: LinkRowSink, owner: bigint, member: number, memberName: string, view: DataView, slot: VariableSlot, pair: boolean): void {
-  const ownerLow = Number(BigInt.asUintN(32, owner)) | 0;
-  const ownerHigh = Number(BigInt.asIntN(32, owner >> 32n));
-  const size = slot.elementSize!;
-  for (let i = 0, at = slot.elementsOffset; i < slot.count; i++, at += size) {
+export function appendReferenceElements(staged: LinkRowSink, references: LinkRowSink, ownerLow: number, ownerHigh: number, member: number, memberName: string, view: DataView, elementsAt: number, count: number, size: number, pair: boolean): void {
+  for (let i = 0, at = elementsAt; i < count; i++, at += size) {
     staged.appendBigIntHalves(ownerLow, ownerHigh);
     staged.appendBigIntNumber(i);
     if (pair) appendIdPart(staged, view, at);

@@ -7,7 +7,7 @@ import type { Storage } from '../../storage/storage.js';
 import { ChunkAppender, inOneTransaction } from '../tables/chunk-appender.js';
 import type { TypeTablePlan } from '../tables/column-model.js';
 import type { DuckModule } from '../duck-module.js';
-import { fixedLayoutFor, type FixedLayout } from '../tables/entity-rows.js';
+import { fixedLayoutFor, singleListCount, type FixedLayout } from '../tables/entity-rows.js';
 import type { LinkRowSink, LinkRowSinks, LinkType } from './link-types.js';
 import { appendPrimitiveArray, appendReferenceElements, BYTE_TEXTS, primitiveArrayTypes } from './link-element-rows.js';
 
@@ -133,10 +133,19 @@ export function linkRecordPass(types: ReadonlyMap<bigint, LinkType>, sinks: Link
     });
   }
   const arrays = primitiveArrayTypes(types);
+  const lists = referenceListTypes(types, memberCodes);
   const visit: LatestHeaderVisitor = (idLow, idHigh, typeLow, typeHigh, _file, _offset, length, view, contentAt) => {
     if (typeHigh === 0) {
       const array = arrays.get(typeLow >>> 0);
       if (array !== undefined) return !appendPrimitiveArray(sinks.direct, array, idLow, idHigh, view, contentAt, length - 24);
+      const list = lists.get(typeLow >>> 0);
+      if (list !== undefined) {
+        // Another shape: the general path passes it over as the tables' pass reported it.
+        const count = singleListCount(view, contentAt, length - 24, list.size);
+        if (count < 0) return true;
+        for (let c = 0; c < list.codes.length; c++) appendReferenceElements(sinks.staged, references, idLow, idHigh, list.codes[c]!, list.names[c]!, view, contentAt + 16, count, list.size, list.pair);
+        return false;
+      }
     }
     const known = typeHigh === 0 ? fixedOf.get(typeLow >>> 0) : undefined;
     // Another length: the general path passes it over as the tables' pass reported it.
@@ -180,6 +189,26 @@ export function linkRecordPass(types: ReadonlyMap<bigint, LinkType>, sinks: Link
   return { typeIds: new Set(types.keys()), handle, visit, members };
 }
 
+/**
+ * The types (ids below 2^32) whose one member is a list of one reference or a pair of references
+ * each (an ArrayList's, a HashMap's entries) and whose every column filled is that list: their
+ * rows are `appendReferenceElements`' for each such column, read where the record lies (at 10M
+ * objects 1M HashMaps, each a record object, bigints and a layout on the general path).
+ */
+function referenceListTypes(types: ReadonlyMap<bigint, LinkType>, memberCodes: (plan: TypeTablePlan) => Int32Array): Map<number, { pair: boolean; size: number; codes: number[]; names: string[] }> {
+  const out = new Map<number, { pair: boolean; size: number; codes: number[]; names: string[] }>();
+  for (const [typeId, { entry, plan, fieldOfColumn }] of types) {
+    if (typeId < 0n || typeId >= 1n << 32n || entry.fields.length !== 1) continue;
+    const field = entry.fields[0]!;
+    if (field.kind !== 'list' || (field.elements.length !== 1 && field.elements.length !== 2) || !field.elements.every((e) => e.kind === 'reference')) continue;
+    const columns = plan.columns.map((_c, i) => i).filter((i) => fieldOfColumn[i]! >= 0);
+    if (columns.some((c) => plan.columns[c]!.role.kind !== 'list')) continue;
+    const codes = memberCodes(plan);
+    out.set(Number(typeId), { pair: field.elements.length === 2, size: 8 * field.elements.length, codes: columns.map((c) => codes[c]!), names: columns.map((c) => plan.columns[c]!.name) });
+  }
+  return out;
+}
+
 function appendReference(references: LinkRowSink, from: bigint, to: bigint, member: string): void {
   references.appendBigInt(from);
   references.appendBigInt(to);
@@ -203,7 +232,7 @@ function appendElements(elements: LinkRowSinks, references: LinkRowSink, owner: 
   }
   const pair = field.elements.length === 2;
   if ((single !== undefined || pair) && slot.elementSize !== undefined && field.elements.every((e) => e.kind === 'reference')) {
-    appendReferenceElements(elements.staged, references, owner, member, memberName, layout.view, slot, pair);
+    appendReferenceElements(elements.staged, references, Number(BigInt.asUintN(32, owner)) | 0, Number(BigInt.asIntN(32, owner >> 32n)), member, memberName, layout.view, slot.elementsOffset, slot.count, slot.elementSize, pair);
     return;
   }
   for (let from = 0; from < slot.count; from += ELEMENT_BATCH) {

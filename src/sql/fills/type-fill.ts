@@ -7,7 +7,7 @@ import type { Storage } from '../../storage/storage.js';
 import { quoteIdent, type TypeTablePlan } from '../tables/column-model.js';
 import type { DuckModule } from '../duck-module.js';
 import { inOneTransaction } from '../tables/chunk-appender.js';
-import { appendEntity, appendFixedEntity, fixedLayoutFor, type FixedLayout } from '../tables/entity-rows.js';
+import { appendEntity, appendFixedEntity, appendSingleListEntity, fixedLayoutFor, singleListElementSize, type FixedLayout } from '../tables/entity-rows.js';
 import { makeTypeRows } from '../tables/finish-tables.js';
 import { createStaging, NOT_STAGED, type Staging } from '../tables/staging.js';
 
@@ -23,12 +23,17 @@ import { createStaging, NOT_STAGED, type Staging } from '../tables/staging.js';
 
 let stagings = 0;
 
-/** A type version being filled: its staging table, its fields by column, its fixed layout if it has one. */
+/**
+ * A type version being filled: its staging table, its fields by column, its fixed layout if it
+ * has one, else the element size of its one list if that is all it has (entity-rows.ts
+ * `singleListElementSize`; -1: not such a version).
+ */
 interface FillTarget {
   readonly entry: TypeEntry;
   readonly staging: Staging;
   readonly columns: Int32Array;
   readonly fixed: FixedLayout | undefined;
+  readonly listElementSize: number;
 }
 
 
@@ -62,14 +67,16 @@ export async function fillTypeTables(
     for (const entry of plan.entries) {
       const columns = withoutSkipped(plan.fieldOfColumn.get(entry.typeId), skip);
       if (columns === undefined) continue;
-      const target: FillTarget = { entry, staging, columns, fixed: fixedLayoutFor(entry, plan, columns) };
+      const fixed = fixedLayoutFor(entry, plan, columns);
+      const target: FillTarget = { entry, staging, columns, fixed, listElementSize: fixed === undefined ? (singleListElementSize(entry, plan, columns) ?? -1) : -1 };
       byTypeId.set(entry.typeId, target);
       if (entry.typeId >= 0n && entry.typeId < 1n << 32n) bySmallId.set(Number(entry.typeId), target);
     }
   }
-  /** A record of a fixed layout is appended where it lies; any other goes to `handle`. */
+  /** A record of a fixed layout, or of one list alone, is appended where it lies; any other goes to `handle`. */
   const visit: LatestHeaderVisitor = (idLow, idHigh, typeLow, typeHigh, _file, _offset, length, view, contentAt) => {
     const target = typeHigh === 0 ? bySmallId.get(typeLow >>> 0) : undefined;
+    if (target !== undefined && target.listElementSize >= 0) return !appendSingleListEntity(target.staging, target.columns, target.listElementSize, view, contentAt, length - 24, idLow, idHigh, typeLow, typeHigh);
     const fixed = target?.fixed;
     // A content of another length: the handler's layout says what is wrong with it.
     if (fixed === undefined || length - 24 !== fixed.length) return true;

@@ -3,7 +3,7 @@ import { layoutEntity, primitiveText, variableElements, type VariableSlot } from
 import { classifyId } from '../../../src/format/ids.js';
 import { parseTypeDictionary, type PrimitiveName } from '../../../src/format/type-dictionary.js';
 import { appendPrimitiveArray, appendReferenceElements, primitiveArrayTypes } from '../../../src/sql/fills/link-element-rows.js';
-import type { LinkRowSink, LinkType } from '../../../src/sql/fills/link-tables.js';
+import { linkRecordPass, memberCodesOf, type LinkRowSink, type LinkType } from '../../../src/sql/fills/link-tables.js';
 import { planTypeTable } from '../../../src/sql/tables/column-model.js';
 import { bytes } from '../../helpers/corpora/bytes.js';
 
@@ -232,7 +232,8 @@ describe('lists of references from the record bytes', () => {
       const layout = layoutEntity(dictionary.byId.get(id)!, content);
       const staged = new Rows();
       const references = new Rows();
-      appendReferenceElements(staged, references, OWNER, 7, 'm', layout.view, layout.slots[0] as VariableSlot, pair);
+      const slot = layout.slots[0] as VariableSlot;
+      appendReferenceElements(staged, references, ...halves(OWNER), 7, 'm', layout.view, slot.elementsOffset, slot.count, slot.elementSize!, pair);
       const general = generalReferenceRows(content, id);
       expect(staged.rows).toEqual(general.staged);
       expect(references.rows).toEqual(general.references);
@@ -246,7 +247,8 @@ describe('lists of references from the record bytes', () => {
     const layout = layoutEntity(dictionary.byId.get(1000011n)!, content);
     const staged = new Rows();
     const references = new Rows();
-    appendReferenceElements(staged, references, -5n, 3, 'entries', layout.view, layout.slots[0] as VariableSlot, true);
+    const slot = layout.slots[0] as VariableSlot;
+    appendReferenceElements(staged, references, ...halves(-5n), 3, 'entries', layout.view, slot.elementsOffset, slot.count, slot.elementSize!, true);
     expect(staged.rows).toEqual([
       [-5n, 0n, null, FIRST_OBJECT, null, null, 3],
       [-5n, 1n, null, 1000011n, null, LAST_OBJECT, 3],
@@ -255,5 +257,47 @@ describe('lists of references from the record bytes', () => {
       [-5n, FIRST_OBJECT, 'entries'],
       [-5n, LAST_OBJECT, 'entries'],
     ]);
+  });
+});
+
+describe('the link pass over a list of references where it lies', () => {
+  const types = new Map([1000010n, 1000011n].map((id) => [id, linkType(id)]));
+  const sinksOf = () => ({ direct: new Rows(), staged: new Rows(), references: new Rows() });
+  const contentOf = (pair: boolean): Uint8Array => {
+    const elements = bytes();
+    const values = [1000000000000000001n, 0n, 1000011n, 8999999999999999999n, 1234567890123456789n, 1000000000000000077n];
+    for (const v of values) elements.int64(v);
+    return bytes().list(pair ? values.length / 2 : values.length, elements.build()).build();
+  };
+
+  for (const [id, pair] of [
+    [1000010n, false],
+    [1000011n, true],
+  ] as const) {
+    it(`writes a ${pair ? 'map' : 'list'}'s rows in its header's visit, the rows its record's handling writes`, () => {
+      const content = contentOf(pair);
+      const viaVisit = sinksOf();
+      const visited = linkRecordPass(types, viaVisit, memberCodesOf(types));
+      // The record as the walk sees it: content inside a larger buffer, at an offset.
+      const buffer = new Uint8Array(content.length + 40);
+      buffer.set(content, 24);
+      expect(visited.visit(...halves(OWNER), Number(id), 0, 'f', 0, content.length + 24, new DataView(buffer.buffer), 24)).toBe(false);
+      const viaRecord = sinksOf();
+      const handled = linkRecordPass(types, viaRecord, memberCodesOf(types));
+      handled.handle({ objectId: OWNER, typeId: id, content, file: 'f', offset: 0 });
+      expect(viaRecord.staged.rows).toHaveLength(pair ? 3 : 6);
+      expect(viaVisit.staged.rows).toEqual(viaRecord.staged.rows);
+      expect(viaVisit.references.rows).toEqual(viaRecord.references.rows);
+      expect(viaVisit.references.rows.map((r) => r[1])).toEqual([1000000000000000001n, 8999999999999999999n, 1234567890123456789n, 1000000000000000077n]);
+      expect(viaVisit.direct.rows).toEqual([]);
+    });
+  }
+
+  it('hands a list of another shape to the record handling, writing nothing', () => {
+    const content = Uint8Array.from([...contentOf(true), 0]);
+    const sinks = sinksOf();
+    const pass = linkRecordPass(types, sinks, memberCodesOf(types));
+    expect(pass.visit(...halves(OWNER), 1000011, 0, 'f', 0, content.length + 24, new DataView(content.buffer), 0)).toBe(true);
+    expect([sinks.staged.rows, sinks.references.rows, sinks.direct.rows]).toEqual([[], [], []]);
   });
 });
