@@ -17,8 +17,13 @@ export interface ServeProcess {
   waitForStderr(pattern: RegExp): Promise<void>;
 }
 
-export function spawnCli(args: string[], env: Record<string, string> = {}): ServeProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+/**
+ * `built`: the built command (dist/cli/main.js) instead of the sources, for what tsx would change:
+ * its loader makes its cache directory under TMPDIR, and so a TMPDIR that does not exist.
+ */
+export function spawnCli(args: string[], env: Record<string, string> = {}, options: { readonly built?: boolean } = {}): ServeProcess {
+  const command = options.built === true ? [join(ROOT, 'dist', 'cli', 'main.js')] : ['--import', 'tsx', MAIN];
+  const child = spawn(process.execPath, [...command, ...args], {
     cwd: ROOT,
     env: { ...process.env, STORAGE_INSPECTOR_TOKEN: undefined, STORAGE_INSPECTOR_BASIC_AUTH: undefined, ...env },
   });

@@ -2,6 +2,7 @@ import { open, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
+import { isAppError } from '../../../errors.js';
 import type { CsvCells, JsonCell } from '../../../sql/answers/result-values.js';
 import type { SqlEngine, SqlColumn } from '../../../sql/sql-engine.js';
 import type { SqlError } from '../../../sql/sandbox.js';
@@ -66,7 +67,7 @@ const SQL_PROBLEMS = {
   404: problemResponse('no such storage, or SQL is off (--no-sql)'),
   408: problemResponse('interrupted by the SQL timeout (--sql-timeout)'),
   413: problemResponse('a row (--sql-max-row-bytes) or the whole JSON answer (--sql-max-answer-bytes) is over its limit'),
-  503: problemResponse('too many statements running at once, or the answers being sent hold the whole answer budget (Retry-After), or the graph index is being built'),
+  503: problemResponse('too many statements running at once, or the answers being sent hold the whole answer budget (Retry-After), or the graph index is being built, or a setting of the server keeps SQL from running (its TMPDIR names no directory)'),
 };
 
 export interface SqlRoutesOptions {
@@ -118,7 +119,7 @@ export async function sqlRoutes(scope: FastifyInstance, options: SqlRoutesOption
           const cells: CsvCells = (request.query as Static<typeof SqlQuery>).rawCsv === true ? 'raw' : 'safe';
           return await streamAnswer(engine, body.sql, format, cells, abort, reply);
         } catch (error) {
-          throw asProblem(error);
+          throw asProblem(error, request);
         }
       },
     );
@@ -129,7 +130,7 @@ export async function sqlRoutes(scope: FastifyInstance, options: SqlRoutesOption
         try {
           return await engineFor(request, options).schema();
         } catch (error) {
-          throw asProblem(error);
+          throw asProblem(error, request);
         }
       },
     );
@@ -144,7 +145,14 @@ function engineFor(request: FastifyRequest, options: SqlRoutesOptions): SqlEngin
   return sqlEngineOf(context, options.sql);
 }
 
-function asProblem(error: unknown): unknown {
+function asProblem(error: unknown, request: FastifyRequest): unknown {
+  // A setting of the server keeps its SQL from running (a TMPDIR naming no directory,
+  // temporary-directory.ts): the client is told so, the operator who can fix it reads it in the
+  // log, and the server goes on (before: 500 Internal Server Error, logged with a stack).
+  if (isAppError(error) && error.code === 'USAGE') {
+    request.log.warn({ url: request.url }, `SQL cannot run: ${error.message}`);
+    return new ApiProblem(503, 'SQL Unavailable', error.message);
+  }
   if (!(error instanceof Error) || error.name !== 'SqlError') return error;
   const e = error as SqlError;
   const extra = e.position === undefined ? {} : { position: e.position };
