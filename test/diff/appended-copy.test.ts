@@ -226,4 +226,32 @@ describe('diff of a storage and a copy that went on', () => {
     expect(whole).toMatch(/data file not found: channel 0, file 2/);
     expect(await diff(before, dir, true).then(() => 'opened', (e: unknown) => String(e))).toBe(whole);
   });
+
+  // The appended bytes are read whole and walked in place (appended-compare.ts walkHeld): a file
+  // cut after the copy was opened must fail as the record stream fails on it.
+  for (const [name, kept] of [
+    ['inside the first appended record', 12],
+    ['inside its header', 5],
+  ] as const) {
+    it(`a file the copy appended to, cut ${name} after the copy was opened: the record stream's error`, async () => {
+      const dir = variant(`cut-after-open-${kept}`, () => undefined);
+      const sa = await Storage.open(before, { countLatestTypes: true });
+      try {
+        const sb = await Storage.open(dir, { basis: sa });
+        try {
+          const opening = sb.basisOpening!;
+          expect(opening).toBeDefined();
+          const grown = sb.channels.flatMap((c) => c.files.map((file) => ({ file, from: opening.appendedFrom[c.index]?.[file.slot] ?? 0 }))).find((g) => g.from > 0 && g.from < g.file.totalLength)!;
+          expect(grown).toBeDefined();
+          truncateSync(grown.file.path, grown.from + kept);
+          const failure = await diffStorages(sa, sb, { limit: 10_000 }).then(() => 'compared', (e: unknown) => (e as Error).message);
+          expect(failure).toBe(`${grown.file.path}: the file ends inside the record at ${grown.from}`);
+        } finally {
+          await sb.close();
+        }
+      } finally {
+        await sa.close();
+      }
+    });
+  }
 });
