@@ -79,8 +79,30 @@ function sourceFor(entities: number): string {
   return dir;
 }
 
-function runChild(args: readonly string[]): Promise<Report> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'convert-child.ts'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+/**
+ * `convert-child.ts` bundled into plain JavaScript (it loads the built code, as users run it) and
+ * run without tsx's loader, whose modules (esbuild's service, the loader's caches) took 35-40 MB
+ * of the child's RSS before convert began (a child that only imports convert-storage.js: 92-98 MB
+ * with the loader, 57-58 MB without), counted in the peak RSS measured against the memory
+ * target. Written once per run beside the storages, as processes.ts does for the server's child;
+ * with BENCH_SOURCE=1 the child converts with the TypeScript sources and runs through tsx.
+ */
+let convertChildScript: Promise<string> | undefined;
+
+function convertChild(): Promise<string> {
+  convertChildScript ??= (async () => {
+    // Bundled at the same depth below the project (bench/.children/), so its import of ../../dist resolves alike.
+    const outfile = join(HERE, '..', '.children', 'convert-child.mjs');
+    const { build } = await import('esbuild');
+    await build({ entryPoints: [join(HERE, 'convert-child.ts')], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
+    return outfile;
+  })();
+  return convertChildScript;
+}
+
+async function runChild(args: readonly string[]): Promise<Report> {
+  const script = process.env.BENCH_SOURCE === '1' ? ['--import', 'tsx', join(HERE, 'convert-child.ts')] : [await convertChild()];
+  const child = spawn(process.execPath, [...script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout });
   return new Promise((resolve, reject) => {
     lines.once('line', (line) => resolve(JSON.parse(line) as Report));

@@ -2,8 +2,9 @@
  * One measured `convert` (a child process of convert-bench.ts): converts the storage into `out`
  * with the given channel count and prints one JSON line: wall and CPU time per phase (the check's
  * indexing and record walk, the reachability search, the copy), what was written and
- * left out, and the peak RSS of this process. Uses the built code (dist/), like rescue-child.ts
- * (BENCH_SOURCE=1: the sources through tsx, whose compiling on first import then counts too).
+ * left out, and the peak RSS of this process. Uses the built code (dist/), like rescue-child.ts,
+ * and runs bundled into plain JavaScript without tsx's loader (convert-bench.ts; BENCH_SOURCE=1:
+ * the sources through tsx, whose compiling on first import then counts too).
  */
 import { readFileSync } from 'node:fs';
 
