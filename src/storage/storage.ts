@@ -1,18 +1,12 @@
 import { StorageError } from '../errors.js';
-import { MICROSTREAM, type StorageFamily } from '../format/storage-family.js';
-import { parseTypeDictionary, type TypeDictionary } from '../format/type-dictionary.js';
 import type { LogAggregate } from '../format/transaction-log.js';
 import type { IndexWorkerPool } from './index/index-workers.js';
 import { indexInitially } from './initial-index.js';
-import { ConsistencyGate } from './consistency-gate.js';
 import { DirectorySource } from './source/directory-source.js';
-import { readStorageLock, type StorageLockInfo } from './source/storage-lock.js';
 import { readChannelLogs, type ChannelLogReader } from './log-reader.js';
-import { DEFAULT_RECORD_CACHE_BYTES, RecordCache, type RecordCacheStats } from './record-cache.js';
-import { readLatestRecord } from './entity-read.js';
+import { DEFAULT_RECORD_CACHE_BYTES } from './record-cache.js';
 import { startIndexWorkers } from './index-threads-for-open.js';
 import { applyJob, removeFile, tellListeners, type RecordSink } from './record-application.js';
-import { damagedFiles, StorageWarnings } from './storage-warnings.js';
 import type { ScanProblem } from './records/record-scan.js';
 import { scanJobs } from './scan-jobs.js';
 import { planRefresh } from './refresh-plan.js';
@@ -24,17 +18,8 @@ import type { SeenProblem } from './follow-problems.js';
 import { NotAStorageError, scanStorageLayout, type StorageLayout } from './source/storage-dir.js';
 import { resolveValidLengths } from './valid-lengths.js';
 import { ChangeCollector, findTruncations, type ChannelState, type FileState } from './channel-state.js';
-import {
-  DEFAULT_MAX_DICTIONARY_BYTES,
-  RECORD_WORDS,
-  type CommittedLengths,
-  type OpenOptions,
-  type RefreshResult,
-  type ShortFile,
-  type StorageChangeListener,
-  type StorageChannel,
-  type StoredEntity,
-} from './storage-types.js';
+import { StorageState } from './storage-state.js';
+import { DEFAULT_MAX_DICTIONARY_BYTES, RECORD_WORDS, type CommittedLengths, type OpenOptions, type RefreshResult } from './storage-types.js';
 
 export * from './storage-types.js';
 
@@ -56,66 +41,30 @@ export interface StorageOpenOptions extends OpenOptions {
  * was appended (new log entries, new record bytes, new files) and dropping deleted files; opening
  * is simply the first refresh. Each refresh reads one snapshot of the source (`StorageSource.
  * snapshot`). Updates are applied through a gate, so a request that runs inside `consistent()`
- * sees one state from start to end.
+ * sees one state from start to end. What is answered from the state (an object's record, the
+ * warnings, a file's bytes...) is storage-state.ts's; this file opens and refreshes it.
  */
 
-export class Storage {
-  dictionary: TypeDictionary = parseTypeDictionary('');
-  /** The dictionary file's bytes: what `/dictionary` serves. */
-  dictionaryBytes: Buffer = Buffer.alloc(0);
-  /** MicroStream or EclipseStore, read from the dictionary (follows it when it is rewritten). */
-  family: StorageFamily = MICROSTREAM;
-  rootObjectId = 0n;
-  /** The roots entity (`PersistenceRoots`), 0 when there is none: where reachability starts. */
-  rootsObjectId = 0n;
-  private readonly told = new StorageWarnings();
-  /** Problems tolerated so far (damaged records, files Java would refuse), for the operator. */
-  readonly warnings: string[] = this.told.warnings;
-  /**
-   * Data files found shorter than their log commits so far (each also in `warnings`): what lost
-   * its tail, as data for those who tell answers the lost part may contradict.
-   */
-  readonly shortFiles: ShortFile[] = this.told.shortFiles;
-  /** Incremented whenever the visible state changes. */
-  generation = 0;
-  /** Timestamp of the last complete commit (epoch nanoseconds, as in the logs); 0 when unknown. */
-  lastCommitTimestamp = 0n;
-
-  private channelStates: ChannelState[] = [];
+export class Storage extends StorageState {
   private logReaders: (ChannelLogReader | undefined)[] = [];
   private dictionaryStamp = '';
   private rootsCandidates = new Set<bigint>();
-  private readonly gate = new ConsistencyGate();
   /** What the refresh under way reads through (one snapshot of the source). */
   private reads: SourceReader | undefined;
-  private status: 'open' | 'closed' = 'open';
   private refreshing: Promise<RefreshResult> | undefined;
-  private readonly changeListeners: StorageChangeListener[] = [];
-  /** Data files shorter than their committed bytes, as of the latest refresh. */
-  private truncations: readonly SeenProblem[] = [];
   /** Collects what the refresh being applied changes, while someone listens. */
   private changes: ChangeCollector | undefined;
-
-  /** The storage as the user named it: the directory as given, or the source's location. */
-  readonly directory: string;
-
   private openedOnBasis: (BasisOpening & { readonly basis: Storage; readonly generation: number }) | undefined;
-  private typeCounts: Map<bigint, number> | undefined;
   /** The last complete commit the latest refresh found (taken as `lastCommitTimestamp` only when it applies a change). */
   private foundCommitTimestamp = 0n;
 
-  /** Records read lately (undefined when none are kept). */
-  private readonly records: RecordCache | undefined;
-
   private constructor(
-    /** Where the files are kept. */
-    readonly source: StorageSource,
+    source: StorageSource,
     private readonly committedLengths: CommittedLengths | undefined,
     private readonly maxDictionaryBytes: number,
     recordCacheBytes: number,
   ) {
-    this.directory = source.location;
-    this.records = recordCacheBytes > 0 ? new RecordCache(recordCacheBytes) : undefined;
+    super(source, recordCacheBytes);
   }
 
   /** Opens a storage directory (a path) or a storage kept elsewhere; the storage owns the source from here on. */
@@ -149,42 +98,6 @@ export class Storage {
   }
 
   /**
-   * Latest records per type id as of opening (`OpenOptions.countLatestTypes`), undefined when
-   * not counted or once the state changed.
-   */
-  get latestTypeCounts(): ReadonlyMap<bigint, number> | undefined {
-    return this.generation === 1 ? this.typeCounts : undefined;
-  }
-
-  get channels(): readonly StorageChannel[] {
-    return this.channelStates;
-  }
-
-  /** How the cache of records read lately did (undefined when it keeps none). */
-  get recordCache(): RecordCacheStats | undefined {
-    return this.records?.stats();
-  }
-
-  /** Number of distinct object ids across all channels. */
-  get entityCount(): number {
-    return this.channelStates.reduce((n, c) => n + c.objects.size, 0);
-  }
-
-  /**
-   * What is wrong with the storage as of the latest refresh, and lasts until it is repaired: data
-   * files shorter than the bytes their log commits (committed records cut off), damaged records
-   * where the walk of a file stopped. A follower reports these when they appear and clear.
-   */
-  get conditions(): readonly SeenProblem[] {
-    return [...this.truncations, ...damagedFiles(this.channelStates)];
-  }
-
-  /** Runs a request against one consistent state (no update is applied while it runs). */
-  consistent<T>(fn: () => Promise<T>): Promise<T> {
-    return this.gate.read(fn);
-  }
-
-  /**
    * Takes over what was committed since the last refresh. Concurrent calls share one run; a call
    * made while a run is under way waits for it and then runs again (it may have missed changes).
    */
@@ -197,51 +110,6 @@ export class Storage {
     } finally {
       this.refreshing = undefined;
     }
-  }
-
-  /**
-   * The latest record of an object, or undefined when the id is not an entity of this storage.
-   * Like Java, only the channel `id & (channels - 1)` is asked.
-   */
-  readEntity(objectId: bigint): Promise<StoredEntity | undefined> {
-    if (this.status !== 'open') throw new StorageError('STORAGE_NOT_OPEN', 'the storage is closed');
-    return readLatestRecord(this.channelStates, this.records, this.source, objectId);
-  }
-
-  /**
-   * Hears every later change of the visible state, inside the consistent step that applies it
-   * (no request runs meanwhile). Returns a function that stops listening.
-   */
-  onChange(listener: StorageChangeListener): () => void {
-    this.changeListeners.push(listener);
-    return () => {
-      const index = this.changeListeners.indexOf(listener);
-      if (index >= 0) this.changeListeners.splice(index, 1);
-    };
-  }
-
-  /**
-   * The storage's `used.lock` as it is now: whether a process (a running Java application)
-   * claims the storage, since when and until when. Read on every call; never created, changed
-   * or honoured.
-   */
-  readLockFile(nowMillis: number = Date.now()): Promise<StorageLockInfo> {
-    return readStorageLock(this.directory, nowMillis);
-  }
-
-  /** Exactly `length` bytes of a storage file (as named by `StorageFile.path`) at `position`. */
-  readFileRange(path: string, position: number, length: number): Promise<Buffer> {
-    return this.source.read(path, position, length);
-  }
-
-  /** How Java's storage prints the path of a data file (file statistics). */
-  javaFilePath(channelDirectoryName: string, fileName: string): string {
-    return this.source.javaFilePath(channelDirectoryName, fileName);
-  }
-
-  async close(): Promise<void> {
-    this.status = 'closed';
-    await this.source.close();
   }
 
   private async load(options: OpenOptions): Promise<void> {
@@ -302,10 +170,6 @@ export class Storage {
     this.generation = 1;
     this.openedOnBasis = { basis, basisGeneration: generation, appendedFrom, replaced, generation: this.generation };
     return true;
-  }
-
-  private warn(message: string): void {
-    this.told.warn(message);
   }
 
   /** One refresh, reading one snapshot of the source. */
