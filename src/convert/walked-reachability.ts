@@ -1,6 +1,7 @@
 import { StorageError } from '../errors.js';
 import type { ReferenceListener } from '../check/record-findings.js';
 import type { Storage } from '../storage/storage.js';
+import { release, releasableInt32s, releasableUint32s } from './releasable-memory.js';
 
 /**
  * Which objects the roots reach, from the references the check's record walk reports
@@ -106,7 +107,7 @@ export class WalkedReachability implements ReferenceListener {
       this.runStarts[i] = run.start;
       this.runLengths[i] = run.length;
     }
-    this.starts = new Uint32Array(total);
+    this.starts = releasableUint32s(total);
     this.blocks = [];
     this.fill = 0;
     this.newest = 0;
@@ -132,7 +133,7 @@ export class WalkedReachability implements ReferenceListener {
     const fill = this.fill;
     if (fill === MAX_ENTRIES) throw new StorageError('STORAGE_REFUSED', `more than ${MAX_ENTRIES} objects and references: reachability is computed for at most that many (convert with --keep-unreachable)`);
     const block = fill >>> BLOCK_BITS;
-    if (block === this.blocks.length) this.blocks.push(new Int32Array(BLOCK));
+    if (block === this.blocks.length) this.blocks.push(releasableInt32s(BLOCK));
     this.blocks[block]![fill & BLOCK_MASK] = value;
     this.fill = fill + 1;
   }
@@ -237,7 +238,10 @@ export class WalkedReachability implements ReferenceListener {
       }
     }
     this.reach = reach;
-    // The lists are no longer needed; the bits are.
+    // The lists are no longer needed; the bits are. Their memory is given back now: the copy's
+    // stores come next (releasable-memory.ts).
+    release(this.starts);
+    for (const block of this.blocks) release(block);
     this.starts = new Uint32Array(0);
     this.blocks = [];
   }
