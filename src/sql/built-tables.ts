@@ -9,7 +9,7 @@ import { buildLinkTables, type LinkType } from './fills/link-tables.js';
 import { writeLinkTablesAsParquet } from './fills/link-parquet.js';
 import { quoteIdent, quoteText } from './tables/column-model.js';
 import { buildCommitsTable } from './fills/commit-rows.js';
-import { buildObjectsTable } from './fills/object-rows.js';
+import { buildObjectsTable, copyObjectRows } from './fills/object-rows.js';
 import { dominatorsSettled } from '../graph/model/dominators-under-way.js';
 import type { Sandbox } from './sandbox.js';
 import type { KeepResult, TableCache } from './cache/table-cache.js';
@@ -226,11 +226,19 @@ export class BuiltTables {
     return true;
   }
 
-  /** Every type table, `_objects` and `_commits` filled (our own exports; benchmarks); false as `ready`. */
-  async fillAll(duck: DuckModule): Promise<boolean> {
-    if (!(await this.objectsTable(duck)) || !(await this.commitsTable(duck))) return false;
-    if (!(await this.values(duck, this.laterValueTypes()))) return false;
-    return this.fill(duck, new Set(this.deferred.values()), undefined, false);
+  /**
+   * Every type table, `_objects` and `_commits` filled (our own exports; benchmarks); false as
+   * `ready`. `_objects` beside the type fills: its graph index is built in worker threads and its
+   * rows joined to their names by DuckDB's threads while this thread walks the type fills' records.
+   */
+  async fillAll(duck: DuckModule, withObjects = true): Promise<boolean> {
+    const types = async (): Promise<boolean> =>
+      (await this.commitsTable(duck)) && (await this.values(duck, this.laterValueTypes())) && this.fill(duck, new Set(this.deferred.values()), undefined, false);
+    // Both ended before the answer (a failure of one must not leave the other writing into a closed database).
+    const [objects, rest] = await Promise.allSettled([withObjects ? this.objectsTable(duck) : Promise.resolve(true), types()]);
+    if (objects.status === 'rejected') throw objects.reason;
+    if (rest.status === 'rejected') throw rest.reason;
+    return objects.value && rest.value;
   }
 
   /** The value types whose rows the build left for later. */
@@ -306,6 +314,28 @@ export class BuiltTables {
     }
     const done = await this.inBuiltState(async (connection) => {
       rows = await writeLinkTablesAsParquet(connection, this.storage, this.linkTypes, files);
+    });
+    return done ? rows : undefined;
+  }
+
+  /**
+   * `_objects` written as Parquet (`file`, zstd; an export that keeps no tables): from the table
+   * when a statement has filled it (or is filling it), else straight from the pass's staged rows,
+   * the table left unfilled (object-rows.ts `copyObjectRows`). Rows written; undefined when the
+   * storage is no longer in the built state.
+   */
+  async copyObjects(duck: DuckModule, file: string): Promise<number | undefined> {
+    let rows = 0;
+    if (this.ledger.objects !== undefined || !this.sandbox.allowFiles) {
+      const copy = async (connection: DuckDBConnection): Promise<void> => {
+        rows = Number((await connection.runAndReadAll(`COPY (SELECT * FROM _objects) TO ${quoteText(file)} (FORMAT parquet, COMPRESSION zstd)`)).getRows()[0]![0]);
+      };
+      return (await this.objectsTable(duck)) && (await this.inBuiltState(copy)) ? rows : undefined;
+    }
+    const graph = await this.graph();
+    if (graph !== undefined) await dominatorsSettled(graph);
+    const done = await this.inBuiltState(async (connection) => {
+      rows = await copyObjectRows(duck, connection, this.storage, graph, this.sandbox.tempDirectory, file);
     });
     return done ? rows : undefined;
   }

@@ -42,22 +42,36 @@ export async function tableRowEstimates(builds: EngineBuilds): Promise<Map<strin
   }
 }
 
-/** Every table filled (our own exports; benchmarks). */
-export async function fillAll(builds: EngineBuilds): Promise<void> {
+/** Every table filled (our own exports; benchmarks); `_objects` too unless `withObjects` is false. */
+export async function fillAll(builds: EngineBuilds, withObjects = true): Promise<void> {
   await withCurrent(builds, async (built) => {
-    if (!(await built.fillAll(await loadDuck()))) throw new Error('the storage changed while its tables were built; ask again');
+    if (!(await built.fillAll(await loadDuck(), withObjects))) throw new Error('the storage changed while its tables were built; ask again');
   });
 }
 
-/** Writes a table as Parquet (zstd) with DuckDB's writer. */
-export async function copyToParquet(builds: EngineBuilds, allowFiles: boolean, table: string, file: string): Promise<void> {
+/**
+ * Writes `_objects` as Parquet (zstd) with DuckDB's writer, without filling it for statements
+ * unless a statement has (built-tables.ts `copyObjects`): an export that keeps no tables. Rows written.
+ */
+export async function copyObjectsToParquet(builds: EngineBuilds, allowFiles: boolean, file: string): Promise<number> {
+  if (!allowFiles) throw new Error('this SQL engine has no file access');
+  return withCurrent(builds, async (built) => {
+    const rows = await built.copyObjects(await loadDuck(), file);
+    if (rows === undefined) throw new Error('the storage changed while it was exported; export again');
+    return rows;
+  });
+}
+
+/** Writes a table as Parquet (zstd) with DuckDB's writer; rows written (COPY's answer). */
+export async function copyToParquet(builds: EngineBuilds, allowFiles: boolean, table: string, file: string): Promise<number> {
   if (!allowFiles) throw new Error('this SQL engine has no file access');
   const built = await builds.current();
   built.active++;
   const connection = await built.sandbox.instance.connect();
   try {
     if (!(await built.ready(await loadDuck(), new Set([table.toLowerCase()])))) throw new Error('the storage changed while it was exported; export again');
-    await connection.run(`COPY (SELECT * FROM ${quoteIdent(table)}) TO ${quoteText(file)} (FORMAT parquet, COMPRESSION zstd)`);
+    const reader = await connection.runAndReadAll(`COPY (SELECT * FROM ${quoteIdent(table)}) TO ${quoteText(file)} (FORMAT parquet, COMPRESSION zstd)`);
+    return Number(reader.getRows()[0]![0]);
   } finally {
     connection.closeSync();
     built.active--;

@@ -15,7 +15,7 @@ import type { CheckedStatement } from './statement-check.js';
 import { readAnswerRows, type SqlColumn } from './answer-rows.js';
 import type { StateTablesOptions } from './current-tables.js';
 import { EngineBuilds } from './engine-builds.js';
-import { copyLinkTablesToParquet, copyToParquet, fillAll, tableRowEstimates } from './engine-exports.js';
+import { copyLinkTablesToParquet, copyObjectsToParquet, copyToParquet, fillAll, tableRowEstimates } from './engine-exports.js';
 
 // The limits live apart (sql-limits.ts): `serve` names their defaults in its help without loading this module.
 export { DEFAULT_SQL_LIMITS, type SqlLimits } from './sql-limits.js';
@@ -259,17 +259,26 @@ export class SqlEngine {
     return tableRowEstimates(this.builds);
   }
 
-  /** Every table filled (our own exports; benchmarks). */
-  async fillAll(): Promise<void> {
-    await fillAll(this.builds);
+  /** Every table filled (our own exports; benchmarks); `_objects` too unless `withObjects` is false. */
+  async fillAll(withObjects = true): Promise<void> {
+    await fillAll(this.builds, withObjects);
+  }
+
+  /**
+   * Writes `_objects` as Parquet (zstd) without filling it for statements (engine-exports.ts):
+   * our own exports that keep no tables, on an engine made with `allowFiles`. Rows written.
+   */
+  async copyObjectsToParquet(file: string): Promise<number> {
+    return copyObjectsToParquet(this.builds, this.options.allowFiles === true, file);
   }
 
   /**
    * Writes a table as Parquet (zstd) with DuckDB's writer: for exports by our own code, on an
    * engine made with `allowFiles` (a sandboxed engine refuses; its users' SQL never gets here).
+   * Rows written.
    */
-  async copyToParquet(table: string, file: string): Promise<void> {
-    await copyToParquet(this.builds, this.options.allowFiles === true, table, file);
+  async copyToParquet(table: string, file: string): Promise<number> {
+    return copyToParquet(this.builds, this.options.allowFiles === true, table, file);
   }
 
   /**

@@ -46,7 +46,22 @@ export const OBJECTS_TABLE = `CREATE TABLE _objects (oid BIGINT, type_id BIGINT,
 export async function buildObjectsTable(duck: DuckModule, connection: DuckDBConnection, storage: Storage, graph: GraphIndex | undefined, stagingDirectory?: string): Promise<void> {
   const staged = stagingDirectory === undefined ? undefined : join(stagingDirectory, `objects-${++stagedFiles}.rows`);
   try {
-    await fillObjectsTable(duck, connection, storage, graph, staged);
+    await fillObjectsTable(duck, connection, storage, graph, staged, undefined);
+  } finally {
+    if (staged !== undefined) rmSync(staged, { force: true });
+  }
+}
+
+/**
+ * `_objects`' rows written straight into the Parquet file `file` (zstd) by the statement that
+ * joins the names in, the table left unfilled: an export that keeps no tables. The rows went into
+ * the table and were then read back for the COPY: two statements of 2.4-2.5 s each at 10M
+ * objects. Rows written.
+ */
+export async function copyObjectRows(duck: DuckModule, connection: DuckDBConnection, storage: Storage, graph: GraphIndex | undefined, stagingDirectory: string, file: string): Promise<number> {
+  const staged = join(stagingDirectory, `objects-${++stagedFiles}.rows`);
+  try {
+    return (await fillObjectsTable(duck, connection, storage, graph, staged, file))!;
   } finally {
     if (staged !== undefined) rmSync(staged, { force: true });
   }
@@ -70,7 +85,8 @@ const STAGED_OBJECT_COLUMNS: readonly ParquetColumn[] = [
   { name: 'retained_bytes', type: 'int64', nullable: true },
 ];
 
-async function fillObjectsTable(duck: DuckModule, connection: DuckDBConnection, storage: Storage, graph: GraphIndex | undefined, staged: string | undefined): Promise<void> {
+/** `copyTo`: the rows written into that Parquet file instead of `_objects` (rows written answered). */
+async function fillObjectsTable(duck: DuckModule, connection: DuckDBConnection, storage: Storage, graph: GraphIndex | undefined, staged: string | undefined, copyTo: string | undefined): Promise<number | undefined> {
   await connection.run(`
 ${staged === undefined ? 'CREATE OR REPLACE TABLE __objects (oid BIGINT, type_id BIGINT, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file INTEGER, "offset" BIGINT, commit_timestamp BIGINT, immediate_dominator BIGINT, retained_objects BIGINT, retained_bytes BIGINT);' : ''}
 CREATE OR REPLACE TABLE __files (code INTEGER, name VARCHAR);
@@ -118,12 +134,17 @@ CREATE OR REPLACE TABLE __damaged (oid VARCHAR);`);
     }
   });
   const source = staged === undefined ? '__objects' : `read_parquet(${quoteText(staged)})`;
+  // Named as `_objects` names them (a COPY writes the names of the SELECT).
+  const rows = `SELECT o.oid, o.type_id, t.type_name, ${staged === undefined ? 'o.reachable' : 'o.reachable::BOOLEAN AS reachable'}, o.bytes, o.channel, f.name AS file, o."offset", o.commit_timestamp, o.immediate_dominator, o.retained_objects, o.retained_bytes, d.oid IS NOT NULL AS damaged FROM ${source} o LEFT JOIN __types t ON t.type_id = o.type_id LEFT JOIN __files f ON f.code = o.file LEFT JOIN (SELECT oid::BIGINT AS oid FROM __damaged) d ON d.oid = o.oid`;
+  let written: number | undefined;
+  if (copyTo === undefined) await connection.run(`INSERT INTO _objects ${rows}`);
+  else written = Number((await connection.runAndReadAll(`COPY (${rows}) TO ${quoteText(copyTo)} (FORMAT parquet, COMPRESSION zstd)`)).getRows()[0]![0]);
   await connection.run(`
-INSERT INTO _objects SELECT o.oid, o.type_id, t.type_name, ${staged === undefined ? 'o.reachable' : 'o.reachable::BOOLEAN'}, o.bytes, o.channel, f.name, o."offset", o.commit_timestamp, o.immediate_dominator, o.retained_objects, o.retained_bytes, d.oid IS NOT NULL FROM ${source} o LEFT JOIN __types t ON t.type_id = o.type_id LEFT JOIN __files f ON f.code = o.file LEFT JOIN (SELECT oid::BIGINT AS oid FROM __damaged) d ON d.oid = o.oid;
 ${staged === undefined ? 'DROP TABLE __objects;' : ''}
 DROP TABLE __damaged;
 DROP TABLE __files;
 DROP TABLE __types;`);
+  return written;
 }
 
 /** Where `ObjectRows` writes: DuckDB's appender or a staged Parquet file (both take the same calls). */

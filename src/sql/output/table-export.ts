@@ -90,18 +90,50 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
     options.onStep?.('building the tables');
     const { tables } = await engine.schema();
     const chosen = chooseTables(tables, options.table);
-    // Every type table at once: one pass over the files, not one per table.
-    if (chosen.length > 1) {
-      options.onStep?.(`filling ${chosen.filter((t) => t.kind === 'type').length} type tables`);
-      await engine.fillAll();
-    }
-    options.onStep?.(`writing ${chosen.length === 1 ? '1 table' : `${chosen.length} tables`}`);
     mkdirSync(partial);
     const written = new Map<string, ManifestTable>();
     const entry = (table: SchemaTable, file: string, rows: number): void => {
       written.set(table.name, { name: table.name, alias: table.alias, kind: table.kind, typeIds: table.typeIds, file, rows, bytes: statSync(join(partial, file)).size, columns: table.columns });
       options.onTable?.(table.name, rows);
     };
+    const write = async (table: SchemaTable): Promise<void> => {
+      const file = tableFileName(table.name, options.format);
+      const path = join(partial, file);
+      // As Parquet, the rows COPY wrote: no statement of the engine's (one at a time) beside another table's copy.
+      let rows: number;
+      if (options.format === 'parquet') rows = await engine.copyToParquet(table.name, path);
+      else {
+        rows = Number((await engine.query(`SELECT count(*) FROM ${sqlName(table.name)}`, { limit: 1 })).rows[0]![0]);
+        await writeText(engine, table.name, path, options.format, options.csvCells ?? 'safe');
+      }
+      entry(table, file, rows);
+    };
+    // As Parquet, `_objects` is written beside the type fills: its graph index is built in worker
+    // threads and its rows written by DuckDB's threads while this thread walks the type fills'
+    // records. Without a cache to keep the tables in, straight from its pass's rows into the file,
+    // the table never filled (sql-engine.ts `copyObjectsToParquet`).
+    const early = options.format === 'parquet' && chosen.length > 1 ? chosen.filter((t) => t.name === '_objects') : [];
+    const objectsUnkept = early.length > 0 && options.cache === undefined;
+    const earlyWritten = Promise.all(
+      early.map(async (table) => {
+        if (!objectsUnkept) return write(table);
+        const file = tableFileName(table.name, 'parquet');
+        entry(table, file, await engine.copyObjectsToParquet(join(partial, file)));
+      }),
+    );
+    // Awaited below (or, on a failure, before the directory is removed).
+    earlyWritten.catch(() => undefined);
+    // Every type table at once: one pass over the files, not one per table.
+    if (chosen.length > 1) {
+      options.onStep?.(`filling ${chosen.filter((t) => t.kind === 'type').length} type tables`);
+      try {
+        await engine.fillAll(!objectsUnkept);
+      } catch (error) {
+        await earlyWritten.catch(() => undefined);
+        throw error;
+      }
+    }
+    options.onStep?.(`writing ${chosen.length === 1 ? '1 table' : `${chosen.length} tables`}`);
     // As Parquet, `_elements` and `_references` are written by a pass of their own that leaves
     // them unfilled (sql-engine.ts `copyLinkTablesToParquet`), started beside the other tables'
     // copies: the pass is mostly this thread's work, a copy mostly DuckDB's threads'.
@@ -110,24 +142,17 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
     // Awaited below (or, on a failure, before the directory is removed).
     linkRows?.catch(() => undefined);
     try {
-      for (const table of chosen) {
-        if (links.includes(table)) continue;
-        const file = tableFileName(table.name, options.format);
-        const path = join(partial, file);
-        const rows = Number((await engine.query(`SELECT count(*) FROM ${sqlName(table.name)}`, { limit: 1 })).rows[0]![0]);
-        if (options.format === 'parquet') await engine.copyToParquet(table.name, path);
-        else await writeText(engine, table.name, path, options.format, options.csvCells ?? 'safe');
-        entry(table, file, rows);
-      }
+      for (const table of chosen) if (!links.includes(table) && !early.includes(table)) await write(table);
+      await earlyWritten;
       if (linkRows !== undefined) {
         const rows = await linkRows;
         for (const table of links) entry(table, tableFileName(table.name, 'parquet'), rows.get(table.name)!);
       }
     } catch (error) {
-      await linkRows?.catch(() => undefined);
+      await Promise.allSettled([earlyWritten, linkRows]);
       throw error;
     }
-    const objects = Number((await engine.query('SELECT count(*) FROM _objects', { limit: 1 })).rows[0]![0]);
+    const objects = written.get('_objects')?.rows ?? Number((await engine.query('SELECT count(*) FROM _objects', { limit: 1 })).rows[0]![0]);
     const manifest: ExportManifest = { format: options.format, storage: options.storage.directory, objects, writtenAt: new Date().toISOString(), tables: chosen.map((t) => written.get(t.name)!) };
     writeFileSync(join(partial, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     try {
