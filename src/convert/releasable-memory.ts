@@ -4,7 +4,7 @@
  * reachability lists (about 100 MB at 10M entities) are dropped after the search, just before the
  * copy allocates its stores; left to the collector, they were at times still held while the copy's
  * stores filled: at 10M, 5 of 15 runs peaked at 318-330 MB, the others at 276-292 MB (the memory
- * target there is 319 MB). Released, 7 of 7 runs peaked at 294-296 MB.
+ * target there is 319 MB). Released, 10 of 10 runs peaked at 294-296 MB.
  */
 
 /** ES2024's resizable ArrayBuffer (Node 20 has it; the project's TypeScript lib predates it). */
