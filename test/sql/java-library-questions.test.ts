@@ -28,9 +28,9 @@ if (missing !== undefined && process.env.CI !== undefined && process.env.CI !== 
 }
 if (missing !== undefined) console.warn(`java-library-questions: skipped, ${missing}`);
 
-let work: string;
+let work: string | undefined;
 let storage: string;
-let program: CompiledQuestions;
+let program: CompiledQuestions | undefined;
 
 beforeAll(() => {
   if (missing !== undefined) return;
@@ -41,15 +41,15 @@ beforeAll(() => {
   program = compileLibraryQuestions();
 });
 
+// Each part removed if it was made: a beforeAll that failed half-way (javac refusing the program,
+// the storage not generated) must not leave the generated storage behind.
 afterAll(() => {
-  if (missing === undefined) {
-    program.dispose();
-    rmSync(work, { recursive: true, force: true });
-  }
+  program?.dispose();
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
 });
 
 function runJava(copy: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn('java', ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', ...program.javaArgs(copy, '256m')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('java', ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', ...program!.javaArgs(copy, '256m')], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
