@@ -74,7 +74,8 @@ class Appended {
   }
 }
 
-export async function compareAppended(a: Storage, b: Storage, options: CompareOptions): Promise<RecordCounts> {
+/** `heldLimit`: the bytes of B kept in memory (`HELD_BYTES`; smaller in tests, to take the streamed path). */
+export async function compareAppended(a: Storage, b: Storage, options: CompareOptions, heldLimit = HELD_BYTES): Promise<RecordCounts> {
   const counts: RecordCounts = { unchanged: new Map(), removed: new Map(), changed: new Map(), added: new Map(), usedBefore: new Set(), usedAfter: new Set() };
   const accepts = options.acceptsType ?? (() => true);
   const from = b.basisOpening!.appendedFrom;
@@ -95,7 +96,7 @@ export async function compareAppended(a: Storage, b: Storage, options: CompareOp
   const found = new Appended();
   // Where all of B's appended bytes fit, they are read into one buffer and the records stay where
   // they lie; beyond that, streamed and the latest records copied out (up to HELD_BYTES).
-  const whole = total <= HELD_BYTES;
+  const whole = total <= heldLimit;
   let held = Buffer.allocUnsafe(whole ? total : 1 << 20);
   let heldBytes = 0;
   const note = (range: (typeof ranges)[number], bytes: Buffer, at: number, offset: number, length: number, place: number): void => {
@@ -125,10 +126,13 @@ export async function compareAppended(a: Storage, b: Storage, options: CompareOp
       walkHeld(range, held, start, heldBytes, note);
     } else {
       await streamRecords(b.source, range.file.path, range.from, range.to, (bytes, at, offset, length) => {
+        // Only B's latest records take room among the held bytes: the others are never asked for,
+        // and copied they would push latest ones out (read again from B).
+        if (!range.channel.objects.isLatest(int32At(bytes, at + 16), int32At(bytes, at + 20), range.file.slot, offset)) return;
         let place = -1;
-        if (heldBytes + length <= HELD_BYTES) {
+        if (heldBytes + length <= heldLimit) {
           if (heldBytes + length > held.length) {
-            const grown = Buffer.allocUnsafe(Math.min(HELD_BYTES, Math.max(held.length * 2, heldBytes + length)));
+            const grown = Buffer.allocUnsafe(Math.min(heldLimit, Math.max(held.length * 2, heldBytes + length)));
             held.copy(grown, 0, 0, heldBytes);
             held = grown;
           }
