@@ -132,22 +132,29 @@ export async function openSandbox(duck: DuckModule, options: SandboxOptions): Pr
     },
     close() {
       if (removed !== undefined) return removed;
-      instance.closeSync();
       const remove = (): void => {
         // The last connection closed, DuckDB has ended: nothing writes into the directory now.
         rmSync(tempDirectory, { recursive: true, force: true });
         removedAtExit(tempDirectory, false);
       };
-      if (connections.open.size === 0) {
-        // Removed before `close` returns, as callers that do not wait for it expect.
-        remove();
-        removed = Promise.resolve();
-      } else {
+      const end = (): Promise<void> => {
+        instance.closeSync();
+        if (connections.open.size === 0) {
+          // Removed before `close` returns, as callers that do not wait for it expect.
+          remove();
+          return Promise.resolve();
+        }
         // Interrupted, not closed here: the owner of a connection closes it once its statement
         // has ended (closing it under a running statement is not safe).
         for (const connection of connections.open) connection.interrupt();
-        removed = connections.allClosed().then(remove);
-      }
+        return connections.allClosed().then(remove);
+      };
+      // No connection from now on. One being made now (a fill a cancelled statement started)
+      // is waited for and followed as the others: DuckDB closed under a connect under way
+      // crashed the process at times (a segmentation fault), else handed out a connection no
+      // one followed, on a closed DuckDB whose directory was removed under it.
+      connections.refuse();
+      removed = connections.connecting === 0 ? end() : connections.connected().then(end);
       return removed;
     },
   };
@@ -174,31 +181,66 @@ function removedAtExit(directory: string, open: boolean): void {
 
 
 /**
- * The connections of `instance` open now. Every user of a sandbox connects through
- * `instance.connect()` and closes with `closeSync()`, so both are followed on the instance and on
- * each connection it hands out. `allClosed` resolves once none is open.
+ * The connections of `instance` open now, and how many are being made. Every user of a sandbox
+ * connects through `instance.connect()` and closes with `closeSync()`, so both are followed on the
+ * instance and on each connection it hands out. Once `refuse` is called, `connect` rejects as
+ * DuckDB does once closed. `connected` resolves once none is being made, `allClosed` once none
+ * is open (with none being made).
  */
-function trackConnections(instance: DuckDBInstance): { readonly open: ReadonlySet<DuckDBConnection>; allClosed(): Promise<void> } {
+function trackConnections(instance: DuckDBInstance): {
+  readonly open: ReadonlySet<DuckDBConnection>;
+  readonly connecting: number;
+  refuse(): void;
+  connected(): Promise<void>;
+  allClosed(): Promise<void>;
+} {
   const open = new Set<DuckDBConnection>();
-  let whenNone: (() => void) | undefined;
+  let connecting = 0;
+  let refused = false;
+  const waiting: { readonly done: () => boolean; readonly resolve: () => void }[] = [];
+  const tell = (): void => {
+    for (const wait of [...waiting]) {
+      if (!wait.done()) continue;
+      waiting.splice(waiting.indexOf(wait), 1);
+      wait.resolve();
+    }
+  };
+  const until = (done: () => boolean): Promise<void> => (done() ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ done, resolve })));
   const connect = instance.connect.bind(instance);
   instance.connect = async () => {
-    const connection = await connect();
+    if (refused) throw new Error('Failed to connect: instance closed');
+    connecting++;
+    let connection: DuckDBConnection;
+    try {
+      connection = await connect();
+    } catch (error) {
+      connecting--;
+      tell();
+      throw error;
+    }
+    // Open before it stops being made: never neither while `close` waits.
     open.add(connection);
+    connecting--;
     const disconnect = connection.disconnectSync.bind(connection);
     // closeSync calls disconnectSync.
     connection.disconnectSync = () => {
       try {
         disconnect();
       } finally {
-        if (open.delete(connection) && open.size === 0) whenNone?.();
+        if (open.delete(connection)) tell();
       }
     };
+    tell();
     return connection;
   };
   return {
     open,
-    allClosed: () => (open.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (whenNone = resolve))),
+    get connecting() {
+      return connecting;
+    },
+    refuse: () => (refused = true),
+    connected: () => until(() => connecting === 0),
+    allClosed: () => until(() => open.size === 0 && connecting === 0),
   };
 }
 

@@ -272,6 +272,31 @@ describe('close', () => {
       watcher.close();
     }
   });
+
+  it('waits for a connection being made when close comes, then closes it with the others: DuckDB closed under it ended the process', async () => {
+    const sandbox = await open();
+    // A fill that was connecting when the statement that started it was cancelled: its connect
+    // is under way in DuckDB's threads when `close` comes. Before, DuckDB was closed under it
+    // at once and the process died (a segmentation fault: the test runner's worker gone).
+    const connecting = sandbox.instance.connect();
+    let closed = false;
+    const closing = sandbox.close().then(() => (closed = true));
+    const connection = await connecting;
+    // Its owner uses it and closes it once done, as every user of a sandbox does.
+    const answer = await connection.runAndReadAll('SELECT 42').then(
+      (reader) => String(reader.getRows()[0]![0]),
+      (error: unknown) => String(error),
+    );
+    expect(closed).toBe(false);
+    expect(existsSync(sandbox.tempDirectory)).toBe(true);
+    connection.closeSync();
+    await closing;
+    expect(existsSync(sandbox.tempDirectory)).toBe(false);
+    // Interrupted by `close`, or run if the interrupt came before it started.
+    expect(answer).toMatch(/^(42|Error: INTERRUPT Error: Interrupted!)$/);
+    // No connection once `close` has begun.
+    await expect(sandbox.instance.connect()).rejects.toThrow('instance closed');
+  });
 });
 
 describe('prepareChecked: DuckDB must find the statement the check saw', () => {
