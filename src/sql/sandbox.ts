@@ -54,11 +54,13 @@ export interface Sandbox {
   /** File access left on (`SandboxOptions.allowFiles`): our own code may stage Parquet in `tempDirectory` for DuckDB to read. */
   readonly allowFiles: boolean;
   /**
-   * Ends DuckDB and removes the private directory: at once when no connection is open, else the
-   * statements still running are interrupted and the directory is removed once their owners have
-   * closed the last connection. Before that, a statement still running spilled into the directory
-   * after it was removed, and DuckDB made it again: a process killed meanwhile (a test runner's
-   * worker, stopped with SIGTERM) left it behind. Resolves once it is removed.
+   * Ends DuckDB and removes the private directory: at once when no connection is open or being
+   * made, else (once the connections being made are there) the statements still running are
+   * interrupted and the directory is removed once their owners have closed the last connection.
+   * Before that, a statement still running spilled into the directory after it was removed, and
+   * DuckDB made it again: a process killed meanwhile (a test runner's worker, stopped with
+   * SIGTERM) left it behind. `instance.connect()` is refused from the call on. Resolves once the
+   * directory is removed.
    */
   close(): Promise<void>;
 }
