@@ -7,6 +7,7 @@ import { SharedIndexWorkers } from '../../storage/index/shared-index-workers.js'
 import { checkStorageSpec } from '../../storage/open-source.js';
 import type { CommandIo } from '../io.js';
 import { integerOption, parseCommand, toolCommand } from '../options/option-values.js';
+import { openOutput, type OutputTarget } from '../output/output-target.js';
 import { diffHeadText, objectChangeText, unlistedText } from '../reports/diff-text.js';
 import { jsonText, progressPrinter } from '../reports/report-text.js';
 import { openSpecSource, withStorageOptions, type StorageSpec } from '../options/storage-argument.js';
@@ -77,11 +78,16 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
   // The second storage is indexed by the threads that indexed the first (started once).
   const workers = new SharedIndexWorkers();
   // NDJSON lines written NDJSON_BATCH characters at a time: a write per line cost a system call
-  // and the stream's work each (100,000 lines to a file: about 80 ms more CPU).
+  // and the stream's work each (100,000 lines to a file: about 80 ms more CPU). Through an output
+  // target: a reader that closes the pipe (`... --ndjson | head`) is a normal end, not an uncaught
+  // EPIPE with its stack trace; a slow reader holds the comparison back instead of the lines
+  // piling up in memory.
+  let output: OutputTarget | undefined;
   let pending = '';
-  const flushLines = (): void => {
-    if (pending.length > 0) io.stdout.write(pending);
+  const flushLines = async (): Promise<void> => {
+    const text = pending;
     pending = '';
+    if (text.length > 0 && output !== undefined && !output.closed) await output.write(text);
   };
   try {
     // Two storages: the second may be the first plus what was committed to it since (a copy that
@@ -96,6 +102,7 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
     void workers.close();
     const [a, bSide] = sides as [DiffSide, DiffSide];
     const ndjson = flags.ndjson === true;
+    if (ndjson) output = await openOutput(undefined, io.stdout);
     const report = await diffStorages(a.storage, bSide.storage, {
       sameFiles: specB === undefined,
       typeNames: flags.type,
@@ -103,14 +110,16 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
       onProgress: (done, total) => progress('comparing', done, total),
       ...(ndjson
         ? {
-            onObject: (change: ObjectChange) => {
+            onObject: (change: ObjectChange): Promise<void> | undefined => {
+              if (output!.closed) throw new ReaderGone();
               pending += `${JSON.stringify(change)}\n`;
-              if (pending.length >= NDJSON_BATCH) flushLines();
+              return pending.length >= NDJSON_BATCH ? flushLines() : undefined;
             },
           }
         : {}),
     });
-    flushLines();
+    await flushLines();
+    await output?.end();
     const labelA = sideLabel(a);
     const labelB = sideLabel(bSide);
     if (flags.json === true) io.stdout.write(jsonText({ a: sideJson(a), b: sideJson(bSide), ...report }));
@@ -119,7 +128,11 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
     io.stderr.write(`storage-inspector diff: done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
     return report.equal ? 0 : 1;
   } catch (error) {
-    flushLines(); // the lines found before the failure, as they were written before
+    // The reader went away after lines were written: the storages differ, nothing more to say.
+    if (error instanceof ReaderGone) return 1;
+    // The lines found before the failure, as they were written before (a failure to write them
+    // does not take the place of the error that ended the comparison).
+    await flushLines().catch(() => undefined);
     // 1 means "different" here: every failure is 2.
     io.stderr.write(`storage-inspector diff: ${error instanceof Error ? error.message : String(error)}\n`);
     return 2;
@@ -128,6 +141,9 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
     for (const side of sides) await side.storage.close();
   }
 }
+
+/** The reader of `--ndjson` closed the pipe: the comparison stops. */
+class ReaderGone extends Error {}
 
 function specOf(directory: string, flags: DiffFlags, table: string | undefined): StorageSpec {
   if (directory === '') throw new UsageError('a storage argument is empty');

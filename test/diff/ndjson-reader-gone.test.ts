@@ -1,0 +1,87 @@
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+import { StorageWriter } from '../../src/writer/storage-writer.js';
+import { reflectiveMembers } from '../../src/writer/type-definitions.js';
+
+/**
+ * Where `diff --ndjson`'s lines go fails. `diff A B --ndjson | head -1`, as docs/diff-and-history.md shows it: the reader closes the pipe
+ * after its first line while the diff still has lines to write. That is a normal end, as for
+ * `export ... | head` (no stack trace of an unhandled EPIPE); exit status 1, the storages differ.
+ * Any other failure to write (a full disk under `> file`) is an error: its message, exit status 2.
+ */
+
+const ITEMS = 6000; // about 80 bytes a line: several times the pipe's and the command's buffers
+let base: string;
+let before: string;
+let after: string;
+
+beforeAll(async () => {
+  base = mkdtempSync(join(tmpdir(), 'si-diff-reader-gone-'));
+  before = join(base, 'before');
+  after = join(base, 'after');
+  const writer = StorageWriter.create(before, { channelCount: 1 });
+  const item = writer.defineType('shop.Item', reflectiveMembers('shop.Item', [{ name: 'qty', type: 'int' }]));
+  const ids: bigint[] = [];
+  const store = writer.beginStore();
+  for (let i = 0; i < ITEMS; i++) {
+    ids.push(writer.newObjectId());
+    store.add(item, ids[i]!, [i]);
+  }
+  writer.store(store);
+  writer.close();
+  cpSync(before, after, { recursive: true });
+  const w = await StorageWriter.open(after);
+  const changed = w.beginStore();
+  for (let i = 0; i < ITEMS; i++) changed.add(w.dictionary.require('shop.Item'), ids[i]!, [i + 1]);
+  w.store(changed);
+  w.close();
+});
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+describe('diff --ndjson whose reader goes away', () => {
+  it('ends quietly with exit 1 when the reader closes the pipe (diff ... --ndjson | head -1)', { timeout: 60_000 }, async () => {
+    const main = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
+    expect(existsSync(main)).toBe(true);
+    const child = spawn(process.execPath, ['--import', 'tsx', main, 'diff', before, after, '--ndjson'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const closed = new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    let first = '';
+    const wrote = await Promise.race([
+      new Promise<boolean>((resolve) =>
+        child.stdout.once('data', (d: Buffer) => {
+          first = d.toString();
+          resolve(true);
+        }),
+      ),
+      closed.then(() => false),
+    ]);
+    expect(wrote, stderr).toBe(true);
+    child.stdout.destroy();
+    const code = await closed;
+    expect(JSON.parse(first.split('\n')[0]!)).toMatchObject({ change: 'changed', typeName: 'shop.Item' });
+    expect(stderr).not.toMatch(/EPIPE|Error|\n\s+at /);
+    expect(code).toBe(1);
+  });
+
+  it('ends with the write error and exit 2 when the lines cannot be written (a full disk)', async () => {
+    let accepted = 0;
+    const stdout = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        if (accepted > 0) return done(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
+        accepted += chunk.length;
+        done();
+      },
+    });
+    let stderr = '';
+    const code = await runCli(['diff', before, after, '--ndjson'], { stdout, stderr: { write: (t: string) => void (stderr += t) } });
+    expect(accepted).toBeGreaterThan(0);
+    expect(stderr).toMatch(/storage-inspector diff: ENOSPC: no space left on device, write\n$/);
+    expect(code).toBe(2);
+  });
+});
