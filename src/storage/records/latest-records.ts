@@ -110,33 +110,56 @@ export async function forEachLatestRecord(
   const views: DataView[] = [];
   let lastView: DataView | undefined;
   const drain = async (path: string): Promise<void> => {
-    for (let i = 0; i < count; i++) {
-      const p = i * PENDING_FIELDS;
-      const view = views[pending[p + 7]!]!;
-      const at = pending[p + 4]!;
-      const length = pending[p + 5]!;
-      const idLow = pending[p]!;
-      const typeLow = pending[p + 2]!;
-      const content = new Uint8Array(view.buffer, view.byteOffset + at + 24, length - 24);
-      const done = handle({
-        objectId: (BigInt(pending[p + 1]!) << 32n) | BigInt(idLow >>> 0),
-        typeId: (BigInt(pending[p + 3]!) << 32n) | BigInt(typeLow >>> 0),
-        content: borrow ? content : content.slice(),
-        file: path,
-        offset: pending[p + 6]!,
-      });
-      if (done !== undefined) await done;
-      records++;
+    try {
+      for (let i = 0; i < count; i++) {
+        const p = i * PENDING_FIELDS;
+        const view = views[pending[p + 7]!]!;
+        const at = pending[p + 4]!;
+        const length = pending[p + 5]!;
+        const idLow = pending[p]!;
+        const typeLow = pending[p + 2]!;
+        const content = new Uint8Array(view.buffer, view.byteOffset + at + 24, length - 24);
+        const done = handle({
+          objectId: (BigInt(pending[p + 1]!) << 32n) | BigInt(idLow >>> 0),
+          typeId: (BigInt(pending[p + 3]!) << 32n) | BigInt(typeLow >>> 0),
+          content: borrow ? content : content.slice(),
+          file: path,
+          offset: pending[p + 6]!,
+        });
+        if (done !== undefined) await done;
+        records++;
+      }
+    } finally {
+      // Also when a handler failed: the records after it are not handed over (by the walk's end either).
+      count = 0;
+      views.length = 0;
+      lastView = undefined;
     }
-    count = 0;
-    views.length = 0;
-    lastView = undefined;
   };
+  // The walk stops inside a chunk where a file is damaged (the index stopped there too) and ends
+  // the read, which gives its buffers back for the next read to fill (directory-source.ts): the
+  // records waiting there are handed over first, while their bytes are still the chunk's.
+  const held = (chunks: AsyncIterable<Uint8Array>, path: string): AsyncIterable<Uint8Array> => ({
+    [Symbol.asyncIterator]: () => {
+      const inner = chunks[Symbol.asyncIterator]();
+      return {
+        next: () => inner.next(),
+        return: async () => {
+          try {
+            await drain(path);
+          } finally {
+            await inner.return?.();
+          }
+          return { done: true, value: undefined };
+        },
+      };
+    },
+  });
   for (const { channel, file } of files) {
     let fileDone = 0;
     const path = file.path;
     await walkRecordBytes(
-      storage.source.chunks(path, 0, file.totalLength),
+      held(storage.source.chunks(path, 0, file.totalLength), path),
       file.totalLength,
       (view, at, offset, length, typeLow, typeHigh, idLow, idHigh) => {
         fileDone = offset + length;
