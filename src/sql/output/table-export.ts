@@ -121,8 +121,10 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
         entry(table, file, await engine.copyObjectsToParquet(join(partial, file)));
       }),
     );
-    // Awaited below (or, on a failure, before the directory is removed).
-    earlyWritten.catch(() => undefined);
+    // Awaited below (or, on a failure, before the directory is removed). Its failure is noted so
+    // that the export ends once the fills are done, not after every other table was written.
+    let earlyFailure: { readonly error: unknown } | undefined;
+    earlyWritten.catch((error: unknown) => (earlyFailure ??= { error }));
     // Every type table at once: one pass over the files, not one per table.
     if (chosen.length > 1) {
       options.onStep?.(`filling ${chosen.filter((t) => t.kind === 'type').length} type tables`);
@@ -133,6 +135,8 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
         throw error;
       }
     }
+    // `_objects` failed beside the fills (and has ended): told now.
+    if (earlyFailure !== undefined) throw earlyFailure.error;
     options.onStep?.(`writing ${chosen.length === 1 ? '1 table' : `${chosen.length} tables`}`);
     // As Parquet, `_elements` and `_references` are written by a pass of their own that leaves
     // them unfilled (sql-engine.ts `copyLinkTablesToParquet`), started beside the other tables'
@@ -142,7 +146,10 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
     // Awaited below (or, on a failure, before the directory is removed).
     linkRows?.catch(() => undefined);
     try {
-      for (const table of chosen) if (!links.includes(table) && !early.includes(table)) await write(table);
+      for (const table of chosen) {
+        if (earlyFailure !== undefined) break;
+        if (!links.includes(table) && !early.includes(table)) await write(table);
+      }
       await earlyWritten;
       if (linkRows !== undefined) {
         const rows = await linkRows;

@@ -1,0 +1,63 @@
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TableCache } from '../../../src/sql/cache/table-cache.js';
+import { exportTables } from '../../../src/sql/output/table-export.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { registeredStorage, type RegisteredStorage } from '../../helpers/serving/registered-storage.js';
+
+/**
+ * A Parquet export whose `_objects` file cannot be written (written beside the type fills,
+ * table-export.ts): the export ends with that error as soon as the fills are done, without
+ * writing the other tables first (at 10M objects, minutes of work and gigabytes on a disk that
+ * may be full), and leaves nothing beside --out. With a cache (the table filled, then copied)
+ * and without (copied straight from the pass's rows).
+ */
+
+let base: string;
+let registered: RegisteredStorage;
+beforeAll(async () => {
+  base = mkdtempSync(join(tmpdir(), 'export-objects-failure-'));
+  registered = await registeredStorage(join(CONFORMANCE_DIR, 'storages', 'graph'));
+  registered.registry.startAll();
+});
+afterAll(async () => {
+  await registered.close();
+  rmSync(base, { recursive: true, force: true });
+});
+
+describe('a Parquet export whose _objects file cannot be written', () => {
+  it.each([
+    ['without a cache', false],
+    ['with a cache', true],
+  ])('ends with that error, %s, before writing the other tables, nothing left', { timeout: 120_000 }, async (_label, cached) => {
+    const parent = join(base, cached ? 'cached' : 'uncached');
+    mkdirSync(parent);
+    const steps: string[] = [];
+    const written: string[] = [];
+    const exported = exportTables({
+      storage: registered.storage,
+      graph: () => registered.context.graph.ready(),
+      out: join(parent, 'tables'),
+      format: 'parquet',
+      ...(cached ? { cache: new TableCache(join(base, `cache-${String(cached)}`)) } : {}),
+      onProblem: () => undefined,
+      onStep: (step) => {
+        steps.push(step);
+        // The hidden directory exists now and `_objects`' copy has not opened its file yet: a
+        // directory in its place makes DuckDB's COPY fail as a full disk would.
+        if (!step.startsWith('filling')) return;
+        const partial = readdirSync(parent).find((name) => name.includes('.partial-'))!;
+        mkdirSync(join(parent, partial, '_objects.parquet', 'taken'), { recursive: true });
+      },
+      onTable: (table) => written.push(table),
+    });
+    await expect(exported).rejects.toThrow(/_objects\.parquet/);
+    expect(steps.slice(0, 2)).toEqual(['building the tables', expect.stringMatching(/^filling \d+ type tables$/)]);
+    // Nothing written after the failure: no table told, no writing step.
+    expect(steps).toHaveLength(2);
+    expect(written).toEqual([]);
+    expect(readdirSync(parent)).toEqual([]);
+  });
+});
