@@ -62,6 +62,12 @@ export class BuiltTables {
   /** Why the move failed (DuckDB out of memory, a full disk): this build is broken, the engine builds again. */
   private moveFailure: Error | undefined;
   private readonly turns = new WriteTurns();
+  /**
+   * `_objects` being written straight into a file (`copyObjects`), settled when done: a fill of
+   * the table waits for it (both passes make the same helper tables, `__types` and the others:
+   * at once, DuckDB refused one with a catalog write-write conflict or the file held rows twice).
+   */
+  private objectsCopied: Promise<unknown> = Promise.resolve();
 
   /** Made by open-built-tables.ts (a build, or a kept database opened), which also closes the sandbox if this fails. */
   constructor(
@@ -332,12 +338,17 @@ export class BuiltTables {
       };
       return (await this.objectsTable(duck)) && (await this.inBuiltState(copy)) ? rows : undefined;
     }
-    const graph = await this.graph();
-    if (graph !== undefined) await dominatorsSettled(graph);
-    const done = await this.inBuiltState(async (connection) => {
-      rows = await copyObjectRows(duck, connection, this.storage, graph, this.sandbox.tempDirectory, file);
-    });
-    return done ? rows : undefined;
+    // Noted before the first await: a statement's fill asked for from now on waits for it.
+    const copied = (async (): Promise<boolean> => {
+      await this.objectsCopied;
+      const graph = await this.graph();
+      if (graph !== undefined) await dominatorsSettled(graph);
+      return this.inBuiltState(async (connection) => {
+        rows = await copyObjectRows(duck, connection, this.storage, graph, this.sandbox.tempDirectory, file);
+      });
+    })();
+    this.objectsCopied = copied.catch(() => undefined);
+    return (await copied) ? rows : undefined;
   }
 
   /** Fills `_objects` once (a pass of its own); false when the storage is no longer in the built state. */
@@ -346,7 +357,7 @@ export class BuiltTables {
     // and so is the dominator tree being computed in the background for it (its slices take turns
     // of the gate): the pass takes that tree instead of computing it a second time.
     return this.ledger.objectsFilling(() =>
-      this.graph().then(async (graph) => {
+      this.objectsCopied.then(() => this.graph()).then(async (graph) => {
         if (graph !== undefined) await dominatorsSettled(graph);
         // An export's engine (file access on) stages the rows as Parquet in its private directory.
         return this.inBuiltState((connection) => buildObjectsTable(duck, connection, this.storage, graph, this.sandbox.allowFiles ? this.sandbox.tempDirectory : undefined));

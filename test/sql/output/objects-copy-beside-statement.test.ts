@@ -1,0 +1,55 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqlEngine } from '../../../src/sql/sql-engine.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { registeredStorage, type RegisteredStorage } from '../../helpers/serving/registered-storage.js';
+import { memoryDuck } from '../memory-duck.js';
+
+/**
+ * `_objects` written as Parquet straight from its pass's rows (an export that keeps no tables,
+ * built-tables.ts `copyObjects`) while a statement on the same engine fills the table: both
+ * passes make the same helper tables, so they must not run at once. They did: the statement
+ * failed with DuckDB's catalog write-write conflict, or the file held every row several times.
+ */
+
+const memory = memoryDuck();
+let base: string;
+let registered: RegisteredStorage;
+beforeAll(async () => {
+  base = mkdtempSync(join(tmpdir(), 'objects-copy-beside-statement-'));
+  registered = await registeredStorage(join(CONFORMANCE_DIR, 'storages', 'graph'));
+  registered.registry.startAll();
+});
+afterAll(async () => {
+  await registered.close();
+  rmSync(base, { recursive: true, force: true });
+});
+
+async function fileRows(file: string): Promise<[number, string]> {
+  const [rows, hash] = (await memory.connection.runAndReadAll(`SELECT count(*), sum(hash(t::VARCHAR)::HUGEINT)::VARCHAR FROM read_parquet('${file}') t`)).getRows()[0]!;
+  return [Number(rows), String(hash)];
+}
+
+describe('_objects copied straight into a file while a statement fills it', () => {
+  it('answers the statement and writes every row once', { timeout: 120_000 }, async () => {
+    for (let round = 0; round < 3; round++) {
+      const engine = new SqlEngine({ storage: registered.storage, graph: () => registered.context.graph.ready(), allowFiles: true, everyValueFirst: true, timeoutMs: 0 });
+      try {
+        await engine.schema();
+        const direct = join(base, `direct-${round}.parquet`);
+        const [copied, answer] = await Promise.all([engine.copyObjectsToParquet(direct), engine.query('SELECT count(*) FROM _objects', { limit: 1 })]);
+        const counted = Number(answer.rows[0]![0]);
+        // The same rows as the table the statement filled, written by DuckDB from it.
+        const fromTable = join(base, `table-${round}.parquet`);
+        expect(await engine.copyToParquet('_objects', fromTable)).toBe(counted);
+        expect(counted).toBeGreaterThan(1000);
+        expect(copied).toBe(counted);
+        expect(await fileRows(direct)).toEqual(await fileRows(fromTable));
+      } finally {
+        await engine.close();
+      }
+    }
+  });
+});
