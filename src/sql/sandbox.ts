@@ -4,7 +4,7 @@ import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement } from '
 import type { DuckModule } from './duck-module.js';
 import { invalid, SqlError } from './sql-error.js';
 import { checkStatement, type AllowedTables, type CheckedStatement } from './statement-check.js';
-import { temporaryDirectory } from './temporary-directory.js';
+import { TemporaryDirectoryError, temporaryDirectory } from './temporary-directory.js';
 
 export { invalid, SqlError } from './sql-error.js';
 
@@ -80,7 +80,7 @@ export async function openSandbox(duck: DuckModule, options: SandboxOptions): Pr
     } catch {
       // a PostgreSQL-kept storage or a directory gone: nothing to stay out of
     }
-    if (inside(base, storage)) throw new Error(`the temporary directory ${base} is inside the storage directory ${storage}; set TMPDIR elsewhere`);
+    if (inside(base, storage)) throw new TemporaryDirectoryError(`the temporary directory ${base} is inside the storage directory ${storage}; set TMPDIR elsewhere`);
   }
   const tempDirectory = mkdtempSync(join(base, 'storage-inspector-sql-'));
   removedAtExit(tempDirectory, true);

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,9 @@ import { spawnCli } from '../security/cli.js';
  * not exist (a typo, a mount not there yet) is the user's setting to fix: a usage error naming
  * TMPDIR and the directory (exit 2), not a raw `ENOENT: no such file or directory, lstat '…'`.
  * `serve` and `mcp` keep serving: a statement is answered with the same words (HTTP 503, an MCP
- * tool error), and once the directory is there the next one runs.
+ * tool error), and once the directory is there the next one runs. A TMPDIR inside the storage
+ * directory (DuckDB would write into the storage) is told the same ways; other usage errors are
+ * not "SQL Unavailable".
  */
 
 let work: string;
@@ -123,5 +125,44 @@ describe('serve and mcp with a TMPDIR that is no directory', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('a TMPDIR inside the storage directory', () => {
+  it('sql: a usage error naming both directories (exit 2), nothing made there', async () => {
+    const inside = join(source, 'tmp-inside');
+    mkdirSync(inside, { recursive: true });
+    try {
+      process.env.TMPDIR = inside;
+      const run = await cli(['sql', source, 'SELECT count(*) FROM _objects']);
+      expect(run.stderr).toContain(`storage-inspector sql: the temporary directory ${realpathSync(inside)} is inside the storage directory ${realpathSync(source)}; set TMPDIR elsewhere\n`);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(readdirSync(inside)).toEqual([]);
+    } finally {
+      rmSync(inside, { recursive: true, force: true });
+    }
+  });
+
+  it('serve: a statement is answered 503 naming both directories, logged as a warning', async () => {
+    const inside = join(source, 'serve-inside');
+    mkdirSync(inside, { recursive: true });
+    const serve = spawnCli(['serve', source, '--port', '0', '--no-follow', '--no-cache'], { TMPDIR: inside }, { built: true });
+    try {
+      const base = `http://127.0.0.1:${await serve.port}`;
+      const refused = await fetch(`${base}/api/v1/sql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sql: 'SELECT 1' }) });
+      expect(refused.status).toBe(503);
+      expect(((await refused.json()) as { title: string; detail: string })).toMatchObject({
+        title: 'SQL Unavailable',
+        detail: `the temporary directory ${realpathSync(inside)} is inside the storage directory ${realpathSync(source)}; set TMPDIR elsewhere`,
+      });
+      expect(readdirSync(inside)).toEqual([]);
+    } finally {
+      serve.child.kill('SIGTERM');
+      await serve.exit;
+      rmSync(inside, { recursive: true, force: true });
+    }
+    const lines = serve.stdout().split('\n').filter((line) => line.includes('inside the storage directory')).map((line) => JSON.parse(line) as { level: number; err?: unknown });
+    expect(lines.map(({ level, err }) => ({ level, err }))).toEqual([{ level: 40, err: undefined }]);
   });
 });

@@ -67,7 +67,7 @@ const SQL_PROBLEMS = {
   404: problemResponse('no such storage, or SQL is off (--no-sql)'),
   408: problemResponse('interrupted by the SQL timeout (--sql-timeout)'),
   413: problemResponse('a row (--sql-max-row-bytes) or the whole JSON answer (--sql-max-answer-bytes) is over its limit'),
-  503: problemResponse('too many statements running at once, or the answers being sent hold the whole answer budget (Retry-After), or the graph index is being built, or a setting of the server keeps SQL from running (its TMPDIR names no directory)'),
+  503: problemResponse('too many statements running at once, or the answers being sent hold the whole answer budget (Retry-After), or the graph index is being built, or a setting of the server keeps SQL from running (its TMPDIR names no directory, or one inside the storage directory)'),
 };
 
 export interface SqlRoutesOptions {
@@ -146,10 +146,12 @@ function engineFor(request: FastifyRequest, options: SqlRoutesOptions): SqlEngin
 }
 
 function asProblem(error: unknown, request: FastifyRequest): unknown {
-  // A setting of the server keeps its SQL from running (a TMPDIR naming no directory,
-  // temporary-directory.ts): the client is told so, the operator who can fix it reads it in the
-  // log, and the server goes on (before: 500 Internal Server Error, logged with a stack).
-  if (isAppError(error) && error.code === 'USAGE') {
+  // A setting of the server keeps its SQL from running (a TMPDIR naming no directory or one
+  // inside the storage directory: temporary-directory.ts's error, told by its name as SqlError
+  // is, without loading the SQL modules): the client is told so, the operator who can fix it
+  // reads it in the log, and the server goes on (before: 500 Internal Server Error, logged with a
+  // stack). Other usage errors are not this and stay what they were.
+  if (isAppError(error) && error.name === 'TemporaryDirectoryError') {
     request.log.warn({ url: request.url }, `SQL cannot run: ${error.message}`);
     return new ApiProblem(503, 'SQL Unavailable', error.message);
   }
