@@ -143,11 +143,14 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
     // copies: the pass is mostly this thread's work, a copy mostly DuckDB's threads'.
     const links = options.format === 'parquet' ? chosen.filter((t) => LINK_TABLES.has(t.name)) : [];
     const linkRows = links.length === 0 ? undefined : engine.copyLinkTablesToParquet(new Map(links.map((t) => [t.name, join(partial, tableFileName(t.name, 'parquet'))])));
-    // Awaited below (or, on a failure, before the directory is removed).
-    linkRows?.catch(() => undefined);
+    // Awaited below (or, on a failure, before the directory is removed). Its failure (a staged
+    // file that cannot be written, a full disk) ends the loop as `_objects`' does: not after
+    // every other table was written.
+    let linkFailure: { readonly error: unknown } | undefined;
+    linkRows?.catch((error: unknown) => (linkFailure ??= { error }));
     try {
       for (const table of chosen) {
-        if (earlyFailure !== undefined) break;
+        if (earlyFailure !== undefined || linkFailure !== undefined) break;
         if (!links.includes(table) && !early.includes(table)) await write(table);
       }
       await earlyWritten;

@@ -1,0 +1,62 @@
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exportTables } from '../../../src/sql/output/table-export.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { registeredStorage, type RegisteredStorage } from '../../helpers/serving/registered-storage.js';
+
+/**
+ * A Parquet export whose link pass (`_elements`, `_references`: written beside the other tables'
+ * copies, table-export.ts) fails at its start, as a full disk would fail its staged rows: the
+ * export ends with that error after at most the table whose copy was under way, not after every
+ * other table was written (at 10M objects, tens of copies and gigabytes), and leaves nothing
+ * beside --out.
+ */
+
+let base: string;
+let registered: RegisteredStorage;
+beforeAll(async () => {
+  base = mkdtempSync(join(tmpdir(), 'export-links-failure-'));
+  registered = await registeredStorage(join(CONFORMANCE_DIR, 'storages', 'graph'));
+  registered.registry.startAll();
+});
+afterAll(async () => {
+  await registered.close();
+  rmSync(base, { recursive: true, force: true });
+});
+
+describe('a Parquet export whose link pass cannot write its staged rows', () => {
+  it('ends with that error before writing the other tables, nothing left', { timeout: 120_000 }, async () => {
+    const parent = join(base, 'out');
+    mkdirSync(parent);
+    const written: string[] = [];
+    let tables = 0;
+    const exported = exportTables({
+      storage: registered.storage,
+      graph: () => registered.context.graph.ready(),
+      out: join(parent, 'tables'),
+      format: 'parquet',
+      onProblem: () => undefined,
+      onStep: (step) => {
+        const count = /^writing (\d+) tables$/.exec(step);
+        if (count === null) return;
+        tables = Number(count[1]);
+        // The link pass starts right after this step; its first staged file is named after the
+        // first link table's file. A directory holding something in the place of both candidates
+        // makes opening it fail.
+        const partial = readdirSync(parent).find((name) => name.includes('.partial-'))!;
+        for (const table of ['_elements', '_references']) mkdirSync(join(parent, partial, `${table}.parquet.elements.rows`, 'taken'), { recursive: true });
+      },
+      onTable: (table) => written.push(table),
+    });
+    await expect(exported).rejects.toThrow(/elements\.rows/);
+    // The graph corpus has more than a dozen tables besides the link tables.
+    expect(tables).toBeGreaterThan(12);
+    // `_objects` is written beside the type fills, before this step; after it, at most the table
+    // whose copy was under way when the failure came.
+    expect(written[0]).toBe('_objects');
+    expect(written.length).toBeLessThanOrEqual(2);
+    expect(readdirSync(parent)).toEqual([]);
+  });
+});
