@@ -21,6 +21,36 @@ function isPipeClosed(error: unknown): boolean {
   return code === 'EPIPE' || code === 'ERR_STREAM_DESTROYED';
 }
 
+interface StreamState {
+  /** The reader has gone (EPIPE). */
+  closed: boolean;
+  /** Any other failure of the stream, thrown at the next write or end. */
+  failure: unknown;
+}
+
+/**
+ * One error listener per stream, whatever the number of outputs opened on it: standard output is
+ * opened once per statement of a `sql` shell, and a listener each (never removed: an error coming
+ * between two statements would end the process without one) made Node warn
+ * "MaxListenersExceededWarning" from the 11th statement on, and grew with the session. What the
+ * listener learnt holds for every later output on the stream (a closed pipe stays closed).
+ */
+const states = new WeakMap<object, StreamState>();
+
+function watched(stream: Writable): StreamState {
+  let state = states.get(stream);
+  if (state !== undefined) return state;
+  const made: StreamState = { closed: false, failure: undefined };
+  if (typeof stream.on === 'function') {
+    stream.on('error', (error: unknown): void => {
+      if (isPipeClosed(error)) made.closed = true;
+      else made.failure ??= error;
+    });
+  }
+  states.set(stream, made);
+  return made;
+}
+
 export async function openOutput(out: string | undefined, stdout: { write(text: string): unknown }): Promise<OutputTarget> {
   let stream: Writable;
   let ownsStream = false;
@@ -40,30 +70,24 @@ export async function openOutput(out: string | undefined, stdout: { write(text: 
   } else {
     stream = stdout as Writable;
   }
-  let closed = false;
-  let failure: unknown;
-  const onError = (error: unknown): void => {
-    if (isPipeClosed(error)) closed = true;
-    else failure ??= error;
-  };
-  if (typeof stream.on === 'function') stream.on('error', onError);
+  const state = watched(stream);
   const check = (): void => {
-    if (failure !== undefined) throw failure;
+    if (state.failure !== undefined) throw state.failure;
   };
   return {
     get closed() {
-      return closed;
+      return state.closed;
     },
     write(text) {
       check();
-      if (closed) return Promise.resolve();
+      if (state.closed) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
         let ok: boolean;
         try {
           ok = stream.write(text) as boolean;
         } catch (error) {
           if (isPipeClosed(error)) {
-            closed = true;
+            state.closed = true;
             resolve();
             return;
           }
@@ -78,7 +102,7 @@ export async function openOutput(out: string | undefined, stdout: { write(text: 
           stream.off('drain', done);
           stream.off('close', done);
           stream.off('error', done);
-          if (failure !== undefined) reject(failure);
+          if (state.failure !== undefined) reject(state.failure);
           else resolve();
         };
         stream.once('drain', done);
