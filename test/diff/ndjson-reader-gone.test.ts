@@ -69,6 +69,40 @@ describe('diff --ndjson whose reader goes away', () => {
     expect(code).toBe(1);
   });
 
+  // The report as text (every change listed) or as one JSON document: written after the
+  // comparison, its reader may go the same way (`diff A B --limit 6000 | head -1`).
+  for (const format of [[], ['--json']]) {
+    it(`ends quietly with exit 1 when the reader of the ${format.length === 0 ? 'text' : 'JSON'} report closes the pipe`, { timeout: 60_000 }, async () => {
+      const main = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
+      const child = spawn(process.execPath, ['--import', 'tsx', main, 'diff', before, after, '--limit', String(ITEMS), ...format], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const closed = new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+      const wrote = await Promise.race([new Promise<boolean>((resolve) => child.stdout.once('data', () => resolve(true))), closed.then(() => false)]);
+      expect(wrote, stderr).toBe(true);
+      child.stdout.destroy();
+      const code = await closed;
+      expect(stderr).not.toMatch(/EPIPE|Error|\n\s+at /);
+      expect(code).toBe(1);
+    });
+  }
+
+  it('ends with the write error and exit 2 when the text report cannot be written (a full disk)', async () => {
+    let accepted = 0;
+    const stdout = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        if (accepted > 0) return done(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
+        accepted += chunk.length;
+        done();
+      },
+    });
+    let stderr = '';
+    const code = await runCli(['diff', before, after, '--limit', String(ITEMS)], { stdout, stderr: { write: (t: string) => void (stderr += t) } });
+    expect(accepted).toBeGreaterThan(0);
+    expect(stderr).toMatch(/storage-inspector diff: ENOSPC: no space left on device, write\n$/);
+    expect(code).toBe(2);
+  });
+
   it('ends with the write error and exit 2 when the lines cannot be written (a full disk)', async () => {
     let accepted = 0;
     const stdout = new Writable({

@@ -19,7 +19,7 @@ const DESCRIPTION =
 
 const MAX_LIMIT = 100_000_000;
 const DEFAULT_LIMIT = 100;
-/** Characters of NDJSON lines gathered before they are written. */
+/** Characters of NDJSON lines (and of the text report's changes) gathered before they are written. */
 const NDJSON_BATCH = 64 * 1024;
 
 export function diffCommand(): Command {
@@ -119,12 +119,15 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
         : {}),
     });
     await flushLines();
-    await output?.end();
     const labelA = sideLabel(a);
     const labelB = sideLabel(bSide);
-    if (flags.json === true) io.stdout.write(jsonText({ a: sideJson(a), b: sideJson(bSide), ...report }));
+    // The report through the output target too: a reader gone before its end (`diff A B | head`)
+    // is a quiet end, a failed write diff's message and status 2 (not Node's unhandled 'error').
+    output ??= await openOutput(undefined, io.stdout);
+    if (flags.json === true) await output.write(jsonText({ a: sideJson(a), b: sideJson(bSide), ...report }));
     else if (ndjson) io.stderr.write(diffHeadText(labelA, labelB, report));
-    else writeText(io, labelA, labelB, report);
+    else await writeText(output, labelA, labelB, report);
+    await output.end();
     io.stderr.write(`storage-inspector diff: done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
     return report.equal ? 0 : 1;
   } catch (error) {
@@ -165,9 +168,15 @@ function sideJson(side: DiffSide) {
   return { storage: side.storage.directory, commit: c === undefined ? null : { number: c.number, timestamp: String(c.timestamp), time: new Date(c.time).toISOString() } };
 }
 
-function writeText(io: CommandIo, a: string, b: string, report: DiffReport): void {
-  io.stdout.write(diffHeadText(a, b, report));
-  if (report.objects.length > 0) io.stdout.write('\n');
-  for (const change of report.objects) io.stdout.write(objectChangeText(change));
-  io.stdout.write(unlistedText(report.unlisted));
+async function writeText(output: OutputTarget, a: string, b: string, report: DiffReport): Promise<void> {
+  let text = diffHeadText(a, b, report);
+  if (report.objects.length > 0) text += '\n';
+  for (const change of report.objects) {
+    text += objectChangeText(change);
+    if (text.length < NDJSON_BATCH) continue;
+    if (output.closed) return;
+    await output.write(text);
+    text = '';
+  }
+  await output.write(text + unlistedText(report.unlisted));
 }
