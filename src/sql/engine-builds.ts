@@ -32,7 +32,12 @@ export class EngineBuilds {
     // A build whose last step failed (its big numbers not moved into `_values`) is built again.
     if (this.built !== undefined && this.built.generation === storage.generation && this.built.failure === undefined) return this.built;
     this.building ??= this.build().finally(() => (this.building = undefined));
-    return this.building;
+    const built = await this.building;
+    // Closed while it was built: the build was retired as it was installed (`install`) and its
+    // sandbox is closing. Handed out, a statement failed on its connect ('Failed to connect:
+    // instance closed') or was interrupted by the close as if its SQL were wrong.
+    if (this.closed) throw new Error('the SQL engine is closed');
+    return built;
   }
 
   private async build(): Promise<BuiltTables> {
