@@ -86,6 +86,10 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
     rmSync(partial, { recursive: true, force: true, maxRetries: 3 });
   };
   process.once('exit', onSignal);
+  // The passes started beside others (`_objects`' copy, the link pass): whatever ends the export
+  // (a caller's callback that throws included), they have ended before the hidden directory is
+  // removed and the engine closed, not writing into them afterwards unobserved.
+  const branches: Promise<unknown>[] = [];
   try {
     options.onStep?.('building the tables');
     const { tables } = await engine.schema();
@@ -125,6 +129,7 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
     // that the export ends once the fills are done, not after every other table was written.
     let earlyFailure: { readonly error: unknown } | undefined;
     earlyWritten.catch((error: unknown) => (earlyFailure ??= { error }));
+    branches.push(earlyWritten);
     // Every type table at once: one pass over the files, not one per table.
     if (chosen.length > 1) {
       options.onStep?.(`filling ${chosen.filter((t) => t.kind === 'type').length} type tables`);
@@ -148,6 +153,7 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
     // every other table was written.
     let linkFailure: { readonly error: unknown } | undefined;
     linkRows?.catch((error: unknown) => (linkFailure ??= { error }));
+    if (linkRows !== undefined) branches.push(linkRows);
     try {
       for (const table of chosen) {
         if (earlyFailure !== undefined || linkFailure !== undefined) break;
@@ -177,6 +183,7 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
     await engine.settle();
     return manifest;
   } catch (error) {
+    await Promise.allSettled(branches);
     rmSync(partial, { recursive: true, force: true });
     throw error;
   } finally {

@@ -1,0 +1,73 @@
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BuiltTables } from '../../../src/sql/built-tables.js';
+import { exportTables } from '../../../src/sql/output/table-export.js';
+import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { registeredStorage, type RegisteredStorage } from '../../helpers/serving/registered-storage.js';
+
+/**
+ * A Parquet export whose caller's `onStep` throws (a library user stopping the export from its
+ * progress callback) while `_objects` is being copied beside the type fills (table-export.ts):
+ * the export ends with that error only once the copy has ended, as it does for its own failures.
+ * Before, the hidden directory was removed and the engine closed under the copy still writing
+ * into it, and its outcome (a file in a removed directory, or an `onTable` call after the export
+ * had failed) went unobserved.
+ */
+
+let base: string;
+let registered: RegisteredStorage;
+beforeAll(async () => {
+  base = mkdtempSync(join(tmpdir(), 'export-step-failure-'));
+  registered = await registeredStorage(join(CONFORMANCE_DIR, 'storages', 'graph'));
+  registered.registry.startAll();
+});
+afterAll(async () => {
+  await registered.close();
+  rmSync(base, { recursive: true, force: true });
+});
+
+describe('a Parquet export whose onStep throws while _objects is copied', () => {
+  it('ends with that error once the copy has ended, nothing left', { timeout: 120_000 }, async () => {
+    const parent = join(base, 'out');
+    mkdirSync(parent);
+    // Whether `_objects`' copy (built-tables.ts `copyObjects`, started before the step) had
+    // ended when the export failed: watched on the real method, not replaced.
+    const copy = BuiltTables.prototype.copyObjects;
+    let copies = 0;
+    let copiesEnded = 0;
+    BuiltTables.prototype.copyObjects = function (...args: Parameters<typeof copy>) {
+      copies++;
+      const copying = copy.apply(this, args);
+      copying.then(
+        () => copiesEnded++,
+        () => copiesEnded++,
+      );
+      return copying;
+    };
+    const stopped = new Error('stopped by the caller');
+    let endedAtFailure = -1;
+    try {
+      const exported = exportTables({
+        storage: registered.storage,
+        graph: () => registered.context.graph.ready(),
+        out: join(parent, 'tables'),
+        format: 'parquet',
+        onProblem: () => undefined,
+        onStep: (step) => {
+          if (step.startsWith('filling')) throw stopped;
+        },
+      }).catch((error: unknown) => {
+        endedAtFailure = copiesEnded;
+        throw error;
+      });
+      await expect(exported).rejects.toBe(stopped);
+    } finally {
+      BuiltTables.prototype.copyObjects = copy;
+    }
+    expect(copies).toBe(1);
+    expect(endedAtFailure).toBe(1);
+    expect(readdirSync(parent)).toEqual([]);
+  });
+});
