@@ -53,10 +53,9 @@ describe('a Parquet export whose link pass cannot write its staged rows', () => 
     await expect(exported).rejects.toThrow(/elements\.rows/);
     // The graph corpus has more than a dozen tables besides the link tables.
     expect(tables).toBeGreaterThan(12);
-    // `_objects` is written beside the type fills, before this step; after it, at most the table
-    // whose copy was under way when the failure came.
-    expect(written[0]).toBe('_objects');
-    expect(written.length).toBeLessThanOrEqual(2);
+    // `_objects` is written beside the type fills (it may end before or after this step); of the
+    // other tables, at most the one whose copy was under way when the failure came.
+    expect(written.filter((table) => table !== '_objects').length).toBeLessThanOrEqual(1);
     expect(readdirSync(parent)).toEqual([]);
   });
 });

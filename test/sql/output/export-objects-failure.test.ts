@@ -55,9 +55,13 @@ describe('a Parquet export whose _objects file cannot be written', () => {
     });
     await expect(exported).rejects.toThrow(/_objects\.parquet/);
     expect(steps.slice(0, 2)).toEqual(['building the tables', expect.stringMatching(/^filling \d+ type tables$/)]);
-    // Nothing written after the failure: no table told, no writing step.
-    expect(steps).toHaveLength(2);
-    expect(written).toEqual([]);
+    // Nothing written after the failure. `_objects`' copy fails well before the type fills end
+    // on this corpus (250-330 ms measured), so mostly there is no writing step and no table told;
+    // on a busy machine the fills may end first, and then at most the table whose copy was under
+    // way is written (before the fix: every other table).
+    expect(steps.length).toBeLessThanOrEqual(3);
+    expect(written.length).toBeLessThanOrEqual(1);
+    expect(written).not.toContain('_objects');
     expect(readdirSync(parent)).toEqual([]);
   });
 });
