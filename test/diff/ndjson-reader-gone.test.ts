@@ -87,35 +87,25 @@ describe('diff --ndjson whose reader goes away', () => {
     });
   }
 
-  it('ends with the write error and exit 2 when the text report cannot be written (a full disk)', async () => {
-    let accepted = 0;
-    const stdout = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        if (accepted > 0) return done(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
-        accepted += chunk.length;
-        done();
-      },
+  // The text report and the NDJSON lines alike.
+  for (const [what, format] of [
+    ['the text report', ['--limit', String(ITEMS)]],
+    ['the lines', ['--ndjson']],
+  ] as const) {
+    it(`ends with the write error and exit 2 when ${what} cannot be written (a full disk)`, async () => {
+      let accepted = 0;
+      const stdout = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          if (accepted > 0) return done(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
+          accepted += chunk.length;
+          done();
+        },
+      });
+      let stderr = '';
+      const code = await runCli(['diff', before, after, ...format], { stdout, stderr: { write: (t: string) => void (stderr += t) } });
+      expect(accepted).toBeGreaterThan(0);
+      expect(stderr).toMatch(/storage-inspector diff: ENOSPC: no space left on device, write\n$/);
+      expect(code).toBe(2);
     });
-    let stderr = '';
-    const code = await runCli(['diff', before, after, '--limit', String(ITEMS)], { stdout, stderr: { write: (t: string) => void (stderr += t) } });
-    expect(accepted).toBeGreaterThan(0);
-    expect(stderr).toMatch(/storage-inspector diff: ENOSPC: no space left on device, write\n$/);
-    expect(code).toBe(2);
-  });
-
-  it('ends with the write error and exit 2 when the lines cannot be written (a full disk)', async () => {
-    let accepted = 0;
-    const stdout = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        if (accepted > 0) return done(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
-        accepted += chunk.length;
-        done();
-      },
-    });
-    let stderr = '';
-    const code = await runCli(['diff', before, after, '--ndjson'], { stdout, stderr: { write: (t: string) => void (stderr += t) } });
-    expect(accepted).toBeGreaterThan(0);
-    expect(stderr).toMatch(/storage-inspector diff: ENOSPC: no space left on device, write\n$/);
-    expect(code).toBe(2);
-  });
+  }
 });
