@@ -2,6 +2,7 @@ import { quoteIdent, quoteText } from './tables/column-model.js';
 import { loadDuck } from './duck-module.js';
 import type { BuiltTables } from './built-tables.js';
 import type { EngineBuilds } from './engine-builds.js';
+import type { DuckDBConnection } from '@duckdb/node-api';
 
 /**
  * What our own code asks of an engine's tables besides statements (sql-engine.ts's methods of the
@@ -24,22 +25,30 @@ async function withCurrent<T>(builds: EngineBuilds, work: (built: BuiltTables) =
 }
 
 /**
+ * `work` with a connection of the current build, counted as in use until it ends: the connect
+ * inside, so that one refused (the engine closing) does not leave the build counted forever.
+ */
+async function withConnection<T>(builds: EngineBuilds, work: (built: BuiltTables, connection: DuckDBConnection) => Promise<T>): Promise<T> {
+  return withCurrent(builds, async (built) => {
+    const connection = await built.sandbox.instance.connect();
+    try {
+      return await work(built, connection);
+    } finally {
+      connection.closeSync();
+    }
+  });
+}
+
+/**
  * Rows per table as DuckDB's catalog estimates them, read by our own code (no user statement
  * may call `duckdb_tables()`): which tables are filled so far. Diagnostics and tests.
  */
 export async function tableRowEstimates(builds: EngineBuilds): Promise<Map<string, number>> {
-  const built = await builds.current();
-  await built.settled();
-  built.active++;
-  const connection = await built.sandbox.instance.connect();
-  try {
+  return withConnection(builds, async (built, connection) => {
+    await built.settled();
     const reader = await connection.runAndReadAll(`SELECT table_name, estimated_size FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main'`);
     return new Map(reader.getRows().map((r) => [String(r[0]), Number(r[1])]));
-  } finally {
-    connection.closeSync();
-    built.active--;
-    builds.release(built);
-  }
+  });
 }
 
 /** Every table filled (our own exports; benchmarks); `_objects` too unless `withObjects` is false. */
@@ -65,18 +74,11 @@ export async function copyObjectsToParquet(builds: EngineBuilds, allowFiles: boo
 /** Writes a table as Parquet (zstd) with DuckDB's writer; rows written (COPY's answer). */
 export async function copyToParquet(builds: EngineBuilds, allowFiles: boolean, table: string, file: string): Promise<number> {
   if (!allowFiles) throw new Error('this SQL engine has no file access');
-  const built = await builds.current();
-  built.active++;
-  const connection = await built.sandbox.instance.connect();
-  try {
+  return withConnection(builds, async (built, connection) => {
     if (!(await built.ready(await loadDuck(), new Set([table.toLowerCase()])))) throw new Error('the storage changed while it was exported; export again');
     const reader = await connection.runAndReadAll(`COPY (SELECT * FROM ${quoteIdent(table)}) TO ${quoteText(file)} (FORMAT parquet, COMPRESSION zstd)`);
     return Number(reader.getRows()[0]![0]);
-  } finally {
-    connection.closeSync();
-    built.active--;
-    builds.release(built);
-  }
+  });
 }
 
 /**

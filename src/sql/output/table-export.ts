@@ -116,57 +116,47 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
     // threads and its rows written by DuckDB's threads while this thread walks the type fills'
     // records. Without a cache to keep the tables in, straight from its pass's rows into the file,
     // the table never filled (sql-engine.ts `copyObjectsToParquet`).
-    const early = options.format === 'parquet' && chosen.length > 1 ? chosen.filter((t) => t.name === '_objects') : [];
-    const objectsUnkept = early.length > 0 && options.cache === undefined;
-    const earlyWritten = Promise.all(
-      early.map(async (table) => {
-        if (!objectsUnkept) return write(table);
-        const file = tableFileName(table.name, 'parquet');
-        entry(table, file, await engine.copyObjectsToParquet(join(partial, file)));
-      }),
+    const early = options.format === 'parquet' && chosen.length > 1 ? chosen.find((t) => t.name === '_objects') : undefined;
+    const objectsUnkept = early !== undefined && options.cache === undefined;
+    // A pass started beside the others: awaited below (or, on a failure, before the directory is
+    // removed); its failure is noted so that the export ends at the next table, not after every
+    // other table was written.
+    let branchFailure: { readonly error: unknown } | undefined;
+    const beside = <T>(pass: Promise<T>): Promise<T> => {
+      pass.catch((error: unknown) => (branchFailure ??= { error }));
+      branches.push(pass);
+      return pass;
+    };
+    const earlyWritten = beside(
+      (async (): Promise<void> => {
+        if (early === undefined) return;
+        if (!objectsUnkept) return write(early);
+        const file = tableFileName(early.name, 'parquet');
+        entry(early, file, await engine.copyObjectsToParquet(join(partial, file)));
+      })(),
     );
-    // Awaited below (or, on a failure, before the directory is removed). Its failure is noted so
-    // that the export ends once the fills are done, not after every other table was written.
-    let earlyFailure: { readonly error: unknown } | undefined;
-    earlyWritten.catch((error: unknown) => (earlyFailure ??= { error }));
-    branches.push(earlyWritten);
     // Every type table at once: one pass over the files, not one per table.
     if (chosen.length > 1) {
       options.onStep?.(`filling ${chosen.filter((t) => t.kind === 'type').length} type tables`);
-      try {
-        await engine.fillAll(!objectsUnkept);
-      } catch (error) {
-        await earlyWritten.catch(() => undefined);
-        throw error;
-      }
+      await engine.fillAll(!objectsUnkept);
     }
     // `_objects` failed beside the fills (and has ended): told now.
-    if (earlyFailure !== undefined) throw earlyFailure.error;
+    if (branchFailure !== undefined) throw branchFailure.error;
     options.onStep?.(`writing ${chosen.length === 1 ? '1 table' : `${chosen.length} tables`}`);
     // As Parquet, `_elements` and `_references` are written by a pass of their own that leaves
     // them unfilled (sql-engine.ts `copyLinkTablesToParquet`), started beside the other tables'
     // copies: the pass is mostly this thread's work, a copy mostly DuckDB's threads'.
     const links = options.format === 'parquet' ? chosen.filter((t) => LINK_TABLES.has(t.name)) : [];
-    const linkRows = links.length === 0 ? undefined : engine.copyLinkTablesToParquet(new Map(links.map((t) => [t.name, join(partial, tableFileName(t.name, 'parquet'))])));
-    // Awaited below (or, on a failure, before the directory is removed). Its failure (a staged
-    // file that cannot be written, a full disk) ends the loop as `_objects`' does: not after
-    // every other table was written.
-    let linkFailure: { readonly error: unknown } | undefined;
-    linkRows?.catch((error: unknown) => (linkFailure ??= { error }));
-    if (linkRows !== undefined) branches.push(linkRows);
-    try {
-      for (const table of chosen) {
-        if (earlyFailure !== undefined || linkFailure !== undefined) break;
-        if (!links.includes(table) && !early.includes(table)) await write(table);
-      }
-      await earlyWritten;
-      if (linkRows !== undefined) {
-        const rows = await linkRows;
-        for (const table of links) entry(table, tableFileName(table.name, 'parquet'), rows.get(table.name)!);
-      }
-    } catch (error) {
-      await Promise.allSettled([earlyWritten, linkRows]);
-      throw error;
+    // Its failure (a staged file that cannot be written, a full disk) ends the loop as `_objects`' does.
+    const linkRows = links.length === 0 ? undefined : beside(engine.copyLinkTablesToParquet(new Map(links.map((t) => [t.name, join(partial, tableFileName(t.name, 'parquet'))]))));
+    for (const table of chosen) {
+      if (branchFailure !== undefined) break;
+      if (!links.includes(table) && table !== early) await write(table);
+    }
+    await earlyWritten;
+    if (linkRows !== undefined) {
+      const rows = await linkRows;
+      for (const table of links) entry(table, tableFileName(table.name, 'parquet'), rows.get(table.name)!);
     }
     const objects = written.get('_objects')?.rows ?? Number((await engine.query('SELECT count(*) FROM _objects', { limit: 1 })).rows[0]![0]);
     const manifest: ExportManifest = { format: options.format, storage: options.storage.directory, objects, writtenAt: new Date().toISOString(), tables: chosen.map((t) => written.get(t.name)!) };
