@@ -16,9 +16,20 @@ export interface OutputTarget {
   end(): Promise<void>;
 }
 
+function codeOf(error: unknown): string | undefined {
+  return (error as { code?: string } | null)?.code;
+}
+
 function isPipeClosed(error: unknown): boolean {
-  const code = (error as { code?: string } | null)?.code;
-  return code === 'EPIPE' || code === 'ERR_STREAM_DESTROYED';
+  return codeOf(error) === 'EPIPE';
+}
+
+/**
+ * A write under way when the stream was destroyed without an error (a file stream's write ends
+ * with it). Not a reader gone: the output is cut short, told as the destroyed stream is (below).
+ */
+function isDestroyedUnderWrite(error: unknown): boolean {
+  return codeOf(error) === 'ERR_STREAM_DESTROYED';
 }
 
 interface StreamState {
@@ -42,13 +53,28 @@ function watched(stream: Writable): StreamState {
   if (state !== undefined) return state;
   const made: StreamState = { closed: false, failure: undefined };
   if (typeof stream.on === 'function') {
-    stream.on('error', (error: unknown): void => {
-      if (isPipeClosed(error)) made.closed = true;
-      else made.failure ??= error;
-    });
+    stream.on('error', (error: unknown): void => learn(made, error));
   }
   states.set(stream, made);
+  // Errored before this listener was there (an output opened after the error): learnt the same way.
+  const errored = (stream as { errored?: unknown }).errored;
+  if (errored !== null && errored !== undefined) learn(made, errored);
   return made;
+}
+
+function learn(state: StreamState, error: unknown): void {
+  if (isPipeClosed(error)) state.closed = true;
+  else if (!isDestroyedUnderWrite(error)) state.failure ??= error;
+}
+
+/**
+ * A stream destroyed without an error (stream.destroy(), a file stream closed under the output)
+ * emits no 'drain' and no 'error' any more: a write waiting for either never settled and the
+ * command never ended. Such a write fails as a failed write does, naming the output (the output
+ * is cut short, which a quiet end would hide); the reader going away (EPIPE) stays a quiet end.
+ */
+function isDestroyed(stream: Writable): boolean {
+  return (stream as { destroyed?: unknown }).destroyed === true;
 }
 
 export async function openOutput(out: string | undefined, stdout: { write(text: string): unknown }): Promise<OutputTarget> {
@@ -71,6 +97,7 @@ export async function openOutput(out: string | undefined, stdout: { write(text: 
     stream = stdout as Writable;
   }
   const state = watched(stream);
+  const closedUnder = (): Error => new Error(`${out === undefined ? 'standard output' : `--out ${out}`} was closed before all of the output was written to it`);
   const check = (): void => {
     if (state.failure !== undefined) throw state.failure;
   };
@@ -79,8 +106,10 @@ export async function openOutput(out: string | undefined, stdout: { write(text: 
       return state.closed;
     },
     write(text) {
-      check();
+      // A rejection, as the type says, not a throw from the call itself.
+      if (state.failure !== undefined) return Promise.reject(state.failure);
       if (state.closed) return Promise.resolve();
+      if (isDestroyed(stream)) return Promise.reject(closedUnder());
       return new Promise<void>((resolve, reject) => {
         let ok: boolean;
         try {
@@ -91,7 +120,7 @@ export async function openOutput(out: string | undefined, stdout: { write(text: 
             resolve();
             return;
           }
-          reject(error);
+          reject(isDestroyedUnderWrite(error) ? closedUnder() : error);
           return;
         }
         if (ok !== false || typeof stream.once !== 'function') {
@@ -103,6 +132,7 @@ export async function openOutput(out: string | undefined, stdout: { write(text: 
           stream.off('close', done);
           stream.off('error', done);
           if (state.failure !== undefined) reject(state.failure);
+          else if (!state.closed && isDestroyed(stream)) reject(closedUnder());
           else resolve();
         };
         stream.once('drain', done);
@@ -111,6 +141,12 @@ export async function openOutput(out: string | undefined, stdout: { write(text: 
       });
     },
     async end() {
+      // Destroyed (its file handle closed with it) before all was flushed: nothing left to end; its
+      // error if it had one (a full disk), else that it was closed under the output.
+      if (!state.closed && isDestroyed(stream) && (ownsStream || !stream.writableFinished)) {
+        check();
+        throw closedUnder();
+      }
       if (ownsStream) await new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
       check();
     },
