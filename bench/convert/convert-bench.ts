@@ -14,7 +14,7 @@
  * runs it alone; `npm run bench` runs it too (BENCH_CONVERT=0 skips it).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -94,7 +94,19 @@ function convertChild(): Promise<string> {
     // Bundled at the same depth below the project (bench/.children/), so its import of ../../dist resolves alike.
     const outfile = join(HERE, '..', '.children', 'convert-child.mjs');
     const { build } = await import('esbuild');
-    await build({ entryPoints: [join(HERE, 'convert-child.ts')], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
+    const built = await build({ entryPoints: [join(HERE, 'convert-child.ts')], outfile, write: false, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
+    const script = built.outputFiles.find((f) => f.path === outfile);
+    if (script === undefined) throw new Error(`esbuild wrote no ${outfile}`);
+    // Written beside and renamed into place: a bench started meanwhile (npm run bench beside
+    // npm run bench:convert) runs the old script or the new one, never a half-written one.
+    mkdirSync(dirname(outfile), { recursive: true });
+    const partial = `${outfile}.${process.pid}.partial`;
+    try {
+      writeFileSync(partial, script.contents);
+      renameSync(partial, outfile);
+    } finally {
+      rmSync(partial, { force: true });
+    }
     return outfile;
   })();
   return convertChildScript;
