@@ -64,6 +64,11 @@ export interface ShellOptions {
 
 export async function runShell(engine: SqlEngine, io: CommandIo, maxRows: number, input: NodeJS.ReadableStream = process.stdin, options: ShellOptions = {}): Promise<number> {
   const terminal = (input as { isTTY?: boolean }).isTTY === true;
+  // The shell's own words (.help, .tables, messages) go straight to standard output. Opened first
+  // as the answers' output is, so that a reader gone before the first statement's answer
+  // (`... | sql STORAGE | head -1`) is heard by the stream's one error listener: a quiet end, not
+  // an unhandled 'error' event (EPIPE).
+  const words = await openOutput(undefined, io.stdout);
   const historyFile = options.historyFile ?? historyPath();
   const lines = createInterface({
     input,
@@ -113,6 +118,8 @@ export async function runShell(engine: SqlEngine, io: CommandIo, maxRows: number
   const width = (): number | undefined => terminalWidthOf(io.stdout);
   let failures = 0;
   for await (const line of lines) {
+    // Nobody reads what the statements would answer any more.
+    if (words.closed) break;
     const trimmed = line.trim();
     if (buffer === '' && trimmed.startsWith('.')) {
       const [word, ...rest] = trimmed.split(/\s+/);
