@@ -3,6 +3,7 @@ import { isAppError } from '../../errors.js';
 import { layoutEntity, type EntityLayout } from '../../format/entity-layout.js';
 import type { TypeEntry } from '../../format/type-dictionary.js';
 import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord, type RecordPassProgress } from '../../storage/records/latest-records.js';
+import { SmallIdMap, SmallIdSet, smallIdsOf } from '../../storage/records/small-id-table.js';
 import type { Storage } from '../../storage/storage.js';
 import type { DuckModule } from '../duck-module.js';
 import { ChunkAppender, inOneTransaction } from '../tables/chunk-appender.js';
@@ -45,8 +46,8 @@ export class BasePass {
   /** Entity types whose tables are filled when a statement first names them. */
   readonly deferred = new Map<string, TypeTablePlan>();
   readonly perType = new Map<bigint, PerType | null>();
-  /** `perType` of the type ids below 2^32 by number: what the header visitor asks per record. */
-  private readonly perSmallType = new Map<number, PerType | null>();
+  /** `perType` of the type ids below 2^32 by number: what the header visitor asks per record (by index: small-id-table.ts). */
+  private readonly perSmallType: SmallIdMap<PerType | null>;
   readonly shapes = new DecimalShapes();
   /** Where the last BigDecimal `plainDecimalAt` took lies (one object for the pass). */
   private readonly plain: PlainDecimal = { at: 0, count: 0, digits: 0, scale: 0 };
@@ -59,7 +60,7 @@ export class BasePass {
    * records are passed over before the index is asked whether they are latest: 10M objects, 8M
    * of them of such types, the pass's JavaScript thread 810-850 -> 460-520 ms of CPU.
    */
-  private readonly passedOver = new Set<number>();
+  private readonly passedOver: SmallIdSet;
   /** Latest records of type ids the dictionary lacks (no table; not among `objects`). */
   private unknownLatest = 0;
   /** Type ids in the order of their first latest record: `perType`'s order, whoever learnt them. */
@@ -76,7 +77,11 @@ export class BasePass {
     private readonly values: ChunkAppender,
     /** The big numbers' `_values` rows, staged apart (table-build.ts `BIG_NUMBERS_STAGE`, made by the caller). */
     private readonly bigNumbers: ChunkAppender,
-  ) {}
+  ) {
+    const ids = smallIdsOf(storage.dictionary.byId.keys());
+    this.perSmallType = new SmallIdMap(ids);
+    this.passedOver = new SmallIdSet(ids);
+  }
 
   /** A pass appending to `_values` and, the big numbers, to `bigNumbersTable` (both exist already, in the same shape). */
   static async open(duck: DuckModule, connection: DuckDBConnection, storage: Storage, options: BasePassOptions, bigNumbersTable: string): Promise<BasePass> {

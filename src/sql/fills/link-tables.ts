@@ -3,13 +3,14 @@ import { isAppError } from '../../errors.js';
 import { layoutEntity, primitiveText, variableElements, type EntityLayout, type MemberValue, type VariableSlot } from '../../format/entity-layout.js';
 import { classifyId, isObjectIdHalves } from '../../format/ids.js';
 import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord, type LatestRecordsSource } from '../../storage/records/latest-records.js';
+import { SmallIdMap, smallIdsOf } from '../../storage/records/small-id-table.js';
 import type { Storage } from '../../storage/storage.js';
 import { ChunkAppender, inOneTransaction } from '../tables/chunk-appender.js';
 import type { TypeTablePlan } from '../tables/column-model.js';
 import type { DuckModule } from '../duck-module.js';
 import { fixedLayoutFor, singleListCount, type FixedLayout } from '../tables/entity-rows.js';
 import type { LinkRowSink, LinkRowSinks, LinkType } from './link-types.js';
-import { appendPrimitiveArray, appendReferenceElements, BYTE_TEXTS, primitiveArrayTypes } from './link-element-rows.js';
+import { appendPrimitiveArray, appendReferenceElements, BYTE_TEXTS, primitiveArrayTypes, type PrimitiveArrayType } from './link-element-rows.js';
 
 /**
  * `_references` and `_elements`, built by a pass of their own over the entity records when a
@@ -134,11 +135,16 @@ export function linkRecordPass(types: ReadonlyMap<bigint, LinkType>, sinks: Link
   }
   const arrays = primitiveArrayTypes(types);
   const lists = referenceListTypes(types, memberCodes);
+  // What the visitor does with a type id, in one lookup by index per record (small-id-table.ts), not three hashed ones.
+  const shapes = new SmallIdMap<LinkShape>(smallIdsOf(types.keys()));
+  for (const typeId of new Set([...arrays.keys(), ...lists.keys(), ...fixedOf.keys()])) shapes.set(typeId, { array: arrays.get(typeId), list: lists.get(typeId), fixed: fixedOf.get(typeId) });
   const visit: LatestHeaderVisitor = (idLow, idHigh, typeLow, typeHigh, _file, _offset, length, view, contentAt) => {
-    if (typeHigh === 0) {
-      const array = arrays.get(typeLow >>> 0);
+    const shape = typeHigh === 0 ? shapes.get(typeLow >>> 0) : undefined;
+    if (shape === undefined) return true;
+    {
+      const array = shape.array;
       if (array !== undefined) return !appendPrimitiveArray(sinks.direct, array, idLow, idHigh, view, contentAt, length - 24);
-      const list = lists.get(typeLow >>> 0);
+      const list = shape.list;
       if (list !== undefined) {
         // Another shape: the general path passes it over as the tables' pass reported it.
         const count = singleListCount(view, contentAt, length - 24, list.size);
@@ -147,7 +153,7 @@ export function linkRecordPass(types: ReadonlyMap<bigint, LinkType>, sinks: Link
         return false;
       }
     }
-    const known = typeHigh === 0 ? fixedOf.get(typeLow >>> 0) : undefined;
+    const known = shape.fixed;
     // Another length: the general path passes it over as the tables' pass reported it.
     if (known === undefined || length - 24 !== known.fixed.length) return true;
     for (let r = 0; r < known.references.length; r++) {
@@ -187,6 +193,20 @@ export function linkRecordPass(types: ReadonlyMap<bigint, LinkType>, sinks: Link
     }
   };
   return { typeIds: new Set(types.keys()), handle, visit, members };
+}
+
+/** What the link pass's header visitor does with a type id's records: at most one of the three is there (an array before a list before a fixed layout). */
+interface LinkShape {
+  readonly array: PrimitiveArrayType | undefined;
+  readonly list: ReferenceListType | undefined;
+  readonly fixed: { readonly fixed: FixedLayout; readonly references: Int32Array; readonly names: readonly string[] } | undefined;
+}
+
+interface ReferenceListType {
+  readonly pair: boolean;
+  readonly size: number;
+  readonly codes: number[];
+  readonly names: string[];
 }
 
 /**

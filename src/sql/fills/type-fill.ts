@@ -3,6 +3,7 @@ import { isAppError } from '../../errors.js';
 import { layoutEntity, type EntityLayout } from '../../format/entity-layout.js';
 import type { TypeEntry } from '../../format/type-dictionary.js';
 import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord } from '../../storage/records/latest-records.js';
+import { SmallIdMap, smallIdsOf } from '../../storage/records/small-id-table.js';
 import type { Storage } from '../../storage/storage.js';
 import { quoteIdent, type TypeTablePlan } from '../tables/column-model.js';
 import type { DuckModule } from '../duck-module.js';
@@ -58,7 +59,7 @@ export async function fillTypeTables(
   if (plans.length === 0) return;
   const byTypeId = new Map<bigint, FillTarget>();
   /** `byTypeId` of the type ids below 2^32 by number, for the header visitor. */
-  const bySmallId = new Map<number, FillTarget>();
+  const bySmallId = new SmallIdMap<FillTarget>(smallIdsOf(storage.dictionary.byId.keys()));
   const made: Staging[] = [];
   for (const plan of plans) {
     const skip = skipped.get(plan);

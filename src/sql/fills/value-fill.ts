@@ -3,6 +3,7 @@ import { isAppError } from '../../errors.js';
 import { charsText, layoutEntity, type EntityLayout } from '../../format/entity-layout.js';
 import type { TypeDictionary, TypeEntry } from '../../format/type-dictionary.js';
 import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord } from '../../storage/records/latest-records.js';
+import { SmallIdMap, smallIdsOf } from '../../storage/records/small-id-table.js';
 import type { Storage } from '../../storage/storage.js';
 import { ChunkAppender, inOneTransaction } from '../tables/chunk-appender.js';
 import { valueKindOfEntry, type ValueKind } from '../tables/column-model.js';
@@ -41,7 +42,7 @@ export async function fillValueTypes(duck: DuckModule, connection: DuckDBConnect
   if (typeIds.size === 0) return;
   const dictionary = storage.dictionary;
   const types = new Map<bigint, { entry: TypeEntry; kind: ValueKind; fromChars: ((chars: string) => string) | undefined }>();
-  const bySmallId = new Map<number, { fromChars: ((chars: string) => string) | undefined }>();
+  const bySmallId = new SmallIdMap<{ fromChars: ((chars: string) => string) | undefined }>(smallIdsOf(dictionary.byId.keys()));
   for (const typeId of typeIds) {
     const entry = dictionary.byId.get(typeId);
     const kind = entry === undefined ? undefined : valueKindOfEntry(entry, dictionary);

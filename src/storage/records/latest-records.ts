@@ -3,6 +3,7 @@ import { RECORD_HEADER_SIZE } from '../../format/entity-record.js';
 import type { SourceReads } from '../source/source.js';
 import { streamRecords } from './record-stream.js';
 import { walkRecordBytes } from './record-walk.js';
+import { SmallIdSet, smallIdsOf } from './small-id-table.js';
 
 /**
  * The latest records of chosen types, in file order, handed over one by one to an async handler
@@ -63,12 +64,11 @@ export type LatestHeaderVisitor = (
 
 /** `set.has(id)` for an id given as halves, without a bigint for ids below 2^32 (type ids are). */
 export function typeIdMatcher(set: ReadonlySet<bigint>): (low: number, high: number) => boolean {
-  const small = new Set<number>();
-  let large = false;
-  for (const id of set) {
-    if (id >= 0n && id < 1n << 32n) small.add(Number(id));
-    else large = true;
-  }
+  // Asked of every record of every pass: by index, not hashed (small-id-table.ts).
+  const ids = smallIdsOf(set);
+  const small = new SmallIdSet(ids);
+  for (const id of ids) small.add(id);
+  const large = ids.length < set.size;
   if (!large) return (low, high) => high === 0 && small.has(low >>> 0);
   return (low, high) => (high === 0 ? small.has(low >>> 0) : set.has((BigInt(high) << 32n) | BigInt(low >>> 0)));
 }
