@@ -170,8 +170,9 @@ export class Storage extends StorageState {
     // Nothing to take over: the state is the basis's, but the last commit is this storage's own (a commit that stored nothing, a log written anew).
     if (!result.changed) this.lastCommitTimestamp = this.foundCommitTimestamp;
     const replaced = replacedRecords(stored, RECORD_WORDS, appendedFrom, basis.channelStates);
-    // Files the basis compared with this storage's while it indexed them are not read again here.
-    const known = basis.twins?.comparedWith(this.directory);
+    // Files the basis compared with this storage's while it indexed them are not read again here
+    // (only as the basis was loaded: a refresh since may have taken over other bytes).
+    const known = basis.generation === 1 ? basis.twins?.comparedWith(this.directory) : undefined;
     if ((await comparePrefixes(found.pairs, replaced, options.onProgress, known)) !== undefined) return false;
     this.generation = 1;
     this.openedOnBasis = { basis, basisGeneration: generation, appendedFrom, replaced, generation: this.generation };
