@@ -16,6 +16,8 @@ import type { KeepResult, TableCache } from './cache/table-cache.js';
 import { WriteTurns } from './cache/write-turns.js';
 import { FillLedger } from './fill-ledger.js';
 import { fillTypeTables } from './fills/type-fill.js';
+import { makeTypeRows } from './tables/finish-tables.js';
+import type { Staging } from './tables/staging.js';
 import { fillValueTypes, inBaseValues, valueTypesOf } from './fills/value-fill.js';
 import { valueTypeIdsOf } from './tables/column-model.js';
 
@@ -42,6 +44,14 @@ import { valueTypeIdsOf } from './tables/column-model.js';
 const NO_LATER_VALUES = new Set(['java.math.BigDecimal', 'java.math.BigInteger']);
 /** Problem messages kept with the tables (one per unreadable record: a damaged storage may have many). */
 export const MAX_KEPT_MESSAGES = 10_000;
+
+/** What `copyTypeTables` tells while it works. */
+export interface TypeCopyEvents {
+  /** The records are walked: the copies start. */
+  readonly walked?: () => void;
+  /** A table's file is written with `rows` rows; what it throws ends the pass. */
+  readonly written?: (table: string, rows: number) => void;
+}
 
 export class BuiltTables {
   /** Statements and exports using it now: it is closed only when none is. */
@@ -321,6 +331,39 @@ export class BuiltTables {
     const done = await this.inBuiltState(async (connection) => {
       rows = await writeLinkTablesAsParquet(connection, this.storage, this.linkTypes, files);
     });
+    return done ? rows : undefined;
+  }
+
+  /**
+   * Entity types' tables written as Parquet (`files`, by full type name; an export that keeps no
+   * tables) straight from the type fill's staged rows: the SELECT that would fill the table
+   * (joined to `_values`) is COPY's, so the rows are not written into the database and read back.
+   * One pass over the records for them all; `walked` is called once the records are walked (before
+   * the first copy: the caller's next pass may start beside the copies), `written` after each
+   * table's copy (what it throws ends the pass, the tables not copied yet left). A table a statement has
+   * filled (or is filling) and the names of no entity type's table are left to the caller; the
+   * tables stay unfilled for statements. Rows per table written; undefined when the storage is no
+   * longer in the built state.
+   */
+  async copyTypeTables(duck: DuckModule, files: ReadonlyMap<string, string>, told: TypeCopyEvents = {}): Promise<Map<string, number> | undefined> {
+    const plans = [...new Set(this.deferred.values())].filter((plan) => files.has(plan.typeName) && !this.ledger.fills.has(plan.typeName));
+    const rows = new Map<string, number>();
+    if (!(await this.values(duck, this.laterValueTypes()))) return undefined;
+    let walked = false;
+    const tell = (): void => {
+      if (walked) return;
+      walked = true;
+      told.walked?.();
+    };
+    const finish = async (connection: DuckDBConnection, staging: Staging): Promise<void> => {
+      tell();
+      const file = files.get(staging.plan.typeName)!;
+      const count = await makeTypeRows(connection, staging.plan, staging.table, this.decimals, this.storage.dictionary, (select) => `COPY (${select}) TO ${quoteText(file)} (FORMAT parquet, COMPRESSION zstd)`);
+      rows.set(staging.plan.typeName, count);
+      told.written?.(staging.plan.typeName, count);
+    };
+    const done = await this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, plans, this.decimals, this.onProblem, new Map(), false, this.valuesMoved, (staging) => finish(connection, staging)), false);
+    tell();
     return done ? rows : undefined;
   }
 

@@ -1,6 +1,6 @@
 import { quoteIdent, quoteText } from './tables/column-model.js';
 import { loadDuck } from './duck-module.js';
-import type { BuiltTables } from './built-tables.js';
+import type { BuiltTables, TypeCopyEvents } from './built-tables.js';
 import type { EngineBuilds } from './engine-builds.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 
@@ -66,6 +66,21 @@ export async function copyObjectsToParquet(builds: EngineBuilds, allowFiles: boo
   if (!allowFiles) throw new Error('this SQL engine has no file access');
   return withCurrent(builds, async (built) => {
     const rows = await built.copyObjects(await loadDuck(), file);
+    if (rows === undefined) throw new Error('the storage changed while it was exported; export again');
+    return rows;
+  });
+}
+
+/**
+ * Writes entity types' tables (`files`, by full type name) as Parquet (zstd) straight from the
+ * type fill's staged rows, without filling them for statements (built-tables.ts `copyTypeTables`,
+ * which says what `told` is told). Rows per table written: the names of tables it did not write
+ * (filled for a statement already, or no entity type's table) are not among them.
+ */
+export async function copyTypeTablesToParquet(builds: EngineBuilds, allowFiles: boolean, files: ReadonlyMap<string, string>, told?: TypeCopyEvents): Promise<Map<string, number>> {
+  if (!allowFiles) throw new Error('this SQL engine has no file access');
+  return withCurrent(builds, async (built) => {
+    const rows = await built.copyTypeTables(await loadDuck(), files, told);
     if (rows === undefined) throw new Error('the storage changed while it was exported; export again');
     return rows;
   });

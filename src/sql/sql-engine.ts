@@ -7,7 +7,7 @@ import { loadDuck, type DuckModule } from './duck-module.js';
 import type { SchemaTable } from './tables/finish-tables.js';
 import { PROCESS_ANSWER_BUDGET, type ByteBudget } from './answers/answer-budget.js';
 import { DEFAULT_SQL_LIMITS, type SqlLimits } from './sql-limits.js';
-import type { BuiltTables } from './built-tables.js';
+import type { BuiltTables, TypeCopyEvents } from './built-tables.js';
 import type { JsonCell } from './answers/result-values.js';
 import { checkStatement, prepareChecked } from './sandbox.js';
 import { invalid, SqlError } from './sql-error.js';
@@ -15,7 +15,7 @@ import type { CheckedStatement } from './statement-check.js';
 import { readAnswerRows, type SqlColumn } from './answer-rows.js';
 import type { StateTablesOptions } from './current-tables.js';
 import { EngineBuilds } from './engine-builds.js';
-import { copyLinkTablesToParquet, copyObjectsToParquet, copyToParquet, fillAll, tableRowEstimates } from './engine-exports.js';
+import { copyLinkTablesToParquet, copyObjectsToParquet, copyToParquet, copyTypeTablesToParquet, fillAll, tableRowEstimates } from './engine-exports.js';
 
 // The limits live apart (sql-limits.ts): `serve` names their defaults in its help without loading this module.
 export { DEFAULT_SQL_LIMITS, type SqlLimits } from './sql-limits.js';
@@ -270,6 +270,15 @@ export class SqlEngine {
    */
   async copyObjectsToParquet(file: string): Promise<number> {
     return copyObjectsToParquet(this.builds, this.options.allowFiles === true, file);
+  }
+
+  /**
+   * Writes entity types' tables (`files`, by full type name) as Parquet (zstd) straight from the
+   * type fill's staged rows, without filling them for statements (engine-exports.ts): our own
+   * exports that keep no tables; `told` as built-tables.ts `copyTypeTables` says. Rows per table written.
+   */
+  async copyTypeTablesToParquet(files: ReadonlyMap<string, string>, told?: TypeCopyEvents): Promise<Map<string, number>> {
+    return copyTypeTablesToParquet(this.builds, this.options.allowFiles === true, files, told);
   }
 
   /**

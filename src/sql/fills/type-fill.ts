@@ -55,6 +55,12 @@ export async function fillTypeTables(
   temporary = false,
   /** `_values` complete (the build's big numbers moved in, open-built-tables.ts): waited for after the walk, before the join. */
   valuesReady: Promise<void> = Promise.resolve(),
+  /**
+   * What becomes of a staging table's rows once the records are walked, instead of filling the
+   * type's table: an export that keeps no tables writes them straight into its file (built-tables.ts
+   * `copyTypeTables`).
+   */
+  finish?: (staging: Staging) => Promise<void>,
 ): Promise<void> {
   if (plans.length === 0) return;
   const byTypeId = new Map<bigint, FillTarget>();
@@ -109,6 +115,10 @@ export async function fillTypeTables(
     await valuesReady;
     // A table filled before with fewer members (or kept so in the cache) is replaced whole, in one transaction.
     for (const staging of made) {
+      if (finish !== undefined) {
+        await finish(staging);
+        continue;
+      }
       const table = quoteIdent(staging.plan.typeName);
       await inOneTransaction(connection, async () => {
         await connection.run(`DELETE FROM ${table}`);

@@ -135,23 +135,46 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
         entry(early, file, await engine.copyObjectsToParquet(join(partial, file)));
       })(),
     );
-    // Every type table at once: one pass over the files, not one per table.
-    if (chosen.length > 1) {
-      options.onStep?.(`filling ${chosen.filter((t) => t.kind === 'type').length} type tables`);
-      await engine.fillAll(!objectsUnkept);
-    }
-    // `_objects` failed beside the fills (and has ended): told now.
-    if (branchFailure !== undefined) throw branchFailure.error;
-    options.onStep?.(`writing ${chosen.length === 1 ? '1 table' : `${chosen.length} tables`}`);
     // As Parquet, `_elements` and `_references` are written by a pass of their own that leaves
     // them unfilled (sql-engine.ts `copyLinkTablesToParquet`), started beside the other tables'
     // copies: the pass is mostly this thread's work, a copy mostly DuckDB's threads'.
     const links = options.format === 'parquet' ? chosen.filter((t) => LINK_TABLES.has(t.name)) : [];
-    // Its failure (a staged file that cannot be written, a full disk) ends the loop as `_objects`' does.
-    const linkRows = links.length === 0 ? undefined : beside(engine.copyLinkTablesToParquet(new Map(links.map((t) => [t.name, join(partial, tableFileName(t.name, 'parquet'))]))));
+    let linkRows: Promise<Map<string, number>> | undefined;
+    // The fills are done (or, written straight into their files, their records walked): from
+    // here on tables are written. Its failure (a staged file that cannot be written, a full disk)
+    // ends the loop as `_objects`' does.
+    const writing = (): void => {
+      if (linkRows !== undefined) return;
+      options.onStep?.(`writing ${chosen.length === 1 ? '1 table' : `${chosen.length} tables`}`);
+      linkRows = links.length === 0 ? Promise.resolve(new Map()) : beside(engine.copyLinkTablesToParquet(new Map(links.map((t) => [t.name, join(partial, tableFileName(t.name, 'parquet'))]))));
+    };
+    // Without a cache to keep them in, the entity types' tables are written straight from their
+    // staged rows (sql-engine.ts `copyTypeTablesToParquet`), the tables never filled; the link
+    // pass starts once their records are walked, beside their copies.
+    const straight = new Set<string>();
+    // Every type table at once: one pass over the files, not one per table.
+    if (chosen.length > 1) {
+      const types = chosen.filter((t) => t.kind === 'type');
+      options.onStep?.(`filling ${types.length} type tables`);
+      if (objectsUnkept) {
+        const byName = new Map(types.map((t) => [t.name, t]));
+        await engine.copyTypeTablesToParquet(new Map(types.map((t) => [t.name, join(partial, tableFileName(t.name, 'parquet'))])), {
+          walked: writing,
+          written: (name, rows) => {
+            // A pass beside that failed (`_objects`' copy, the link pass) ends the copies here.
+            if (branchFailure !== undefined) throw branchFailure.error;
+            straight.add(name);
+            entry(byName.get(name)!, tableFileName(name, 'parquet'), rows);
+          },
+        });
+      } else await engine.fillAll();
+    }
+    // `_objects` failed beside the fills (and has ended): told now.
+    if (branchFailure !== undefined) throw branchFailure.error;
+    writing();
     for (const table of chosen) {
       if (branchFailure !== undefined) break;
-      if (!links.includes(table) && table !== early) await write(table);
+      if (!links.includes(table) && table !== early && !straight.has(table.name)) await write(table);
     }
     await earlyWritten;
     if (linkRows !== undefined) {

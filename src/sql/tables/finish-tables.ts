@@ -226,7 +226,7 @@ export function typeTableSelect(
 
 /**
  * Makes a type's rows from its staging table: `into` wraps the SELECT (`INSERT INTO t ...`,
- * `CREATE TABLE t AS ...`); `skipped` members are NULL. A type with more than MAX_VALUE_JOINS value members gets its values
+ * `CREATE TABLE t AS ...`, `COPY (...) TO file`); `skipped` members are NULL. Rows written. A type with more than MAX_VALUE_JOINS value members gets its values
  * first in steps of at most that many joins, each step a temporary copy of the staging rows with
  * the values found so far (`r<i>`), so that no statement holds more than that many hash tables.
  */
@@ -238,7 +238,7 @@ export async function makeTypeRows(
   dictionary: TypeDictionary | undefined,
   into: (select: string) => string,
   skipped: ReadonlySet<number> = new Set(),
-): Promise<void> {
+): Promise<number> {
   const members = plan.columns.flatMap((column, i) => (column.role.kind === 'value' && !skipped.has(i) ? [i] : []));
   const resolved = new Set<number>();
   const steps: string[] = [];
@@ -260,7 +260,9 @@ export async function makeTypeRows(
       source = step;
       for (const i of members.slice(from, from + MAX_VALUE_JOINS)) resolved.add(i);
     }
-    await connection.run(into(typeTableSelect(plan, source, decimals, dictionary, resolved, skipped)));
+    // The rows the statement wrote (DuckDB answers INSERT, CREATE TABLE AS and COPY with their count).
+    const reader = await connection.runAndReadAll(into(typeTableSelect(plan, source, decimals, dictionary, resolved, skipped)));
+    return Number(reader.getRows()[0]?.[0] ?? 0);
   } finally {
     for (const step of steps) await connection.run(`DROP TABLE IF EXISTS ${step}`).catch(() => undefined);
   }
