@@ -21,6 +21,15 @@ import { NOT_STORED } from './type-table.js';
 
 export type DominatorPhase = 'numbering' | 'semidominators' | 'dominators' | 'retained sizes';
 
+/**
+ * What the computation reads of a graph index: also what a worker thread rebuilds from the
+ * index's shared arrays (dominator-thread.ts), without the rest of the index.
+ */
+export type DominatorGraph = Pick<GraphIndex, 'nodeCount' | 'rootsNode' | 'version' | 'typeOfNode' | 'adjacency'> & {
+  isStored(node: number): boolean;
+  readonly nodes: Pick<GraphIndex['nodes'], 'nodeOf'>;
+};
+
 export interface DominatorProgress {
   readonly phase: DominatorPhase;
   readonly done: number;
@@ -45,15 +54,21 @@ export function rememberDominatorTree(graph: GraphIndex, tree: DominatorTree): v
  * waits before it enters the storage's gate while that computation is under way,
  * dominators-under-way.ts).
  */
-export function dominatorTreeOf(graph: GraphIndex, channels: readonly Pick<StorageChannel, 'objects'>[]): DominatorTree {
+/** The tree remembered for the graph if it is of the graph's current state. */
+export function rememberedDominatorTree(graph: GraphIndex): DominatorTree | undefined {
   const known = remembered.get(graph);
-  if (known !== undefined && known.graphVersion === graph.version && known.nodeCount === graph.nodeCount) return known;
+  return known !== undefined && known.graphVersion === graph.version && known.nodeCount === graph.nodeCount ? known : undefined;
+}
+
+export function dominatorTreeOf(graph: GraphIndex, channels: readonly Pick<StorageChannel, 'objects'>[]): DominatorTree {
+  const known = rememberedDominatorTree(graph);
+  if (known !== undefined) return known;
   const tree = computeDominators(graph, channels);
   remembered.set(graph, tree);
   return tree;
 }
 
-export function computeDominators(graph: GraphIndex, channels: readonly Pick<StorageChannel, 'objects'>[]): DominatorTree {
+export function computeDominators(graph: DominatorGraph, channels: readonly Pick<StorageChannel, 'objects'>[]): DominatorTree {
   const steps = dominatorSteps(graph, channels);
   for (;;) {
     const step = steps.next();
@@ -61,7 +76,7 @@ export function computeDominators(graph: GraphIndex, channels: readonly Pick<Sto
   }
 }
 
-export function* dominatorSteps(graph: GraphIndex, channels: readonly Pick<StorageChannel, 'objects'>[], slice = SLICE): Generator<DominatorProgress, DominatorTree> {
+export function* dominatorSteps(graph: DominatorGraph, channels: readonly Pick<StorageChannel, 'objects'>[], slice = SLICE): Generator<DominatorProgress, DominatorTree> {
   const n = graph.nodeCount;
   const roots = graph.rootsNode;
   const version = graph.version;
@@ -96,7 +111,7 @@ interface Numbering {
  * 1. Depth-first preorder numbers (0: not reached), the DFS parent of each number. While
  * numbering, `semi` holds each stacked node's cursor and `label` the stack itself.
  */
-function* numberingSteps(graph: GraphIndex, roots: number, slice: number): Generator<DominatorProgress, Numbering> {
+function* numberingSteps(graph: DominatorGraph, roots: number, slice: number): Generator<DominatorProgress, Numbering> {
   const n = graph.nodeCount;
   const types = graph.typeOfNode;
   const adjacency = graph.adjacency;
@@ -256,7 +271,7 @@ function* immediateDominatorSteps(numbering: Numbering, idom: Uint32Array, slice
 }
 
 /** 4a. The record length of each reached object, by preorder number. */
-function objectBytes(graph: GraphIndex, channels: readonly Pick<StorageChannel, 'objects'>[], numbering: Numbering): Float64Array {
+function objectBytes(graph: DominatorGraph, channels: readonly Pick<StorageChannel, 'objects'>[], numbering: Numbering): Float64Array {
   const { num, reached } = numbering;
   const bytes = new Float64Array(reached + 1);
   for (const channel of channels) {

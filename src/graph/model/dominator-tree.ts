@@ -16,6 +16,18 @@ const OVERFLOW = 0xffffffff;
 /** Children lists kept for repeated pages (each the size of one node's children). */
 const CACHED_CHILDREN = 8;
 
+/** A tree as plain data (`DominatorTree.toParts`): what a worker thread hands back. */
+export interface DominatorTreeParts {
+  readonly graphVersion: number;
+  readonly nodeCount: number;
+  readonly rootsNode: number;
+  readonly idom: Uint32Array;
+  readonly count: Uint32Array;
+  readonly bytesLow: Uint32Array;
+  readonly overflowNodes: Uint32Array;
+  readonly overflowBytes: Float64Array;
+}
+
 export class DominatorTree {
   private readonly childrenCache = new Map<number, Uint32Array>();
   private topCache: Uint32Array | undefined;
@@ -34,6 +46,16 @@ export class DominatorTree {
     private readonly overflowNodes: Uint32Array,
     private readonly overflowBytes: Float64Array,
   ) {}
+
+  /** The tree as plain data, for crossing threads (`fromParts`): its arrays, not copies. */
+  toParts(): DominatorTreeParts {
+    const { graphVersion, nodeCount, rootsNode, idom, count, bytesLow, overflowNodes, overflowBytes } = this;
+    return { graphVersion, nodeCount, rootsNode, idom, count, bytesLow, overflowNodes, overflowBytes };
+  }
+
+  static fromParts(parts: DominatorTreeParts): DominatorTree {
+    return new DominatorTree(parts.graphVersion, parts.nodeCount, parts.rootsNode, parts.idom, parts.count, parts.bytesLow, parts.overflowNodes, parts.overflowBytes);
+  }
 
   /** A tree of a graph without roots object: nothing is reachable. */
   static empty(graphVersion: number, nodeCount: number): DominatorTree {
