@@ -16,6 +16,15 @@ export interface SqlLimits {
   readonly maxRowBytes: number;
   /** A buffered (JSON) answer's rows, converted (too-large beyond); streamed answers are bounded per row and by back-pressure. */
   readonly maxAnswerBytes: number;
+  /**
+   * `serve`'s streamed answers (CSV, NDJSON): a client that takes nothing of its answer for this
+   * long has it ended and its statement's slot and connection given back (0: never). Not the
+   * engine's: the route that streams applies it.
+   */
+  readonly streamStallMs?: number;
 }
+
+/** How long a streamed SQL answer may wait for its reader to take anything. */
+export const DEFAULT_STREAM_STALL_MS = 30_000;
 
 export const DEFAULT_SQL_LIMITS: SqlLimits = { timeoutMs: 30_000, memoryLimitBytes: 1024 ** 3, maxConcurrent: 4, ...DEFAULT_ANSWER_LIMITS };

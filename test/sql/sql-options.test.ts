@@ -12,6 +12,8 @@ describe('SQL options', () => {
     expect(parseServeArgs(['dir', '--sql-timeout', '5000', '--sql-memory-limit', String(256 * 1024 * 1024), '--sql-max-concurrent', '2'])).toMatchObject({
       sql: { timeoutMs: 5000, memoryLimitBytes: 256 * 1024 * 1024, maxConcurrent: 2 },
     });
+    expect(parseServeArgs(['dir', '--sql-stall-timeout', '2500'])).toMatchObject({ sql: { streamStallMs: 2500 } });
+    expect(parseServeArgs(['dir', '--sql-stall-timeout', '0'])).toMatchObject({ sql: { streamStallMs: 0 } });
   });
 
   it.each([
@@ -22,6 +24,9 @@ describe('SQL options', () => {
     ['--sql-memory-limit', '1024'],
     ['--sql-memory-limit', '1e99'],
     ['--sql-max-concurrent', '0'],
+    ['--sql-stall-timeout', '-1'],
+    ['--sql-stall-timeout', 'Infinity'],
+    ['--sql-stall-timeout', '86400001'],
   ])('refuse %s %s', (flag, value) => {
     expect(() => parseServeArgs(['dir', flag, value])).toThrow();
   });

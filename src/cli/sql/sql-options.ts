@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
 import { DEFAULT_PROCESS_ANSWER_BYTES, PROCESS_ANSWER_BUDGET } from '../../sql/answers/answer-budget.js';
-import { DEFAULT_SQL_LIMITS, type SqlLimits } from '../../sql/sql-limits.js';
+import { DEFAULT_SQL_LIMITS, DEFAULT_STREAM_STALL_MS, type SqlLimits } from '../../sql/sql-limits.js';
 import { withCacheOptions } from '../options/cache-options.js';
 import { fromEnv, integerOption } from '../options/option-values.js';
 
@@ -12,7 +12,12 @@ const MAX_MEMORY = 2 ** 44;
 const MIN_ANSWER = 1024;
 
 export function withSqlOptions(command: Command, serving: boolean): Command {
-  if (serving) command.addOption(fromEnv(new Option('--no-sql', 'no SQL: POST /api/v1/sql and /api/v1/sql/schema answer 404')));
+  if (serving) {
+    command.addOption(fromEnv(new Option('--no-sql', 'no SQL: POST /api/v1/sql and /api/v1/sql/schema answer 404')));
+    command.addOption(
+      fromEnv(integerOption('--sql-stall-timeout', 'ms', `end a streamed SQL answer (CSV, NDJSON) whose client has read nothing for this long, giving back its statement's slot; 0: never (default ${DEFAULT_STREAM_STALL_MS})`, 0, MAX_TIMEOUT_MS, 'milliseconds')),
+    );
+  }
   withCacheOptions(command);
   return command
     .addOption(fromEnv(integerOption('--sql-timeout', 'ms', `interrupt SQL statements running longer than this; 0: never (default ${DEFAULT_SQL_LIMITS.timeoutMs})`, 0, MAX_TIMEOUT_MS, 'milliseconds')))
@@ -26,6 +31,7 @@ export function withSqlOptions(command: Command, serving: boolean): Command {
 export interface SqlOptionValues {
   sql?: boolean;
   sqlTimeout?: number;
+  sqlStallTimeout?: number;
   sqlMemoryLimit?: number;
   sqlMaxConcurrent?: number;
   sqlMaxRowBytes?: number;
@@ -40,6 +46,7 @@ export function sqlLimitsOf(values: SqlOptionValues): Partial<SqlLimits> | false
   if (values.sqlAnswerBudget !== undefined) PROCESS_ANSWER_BUDGET.resize(values.sqlAnswerBudget);
   return {
     ...(values.sqlTimeout === undefined ? {} : { timeoutMs: values.sqlTimeout }),
+    ...(values.sqlStallTimeout === undefined ? {} : { streamStallMs: values.sqlStallTimeout }),
     ...(values.sqlMemoryLimit === undefined ? {} : { memoryLimitBytes: values.sqlMemoryLimit }),
     ...(values.sqlMaxConcurrent === undefined ? {} : { maxConcurrent: values.sqlMaxConcurrent }),
     ...(values.sqlMaxRowBytes === undefined ? {} : { maxRowBytes: values.sqlMaxRowBytes }),

@@ -7,6 +7,7 @@ import type { CsvCells, JsonCell } from '../../../sql/answers/result-values.js';
 import type { SqlEngine, SqlColumn } from '../../../sql/sql-engine.js';
 import type { SqlError } from '../../../sql/sandbox.js';
 import type { StorageContext, StorageRegistry } from '../../../registry/storage-registry.js';
+import { DEFAULT_STREAM_STALL_MS } from '../../../sql/sql-limits.js';
 import { sqlEngineOf, type SqlServiceOptions } from './sql-engines.js';
 import { ApiProblem, notFound, problemResponse, sendProblem } from '../machinery/problem-details.js';
 import { API_PREFIX } from '../../../api-contract/schemas.js';
@@ -16,7 +17,10 @@ import { StorageParams } from '../../../api-contract/schemas.js';
  * `POST /api/v1/sql` and `GET /api/v1/sql/schema` (and per named storage): one read-only
  * statement over the storage's tables, answered as JSON (at most `limit` rows) or streamed whole
  * as CSV or NDJSON (`Accept`), pulled chunk by chunk as the client reads (back-pressure). A client
- * that goes away interrupts its statement.
+ * that goes away interrupts its statement; so does one that keeps its connection but takes nothing
+ * for `--sql-stall-timeout`, or past the statement's `--sql-timeout`: a stalled reader would else
+ * hold its statement's slot (of `--sql-max-concurrent`), DuckDB connection and open transaction
+ * until its connection closed, and a few of them would refuse every other statement as busy.
  */
 
 const SqlBody = Type.Object(
@@ -117,7 +121,8 @@ export async function sqlRoutes(scope: FastifyInstance, options: SqlRoutesOption
           if (format === 'json') return await engine.query(body.sql, { limit: body.limit ?? 1000, signal: abort.signal });
           if (format === 'parquet') return await parquetAnswer(engine, body.sql, abort, reply);
           const cells: CsvCells = (request.query as Static<typeof SqlQuery>).rawCsv === true ? 'raw' : 'safe';
-          return await streamAnswer(engine, body.sql, format, cells, abort, reply);
+          const stallMs = options.sql === false ? 0 : (options.sql.streamStallMs ?? DEFAULT_STREAM_STALL_MS);
+          return await streamAnswer(engine, body.sql, format, cells, abort, reply, stallMs);
         } catch (error) {
           throw asProblem(error, request);
         }
@@ -178,7 +183,15 @@ function asProblem(error: unknown, request: FastifyRequest): unknown {
  * The whole result as CSV or NDJSON. The statement starts (and fails, with a problem answer)
  * before the first byte is sent; after that rows are pulled only as the client reads them.
  */
-async function streamAnswer(engine: SqlEngine, sql: string, format: 'csv' | 'ndjson', cells: CsvCells, abort: AbortController, reply: FastifyReply): Promise<Readable> {
+async function streamAnswer(
+  engine: SqlEngine,
+  sql: string,
+  format: 'csv' | 'ndjson',
+  cells: CsvCells,
+  abort: AbortController,
+  reply: FastifyReply,
+  stallMs: number,
+): Promise<Readable> {
   const { csvCell } = await import('../../../sql/answers/result-values.js');
   let columns: readonly SqlColumn[] = [];
   let started: () => void = () => undefined;
@@ -194,20 +207,40 @@ async function streamAnswer(engine: SqlEngine, sql: string, format: 'csv' | 'ndj
   const line = (row: JsonCell[]): string =>
     format === 'csv' ? `${row.map((v) => csvCell(v, cells)).join(',')}\r\n` : `${JSON.stringify(Object.fromEntries(columns.map((c, i) => [c.name, row[i] ?? null])))}\n`;
   let pull: (() => void) | undefined;
+  let deadline = Infinity;
+  const stalled = (resolve: () => void): void => {
+    if (pull !== resolve) return;
+    pull = undefined;
+    abort.abort();
+    reply.raw.destroy();
+    resolve();
+  };
   const running = engine
     .stream(
       sql,
       abort.signal,
       (c) => {
         columns = c;
+        // The statement runs from here (its timeout started just before): it ends by then.
+        if (engine.limits.timeoutMs > 0) deadline = Date.now() + engine.limits.timeoutMs;
         if (format === 'csv') queue.push(`${columns.map((col) => csvCell(col.name, cells)).join(',')}\r\n`);
         started();
       },
       async (rows) => {
         queue.push(rows.map(line).join(''));
         wake?.();
-        // Wait until the reader has taken what is queued: one chunk ahead at most.
-        await new Promise<void>((resolve) => (pull = resolve));
+        // Wait until the reader has taken what is queued: one chunk ahead at most. A reader that
+        // takes nothing for the stall bound, or past the statement's timeout (DuckDB's interrupt
+        // cannot reach a statement waiting here), has its answer ended: the connection is cut (a
+        // stream under way has no other way to say it is incomplete), the statement stops and
+        // gives back its slot and connection.
+        const waitMs = Math.min(stallMs > 0 ? stallMs : Infinity, deadline - Date.now());
+        let timer: NodeJS.Timeout | undefined;
+        await new Promise<void>((resolve) => {
+          pull = resolve;
+          if (Number.isFinite(waitMs)) timer = setTimeout(stalled, Math.max(0, waitMs), resolve);
+        });
+        clearTimeout(timer);
         return !abort.signal.aborted;
       },
     )

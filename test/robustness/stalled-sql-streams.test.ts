@@ -1,0 +1,123 @@
+import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/http/app.js';
+import type { SqlServiceOptions } from '../../src/http/api-v1/sql/sql-engines.js';
+import { CONFORMANCE_DIR } from '../helpers/corpora/conformance.js';
+import { listenOnLoopback } from '../helpers/serving/loopback.js';
+import { graphsBuilt, registeredStorage } from '../helpers/serving/registered-storage.js';
+
+/**
+ * Streamed SQL answers (CSV, NDJSON) of `serve` whose client keeps its connection open and reads
+ * nothing. Each such statement holds one of the `--sql-max-concurrent` slots, a DuckDB connection
+ * and its transaction; without a bound it held them until the connection closed (measured: still
+ * held after a minute, past the 30 s SQL timeout), so as many stalled clients as the limit
+ * refused every teammate's statement (503). With one slot, one stalled client is that many.
+ */
+
+const GRAPH = join(CONFORMANCE_DIR, 'storages', 'graph');
+/**
+ * A terabyte: the statement is still running when its reader stalls. Rows of a kilobyte fill the
+ * kernel's socket buffers within a few chunks, so the stall comes long before the SQL timeout.
+ */
+const HUGE = `SELECT '${'x'.repeat(1000)}' AS filler FROM range(1000000000)`;
+
+const sockets: Socket[] = [];
+let closeServer: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  for (const s of sockets.splice(0)) s.destroy();
+  await closeServer?.();
+  closeServer = undefined;
+});
+
+async function serve(sql: SqlServiceOptions): Promise<number> {
+  const { registry, storage, close } = await registeredStorage(GRAPH);
+  const app = buildApp(storage, { instance: 'microstream', api: registry, sql });
+  await graphsBuilt(registry);
+  const port = await listenOnLoopback(app);
+  closeServer = async () => {
+    await app.close();
+    await close();
+  };
+  return port;
+}
+
+/**
+ * A client that asks for a streamed answer, takes its first bytes (`started`: the statement holds
+ * its slot now) and then reads nothing until `resume` (a paused socket sees its connection closed
+ * only once it reads again); `closed` says when it has seen the end.
+ */
+function stalledReader(port: number, accept: string): { started: Promise<string>; resume: () => void; closed: () => boolean } {
+  const body = JSON.stringify({ sql: HUGE });
+  const socket = connect(port, '127.0.0.1', () =>
+    socket.write(`POST /api/v1/sql HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: ${accept}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`),
+  );
+  socket.on('error', () => undefined);
+  let closed = false;
+  socket.on('close', () => (closed = true));
+  const started = new Promise<string>((resolve) =>
+    socket.once('data', (first: Buffer) => {
+      socket.pause();
+      resolve(first.toString('latin1', 0, 12));
+    }),
+  );
+  sockets.push(socket);
+  return { started, resume: () => socket.resume(), closed: () => closed };
+}
+
+/** A teammate's small statement: its status and body. */
+function teammate(port: number): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/api/v1/sql', headers: { 'content-type': 'application/json' }, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify({ sql: 'SELECT 42 AS answer' }));
+  });
+}
+
+/** Asks until a teammate's statement is answered 200; every refusal on the way is the stalled statement's slot (503 busy). */
+async function teammateAnswered(port: number): Promise<string> {
+  let last = { status: 0, body: '' };
+  await expect
+    .poll(
+      async () => {
+        last = await teammate(port);
+        if (last.status !== 200) expect(last.status).toBe(503);
+        return last.status;
+      },
+      { timeout: 20_000, interval: 100 },
+    )
+    .toBe(200);
+  return last.body;
+}
+
+describe('a streamed SQL answer whose client stops reading', () => {
+  for (const accept of ['text/csv', 'application/x-ndjson']) {
+    it(`(${accept}) is ended after --sql-stall-timeout, its slot given back to a teammate`, { timeout: 60_000 }, async () => {
+      const port = await serve({ maxConcurrent: 1, streamStallMs: 300, timeoutMs: 0 });
+      const reader = stalledReader(port, accept);
+      expect(await reader.started).toBe('HTTP/1.1 200');
+      const body = await teammateAnswered(port);
+      expect(JSON.parse(body)).toMatchObject({ rows: [[42]], rowCount: 1 });
+      // The stalled client's connection is cut (its answer cannot be told complete otherwise): read
+      // again, it finds the end instead of the rest of a billion rows.
+      reader.resume();
+      await expect.poll(() => reader.closed(), { timeout: 20_000 }).toBe(true);
+    });
+  }
+
+  it('is ended by --sql-timeout too, however long the stall bound', { timeout: 60_000 }, async () => {
+    const port = await serve({ maxConcurrent: 1, streamStallMs: 0, timeoutMs: 3000 });
+    const reader = stalledReader(port, 'text/csv');
+    expect(await reader.started).toBe('HTTP/1.1 200');
+    const body = await teammateAnswered(port);
+    expect(JSON.parse(body)).toMatchObject({ rows: [[42]], rowCount: 1 });
+    reader.resume();
+    await expect.poll(() => reader.closed(), { timeout: 20_000 }).toBe(true);
+  });
+});
