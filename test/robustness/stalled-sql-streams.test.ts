@@ -11,9 +11,11 @@ import { graphsBuilt, registeredStorage } from '../helpers/serving/registered-st
 /**
  * Streamed SQL answers (CSV, NDJSON) of `serve` whose client keeps its connection open and reads
  * nothing. Each such statement holds one of the `--sql-max-concurrent` slots, a DuckDB connection
- * and its transaction; without a bound it held them until the connection closed (measured: still
- * held after a minute, past the 30 s SQL timeout), so as many stalled clients as the limit
- * refused every teammate's statement (503). With one slot, one stalled client is that many.
+ * and its transaction; without a bound it held them until the connection closed: past the SQL
+ * timeout, until the server's idle-socket timeout (request timeout + 5 s) cut it, or never with
+ * `--request-timeout 0`; meanwhile as many stalled clients as the limit refused every teammate's
+ * statement (503). With one slot, one stalled client is that many. A client that goes away gives
+ * its slot back at once, bound or not (the last test).
  */
 
 const GRAPH = join(CONFORMANCE_DIR, 'storages', 'graph');
@@ -48,7 +50,7 @@ async function serve(sql: SqlServiceOptions): Promise<number> {
  * its slot now) and then reads nothing until `resume` (a paused socket sees its connection closed
  * only once it reads again); `closed` says when it has seen the end.
  */
-function stalledReader(port: number, accept: string): { started: Promise<string>; resume: () => void; closed: () => boolean } {
+function stalledReader(port: number, accept: string): { started: Promise<string>; resume: () => void; closed: () => boolean; leave: () => void } {
   const body = JSON.stringify({ sql: HUGE });
   const socket = connect(port, '127.0.0.1', () =>
     socket.write(`POST /api/v1/sql HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: ${accept}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`),
@@ -63,7 +65,7 @@ function stalledReader(port: number, accept: string): { started: Promise<string>
     }),
   );
   sockets.push(socket);
-  return { started, resume: () => socket.resume(), closed: () => closed };
+  return { started, resume: () => socket.resume(), closed: () => closed, leave: () => socket.destroy() };
 }
 
 /** A teammate's small statement: its status and body. */
@@ -119,5 +121,14 @@ describe('a streamed SQL answer whose client stops reading', () => {
     expect(JSON.parse(body)).toMatchObject({ rows: [[42]], rowCount: 1 });
     reader.resume();
     await expect.poll(() => reader.closed(), { timeout: 20_000 }).toBe(true);
+  });
+
+  it('gives back its slot when its client goes away, with no bound set', { timeout: 60_000 }, async () => {
+    const port = await serve({ maxConcurrent: 1, streamStallMs: 0, timeoutMs: 0 });
+    const reader = stalledReader(port, 'application/x-ndjson');
+    expect(await reader.started).toBe('HTTP/1.1 200');
+    reader.leave();
+    const body = await teammateAnswered(port);
+    expect(JSON.parse(body)).toMatchObject({ rows: [[42]], rowCount: 1 });
   });
 });
