@@ -1,13 +1,14 @@
 import { statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { FileState } from './channel-state.js';
-import type { TwinPrefix } from './index/twin-prefix.js';
+import { twinIdentity, type TwinPrefix } from './index/twin-prefix.js';
 
 /**
  * What a storage's first load found comparing its data files with a copy's (`OpenOptions.
  * compareTwin`, index/twin-prefix.ts), for the copy's opening on it as its basis (basis-open.ts):
  * a file of the copy counts as beginning with this storage's file only where the whole indexed
- * range was found equal and it is still the very file that was compared (device and inode).
+ * range was found equal and it is still the very file that was compared, unchanged since (device,
+ * inode, size and status change time: `twinIdentity`).
  */
 export class TwinPrefixes {
   private readonly found = new Map<string, TwinPrefix>();
@@ -38,7 +39,7 @@ export class TwinPrefixes {
       if (twin === undefined || twin.equalTo < pair.length) return false;
       try {
         const stat = statSync(pair.b, { bigint: true });
-        return `${stat.dev}:${stat.ino}` === twin.file;
+        return twinIdentity(stat) === twin.file;
       } catch {
         return false;
       }

@@ -145,4 +145,10 @@ describe.each([0, 2])('the first storage compared with the copy while indexed (%
     });
     expect(outcome.continued).toBe(false);
   });
+
+  it('the copy\'s file written in place after the comparison (the same inode, one byte changed): not taken', async () => {
+    const { a, b } = await pair();
+    const outcome = await diffed(a, b, threads, b, () => flip(firstFile(b), 30));
+    expect(outcome.continued).toBe(false);
+  });
 });

@@ -14,8 +14,17 @@ import { openRegularFileSync } from '../source/regular-file.js';
 export interface TwinPrefix {
   /** The bytes from the file's start up to here are the same in both files. */
   readonly equalTo: number;
-  /** The twin's device and inode numbers, as decimal strings. */
+  /** The twin as it was when compared: `twinIdentity` of its status. */
   readonly file: string;
+}
+
+/**
+ * A file's device, inode, size and status change time: another value, another file or the same
+ * file written since (in place too: an inode alone stays the same through a rewrite, and a deleted
+ * file's number is soon given to a new one).
+ */
+export function twinIdentity(stat: { readonly dev: bigint; readonly ino: bigint; readonly size: bigint; readonly ctimeNs: bigint }): string {
+  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.ctimeNs}`;
 }
 
 /** The twin's bytes of a chunk up to this size go into one buffer per thread, reused (a worker's chunks are this size). */
@@ -52,7 +61,7 @@ export async function* comparedWithTwin(chunks: AsyncIterable<Uint8Array>, twin:
       if (same) equalTo += chunk.byteLength;
       yield chunk;
     }
-    done({ equalTo, file: `${stat.dev}:${stat.ino}` });
+    done({ equalTo, file: twinIdentity(stat) });
   } finally {
     closeSync(fd);
   }
