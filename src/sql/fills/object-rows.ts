@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { chunkDamageOf } from '../../damaged/chunk-damage.js';
-import { dominatorTreeOf } from '../../graph/model/dominator-computation.js';
+import { startDominatorTree, type DominatorTreeUnderWay } from '../../graph/model/dominator-thread.js';
 import type { DominatorTree } from '../../graph/model/dominator-tree.js';
 import type { GraphIndex } from '../../graph/model/graph-index.js';
 import { forEachLatestRecord } from '../../storage/records/latest-records.js';
@@ -87,6 +87,18 @@ const STAGED_OBJECT_COLUMNS: readonly ParquetColumn[] = [
 
 /** `copyTo`: the rows written into that Parquet file instead of `_objects` (rows written answered). */
 async function fillObjectsTable(duck: DuckModule, connection: DuckDBConnection, storage: Storage, graph: GraphIndex | undefined, staged: string | undefined, copyTo: string | undefined): Promise<number | undefined> {
+  // The storage holds this state while the pass runs (the caller's consistency gate, across every
+  // await here): the background computation cannot take turns, so the tree is computed for the
+  // pass, in a worker thread where that pays, while this thread goes on; taken when the rows need it.
+  const dominators = graph === undefined ? undefined : startDominatorTree(graph, storage.channels);
+  try {
+    return await fillObjectRows(duck, connection, storage, graph, staged, copyTo, dominators);
+  } finally {
+    await dominators?.stop();
+  }
+}
+
+async function fillObjectRows(duck: DuckModule, connection: DuckDBConnection, storage: Storage, graph: GraphIndex | undefined, staged: string | undefined, copyTo: string | undefined, dominators: DominatorTreeUnderWay | undefined): Promise<number | undefined> {
   await connection.run(`
 ${staged === undefined ? 'CREATE OR REPLACE TABLE __objects (oid BIGINT, type_id BIGINT, reachable BOOLEAN, bytes BIGINT, channel INTEGER, file INTEGER, "offset" BIGINT, commit_timestamp BIGINT, immediate_dominator BIGINT, retained_objects BIGINT, retained_bytes BIGINT);' : ''}
 CREATE OR REPLACE TABLE __files (code INTEGER, name VARCHAR);
@@ -96,8 +108,7 @@ CREATE OR REPLACE TABLE __damaged (oid VARCHAR);`);
   const damaged = (await chunkDamageOf(storage)).objects;
   // The logs alone (no record read): which commit wrote each record (commit_timestamp).
   const history = await storage.source.snapshot(async (reader) => CommitHistory.read(await scanStorageLayout(reader, storage.source.location), reader));
-  // The storage holds this state while the pass runs: the background computation cannot take turns.
-  const tree = graph === undefined ? undefined : dominatorTreeOf(graph, storage.channels);
+  const tree = await dominators?.take();
   await inOneTransaction(connection, async () => {
     const rows: ObjectRowSink = staged === undefined ? new ChunkAppender(duck, await connection.createAppender('__objects')) : new ParquetRowWriter(staged, STAGED_OBJECT_COLUMNS);
     const objects = new ObjectRows(rows, graph, storage.channels.length, tree, new RecordCommits(history, storage), staged !== undefined);
