@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import type { ObjectIndexParts } from '../../storage/index/object-index-parts.js';
 import type { StorageChannel } from '../../storage/storage.js';
 import { WorkerThread } from '../../threads/worker-thread.js';
-import { dominatorTreeOf, rememberDominatorTree, rememberedDominatorTree } from './dominator-computation.js';
+import { dominatorTreeOf, rememberDominatorTree, rememberedDominatorTree, type DominatorPhase, type DominatorProgress } from './dominator-computation.js';
 import { DominatorTree, type DominatorTreeParts } from './dominator-tree.js';
 import type { GraphIndex } from './graph-index.js';
 import type { NodeIdsParts } from './node-ids.js';
@@ -43,7 +43,12 @@ export interface DominatorInput {
   readonly version: number;
   readonly nodes: NodeIdsParts;
   readonly objects: readonly ObjectIndexParts[];
+  /** Where the thread writes its progress: phase (its index in `PHASES`, + 1; 0 before the first), done, total. */
+  readonly progress: Int32Array;
 }
+
+/** The phases in the order the progress array numbers them. */
+export const PHASES: readonly DominatorPhase[] = ['numbering', 'semidominators', 'dominators', 'retained sizes'];
 
 /** The worker thread's answer. */
 export type DominatorReply = { readonly tree: DominatorTreeParts } | { readonly error: string };
@@ -60,16 +65,45 @@ export interface DominatorTreeUnderWay {
 
 export interface DominatorThreadOptions {
   /** Whether a thread computes it: undefined decides by size and processors. */
-  readonly thread?: boolean;
+  readonly thread?: boolean | undefined;
 }
 
 /** Starts computing the tree of the graph's present state (in a thread where that pays). */
 export function startDominatorTree(graph: GraphIndex, channels: readonly Pick<StorageChannel, 'objects'>[], options: DominatorThreadOptions = {}): DominatorTreeUnderWay {
   const inPlace: DominatorTreeUnderWay = { take: async () => dominatorTreeOf(graph, channels), stop: async () => undefined, inThread: false };
   if (rememberedDominatorTree(graph) !== undefined) return inPlace;
+  const run = dominatorThreadFor(graph, channels, options);
+  if (run === undefined) return inPlace;
+  const version = graph.version;
+  const answer = run.tree.then((tree) => {
+    // Kept as the graph's latest only if it is still of the graph's state (it is, while the pass holds it).
+    if (graph.version === version && graph.nodeCount === tree.nodeCount) rememberDominatorTree(graph, tree);
+    return tree;
+  });
+  // Taken or not, a failure is not an unhandled rejection: `take` answers it.
+  answer.catch(() => undefined);
+  return { take: () => answer, stop: run.stop, inThread: true };
+}
+
+/** A computation in a worker thread: its tree (or error), its progress so far, and its end. */
+export interface DominatorThreadRun {
+  readonly tree: Promise<DominatorTree>;
+  /** What the thread reported last (undefined before its first report). */
+  progress(): DominatorProgress | undefined;
+  /** Ends the thread (at once when it is still computing); the snapshots are released. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The tree of the graph's present state computed in a worker thread, or undefined when a thread
+ * would not pay or cannot read the graph. The graph's arrays are read where they are: a caller
+ * that lets the graph change meanwhile must throw the tree away (the service compares versions).
+ */
+export function dominatorThreadFor(graph: GraphIndex, channels: readonly Pick<StorageChannel, 'objects'>[], options: DominatorThreadOptions = {}): DominatorThreadRun | undefined {
   const wanted = options.thread ?? (graph.nodeCount >= DOMINATOR_THREAD_FROM_NODES && availableParallelism() > 1);
-  if (!wanted || !readableInThread(graph)) return inPlace;
+  if (!wanted || !readableInThread(graph)) return undefined;
   const snapshots = channels.map((channel) => channel.objects.snapshot());
+  const progress = new Int32Array(new SharedArrayBuffer(3 * 4));
   const input: DominatorInput = {
     rowStart: graph.adjacency.baseRowStart,
     rows: graph.adjacency.baseRows,
@@ -80,6 +114,7 @@ export function startDominatorTree(graph: GraphIndex, channels: readonly Pick<St
     version: graph.version,
     nodes: graph.nodes.toParts(),
     objects: snapshots.map((s) => s.parts),
+    progress,
   };
   const thread = new WorkerThread<DominatorInput, DominatorReply>(import.meta.url, 'dominator-worker', (code) => `the dominator tree's thread stopped (exit code ${code})`);
   let stopped: Promise<void> | undefined;
@@ -90,19 +125,18 @@ export function startDominatorTree(graph: GraphIndex, channels: readonly Pick<St
     }
     return stopped;
   };
-  const version = graph.version;
-  const answer = thread.ask(input).then(async (reply) => {
+  const tree = thread.ask(input).then(async (reply) => {
     await stop();
     if (reply instanceof Error) throw reply;
     if ('error' in reply) throw new Error(reply.error);
-    const tree = DominatorTree.fromParts(reply.tree);
-    // Kept as the graph's latest only if it is still of the graph's state (it is, while the pass holds it).
-    if (graph.version === version && graph.nodeCount === tree.nodeCount) rememberDominatorTree(graph, tree);
-    return tree;
+    return DominatorTree.fromParts(reply.tree);
   });
-  // Taken or not, a failure is not an unhandled rejection: `take` answers it.
-  answer.catch(() => undefined);
-  return { take: () => answer, stop, inThread: true };
+  tree.catch(() => undefined);
+  const progressOf = (): DominatorProgress | undefined => {
+    const phase = PHASES[Atomics.load(progress, 0) - 1];
+    return phase === undefined ? undefined : { phase, done: Atomics.load(progress, 1), total: Atomics.load(progress, 2) };
+  };
+  return { tree, progress: progressOf, stop };
 }
 
 /** Whether the thread can read the graph as it is: base rows only, every array in shared memory. */

@@ -1,8 +1,8 @@
 import { parentPort } from 'node:worker_threads';
 import { ObjectIndex } from '../../storage/index/object-index.js';
 import { Adjacency } from './adjacency.js';
-import { computeDominators, type DominatorGraph } from './dominator-computation.js';
-import type { DominatorInput, DominatorReply } from './dominator-thread.js';
+import { dominatorSteps, type DominatorGraph } from './dominator-computation.js';
+import { PHASES, type DominatorInput, type DominatorReply } from './dominator-thread.js';
 import { NodeIds } from './node-ids.js';
 import { NOT_STORED } from './type-table.js';
 
@@ -27,10 +27,19 @@ parentPort?.on('message', (input: DominatorInput) => {
       nodes,
       isStored: (node) => node >= 0 && node < count && types[node] !== NOT_STORED,
     };
-    const tree = computeDominators(
+    const steps = dominatorSteps(
       graph,
       input.objects.map((parts) => ({ objects: ObjectIndex.fromParts(parts) })),
-    ).toParts();
+    );
+    const progress = input.progress;
+    let step = steps.next();
+    for (; step.done !== true; step = steps.next()) {
+      // Read by the starting thread whenever it is asked how far the computation is.
+      Atomics.store(progress, 1, step.value.done);
+      Atomics.store(progress, 2, step.value.total);
+      Atomics.store(progress, 0, PHASES.indexOf(step.value.phase) + 1);
+    }
+    const tree = step.value.toParts();
     const reply: DominatorReply = { tree };
     parentPort?.postMessage(reply, [tree.idom.buffer, tree.count.buffer, tree.bytesLow.buffer, tree.overflowNodes.buffer, tree.overflowBytes.buffer] as ArrayBuffer[]);
   } catch (error) {

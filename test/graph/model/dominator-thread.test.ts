@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildGraph } from '../../../src/graph/build/graph-build.js';
+import { DominatorService } from '../../../src/graph/dominator-service.js';
 import { Adjacency, assembleRows, FORWARD_FLAG } from '../../../src/graph/model/adjacency.js';
 import { computeDominators, rememberedDominatorTree } from '../../../src/graph/model/dominator-computation.js';
 import { startDominatorTree } from '../../../src/graph/model/dominator-thread.js';
@@ -120,6 +121,30 @@ describe('the dominator tree in a worker thread', () => {
       expect(rememberedDominatorTree(graph)).toBeUndefined();
     } finally {
       await underWay.stop();
+    }
+  });
+
+  it("the background service's tree: computed in the thread, the same; the thread's failure is the service's", { timeout: 60_000 }, async () => {
+    const { graph, channels } = randomGraph(14, 30_000, true);
+    const want = computeDominators(graph, channels);
+    const storage = { channels: channels as StorageChannel[], generation: 1, consistent: <T>(fn: () => Promise<T>): Promise<T> => fn() };
+    const service = new DominatorService(storage, { dominatorThread: true });
+    try {
+      service.follow(graph);
+      expectSameTrees(graph, await service.ready(), want, 'service');
+      expect(rememberedDominatorTree(graph)).toBe(service.treeOf(graph));
+    } finally {
+      service.close();
+    }
+    const broken = randomGraph(15, 5_000, true);
+    broken.graph.typeOfNode = new Uint16Array(new SharedArrayBuffer(2 * 100));
+    const failing = new DominatorService({ ...storage, channels: broken.channels as StorageChannel[] }, { dominatorThread: true });
+    try {
+      failing.follow(broken.graph);
+      await expect(failing.ready()).rejects.toThrow('dominator thread: 100 type numbers for 5000 nodes');
+      expect(failing.state.kind).toBe('failed');
+    } finally {
+      failing.close();
     }
   });
 
