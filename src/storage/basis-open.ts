@@ -115,6 +115,12 @@ export class ReplacedRecords {
     return next;
   }
 
+  /** The `i`th record no more held (its bytes not all taken: the diff reads it itself). */
+  release(i: number): void {
+    this.places[i * 2 + 1] = -1;
+    this.ints[i * 3 + 2] = 0;
+  }
+
   private reserve(length: number): number {
     if (this.heldBytes + length > this.bytes.length) {
       const grown = Buffer.allocUnsafe(Math.min(HELD_BYTES, Math.max(this.bytes.length * 2, this.heldBytes + length, 1 << 16)));
@@ -295,13 +301,20 @@ const RECORD_READ = 512;
 /**
  * The replaced records `[from, to)` of a file of the basis whose bytes need no comparing, each
  * read where it lies (at 10M entities, 100,000 records spread over 760 MB: reading them one by
- * one cost a fraction of reading the files again).
+ * one cost a fraction of reading the files again). Read from the copy's file (`pair.b`): that one
+ * was found unchanged since its bytes were compared with those the basis indexed, the basis's own
+ * file may have been cut short or removed since it was opened.
  */
 function takeRecords(pair: SharedFile, replaced: ReplacedRecords, from: number, to: number): void {
   if (from >= to) return;
   blocks ??= [Buffer.allocUnsafeSlow(BLOCK), Buffer.allocUnsafeSlow(BLOCK)];
   const block = blocks[0];
-  const fd = openRegularFileSync(pair.a);
+  let fd: number;
+  try {
+    fd = openRegularFileSync(pair.b);
+  } catch {
+    return; // not taken: the diff reads them itself
+  }
   try {
     let next = from;
     let readTo = 0;
@@ -310,7 +323,11 @@ function takeRecords(pair: SharedFile, replaced: ReplacedRecords, from: number, 
       const start = replaced.offset(next) < readTo ? readTo : replaced.offset(next);
       const want = Math.min(RECORD_READ, pair.length - start);
       const got = want > 0 ? readFully(fd, block, want, start) : 0;
-      if (got === 0) return; // not taken: the diff reads what is missing itself
+      if (got === 0) {
+        // Not taken: the diff reads what is missing itself (a record begun here is not held with bytes it lacks).
+        replaced.release(next);
+        return;
+      }
       const taken = replaced.take(next, to, block, start, got);
       readTo = start + got;
       next = taken;

@@ -1,4 +1,4 @@
-import { closeSync, cpSync, mkdtempSync, openSync, readdirSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, cpSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, symlinkSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -150,5 +150,59 @@ describe.each([0, 2])('the first storage compared with the copy while indexed (%
     const { a, b } = await pair();
     const outcome = await diffed(a, b, threads, b, () => flip(firstFile(b), 30));
     expect(outcome.continued).toBe(false);
+  });
+
+  it('the first storage\'s file cut short inside a replaced record before the copy is opened: that record is not held with bytes it does not have', async () => {
+    const { a, b } = await pair();
+    const paths = async (): Promise<{ path: string; offset: number }[]> => {
+      const sa = await Storage.open(a, { indexThreads: threads, compareTwin: b });
+      try {
+        const sb = await Storage.open(b, { basis: sa, indexThreads: threads });
+        try {
+          const replaced = sb.basisOpening!.replaced;
+          const channels = sa.channels as unknown as { slots: { path: string }[] }[];
+          return Array.from({ length: replaced.count }, (_, i) => ({ path: channels[replaced.channel(i)]!.slots[replaced.slot(i)]!.path, offset: replaced.offset(i) }));
+        } finally {
+          await sb.close();
+        }
+      } finally {
+        await sa.close();
+      }
+    };
+    const records = await paths();
+    expect(records.length).toBe(20);
+    const cut = records[0]!;
+    const original = readFileSync(cut.path);
+    const sa = await Storage.open(a, { indexThreads: threads, compareTwin: b });
+    try {
+      truncateSync(cut.path, cut.offset + 12); // the record's length is there, the rest of it not
+      const sb = await Storage.open(b, { basis: sa, indexThreads: threads });
+      try {
+        const replaced = sb.basisOpening!.replaced;
+        const held = replaced.held(0);
+        if (held !== undefined) expect(held.toString('hex')).toBe(original.subarray(cut.offset, cut.offset + held.length).toString('hex'));
+      } finally {
+        await sb.close();
+      }
+    } finally {
+      await sa.close();
+    }
+  });
+
+  it('the copy\'s file failing to be read (EIO): the first storage opens all the same', async () => {
+    const { a, b } = await pair();
+    const plain = await Storage.open(a, { indexThreads: threads });
+    const objects = plain.entityCount;
+    await plain.close();
+    // A regular file whose every read at offset 0 fails with EIO.
+    const file = firstFile(b);
+    unlinkSync(file);
+    symlinkSync('/proc/self/mem', file);
+    const sa = await Storage.open(a, { indexThreads: threads, compareTwin: b });
+    try {
+      expect(sa.entityCount).toBe(objects);
+    } finally {
+      await sa.close();
+    }
   });
 });

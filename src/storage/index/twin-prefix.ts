@@ -56,7 +56,13 @@ export async function* comparedWithTwin(chunks: AsyncIterable<Uint8Array>, twin:
       if (same) {
         let buffer = chunk.byteLength <= SPARE_BYTES ? (spare ??= Buffer.allocUnsafeSlow(SPARE_BYTES)) : larger;
         if (buffer === undefined || buffer.byteLength < chunk.byteLength) buffer = larger = Buffer.allocUnsafe(chunk.byteLength);
-        same = twinHas(fd, chunk, equalTo, buffer);
+        // The twin failing to be read (EIO) is not this storage's failure: not compared here, the
+        // copy's opening compares the file itself and says what it meets.
+        try {
+          same = twinHas(fd, chunk, equalTo, buffer);
+        } catch {
+          same = false;
+        }
       }
       if (same) equalTo += chunk.byteLength;
       yield chunk;
