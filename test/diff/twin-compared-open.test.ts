@@ -201,6 +201,7 @@ describe.each([0, 2])('the first storage compared with the copy while indexed (%
     const sa = await Storage.open(a, { indexThreads: threads, compareTwin: b });
     try {
       expect(sa.entityCount).toBe(objects);
+      await expect(Storage.open(b, { basis: sa, indexThreads: threads })).rejects.toThrow(file);
     } finally {
       await sa.close();
     }
