@@ -98,6 +98,33 @@ async function teammateAnswered(port: number): Promise<string> {
   return last.body;
 }
 
+/**
+ * A client that keeps reading, about 64 KiB every few milliseconds (a few MB/s), until it has
+ * `wanted` bytes: resolves with what it got and whether its connection was cut before.
+ */
+function steadyReader(port: number, sql: string, wanted: number): Promise<{ bytes: number; cut: boolean }> {
+  const body = JSON.stringify({ sql });
+  const socket = connect(port, '127.0.0.1', () =>
+    socket.write(`POST /api/v1/sql HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/csv\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`),
+  );
+  sockets.push(socket);
+  return new Promise((resolve) => {
+    let bytes = 0;
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve({ bytes, cut: true }));
+    socket.on('data', (d: Buffer) => {
+      bytes += d.length;
+      if (bytes >= wanted) {
+        resolve({ bytes, cut: false });
+        socket.destroy();
+        return;
+      }
+      socket.pause();
+      setTimeout(() => socket.resume(), 10);
+    });
+  });
+}
+
 describe('a streamed SQL answer whose client stops reading', () => {
   for (const accept of ['text/csv', 'application/x-ndjson']) {
     it(`(${accept}) is ended after --sql-stall-timeout, its slot given back to a teammate`, { timeout: 60_000 }, async () => {
@@ -121,6 +148,16 @@ describe('a streamed SQL answer whose client stops reading', () => {
     expect(JSON.parse(body)).toMatchObject({ rows: [[42]], rowCount: 1 });
     reader.resume();
     await expect.poll(() => reader.closed(), { timeout: 20_000 }).toBe(true);
+  });
+
+  it('is not ended while its client keeps reading, however large the chunks it is sent in', { timeout: 60_000 }, async () => {
+    // Rows of 10 kB: DuckDB's chunks of them are about 20 MB, each taking this reader seconds, more
+    // than the bound; it still takes something every few milliseconds.
+    const port = await serve({ maxConcurrent: 1, streamStallMs: 1000, timeoutMs: 0 });
+    const wanted = 40 * 1024 ** 2;
+    const read = await steadyReader(port, `SELECT '${'x'.repeat(10_000)}' AS filler FROM range(1000000000)`, wanted);
+    expect(read.cut).toBe(false);
+    expect(read.bytes).toBeGreaterThanOrEqual(wanted);
   });
 
   it('gives back its slot when its client goes away, with no bound set', { timeout: 60_000 }, async () => {

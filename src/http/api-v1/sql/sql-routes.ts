@@ -179,6 +179,9 @@ function asProblem(error: unknown, request: FastifyRequest): unknown {
   }
 }
 
+/** What a streamed answer hands its reader at a time (the stall bound's measure of progress). */
+const PIECE = 64 * 1024;
+
 /**
  * The whole result as CSV or NDJSON. The statement starts (and fails, with a problem answer)
  * before the first byte is sent; after that rows are pulled only as the client reads them.
@@ -208,8 +211,18 @@ async function streamAnswer(
     format === 'csv' ? `${row.map((v) => csvCell(v, cells)).join(',')}\r\n` : `${JSON.stringify(Object.fromEntries(columns.map((c, i) => [c.name, row[i] ?? null])))}\n`;
   let pull: (() => void) | undefined;
   let deadline = Infinity;
+  // When the reader last took something (a piece of at most PIECE bytes): the stall bound counts
+  // from there, not from the chunk's start, so that a reader still taking a large chunk is not cut.
+  let taken = Date.now();
+  let timer: NodeJS.Timeout | undefined;
   const stalled = (resolve: () => void): void => {
     if (pull !== resolve) return;
+    const now = Date.now();
+    const left = Math.min(stallMs > 0 ? taken + stallMs - now : Infinity, deadline - now);
+    if (left > 0) {
+      timer = setTimeout(stalled, left, resolve);
+      return;
+    }
     pull = undefined;
     abort.abort();
     reply.raw.destroy();
@@ -234,8 +247,9 @@ async function streamAnswer(
         // cannot reach a statement waiting here), has its answer ended: the connection is cut (a
         // stream under way has no other way to say it is incomplete), the statement stops and
         // gives back its slot and connection.
+        // There is something to take from now on (the time the rows took to come is not the reader's).
+        taken = Date.now();
         const waitMs = Math.min(stallMs > 0 ? stallMs : Infinity, deadline - Date.now());
-        let timer: NodeJS.Timeout | undefined;
         await new Promise<void>((resolve) => {
           pull = resolve;
           if (Number.isFinite(waitMs)) timer = setTimeout(stalled, Math.max(0, waitMs), resolve);
@@ -259,11 +273,17 @@ async function streamAnswer(
     );
   await ready;
   reply.type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson');
-  async function* lines(): AsyncGenerator<string> {
+  async function* lines(): AsyncGenerator<Buffer> {
     try {
       for (;;) {
         if (queue.length > 0) {
-          yield queue.splice(0).join('');
+          // In pieces: a chunk of DuckDB's rows can be tens of MB, which a slow reader takes for
+          // longer than the stall bound; each piece taken says the reader still reads.
+          const bytes = Buffer.from(queue.splice(0).join(''));
+          for (let at = 0; at < bytes.length; at += PIECE) {
+            yield bytes.subarray(at, at + PIECE);
+            taken = Date.now();
+          }
           continue;
         }
         if (done) break;
