@@ -64,6 +64,8 @@ export interface AppOptions extends JavaServiceOptions {
   readonly maxConnections?: number | undefined;
   /** Bytes of unsent answers above which no big answer is built (default 64 MiB). */
   readonly maxUnsentBytes?: number | undefined;
+  /** A streamed answer (the NDJSON export) whose client takes nothing for this long is ended (default 30 s; 0: never). */
+  readonly stallTimeoutMs?: number | undefined;
 }
 
 /** The current consistent state to answer from (a following reader swaps it between requests). */
@@ -88,7 +90,7 @@ export function buildApp(state: StateProvider | ServiceState, options: AppOption
   // Without a logger (or above info), the request line is not even put together.
   const logRequests = options.logger !== undefined && options.logger !== false && ['trace', 'debug', 'info'].includes(app.log.level);
   void app.register(accessPlugin, { access: options });
-  void app.register(capacityPlugin, { maxConnections: options.maxConnections, maxUnsentBytes: options.maxUnsentBytes, tls: options.tls !== undefined });
+  void app.register(capacityPlugin, { maxConnections: options.maxConnections, maxUnsentBytes: options.maxUnsentBytes, stallTimeoutMs: options.stallTimeoutMs, tls: options.tls !== undefined });
   const label = routeLabeller(instance, dialect);
   // /api/v1's answers are labelled by the API's route that answered (lazy-api-v1.ts), not the route handing them on.
   void app.register(requestLogPlugin, { metrics, logRequests, label: (request) => apiRouteOf(request.raw) ?? label(request) });

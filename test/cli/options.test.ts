@@ -28,6 +28,15 @@ describe('command line options', () => {
     expect(parseServeArgs(['dir', '--request-timeout', '0', '--poll-interval', '3600000'])).toMatchObject({ requestTimeoutMs: 0, pollIntervalMs: 3600000 });
   });
 
+  it('takes --stall-timeout for streamed answers, SQL\'s too unless --sql-stall-timeout says otherwise', () => {
+    expect(() => parseServeArgs(['dir', '--stall-timeout', '-1'])).toThrow(/invalid --stall-timeout "-1": an integer from 0 to 86400000/);
+    expect(() => parseServeArgs(['dir', '--stall-timeout', 'Infinity'])).toThrow(/invalid --stall-timeout "Infinity"/);
+    expect(parseServeArgs(['dir', '--stall-timeout', '0'])).toMatchObject({ stallTimeoutMs: 0, sql: { streamStallMs: 0 } });
+    expect(parseServeArgs(['dir', '--stall-timeout', '5000', '--sql-stall-timeout', '700'])).toMatchObject({ stallTimeoutMs: 5000, sql: { streamStallMs: 700 } });
+    const unset = parseServeArgs(['dir']);
+    expect(unset === 'help' ? undefined : unset.stallTimeoutMs).toBeUndefined();
+  });
+
   it('refuses an empty or malformed host and the instance name of the viewer', () => {
     expect(() => parseServeArgs(['dir', '--host='])).toThrow(UsageError);
     expect(() => parseServeArgs(['dir', '--host', ' '])).toThrow(/invalid --host/);

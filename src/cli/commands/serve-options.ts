@@ -7,7 +7,7 @@ import { defaultMaxConnections, DESCRIPTOR_RESERVE } from '../../http/guard/conn
 import { parseCorsOrigins } from '../../http/guard/cors.js';
 import { parseAllowedHosts } from '../../http/guard/host-check.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from '../../http/guard/limits.js';
-import { DEFAULT_MAX_UNSENT_BYTES } from '../../http/guard/unsent-answers.js';
+import { DEFAULT_MAX_UNSENT_BYTES, DEFAULT_STALL_TIMEOUT_MS } from '../../http/guard/unsent-answers.js';
 import { DEFAULT_SEARCH_MAX_CONCURRENT, MAX_SEARCH_MAX_CONCURRENT } from '../../http/api-v1/search/search-limits.js';
 import { DEFAULT_POLL_INTERVAL_MS } from '../../storage/follow/follow.js';
 import { DEFAULT_MAX_DICTIONARY_BYTES } from '../../storage/storage.js';
@@ -87,6 +87,8 @@ export interface ServeOptions {
   readonly allowedHosts?: string | undefined;
   readonly maxConnections?: number | undefined;
   readonly maxUnsentBytes?: number | undefined;
+  /** Streamed answers whose client takes nothing for this long are ended (0: never). */
+  readonly stallTimeoutMs?: number | undefined;
   /** The log to this file instead of stdout. */
   readonly logFile?: string | undefined;
   readonly allowExternalLinks?: boolean;
@@ -209,6 +211,18 @@ function limitOptions(command: Command): Command {
     )
     .addOption(
       fromEnv(
+        integerOption(
+          '--stall-timeout',
+          'ms',
+          `end a streamed answer (NDJSON export of a type's instances; SQL CSV/NDJSON unless --sql-stall-timeout is given) whose client has taken nothing of it for this long, giving back its held bytes; 0: never (default: ${groupDigits(DEFAULT_STALL_TIMEOUT_MS)})`,
+          0,
+          MAX_TIMEOUT_MS,
+          'milliseconds',
+        ),
+      ),
+    )
+    .addOption(
+      fromEnv(
         new Option(
           '--allow-external-links',
           'follow symbolic links of the storage directory that lead outside it (refused by default: a storage file is only read inside the storage directory)',
@@ -277,6 +291,7 @@ interface ServeFlags extends SqlOptionValues, CacheOptionValues {
   allowedHosts?: string;
   maxConnections?: number;
   maxUnsentBytes?: number;
+  stallTimeout?: number;
   logFile?: string;
   allowExternalLinks?: true;
   maxDictionaryBytes?: number;
@@ -328,13 +343,15 @@ export function parseServeArgs(args: string[]): ServeOptions | 'help' {
     tlsKey: values.tlsKey,
     maxResponseBytes: values.maxResponseBytes,
     requestTimeoutMs: values.requestTimeout,
-    ...sqlOption(sqlLimitsOf(values)),
+    // SQL's streamed answers follow --stall-timeout unless --sql-stall-timeout says otherwise.
+    ...sqlOption(sqlLimitsOf(values.sqlStallTimeout === undefined && values.stallTimeout !== undefined ? { ...values, sqlStallTimeout: values.stallTimeout } : values)),
     ...givenCache(cacheArgsOf(values)),
     shutdownTimeoutMs: values.shutdownTimeout,
     metricsTokenFile: values.metricsTokenFile,
     ...(values.allowedHosts === undefined ? {} : { allowedHosts: values.allowedHosts }),
     ...(values.maxConnections === undefined ? {} : { maxConnections: values.maxConnections }),
     ...(values.maxUnsentBytes === undefined ? {} : { maxUnsentBytes: values.maxUnsentBytes }),
+    ...(values.stallTimeout === undefined ? {} : { stallTimeoutMs: values.stallTimeout }),
     ...(values.logFile === undefined ? {} : { logFile: values.logFile }),
     ...(values.allowExternalLinks === true ? { allowExternalLinks: true } : {}),
     ...(values.maxDictionaryBytes === undefined ? {} : { maxDictionaryBytes: values.maxDictionaryBytes }),

@@ -95,6 +95,7 @@ async function application(options: ServeOptions, access: ServeAccess, storages:
     follow: first.followStatus,
     maxConnections: options.maxConnections,
     maxUnsentBytes: options.maxUnsentBytes,
+    stallTimeoutMs: options.stallTimeoutMs,
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     requestTimeoutMs,
     sql: sqlService,

@@ -5,7 +5,7 @@ import fp from 'fastify-plugin';
 import { BigAnswerAdmission } from './big-answers.js';
 import { ConnectionGuard, defaultMaxConnections } from './connections.js';
 import { shuttingDown } from './limits.js';
-import { DEFAULT_MAX_UNSENT_BYTES, UnsentAnswers } from './unsent-answers.js';
+import { DEFAULT_MAX_UNSENT_BYTES, DEFAULT_STALL_TIMEOUT_MS, UnsentAnswers } from './unsent-answers.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -27,6 +27,8 @@ export interface CapacityOptions {
   readonly maxConnections?: number | undefined;
   /** Bytes of unsent answers above which no big answer is built (default 64 MiB). */
   readonly maxUnsentBytes?: number | undefined;
+  /** A streamed answer whose client takes nothing for this long is ended (default 30 s; 0: never). */
+  readonly stallTimeoutMs?: number | undefined;
   /** The server speaks TLS (connections are tracked through their TLS sockets). */
   readonly tls: boolean;
 }
@@ -46,7 +48,7 @@ export interface BigAnswerGate {
 export const capacityPlugin = fp<CapacityOptions>(
   (app, options, done) => {
     const connections = new ConnectionGuard(app.server, options.maxConnections ?? defaultMaxConnections(), options.tls);
-    const unsent = new UnsentAnswers(options.maxUnsentBytes ?? DEFAULT_MAX_UNSENT_BYTES);
+    const unsent = new UnsentAnswers(options.maxUnsentBytes ?? DEFAULT_MAX_UNSENT_BYTES, options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS);
     // Shutdown: big answers that have not started being built are not built any more (503).
     const shutdown = new AbortController();
     // Every request waiting for admission listens to it.

@@ -12,6 +12,12 @@ import { RequestLimitError } from './limits.js';
  */
 
 export const DEFAULT_MAX_UNSENT_BYTES = 64 * 1024 * 1024;
+/**
+ * A streamed answer whose client takes nothing of it for this long is ended (`--stall-timeout`):
+ * a stalled reader would else hold its bytes here, and its connection, until the server's
+ * idle-socket timeout, or for ever without a request timeout.
+ */
+export const DEFAULT_STALL_TIMEOUT_MS = 30_000;
 
 /**
  * What a response holds, kept on the response itself (a WeakSet entry per response costs the
@@ -24,7 +30,11 @@ export class UnsentAnswers {
   private heldBytes = 0;
   private readonly waiting = new Set<() => void>();
 
-  constructor(readonly capacity: number = DEFAULT_MAX_UNSENT_BYTES) {}
+  constructor(
+    readonly capacity: number = DEFAULT_MAX_UNSENT_BYTES,
+    /** How long a streamed answer counted here may wait for its client to take anything (0: for ever). */
+    readonly stallMs: number = DEFAULT_STALL_TIMEOUT_MS,
+  ) {}
 
   /** Bytes currently held for answers not yet sent completely. */
   get held(): number {

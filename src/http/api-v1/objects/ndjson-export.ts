@@ -18,7 +18,12 @@ import { MAX_LIMIT } from '../../../api-contract/schemas.js';
  *   event loop and is built in one of the process's few building slots, so other requests are
  *   answered between batches however many exports run;
  * - its bytes not yet handed to the kernel count against `--max-unsent-bytes`, and it waits for
- *   room there before each batch, like the big answers of the Java routes.
+ *   room there before each batch, like the big answers of the Java routes (before the first one
+ *   the route waits, bounded: a 503 with Retry-After rather than a connection cut later);
+ * - a client that takes nothing of it for `--stall-timeout` has its connection cut (a stream under
+ *   way has no other way to say it is incomplete): else a stalled reader held its bytes and
+ *   connection until the server's idle-socket timeout (request timeout + 5 s), or never with
+ *   `--request-timeout 0`, and a dozen of them filled the budget every other big answer waits on.
  * Each batch is read from one consistent state of a followed storage.
  */
 
@@ -42,6 +47,8 @@ export class NdjsonExport extends Readable {
   private after: bigint | undefined;
   private readonly count: ((bytes: number) => void) | undefined;
   private readonly stopped = new AbortController();
+  /** Armed while what was produced waits for the client to take it (stall bound). */
+  private stallTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly context: StorageContext,
@@ -51,7 +58,39 @@ export class NdjsonExport extends Readable {
   ) {
     super({ highWaterMark: EXPORT_HIGH_WATER_MARK });
     this.count = unsent?.holdStream(response);
-    response.once('close', () => this.stopped.abort());
+    response.once('close', () => {
+      this.quiet();
+      this.stopped.abort();
+    });
+    // Every byte the response had buffered is taken: the client reads.
+    response.on('drain', () => this.stallTimer?.refresh());
+    response.once('finish', () => this.quiet());
+  }
+
+  /** Something produced waits for the client: it must take some of it within the stall bound. */
+  private waitForReader(): void {
+    const stallMs = this.unsent?.stallMs ?? 0;
+    if (stallMs <= 0 || this.stallTimer !== undefined) return;
+    let before = this.buffered;
+    this.stallTimer = setTimeout(() => {
+      // Part of what waited was taken meanwhile (a write to the socket completed): it still reads.
+      const now = this.buffered;
+      if (now < before) {
+        before = now;
+        this.stallTimer?.refresh();
+        return;
+      }
+      this.stallTimer = undefined;
+      // Closing the connection releases its held bytes (unsent-answers.ts) and stops this stream.
+      this.response.destroy();
+      this.destroy();
+    }, stallMs);
+    this.stallTimer.unref();
+  }
+
+  private quiet(): void {
+    clearTimeout(this.stallTimer);
+    this.stallTimer = undefined;
   }
 
   /** Bytes of this answer in this process: buffered here and in the response (its socket too). */
@@ -60,10 +99,13 @@ export class NdjsonExport extends Readable {
   }
 
   override _read(): void {
+    // The client wants more: it took what was waiting.
+    this.quiet();
     this.produce().catch((error: unknown) => this.destroy(error instanceof Error ? error : new Error(String(error))));
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.quiet();
     this.stopped.abort();
     callback(error);
   }
@@ -92,6 +134,7 @@ export class NdjsonExport extends Readable {
         this.push(batch.text);
         this.count?.(this.buffered);
         if (batch.done) this.push(null);
+        this.waitForReader();
         return;
       }
       if (batch.done) {

@@ -1,0 +1,145 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, type AppOptions } from '../../src/http/app.js';
+import { generateStorage } from '../../src/writer/generator/generate-storage.js';
+import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../helpers/serving/registered-storage.js';
+import { listenOnLoopback } from '../helpers/serving/loopback.js';
+
+/**
+ * NDJSON exports (`/api/v1/types/{id}/instances.ndjson`) whose client keeps its connection open
+ * and reads nothing after the status line. Each holds its connection and its unsent bytes, counted
+ * against --max-unsent-bytes; without a bound they held them until the server's idle-socket
+ * timeout (request timeout + 5 s), or never with `--request-timeout 0`, and an export asked for
+ * meanwhile sent its status line, then waited in the stream for room and was cut by that timeout
+ * (a bare `socket hang up`). Now a stalled export is ended after --stall-timeout, its bytes given
+ * back, and an export that cannot get room in time is answered 503 with Retry-After before any byte.
+ */
+
+/** Small, so that two or three stalled exports fill it (each holds up to a few batches). */
+const CAPACITY = 256 * 1024;
+const STALLED = 8;
+
+let directory: string;
+let registered: RegisteredStorage;
+let exportPath: string;
+let whole: string;
+const sockets: Socket[] = [];
+let app: ReturnType<typeof buildApp> | undefined;
+
+beforeAll(async () => {
+  directory = mkdtempSync(join(tmpdir(), 'si-stalled-export-'));
+  generateStorage({ directory, entities: 150_000, channelCount: 2, seed: 36, fileMaximumSize: 4 * 1024 * 1024 });
+  registered = await registeredStorage(directory);
+  await graphsBuilt(registered.registry);
+  const probe = buildApp(registered.storage, { instance: 'microstream', api: registered.registry });
+  const types = (await probe.inject('/api/v1/types?sort=bytes&limit=1')).json() as { types: { typeId: string; instances: number }[] };
+  expect(types.types[0]!.instances).toBeGreaterThan(1000);
+  exportPath = `/api/v1/types/${types.types[0]!.typeId}/instances.ndjson`;
+  whole = (await probe.inject(exportPath)).body;
+  await probe.close();
+  // Far more than the kernel's socket buffers take for a client that does not read.
+  expect(whole.length).toBeGreaterThan(8 * 1024 * 1024);
+}, 180_000);
+
+afterEach(async () => {
+  for (const s of sockets.splice(0)) s.destroy();
+  await app?.close();
+  app = undefined;
+});
+
+afterAll(async () => {
+  await registered.close();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+async function serve(options: Pick<AppOptions, 'stallTimeoutMs' | 'requestTimeoutMs'>): Promise<{ port: number; served: ReturnType<typeof buildApp> }> {
+  const served = buildApp(registered.storage, { instance: 'microstream', api: registered.registry, maxUnsentBytes: CAPACITY, ...options });
+  app = served;
+  return { port: await listenOnLoopback(served), served };
+}
+
+/** A client that asks for the export, takes its first bytes, then reads nothing until `resume`. */
+function stalledReader(port: number): { started: Promise<string>; resume: () => void; closed: () => boolean; received: () => number } {
+  const socket = connect(port, '127.0.0.1', () => socket.write(`GET ${exportPath} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`));
+  socket.on('error', () => undefined);
+  let closed = false;
+  let received = 0;
+  socket.on('close', () => (closed = true));
+  const started = new Promise<string>((resolve) =>
+    socket.once('data', (first: Buffer) => {
+      socket.pause();
+      resolve(first.toString('latin1', 0, 12));
+    }),
+  );
+  socket.on('data', (d: Buffer) => (received += d.length));
+  sockets.push(socket);
+  return { started, resume: () => socket.resume(), closed: () => closed, received: () => received };
+}
+
+/** A teammate's export, read whole: status, Retry-After, body. */
+function teammate(port: number): Promise<{ status: number; retryAfter: string | undefined; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: exportPath, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'], body }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Stalled exports until their unsent bytes fill the budget. */
+async function budgetFilled(port: number, served: ReturnType<typeof buildApp>): Promise<ReturnType<typeof stalledReader>[]> {
+  const readers = Array.from({ length: STALLED }, () => stalledReader(port));
+  for (const reader of readers) expect(await reader.started).toBe('HTTP/1.1 200');
+  await expect.poll(() => served.unsentAnswers.held, { timeout: 30_000, interval: 50 }).toBeGreaterThanOrEqual(CAPACITY);
+  return readers;
+}
+
+describe('an NDJSON export whose client stops reading', () => {
+  it('is ended after --stall-timeout, its bytes given back, and a teammate waiting for room gets the whole export', { timeout: 120_000 }, async () => {
+    // No request timeout: without the stall bound nothing would ever end the stalled exports.
+    const { port, served } = await serve({ stallTimeoutMs: 3000, requestTimeoutMs: 0 });
+    const readers = await budgetFilled(port, served);
+    // Refused (503) while the stalled exports hold the budget, or answered once they are ended.
+    let answer = { status: 0, retryAfter: undefined as string | undefined, body: '' };
+    await expect
+      .poll(
+        async () => {
+          answer = await teammate(port);
+          if (answer.status !== 200) expect([answer.status, answer.retryAfter]).toEqual([503, '1']);
+          return answer.status;
+        },
+        { timeout: 30_000, interval: 100 },
+      )
+      .toBe(200);
+    expect(answer.body.length).toBe(whole.length);
+    expect(answer.body === whole).toBe(true);
+    // Every stalled export's bytes are given back, and its connection was cut: reading again, its
+    // client finds the end, with less than the whole export.
+    await expect.poll(() => served.unsentAnswers.held, { timeout: 20_000, interval: 50 }).toBe(0);
+    for (const reader of readers) reader.resume();
+    await expect.poll(() => readers.filter((r) => r.closed()).length, { timeout: 20_000 }).toBe(STALLED);
+    for (const reader of readers) expect(reader.received()).toBeLessThan(whole.length);
+  });
+
+  it('leaves an export that cannot get room a 503 with Retry-After before any byte, not a hang-up', { timeout: 120_000 }, async () => {
+    // No stall bound: the stalled exports hold the budget until the idle-socket timeout (9 s after
+    // their last byte); the export asked meanwhile waits 90 % of the request timeout for room.
+    const { port, served } = await serve({ stallTimeoutMs: 0, requestTimeoutMs: 4000 });
+    await budgetFilled(port, served);
+    const refused = await teammate(port);
+    expect(refused.status).toBe(503);
+    expect(refused.retryAfter).toBe('1');
+    const problem = JSON.parse(refused.body) as { title: string; detail: string };
+    expect(problem.title).toBe('Server Busy');
+    expect(problem.detail).toContain(`at or above its limit of ${CAPACITY} bytes (--max-unsent-bytes)`);
+  });
+});
