@@ -18,7 +18,7 @@ const workers = new SharedIndexWorkers();
 // As the diff command: A's objects counted per type, B opened as A's continuation where it is one
 // (BENCH_DIFF_WHOLE=1: B indexed whole and every record of A walked, as before).
 const whole = process.env.BENCH_DIFF_WHOLE === '1';
-const sa = await Storage.open(a, { recordCacheBytes: 8 * 1024 * 1024, indexWorkers: workers, countLatestTypes: !whole, ...(whole ? {} : { compareTwin: b }) });
+const sa = await Storage.open(a, { recordCacheBytes: 8 * 1024 * 1024, indexWorkers: workers, countLatestTypes: !whole });
 const sb = await Storage.open(b, { recordCacheBytes: 8 * 1024 * 1024, indexWorkers: workers, ...(whole ? {} : { basis: sa }) });
 void workers.close();
 const opened = performance.now();

@@ -115,12 +115,6 @@ export class ReplacedRecords {
     return next;
   }
 
-  /** The `i`th record no more held (its bytes not all taken: the diff reads it itself). */
-  release(i: number): void {
-    this.places[i * 2 + 1] = -1;
-    this.ints[i * 3 + 2] = 0;
-  }
-
   private reserve(length: number): number {
     if (this.heldBytes + length > this.bytes.length) {
       const grown = Buffer.allocUnsafe(Math.min(HELD_BYTES, Math.max(this.bytes.length * 2, this.heldBytes + length, 1 << 16)));
@@ -224,13 +218,7 @@ export async function sharedFiles(
  * Whether every pair of files begins with the same bytes; `undefined` when they do, else which
  * differs. The basis's replaced records are taken out of the blocks read (`ReplacedRecords`).
  */
-export async function comparePrefixes(
-  pairs: readonly SharedFile[],
-  replaced: ReplacedRecords,
-  onProgress?: (progress: OpenProgress) => void,
-  /** Pairs already found to begin with the same bytes (the basis compared them as it indexed them: twin-prefixes.ts). */
-  known?: (pair: SharedFile) => boolean,
-): Promise<string | undefined> {
+export async function comparePrefixes(pairs: readonly SharedFile[], replaced: ReplacedRecords, onProgress?: (progress: OpenProgress) => void): Promise<string | undefined> {
   // Bytes of both storages compared, as progress: the comparison reads as much as an index build.
   const bytesTotal = 2 * pairs.reduce((n, p) => n + p.length, 0);
   let bytesDone = 0;
@@ -239,8 +227,7 @@ export async function comparePrefixes(
     // The replaced records of this file: the next ones (both in the basis's file order).
     let to = next;
     while (to < replaced.count && replaced.channel(to) === pair.channel && replaced.slot(to) === pair.slot) to++;
-    if (known?.(pair) === true) takeRecords(pair, replaced, next, to);
-    else if (!samePrefix(pair, replaced, next, to)) return `${pair.b}: differs from ${pair.a}`;
+    if (!samePrefix(pair, replaced, next, to)) return `${pair.b}: differs from ${pair.a}`;
     next = to;
     bytesDone += 2 * pair.length;
     onProgress?.({ filesDone: done + 1, filesTotal: pairs.length, bytesDone, bytesTotal, entities: 0 });
@@ -292,48 +279,6 @@ function samePrefix(pair: SharedFile, replaced: ReplacedRecords, from: number, t
     }
   } finally {
     closeSync(fa);
-  }
-}
-
-/** Bytes read where a replaced record begins (it is taken from them, or from the next ones where it runs on). */
-const RECORD_READ = 512;
-
-/**
- * The replaced records `[from, to)` of a file of the basis whose bytes need no comparing, each
- * read where it lies (at 10M entities, 100,000 records spread over 760 MB: reading them one by
- * one cost a fraction of reading the files again). Read from the copy's file (`pair.b`): that one
- * was found unchanged since its bytes were compared with those the basis indexed, the basis's own
- * file may have been cut short or removed since it was opened.
- */
-function takeRecords(pair: SharedFile, replaced: ReplacedRecords, from: number, to: number): void {
-  if (from >= to) return;
-  blocks ??= [Buffer.allocUnsafeSlow(BLOCK), Buffer.allocUnsafeSlow(BLOCK)];
-  const block = blocks[0];
-  let fd: number;
-  try {
-    fd = openRegularFileSync(pair.b);
-  } catch {
-    return; // not taken: the diff reads them itself
-  }
-  try {
-    let next = from;
-    let readTo = 0;
-    while (next < to) {
-      // A record that ran on past the last read is served by the bytes right after it.
-      const start = replaced.offset(next) < readTo ? readTo : replaced.offset(next);
-      const want = Math.min(RECORD_READ, pair.length - start);
-      const got = want > 0 ? readFully(fd, block, want, start) : 0;
-      if (got === 0) {
-        // Not taken: the diff reads what is missing itself (a record begun here is not held with bytes it lacks).
-        replaced.release(next);
-        return;
-      }
-      const taken = replaced.take(next, to, block, start, got);
-      readTo = start + got;
-      next = taken;
-    }
-  } finally {
-    closeSync(fd);
   }
 }
 

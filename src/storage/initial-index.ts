@@ -1,7 +1,6 @@
 import { indexChannel, type ChannelIndexResult } from './index/channel-indexer.js';
 import type { ChannelState, FileState, ScanJob, SplitId } from './channel-state.js';
 import type { IndexWorkerPool } from './index/index-workers.js';
-import type { TwinPrefix } from './index/twin-prefix.js';
 import type { ScanProblem } from './records/record-scan.js';
 import { fileStateFor } from './scan-jobs.js';
 import type { SourceReader } from './source/source.js';
@@ -23,8 +22,6 @@ export interface InitialIndexing {
   rootsCandidate(id: bigint): void;
   /** Given: the latest records are counted per type id into it (`OpenOptions.countLatestTypes`). */
   readonly typeCounts?: Map<bigint, number>;
-  /** Given: each file's twin in another storage, compared in the same reads (`OpenOptions.compareTwin`), and where the result goes. */
-  readonly twins?: { readonly pathOf: (path: string) => string; note(file: FileState, twin: TwinPrefix | undefined): void };
 }
 
 export async function indexInitially(jobs: ScanJob[], channels: ChannelState[], rootsType: SplitId, options: OpenOptions, how: InitialIndexing): Promise<void> {
@@ -34,7 +31,7 @@ export async function indexInitially(jobs: ScanJob[], channels: ChannelState[], 
   let entities = 0;
   const lists = channels.map((channel) => jobs.filter((j) => j.channel === channel));
   const channelJobs = lists.map((list) => ({
-    files: list.map((j) => ({ path: j.target.path, from: j.from, to: j.to, ...(how.twins === undefined ? {} : { twin: how.twins.pathOf(j.target.path) }) })),
+    files: list.map((j) => ({ path: j.target.path, from: j.from, to: j.to })),
     idShift: Math.log2(channels.length),
     rootsType,
     ...(how.typeCounts === undefined ? {} : { countTypes: true }),
@@ -49,7 +46,6 @@ export async function indexInitially(jobs: ScanJob[], channels: ChannelState[], 
       file.liveLength = result.live[i] ?? 0;
       file.metaLength = result.meta[i] ?? 0;
       how.noteProblem(file, result.problems[i]);
-      how.twins?.note(file, result.twins?.[i]);
       job.count = -1;
       bytesDone += job.to - job.from;
     });

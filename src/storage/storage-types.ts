@@ -99,14 +99,6 @@ export interface OpenOptions {
    * latestTypeCounts`, a diff's unchanged objects per type): 4 bytes an object while it is built.
    */
   readonly countLatestTypes?: boolean;
-  /**
-   * Another storage directory, a copy of this one (a diff's second storage): while this
-   * directory's data files are indexed in one go, each is compared byte for byte with the file of
-   * the same channel and number there, in the same reads (index/twin-prefix.ts). That storage,
-   * opened next with this one as its `basis`, then needs not read this one's bytes again to know
-   * it begins with them.
-   */
-  readonly compareTwin?: string;
 }
 
 /** A type dictionary larger than this is refused unless the limit is raised (`--max-dictionary-bytes`). */

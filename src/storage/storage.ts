@@ -12,7 +12,6 @@ import { scanJobs } from './scan-jobs.js';
 import { planRefresh } from './refresh-plan.js';
 import { readDictionaryFile } from './dictionary-file.js';
 import { comparePrefixes, continuedChannels, replacedRecords, sharedFiles, type BasisOpening } from './basis-open.js';
-import { TwinPrefixes } from './twin-prefixes.js';
 import { findRoots } from './find-roots.js';
 import type { SourceReader, StorageSource } from './source/source.js';
 import type { SeenProblem } from './follow-problems.js';
@@ -56,8 +55,6 @@ export class Storage extends StorageState {
   /** Collects what the refresh being applied changes, while someone listens. */
   private changes: ChangeCollector | undefined;
   private openedOnBasis: (BasisOpening & { readonly basis: Storage; readonly generation: number }) | undefined;
-  /** This storage's data files compared with a copy's while they were indexed (`OpenOptions.compareTwin`). */
-  private twins: TwinPrefixes | undefined;
   /** The last complete commit the latest refresh found (taken as `lastCommitTimestamp` only when it applies a change). */
   private foundCommitTimestamp = 0n;
 
@@ -117,7 +114,6 @@ export class Storage extends StorageState {
 
   private async load(options: OpenOptions): Promise<void> {
     if (options.countLatestTypes === true) this.typeCounts = new Map();
-    if (options.compareTwin !== undefined && this.source instanceof DirectorySource) this.twins = new TwinPrefixes(this.directory, options.compareTwin);
     const result = await this.updateFromSnapshot(true, options);
     if (result.deferred !== undefined) throw new StorageError('STORAGE_INCONSISTENT', result.deferred);
   }
@@ -170,10 +166,7 @@ export class Storage extends StorageState {
     // Nothing to take over: the state is the basis's, but the last commit is this storage's own (a commit that stored nothing, a log written anew).
     if (!result.changed) this.lastCommitTimestamp = this.foundCommitTimestamp;
     const replaced = replacedRecords(stored, RECORD_WORDS, appendedFrom, basis.channelStates);
-    // Files the basis compared with this storage's while it indexed them are not read again here
-    // (only as the basis was loaded: a refresh since may have taken over other bytes).
-    const known = basis.generation === 1 ? basis.twins?.comparedWith(this.directory) : undefined;
-    if ((await comparePrefixes(found.pairs, replaced, options.onProgress, known)) !== undefined) return false;
+    if ((await comparePrefixes(found.pairs, replaced, options.onProgress)) !== undefined) return false;
     this.generation = 1;
     this.openedOnBasis = { basis, basisGeneration: generation, appendedFrom, replaced, generation: this.generation };
     return true;
@@ -289,7 +282,6 @@ export class Storage extends StorageState {
         noteProblem: (file, problem) => this.noteScanProblem(file, problem),
         rootsCandidate: (id) => this.rootsCandidates.add(id),
         ...(this.typeCounts === undefined ? {} : { typeCounts: this.typeCounts }),
-        ...(this.twins === undefined ? {} : { twins: this.twins }),
       });
       await apply();
     } else {

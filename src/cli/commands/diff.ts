@@ -10,7 +10,7 @@ import { integerOption, parseCommand, toolCommand } from '../options/option-valu
 import { openOutput, type OutputTarget } from '../output/output-target.js';
 import { diffHeadText, objectChangeText, unlistedText } from '../reports/diff-text.js';
 import { jsonText, progressPrinter } from '../reports/report-text.js';
-import { isDirectorySpec, openSpecSource, withStorageOptions, type StorageSpec } from '../options/storage-argument.js';
+import { openSpecSource, withStorageOptions, type StorageSpec } from '../options/storage-argument.js';
 
 const DESCRIPTION =
   'What changed between two storages (e.g. a backup and today\'s copy, or before and after a migration), or between two points of one storage\'s history (--from, --to): ' +
@@ -95,10 +95,7 @@ export async function run(args: string[], io: CommandIo): Promise<number> {
     // that compared, with the first's objects counted per type while it is indexed.
     const twoStorages = specB !== undefined;
     const optionsA = openOptions(specA, workers, (p) => progress('indexing the first storage', p.bytesDone, p.bytesTotal));
-    // Two directories: the first's files compared with the second's as they are indexed (read once for
-    // both: the second, opened on the first, then knows which of its files begin with the first's).
-    const twin = twoStorages && isDirectorySpec(specA) && isDirectorySpec(specB) ? { compareTwin: specB.directory } : {};
-    sides.push(await openSide(openSpecSource(specA, warn), from, twoStorages ? { ...optionsA, countLatestTypes: true, ...twin } : optionsA));
+    sides.push(await openSide(openSpecSource(specA, warn), from, twoStorages ? { ...optionsA, countLatestTypes: true } : optionsA));
     const b = specB ?? specA;
     const optionsB = openOptions(b, workers, (p) => progress('indexing the second storage', p.bytesDone, p.bytesTotal));
     sides.push(await openSide(openSpecSource(b, warn), to, twoStorages ? { ...optionsB, basis: sides[0]!.storage } : optionsB));

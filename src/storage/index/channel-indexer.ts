@@ -6,7 +6,6 @@ import { ChannelRecords, ChannelRecordsWithTypes } from './channel-records.js';
 import { LatestTypes } from './latest-types.js';
 import { scanRecordChunks, type RecordVisitor, type ScanProblem } from '../records/record-scan.js';
 import type { SourceReads } from '../source/source.js';
-import { comparedWithTwin, type TwinPrefix } from './twin-prefix.js';
 
 /**
  * Builds one channel's object index from its data files in one go: the first load of a storage.
@@ -21,8 +20,7 @@ export interface ChannelIndexJob {
    * wait for the disk without holding up this thread, not for synchronous ones.
    */
   readonly readAhead?: boolean;
-  /** `twin`: a file of another storage compared with this one in the same reads (twin-prefix.ts). */
-  readonly files: readonly { readonly path: string; readonly from: number; readonly to: number; readonly twin?: string }[];
+  readonly files: readonly { readonly path: string; readonly from: number; readonly to: number }[];
   readonly idShift: number;
   /** Type id halves of the roots entity type, whose object ids are collected. */
   readonly rootsType: { readonly low: number; readonly high: number };
@@ -46,8 +44,6 @@ export interface ChannelIndexResult {
   readonly rootsCandidates: string[];
   /** With `countTypes`: the latest records per type, `[typeLow, typeHigh, count]` triples. */
   readonly typeCounts?: number[];
-  /** Per file of the job that has a `twin`: how much of it was found equal (undefined: not compared to the end). */
-  readonly twins?: (TwinPrefix | undefined)[];
 }
 
 /** How much of the start of each sampled file is walked to estimate the channel's records. */
@@ -74,7 +70,6 @@ export async function indexChannel(job: ChannelIndexJob): Promise<ChannelIndexRe
   const records = job.files.map(() => 0);
   const meta = job.files.map(() => 0);
   const problems: (ScanProblem | undefined)[] = job.files.map(() => undefined);
-  const twins: (TwinPrefix | undefined)[] = job.files.map(() => undefined);
   const sink =
     types === undefined ? new ChannelRecords(builder, job.rootsType.low, job.rootsType.high) : new ChannelRecordsWithTypes(builder, job.rootsType.low, job.rootsType.high, types);
   const onRecord: RecordVisitor = (offset, length, tidLow, tidHigh, idLow, idHigh) => sink.record(offset, length, tidLow, tidHigh, idLow, idHigh);
@@ -84,8 +79,7 @@ export async function indexChannel(job: ChannelIndexJob): Promise<ChannelIndexRe
   try {
     for (let slot = 0; slot < job.files.length; slot++) {
       const file = job.files[slot]!;
-      const read = ahead?.chunks(slot) ?? job.reads.chunks(file.path, file.from, file.to);
-      const chunks = file.twin === undefined ? read : comparedWithTwin(read, file.twin, file.from, (twin) => (twins[slot] = twin));
+      const chunks = ahead?.chunks(slot) ?? job.reads.chunks(file.path, file.from, file.to);
       sink.slot = slot;
       const result = await scanRecordChunks(chunks, file.from, file.to, onRecord, sink);
       records[slot] = result.records;
@@ -98,7 +92,7 @@ export async function indexChannel(job: ChannelIndexJob): Promise<ChannelIndexRe
   // Each file's live bytes: what its latest records take, counted once the index is complete.
   const live = job.files.map(() => 0);
   const objects = builder.finish(live);
-  const figures = { objects, live, records, meta, problems, rootsCandidates: [...sink.roots], ...(job.files.some((f) => f.twin !== undefined) ? { twins } : {}) };
+  const figures = { objects, live, records, meta, problems, rootsCandidates: [...sink.roots] };
   return types === undefined ? figures : { ...figures, typeCounts: types.counts() };
 }
 

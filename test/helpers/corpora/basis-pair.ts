@@ -8,10 +8,9 @@ import { Storage } from '../../../src/storage/storage.js';
  * (test/diff/basis-*.test.ts).
  */
 
-/** The report of A against B, B opened whole or on A (A's files compared with B's as A is indexed); whether B continued A. */
+/** The report of A against B, B opened whole or on A; whether B continued A. */
 export async function diff(a: string, b: string, onBasis: boolean, typeNames?: string[], limit = 10_000): Promise<{ report: DiffReport; continued: boolean }> {
-  // As the command opens two directories: A's files compared with B's while A is indexed (B's opening then reads them no more).
-  const sa = await Storage.open(a, onBasis ? { countLatestTypes: true, compareTwin: b } : {});
+  const sa = await Storage.open(a, { countLatestTypes: onBasis });
   try {
     if (onBasis) expect([...sa.latestTypeCounts!.values()].reduce((n, k) => n + k, 0)).toBe(sa.entityCount);
     const sb = await Storage.open(b, onBasis ? { basis: sa } : {});
