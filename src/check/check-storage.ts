@@ -17,7 +17,7 @@ import { familyByName } from '../format/storage-family.js';
 import { isSerious, SEVERITIES, STORAGE_EXCEPTION, type Problem } from './problem.js';
 import { recordProblems } from './record-problems.js';
 import { chunkProblems } from './chunk-problems.js';
-import { verifyStorageChunks, verifyStorageChunksBeside, type ChunkVerification } from '../storage/chunk-verification.js';
+import { verifyStorageChunks, verifyStorageChunksBeside, type ChunkVerification } from '../storage/checksums/chunk-verification.js';
 import { isEclipseStore42 } from './generation-messages.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { ChunkAnomaly } from '../format/chunk-checksums.js';
 import type { TypeDictionary } from '../format/type-dictionary.js';
-import type { ChunkVerification } from '../storage/chunk-verification.js';
+import type { ChunkVerification } from '../storage/checksums/chunk-verification.js';
 import type { Problem } from './problem.js';
 
 /**

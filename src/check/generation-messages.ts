@@ -1,6 +1,6 @@
 import type { StorageFamily } from '../format/storage-family.js';
 import type { TypeDictionary } from '../format/type-dictionary.js';
-import type { ChunkVerification } from '../storage/chunk-verification.js';
+import type { ChunkVerification } from '../storage/checksums/chunk-verification.js';
 import type { StorageLayout } from '../storage/source/storage-dir.js';
 import type { Problem } from './problem.js';
 

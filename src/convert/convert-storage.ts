@@ -7,7 +7,7 @@ import { walkLatestRecords } from '../check/record-findings.js';
 import { isSerious } from '../check/problem.js';
 import { rescueStorage } from '../rescue/rescue-storage.js';
 import { TemporaryTarget } from '../rescue/temporary-target.js';
-import { verifyChunkFiles } from '../storage/chunk-verification.js';
+import { verifyChunkFiles } from '../storage/checksums/chunk-verification.js';
 import { DirectorySource } from '../storage/source/directory-source.js';
 import { PinnedSource } from '../storage/source/pinned-source.js';
 import type { SourceReader, StorageSource } from '../storage/source/source.js';

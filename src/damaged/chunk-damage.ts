@@ -1,5 +1,5 @@
 import { chunkProblems } from '../check/chunk-problems.js';
-import { verifyChunkFiles } from '../storage/chunk-verification.js';
+import { verifyChunkFiles } from '../storage/checksums/chunk-verification.js';
 import type { Storage } from '../storage/storage.js';
 import type { StorageDamage } from './readable-part.js';
 

@@ -1,6 +1,6 @@
 import { isChunkDamage } from '../check/chunk-problems.js';
 import type { RecordDefect } from '../check/record-defects.js';
-import type { ChunkVerification } from '../storage/chunk-verification.js';
+import type { ChunkVerification } from '../storage/checksums/chunk-verification.js';
 
 /**
  * Where EclipseStore 4.2's chunk checksums say the bytes are damaged (a checksum or chunk-boundary

@@ -13,7 +13,7 @@ import { Storage, type CommittedLengths } from '../storage/storage.js';
 import { StorageWriter } from '../writer/storage-writer.js';
 import { resolveAsOf, type AsOf } from './as-of.js';
 import { TemporaryTarget } from './temporary-target.js';
-import { verifyStorageChunks } from '../storage/chunk-verification.js';
+import { verifyStorageChunks } from '../storage/checksums/chunk-verification.js';
 import { chunkDamageLookup } from './chunk-damage-lookup.js';
 import { copyReadable, type CopyReport } from './rescue-copy.js';
 

@@ -29,6 +29,7 @@ export const FLOOR_PLAN: Readonly<Record<string, readonly string[]>> = {
   storage: ['storage/index', 'storage/records', 'storage/source', 'storage/postgres', 'storage/sql-tables', 'threads', 'format', 'javatext'],
   'storage/follow': ['storage', 'storage/index', 'storage/source', 'format'],
   'storage/history': ['storage', 'storage/records', 'storage/source', 'format'],
+  'storage/checksums': ['storage', 'storage/source', 'threads', 'format'],
 
   inspect: ['storage/**', 'format', 'javatext'],
   check: ['gigamap', 'inspect', 'storage/**', 'format', 'javatext'],

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { checkStorage } from '../../src/check/check-storage.js';
 import { analyzeStartup } from '../../src/check/java-startup.js';
 import { crc32c } from '../../src/format/crc32c.js';
-import { verifyStorageChunks, verifyStorageChunksBeside } from '../../src/storage/chunk-verification.js';
+import { verifyStorageChunks, verifyStorageChunksBeside } from '../../src/storage/checksums/chunk-verification.js';
 import { DirectorySource, LOCAL_FILES } from '../../src/storage/source/directory-source.js';
 import { scanStorageLayout } from '../../src/storage/source/storage-dir.js';
 

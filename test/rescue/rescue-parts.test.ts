@@ -7,7 +7,7 @@ import type { ChunkAnomaly, ChunkAnomalyKind } from '../../src/format/chunk-chec
 import { parseAsOf } from '../../src/rescue/as-of.js';
 import { chunkDamageLookup } from '../../src/rescue/chunk-damage-lookup.js';
 import { TemporaryTarget } from '../../src/rescue/temporary-target.js';
-import type { ChunkVerification } from '../../src/storage/chunk-verification.js';
+import type { ChunkVerification } from '../../src/storage/checksums/chunk-verification.js';
 
 /**
  * The parts of `rescue` that decide before any record is read: what `--as-of` means, where the

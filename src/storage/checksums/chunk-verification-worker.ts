@@ -1,6 +1,6 @@
 import { parentPort } from 'node:worker_threads';
 import { verifyChunkFiles, type ChunkFile, type VerificationReply } from './chunk-verification.js';
-import { LOCAL_FILES } from './source/directory-source.js';
+import { LOCAL_FILES } from '../source/directory-source.js';
 
 /**
  * Worker thread entry (chunk-verification.ts starts it): verifies the chunk checksums of the data

@@ -1,9 +1,9 @@
-import { algorithmOfKind, verifyFileChunks, type ChunkAlgorithm, type FileChunkWalk } from '../format/chunk-checksums.js';
-import { FILE_HEADER_LENGTH, KIND_FILE_HEADER, META_MARKER, OFFSET_FILE_HEADER_CHECKSUM_KIND, OFFSET_META_KIND, OFFSET_META_MARKER } from '../format/meta-record.js';
-import { WorkerThread } from '../threads/worker-thread.js';
-import { LOCAL_FILES } from './source/directory-source.js';
-import type { SourceReads } from './source/source.js';
-import type { ValidDataFile, ValidStorage } from './valid-lengths.js';
+import { algorithmOfKind, verifyFileChunks, type ChunkAlgorithm, type FileChunkWalk } from '../../format/chunk-checksums.js';
+import { FILE_HEADER_LENGTH, KIND_FILE_HEADER, META_MARKER, OFFSET_FILE_HEADER_CHECKSUM_KIND, OFFSET_META_KIND, OFFSET_META_MARKER } from '../../format/meta-record.js';
+import { WorkerThread } from '../../threads/worker-thread.js';
+import { LOCAL_FILES } from '../source/directory-source.js';
+import type { SourceReads } from '../source/source.js';
+import type { ValidDataFile, ValidStorage } from '../valid-lengths.js';
 
 /**
  * Every chunk checksum of a storage's committed bytes verified as EclipseStore 4.2 verifies them
