@@ -4,7 +4,7 @@ import type { ChunkVerification } from '../storage/checksums/chunk-verification.
 import type { Problem } from './problem.js';
 
 /**
- * The findings of the chunk-checksum verification (storage/chunk-verification.ts) as problems,
+ * The findings of the chunk-checksum verification (storage/checksums/chunk-verification.ts) as problems,
  * each with what EclipseStore 4.2 does: started with the writer's setting (the algorithm the file
  * headers name, the default policy) it refuses on a checksum mismatch, a chunk-boundary mismatch
  * and uncovered data, with the exceptions and messages below (checked against 4.2.0 on the shared
