@@ -1,10 +1,10 @@
-import { build } from 'esbuild';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { LoadJob, LoadResult } from './load-child.js';
 import type { ChildInfo } from './server-child.js';
+import { bundleChild } from './bundled-child.js';
 
 /**
  * The benchmark's processes: servers (the storage server, the Node ceiling) and the load
@@ -46,10 +46,8 @@ let serverChildScript: Promise<string> | undefined;
 
 function serverChild(): Promise<string> {
   serverChildScript ??= (async () => {
-    const outfile = join(HERE, '.children', 'server-child.mjs');
     // Bundled are this folder's modules; the server's own code is imported from dist/ at run time.
-    await build({ entryPoints: [join(HERE, 'server-child.ts')], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
-    return outfile;
+    return bundleChild(join(HERE, 'server-child.ts'), join(HERE, '.children', 'server-child.mjs'));
   })();
   return serverChildScript;
 }

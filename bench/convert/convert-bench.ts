@@ -14,12 +14,13 @@
  * runs it alone; `npm run bench` runs it too (BENCH_CONVERT=0 skips it).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
+import { bundleChild } from '../bundled-child.js';
 import { measureOpen } from '../processes.js';
 import { readOnceFloor, storageBytes, STORAGES } from '../storages.js';
 
@@ -93,21 +94,7 @@ function convertChild(): Promise<string> {
   convertChildScript ??= (async () => {
     // Bundled at the same depth below the project (bench/.children/), so its import of ../../dist resolves alike.
     const outfile = join(HERE, '..', '.children', 'convert-child.mjs');
-    const { build } = await import('esbuild');
-    const built = await build({ entryPoints: [join(HERE, 'convert-child.ts')], outfile, write: false, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
-    const script = built.outputFiles.find((f) => f.path === outfile);
-    if (script === undefined) throw new Error(`esbuild wrote no ${outfile}`);
-    // Written beside and renamed into place: a bench started meanwhile (npm run bench beside
-    // npm run bench:convert) runs the old script or the new one, never a half-written one.
-    mkdirSync(dirname(outfile), { recursive: true });
-    const partial = `${outfile}.${process.pid}.partial`;
-    try {
-      writeFileSync(partial, script.contents);
-      renameSync(partial, outfile);
-    } finally {
-      rmSync(partial, { force: true });
-    }
-    return outfile;
+    return bundleChild(join(HERE, 'convert-child.ts'), outfile);
   })();
   return convertChildScript;
 }
