@@ -71,7 +71,7 @@ describe('serve: SIGTERM with answers being sent', () => {
   it('sends every response already started completely, then exits 0', async () => {
     const run = spawnCli(['serve', corpusStorage('collections'), '--port', '0', '--quiet', '--no-follow']);
     const port = await run.port;
-    // Three 7.1 MiB answers read at ~1 MiB/s: each takes about 7 s to arrive.
+    // Three 7.1 MiB answers read at ~1 MiB/s (each would take about 7 s) until the server has them in flight.
     const readers = Array.from({ length: 3 }, () => slowGet(port, BIG, 1024));
     await Promise.all(readers.map((r) => r.receiving));
     run.child.kill('SIGTERM');
