@@ -48,8 +48,8 @@ export class DominatorService {
   private closed = false;
   /** Ends the mark that the tree of the followed graph's state is being computed (dominators-under-way.ts). */
   private endUnderWay: (() => void) | undefined;
-  /** Ends the worker thread computing the tree, while one does. */
-  private stopThread: (() => Promise<void>) | undefined;
+  /** Ends the worker thread computing the tree, while one does (the graph and version it reads). */
+  private thread: { readonly graph: GraphIndex; readonly version: number; readonly stop: () => Promise<void> } | undefined;
 
   constructor(
     private readonly storage: Pick<Storage, 'channels' | 'consistent' | 'generation'>,
@@ -70,6 +70,9 @@ export class DominatorService {
   follow(graph: GraphIndex): void {
     if (this.closed) return;
     this.graph = graph;
+    // A thread reading an earlier state would run to its end (seconds at millions of objects, a
+    // processor and the old state's snapshots held) before the new state's tree could start.
+    if (this.thread !== undefined && (this.thread.graph !== graph || this.thread.version !== graph.version)) this.stopRunningThread();
     // Marked at once, before the loop's first turn: a pass asking for the tree right after the
     // index is ready waits for this computation instead of running one of its own.
     this.endUnderWay = markDominatorsUnderWay(graph);
@@ -81,6 +84,7 @@ export class DominatorService {
   /** The graph index is being built again: no tree until it is ready. */
   reset(): void {
     this.graph = undefined;
+    this.stopRunningThread();
     this.current = { kind: 'waiting' };
     this.settle();
   }
@@ -96,9 +100,16 @@ export class DominatorService {
   close(): void {
     this.closed = true;
     this.graph = undefined;
-    void this.stopThread?.();
+    this.stopRunningThread();
     this.settle();
     for (const waiter of this.waiters.splice(0)) waiter.reject(new Error('the storage was closed'));
+  }
+
+  /** Ends the worker thread, if one runs: its tree, of a state no longer wanted, is thrown away. */
+  private stopRunningThread(): void {
+    const thread = this.thread;
+    this.thread = undefined;
+    void thread?.stop();
   }
 
   private settle(): void {
@@ -158,9 +169,13 @@ export class DominatorService {
       try {
         await this.storage.consistent(async () => {
           stale = isStale();
-          if (!stale) thread = dominatorThreadFor(graph, this.storage.channels, { thread: this.options.dominatorThread });
+          if (stale) return;
+          thread = dominatorThreadFor(graph, this.storage.channels, { thread: this.options.dominatorThread });
+          // Known at once: a follow(), reset() or close() in the turns before this loop goes on ends it.
+          if (thread !== undefined) this.thread = { graph, version, stop: thread.stop };
         });
       } catch (error) {
+        if (thread !== undefined) this.stopRunningThread();
         this.fail(error);
         return;
       }
@@ -168,7 +183,6 @@ export class DominatorService {
       let tree: DominatorTree | undefined;
       if (thread !== undefined) {
         const run = thread;
-        this.stopThread = run.stop;
         // Its progress as the thread reports it, for the API's answers meanwhile.
         const ticker = setInterval(() => {
           if (this.current.kind === 'computing' && this.current.startedAt === startedAt) this.current = { kind: 'computing', progress: run.progress(), startedAt };
@@ -184,7 +198,7 @@ export class DominatorService {
           }
         } finally {
           clearInterval(ticker);
-          this.stopThread = undefined;
+          if (this.thread?.stop === run.stop) this.thread = undefined;
           await run.stop();
         }
         if (isStale()) continue;

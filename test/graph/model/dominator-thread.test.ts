@@ -148,6 +148,62 @@ describe('the dominator tree in a worker thread', () => {
     }
   });
 
+  it("the service ends a thread whose tree went stale (a change taken over, the index rebuilt, closed) at once, not when it is done", { timeout: 60_000 }, async () => {
+    const { graph, channels } = randomGraph(16, 30_000, true);
+    const index = channels[0]!.objects;
+    // The snapshots the threads read, counted: a thread's end releases its snapshots.
+    let taken = 0;
+    let released = 0;
+    let started: () => void = () => undefined;
+    const watched = [
+      {
+        objects: {
+          snapshot: () => {
+            const snapshot = index.snapshot();
+            taken++;
+            started();
+            return { parts: snapshot.parts, release: () => (released++, snapshot.release()) };
+          },
+        },
+      },
+    ];
+    const threadStarted = (): Promise<void> => new Promise<void>((resolve) => (started = resolve));
+    const storage = { channels: watched as unknown as StorageChannel[], generation: 1, consistent: <T>(fn: () => Promise<T>): Promise<T> => fn() };
+    const service = new DominatorService(storage, { dominatorThread: true });
+    try {
+      let next = threadStarted();
+      service.follow(graph);
+      await next;
+      // The thread has not answered yet: its start-up alone takes longer than these turns.
+      expect([taken, released]).toEqual([1, 0]);
+      // A commit taken over: the running thread's tree is stale, its thread ended now.
+      next = threadStarted();
+      graph.version++;
+      service.follow(graph);
+      expect(released, 'stale thread ended when the change was taken over').toBe(1);
+      await next;
+      expect([taken, released]).toEqual([2, 1]);
+      // The index built again (a rebuilding change): the thread is ended at once too.
+      service.reset();
+      expect(released, 'stale thread ended when the index is rebuilt').toBe(2);
+      next = threadStarted();
+      service.follow(graph);
+      await next;
+      expect([taken, released]).toEqual([3, 2]);
+      expectSameTrees(graph, await service.ready(), computeDominators(graph, channels), 'after the changes');
+      expect(released).toBe(3);
+      // Closed (the storage removed from a served registry, the process ending) while a thread runs.
+      next = threadStarted();
+      graph.version++;
+      service.follow(graph);
+      await next;
+      service.close();
+      expect([taken, released], 'thread ended when the service is closed').toEqual([4, 4]);
+    } finally {
+      service.close();
+    }
+  });
+
   for (const corpus of CORPORA) {
     for (const name of corpus.storages) {
       it(`is the tree computed in place: ${corpus.generation} ${name}`, { timeout: 60_000 }, async () => {
