@@ -56,7 +56,7 @@ afterAll(async () => {
   rmSync(directory, { recursive: true, force: true });
 });
 
-async function serve(options: Pick<AppOptions, 'stallTimeoutMs' | 'requestTimeoutMs'>): Promise<{ port: number; served: ReturnType<typeof buildApp> }> {
+async function serve(options: Pick<AppOptions, 'stallTimeoutMs' | 'requestTimeoutMs' | 'maxUnsentBytes'>): Promise<{ port: number; served: ReturnType<typeof buildApp> }> {
   const served = buildApp(registered.storage, { instance: 'microstream', api: registered.registry, maxUnsentBytes: CAPACITY, ...options });
   app = served;
   return { port: await listenOnLoopback(served), served };
@@ -141,5 +141,24 @@ describe('an NDJSON export whose client stops reading', () => {
     const problem = JSON.parse(refused.body) as { title: string; detail: string };
     expect(problem.title).toBe('Server Busy');
     expect(problem.detail).toContain(`at or above its limit of ${CAPACITY} bytes (--max-unsent-bytes)`);
+  });
+
+  it('is ended after --stall-timeout also when its own unsent bytes fill the budget', { timeout: 60_000 }, async () => {
+    // Its bytes at or above the budget, the export waits for room before its next batch: that wait
+    // must not stop the stall bound (it did: the Readable asking for more cleared the timer, and the
+    // export, its client taking nothing, waited for room it alone held, for ever). The server's
+    // socket is corked: it hands the kernel nothing, as when a stalled client's window is full
+    // (on loopback the kernel's buffers can take a whole export of this size).
+    const { port, served } = await serve({ stallTimeoutMs: 1000, requestTimeoutMs: 0, maxUnsentBytes: 16 * 1024 });
+    served.server.once('connection', (socket: Socket) => socket.cork());
+    const socket = connect(port, '127.0.0.1', () => socket.write(`GET ${exportPath} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`));
+    socket.on('error', () => undefined);
+    sockets.push(socket);
+    let closed = false;
+    socket.on('close', () => (closed = true));
+    socket.resume();
+    await expect.poll(() => served.unsentAnswers.held, { timeout: 20_000, interval: 20 }).toBeGreaterThanOrEqual(16 * 1024);
+    await expect.poll(() => closed, { timeout: 15_000, interval: 50 }).toBe(true);
+    expect(served.unsentAnswers.held).toBe(0);
   });
 });

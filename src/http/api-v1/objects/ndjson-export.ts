@@ -49,6 +49,8 @@ export class NdjsonExport extends Readable {
   private readonly stopped = new AbortController();
   /** Armed while what was produced waits for the client to take it (stall bound). */
   private stallTimer: NodeJS.Timeout | undefined;
+  /** Bytes pushed so far. */
+  private produced = 0;
 
   constructor(
     private readonly context: StorageContext,
@@ -67,16 +69,23 @@ export class NdjsonExport extends Readable {
     response.once('finish', () => this.quiet());
   }
 
-  /** Something produced waits for the client: it must take some of it within the stall bound. */
+  /**
+   * Something produced waits for the client: from now until the answer is done, the client must
+   * take some of it within each stall bound. The timer stays armed while the export waits for room
+   * or builds a batch (a Readable asking for more says only that its own buffer has room, not that
+   * the client took anything: clearing it there left an export whose own bytes filled the budget
+   * waiting for room for ever, its client taking nothing).
+   */
   private waitForReader(): void {
     const stallMs = this.unsent?.stallMs ?? 0;
     if (stallMs <= 0 || this.stallTimer !== undefined) return;
-    let before = this.buffered;
+    let before = this.taken;
     this.stallTimer = setTimeout(() => {
-      // Part of what waited was taken meanwhile (a write to the socket completed): it still reads.
-      const now = this.buffered;
-      if (now < before) {
-        before = now;
+      // The client took some since the last look (a write to the socket completed), or nothing
+      // waits for it (the export builds a batch, or waits for room others hold): not stalled.
+      const now = this.taken;
+      if (now > before || this.buffered === 0) {
+        before = Math.max(before, now);
         this.stallTimer?.refresh();
         return;
       }
@@ -86,6 +95,11 @@ export class NdjsonExport extends Readable {
       this.destroy();
     }, stallMs);
     this.stallTimer.unref();
+  }
+
+  /** Bytes of this answer the client has taken (produced and no longer buffered here; headers and chunk sizes make it a little less). */
+  private get taken(): number {
+    return this.produced - this.buffered;
   }
 
   private quiet(): void {
@@ -99,8 +113,6 @@ export class NdjsonExport extends Readable {
   }
 
   override _read(): void {
-    // The client wants more: it took what was waiting.
-    this.quiet();
     this.produce().catch((error: unknown) => this.destroy(error instanceof Error ? error : new Error(String(error))));
   }
 
@@ -132,6 +144,7 @@ export class NdjsonExport extends Readable {
       if (batch.text.length > 0) {
         // Readable calls _read again when it wants more.
         this.push(batch.text);
+        this.produced += Buffer.byteLength(batch.text);
         this.count?.(this.buffered);
         if (batch.done) this.push(null);
         this.waitForReader();
