@@ -1,10 +1,8 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { exportTables } from '../../../src/sql/output/table-export.js';
-import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
-import { registeredStorage, type RegisteredStorage } from '../../helpers/serving/registered-storage.js';
+import { servedCorpusForExports } from '../../helpers/serving/served-corpus-for-exports.js';
 
 /**
  * A Parquet export whose link pass (`_elements`, `_references`: written beside the other tables'
@@ -14,27 +12,17 @@ import { registeredStorage, type RegisteredStorage } from '../../helpers/serving
  * beside --out.
  */
 
-let base: string;
-let registered: RegisteredStorage;
-beforeAll(async () => {
-  base = mkdtempSync(join(tmpdir(), 'export-links-failure-'));
-  registered = await registeredStorage(join(CONFORMANCE_DIR, 'storages', 'graph'));
-  registered.registry.startAll();
-});
-afterAll(async () => {
-  await registered.close();
-  rmSync(base, { recursive: true, force: true });
-});
+const served = servedCorpusForExports('export-links-failure-');
 
 describe('a Parquet export whose link pass cannot write its staged rows', () => {
   it('ends with that error before writing the other tables, nothing left', { timeout: 120_000 }, async () => {
-    const parent = join(base, 'out');
+    const parent = join(served.base, 'out');
     mkdirSync(parent);
     const written: string[] = [];
     let tables = 0;
     const exported = exportTables({
-      storage: registered.storage,
-      graph: () => registered.context.graph.ready(),
+      storage: served.registered.storage,
+      graph: () => served.registered.context.graph.ready(),
       out: join(parent, 'tables'),
       format: 'parquet',
       onProblem: () => undefined,

@@ -1,11 +1,9 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TableCache } from '../../../src/sql/cache/table-cache.js';
 import { exportTables } from '../../../src/sql/output/table-export.js';
-import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
-import { registeredStorage, type RegisteredStorage } from '../../helpers/serving/registered-storage.js';
+import { servedCorpusForExports } from '../../helpers/serving/served-corpus-for-exports.js';
 
 /**
  * A Parquet export whose `_objects` file cannot be written (written beside the type fills,
@@ -15,33 +13,23 @@ import { registeredStorage, type RegisteredStorage } from '../../helpers/serving
  * and without (copied straight from the pass's rows).
  */
 
-let base: string;
-let registered: RegisteredStorage;
-beforeAll(async () => {
-  base = mkdtempSync(join(tmpdir(), 'export-objects-failure-'));
-  registered = await registeredStorage(join(CONFORMANCE_DIR, 'storages', 'graph'));
-  registered.registry.startAll();
-});
-afterAll(async () => {
-  await registered.close();
-  rmSync(base, { recursive: true, force: true });
-});
+const served = servedCorpusForExports('export-objects-failure-');
 
 describe('a Parquet export whose _objects file cannot be written', () => {
   it.each([
     ['without a cache', false],
     ['with a cache', true],
   ])('ends with that error, %s, before writing the other tables, nothing left', { timeout: 120_000 }, async (_label, cached) => {
-    const parent = join(base, cached ? 'cached' : 'uncached');
+    const parent = join(served.base, cached ? 'cached' : 'uncached');
     mkdirSync(parent);
     const steps: string[] = [];
     const written: string[] = [];
     const exported = exportTables({
-      storage: registered.storage,
-      graph: () => registered.context.graph.ready(),
+      storage: served.registered.storage,
+      graph: () => served.registered.context.graph.ready(),
       out: join(parent, 'tables'),
       format: 'parquet',
-      ...(cached ? { cache: new TableCache(join(base, `cache-${String(cached)}`)) } : {}),
+      ...(cached ? { cache: new TableCache(join(served.base, `cache-${String(cached)}`)) } : {}),
       onProblem: () => undefined,
       onStep: (step) => {
         steps.push(step);

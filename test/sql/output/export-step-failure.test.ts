@@ -1,11 +1,9 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BuiltTables } from '../../../src/sql/built-tables.js';
 import { exportTables } from '../../../src/sql/output/table-export.js';
-import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
-import { registeredStorage, type RegisteredStorage } from '../../helpers/serving/registered-storage.js';
+import { servedCorpusForExports } from '../../helpers/serving/served-corpus-for-exports.js';
 
 /**
  * A Parquet export whose caller's `onStep` throws (a library user stopping the export from its
@@ -16,21 +14,11 @@ import { registeredStorage, type RegisteredStorage } from '../../helpers/serving
  * had failed) went unobserved.
  */
 
-let base: string;
-let registered: RegisteredStorage;
-beforeAll(async () => {
-  base = mkdtempSync(join(tmpdir(), 'export-step-failure-'));
-  registered = await registeredStorage(join(CONFORMANCE_DIR, 'storages', 'graph'));
-  registered.registry.startAll();
-});
-afterAll(async () => {
-  await registered.close();
-  rmSync(base, { recursive: true, force: true });
-});
+const served = servedCorpusForExports('export-step-failure-');
 
 describe('a Parquet export whose onStep throws while _objects is copied', () => {
   it('ends with that error once the copy has ended, nothing left', { timeout: 120_000 }, async () => {
-    const parent = join(base, 'out');
+    const parent = join(served.base, 'out');
     mkdirSync(parent);
     // Whether `_objects`' copy (built-tables.ts `copyObjects`, started before the step) had
     // ended when the export failed: watched on the real method, not replaced.
@@ -50,8 +38,8 @@ describe('a Parquet export whose onStep throws while _objects is copied', () => 
     let endedAtFailure = -1;
     try {
       const exported = exportTables({
-        storage: registered.storage,
-        graph: () => registered.context.graph.ready(),
+        storage: served.registered.storage,
+        graph: () => served.registered.context.graph.ready(),
         out: join(parent, 'tables'),
         format: 'parquet',
         onProblem: () => undefined,

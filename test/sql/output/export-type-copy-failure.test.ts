@@ -1,10 +1,8 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { exportTables } from '../../../src/sql/output/table-export.js';
-import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
-import { registeredStorage, type RegisteredStorage } from '../../helpers/serving/registered-storage.js';
+import { servedCorpusForExports } from '../../helpers/serving/served-corpus-for-exports.js';
 
 /**
  * A Parquet export without a cache writes the entity types' tables straight from the type fill's
@@ -15,27 +13,17 @@ import { registeredStorage, type RegisteredStorage } from '../../helpers/serving
  * directory is removed.
  */
 
-let base: string;
-let registered: RegisteredStorage;
-beforeAll(async () => {
-  base = mkdtempSync(join(tmpdir(), 'export-type-copy-failure-'));
-  registered = await registeredStorage(join(CONFORMANCE_DIR, 'storages', 'graph'));
-  registered.registry.startAll();
-});
-afterAll(async () => {
-  await registered.close();
-  rmSync(base, { recursive: true, force: true });
-});
+const served = servedCorpusForExports('export-type-copy-failure-');
 
 describe('a Parquet export whose type table file cannot be written', () => {
   it('ends with that error before the tables written after the type tables, nothing left', { timeout: 120_000 }, async () => {
-    const parent = join(base, 'uncached');
+    const parent = join(served.base, 'uncached');
     mkdirSync(parent);
     const steps: string[] = [];
     const written: string[] = [];
     const exported = exportTables({
-      storage: registered.storage,
-      graph: () => registered.context.graph.ready(),
+      storage: served.registered.storage,
+      graph: () => served.registered.context.graph.ready(),
       out: join(parent, 'tables'),
       format: 'parquet',
       onProblem: () => undefined,

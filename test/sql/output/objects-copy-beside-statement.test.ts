@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SqlEngine } from '../../../src/sql/sql-engine.js';
-import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
-import { registeredStorage, type RegisteredStorage } from '../../helpers/serving/registered-storage.js';
+import { servedCorpusForExports } from '../../helpers/serving/served-corpus-for-exports.js';
 import { memoryDuck } from '../memory-duck.js';
 
 /**
@@ -15,17 +12,7 @@ import { memoryDuck } from '../memory-duck.js';
  */
 
 const memory = memoryDuck();
-let base: string;
-let registered: RegisteredStorage;
-beforeAll(async () => {
-  base = mkdtempSync(join(tmpdir(), 'objects-copy-beside-statement-'));
-  registered = await registeredStorage(join(CONFORMANCE_DIR, 'storages', 'graph'));
-  registered.registry.startAll();
-});
-afterAll(async () => {
-  await registered.close();
-  rmSync(base, { recursive: true, force: true });
-});
+const served = servedCorpusForExports('objects-copy-beside-statement-');
 
 async function fileRows(file: string): Promise<[number, string]> {
   const [rows, hash] = (await memory.connection.runAndReadAll(`SELECT count(*), sum(hash(t::VARCHAR)::HUGEINT)::VARCHAR FROM read_parquet('${file}') t`)).getRows()[0]!;
@@ -35,14 +22,14 @@ async function fileRows(file: string): Promise<[number, string]> {
 describe('_objects copied straight into a file while a statement fills it', () => {
   it('answers the statement and writes every row once', { timeout: 120_000 }, async () => {
     for (let round = 0; round < 3; round++) {
-      const engine = new SqlEngine({ storage: registered.storage, graph: () => registered.context.graph.ready(), allowFiles: true, everyValueFirst: true, timeoutMs: 0 });
+      const engine = new SqlEngine({ storage: served.registered.storage, graph: () => served.registered.context.graph.ready(), allowFiles: true, everyValueFirst: true, timeoutMs: 0 });
       try {
         await engine.schema();
-        const direct = join(base, `direct-${round}.parquet`);
+        const direct = join(served.base, `direct-${round}.parquet`);
         const [copied, answer] = await Promise.all([engine.copyObjectsToParquet(direct), engine.query('SELECT count(*) FROM _objects', { limit: 1 })]);
         const counted = Number(answer.rows[0]![0]);
         // The same rows as the table the statement filled, written by DuckDB from it.
-        const fromTable = join(base, `table-${round}.parquet`);
+        const fromTable = join(served.base, `table-${round}.parquet`);
         expect(await engine.copyToParquet('_objects', fromTable)).toBe(counted);
         expect(counted).toBeGreaterThan(1000);
         expect(copied).toBe(counted);
