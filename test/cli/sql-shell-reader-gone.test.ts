@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFORMANCE_DIR } from '../helpers/corpora/conformance.js';
+import { pipedCli } from '../helpers/serving/piped-cli.js';
 
 /**
  * The `sql` shell reading its statements from a pipe and writing to one whose reader goes away
@@ -24,30 +24,17 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('the sql shell whose reader goes away', () => {
   it('ends quietly when the pipe is closed after its first words', { timeout: 60_000 }, async () => {
-    const main = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
-    expect(existsSync(main)).toBe(true);
-    const child = spawn(process.execPath, ['--import', 'tsx', main, 'sql', storage, '--no-cache'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const closed = new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-    child.stdin.write('.help\n');
-    let first = '';
-    const wrote = await Promise.race([
-      new Promise<boolean>((resolve) =>
-        child.stdout.once('data', (d: Buffer) => {
-          first = d.toString();
-          resolve(true);
-        }),
-      ),
-      closed.then(() => false),
-    ]);
-    expect(wrote, stderr).toBe(true);
+    const run = pipedCli(['sql', storage, '--no-cache'], 'pipe');
+    const child = run.child;
+    child.stdin!.write('.help\n');
+    const first = await run.first;
+    expect(first, run.stderr()).toBeDefined();
     expect(first).toContain('.tables');
     // The reader has gone before the shell says anything more.
-    child.stdout.destroy();
-    child.stdin.end('.help\n.tables\nSELECT 1 AS one;\n.help\n');
-    const code = await closed;
-    expect(stderr).not.toMatch(/EPIPE|Error|\n\s+at /);
+    child.stdout!.destroy();
+    child.stdin!.end('.help\n.tables\nSELECT 1 AS one;\n.help\n');
+    const code = await run.closed;
+    expect(run.stderr()).not.toMatch(/EPIPE|Error|\n\s+at /);
     expect(code).toBe(0);
   });
 });

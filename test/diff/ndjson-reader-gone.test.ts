@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -7,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { StorageWriter } from '../../src/writer/storage-writer.js';
 import { reflectiveMembers } from '../../src/writer/type-definitions.js';
+import { pipedCli } from '../helpers/serving/piped-cli.js';
 
 /**
  * Where `diff --ndjson`'s lines go fails. `diff A B --ndjson | head -1`, as docs/diff-and-history.md shows it: the reader closes the pipe
@@ -45,27 +45,13 @@ afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 describe('diff --ndjson whose reader goes away', () => {
   it('ends quietly with exit 1 when the reader closes the pipe (diff ... --ndjson | head -1)', { timeout: 60_000 }, async () => {
-    const main = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
-    expect(existsSync(main)).toBe(true);
-    const child = spawn(process.execPath, ['--import', 'tsx', main, 'diff', before, after, '--ndjson'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const closed = new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-    let first = '';
-    const wrote = await Promise.race([
-      new Promise<boolean>((resolve) =>
-        child.stdout.once('data', (d: Buffer) => {
-          first = d.toString();
-          resolve(true);
-        }),
-      ),
-      closed.then(() => false),
-    ]);
-    expect(wrote, stderr).toBe(true);
-    child.stdout.destroy();
-    const code = await closed;
-    expect(JSON.parse(first.split('\n')[0]!)).toMatchObject({ change: 'changed', typeName: 'shop.Item' });
-    expect(stderr).not.toMatch(/EPIPE|Error|\n\s+at /);
+    const run = pipedCli(['diff', before, after, '--ndjson']);
+    const first = await run.first;
+    expect(first, run.stderr()).toBeDefined();
+    run.child.stdout!.destroy();
+    const code = await run.closed;
+    expect(JSON.parse(first!.split('\n')[0]!)).toMatchObject({ change: 'changed', typeName: 'shop.Item' });
+    expect(run.stderr()).not.toMatch(/EPIPE|Error|\n\s+at /);
     expect(code).toBe(1);
   });
 
@@ -73,16 +59,11 @@ describe('diff --ndjson whose reader goes away', () => {
   // comparison, its reader may go the same way (`diff A B --limit 6000 | head -1`).
   for (const format of [[], ['--json']]) {
     it(`ends quietly with exit 1 when the reader of the ${format.length === 0 ? 'text' : 'JSON'} report closes the pipe`, { timeout: 60_000 }, async () => {
-      const main = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
-      const child = spawn(process.execPath, ['--import', 'tsx', main, 'diff', before, after, '--limit', String(ITEMS), ...format], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let stderr = '';
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      const closed = new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-      const wrote = await Promise.race([new Promise<boolean>((resolve) => child.stdout.once('data', () => resolve(true))), closed.then(() => false)]);
-      expect(wrote, stderr).toBe(true);
-      child.stdout.destroy();
-      const code = await closed;
-      expect(stderr).not.toMatch(/EPIPE|Error|\n\s+at /);
+      const run = pipedCli(['diff', before, after, '--limit', String(ITEMS), ...format]);
+      expect(await run.first, run.stderr()).toBeDefined();
+      run.child.stdout!.destroy();
+      const code = await run.closed;
+      expect(run.stderr()).not.toMatch(/EPIPE|Error|\n\s+at /);
       expect(code).toBe(1);
     });
   }
