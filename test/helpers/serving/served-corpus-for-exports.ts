@@ -12,6 +12,17 @@ export interface ServedForExports {
   registered: RegisteredStorage;
 }
 
+/** What every Parquet export of the served storage into `out` is given (problems not collected). */
+export function parquetExportInto(served: ServedForExports, out: string) {
+  return {
+    storage: served.registered.storage,
+    graph: () => served.registered.context.graph.ready(),
+    out,
+    format: 'parquet' as const,
+    onProblem: () => undefined,
+  };
+}
+
 /**
  * Registers the file's hooks: before its tests, the conformance corpus storage `name` is
  * registered and started, and a temporary directory named after `prefix` made; after them,

@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exportTables } from '../../../src/sql/output/table-export.js';
-import { servedCorpusForExports } from '../../helpers/serving/served-corpus-for-exports.js';
+import { parquetExportInto, servedCorpusForExports } from '../../helpers/serving/served-corpus-for-exports.js';
 
 /**
  * A Parquet export whose link pass (`_elements`, `_references`: written beside the other tables'
@@ -21,11 +21,7 @@ describe('a Parquet export whose link pass cannot write its staged rows', () => 
     const written: string[] = [];
     let tables = 0;
     const exported = exportTables({
-      storage: served.registered.storage,
-      graph: () => served.registered.context.graph.ready(),
-      out: join(parent, 'tables'),
-      format: 'parquet',
-      onProblem: () => undefined,
+      ...parquetExportInto(served, join(parent, 'tables')),
       onStep: (step) => {
         const count = /^writing (\d+) tables$/.exec(step);
         if (count === null) return;

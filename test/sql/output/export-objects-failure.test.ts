@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TableCache } from '../../../src/sql/cache/table-cache.js';
 import { exportTables } from '../../../src/sql/output/table-export.js';
-import { servedCorpusForExports } from '../../helpers/serving/served-corpus-for-exports.js';
+import { parquetExportInto, servedCorpusForExports } from '../../helpers/serving/served-corpus-for-exports.js';
 
 /**
  * A Parquet export whose `_objects` file cannot be written (written beside the type fills,
@@ -25,12 +25,8 @@ describe('a Parquet export whose _objects file cannot be written', () => {
     const steps: string[] = [];
     const written: string[] = [];
     const exported = exportTables({
-      storage: served.registered.storage,
-      graph: () => served.registered.context.graph.ready(),
-      out: join(parent, 'tables'),
-      format: 'parquet',
+      ...parquetExportInto(served, join(parent, 'tables')),
       ...(cached ? { cache: new TableCache(join(served.base, `cache-${String(cached)}`)) } : {}),
-      onProblem: () => undefined,
       onStep: (step) => {
         steps.push(step);
         // The hidden directory exists now and `_objects`' copy has not opened its file yet: a

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BuiltTables } from '../../../src/sql/built-tables.js';
 import { exportTables } from '../../../src/sql/output/table-export.js';
-import { servedCorpusForExports } from '../../helpers/serving/served-corpus-for-exports.js';
+import { parquetExportInto, servedCorpusForExports } from '../../helpers/serving/served-corpus-for-exports.js';
 
 /**
  * A Parquet export whose caller's `onStep` throws (a library user stopping the export from its
@@ -38,11 +38,7 @@ describe('a Parquet export whose onStep throws while _objects is copied', () => 
     let endedAtFailure = -1;
     try {
       const exported = exportTables({
-        storage: served.registered.storage,
-        graph: () => served.registered.context.graph.ready(),
-        out: join(parent, 'tables'),
-        format: 'parquet',
-        onProblem: () => undefined,
+        ...parquetExportInto(served, join(parent, 'tables')),
         onStep: (step) => {
           if (step.startsWith('filling')) throw stopped;
         },

@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exportTables } from '../../../src/sql/output/table-export.js';
-import { servedCorpusForExports } from '../../helpers/serving/served-corpus-for-exports.js';
+import { parquetExportInto, servedCorpusForExports } from '../../helpers/serving/served-corpus-for-exports.js';
 
 /**
  * A Parquet export without a cache writes the entity types' tables straight from the type fill's
@@ -22,11 +22,7 @@ describe('a Parquet export whose type table file cannot be written', () => {
     const steps: string[] = [];
     const written: string[] = [];
     const exported = exportTables({
-      storage: served.registered.storage,
-      graph: () => served.registered.context.graph.ready(),
-      out: join(parent, 'tables'),
-      format: 'parquet',
-      onProblem: () => undefined,
+      ...parquetExportInto(served, join(parent, 'tables')),
       onStep: (step) => {
         steps.push(step);
         // The hidden directory exists now and no type table is copied yet: a directory in the
