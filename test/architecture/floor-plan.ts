@@ -63,7 +63,7 @@ export const FLOOR_PLAN: Readonly<Record<string, readonly string[]>> = {
   'http/api-v1/history': ['http/api-v1/machinery', 'api-contract', 'registry', 'diff', 'rescue', 'inspect', 'storage/**', 'javatext'],
   'http/api-v1/objects': ['http/api-v1/analysis', 'http/api-v1/gigamap', 'http/api-v1/machinery', 'http/guard', 'api-contract', 'registry', 'gigamap', 'graph/**', 'inspect', 'format'],
   'http/api-v1/search': ['http/api-v1/analysis', 'http/api-v1/machinery', 'api-contract', 'registry', 'graph/**', 'inspect'],
-  'http/api-v1/sql': ['http/api-v1/machinery', 'api-contract', 'registry', 'sql', 'sql/answers', 'sql/cache'],
+  'http/api-v1/sql': ['http/api-v1/machinery', 'http/guard', 'api-contract', 'registry', 'sql', 'sql/answers', 'sql/cache'],
   'http/api-v1': ['http/api-v1/analysis', 'http/api-v1/gigamap', 'http/api-v1/history', 'http/api-v1/machinery', 'http/api-v1/objects', 'http/api-v1/search', 'http/api-v1/sql', 'http/guard', 'api-contract', 'registry'],
   'http/viewer': ['http/guard'],
   'http/ops': ['http/java', 'http/guard', 'http/api-v1/machinery', 'registry', 'graph/**', 'inspect', 'storage/**', 'format', 'javatext'],

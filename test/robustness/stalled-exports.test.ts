@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import { connect, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -56,15 +56,20 @@ afterAll(async () => {
   rmSync(directory, { recursive: true, force: true });
 });
 
-async function serve(options: Pick<AppOptions, 'stallTimeoutMs' | 'requestTimeoutMs' | 'maxUnsentBytes'>): Promise<{ port: number; served: ReturnType<typeof buildApp> }> {
+async function serve(options: Pick<AppOptions, 'stallTimeoutMs' | 'requestTimeoutMs' | 'maxUnsentBytes' | 'maxConnections' | 'logger'>): Promise<{ port: number; served: ReturnType<typeof buildApp> }> {
   const served = buildApp(registered.storage, { instance: 'microstream', api: registered.registry, maxUnsentBytes: CAPACITY, ...options });
   app = served;
   return { port: await listenOnLoopback(served), served };
 }
 
-/** A client that asks for the export, takes its first bytes, then reads nothing until `resume`. */
-function stalledReader(port: number): { started: Promise<string>; resume: () => void; closed: () => boolean; received: () => number } {
-  const socket = connect(port, '127.0.0.1', () => socket.write(`GET ${exportPath} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`));
+/**
+ * A client that asks for the export, takes its first bytes, then reads nothing until `resume` (a
+ * paused socket sees its connection closed only once it reads again). `highWaterMark`: how much its
+ * socket takes from the kernel before it stops (Node's default when undefined).
+ */
+function stalledReader(port: number, highWaterMark?: number): { started: Promise<string>; resume: () => void; closed: () => boolean; received: () => number } {
+  const socket = new Socket(highWaterMark === undefined ? {} : ({ highWaterMark } as ConstructorParameters<typeof Socket>[0]));
+  socket.connect(port, '127.0.0.1', () => socket.write(`GET ${exportPath} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`));
   socket.on('error', () => undefined);
   let closed = false;
   let received = 0;
@@ -160,5 +165,36 @@ describe('an NDJSON export whose client stops reading', () => {
     await expect.poll(() => served.unsentAnswers.held, { timeout: 20_000, interval: 20 }).toBeGreaterThanOrEqual(16 * 1024);
     await expect.poll(() => closed, { timeout: 15_000, interval: 50 }).toBe(true);
     expect(served.unsentAnswers.held).toBe(0);
+  });
+  it('that has sent its first bytes and then fills its room is ended after --stall-timeout: connection destroyed, slot and bytes given back, a warning logged', { timeout: 60_000 }, async () => {
+    // A real client that stops reading after the first chunk: its socket takes 1 KiB from the
+    // kernel, the kernel's buffers fill, then the export's own bytes fill its 64 KiB of room and it
+    // waits for room with no client taking anything. One connection at most: the stalled export
+    // holds the server's only slot until it is ended.
+    const warnings: string[] = [];
+    const logger = { level: 'warn', stream: { write: (line: string) => void warnings.push(line) } };
+    const { port, served } = await serve({ stallTimeoutMs: 500, requestTimeoutMs: 0, maxUnsentBytes: 64 * 1024, maxConnections: 1, logger });
+    const reader = stalledReader(port, 1024);
+    expect(await reader.started).toBe('HTTP/1.1 200');
+    // When exactly its room fills before the bound ends it depends on the machine's socket buffers
+    // (the last case holds the kernel's share at nothing); either way the export is ended, the log
+    // says why, and it holds nothing after.
+    await expect.poll(() => warnings.find((line) => line.includes('the NDJSON export ended')), { timeout: 30_000, interval: 20 }).toBeDefined();
+    const warning = JSON.parse(warnings.find((line) => line.includes('the NDJSON export ended'))!) as { msg: string; url: string; stallMs: number; takenBytes: number };
+    expect(warning.msg).toContain('its client took nothing of it for 500 ms (--stall-timeout)');
+    expect([warning.url, warning.stallMs]).toEqual([exportPath, 500]);
+    // Ended after its first bytes had gone, with no more than a part of the export.
+    expect(warning.takenBytes).toBeGreaterThan(0);
+    expect(warning.takenBytes).toBeLessThan(whole.length);
+    await expect.poll(() => served.connections.stats.open, { timeout: 10_000, interval: 20 }).toBe(0);
+    expect(served.unsentAnswers.held).toBe(0);
+    // The slot is free: a teammate's export is served, whole.
+    const answer = await teammate(port);
+    expect(answer.status).toBe(200);
+    expect(answer.body === whole).toBe(true);
+    // Reading again, the stalled client finds its answer cut short.
+    reader.resume();
+    await expect.poll(() => reader.closed(), { timeout: 10_000 }).toBe(true);
+    expect(reader.received()).toBeLessThan(whole.length);
   });
 });

@@ -1,8 +1,9 @@
 import { request } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import { connect, Socket } from 'node:net';
+import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp, type AppOptions } from '../../src/http/app.js';
 import type { SqlServiceOptions } from '../../src/http/api-v1/sql/sql-engines.js';
 import { CONFORMANCE_DIR } from '../helpers/corpora/conformance.js';
 import { listenOnLoopback } from '../helpers/serving/loopback.js';
@@ -34,15 +35,31 @@ afterEach(async () => {
 });
 
 async function serve(sql: SqlServiceOptions): Promise<number> {
+  return (await served(sql)).port;
+}
+
+/**
+ * The server with its warnings kept (`warnings`, pino's JSON lines) and the application's other
+ * options given; its request timeout 0, so that no idle-socket timeout ends a stalled answer.
+ */
+async function served(sql: SqlServiceOptions, options: Pick<AppOptions, 'maxConnections'> = {}): Promise<{ port: number; app: FastifyInstance; warnings: string[] }> {
   const { registry, storage, close } = await registeredStorage(GRAPH);
-  const app = buildApp(storage, { instance: 'microstream', api: registry, sql });
+  const warnings: string[] = [];
+  const logger = { level: 'warn', stream: { write: (line: string) => void warnings.push(line) } };
+  const app = buildApp(storage, { instance: 'microstream', api: registry, sql, requestTimeoutMs: 0, logger, ...options });
   await graphsBuilt(registry);
   const port = await listenOnLoopback(app);
   closeServer = async () => {
     await app.close();
     await close();
   };
-  return port;
+  return { port, app, warnings };
+}
+
+/** The message of the first warning that contains `text`, once there is one. */
+async function warned(warnings: readonly string[], text: string): Promise<string> {
+  await expect.poll(() => warnings.some((line) => line.includes(text)), { timeout: 30_000, interval: 20 }).toBe(true);
+  return (JSON.parse(warnings.find((line) => line.includes(text))!) as { msg: string }).msg;
 }
 
 /**
@@ -50,9 +67,11 @@ async function serve(sql: SqlServiceOptions): Promise<number> {
  * its slot now) and then reads nothing until `resume` (a paused socket sees its connection closed
  * only once it reads again); `closed` says when it has seen the end.
  */
-function stalledReader(port: number, accept: string): { started: Promise<string>; resume: () => void; closed: () => boolean; leave: () => void } {
-  const body = JSON.stringify({ sql: HUGE });
-  const socket = connect(port, '127.0.0.1', () =>
+function stalledReader(port: number, accept: string, sql = HUGE, highWaterMark?: number): { started: Promise<string>; resume: () => void; closed: () => boolean; leave: () => void } {
+  const body = JSON.stringify({ sql });
+  // highWaterMark: how much the socket takes from the kernel before it stops (Node's default when undefined).
+  const socket = new Socket(highWaterMark === undefined ? {} : ({ highWaterMark } as ConstructorParameters<typeof Socket>[0]));
+  socket.connect(port, '127.0.0.1', () =>
     socket.write(`POST /api/v1/sql HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: ${accept}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`),
   );
   socket.on('error', () => undefined);
@@ -128,11 +147,13 @@ function steadyReader(port: number, sql: string, wanted: number): Promise<{ byte
 describe('a streamed SQL answer whose client stops reading', () => {
   for (const accept of ['text/csv', 'application/x-ndjson']) {
     it(`(${accept}) is ended after --sql-stall-timeout, its slot given back to a teammate`, { timeout: 60_000 }, async () => {
-      const port = await serve({ maxConcurrent: 1, streamStallMs: 300, timeoutMs: 0 });
+      const { port, warnings } = await served({ maxConcurrent: 1, streamStallMs: 300, timeoutMs: 0 });
       const reader = stalledReader(port, accept);
       expect(await reader.started).toBe('HTTP/1.1 200');
       const body = await teammateAnswered(port);
       expect(JSON.parse(body)).toMatchObject({ rows: [[42]], rowCount: 1 });
+      // The log says why.
+      expect(await warned(warnings, 'answer ended')).toContain(`the SQL ${accept === 'text/csv' ? 'CSV' : 'NDJSON'} answer ended: its client took nothing of it for 300 ms (--sql-stall-timeout)`);
       // The stalled client's connection is cut (its answer cannot be told complete otherwise): read
       // again, it finds the end instead of the rest of a billion rows.
       reader.resume();
@@ -141,11 +162,12 @@ describe('a streamed SQL answer whose client stops reading', () => {
   }
 
   it('is ended by --sql-timeout too, however long the stall bound', { timeout: 60_000 }, async () => {
-    const port = await serve({ maxConcurrent: 1, streamStallMs: 0, timeoutMs: 3000 });
+    const { port, warnings } = await served({ maxConcurrent: 1, streamStallMs: 0, timeoutMs: 3000 });
     const reader = stalledReader(port, 'text/csv');
     expect(await reader.started).toBe('HTTP/1.1 200');
     const body = await teammateAnswered(port);
     expect(JSON.parse(body)).toMatchObject({ rows: [[42]], rowCount: 1 });
+    expect(await warned(warnings, 'answer ended')).toContain("the SQL CSV answer ended: it was still streaming at the statement's timeout of 3000 ms (--sql-timeout)");
     reader.resume();
     await expect.poll(() => reader.closed(), { timeout: 20_000 }).toBe(true);
   });
@@ -167,5 +189,24 @@ describe('a streamed SQL answer whose client stops reading', () => {
     reader.leave();
     const body = await teammateAnswered(port);
     expect(JSON.parse(body)).toMatchObject({ rows: [[42]], rowCount: 1 });
+  });
+  it('(Parquet) is ended after --sql-stall-timeout: its connection destroyed, its slot free for a teammate, a warning logged', { timeout: 120_000 }, async () => {
+    // The file is written whole before its first byte is sent; then the client stops reading (its
+    // socket takes 1 KiB from the kernel). Tens of MB of hashes, which zstd cannot shrink much: far
+    // more than the kernel's socket buffers take. Before, nothing bounded this but the idle-socket
+    // timeout (none here): the open file (removed, its disk space kept until closed) and the
+    // connection were held for ever. One connection at most: the stalled answer holds the only slot.
+    const { port, app, warnings } = await served({ maxConcurrent: 1, streamStallMs: 300, timeoutMs: 0 }, { maxConnections: 1 });
+    const sql = 'SELECT md5(i::VARCHAR) AS a, md5((i + 1)::VARCHAR) AS b, md5((i + 2)::VARCHAR) AS c FROM range(600000) t(i)';
+    const reader = stalledReader(port, 'application/vnd.apache.parquet', sql, 1024);
+    expect(await reader.started).toBe('HTTP/1.1 200');
+    await expect.poll(() => app.connections.stats.open, { timeout: 30_000, interval: 20 }).toBe(0);
+    expect(await warned(warnings, 'the SQL Parquet answer ended')).toContain('its client took nothing of it for 300 ms (--sql-stall-timeout)');
+    // The connection slot is free: a teammate's statement is answered.
+    const answered = await teammate(port);
+    expect(answered.status).toBe(200);
+    expect(JSON.parse(answered.body)).toMatchObject({ rows: [[42]], rowCount: 1 });
+    reader.resume();
+    await expect.poll(() => reader.closed(), { timeout: 20_000 }).toBe(true);
   });
 });

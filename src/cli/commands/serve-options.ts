@@ -214,7 +214,7 @@ function limitOptions(command: Command): Command {
         integerOption(
           '--stall-timeout',
           'ms',
-          `end a streamed answer (NDJSON export of a type's instances; SQL CSV/NDJSON unless --sql-stall-timeout is given) whose client has taken nothing of it for this long, giving back its held bytes; 0: never (default: ${groupDigits(DEFAULT_STALL_TIMEOUT_MS)})`,
+          `end a streamed answer (NDJSON export of a type's instances; SQL CSV/NDJSON/Parquet unless --sql-stall-timeout is given) whose client has taken nothing of it for this long: its connection is destroyed (the client sees the answer end early), its held bytes given back, a warning logged; 0: never (default: ${groupDigits(DEFAULT_STALL_TIMEOUT_MS)})`,
           0,
           MAX_TIMEOUT_MS,
           'milliseconds',

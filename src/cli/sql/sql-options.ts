@@ -15,7 +15,7 @@ export function withSqlOptions(command: Command, serving: boolean): Command {
   if (serving) {
     command.addOption(fromEnv(new Option('--no-sql', 'no SQL: POST /api/v1/sql and /api/v1/sql/schema answer 404')));
     command.addOption(
-      fromEnv(integerOption('--sql-stall-timeout', 'ms', `end a streamed SQL answer (CSV, NDJSON) whose client has read nothing for this long, giving back its statement's slot; 0: never (default: --stall-timeout's, else ${DEFAULT_STREAM_STALL_MS})`, 0, MAX_TIMEOUT_MS, 'milliseconds')),
+      fromEnv(integerOption('--sql-stall-timeout', 'ms', `end a streamed SQL answer (CSV, NDJSON, Parquet) whose client has read nothing for this long, giving back its statement's slot; 0: never (default: --stall-timeout's, else ${DEFAULT_STREAM_STALL_MS})`, 0, MAX_TIMEOUT_MS, 'milliseconds')),
     );
   }
   withCacheOptions(command);

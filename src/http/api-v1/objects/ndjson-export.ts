@@ -5,6 +5,7 @@ import { forEachNodeInIdOrder } from '../../../graph/queries/graph-figures.js';
 import { bigAnswerSlots } from '../../guard/big-answers.js';
 import { RequestLimitError } from '../../guard/limits.js';
 import type { StorageContext } from '../../../registry/storage-registry.js';
+import { StallWatch, type StallLog } from '../../guard/stalled-answers.js';
 import type { UnsentAnswers } from '../../guard/unsent-answers.js';
 import { objectViewOf, requireGraph } from '../analysis/graph-answers.js';
 import { MAX_LIMIT } from '../../../api-contract/schemas.js';
@@ -21,9 +22,12 @@ import { MAX_LIMIT } from '../../../api-contract/schemas.js';
  *   room there before each batch, like the big answers of the Java routes (before the first one
  *   the route waits, bounded: a 503 with Retry-After rather than a connection cut later);
  * - a client that takes nothing of it for `--stall-timeout` has its connection cut (a stream under
- *   way has no other way to say it is incomplete): else a stalled reader held its bytes and
- *   connection until the server's idle-socket timeout (request timeout + 5 s), or never with
- *   `--request-timeout 0`, and a dozen of them filled the budget every other big answer waits on.
+ *   way has no other way to say it is incomplete: NDJSON has no error line, and one could not reach
+ *   a client that does not read), with a warning in the log (stalled-answers.ts); else a stalled
+ *   reader held its bytes and connection until the server's idle-socket timeout (request timeout +
+ *   5 s), or never with `--request-timeout 0`, and a dozen of them filled the budget every other
+ *   big answer waits on. This holds whether the export waits for its client or for room its own
+ *   bytes fill, before its next batch.
  * Each batch is read from one consistent state of a followed storage.
  */
 
@@ -47,8 +51,8 @@ export class NdjsonExport extends Readable {
   private after: bigint | undefined;
   private readonly count: ((bytes: number) => void) | undefined;
   private readonly stopped = new AbortController();
-  /** Armed while what was produced waits for the client to take it (stall bound). */
-  private stallTimer: NodeJS.Timeout | undefined;
+  /** The stall bound, armed from the first push until the answer is done (stalled-answers.ts). */
+  private readonly watch: StallWatch;
   /** Bytes pushed so far. */
   private produced = 0;
 
@@ -57,54 +61,28 @@ export class NdjsonExport extends Readable {
     private readonly typeId: bigint,
     private readonly response: ServerResponse,
     private readonly unsent: UnsentAnswers | undefined,
+    log?: StallLog,
   ) {
     super({ highWaterMark: EXPORT_HIGH_WATER_MARK });
     this.count = unsent?.holdStream(response);
-    response.once('close', () => {
-      this.quiet();
-      this.stopped.abort();
-    });
-    // Every byte the response had buffered is taken: the client reads.
-    response.on('drain', () => this.stallTimer?.refresh());
-    response.once('finish', () => this.quiet());
-  }
-
-  /**
-   * Something produced waits for the client: from now until the answer is done, the client must
-   * take some of it within each stall bound. The timer stays armed while the export waits for room
-   * or builds a batch (a Readable asking for more says only that its own buffer has room, not that
-   * the client took anything: clearing it there left an export whose own bytes filled the budget
-   * waiting for room for ever, its client taking nothing).
-   */
-  private waitForReader(): void {
-    const stallMs = this.unsent?.stallMs ?? 0;
-    if (stallMs <= 0 || this.stallTimer !== undefined) return;
-    let before = this.taken;
-    this.stallTimer = setTimeout(() => {
-      // The client took some since the last look (a write to the socket completed), or nothing
-      // waits for it (the export builds a batch, or waits for room others hold): not stalled.
-      const now = this.taken;
-      if (now > before || this.buffered === 0) {
-        before = Math.max(before, now);
-        this.stallTimer?.refresh();
-        return;
-      }
-      this.stallTimer = undefined;
+    response.once('close', () => this.stopped.abort());
+    // Progress is what the client has taken; a wait for room others hold while all of this
+    // answer's bytes are taken is not its client's (those others are bounded themselves).
+    this.watch = new StallWatch(response, {
+      stallMs: unsent?.stallMs ?? 0,
+      taken: () => this.taken,
+      waiting: () => this.buffered > 0,
+      what: 'the NDJSON export',
+      option: '--stall-timeout',
+      log,
       // Closing the connection releases its held bytes (unsent-answers.ts) and stops this stream.
-      this.response.destroy();
-      this.destroy();
-    }, stallMs);
-    this.stallTimer.unref();
+      stalled: () => this.destroy(),
+    });
   }
 
   /** Bytes of this answer the client has taken (produced and no longer buffered here; headers and chunk sizes make it a little less). */
   private get taken(): number {
     return this.produced - this.buffered;
-  }
-
-  private quiet(): void {
-    clearTimeout(this.stallTimer);
-    this.stallTimer = undefined;
   }
 
   /** Bytes of this answer in this process: buffered here and in the response (its socket too). */
@@ -117,7 +95,7 @@ export class NdjsonExport extends Readable {
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    this.quiet();
+    this.watch.stop();
     this.stopped.abort();
     callback(error);
   }
@@ -147,7 +125,7 @@ export class NdjsonExport extends Readable {
         this.produced += Buffer.byteLength(batch.text);
         this.count?.(this.buffered);
         if (batch.done) this.push(null);
-        this.waitForReader();
+        this.watch.arm();
         return;
       }
       if (batch.done) {

@@ -104,7 +104,7 @@ export const storageRoutes: readonly ApiRoute[] = [
       await context.storage.consistent(async () => typeOf(requireGraph(context), typeIdText));
       await roomBeforeExport(request.server.unsentAnswers, options.requestTimeoutMs, reply.raw);
       reply.type('application/x-ndjson');
-      return new NdjsonExport(context, BigInt(typeIdText), reply.raw, request.server.unsentAnswers);
+      return new NdjsonExport(context, BigInt(typeIdText), reply.raw, request.server.unsentAnswers, request.log);
     },
   },
 ];

@@ -9,6 +9,7 @@ import type { SqlError } from '../../../sql/sandbox.js';
 import type { StorageContext, StorageRegistry } from '../../../registry/storage-registry.js';
 import { DEFAULT_STREAM_STALL_MS } from '../../../sql/sql-limits.js';
 import { sqlEngineOf, type SqlServiceOptions } from './sql-engines.js';
+import { StallWatch } from '../../guard/stalled-answers.js';
 import { ApiProblem, notFound, problemResponse, sendProblem } from '../machinery/problem-details.js';
 import { API_PREFIX } from '../../../api-contract/schemas.js';
 import { StorageParams } from '../../../api-contract/schemas.js';
@@ -119,9 +120,9 @@ export async function sqlRoutes(scope: FastifyInstance, options: SqlRoutesOption
         reply.raw.on('close', () => abort.abort());
         try {
           if (format === 'json') return await engine.query(body.sql, { limit: body.limit ?? 1000, signal: abort.signal });
-          if (format === 'parquet') return await parquetAnswer(engine, body.sql, abort, reply);
-          const cells: CsvCells = (request.query as Static<typeof SqlQuery>).rawCsv === true ? 'raw' : 'safe';
           const stallMs = options.sql === false ? 0 : (options.sql.streamStallMs ?? DEFAULT_STREAM_STALL_MS);
+          if (format === 'parquet') return await parquetAnswer(engine, body.sql, abort, reply, stallMs);
+          const cells: CsvCells = (request.query as Static<typeof SqlQuery>).rawCsv === true ? 'raw' : 'safe';
           return await streamAnswer(engine, body.sql, format, cells, abort, reply, stallMs);
         } catch (error) {
           throw asProblem(error, request);
@@ -224,6 +225,11 @@ async function streamAnswer(
       return;
     }
     pull = undefined;
+    const why =
+      stallMs > 0 && taken + stallMs <= now
+        ? `its client took nothing of it for ${stallMs} ms (--sql-stall-timeout)`
+        : `it was still streaming at the statement's timeout of ${engine.limits.timeoutMs} ms (--sql-timeout)`;
+    reply.log.warn({ url: reply.request.url, stallMs }, `the SQL ${format === 'csv' ? 'CSV' : 'NDJSON'} answer ended: ${why}; its connection is destroyed (the client sees the answer end early), its statement stopped`);
     abort.abort();
     reply.raw.destroy();
     resolve();
@@ -305,9 +311,12 @@ async function streamAnswer(
 
 /**
  * The whole result as a Parquet file DuckDB wrote into the engine's private answers directory:
- * opened, removed from the directory at once (the open file is still read), then streamed.
+ * opened, removed from the directory at once (the open file is still read), then streamed. A client
+ * that takes nothing of it for the stall bound has its connection cut (stalled-answers.ts): else it
+ * held the open file (its disk space, for a removed file, until closed) and its connection until the
+ * idle-socket timeout, or never with `--request-timeout 0`.
  */
-async function parquetAnswer(engine: SqlEngine, sql: string, abort: AbortController, reply: FastifyReply): Promise<Readable> {
+async function parquetAnswer(engine: SqlEngine, sql: string, abort: AbortController, reply: FastifyReply, stallMs: number): Promise<Readable> {
   const file = await engine.parquetFile(sql, abort.signal);
   let handle;
   try {
@@ -319,7 +328,21 @@ async function parquetAnswer(engine: SqlEngine, sql: string, abort: AbortControl
   reply.type('application/vnd.apache.parquet');
   reply.header('content-length', size);
   reply.header('content-disposition', 'attachment; filename="answer.parquet"');
-  return handle.createReadStream({ autoClose: true });
+  const stream = handle.createReadStream({ autoClose: true });
+  const response = reply.raw;
+  const buffered = (): number => stream.readableLength + response.writableLength;
+  const watch = new StallWatch(response, {
+    stallMs,
+    taken: () => stream.bytesRead - buffered(),
+    waiting: () => buffered() > 0,
+    what: 'the SQL Parquet answer',
+    option: '--sql-stall-timeout',
+    log: reply.log,
+    stalled: () => stream.destroy(),
+  });
+  // The file is complete: what is read of it from now on waits for the client until taken.
+  watch.arm();
+  return stream;
 }
 
 export { sendProblem };
