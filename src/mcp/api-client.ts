@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { API_PREFIX } from '../api-contract/schemas.js';
 import type { StorageContext, StorageRegistry } from '../registry/storage-registry.js';
 
@@ -9,7 +9,10 @@ import type { StorageContext, StorageRegistry } from '../registry/storage-regist
  * content of a tool is the API's answer byte for byte (validated, serialized and bounded by the
  * same schemas and request timeout), and no answer is put together twice. The instance has no access hooks of
  * its own: whoever reaches the MCP server (stdio, or `/mcp` behind the application's checks) is
- * already admitted.
+ * already admitted. Its schema compilers are handed over too (`serve`'s own: each route's schemas
+ * compiled on its first request, numbers checked finite): fastify's defaults compiled every route
+ * of the API when the instance started (0.25-0.6 s of CPU each time, measured on this machine),
+ * and validated without the finite-number check that `serve`'s /api/v1 makes.
  */
 
 export interface ApiProblemBody {
@@ -33,6 +36,9 @@ export class ApiAnswerError extends Error {
 /** The plugin of `/api/v1` (http/api-v1/api-v1-plugin.ts) as the tools need it. */
 export type ApiPlugin = (scope: FastifyInstance, options: { readonly registry: StorageRegistry; readonly requestTimeoutMs: number }) => Promise<void>;
 
+/** fastify's `schemaController.compilersFactory` (http/api-v1/machinery/lazy-schema-compilers.ts makes `serve`'s). */
+export type SchemaCompilers = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
+
 /** Query values as the API takes them (numbers and booleans written in decimal). */
 export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
 
@@ -45,8 +51,8 @@ export class ApiClient {
     readonly registry: StorageRegistry,
   ) {}
 
-  static async create(registry: StorageRegistry, requestTimeoutMs: number, api: ApiPlugin): Promise<ApiClient> {
-    const app = Fastify({ logger: false, exposeHeadRoutes: false });
+  static async create(registry: StorageRegistry, requestTimeoutMs: number, api: ApiPlugin, compilers: SchemaCompilers): Promise<ApiClient> {
+    const app = Fastify({ logger: false, exposeHeadRoutes: false, schemaController: { compilersFactory: compilers } });
     await app.register(api, { registry, requestTimeoutMs });
     await app.ready();
     return new ApiClient(app, registry);

@@ -11,7 +11,7 @@ import type { McpHttpHandler, McpRouteOptions } from './http-types.js';
  */
 
 export async function createMcpHttpHandler(options: McpRouteOptions): Promise<McpHttpHandler> {
-  const api = await ApiClient.create(options.registry, options.requestTimeoutMs, options.api);
+  const api = await ApiClient.create(options.registry, options.requestTimeoutMs, options.api, options.schemaCompilers());
   return async (request) => {
     const server = createMcpServer({ api, registry: options.registry, checkSource: options.checkSource, sqlEngine: options.sqlEngine });
     const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });

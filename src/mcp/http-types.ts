@@ -1,6 +1,6 @@
 import type { StorageContext, StorageRegistry } from '../registry/storage-registry.js';
 import type { StorageSource } from '../storage/source/source.js';
-import type { ApiPlugin } from './api-client.js';
+import type { ApiPlugin, SchemaCompilers } from './api-client.js';
 import type { SqlEngine } from './sql-engine-contract.js';
 
 /**
@@ -13,6 +13,8 @@ export interface McpRouteOptions {
   readonly registry: StorageRegistry;
   /** The plugin of `/api/v1` the tools answer through (api-client.ts), from whoever mounts `/mcp`. */
   readonly api: ApiPlugin;
+  /** The schema compilers of that instance (made with it, on the first request; api-client.ts). */
+  readonly schemaCompilers: () => SchemaCompilers;
   /** Tools still running after this answer an error (the API's request timeout; 0: none). */
   readonly requestTimeoutMs: number;
   readonly checkSource?: ((context: StorageContext) => StorageSource | undefined) | undefined;

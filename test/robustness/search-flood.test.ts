@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiV1Plugin } from '../../src/http/api-v1/api-v1-plugin.js';
+import { lazySchemaCompilers } from '../../src/http/api-v1/machinery/lazy-schema-compilers.js';
 import { mcpRoutes } from '../../src/mcp/http-route.js';
 import { parseServeArgs } from '../../src/cli/commands/serve.js';
 import { searchSlotsOf } from '../../src/http/api-v1/search/search-slots.js';
@@ -57,7 +58,7 @@ beforeAll(async () => {
   registered = await registeredStorage(join(directory, 'st'));
   await graphsBuilt(registered.registry);
   app = buildApp(registered.storage, { instance: 'microstream', api: registered.registry, searchMaxConcurrent: SLOTS, logger: false });
-  await app.register(mcpRoutes, { registry: registered.registry, requestTimeoutMs: 30_000, api: apiV1Plugin });
+  await app.register(mcpRoutes, { registry: registered.registry, requestTimeoutMs: 30_000, api: apiV1Plugin, schemaCompilers: lazySchemaCompilers });
   port = await listenOnLoopback(app);
 }, 120_000);
 

@@ -85,7 +85,7 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     registry,
     quiet,
   );
-  const [{ ApiClient }, { createMcpServer }, { checkSourceOpener }, { LineStdioTransport }, { sqlEngineFor }, { closeSqlEngines, settleSqlEngines }, { apiV1Plugin }] = await Promise.all([
+  const [{ ApiClient }, { createMcpServer }, { checkSourceOpener }, { LineStdioTransport }, { sqlEngineFor }, { closeSqlEngines, settleSqlEngines }, { apiV1Plugin }, { lazySchemaCompilers }] = await Promise.all([
     import('../../mcp/api-client.js'),
     import('../../mcp/mcp-server.js'),
     import('../../mcp/check-sources.js'),
@@ -93,8 +93,9 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
     import('../sql/sql-engine-for.js'),
     import('../../http/api-v1/sql/sql-engines.js'),
     import('../../http/api-v1/api-v1-plugin.js'),
+    import('../../http/api-v1/machinery/lazy-schema-compilers.js'),
   ]);
-  const api = await ApiClient.create(registry, flags.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS, apiV1Plugin);
+  const api = await ApiClient.create(registry, flags.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS, apiV1Plugin, lazySchemaCompilers());
   const server = createMcpServer({
     api,
     registry,

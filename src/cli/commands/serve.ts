@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApp } from '../../http/app.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from '../../http/guard/limits.js';
+import { lazySchemaCompilers } from '../../http/api-v1/machinery/lazy-schema-compilers.js';
 import { warnIfShared } from '../../http/guard/auth.js';
 import { checkSourceOpener } from '../../mcp/check-sources.js';
 import { mcpRoutes } from '../../mcp/http-route.js';
@@ -109,6 +110,7 @@ async function application(options: ServeOptions, access: ServeAccess, storages:
     requestTimeoutMs,
     // The tools' own /api/v1 instance is made on the first request to /mcp; the plugin is loaded then.
     api: async (scope, apiOptions) => (await import('../../http/api-v1/api-v1-plugin.js')).apiV1Plugin(scope, apiOptions),
+    schemaCompilers: lazySchemaCompilers,
     checkSource: checkSourceOpener(
       options.storages,
       { table: options.table, passwordFile: options.pgPasswordFile, allowExternalLinks: options.allowExternalLinks === true },

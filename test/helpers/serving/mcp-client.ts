@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { apiV1Plugin } from '../../../src/http/api-v1/api-v1-plugin.js';
+import { lazySchemaCompilers } from '../../../src/http/api-v1/machinery/lazy-schema-compilers.js';
 import { ApiClient } from '../../../src/mcp/api-client.js';
 import { createMcpServer } from '../../../src/mcp/mcp-server.js';
 import type { ToolDeps } from '../../../src/mcp/tool-kit.js';
@@ -24,7 +25,7 @@ export interface McpClient {
 export const textOf = (result: CallToolResult): string => (result.content[0] as { text: string }).text;
 
 export async function mcpClient(registry: StorageRegistry, extra: Pick<ToolDeps, 'checkSource' | 'sqlEngine'> = {}): Promise<McpClient> {
-  const api = await ApiClient.create(registry, 30_000, apiV1Plugin);
+  const api = await ApiClient.create(registry, 30_000, apiV1Plugin, lazySchemaCompilers());
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await createMcpServer({ api, registry, ...extra }).connect(serverSide);
   const client = new Client({ name: 'in-process-test', version: '0' });

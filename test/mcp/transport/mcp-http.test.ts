@@ -5,6 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiV1Plugin } from '../../../src/http/api-v1/api-v1-plugin.js';
+import { lazySchemaCompilers } from '../../../src/http/api-v1/machinery/lazy-schema-compilers.js';
 import { mcpRoutes } from '../../../src/mcp/http-route.js';
 import { buildApp } from '../../../src/http/app.js';
 import { loadAuthConfig } from '../../../src/http/guard/auth.js';
@@ -56,6 +57,7 @@ beforeAll(async () => {
     registry,
     requestTimeoutMs: 30_000,
     api: apiV1Plugin,
+    schemaCompilers: lazySchemaCompilers,
     checkSource: checkSourceOpener(Object.entries(STORAGES).map(([name, directory]) => ({ name, directory })), {}, 'default'),
   });
   url = new URL(`http://127.0.0.1:${await listenOnLoopback(app)}/mcp`);
