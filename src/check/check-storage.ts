@@ -9,7 +9,7 @@ import { DICTIONARY_FILE_NAME, scanStorageLayout, type StorageLayout } from '../
 import { Storage } from '../storage/storage.js';
 import { GigaMapCollector, gigaMapProblems } from './gigamap-problems.js';
 import { analyzeStartup, type StartupAnalysis } from './java-startup.js';
-import { walkLatestRecords, type LatestRecordsFindings, type ReferenceListener } from './record-findings.js';
+import { walkLatestRecords, type LatestRecordsFindings, type LatestRecordsOptions, type ReferenceListener } from './record-findings.js';
 import { checkLockFile, LOCK_FILE_NAME } from './lock-file-problems.js';
 import { classifyMissingReferences } from './missing-reachability.js';
 import { generationOf, inGeneration } from './generation-messages.js';
@@ -79,6 +79,11 @@ export interface CheckOptions {
   readonly now?: number;
   /** Told every readable newest version's references during the record walk (record-findings.ts). */
   readonly references?: ReferenceListener | undefined;
+  /**
+   * The record walk, when the caller has one that finds the same (convert's in worker threads);
+   * default `walkLatestRecords`.
+   */
+  readonly walkRecords?: ((storage: Storage, options: LatestRecordsOptions) => Promise<LatestRecordsFindings>) | undefined;
 }
 
 /** A check whose opened storage (index, dictionary) the caller goes on using, and closes. */
@@ -181,7 +186,7 @@ async function checkSnapshot(source: StorageSource, reader: SourceReader, option
   if (storage !== undefined) {
     try {
       const gigaMaps = new GigaMapCollector();
-      findings = await walkLatestRecords(storage, {
+      findings = await (options.walkRecords ?? walkLatestRecords)(storage, {
         onProgress: (done, total) => options.onProgress?.('checking records', done, total),
         // Without a GigaMap type in the dictionary no record is one: no record handed over for it.
         ...(gigaMaps.wanted(storage.dictionary) ? { onReadable: gigaMaps.onReadable } : {}),

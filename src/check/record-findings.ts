@@ -40,6 +40,8 @@ export interface FileStop {
 }
 
 export interface LatestRecordsFindings {
+  /** Records met, older versions included (the walk's ordinals run from 0 to this). */
+  readonly records: number;
   /** Newest versions found (objects). */
   readonly objects: number;
   readonly readableObjects: number;
@@ -55,6 +57,7 @@ export interface LatestRecordsFindings {
 }
 
 export interface OpaqueType {
+  readonly typeId: bigint;
   readonly typeName: string;
   readonly reason: string;
   count: number;
@@ -133,7 +136,7 @@ export async function walkLatestRecords(storage: Storage, options: LatestRecords
     }
   };
 
-  await forEachLatestRecordBytes(
+  const records = await forEachLatestRecordBytes(
     storage,
     (bytes, at, offset, length, channel, file, ordinal) => {
       objects++;
@@ -149,7 +152,7 @@ export async function walkLatestRecords(storage: Storage, options: LatestRecords
       if (entry.typeId === rootsType) rootsEntities++;
       if (checker.opaque !== undefined) {
         const seen = opaque.get(entry.typeId);
-        if (seen === undefined) opaque.set(entry.typeId, { typeName: entry.typeName, reason: checker.opaque, count: 1, file: file.path, offset });
+        if (seen === undefined) opaque.set(entry.typeId, { typeId: entry.typeId, typeName: entry.typeName, reason: checker.opaque, count: 1, file: file.path, offset });
         else seen.count++;
       }
       currentBytes = bytes;
@@ -169,11 +172,25 @@ export async function walkLatestRecords(storage: Storage, options: LatestRecords
       options.onProgress?.(bytesDone, bytesTotal);
     },
   );
-  return { objects, readableObjects, readableBytes, defects, danglingCount, dangling, stops, rootsEntities, opaqueTypes: [...opaque.values()] };
+  return { records, objects, readableObjects, readableBytes, defects, danglingCount, dangling, stops, rootsEntities, opaqueTypes: [...opaque.values()] };
 }
 
 function joinHalves(low: number, high: number): bigint {
   return (BigInt(high) << 32n) | BigInt(low >>> 0);
+}
+
+/**
+ * Where the walk stops before a data file's committed end (its scan found a problem there): what
+ * `walkLatestRecords` reports as `stops`, in the same order, for walks made elsewhere (in threads).
+ */
+export async function fileStops(storage: Storage): Promise<FileStop[]> {
+  const stops: FileStop[] = [];
+  for (const channel of storage.channels) {
+    for (const file of channel.files) {
+      if (file.problem !== undefined) stops.push({ channel: channel.index, file, offset: file.problem.offset, message: file.problem.message, header: await headerAt(storage, file, file.problem.offset) });
+    }
+  }
+  return stops;
 }
 
 async function headerAt(storage: Storage, file: StorageFile, offset: number): Promise<RecordHeader | undefined> {

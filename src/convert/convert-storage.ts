@@ -22,6 +22,7 @@ import { eclipseStoreTypeName } from './eclipsestore-names.js';
 import { planCurrentShapes } from './current-shapes.js';
 import { WalkedReachability, type CopyOrder } from './walked-reachability.js';
 import { copyRecords, wantsWriteBehind, type Figures } from './copy-records.js';
+import { threadedRecordWalk } from './check-walk-threads.js';
 import type { ConvertReport, CurrentTypesReport, RescuedFirst } from './convert-report.js';
 
 /**
@@ -53,6 +54,12 @@ export interface ConvertOptions {
   readonly maxDictionaryBytes?: number | undefined;
   /** Whether the copy writes each store in the thread pool while it fills the next (default: from 256 MiB of data files on; copy-records.ts). */
   readonly writeBehind?: boolean | undefined;
+  /**
+   * Worker threads the check's record walk of a storage in a directory is split across, by
+   * channel (default: from 256 MiB of data files on, one per processor, at most one per channel;
+   * below 2: the walk runs in this thread). check-walk-threads.ts.
+   */
+  readonly checkThreads?: number | undefined;
   readonly onProgress?: (phase: string, done: number, total: number) => void;
   /** Told what to remove on a signal (the hidden directories written into) while there is something; undefined once there is not. */
   readonly onTemporaryTarget?: (target: Discardable | undefined) => void;
@@ -124,6 +131,8 @@ export async function convertStorage(location: string | (() => StorageSource), o
           ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
           ...(options.maxDictionaryBytes === undefined ? {} : { maxDictionaryBytes: options.maxDictionaryBytes }),
           references: reach,
+          // Threads read the files by path: only a directory's.
+          ...(source.kind === 'directory' ? { walkRecords: threadedRecordWalk(options.checkThreads, reach) } : {}),
         });
         try {
           const report = kept.report;

@@ -33,6 +33,39 @@ const SEARCH_BATCH = 256;
 /** Records the walk order's bits cover at most (one bit each, in a typed array). */
 const MAX_RECORDS = 2 ** 32 - 1;
 
+/**
+ * What a walk's worker thread needs to collect the references of some channels' records into a
+ * reachability of its own (`WalkedReachability.inThread`): the arithmetic `begin` worked out, and
+ * the object numbers its channels' objects take (`from` to `to`).
+ */
+export interface ReachabilityThreadStart {
+  readonly mask: number;
+  readonly bases: Float64Array<ArrayBuffer>;
+  readonly runHighs: Int32Array<ArrayBuffer>;
+  readonly runLowBits: Int32Array<ArrayBuffer>;
+  readonly idShifts: Int32Array<ArrayBuffer>;
+  readonly runStarts: Float64Array<ArrayBuffer>;
+  readonly runLengths: Float64Array<ArrayBuffer>;
+  readonly runBits: Uint8Array<ArrayBuffer>;
+  readonly positions: number;
+  readonly from: number;
+  readonly to: number;
+  /** Objects in the thread's channels (sizes the walk order's bits at first). */
+  readonly objects: number;
+}
+
+/** What a worker thread's walk collected (`WalkedReachability.threadResult`), its buffers to transfer. */
+export interface ReachabilityThreadResult {
+  /** Starts of the objects numbered `from` to `to` (its list's positions + 1). */
+  readonly starts: Uint32Array<ArrayBuffer>;
+  readonly blocks: Int32Array<ArrayBuffer>[];
+  readonly fill: number;
+  readonly latestBits: Uint8Array<ArrayBuffer>;
+  /** One past the thread's last newest version's number among the records it walked. */
+  readonly records: number;
+  readonly newest: number;
+}
+
 /** What the copy needs to tell a record apart by its number in the walk (see `copyOrder`). */
 export interface CopyOrder {
   /** One bit per record met, in walk order: set for the newest versions. */
@@ -66,7 +99,7 @@ export class WalkedReachability implements ReferenceListener {
   private positions = 0;
   /** Per object: where its newest version's targets start in the list, + 1 (0: none, or not met). */
   private starts = new Uint32Array(0);
-  private blocks: Int32Array[] = [];
+  private blocks: Int32Array<ArrayBuffer>[] = [];
   private fill = 0;
   private newest = 0;
   /** The object of the newest version walked (-1: none, or an id the index lacks), and where its targets start. */
@@ -77,17 +110,41 @@ export class WalkedReachability implements ReferenceListener {
   private records = 0;
   /** After `search`: one bit per object. */
   private reach = new Uint8Array(0);
+  /** The object number `starts[0]` is for (a worker thread's collects only its channels' objects). */
+  private startsBase = 0;
+  /** Set up by `inThread`: `begin` has nothing to do. */
+  private preset = false;
 
   begin(storage: Storage): void {
+    if (this.preset) return;
+    this.arithmetic(storage);
+    let objects = 0;
+    for (const channel of storage.channels) objects += channel.objects.size;
+    this.startLists(0, this.positions, objects);
+  }
+
+  /** The lists (and walk order's bits) made empty, for the objects numbered `from` to `to`. */
+  private startLists(from: number, to: number, objects: number): void {
+    this.startsBase = from;
+    this.starts = releasableUint32s(to - from);
+    this.blocks = [];
+    this.fill = 0;
+    this.newest = 0;
+    this.current = -1;
+    // Grown should the walk meet more records than twice the objects.
+    this.latestBits = new Uint8Array(Math.max(1024, Math.ceil((objects * 2) / 8)));
+    this.records = 0;
+  }
+
+  /** The object numbering and the runs' arithmetic (the channels' indexes are read, not changed). */
+  private arithmetic(storage: Storage): void {
     this.channels = storage.channels;
     this.mask = storage.channels.length - 1;
     this.bases = new Float64Array(storage.channels.length);
     let total = 0;
-    let objects = 0;
     for (const channel of storage.channels) {
       this.bases[channel.index] = total;
       total += channel.objects.positions;
-      objects += channel.objects.size;
     }
     if (total > MAX_POSITIONS) throw new StorageError('STORAGE_REFUSED', `${total} index positions: reachability is computed for at most ${MAX_POSITIONS} (convert with --keep-unreachable)`);
     this.positions = total;
@@ -107,14 +164,90 @@ export class WalkedReachability implements ReferenceListener {
       this.runStarts[i] = run.start;
       this.runLengths[i] = run.length;
     }
-    this.starts = releasableUint32s(total);
+  }
+
+  /**
+   * For a walk in worker threads: the numbering and the runs' arithmetic worked out here once,
+   * with the object numbers of channels `from` to `to` (exclusive), for `inThread`.
+   */
+  threadStart(storage: Storage, from: number, to: number): ReachabilityThreadStart {
+    if (this.channels !== storage.channels) this.arithmetic(storage);
+    const first = this.bases[from] as number;
+    const end = to < storage.channels.length ? (this.bases[to] as number) : this.positions;
+    let objects = 0;
+    for (let c = from; c < to; c++) objects += storage.channels[c]!.objects.size;
+    const { mask, bases, runHighs, runLowBits, idShifts, runStarts, runLengths, runBits, positions } = this;
+    return { mask, bases, runHighs, runLowBits, idShifts, runStarts, runLengths, runBits, positions, from: first, to: end, objects };
+  }
+
+  /**
+   * A worker thread's collector: hears the references of the records of the channels `start`
+   * was made for (`channels`: every channel's index, over the tables the opening thread built).
+   */
+  static inThread(start: ReachabilityThreadStart, channels: Storage['channels']): WalkedReachability {
+    const reach = new WalkedReachability();
+    reach.channels = channels;
+    reach.mask = start.mask;
+    reach.bases = start.bases;
+    reach.runHighs = start.runHighs;
+    reach.runLowBits = start.runLowBits;
+    reach.idShifts = start.idShifts;
+    reach.runStarts = start.runStarts;
+    reach.runLengths = start.runLengths;
+    reach.runBits = start.runBits;
+    reach.positions = start.positions;
+    reach.startLists(start.from, start.to, start.objects);
+    reach.preset = true;
+    return reach;
+  }
+
+  /** In a worker thread after its walk: what it collected (the caller transfers the buffers). */
+  threadResult(): ReachabilityThreadResult {
+    this.endTargets();
+    this.current = -1;
+    return { starts: this.starts, blocks: this.blocks, fill: this.fill, latestBits: this.latestBits, records: this.records, newest: this.newest };
+  }
+
+  /**
+   * After a walk in worker threads (`threadStart` here, `threadResult` there), each over the
+   * channels after the previous one's: their lists joined as one walk would have made them.
+   * `walked`: how many records each thread met. The threads' buffers are given back as they are
+   * taken over (a MiB at a time), so the lists are not held twice.
+   */
+  adopt(results: readonly ReachabilityThreadResult[], walked: readonly number[]): void {
+    this.starts = releasableUint32s(this.positions);
+    this.startsBase = 0;
     this.blocks = [];
-    this.fill = 0;
     this.newest = 0;
     this.current = -1;
-    // Grown should the walk meet more records than twice the objects.
-    this.latestBits = new Uint8Array(Math.max(1024, Math.ceil((objects * 2) / 8)));
-    this.records = 0;
+    let records = 0;
+    let lastRecords = 0;
+    const bitCount = walked.reduce((n, w) => n + w, 0);
+    this.latestBits = new Uint8Array(Math.max(1024, Math.ceil(bitCount / 8) + 1));
+    let fill = 0;
+    // Where each thread's objects begin: after the starts of the threads before it (read before
+    // `moveStarts` empties them).
+    let base = 0;
+    const bases = results.map((r) => {
+      const at = base;
+      base += r.starts.length;
+      return at;
+    });
+    if (base > this.positions) throw new Error(`the walk threads' starts run past the ${this.positions} objects`);
+    for (let t = 0; t < results.length; t++) {
+      const result = results[t]!;
+      // The thread's list positions follow the lists taken before (whole blocks).
+      const offset = this.blocks.length * BLOCK;
+      if (result.fill > 0) fill = offset + result.fill;
+      this.blocks.push(...result.blocks);
+      moveStarts(result.starts, this.starts, bases[t]!, offset);
+      orBits(this.latestBits, records, result.latestBits, walked[t]!);
+      if (result.newest > 0) lastRecords = records + result.records;
+      this.newest += result.newest;
+      records += walked[t]!;
+    }
+    this.fill = fill;
+    this.records = lastRecords;
   }
 
   private objectNumber(low: number, high: number): number {
@@ -165,7 +298,7 @@ export class WalkedReachability implements ReferenceListener {
     const last = this.fill - 1;
     const block = this.blocks[last >>> BLOCK_BITS]!;
     block[last & BLOCK_MASK] = ~(block[last & BLOCK_MASK] as number);
-    this.starts[v] = this.currentStart + 1;
+    this.starts[v - this.startsBase] = this.currentStart + 1;
   }
 
   /**
@@ -259,6 +392,44 @@ export class WalkedReachability implements ReferenceListener {
    */
   copyOrder(): CopyOrder {
     return { latest: this.latestBits, reach: this, records: this.records, newest: this.newest };
+  }
+}
+
+/**
+ * A thread's starts (for object numbers from where the threads before it ended) into `into`, each
+ * list position moved by `offset`, taken from the end a MiB at a time with the thread's buffer
+ * shrunk behind (`release`'s reason: one step's pages at most are made resident by the shrink).
+ */
+function moveStarts(from: Uint32Array<ArrayBuffer>, into: Uint32Array, base: number, offset: number): void {
+  const buffer = from.buffer as ArrayBuffer & { resize?: (byteLength: number) => void; readonly resizable?: boolean };
+  let view = from;
+  for (let end = from.length; end > 0; ) {
+    const start = Math.max(0, end - MOVE_STEP);
+    for (let i = start; i < end; i++) {
+      const s = view[i] as number;
+      if (s !== 0) into[base + i] = s + offset;
+    }
+    end = start;
+    if (buffer.resizable === true) {
+      buffer.resize!(end * 4);
+      view = new Uint32Array(buffer, 0, end);
+    }
+  }
+}
+
+/** Starts moved per step of `moveStarts` (a MiB). */
+const MOVE_STEP = 256 * 1024;
+
+/** ORs the first `count` bits of `source` (none set beyond them) into `target` from bit `at` on. */
+function orBits(target: Uint8Array, at: number, source: Uint8Array, count: number): void {
+  const shift = at & 7;
+  let byte = at >>> 3;
+  const bytes = Math.ceil(count / 8);
+  for (let j = 0; j < bytes; j++, byte++) {
+    const b = source[j] as number;
+    if (b === 0) continue;
+    target[byte]! |= (b << shift) & 0xff;
+    if (shift !== 0) target[byte + 1]! |= b >>> (8 - shift);
   }
 }
 

@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 
 /**
  * Worker threads of our own code: started beside the module that uses them, asked one thing at a
@@ -14,12 +14,13 @@ import { Worker } from 'node:worker_threads';
  * imports the built code, as the benchmark does) cost each worker 250 ms of start-up. From the
  * TypeScript source (tests, `npm run dev`), tsx's loader is registered inside the worker first.
  */
-export function startWorker(from: string, name: string): Worker {
-  if (!from.endsWith('.ts')) return new Worker(new URL(`./${name}.js`, from), { execArgv: [] });
+export function startWorker(from: string, name: string, limits?: ResourceLimits): Worker {
+  const resourceLimits = limits === undefined ? {} : { resourceLimits: limits };
+  if (!from.endsWith('.ts')) return new Worker(new URL(`./${name}.js`, from), { execArgv: [], ...resourceLimits });
   const tsx = import.meta.resolve('tsx/esm/api');
   const entry = new URL(`./${name}.ts`, from).href;
   const bootstrap = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(bootstrap, { eval: true });
+  return new Worker(bootstrap, { eval: true, ...resourceLimits });
 }
 
 /** A worker thread that answers each message with one message. */

@@ -38,7 +38,7 @@ export const FLOOR_PLAN: Readonly<Record<string, readonly string[]>> = {
   'writer/generator': ['writer', 'format', 'javatext'],
   rescue: ['check', 'writer/**', 'inspect', 'storage/**', 'format', 'javatext'],
   diff: ['rescue', 'inspect', 'storage/**', 'format', 'javatext'],
-  convert: ['rescue', 'check', 'graph/**', 'writer/**', 'storage/**', 'format', 'javatext'],
+  convert: ['rescue', 'check', 'graph/**', 'writer/**', 'storage/**', 'format', 'javatext', 'threads'],
 
   'graph/model': ['storage/**', 'format', 'javatext', 'threads'],
   'graph/build': ['graph/model', 'storage/**', 'format', 'javatext', 'threads'],

@@ -214,13 +214,13 @@ export interface LatestRecordsChannel {
  * among all records this walk meets, older versions included (a walk over the same files that
  * meets the same records can tell the newest versions by it without the index: convert's copy);
  * `afterFile` is awaited after each file. For the passes that check or copy whole records (check,
- * rescue); nothing is allocated per record.
+ * rescue); nothing is allocated per record. Resolves with the number of records met.
  */
 export async function forEachLatestRecordBytes<C extends LatestRecordsChannel>(
   storage: { readonly channels: readonly C[]; readonly source: Pick<SourceReads, 'chunks'> },
   visit: (bytes: Buffer, at: number, offset: number, length: number, channel: C, file: C['files'][number], ordinal: number) => void,
   afterFile?: (channel: C, file: C['files'][number]) => void | Promise<void>,
-): Promise<void> {
+): Promise<number> {
   let records = 0;
   for (const channel of storage.channels) {
     const index = channel.objects;
@@ -249,4 +249,5 @@ export async function forEachLatestRecordBytes<C extends LatestRecordsChannel>(
       if (afterFile !== undefined) await afterFile(channel, file);
     }
   }
+  return records;
 }
