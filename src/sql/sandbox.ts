@@ -88,7 +88,11 @@ export async function openSandbox(duck: DuckModule, options: SandboxOptions): Pr
   mkdirSync(exportDirectory, { mode: 0o700 });
   const config: Record<string, string> = {
     memory_limit: `${Math.max(16, Math.floor(options.memoryLimitBytes / (1024 * 1024)))}MB`,
-    temp_directory: tempDirectory,
+    // A directory inside the private one, which DuckDB makes (one level, never its parents) when
+    // it first spills: a first spill after the private directory was removed at exit fails
+    // instead of making that directory again, as a spill into the private directory itself did
+    // (an empty directory left by a sql interrupted while it spilled).
+    temp_directory: join(tempDirectory, SPILL_DIRECTORY),
     autoinstall_known_extensions: 'false',
     autoload_known_extensions: 'false',
     allow_community_extensions: 'false',
@@ -171,7 +175,33 @@ const OPEN_DIRECTORIES = new Set<string>();
 
 function removeOpenDirectories(): void {
   // DuckDB's threads may still be writing: removing a file they hold open frees its room at exit.
-  for (const directory of OPEN_DIRECTORIES) rmSync(directory, { recursive: true, force: true, maxRetries: 3 });
+  for (const directory of OPEN_DIRECTORIES) removeWhileWritten(directory);
+}
+
+/** DuckDB's spill files (`temp_directory`), inside the private directory. */
+const SPILL_DIRECTORY = 'spill';
+
+/**
+ * Removes a private directory in which DuckDB's threads may still make entries: at exit, a
+ * DuckDB being opened creates its database file, a statement its spill directory and files.
+ * rmSync lists the entries, removes them, then removes the directory; an entry made after the
+ * listing fails that last step (ENOTEMPTY), and its `maxRetries` retry only that step, never
+ * the listing: the exit handler threw and left the directory with the database file (sql
+ * interrupted as it opened DuckDB, beside two CPU hogs: 5 runs of 50). Each attempt here removes what is there by
+ * then. Once the directory itself is gone nothing can be made in it: DuckDB makes no parents,
+ * neither of its database file nor of `temp_directory` (SPILL_DIRECTORY).
+ */
+function removeWhileWritten(directory: string): void {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      rmSync(directory, { recursive: true, force: true });
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // Every attempt needs another entry made by DuckDB meanwhile, and it makes few.
+      if ((code !== 'ENOTEMPTY' && code !== 'EEXIST') || attempt === 100) throw error;
+    }
+  }
 }
 
 function removedAtExit(directory: string, open: boolean): void {

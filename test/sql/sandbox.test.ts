@@ -122,9 +122,26 @@ describe('the settings DuckDB is opened with', () => {
   it('spills into its own directory and takes the number of threads it is given', async () => {
     const sandbox = await open({ threads: 1 });
     const connection = await sandbox.instance.connect();
-    expect(await setting(connection, 'temp_directory')).toBe(sandbox.tempDirectory);
+    expect(await setting(connection, 'temp_directory')).toBe(join(sandbox.tempDirectory, 'spill'));
     expect(await setting(connection, 'threads')).toBe('1');
     connection.closeSync();
+  });
+
+  it('cannot make its private directory again by spilling once it was removed (at exit, while DuckDB still runs)', async () => {
+    const sandbox = await open({ memoryLimitBytes: 16 * 1024 ** 2, threads: 1 });
+    const connection = await sandbox.instance.connect();
+    // What the exit handler does to a sandbox DuckDB still works in, before its first spill.
+    rmSync(sandbox.tempDirectory, { recursive: true, force: true });
+    // More groups than 16 MB hold: DuckDB spills, making its temp_directory first. With the
+    // private directory as its temp_directory, it made that again and the statement ran.
+    const outcome = await connection.run('SELECT count(*) FROM (SELECT i, count(*) FROM range(2000000) t(i) GROUP BY i)').then(
+      () => 'ran',
+      (error: unknown) => String(error),
+    );
+    connection.closeSync();
+    expect(existsSync(sandbox.tempDirectory)).toBe(false);
+    expect(outcome).toMatch(/Failed to create directory/);
+    await sandbox.close();
   });
 });
 
@@ -245,9 +262,10 @@ describe('close', () => {
       else process.env.TMPDIR = previous;
     }
     const connection = await sandbox.instance.connect();
-    // More groups than 16 MB hold (about 0.5 s here): DuckDB spills into its temp_directory, the
-    // sandbox's directory, from some 0.1 s on. Before, it made the directory again when it spilled
-    // after `close` had removed it; a process killed before the connection was closed left it.
+    // More groups than 16 MB hold (about 0.5 s here): DuckDB spills into its temp_directory,
+    // inside the sandbox's directory, from some 0.1 s on. Before, it made the directory again
+    // when it spilled after `close` had removed it; a process killed before the connection was
+    // closed left it.
     const running = connection.run('SELECT count(*) FROM (SELECT i, count(*) FROM range(2000000) t(i) GROUP BY i)');
     // Its owner closes the connection once the statement has ended, as every user of a sandbox does.
     const ended = running.then(
