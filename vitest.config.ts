@@ -2,14 +2,16 @@ import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Folders of tests that call our code in their own process only: no environment variables or
+ * Folders of tests that call our code in their own process (or start the built command as a child): no environment variables or
  * globals changed, no mocks, no test that asks what importing a module does. Their files share
  * one module graph per worker (`isolate: false`): each file no longer imports the sources anew.
  * Measured on these 62 files beside other work (load 11-14): 48 and 54 s of CPU isolated, 33 and
  * 38 s shared; vitest's import time 33-42 s -> 15-24 s. (`pool: 'threads'` instead of forks: no
  * measurable change, 10.9 against 10.2 s of CPU on format/javatext/inspect.)
+ * test/mcp's 24 files (each imported the MCP SDK, zod, fastify and the API anew), alternated at load
+ * 13-20: isolated 199 and 154 s wall, 93 and 83 s of CPU; shared 78 and 92 s wall, 52 and 57 s.
  */
-const SHARED_MODULES = ['test/format', 'test/javatext', 'test/inspect', 'test/architecture', 'test/gigamap', 'test/graph'].map((folder) => `${folder}/**/*.test.ts`);
+const SHARED_MODULES = ['test/format', 'test/javatext', 'test/inspect', 'test/architecture', 'test/gigamap', 'test/graph', 'test/mcp'].map((folder) => `${folder}/**/*.test.ts`);
 
 /** What every test file gets, isolated or not. */
 const common = {
