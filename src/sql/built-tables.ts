@@ -8,6 +8,7 @@ import type { SchemaTable } from './tables/finish-tables.js';
 import { buildLinkTables, type LinkType } from './fills/link-tables.js';
 import { writeLinkTablesAsParquet } from './fills/link-parquet.js';
 import { quoteIdent, quoteText } from './tables/column-model.js';
+import { EXPORT_PARQUET_OPTIONS } from './tables/parquet-options.js';
 import { buildCommitsTable } from './fills/commit-rows.js';
 import { buildObjectsTable, copyObjectRows } from './fills/object-rows.js';
 import { dominatorsSettled } from '../graph/model/dominators-under-way.js';
@@ -322,7 +323,7 @@ export class BuiltTables {
     if (this.ledger.links !== undefined) {
       const copy = async (connection: DuckDBConnection): Promise<void> => {
         for (const [table, file] of files) {
-          const reader = await connection.runAndReadAll(`COPY (SELECT * FROM ${quoteIdent(table)}) TO ${quoteText(file)} (FORMAT parquet, COMPRESSION zstd)`);
+          const reader = await connection.runAndReadAll(`COPY (SELECT * FROM ${quoteIdent(table)}) TO ${quoteText(file)} (${EXPORT_PARQUET_OPTIONS})`);
           rows.set(table, Number(reader.getRows()[0]![0]));
         }
       };
@@ -358,7 +359,7 @@ export class BuiltTables {
     const finish = async (connection: DuckDBConnection, staging: Staging): Promise<void> => {
       tell();
       const file = files.get(staging.plan.typeName)!;
-      const count = await makeTypeRows(connection, staging.plan, staging.table, this.decimals, this.storage.dictionary, (select) => `COPY (${select}) TO ${quoteText(file)} (FORMAT parquet, COMPRESSION zstd)`);
+      const count = await makeTypeRows(connection, staging.plan, staging.table, this.decimals, this.storage.dictionary, (select) => `COPY (${select}) TO ${quoteText(file)} (${EXPORT_PARQUET_OPTIONS})`);
       rows.set(staging.plan.typeName, count);
       told.written?.(staging.plan.typeName, count);
     };
@@ -377,7 +378,7 @@ export class BuiltTables {
     let rows = 0;
     if (this.ledger.objects !== undefined || !this.sandbox.allowFiles) {
       const copy = async (connection: DuckDBConnection): Promise<void> => {
-        rows = Number((await connection.runAndReadAll(`COPY (SELECT * FROM _objects) TO ${quoteText(file)} (FORMAT parquet, COMPRESSION zstd)`)).getRows()[0]![0]);
+        rows = Number((await connection.runAndReadAll(`COPY (SELECT * FROM _objects) TO ${quoteText(file)} (${EXPORT_PARQUET_OPTIONS})`)).getRows()[0]![0]);
       };
       return (await this.objectsTable(duck)) && (await this.inBuiltState(copy)) ? rows : undefined;
     }

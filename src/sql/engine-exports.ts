@@ -1,4 +1,5 @@
 import { quoteIdent, quoteText } from './tables/column-model.js';
+import { EXPORT_PARQUET_OPTIONS } from './tables/parquet-options.js';
 import { loadDuck } from './duck-module.js';
 import type { BuiltTables, TypeCopyEvents } from './built-tables.js';
 import type { EngineBuilds } from './engine-builds.js';
@@ -91,7 +92,7 @@ export async function copyToParquet(builds: EngineBuilds, allowFiles: boolean, t
   if (!allowFiles) throw new Error('this SQL engine has no file access');
   return withConnection(builds, async (built, connection) => {
     if (!(await built.ready(await loadDuck(), new Set([table.toLowerCase()])))) throw new Error('the storage changed while it was exported; export again');
-    const reader = await connection.runAndReadAll(`COPY (SELECT * FROM ${quoteIdent(table)}) TO ${quoteText(file)} (FORMAT parquet, COMPRESSION zstd)`);
+    const reader = await connection.runAndReadAll(`COPY (SELECT * FROM ${quoteIdent(table)}) TO ${quoteText(file)} (${EXPORT_PARQUET_OPTIONS})`);
     return Number(reader.getRows()[0]![0]);
   });
 }

@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Storage } from '../../storage/storage.js';
 import { quoteText } from '../tables/column-model.js';
+import { EXPORT_PARQUET_OPTIONS } from '../tables/parquet-options.js';
 import { ParquetRowWriter, type ParquetColumn } from '../tables/parquet-rows.js';
 import { linkPass, stagedElementsSelect, type LinkType } from './link-tables.js';
 
@@ -72,7 +73,7 @@ export async function writeLinkTablesAsParquet(connection: DuckDBConnection, sto
     const copy = async (table: string, select: string): Promise<void> => {
       const file = files.get(table);
       if (file === undefined) return;
-      const reader = await connection.runAndReadAll(`COPY (${select}) TO ${quoteText(file)} (FORMAT parquet, COMPRESSION zstd)`);
+      const reader = await connection.runAndReadAll(`COPY (${select}) TO ${quoteText(file)} (${EXPORT_PARQUET_OPTIONS})`);
       rows.set(table, Number(reader.getRows()[0]![0]));
     };
     await copy('_elements', `SELECT * FROM ${read(paths.direct)} UNION ALL SELECT * FROM (${stagedElementsSelect(read(paths.staged), read(paths.members))})`);

@@ -12,6 +12,7 @@ import { CommitHistory } from '../../storage/history/commit-history.js';
 import { scanStorageLayout } from '../../storage/source/storage-dir.js';
 import { ChunkAppender, inOneTransaction } from '../tables/chunk-appender.js';
 import { quoteText } from '../tables/column-model.js';
+import { EXPORT_PARQUET_OPTIONS } from '../tables/parquet-options.js';
 import { ParquetRowWriter, type ParquetColumn } from '../tables/parquet-rows.js';
 import { RecordCommits } from './commit-rows.js';
 import type { DuckModule } from '../duck-module.js';
@@ -149,7 +150,7 @@ CREATE OR REPLACE TABLE __damaged (oid VARCHAR);`);
   const rows = `SELECT o.oid, o.type_id, t.type_name, ${staged === undefined ? 'o.reachable' : 'o.reachable::BOOLEAN AS reachable'}, o.bytes, o.channel, f.name AS file, o."offset", o.commit_timestamp, o.immediate_dominator, o.retained_objects, o.retained_bytes, d.oid IS NOT NULL AS damaged FROM ${source} o LEFT JOIN __types t ON t.type_id = o.type_id LEFT JOIN __files f ON f.code = o.file LEFT JOIN (SELECT oid::BIGINT AS oid FROM __damaged) d ON d.oid = o.oid`;
   let written: number | undefined;
   if (copyTo === undefined) await connection.run(`INSERT INTO _objects ${rows}`);
-  else written = Number((await connection.runAndReadAll(`COPY (${rows}) TO ${quoteText(copyTo)} (FORMAT parquet, COMPRESSION zstd)`)).getRows()[0]![0]);
+  else written = Number((await connection.runAndReadAll(`COPY (${rows}) TO ${quoteText(copyTo)} (${EXPORT_PARQUET_OPTIONS})`)).getRows()[0]![0]);
   await connection.run(`
 ${staged === undefined ? 'DROP TABLE __objects;' : ''}
 DROP TABLE __damaged;
