@@ -28,11 +28,23 @@ export const CHECK_THREADS_FROM_BYTES = 256 * 1024 * 1024;
  */
 const WALK_THREAD_LIMITS = { maxYoungGenerationSizeMb: 4 };
 
-/** How many threads walk `channels` channels of `bytes` bytes when the caller asks for `asked` (undefined: decide); below 2, none. */
-export function checkWalkThreads(asked: number | undefined, channels: number, bytes: number): number {
-  const wanted = asked ?? (bytes >= CHECK_THREADS_FROM_BYTES ? availableParallelism() : 0);
+/**
+ * Threads the walk takes unless asked for more: each worker thread (its isolate, heap and read
+ * buffer, alive until the walk's end, where convert's peak RSS lies) costs memory. Convert of the
+ * 10M bench storage (4 channels), peak RSS: one thread 266 MB, two 284-292 MB, four 310-338 MB,
+ * against the 319 MB target (graph index + 64 MB).
+ */
+const MAX_DEFAULT_CHECK_THREADS = 2;
+
+/**
+ * How many threads walk `channels` channels of `bytes` bytes when the caller asks for `asked`
+ * (undefined: decide, on `processors`); below 2, none.
+ */
+export function checkWalkThreads(asked: number | undefined, channels: number, bytes: number, processors = availableParallelism()): number {
+  const wanted = asked ?? (bytes >= CHECK_THREADS_FROM_BYTES ? Math.min(processors, MAX_DEFAULT_CHECK_THREADS) : 0);
   const threads = Math.max(0, Math.min(Math.floor(wanted), channels));
-  return threads < 2 ? 0 : threads;
+  // Not `threads < 2`: NaN (asked for NaN) is none too.
+  return threads >= 2 ? threads : 0;
 }
 
 /**

@@ -56,7 +56,7 @@ export interface ConvertOptions {
   readonly writeBehind?: boolean | undefined;
   /**
    * Worker threads the check's record walk of a storage in a directory is split across, by
-   * channel (default: from 256 MiB of data files on, one per processor, at most one per channel;
+   * channel (default: from 256 MiB of data files on, two with two processors or more, for memory;
    * below 2: the walk runs in this thread). check-walk-threads.ts.
    */
   readonly checkThreads?: number | undefined;

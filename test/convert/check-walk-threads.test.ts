@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataFileBytes } from '../helpers/corpora/data-files.js';
 import { convertStorage, DamagedSourceError } from '../../src/convert/convert-storage.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
+import { CHECK_THREADS_FROM_BYTES, checkWalkThreads } from '../../src/convert/check-walk-threads.js';
 
 /**
  * The check's record walk split across worker threads by channel (as convert does for large
@@ -61,5 +62,21 @@ describe('convert with the check walk in threads', () => {
     const threaded = await refusal(2);
     expect(plain.check.problems[0]).toMatchObject({ code: 'UNKNOWN_TYPE_ID', count: 2 });
     expect(threaded.check).toEqual(plain.check);
+  });
+});
+
+describe('how many threads walk by default', () => {
+  it('no more than two (one worker) whatever the processors: each worker thread raised convert\'s peak RSS by 13-25 MB at 10M', () => {
+    const big = 1024 * 1024 * 1024;
+    expect(checkWalkThreads(undefined, 8, big, 8)).toBe(2);
+    expect(checkWalkThreads(undefined, 4, big, 4)).toBe(2);
+    expect(checkWalkThreads(undefined, 4, big, 1)).toBe(0);
+    expect(checkWalkThreads(undefined, 1, big, 8)).toBe(0);
+    expect(checkWalkThreads(undefined, 8, CHECK_THREADS_FROM_BYTES - 1, 8)).toBe(0);
+    // Asked for: as many as asked, one per channel at most.
+    expect(checkWalkThreads(4, 4, 0, 2)).toBe(4);
+    expect(checkWalkThreads(5, 4, big, 8)).toBe(4);
+    // Not a number of threads: the walk in one thread (it split the channels into no runs at all).
+    expect(checkWalkThreads(Number.NaN, 4, big, 2)).toBe(0);
   });
 });
