@@ -11,7 +11,9 @@ import { CHECK_THREADS_FROM_BYTES, checkWalkThreads } from '../../src/convert/ch
  * The check's record walk split across worker threads by channel (as convert does for large
  * storages in a directory) finds what the walk in one thread finds: the same objects left out as
  * superseded and garbage (the threads' reference lists and walk order joined), so the same data
- * files byte for byte and the same report; and on a damaged source the same findings, in order.
+ * files byte for byte and the same report (2, 3 and 4 threads over 4 channels: runs of 2, of
+ * 1-1-2 and of 1); and on a damaged source the same findings, in order. By default two threads at
+ * most, for memory.
  */
 
 let work = '';
@@ -24,7 +26,7 @@ beforeAll(() => {
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('convert with the check walk in threads', () => {
-  it.each([2, 4])('%i threads write the data files, dictionary and report of the walk in one thread', async (threads) => {
+  it.each([2, 3, 4])('%i threads write the data files, dictionary and report of the walk in one thread', async (threads) => {
     const options = { channels: 2, fileSize: 16 * 1024 };
     const plain = await convertStorage(source, { ...options, out: join(work, `plain-${threads}`), checkThreads: 0 });
     const threaded = await convertStorage(source, { ...options, out: join(work, `threaded-${threads}`), checkThreads: threads });
