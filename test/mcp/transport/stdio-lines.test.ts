@@ -59,7 +59,8 @@ afterAll(() => {
   if (child.exitCode === null) child.kill('SIGKILL');
 });
 
-describe('mcp over stdio, fed lines it cannot take', () => {
+// In the order written, even under --sequence.shuffle: one child serves them all, and the last ends its stdin.
+describe('mcp over stdio, fed lines it cannot take', { shuffle: false }, () => {
   it('answers a line over 10 MiB with a JSON-RPC error and keeps serving', async () => {
     const huge = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search', arguments: { query: 'x'.repeat(11 * 1024 * 1024) } } });
     await writeLine(huge);
