@@ -40,7 +40,8 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 describe('clients that do not read', () => {
   it('hold at most the unsent-bytes budget plus the answers being built, while /root keeps answering', { timeout: 120_000 }, async () => {
-    server = await startServer(corpusStorage('collections'), { maxUnsentBytes: CAPACITY });
+    // No stall bound: this measures the budget alone (stalled-whole-answers ends such readers).
+    server = await startServer(corpusStorage('collections'), { maxUnsentBytes: CAPACITY, stallTimeoutMs: 0 });
     const port = server.port;
     const unsent = server.app.unsentAnswers;
     for (let i = 0; i < CLIENTS; i++) nonReader(port, BIG);
@@ -97,7 +98,7 @@ describe('clients that do not read', () => {
   });
 
   it('builds the answers of pipelined requests one after the other, as the client takes them', async () => {
-    server = await startServer(corpusStorage('collections'), { maxUnsentBytes: 64 * 1024 * 1024 });
+    server = await startServer(corpusStorage('collections'), { maxUnsentBytes: 64 * 1024 * 1024, stallTimeoutMs: 0 });
     const port = server.port;
     const socket = connect(port, '127.0.0.1');
     sockets.push(socket);

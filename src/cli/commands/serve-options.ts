@@ -214,7 +214,7 @@ function limitOptions(command: Command): Command {
         integerOption(
           '--stall-timeout',
           'ms',
-          `end a streamed answer (NDJSON export of a type's instances; SQL CSV/NDJSON/Parquet unless --sql-stall-timeout is given) whose client has taken nothing of it for this long: its connection is destroyed (the client sees the answer end early), its held bytes given back, a warning logged; 0: never (default: ${groupDigits(DEFAULT_STALL_TIMEOUT_MS)})`,
+          `end an answer whose client has taken nothing of it for this long while some of it waits here (a big answer built whole; a streamed one: NDJSON export of a type's instances, SQL CSV/NDJSON/Parquet unless --sql-stall-timeout is given): its connection is destroyed (the client sees the answer end early), its held bytes given back, a warning logged; 0: never (default: ${groupDigits(DEFAULT_STALL_TIMEOUT_MS)})`,
           0,
           MAX_TIMEOUT_MS,
           'milliseconds',

@@ -27,7 +27,7 @@ export interface CapacityOptions {
   readonly maxConnections?: number | undefined;
   /** Bytes of unsent answers above which no big answer is built (default 64 MiB). */
   readonly maxUnsentBytes?: number | undefined;
-  /** A streamed answer whose client takes nothing for this long is ended (default 30 s; 0: never). */
+  /** An answer whose client takes nothing of it for this long is ended (default 30 s; 0: never). */
   readonly stallTimeoutMs?: number | undefined;
   /** The server speaks TLS (connections are tracked through their TLS sockets). */
   readonly tls: boolean;
@@ -48,7 +48,7 @@ export interface BigAnswerGate {
 export const capacityPlugin = fp<CapacityOptions>(
   (app, options, done) => {
     const connections = new ConnectionGuard(app.server, options.maxConnections ?? defaultMaxConnections(), options.tls);
-    const unsent = new UnsentAnswers(options.maxUnsentBytes ?? DEFAULT_MAX_UNSENT_BYTES, options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS);
+    const unsent = new UnsentAnswers(options.maxUnsentBytes ?? DEFAULT_MAX_UNSENT_BYTES, options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS, app.log);
     // Shutdown: big answers that have not started being built are not built any more (503).
     const shutdown = new AbortController();
     // Every request waiting for admission listens to it.

@@ -1,14 +1,16 @@
 import type { ServerResponse } from 'node:http';
 
 /**
- * The stall bound of an answer streamed after its headers (`--stall-timeout`, SQL's
- * `--sql-stall-timeout`): once its client has taken nothing of it for the bound while something of
- * it waits in this process, its connection is destroyed. A stream under way has no other way to end:
- * its status was sent with the headers, and a line or trailer saying "incomplete" could not be sent
- * either, since the client does not read; it sees its answer end early (a truncated body, or a reset).
- * Without the bound such a reader held what its answer holds (its bytes, a building or statement
- * slot, a file, its connection) until the server's idle-socket timeout, or never with
- * `--request-timeout 0`. Destroying the response closes it, which is what gives those back.
+ * The stall bound of an answer (`--stall-timeout`, SQL's `--sql-stall-timeout`): once its client has
+ * taken nothing of it for the bound while something of it waits in this process, its connection is
+ * destroyed. Streams are watched from their first push (the NDJSON export, SQL's Parquet file);
+ * answers built whole, from when they are handed to their connection with bytes left over
+ * (unsent-answers.ts). An answer under way has no other way to end: its status was sent with the
+ * headers, and a line or trailer saying "incomplete" could not be sent either, since the client does
+ * not read; it sees its answer end early (a truncated body, or a reset). Without the bound such a
+ * reader held what its answer holds (its bytes, a building or statement slot, a file, its
+ * connection) until the server's idle-socket timeout, or never with `--request-timeout 0`.
+ * Destroying the response closes it, which is what gives those back.
  */
 
 /** Where the reason is told: a fastify logger's `warn` (pino: an object, then the message). */
@@ -19,7 +21,11 @@ export interface StallLog {
 export interface StallWatchOptions {
   /** The bound in ms; 0: never ended. */
   readonly stallMs: number;
-  /** Bytes of the answer its client has taken so far (produced less what is still buffered in this process). */
+  /**
+   * Bytes of the answer its client has taken so far (produced less what is still buffered in this
+   * process). Any change is progress: through TLS the figure of a write in flight can move down
+   * as well as up (wholeAnswerTaken).
+   */
   readonly taken: () => number;
   /** Whether something of the answer waits in this process for its client (else a pause is not the client's). */
   readonly waiting: () => boolean;
@@ -70,8 +76,8 @@ export class StallWatch {
   private look(): void {
     const now = this.options.taken();
     // The client took some since the last look, or nothing waits for it: not stalled.
-    if (now > this.before || !this.options.waiting()) {
-      this.before = Math.max(this.before, now);
+    if (now !== this.before || !this.options.waiting()) {
+      this.before = now;
       this.timer?.refresh();
       return;
     }
@@ -85,4 +91,27 @@ export class StallWatch {
     this.response.destroy();
     this.options.stalled?.();
   }
+}
+
+/** The parts of a connection's socket that say how much of its writes the kernel has not taken yet. */
+interface QueuedSocket {
+  /** libuv's stream: `writeQueueSize`, bytes of writes in flight not yet taken by the kernel. */
+  readonly _handle?: { readonly writeQueueSize?: number } | null;
+  /** A TLS socket's own connection (its encrypted bytes queue there). */
+  readonly _parent?: QueuedSocket | null;
+}
+
+/**
+ * Bytes of an answer of `bytes` (headers and body) written whole that its client has taken, about:
+ * `bytes` less what is still queued on its connection. Node counts a write as pending whole until
+ * the kernel has taken its last byte (`writableLength` does not move while a client reads a big
+ * answer slowly); libuv's write queue does, byte by byte, and it is what Node's own idle-socket
+ * timeout looks at. Through TLS the encrypted bytes queue on the TCP socket beneath, a little more
+ * than the answer's own, and the queue is topped up as it drains: the figure moves while the client
+ * reads, and stands still when it does not.
+ */
+export function wholeAnswerTaken(response: ServerResponse, bytes: number): number {
+  const socket = response.socket as QueuedSocket | null;
+  const queued = (socket?._parent ?? socket)?._handle?.writeQueueSize ?? 0;
+  return Math.max(0, bytes - queued);
 }

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { RequestLimitError } from './limits.js';
+import { StallWatch, wholeAnswerTaken, type StallLog } from './stalled-answers.js';
 
 /**
  * Bytes of answers handed to connections and not yet taken by their clients, across all
@@ -9,13 +10,19 @@ import { RequestLimitError } from './limits.js';
  * count is at or above the capacity, no new big answer is built: requests that would build one
  * wait for room (small answers such as `/root` never wait). Memory for answers therefore stays
  * near the capacity plus the few big answers being built at a time (limits.ts).
+ *
+ * Every counted answer is also bounded in time: one whose client takes nothing of it for
+ * `--stall-timeout` while some of it waits here is ended (stalled-answers.ts). Streams are watched
+ * by their producers; an answer built whole (`hold`) gets its watch only if bytes of it are left
+ * over once it is handed to its connection, so a small answer that the kernel takes at once costs
+ * no timer.
  */
 
 export const DEFAULT_MAX_UNSENT_BYTES = 64 * 1024 * 1024;
 /**
- * A streamed answer whose client takes nothing of it for this long is ended (`--stall-timeout`):
- * a stalled reader would else hold its bytes here, and its connection, until the server's
- * idle-socket timeout, or for ever without a request timeout.
+ * An answer whose client takes nothing of it for this long is ended (`--stall-timeout`): a stalled
+ * reader would else hold its bytes here, and its connection, until the server's idle-socket
+ * timeout, or for ever without a request timeout.
  */
 export const DEFAULT_STALL_TIMEOUT_MS = 30_000;
 
@@ -32,8 +39,10 @@ export class UnsentAnswers {
 
   constructor(
     readonly capacity: number = DEFAULT_MAX_UNSENT_BYTES,
-    /** How long a streamed answer counted here may wait for its client to take anything (0: for ever). */
+    /** How long an answer counted here may wait for its client to take anything (0: for ever). */
     readonly stallMs: number = DEFAULT_STALL_TIMEOUT_MS,
+    /** Where an answer ended by the stall bound is told (the server's logger). */
+    private readonly log?: StallLog,
   ) {}
 
   /** Bytes currently held for answers not yet sent completely. */
@@ -47,9 +56,10 @@ export class UnsentAnswers {
   }
 
   /**
-   * Counts `bytes` of an answer until `response` is done (sent completely, or its connection
-   * closed). Once per response: the first count stands (a big answer is counted as soon as it is
-   * built, its sending counts it again).
+   * Counts `bytes` of an answer built whole until `response` is done (sent completely, or its
+   * connection closed). Once per response: the first count stands (a big answer is counted as soon
+   * as it is built, its sending counts it again). Called before the answer is written: it is
+   * watched for a stall once written, if bytes of it are left over (`handed`).
    */
   hold(bytes: number, response: ServerResponse): void {
     const holding = response as Holding;
@@ -57,11 +67,35 @@ export class UnsentAnswers {
     holding[HELD] = { answers: this, bytes };
     this.heldBytes += bytes;
     response.on('close', UnsentAnswers.responseDone);
+    if (this.stallMs > 0) response.on('prefinish', UnsentAnswers.handed);
+  }
+
+  /**
+   * The listener of every whole answer counted (`this` is the response; no closure per request):
+   * Node emits `prefinish` once the answer's last bytes are handed to its socket (at `end`, or once
+   * the connection's earlier answers are sent). What the kernel did not take at once waits here;
+   * from now on its client must take some of it within each stall bound. Nothing left over (a
+   * small answer, a client that reads): no watch, no timer.
+   */
+  private static handed(this: Holding): void {
+    const held = this[HELD];
+    if (held === undefined || this.writableLength === 0 || this.destroyed) return;
+    const response = this;
+    const { bytes, answers } = held;
+    new StallWatch(response, {
+      stallMs: answers.stallMs,
+      taken: () => wholeAnswerTaken(response, bytes),
+      waiting: () => response.writableLength > 0,
+      what: `the answer of ${bytes} bytes`,
+      option: '--stall-timeout',
+      log: answers.log,
+    }).arm();
   }
 
   /**
    * Counts a streamed answer: the returned function sets the bytes it holds now (produced and not
-   * yet handed to the kernel), as often as the stream likes, until `response` is done. Undefined
+   * yet handed to the kernel), as often as the stream likes, until `response` is done (its producer
+   * watches its stall with a StallWatch of its own: it knows what it produced). Undefined
    * when the response is counted already or done.
    */
   holdStream(response: ServerResponse): ((bytes: number) => void) | undefined {
