@@ -5,6 +5,7 @@ import type { DuckModule } from './duck-module.js';
 import { invalid, SqlError } from './sql-error.js';
 import { checkStatement, type AllowedTables, type CheckedStatement } from './statement-check.js';
 import { TemporaryDirectoryError, temporaryDirectory } from './temporary-directory.js';
+import { removeAtExit } from './remove-while-written.js';
 
 export { invalid, SqlError } from './sql-error.js';
 
@@ -175,34 +176,11 @@ const OPEN_DIRECTORIES = new Set<string>();
 
 function removeOpenDirectories(): void {
   // DuckDB's threads may still be writing: removing a file they hold open frees its room at exit.
-  for (const directory of OPEN_DIRECTORIES) removeWhileWritten(directory);
+  for (const directory of OPEN_DIRECTORIES) removeAtExit(directory);
 }
 
 /** DuckDB's spill files (`temp_directory`), inside the private directory. */
 const SPILL_DIRECTORY = 'spill';
-
-/**
- * Removes a private directory in which DuckDB's threads may still make entries: at exit, a
- * DuckDB being opened creates its database file, a statement its spill directory and files.
- * rmSync lists the entries, removes them, then removes the directory; an entry made after the
- * listing fails that last step (ENOTEMPTY), and its `maxRetries` retry only that step, never
- * the listing: the exit handler threw and left the directory with the database file (sql
- * interrupted as it opened DuckDB, beside two CPU hogs: 5 runs of 50). Each attempt here removes what is there by
- * then. Once the directory itself is gone nothing can be made in it: DuckDB makes no parents,
- * neither of its database file nor of `temp_directory` (SPILL_DIRECTORY).
- */
-function removeWhileWritten(directory: string): void {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      rmSync(directory, { recursive: true, force: true });
-      return;
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      // Every attempt needs another entry made by DuckDB meanwhile, and it makes few.
-      if ((code !== 'ENOTEMPTY' && code !== 'EEXIST') || attempt === 100) throw error;
-    }
-  }
-}
 
 function removedAtExit(directory: string, open: boolean): void {
   if (open) {

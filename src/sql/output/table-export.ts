@@ -10,6 +10,7 @@ import type { CsvCells } from '../answers/result-values.js';
 import type { SqlColumn } from '../sql-engine.js';
 import { SqlEngine } from '../sql-engine.js';
 import { temporaryDirectory } from '../temporary-directory.js';
+import { removeAtExit } from '../remove-while-written.js';
 
 /**
  * Every table of a storage (or the chosen ones) written into a new directory: Parquet through
@@ -81,10 +82,8 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
   const partial = join(dirname(out), `.${basename(out)}.partial-${process.pid}`);
   const engine = new SqlEngine({ storage: options.storage, allowFiles: true, everyValueFirst: true, timeoutMs: 0, maxConcurrent: 1, cache: options.cache, ...(options.onProblem === undefined ? {} : { onProblem: options.onProblem }), ...(options.graph === undefined ? {} : { graph: options.graph }), ...(options.memoryLimitBytes === undefined ? {} : { memoryLimitBytes: options.memoryLimitBytes }) });
   // On process.exit (the CLI's SIGINT and SIGTERM handlers): DuckDB's threads may still be
-  // writing a file in it, hence the retries.
-  const onSignal = (): void => {
-    rmSync(partial, { recursive: true, force: true, maxRetries: 3 });
-  };
+  // writing a file in it, or making the next table's.
+  const onSignal = (): void => removeAtExit(partial);
   process.once('exit', onSignal);
   // The passes started beside others (`_objects`' copy, the link pass): whatever ends the export
   // (a caller's callback that throws included), they have ended before the hidden directory is
