@@ -3,7 +3,7 @@ import { mebibytes, type ByteBudget } from './answers/answer-budget.js';
 import { rowSizes } from './answers/cell-bytes.js';
 import { converterFor, type CellConverter, type JsonCell } from './answers/result-values.js';
 import type { SqlLimits } from './sql-limits.js';
-import { SqlError } from './sql-error.js';
+import { SqlError } from './sandbox/sql-error.js';
 
 /**
  * A statement's result read into JSON rows for the engine (sql-engine.ts), a slice at a time:

@@ -12,7 +12,7 @@ import { EXPORT_PARQUET_OPTIONS } from './tables/parquet-options.js';
 import { buildCommitsTable } from './fills/commit-rows.js';
 import { buildObjectsTable, copyObjectRows } from './fills/object-rows.js';
 import { dominatorsSettled } from '../graph/model/dominators-under-way.js';
-import type { Sandbox } from './sandbox.js';
+import type { Sandbox } from './sandbox/sandbox.js';
 import type { KeepResult, TableCache } from './cache/table-cache.js';
 import { WriteTurns } from './cache/write-turns.js';
 import { FillLedger } from './fill-ledger.js';

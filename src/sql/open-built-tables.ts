@@ -7,7 +7,7 @@ import type { Storage } from '../storage/storage.js';
 import type { TypeTablePlan } from './tables/column-model.js';
 import type { DuckModule } from './duck-module.js';
 import type { SchemaTable } from './tables/finish-tables.js';
-import { openSandbox, type Sandbox } from './sandbox.js';
+import { openSandbox, type Sandbox } from './sandbox/sandbox.js';
 import { buildTables, plansOf } from './fills/table-build.js';
 import type { CachedTables } from './cache/table-cache.js';
 import { BuiltTables, MAX_KEPT_MESSAGES } from './built-tables.js';

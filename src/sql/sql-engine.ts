@@ -9,9 +9,9 @@ import { PROCESS_ANSWER_BUDGET, type ByteBudget } from './answers/answer-budget.
 import { DEFAULT_SQL_LIMITS, type SqlLimits } from './sql-limits.js';
 import type { BuiltTables, TypeCopyEvents } from './built-tables.js';
 import type { JsonCell } from './answers/result-values.js';
-import { checkStatement, prepareChecked } from './sandbox.js';
-import { invalid, SqlError } from './sql-error.js';
-import type { CheckedStatement } from './statement-check.js';
+import { checkStatement, prepareChecked } from './sandbox/sandbox.js';
+import { invalid, SqlError } from './sandbox/sql-error.js';
+import type { CheckedStatement } from './sandbox/statement-check.js';
 import { readAnswerRows, type SqlColumn } from './answer-rows.js';
 import type { StateTablesOptions } from './current-tables.js';
 import { EngineBuilds } from './engine-builds.js';

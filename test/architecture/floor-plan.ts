@@ -14,7 +14,8 @@
  * server's helpers beside mcp-server.ts, which registers them; writer/generator uses the writer,
  * whose index.ts offers the generator to its callers. In sql/, its rooms reach up for duck-module.ts
  * alone (DuckDB's one loader, its type and raw binding), and sql/output (a result's texts, the table
- * export) stands on the engine, sql-engine.ts, which imports no file of it.
+ * export) stands on the engine, sql-engine.ts, which imports no file of it; sql/sandbox (the
+ * locked-down DuckDB and what a user's statement may be) reaches up for nothing, not even that.
  */
 export const FLOOR_PLAN: Readonly<Record<string, readonly string[]>> = {
   javatext: [],
@@ -46,11 +47,12 @@ export const FLOOR_PLAN: Readonly<Record<string, readonly string[]>> = {
   graph: ['graph/model', 'graph/build', 'graph/queries', 'storage/**', 'format', 'javatext'],
   gigamap: ['graph/**', 'inspect', 'storage/**', 'format', 'javatext'],
   'sql/answers': [],
+  'sql/sandbox': [],
   'sql/tables': ['sql', 'gigamap', 'inspect', 'storage/**', 'format', 'javatext'],
   'sql/cache': ['sql/tables', 'storage/**'],
   'sql/fills': ['sql', 'sql/tables', 'damaged', 'gigamap', 'graph/model', 'inspect', 'storage/**', 'format', 'javatext'],
-  sql: ['sql/fills', 'sql/tables', 'sql/cache', 'sql/answers', 'gigamap', 'graph/model', 'inspect', 'storage/**'],
-  'sql/output': ['sql', 'sql/answers', 'sql/cache', 'sql/tables', 'graph/model', 'storage/**'],
+  sql: ['sql/fills', 'sql/tables', 'sql/cache', 'sql/answers', 'sql/sandbox', 'gigamap', 'graph/model', 'inspect', 'storage/**'],
+  'sql/output': ['sql', 'sql/answers', 'sql/cache', 'sql/sandbox', 'sql/tables', 'graph/model', 'storage/**'],
 
   registry: ['damaged', 'graph/**', 'storage/**', 'inspect', 'format', 'javatext'],
   'api-contract': ['registry', 'storage/**'],
@@ -63,7 +65,7 @@ export const FLOOR_PLAN: Readonly<Record<string, readonly string[]>> = {
   'http/api-v1/history': ['http/api-v1/machinery', 'api-contract', 'registry', 'diff', 'rescue', 'inspect', 'storage/**', 'javatext'],
   'http/api-v1/objects': ['http/api-v1/analysis', 'http/api-v1/gigamap', 'http/api-v1/machinery', 'http/guard', 'api-contract', 'registry', 'gigamap', 'graph/**', 'inspect', 'format'],
   'http/api-v1/search': ['http/api-v1/analysis', 'http/api-v1/machinery', 'api-contract', 'registry', 'graph/**', 'inspect'],
-  'http/api-v1/sql': ['http/api-v1/machinery', 'http/guard', 'api-contract', 'registry', 'sql', 'sql/answers', 'sql/cache'],
+  'http/api-v1/sql': ['http/api-v1/machinery', 'http/guard', 'api-contract', 'registry', 'sql', 'sql/answers', 'sql/cache', 'sql/sandbox'],
   'http/api-v1': ['http/api-v1/analysis', 'http/api-v1/gigamap', 'http/api-v1/history', 'http/api-v1/machinery', 'http/api-v1/objects', 'http/api-v1/search', 'http/api-v1/sql', 'http/guard', 'api-contract', 'registry'],
   'http/viewer': ['http/guard'],
   'http/ops': ['http/java', 'http/guard', 'http/api-v1/machinery', 'registry', 'graph/**', 'inspect', 'storage/**', 'format', 'javatext'],

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
-import { ALLOWED_FUNCTIONS, ALLOWED_TABLE_FUNCTIONS } from '../../src/sql/allowed-functions.js';
+import { ALLOWED_FUNCTIONS, ALLOWED_TABLE_FUNCTIONS } from '../../src/sql/sandbox/allowed-functions.js';
 import { CONFORMANCE_DIR } from '../helpers/corpora/conformance.js';
 import { graphsBuilt, registeredStorage } from '../helpers/serving/registered-storage.js';
 import { listenOnLoopback } from '../helpers/serving/loopback.js';

@@ -1,8 +1,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDuck } from '../../src/sql/duck-module.js';
-import { openSandbox, type Sandbox } from '../../src/sql/sandbox.js';
-import { checkStatement } from '../../src/sql/statement-check.js';
+import { openSandbox, type Sandbox } from '../../src/sql/sandbox/sandbox.js';
+import { checkStatement } from '../../src/sql/sandbox/statement-check.js';
 
 /**
  * The SQL sandbox layer by layer: each one refuses on its own, so that a test fails when any one

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import { checkStatement } from '../../src/sql/statement-check.js';
+import { checkStatement } from '../../src/sql/sandbox/statement-check.js';
 import { memoryDuck } from '../sql/memory-duck.js';
 
 /**

@@ -54,7 +54,7 @@ describe('the sandboxes\' exit handler', () => {
       import { execFileSync } from 'node:child_process';
       import { chmodSync, writeFileSync } from 'node:fs';
       import { loadDuck } from ${JSON.stringify(join(ROOT, 'src/sql/duck-module.ts'))};
-      import { openSandbox } from ${JSON.stringify(join(ROOT, 'src/sql/sandbox.ts'))};
+      import { openSandbox } from ${JSON.stringify(join(ROOT, 'src/sql/sandbox/sandbox.ts'))};
       const duck = await loadDuck();
       const first = await openSandbox(duck, { memoryLimitBytes: 64 * 1024 ** 2 });
       const second = await openSandbox(duck, { memoryLimitBytes: 64 * 1024 ** 2 });

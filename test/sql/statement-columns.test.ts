@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkStatement } from '../../src/sql/statement-check.js';
+import { checkStatement } from '../../src/sql/sandbox/statement-check.js';
 import { memoryDuck } from './memory-duck.js';
 
 /**

@@ -9,8 +9,8 @@ import { exportRoomNeeded, missingRoom, roomText } from './export-room.js';
 import type { CsvCells } from '../answers/result-values.js';
 import type { SqlColumn } from '../sql-engine.js';
 import { SqlEngine } from '../sql-engine.js';
-import { temporaryDirectory } from '../temporary-directory.js';
-import { removeAtExit } from '../remove-while-written.js';
+import { temporaryDirectory } from '../sandbox/temporary-directory.js';
+import { removeAtExit } from '../sandbox/remove-while-written.js';
 
 /**
  * Every table of a storage (or the chosen ones) written into a new directory: Parquet through

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SqlEngine } from '../../../src/sql/sql-engine.js';
-import { checkStatement } from '../../../src/sql/statement-check.js';
+import { checkStatement } from '../../../src/sql/sandbox/statement-check.js';
 import { TableCache } from '../../../src/sql/cache/table-cache.js';
 import { graphEngines } from '../graph-engines.js';
 import { memoryDuck } from '../memory-duck.js';

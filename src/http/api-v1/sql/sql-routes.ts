@@ -5,7 +5,7 @@ import { Type, type Static } from 'typebox';
 import { isAppError } from '../../../errors.js';
 import type { CsvCells, JsonCell } from '../../../sql/answers/result-values.js';
 import type { SqlEngine, SqlColumn } from '../../../sql/sql-engine.js';
-import type { SqlError } from '../../../sql/sandbox.js';
+import type { SqlError } from '../../../sql/sandbox/sql-error.js';
 import type { StorageContext, StorageRegistry } from '../../../registry/storage-registry.js';
 import { DEFAULT_STREAM_STALL_MS } from '../../../sql/sql-limits.js';
 import { sqlEngineOf, type SqlServiceOptions } from './sql-engines.js';

@@ -1,13 +1,18 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { join, relative, isAbsolute, resolve, sep } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement } from '@duckdb/node-api';
-import type { DuckModule } from './duck-module.js';
 import { invalid, SqlError } from './sql-error.js';
 import { checkStatement, type AllowedTables, type CheckedStatement } from './statement-check.js';
 import { TemporaryDirectoryError, temporaryDirectory } from './temporary-directory.js';
 import { removeAtExit } from './remove-while-written.js';
 
 export { invalid, SqlError } from './sql-error.js';
+
+/**
+ * The DuckDB module as duck-module.ts loads it, named from the package itself (a type, nothing is
+ * loaded): this room imports nothing from src/sql above it, which imports the room.
+ */
+type DuckModule = typeof import('@duckdb/node-api');
 
 /**
  * The locked-down DuckDB a storage's tables live in: a database file in a temporary directory of

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors.js';
 
 /**
  * The temporary directory DuckDB's database goes into (TMPDIR, else the system's), checked to be
