@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { RequestLimitError } from './limits.js';
 import { StallWatch, wholeAnswerTaken, type StallLog } from './stalled-answers.js';
 
@@ -31,7 +32,15 @@ export const DEFAULT_STALL_TIMEOUT_MS = 30_000;
  * young-generation collector ephemeron work on every request).
  */
 const HELD = Symbol('storage-inspector.heldBytes');
-type Holding = ServerResponse & { [HELD]?: { readonly answers: UnsentAnswers; bytes: number } };
+type Holding = ServerResponse & { [HELD]?: { readonly answers: UnsentAnswers; bytes: number; done: boolean } };
+
+/**
+ * The counted responses of a connection that wait behind an earlier answer of it (pipelined
+ * requests), kept on the connection: Node emits `close` only on the response its connection is
+ * sending, so these are given back when the connection closes (see `queued`).
+ */
+const QUEUED = Symbol('storage-inspector.queuedAnswers');
+type Connection = Socket & { [QUEUED]?: Set<Holding> };
 
 export class UnsentAnswers {
   private heldBytes = 0;
@@ -64,10 +73,48 @@ export class UnsentAnswers {
   hold(bytes: number, response: ServerResponse): void {
     const holding = response as Holding;
     if (bytes <= 0 || response.writableFinished || response.destroyed || holding[HELD] !== undefined) return;
-    holding[HELD] = { answers: this, bytes };
+    if (!UnsentAnswers.queued(holding)) return;
+    holding[HELD] = { answers: this, bytes, done: false };
     this.heldBytes += bytes;
     response.on('close', UnsentAnswers.responseDone);
     if (this.stallMs > 0) response.on('prefinish', UnsentAnswers.handed);
+  }
+
+  /**
+   * Whether `response` may be counted, and if it waits behind an earlier answer of its connection
+   * (no socket of its own yet), has it given back when that connection closes: Node emits `close`
+   * only on the response a connection is sending, never on those queued behind it, whose bytes
+   * would else stay counted for the life of the process (a client that pipelines and leaves, or is
+   * ended by the stall bound). False when its connection is gone already: it will never be sent.
+   * One listener per connection that has such answers, none for the others.
+   */
+  private static queued(response: Holding): boolean {
+    if (response.socket !== null) return true;
+    const connection = response.req?.socket as Connection | null | undefined;
+    // No real connection (an injected request's is a stand-in): its response's close is emitted by whoever injected it.
+    if (!(connection instanceof Socket)) return true;
+    if (connection.destroyed) return false;
+    let queued = connection[QUEUED];
+    if (queued === undefined) {
+      queued = connection[QUEUED] = new Set();
+      connection.once('close', UnsentAnswers.connectionClosed);
+    }
+    queued.add(response);
+    // From its turn on, it has the connection's close through Node (`responseDone`).
+    response.once('socket', UnsentAnswers.reachedTurn);
+    return true;
+  }
+
+  /** `this` is a queued response whose turn came. */
+  private static reachedTurn(this: Holding): void {
+    (this.req?.socket as Connection | null | undefined)?.[QUEUED]?.delete(this);
+  }
+
+  /** `this` is a connection that closed with counted answers still queued on it: never sent, given back. */
+  private static connectionClosed(this: Connection): void {
+    const queued = this[QUEUED];
+    delete this[QUEUED];
+    if (queued !== undefined) for (const response of queued) UnsentAnswers.responseDone.call(response);
   }
 
   /**
@@ -96,17 +143,18 @@ export class UnsentAnswers {
    * Counts a streamed answer: the returned function sets the bytes it holds now (produced and not
    * yet handed to the kernel), as often as the stream likes, until `response` is done (its producer
    * watches its stall with a StallWatch of its own: it knows what it produced). Undefined
-   * when the response is counted already or done.
+   * when the response is counted already or done, or its connection is gone.
    */
   holdStream(response: ServerResponse): ((bytes: number) => void) | undefined {
     const holding = response as Holding;
     if (response.writableFinished || response.destroyed || holding[HELD] !== undefined) return undefined;
-    const held = { answers: this, bytes: 0 };
+    if (!UnsentAnswers.queued(holding)) return undefined;
+    const held = { answers: this, bytes: 0, done: false };
     holding[HELD] = held;
     response.on('close', UnsentAnswers.responseDone);
     return (bytes) => {
       // After the response is done its bytes are released once and for all.
-      if (response.destroyed || response.writableFinished) return;
+      if (held.done || response.destroyed || response.writableFinished) return;
       const delta = bytes - held.bytes;
       held.bytes = bytes;
       if (delta > 0) this.heldBytes += delta;
@@ -117,7 +165,9 @@ export class UnsentAnswers {
   /** The one close listener of every counted response (`this` is the response): no closure per request. */
   private static responseDone(this: Holding): void {
     const held = this[HELD];
-    if (held !== undefined) held.answers.release(held.bytes);
+    if (held === undefined || held.done) return;
+    held.done = true;
+    held.answers.release(held.bytes);
   }
 
   private release(bytes: number): void {
