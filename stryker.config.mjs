@@ -7,7 +7,7 @@
 export const MODULES = {
   sandbox: {
     mutate: ['src/sql/sandbox/sandbox.ts', 'src/sql/sandbox/statement-check.ts'],
-    tests: ['test/sql/sandbox.test.ts', 'test/security/sql-layers.test.ts', 'test/sql/statement-columns.test.ts', 'test/security/statement-check-shapes.test.ts', 'test/security/hostile-sql.test.ts', 'test/sql/output/sql-answer-bytes.test.ts', 'test/sql/sql-limits-guarded.test.ts'],
+    tests: ['test/sql/sandbox/sandbox.test.ts', 'test/security/sql-layers.test.ts', 'test/sql/sandbox/statement-columns.test.ts', 'test/security/statement-check-shapes.test.ts', 'test/security/hostile-sql.test.ts', 'test/sql/output/sql-answer-bytes.test.ts', 'test/sql/sql-limits-guarded.test.ts'],
   },
   'result-values': {
     mutate: ['src/sql/answers/result-values.ts', 'src/sql/output/result-text.ts'],

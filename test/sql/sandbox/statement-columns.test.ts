@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkStatement } from '../../src/sql/sandbox/statement-check.js';
-import { memoryDuck } from './memory-duck.js';
+import { checkStatement } from '../../../src/sql/sandbox/statement-check.js';
+import { memoryDuck } from '../memory-duck.js';
 
 /**
  * The tables and columns a statement names, as the statement check reads them from DuckDB's

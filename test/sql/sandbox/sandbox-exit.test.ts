@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
  * or in an immutable directory (root, for whom permissions do not hold); skipped where neither can be.
  */
 
-const ROOT = resolve(import.meta.dirname, '../..');
+const ROOT = resolve(import.meta.dirname, '../../..');
 const asRoot = process.getuid?.() === 0;
 
 /** Makes `directory` keep the files in it; whether that could be done here. */

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadDuck } from '../../src/sql/duck-module.js';
-import { openSandbox, prepareChecked, type Sandbox, type SandboxOptions } from '../../src/sql/sandbox/sandbox.js';
-import type { CheckedStatement } from '../../src/sql/sandbox/statement-check.js';
+import { loadDuck } from '../../../src/sql/duck-module.js';
+import { openSandbox, prepareChecked, type Sandbox, type SandboxOptions } from '../../../src/sql/sandbox/sandbox.js';
+import type { CheckedStatement } from '../../../src/sql/sandbox/statement-check.js';
 
 /**
  * sandbox.ts's own logic, each test opening a sandbox of its own (about 0.1 s): where its
