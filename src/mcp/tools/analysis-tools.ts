@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { checkStorage, type CheckReport } from '../../check/check-storage.js';
+import type { CheckReport } from '../../check/check-storage.js';
 import type { Analysis } from '../../api-contract/schemas.js';
 import { relativeDeep, storageDirectoryName } from '../../api-contract/storage-paths.js';
 import { ApiAnswerError } from '../api-client.js';
@@ -73,7 +73,8 @@ export const registerAnalysisTools: ToolRegistrar = (server, deps) => {
         const context = deps.api.context(storageOf(args));
         const source = checkSource(context);
         if (source === undefined) throw new ApiAnswerError(404, 'Not Found', `storage ${context.name} cannot be checked from here`);
-        const run = checking.then(() => checkStorage(source));
+        // The check's code (about 130 ms to load) is loaded by the first call, not by every start of the MCP server.
+        const run = checking.then(async () => (await import('../../check/check-storage.js')).checkStorage(source));
         checking = run.catch(() => undefined);
         // Files named relative to the storage, the storage by its directory's name: not where the server keeps them.
         const full: CheckReport = await run;
