@@ -1,6 +1,7 @@
 import { closeSync, readSync } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ChannelState } from './channel-state.js';
+import { sharedCopyOf } from './index/shared-copy-index.js';
 import { readChannelLogs } from './log-reader.js';
 import { DirectorySource } from './source/directory-source.js';
 import { openRegularFileSync } from './source/regular-file.js';
@@ -238,14 +239,15 @@ export async function comparePrefixes(pairs: readonly SharedFile[], replaced: Re
 
 /**
  * The basis's channels as the continuing storage starts from them: the same file slots (paths in
- * its own directory) and the basis's index, shared until either changes it.
+ * its own directory) and the basis's index, shared (the basis copies it before its next change,
+ * the continuation keeps its own changes apart: shared-copy-index.ts).
  */
 export function continuedChannels(channels: readonly ChannelState[], layout: StorageLayout): ChannelState[] {
   const paths = new Map(layout.channels.flatMap((c) => c.dataFiles.map((f) => [`${c.index}/${f.fileNumber}`, f.path] as const)));
   return channels.map((channel) => {
     const state = new ChannelState(channel.index, layout.channels[channel.index]!.directoryName, channels.length);
     for (const file of channel.slots) state.slots.push({ ...file, path: paths.get(`${channel.index}/${file.fileNumber}`) ?? file.path });
-    state.objects = channel.objects.sharedCopy();
+    state.objects = sharedCopyOf(channel.objects);
     return state;
   });
 }

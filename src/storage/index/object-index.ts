@@ -12,7 +12,8 @@
  *
  * Why the run matters, and its 8-byte layout: run-layout.ts. Beside this file: the plain data the
  * index hands out (object-index-parts.ts), who else reads its tables (table-sharing.ts), the run
- * as convert's reachability reads it (run-positions.ts).
+ * as convert's reachability reads it (run-positions.ts), a copy sharing its tables
+ * (shared-copy-index.ts).
  *
  * Inserting the records in file order (ascending file number, ascending offset) and letting
  * later records overwrite earlier ones yields Java's "latest version" rule (storage-format.md §5.4).
@@ -49,17 +50,17 @@ const LONG_MAX = 0x7fffffffffffffffn;
 
 export class ObjectIndex {
   /** Ids outside the run. */
-  private hashed: HashedLocations;
+  protected hashed: HashedLocations;
   private readonly lowMask: number;
   /** The dense run: `run[(key - runStart) * 2 ..]` for ids with `runHigh` and `runLowBits`. */
-  private run = sharedInts(0);
+  protected run = sharedInts(0);
   private runLength = 0;
   /** Key (`low >>> idShift`) of the run's first position. */
   private runStart = 0;
   private runHigh = 0;
   private runLowBits = 0;
   /** Ids in the run; one past its last used position. */
-  private inRun = 0;
+  protected inRun = 0;
   private runTop = 0;
   /** Who else reads the tables (snapshots, shared copies): they are copied before they next change. */
   private readonly sharing = new TableSharing();
@@ -95,18 +96,8 @@ export class ObjectIndex {
     return { parts: this.toParts(), release };
   }
 
-  /**
-   * Another index with this one's entries, over the same tables until either changes (each copies
-   * them before its first change): a storage opened as the continuation of this one's (basis-open.ts).
-   */
-  sharedCopy(): ObjectIndex {
-    const copy = ObjectIndex.fromParts(this.snapshot().parts);
-    copy.sharing.sharedFromStart();
-    return copy;
-  }
-
   /** Copies the tables that a snapshot still shares, before they change. */
-  private ownTables(): void {
+  protected ownTables(): void {
     this.sharing.copied();
     this.hashed.ownTable();
     this.run = copyShared(this.run);
@@ -115,10 +106,15 @@ export class ObjectIndex {
   /** An index over tables made by `toParts` (no copy). */
   static fromParts(parts: ObjectIndexParts): ObjectIndex {
     const index = new ObjectIndex(parts.idShift);
-    index.hashed = new HashedLocations(parts.idShift, 0, { table: parts.table, capacity: parts.capacity, count: parts.hashed });
-    index.run = parts.run;
-    [index.runLength, index.runStart, index.runHigh, index.runLowBits, index.inRun, index.runTop] = parts.runFields;
+    index.adopt(parts);
     return index;
+  }
+
+  /** Takes over tables made by `toParts` (no copy), in place of its own. */
+  protected adopt(parts: ObjectIndexParts): void {
+    this.hashed = new HashedLocations(parts.idShift, 0, { table: parts.table, capacity: parts.capacity, count: parts.hashed });
+    this.run = parts.run;
+    [this.runLength, this.runStart, this.runHigh, this.runLowBits, this.inRun, this.runTop] = parts.runFields;
   }
 
   /** Number of distinct object ids. */
@@ -266,7 +262,7 @@ export class ObjectIndex {
   }
 
   /** Index of the run word where an id's entry starts, or -1 (not in the run, maybe hashed). */
-  private runWordOf(low: number, high: number): number {
+  protected runWordOf(low: number, high: number): number {
     low |= 0;
     if ((high | 0) !== this.runHigh || (low & this.lowMask) !== this.runLowBits) return -1;
     const position = (low >>> this.idShift) - this.runStart;

@@ -1,9 +1,9 @@
 /**
  * Whether an `ObjectIndex`'s tables (object-index.ts) are still read elsewhere: by a graph build's
- * worker thread (`snapshot`) or by another index over the same tables (`sharedCopy`, a storage
- * opened as the continuation of another's: basis-open.ts). The index copies its tables before its
- * first change while any such reader counts, once. Apart from the index's file because this
- * bookkeeping is about who reads the tables, not about what they hold.
+ * worker thread (`snapshot`) or by another index over the same tables (shared-copy-index.ts, a
+ * storage opened as the continuation of another's: basis-open.ts). The index copies its tables
+ * before its first change while any such reader counts, once. Apart from the index's file because
+ * this bookkeeping is about who reads the tables, not about what they hold.
  */
 export class TableSharing {
   /** Snapshots of the current tables another reader may still be reading. */
@@ -22,11 +22,6 @@ export class TableSharing {
       // Tables copied since no longer count this reader.
       if (generation === this.generation) this.readers--;
     };
-  }
-
-  /** A new index over tables another still holds: they are copied before its first change. */
-  sharedFromStart(): void {
-    this.readers = 1;
   }
 
   /** Whether the tables must be copied before they change. */

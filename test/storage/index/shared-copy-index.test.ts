@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { joinId, splitId } from '../../../src/storage/index/object-id-halves.js';
+import { ObjectIndex } from '../../../src/storage/index/object-index.js';
+import { sharedCopyOf } from '../../../src/storage/index/shared-copy-index.js';
+
+describe('sharedCopyOf', () => {
+  it('a shared copy keeps what is set in it apart from the tables it shares, until it is asked for them whole', () => {
+    const base = 9_000_000_000n;
+    const make = (): ObjectIndex => {
+      const index = new ObjectIndex(1);
+      index.reserveRun(1000, ...splitId(base));
+      for (let i = 0n; i < 2000n; i += 2n) index.set(...splitId(base + i), 0, Number(i), 24);
+      index.set(...splitId(base + 1_000_001n), 0, 5, 24); // hashed
+      return index;
+    };
+    const original = make();
+    const run = original.toParts().run.slice();
+    const copy = sharedCopyOf(original);
+    // The replaced location comes from the shared tables (run and hash table), then from the copy's own changes.
+    expect(copy.set(...splitId(base + 10n), 2, 300, 40)).toBe(0);
+    expect([copy.replacedOffset, copy.replacedLength]).toEqual([10, 24]);
+    expect(copy.set(...splitId(base + 1_000_001n), 3, 400, 48)).toBe(0);
+    expect([copy.replacedOffset, copy.replacedLength]).toEqual([5, 24]);
+    expect(copy.set(...splitId(base + 10n), 4, 500, 56)).toBe(2);
+    expect([copy.replacedOffset, copy.replacedLength]).toEqual([300, 40]);
+    expect(copy.set(...splitId(base + 2_000_003n), 1, 600, 64)).toBe(-1); // new
+    expect(copy.set(...splitId(base + 2_000_003n), 1, 700, 64)).toBe(1);
+    expect(copy.size).toBe(original.size + 1);
+    // The copy answers with its changes, the original as it was; the shared run is unchanged.
+    expect(copy.get(base + 10n)).toEqual({ fileSlot: 4, offset: 500, length: 56 });
+    expect(copy.get(base + 12n)).toEqual({ fileSlot: 0, offset: 12, length: 24 });
+    expect(copy.isLatest(...splitId(base + 10n), 4, 500)).toBe(true);
+    expect(copy.isLatest(...splitId(base + 10n), 0, 10)).toBe(false);
+    expect(copy.isLatest(...splitId(base + 12n), 0, 12)).toBe(true);
+    expect(copy.has(...splitId(base + 2_000_003n))).toBe(true);
+    expect(original.has(...splitId(base + 2_000_003n))).toBe(false);
+    expect(original.get(base + 10n)).toEqual({ fileSlot: 0, offset: 10, length: 24 });
+    expect(original.toParts().run).toEqual(run);
+    // Asked for whole: the copy's own tables with the changes in, the original's still as they were.
+    const seen = new Map<bigint, string>();
+    copy.forEach((low, high, fileSlot, offset, length) => seen.set(joinId(low, high), `${fileSlot}/${offset}/${length}`));
+    expect(seen.size).toBe(copy.size);
+    expect(seen.get(base + 10n)).toBe('4/500/56');
+    expect(seen.get(base + 1_000_001n)).toBe('3/400/48');
+    expect(seen.get(base + 2_000_003n)).toBe('1/700/64');
+    expect(seen.get(base + 1998n)).toBe('0/1998/24');
+    expect(copy.toParts().run).not.toBe(original.toParts().run);
+    expect(original.toParts().run).toEqual(run);
+    expect(original.get(base + 1_000_001n)).toEqual({ fileSlot: 0, offset: 5, length: 24 });
+    // The original changes its own tables (copied first: the copy read them until it settled).
+    original.set(...splitId(base + 12n), 5, 9, 24);
+    expect(copy.get(base + 12n)).toEqual({ fileSlot: 0, offset: 12, length: 24 });
+
+    // Many changes: past a share of the entries the copy settles on its own, and answers the same.
+    const other = make();
+    const many = sharedCopyOf(other);
+    for (let i = 0n; i < 6000n; i++) many.set(...splitId(base + 4_000_001n + 2n * i), 1, Number(i), 30);
+    for (let i = 0n; i < 2000n; i += 2n) many.set(...splitId(base + i), 2, Number(i) + 1, 32);
+    expect(many.size).toBe(other.size + 6000);
+    expect(many.get(base + 4_000_001n + 2n * 5999n)).toEqual({ fileSlot: 1, offset: 5999, length: 30 });
+    expect(many.get(base + 1998n)).toEqual({ fileSlot: 2, offset: 1999, length: 32 });
+    expect(other.get(base + 1998n)).toEqual({ fileSlot: 0, offset: 1998, length: 24 });
+    expect(other.has(...splitId(base + 4_000_001n))).toBe(false);
+  });
+});
