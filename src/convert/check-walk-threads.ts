@@ -116,6 +116,7 @@ export function threadedRecordWalk(asked: number | undefined, reach: WalkedReach
         reach.adopt(
           replies.map((r) => r.reach as ReachabilityThreadResult),
           replies.map((r) => r.findings.records),
+          groups.map((g) => g.from),
         );
       }
       return { ...joined(replies.map((r) => r.findings)), stops: await fileStops(storage) };

@@ -9,6 +9,8 @@ import { RECORD_HEADER_SIZE } from '../format/entity-record.js';
 import { ShapeRewriter, type planCurrentShapes } from './current-shapes.js';
 import type { TypeFigures } from './convert-report.js';
 import type { CopyOrder } from './walked-reachability.js';
+import { CopyPlanThread } from './copy-plan-thread.js';
+import { WholeFileReads } from './whole-file-reads.js';
 
 /**
  * convert's copy: one walk over the source's data files in file order, the newest version of each
@@ -60,9 +62,21 @@ export async function copyRecords(storage: Storage, writer: StorageWriter, copy:
   // (8 MiB), and waiting for each file's open and read in turn left the copy's thread idle for
   // most of a second at 10M entities (measured: see the commit).
   const walked = storage.channels.flatMap((channel) => channel.files.map((file) => ({ channel, file, end: file.problem?.offset ?? file.totalLength })));
+  // The later channels' decisions made in a thread of their own while this one walks the first
+  // channels' records (copy-plan-thread.ts); not with --current-types, whose rewrites are made here.
+  const planned = order !== undefined && shapes === undefined ? CopyPlanThread.start(storage, order, writer.channelCount) : undefined;
+  const plannedFrom = planned === undefined ? -1 : walked.findIndex((w) => w.channel.index >= planned.channel);
+  const firstPlanned = plannedFrom < 0 ? walked.length : plannedFrom;
   const ahead = new FileReadAhead(
     wholeRanges(storage.source, copy.named),
-    walked.map((w) => ({ path: w.file.path, from: 0, to: w.end })),
+    walked.slice(0, firstPlanned).map((w) => ({ path: w.file.path, from: 0, to: w.end })),
+  );
+  const plannedReads = new WholeFileReads(
+    walked.slice(firstPlanned).map((w) => ({ path: w.file.path, end: w.end })),
+    (path, problem) =>
+      problem.gone
+        ? new StorageError('STORAGE_FILE_GONE', `${path} was deleted: ${changedWhileConverted(copy.named)}`, { cause: problem.cause })
+        : new StorageError('STORAGE_INCONSISTENT', `${path} ends at ${problem.at}, before the ${problem.end} committed bytes the check read: ${changedWhileConverted(copy.named)}`),
   );
   // The record's number in the walk, and the newest versions' (with `order`).
   let ordinal = 0;
@@ -125,6 +139,43 @@ export async function copyRecords(storage: Storage, writer: StorageWriter, copy:
     copy.onProgress?.('copying', 0, bytesTotal);
     for (let index = 0; index < walked.length; index++) {
       const { channel, file, end } = walked[index]!;
+      if (planned !== undefined && index >= firstPlanned) {
+        if (ordinal !== planned.ordinal) {
+          throw new StorageError('STORAGE_INCONSISTENT', `the copy met ${ordinal} records before channel ${planned.channel} where the check's walk met ${planned.ordinal}: ${changedWhileConverted(copy.named)}`);
+        }
+        if (storeDue) await storeNow();
+        const bytes = await plannedReads.read(index - firstPlanned);
+        const { runs, count } = await planned.thread.next();
+        for (let r = 0; r < count; r++) {
+          const start = runs[r * 3] as number;
+          const stop = runs[r * 3 + 1] as number;
+          if (inBatch + (stop - start) < batch) {
+            builder.addRecordsAt(bytes, start, stop - start, int32At(bytes, start) >>> 0, runs[r * 3 + 2] as number);
+            inBatch += stop - start;
+            continue;
+          }
+          // The record that fills the batch ends the store: the run is cut after it.
+          let from = start;
+          let records = 0;
+          for (let at = start; at < stop; ) {
+            const length = int32At(bytes, at) >>> 0;
+            at += length;
+            records++;
+            inBatch += length;
+            if (inBatch >= batch) {
+              builder.addRecordsAt(bytes, from, at - from, int32At(bytes, from) >>> 0, records);
+              from = at;
+              records = 0;
+              inBatch = 0;
+              await storeNow();
+            }
+          }
+          if (records > 0) builder.addRecordsAt(bytes, from, stop - from, int32At(bytes, from) >>> 0, records);
+        }
+        bytesDone += file.totalLength;
+        copy.onProgress?.('copying', bytesDone, bytesTotal);
+        continue;
+      }
       const visit = (bytes: Buffer, at: number, offset: number, length: number): void => {
         const low = int32At(bytes, at + 16);
         const high = int32At(bytes, at + 20);
@@ -220,6 +271,19 @@ export async function copyRecords(storage: Storage, writer: StorageWriter, copy:
       bytesDone += file.totalLength;
       copy.onProgress?.('copying', bytesDone, bytesTotal);
     }
+    if (planned !== undefined) {
+      const theirs = await planned.thread.done();
+      newest += theirs.newest;
+      for (const t of theirs.figures) {
+        const f = figuresOf(t.typeId);
+        f.written += t.written;
+        f.writtenBytes += t.writtenBytes;
+        f.superseded += t.superseded;
+        f.supersededBytes += t.supersededBytes;
+        f.garbage += t.garbage;
+        f.garbageBytes += t.garbageBytes;
+      }
+    }
     if (order !== undefined && newest !== order.newest) {
       throw new StorageError('STORAGE_INCONSISTENT', `the copy met ${newest} newest versions where the check's walk met ${order.newest}: ${changedWhileConverted(copy.named)}`);
     }
@@ -233,6 +297,8 @@ export async function copyRecords(storage: Storage, writer: StorageWriter, copy:
     await writing?.catch(() => undefined);
     // A read started ahead and not taken (a failure stopped the walk): its file closed.
     await ahead.close();
+    await plannedReads.close();
+    await planned?.thread.close();
     writer.close();
   }
   return figures;

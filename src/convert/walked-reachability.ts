@@ -2,6 +2,8 @@ import { StorageError } from '../errors.js';
 import type { ReferenceListener } from '../check/record-findings.js';
 import type { Storage } from '../storage/storage.js';
 import { release, releasableInt32s, releasableUint32s } from './releasable-memory.js';
+import { searchReach } from './reachability-search.js';
+import { BLOCK, BLOCK_BITS, BLOCK_MASK, grown, moveStarts, orBits } from './target-lists.js';
 
 /**
  * Which objects the roots reach, from the references the check's record walk reports
@@ -21,15 +23,9 @@ import { release, releasableInt32s, releasableUint32s } from './releasable-memor
  * references to ids the index lacks lead nowhere.
  */
 
-/** Entries per block of the list (a list of blocks grows without copying). */
-const BLOCK_BITS = 22;
-const BLOCK = 1 << BLOCK_BITS;
-const BLOCK_MASK = BLOCK - 1;
 /** Object numbers are kept in 31 bits (the list marks an object's last target by the sign), list positions (+ 1) in 32. */
 const MAX_POSITIONS = 2 ** 31 - 1;
 const MAX_ENTRIES = 2 ** 32 - 2;
-/** Objects of the search's queue whose starts and first list entries are loaded together. */
-const SEARCH_BATCH = 256;
 /** Records the walk order's bits cover at most (one bit each, in a typed array). */
 const MAX_RECORDS = 2 ** 32 - 1;
 
@@ -75,7 +71,21 @@ export interface CopyOrder {
   /** One past the last newest version's number among the records, and how many newest versions. */
   readonly records: number;
   readonly newest: number;
+  /**
+   * After a check walk in threads: where each thread's run of channels began (its first channel,
+   * and the number in the walk of its first record), for a copy split the same way; else empty.
+   */
+  readonly splits: readonly { readonly channel: number; readonly ordinal: number }[];
+  /** What a copy's thread needs to tell records apart as this thread does (`inCopyThread`). */
+  copyStart(): ReachabilityCopyStart;
 }
+
+/** A copy thread's `WalkedReachability.inCopyThread`: the numbering, the reach bits and the walk order's bits. */
+export type ReachabilityCopyStart = Omit<ReachabilityThreadStart, 'from' | 'to' | 'objects'> & {
+  readonly reach: Uint8Array<ArrayBuffer>;
+  readonly latest: Uint8Array;
+  readonly records: number;
+};
 
 export class WalkedReachability implements ReferenceListener {
   private mask = 0;
@@ -114,6 +124,8 @@ export class WalkedReachability implements ReferenceListener {
   private startsBase = 0;
   /** Set up by `inThread`: `begin` has nothing to do. */
   private preset = false;
+  /** After `adopt`: where each thread's run of channels began (`CopyOrder.splits`). */
+  private splits: { channel: number; ordinal: number }[] = [];
 
   begin(storage: Storage): void {
     if (this.preset) return;
@@ -214,7 +226,8 @@ export class WalkedReachability implements ReferenceListener {
    * `walked`: how many records each thread met. The threads' buffers are given back as they are
    * taken over (a MiB at a time), so the lists are not held twice.
    */
-  adopt(results: readonly ReachabilityThreadResult[], walked: readonly number[]): void {
+  adopt(results: readonly ReachabilityThreadResult[], walked: readonly number[], firstChannels: readonly number[]): void {
+    this.splits = [];
     this.starts = releasableUint32s(this.positions);
     this.startsBase = 0;
     this.blocks = [];
@@ -243,6 +256,7 @@ export class WalkedReachability implements ReferenceListener {
       moveStarts(result.starts, this.starts, bases[t]!, offset);
       orBits(this.latestBits, records, result.latestBits, walked[t]!);
       if (result.newest > 0) lastRecords = records + result.records;
+      this.splits.push({ channel: firstChannels[t]!, ordinal: records });
       this.newest += result.newest;
       records += walked[t]!;
     }
@@ -314,62 +328,7 @@ export class WalkedReachability implements ReferenceListener {
     }
     this.endTargets();
     this.current = -1;
-    const reach = new Uint8Array(Math.ceil(this.positions / 8));
-    const { starts, blocks, fill } = this;
-    if (roots >= 0) {
-      // Marked objects whose targets are still to be marked, on a stack: the same objects are
-      // reached in any order, and a stack's memory is touched only as deep as it grows (26,542
-      // entries on the 10M benchmark storage), a breadth-first queue's for every object reached
-      // (38 MB there, at the convert's peak RSS).
-      const stack = new Uint32Array(this.positions);
-      let top = 0;
-      reach[roots >>> 3]! |= 1 << (roots & 7);
-      stack[top++] = roots;
-      // The stack is taken in batches, each in three loops: every object's start, then the first
-      // entry at each start, then the targets. The loads of one loop do not wait on each other, so
-      // the processor fetches them from memory at once; one loop per object waited for its start
-      // and then for its list entries, in turn (at 10M entities both miss the caches for nearly
-      // every object): 0.47-0.50 s of CPU instead of 0.71-0.79 s for the search, measured on the
-      // benchmark storage.
-      const batchStarts = new Uint32Array(SEARCH_BATCH);
-      const batchFirsts = new Int32Array(SEARCH_BATCH);
-      while (top > 0) {
-        const n = Math.min(SEARCH_BATCH, top);
-        top -= n;
-        // Taken off before the targets are pushed over them.
-        for (let k = 0; k < n; k++) batchStarts[k] = starts[stack[top + k] as number] as number;
-        for (let k = 0; k < n; k++) {
-          // 0: no targets, or the object's newest version was not met.
-          const at = (batchStarts[k] as number) - 1;
-          if (at >= 0) batchFirsts[k] = blocks[at >>> BLOCK_BITS]![at & BLOCK_MASK] as number;
-        }
-        for (let k = 0; k < n; k++) {
-          let at = (batchStarts[k] as number) - 1;
-          if (at < 0) continue;
-          // The targets from the start up to the one marked last.
-          let block = at >>> BLOCK_BITS;
-          let targets = blocks[block]!;
-          let i = at & BLOCK_MASK;
-          let u = batchFirsts[k] as number;
-          for (;;) {
-            const end = u < 0;
-            if (end) u = ~u;
-            const bit = 1 << (u & 7);
-            const byte = reach[u >>> 3] as number;
-            if ((byte & bit) === 0) {
-              reach[u >>> 3] = byte | bit;
-              stack[top++] = u;
-            }
-            if (end || ++at >= fill) break;
-            if (++i === BLOCK) {
-              targets = blocks[++block]!;
-              i = 0;
-            }
-            u = targets[i] as number;
-          }
-        }
-      }
-    }
+    const reach = searchReach(roots, this.positions, this.starts, this.blocks, this.fill);
     this.reach = reach;
     // The lists are no longer needed; the bits are. Their memory is given back now: the copy's
     // stores come next (releasable-memory.ts).
@@ -391,51 +350,29 @@ export class WalkedReachability implements ReferenceListener {
    * their numbers in the walk, and which objects the roots reach.
    */
   copyOrder(): CopyOrder {
-    return { latest: this.latestBits, reach: this, records: this.records, newest: this.newest };
+    return { latest: this.latestBits, reach: this, records: this.records, newest: this.newest, splits: this.splits, copyStart: () => this.copyStart() };
   }
-}
 
-/**
- * A thread's starts (for object numbers from where the threads before it ended) into `into`, each
- * list position moved by `offset`, taken from the end a MiB at a time with the thread's buffer
- * shrunk behind (`release`'s reason: one step's pages at most are made resident by the shrink).
- */
-function moveStarts(from: Uint32Array<ArrayBuffer>, into: Uint32Array, base: number, offset: number): void {
-  const buffer = from.buffer as ArrayBuffer & { resize?: (byteLength: number) => void; readonly resizable?: boolean };
-  let view = from;
-  for (let end = from.length; end > 0; ) {
-    const start = Math.max(0, end - MOVE_STEP);
-    for (let i = start; i < end; i++) {
-      const s = view[i] as number;
-      if (s !== 0) into[base + i] = s + offset;
-    }
-    end = start;
-    if (buffer.resizable === true) {
-      buffer.resize!(end * 4);
-      view = new Uint32Array(buffer, 0, end);
-    }
+  private copyStart(): ReachabilityCopyStart {
+    const { mask, bases, runHighs, runLowBits, idShifts, runStarts, runLengths, runBits, positions, reach, latestBits, records } = this;
+    return { mask, bases, runHighs, runLowBits, idShifts, runStarts, runLengths, runBits, positions, reach, latest: latestBits, records };
   }
-}
 
-/** Starts moved per step of `moveStarts` (a MiB). */
-const MOVE_STEP = 256 * 1024;
-
-/** ORs the first `count` bits of `source` (none set beyond them) into `target` from bit `at` on. */
-function orBits(target: Uint8Array, at: number, source: Uint8Array, count: number): void {
-  const shift = at & 7;
-  let byte = at >>> 3;
-  const bytes = Math.ceil(count / 8);
-  for (let j = 0; j < bytes; j++, byte++) {
-    const b = source[j] as number;
-    if (b === 0) continue;
-    target[byte]! |= (b << shift) & 0xff;
-    if (shift !== 0) target[byte + 1]! |= b >>> (8 - shift);
+  /** A copy thread's: `reachable` over the tables `start` holds and `channels`' indexes. */
+  static inCopyThread(start: ReachabilityCopyStart, channels: Storage['channels']): WalkedReachability {
+    const reach = new WalkedReachability();
+    reach.channels = channels;
+    reach.mask = start.mask;
+    reach.bases = start.bases;
+    reach.runHighs = start.runHighs;
+    reach.runLowBits = start.runLowBits;
+    reach.idShifts = start.idShifts;
+    reach.runStarts = start.runStarts;
+    reach.runLengths = start.runLengths;
+    reach.runBits = start.runBits;
+    reach.positions = start.positions;
+    reach.reach = start.reach;
+    reach.preset = true;
+    return reach;
   }
-}
-
-/** A copy of `array` with room for at least `length` elements (doubled). */
-function grown(array: Uint8Array, length: number): Uint8Array<ArrayBuffer> {
-  const next = new Uint8Array(Math.max(length, array.length * 2));
-  next.set(array);
-  return next;
 }

@@ -17,23 +17,28 @@ import { CONFORMANCE_DIR } from '../helpers/corpora/conformance.js';
 const work = mkdtempSync(join(tmpdir(), 'si-convert-changed-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-/** A fresh copy of the corpus's `graph` storage (14 data files in channel 0, two channels). */
-function sourceCopy(name: string): { dir: string; files: string[] } {
+/** A fresh copy of the corpus's `graph` storage (two channels) and the data files of `channel` (14 in channel 0, 10 in 1). */
+function sourceCopy(name: string, channel = 0): { dir: string; files: string[] } {
   const dir = join(work, name, 'source');
   cpSync(join(CONFORMANCE_DIR, 'storages', 'graph'), dir, { recursive: true });
   const numbered = (f: string): number => Number(/_(\d+)\.dat$/.exec(f)![1]);
-  const files = readdirSync(join(dir, 'channel_0'))
+  const files = readdirSync(join(dir, `channel_${channel}`))
     .filter((f) => f.endsWith('.dat'))
     .sort((a, b) => numbered(a) - numbered(b))
-    .map((f) => join(dir, 'channel_0', f));
+    .map((f) => join(dir, `channel_${channel}`, f));
   return { dir, files };
 }
 
-/** Converts `dir`, doing `between` once the check's walk is done and before the copy starts. */
-function convertWith(dir: string, between: () => void): Promise<ConvertReport> {
+/**
+ * Converts `dir`, doing `between` once the check's walk is done and before the copy starts.
+ * `checkThreads` 2: the check walks channel 1 in a thread of its own, and the copy's decisions for
+ * channel 1's files are made in one (copy-plan-thread.ts), which reads the files too.
+ */
+function convertWith(dir: string, between: () => void, checkThreads?: number): Promise<ConvertReport> {
   let done = false;
   return convertStorage(dir, {
     out: join(dir, '..', 'out'),
+    ...(checkThreads === undefined ? {} : { checkThreads }),
     onProgress: (phase) => {
       if (phase === 'finding reachable objects' && !done) {
         done = true;
@@ -103,5 +108,46 @@ describe('convert, when the source changes between the check and the copy', () =
     expect(error.message).toContain('changed while it was converted');
     expect(existsSync(join(dir, '..', 'out'))).toBe(false);
     expect(readdirSync(join(dir, '..'))).toEqual(['source']);
+  });
+});
+
+describe('convert with the copy split across threads, when a file of the planning thread changes', () => {
+  it('a data file cut at a record boundary: refused, naming the file, nothing written', async () => {
+    const { dir, files } = sourceCopy('split-cut', 1);
+    const cut = files[0]!;
+    const at = boundaryPastHalf(cut);
+    const error = await refusal(convertWith(dir, () => truncateSync(cut, at), 2));
+    expect(error.code).toBe('STORAGE_INCONSISTENT');
+    expect(error.message).toContain(`${cut} ends at ${at}`);
+    expect(error.message).toContain('changed while it was converted');
+    expect(readdirSync(join(dir, '..'))).toEqual(['source']);
+  });
+
+  it('a data file cut inside a record: refused, naming the file, nothing written', async () => {
+    const { dir, files } = sourceCopy('split-cut-inside', 1);
+    const cut = files[1]!;
+    const at = boundaryPastHalf(cut) - 10;
+    const error = await refusal(convertWith(dir, () => truncateSync(cut, at), 2));
+    expect(error.message).toContain(`${cut} ends at ${at}`);
+    expect(error.message).toContain('changed while it was converted');
+    expect(readdirSync(join(dir, '..'))).toEqual(['source']);
+  });
+
+  it('a data file deleted: refused, naming the file, nothing written', async () => {
+    const { dir, files } = sourceCopy('split-deleted', 1);
+    const gone = files[2]!;
+    const error = await refusal(convertWith(dir, () => rmSync(gone), 2));
+    expect(error.code).toBe('STORAGE_FILE_GONE');
+    expect(error.message).toContain(`${gone} was deleted`);
+    expect(error.message).toContain('changed while it was converted');
+    expect(readdirSync(join(dir, '..'))).toEqual(['source']);
+  });
+
+  it('unchanged: the same report as the copy in one thread', async () => {
+    const { dir } = sourceCopy('split-still', 1);
+    const threaded = await convertWith(dir, () => undefined, 2);
+    const plain = sourceCopy('split-plain', 1);
+    const one = await convertWith(plain.dir, () => undefined, 0);
+    expect({ ...threaded, source: '', out: '' }).toEqual({ ...one, source: '', out: '' });
   });
 });
