@@ -42,6 +42,22 @@ export interface Figures {
   references: number;
 }
 
+/**
+ * `expect(actual, where).toBe(expected)`, asked only when `Object.is` does not already hold: the
+ * comparison is the matcher's own (toBe is Object.is), and any difference still fails through
+ * `expect` with the same message. Each `expect` call costs vitest about 11 µs of CPU (its state
+ * copied per call; measured beside other work), and sql-model alone makes 216,204 of these
+ * comparisons: some 2.4 s of its 40 s.
+ */
+function sameAs(actual: unknown, expected: unknown, where: string): void {
+  if (!Object.is(actual, expected)) expect(actual, where).toBe(expected);
+}
+
+/** `expect(actual, where).toEqual(expected)`, skipped only where `Object.is` holds (toEqual holds then too). */
+function equalTo(actual: unknown, expected: unknown, where: string): void {
+  if (!Object.is(actual, expected)) expect(actual, where).toEqual(expected);
+}
+
 /** The whole result of a statement (NDJSON): its rows, and the column names its first line has. */
 async function rowsOf(app: FastifyInstance, sql: string): Promise<{ names: string[] | undefined; rows: Cell[][] }> {
   const response = await app.inject({ method: 'POST', url: '/api/v1/sql', payload: JSON.stringify({ sql }), headers: { 'content-type': 'application/json', accept: 'application/x-ndjson' } });
@@ -60,7 +76,7 @@ export async function sqlAll(app: FastifyInstance, sql: string): Promise<Answer>
 
 async function viewOf(app: FastifyInstance, oid: string): Promise<View> {
   const response = await app.inject({ url: `/api/v1/objects/${oid}?limit=10000` });
-  expect(response.statusCode, response.body).toBe(200);
+  sameAs(response.statusCode, 200, response.body);
   return response.json() as View;
 }
 
@@ -145,28 +161,28 @@ function blobBytes(text: string): number[] {
 
 function compareCell(where: string, type: string, cell: Cell, value: unknown): void {
   if (value === null || value === undefined) {
-    expect(cell, where).toBeNull();
+    sameAs(cell, null, where);
     return;
   }
   if (isRef(value)) {
-    expect(cell, where).toBe(value.objectId);
+    sameAs(cell, value.objectId, where);
     return;
   }
   if ((type === 'FLOAT' || type === 'DOUBLE') && typeof value === 'string') {
     // NaN and the infinities by name in both; -0.0 (a Java text in the view) is 0 in JSON
-    expect(cell, where).toEqual(value === '-0.0' ? 0 : value);
+    equalTo(cell, value === '-0.0' ? 0 : value, where);
     return;
   }
   if (type === 'FLOAT') {
-    expect(typeof value === 'number' ? Math.fround(value) : value, where).toEqual(typeof cell === 'number' ? Math.fround(cell) : cell);
+    equalTo(typeof value === 'number' ? Math.fround(value) : value, typeof cell === 'number' ? Math.fround(cell) : cell, where);
     return;
   }
   if (type === 'DOUBLE' && typeof value === 'string') {
     // NaN, infinities and -0.0 are Java texts in the view
-    expect(String(cell), where).toBe(value === '-0.0' ? '0' : value);
+    sameAs(String(cell), value === '-0.0' ? '0' : value, where);
     return;
   }
-  expect(cell, where).toEqual(typeof value === 'string' ? wellFormed(value) : value);
+  equalTo(cell, typeof value === 'string' ? wellFormed(value) : value, where);
 }
 
 export async function compareTablesWithViews(app: FastifyInstance, graph: GraphIndex): Promise<Figures> {
@@ -192,10 +208,10 @@ export async function compareTablesWithViews(app: FastifyInstance, graph: GraphI
       figures.rows++;
       const oid = row[0] as string;
       const view = await viewOf(app, oid);
-      expect(view.typeName).toBe(table.name);
+      sameAs(view.typeName, table.name, `${oid} type`);
       if (names[2] === 'value' && names[3] === 'text') {
         // a value type: its Java text, and the typed value
-        if (view.text !== undefined) expect(row[3], `${oid} text`).toBe(wellFormed(view.text));
+        if (view.text !== undefined) sameAs(row[3], wellFormed(view.text), `${oid} text`);
         continue;
       }
       const seen = new Set<string>();
@@ -204,39 +220,39 @@ export async function compareTablesWithViews(app: FastifyInstance, graph: GraphI
         // Versions declaring the member differently have a column each (`name:kind`): the one filled.
         const candidates = names.map((n, i) => [n, i] as const).filter(([n]) => n === key || n.startsWith(`${key}:`));
         const c = (candidates.find(([, i]) => row[i] !== null) ?? candidates[0])?.[1] ?? -1;
-        expect(c, `${table.name}.${key} has a column`).toBeGreaterThan(1);
+        if (!(c > 1)) expect(c, `${table.name}.${key} has a column`).toBeGreaterThan(1);
         seen.add(names[c]!);
         const where = `${table.name} ${oid} ${key}`;
         const type = types[c]!;
         const cell = row[c]!;
         figures.cells++;
         if (m.type === '[list]') {
-          expect(cell, where).toBe(String(m.count));
+          sameAs(cell, String(m.count), where);
           const rows = byOwner.get(`${oid}|${names[c]}`) ?? [];
-          expect(rows.length, where).toBe(m.count);
+          sameAs(rows.length, m.count, where);
           m.elements!.forEach((element, i) => {
             figures.elements++;
             const [, , position, keyText, keyOid, valueText, valueOid] = rows[i]! as [Cell, Cell, Cell, Cell, Cell, Cell, Cell];
-            expect(position, where).toBe(String(i));
+            sameAs(position, String(i), where);
             const parts = element !== null && typeof element === 'object' && !Array.isArray(element) && !isRef(element) ? Object.values(element as Record<string, unknown>) : undefined;
             const check = (part: unknown, text: Cell, id: Cell): void => {
               if (isRef(part)) {
-                expect(id, `${where}[${i}]`).toBe(part.objectId);
-                if (part.text !== undefined && !part.text.endsWith('…')) expect(text, `${where}[${i}] text`).toBe(part.text);
+                sameAs(id, part.objectId, `${where}[${i}]`);
+                if (part.text !== undefined && !part.text.endsWith('…')) sameAs(text, part.text, `${where}[${i}] text`);
               } else if (part === null) {
-                expect([text, id], `${where}[${i}]`).toEqual([null, null]);
+                if (text !== null || id !== null) expect([text, id], `${where}[${i}]`).toEqual([null, null]);
               } else {
-                expect(id, `${where}[${i}]`).toBeNull();
+                sameAs(id, null, `${where}[${i}]`);
                 // Primitives keep Java's text here (`0.0`), the view has JSON numbers.
-                if (typeof part === 'number') expect(Number(text), `${where}[${i}]`).toBe(part === 0 ? 0 : part);
-                else expect(text, `${where}[${i}]`).toBe(typeof part === 'string' ? wellFormed(part) : Array.isArray(part) || typeof part === 'object' ? JSON.stringify(part) : String(part));
+                if (typeof part === 'number') sameAs(Number(text), part === 0 ? 0 : part, `${where}[${i}]`);
+                else sameAs(text, typeof part === 'string' ? wellFormed(part) : Array.isArray(part) || typeof part === 'object' ? JSON.stringify(part) : String(part), `${where}[${i}]`);
               }
             };
             if (parts !== undefined && parts.length === 2) {
               check(parts[0], keyText, keyOid);
               check(parts[1], valueText, valueOid);
             } else if (parts === undefined) {
-              expect([keyText, keyOid], where).toEqual([null, null]);
+              if (keyText !== null || keyOid !== null) expect([keyText, keyOid], where).toEqual([null, null]);
               check(element, valueText, valueOid);
             }
           });
@@ -252,13 +268,13 @@ export async function compareTablesWithViews(app: FastifyInstance, graph: GraphI
             if (type.startsWith('DECIMAL') && typeof expected === 'string') expect(sameDecimal(String(cell), expected), `${where}: ${cell} = ${expected}`).toBe(true);
             // Java's Date text has whole seconds; the column keeps the milliseconds.
             else if (type === 'TIMESTAMP' && typeof expected === 'string' && m.value.text !== undefined) expect(String(cell).slice(0, 19), where).toBe(expected.slice(0, 19));
-            else expect(cell, where).toEqual(expected === 0 ? 0 : expected); // -0 is 0 in JSON
+            else equalTo(cell, expected === 0 ? 0 : expected, where); // -0 is 0 in JSON
           } else expect(cell, `${where} (a value)`).not.toBeUndefined();
         }
       }
       // Columns of other versions only: NULL here.
       names.forEach((n, i) => {
-        if (i > 1 && !seen.has(n)) expect(row[i], `${table.name} ${oid} ${n} (not a member of its version)`).toBeNull();
+        if (i > 1 && !seen.has(n)) sameAs(row[i], null, `${table.name} ${oid} ${n} (not a member of its version)`);
       });
     }
   }
