@@ -15,7 +15,7 @@ import type { CheckedStatement } from './sandbox/statement-check.js';
 import { readAnswerRows, type SqlColumn } from './answer-rows.js';
 import type { StateTablesOptions } from './current-tables.js';
 import { EngineBuilds } from './engine-builds.js';
-import { copyLinkTablesToParquet, copyObjectsToParquet, copyToParquet, copyTypeTablesToParquet, fillAll, tableRowEstimates } from './engine-exports.js';
+import { copyLinkTablesToParquet, copyObjectsToParquet, copyToParquet, copyTypeTablesToParquet, fillAll, objectCount, tableRowEstimates } from './engine-exports.js';
 
 // The limits live apart (sql-limits.ts): `serve` names their defaults in its help without loading this module.
 export { DEFAULT_SQL_LIMITS, type SqlLimits } from './sql-limits.js';
@@ -257,6 +257,11 @@ export class SqlEngine {
   /** Rows per table as DuckDB's catalog estimates them (engine-exports.ts). Diagnostics and tests. */
   async tableRowEstimates(): Promise<Map<string, number>> {
     return tableRowEstimates(this.builds);
+  }
+
+  /** The rows `_objects` holds, counted by the build: `_objects` not filled for it (engine-exports.ts). */
+  async objectCount(): Promise<number> {
+    return objectCount(this.builds);
   }
 
   /** Every table filled (our own exports; benchmarks); `_objects` too unless `withObjects` is false. */

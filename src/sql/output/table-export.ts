@@ -180,7 +180,8 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
       const rows = await linkRows;
       for (const table of links) entry(table, tableFileName(table.name, 'parquet'), rows.get(table.name)!);
     }
-    const objects = written.get('_objects')?.rows ?? Number((await engine.query('SELECT count(*) FROM _objects', { limit: 1 })).rows[0]![0]);
+    // Without `_objects` among the tables, the build's count: counting the table would fill it.
+    const objects = written.get('_objects')?.rows ?? (await engine.objectCount());
     const manifest: ExportManifest = { format: options.format, storage: options.storage.directory, objects, writtenAt: new Date().toISOString(), tables: chosen.map((t) => written.get(t.name)!) };
     writeFileSync(join(partial, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     try {

@@ -99,6 +99,8 @@ describe('export of the tables', () => {
     const out = join(base, 'one');
     expect((await cli(['export', GRAPH, '--format', 'parquet', '--type', 'Book', '--out', out])).code).toBe(0);
     expect(readdirSync(out).sort()).toEqual(['conformance.bookstore.Book.parquet', 'manifest.json']);
+    // The objects as the whole export's `_objects` holds them, counted by the build (not by filling `_objects`).
+    expect((JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as Manifest).objects).toBe(1263);
   });
 
   it('never writes over an existing file or directory: a usage error, no stack trace', async () => {
