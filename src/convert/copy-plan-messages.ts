@@ -9,6 +9,8 @@ export interface CopyPlanRequest {
   readonly indexes: readonly ObjectIndexParts[];
   /** The files the thread plans, in walk order, each up to its committed end. */
   readonly files: readonly { readonly path: string; readonly end: number }[];
+  /** The source as the errors of a file changed since the check name it. */
+  readonly named: string;
   readonly reach: ReachabilityCopyStart;
   /** The number in the walk of the first file's first record. */
   readonly ordinal: number;

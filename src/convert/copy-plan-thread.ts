@@ -63,10 +63,10 @@ export class CopyPlanThread {
 
   /**
    * The thread for the files of channels `from` on (their records numbered from `ordinal` on in
-   * the walk), or undefined when the copy is better walked in one thread: no split, or a file too
-   * big to be read whole.
+   * the walk; `named`: the source as the errors of a changed file name it), or undefined when the
+   * copy is better walked in one thread: no split, or a file too big to be read whole.
    */
-  static start(storage: Storage, order: CopyOrder, channelCount: number): { thread: CopyPlanThread; channel: number; ordinal: number } | undefined {
+  static start(storage: Storage, order: CopyOrder, channelCount: number, named: string): { thread: CopyPlanThread; channel: number; ordinal: number } | undefined {
     const split = order.splits[1];
     if (split === undefined) return undefined;
     const files = storage.channels.filter((c) => c.index >= split.channel).flatMap((c) => c.files.map((file) => ({ path: file.path, end: file.problem?.offset ?? file.totalLength })));
@@ -74,6 +74,7 @@ export class CopyPlanThread {
     const request: CopyPlanRequest = {
       indexes: storage.channels.map((c) => c.objects.toParts()),
       files,
+      named,
       reach: order.copyStart(),
       ordinal: split.ordinal,
       channelMask: channelCount - 1,

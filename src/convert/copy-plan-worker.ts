@@ -1,5 +1,4 @@
 import { parentPort } from 'node:worker_threads';
-import { StorageError } from '../errors.js';
 import { int32At } from '../format/int32-at.js';
 import { RECORD_HEADER_SIZE } from '../format/entity-record.js';
 import { failureOf } from '../storage/index/index-worker-messages.js';
@@ -9,6 +8,7 @@ import { SYNC_LOCAL_FILES } from '../storage/source/sync-file-chunks.js';
 import type { Storage } from '../storage/storage.js';
 import type { CopyPlanReply, CopyPlanRequest, PlannedFigures } from './copy-plan-messages.js';
 import { WalkedReachability } from './walked-reachability.js';
+import { wholeRanges } from './changed-source-reads.js';
 
 /**
  * Worker thread entry (copy-plan-thread.ts starts it): the copy's decisions for the files of the
@@ -37,6 +37,7 @@ async function plan(request: CopyPlanRequest, post: (reply: CopyPlanReply, trans
   let ordinal = request.ordinal;
   let newest = 0;
   let sentKiB = 0;
+  const files = wholeRanges(SYNC_LOCAL_FILES, request.named);
   for (const { path, end } of request.files) {
     // The runs sent wait in the copying thread's memory until taken: so much at most.
     for (let taken = Atomics.load(request.taken, 0); sentKiB - taken > request.aheadKiB; taken = Atomics.load(request.taken, 0)) Atomics.wait(request.taken, 0, taken);
@@ -102,20 +103,10 @@ async function plan(request: CopyPlanRequest, post: (reply: CopyPlanReply, trans
       }
       return at;
     };
-    let read = 0;
-    const counted = {
-      chunks: (p: string, from: number, to: number) => ({
-        async *[Symbol.asyncIterator]() {
-          for await (const chunk of SYNC_LOCAL_FILES.chunks(p, from, to)) {
-            read += chunk.byteLength;
-            yield chunk;
-          }
-        },
-      }),
-    };
-    await streamRecords(counted, path, 0, end, visit, undefined, run);
-    // The copying thread's own read of the file names what changed; this one only stops.
-    if (read < end) throw new StorageError('STORAGE_INCONSISTENT', `${path} ends at ${read}, before the ${end} committed bytes the check read`);
+    // Read as the copying thread reads: this thread may be the first to meet a file deleted or
+    // cut since the check (the copying thread reads a file ahead, possibly before this thread
+    // gets to it), and its failure is the one reported then.
+    await streamRecords(files, path, 0, end, visit, undefined, run);
     const sent = runs.slice(0, count * 3);
     const kib = Math.ceil(sent.byteLength / 1024);
     sentKiB += kib;

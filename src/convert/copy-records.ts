@@ -1,5 +1,4 @@
 import { StorageError } from '../errors.js';
-import type { SourceReads } from '../storage/source/source.js';
 import type { Storage } from '../storage/storage.js';
 import { streamRecords } from '../storage/records/record-stream.js';
 import { FileReadAhead } from '../storage/source/file-read-ahead.js';
@@ -11,6 +10,7 @@ import type { TypeFigures } from './convert-report.js';
 import type { CopyOrder } from './walked-reachability.js';
 import { CopyPlanThread } from './copy-plan-thread.js';
 import { WholeFileReads } from './whole-file-reads.js';
+import { changedWhileConverted, fileCut, fileGone, wholeRanges } from './changed-source-reads.js';
 
 /**
  * convert's copy: one walk over the source's data files in file order, the newest version of each
@@ -64,7 +64,7 @@ export async function copyRecords(storage: Storage, writer: StorageWriter, copy:
   const walked = storage.channels.flatMap((channel) => channel.files.map((file) => ({ channel, file, end: file.problem?.offset ?? file.totalLength })));
   // The later channels' decisions made in a thread of their own while this one walks the first
   // channels' records (copy-plan-thread.ts); not with --current-types, whose rewrites are made here.
-  const planned = order !== undefined && shapes === undefined ? CopyPlanThread.start(storage, order, writer.channelCount) : undefined;
+  const planned = order !== undefined && shapes === undefined ? CopyPlanThread.start(storage, order, writer.channelCount, copy.named) : undefined;
   const plannedFrom = planned === undefined ? -1 : walked.findIndex((w) => w.channel.index >= planned.channel);
   const firstPlanned = plannedFrom < 0 ? walked.length : plannedFrom;
   const ahead = new FileReadAhead(
@@ -75,8 +75,8 @@ export async function copyRecords(storage: Storage, writer: StorageWriter, copy:
     walked.slice(firstPlanned).map((w) => ({ path: w.file.path, end: w.end })),
     (path, problem) =>
       problem.gone
-        ? new StorageError('STORAGE_FILE_GONE', `${path} was deleted: ${changedWhileConverted(copy.named)}`, { cause: problem.cause })
-        : new StorageError('STORAGE_INCONSISTENT', `${path} ends at ${problem.at}, before the ${problem.end} committed bytes the check read: ${changedWhileConverted(copy.named)}`),
+        ? fileGone(path, copy.named, problem.cause)
+        : fileCut(path, problem.at, problem.end, copy.named),
   );
   // The record's number in the walk, and the newest versions' (with `order`).
   let ordinal = 0;
@@ -302,37 +302,6 @@ export async function copyRecords(storage: Storage, writer: StorageWriter, copy:
     writer.close();
   }
   return figures;
-}
-
-/**
- * The copy's reads of the data files: each file's committed range whole, as the check's walk read
- * it before (the source is read twice). A file cut or deleted since, by an application's
- * housekeeping or restart, would make the copy meet other records than the check did (the walk
- * order's bits would then name other records; a cut at a record's end is no error to
- * `streamRecords`, whose reads end where the file does): refused, naming the file.
- */
-function wholeRanges(source: Pick<SourceReads, 'chunks'>, named: string): Pick<SourceReads, 'chunks'> {
-  return {
-    chunks: (path, from, to) => ({
-      async *[Symbol.asyncIterator]() {
-        let at = from;
-        try {
-          for await (const chunk of source.chunks(path, from, to)) {
-            at += chunk.byteLength;
-            yield chunk;
-          }
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new StorageError('STORAGE_FILE_GONE', `${path} was deleted: ${changedWhileConverted(named)}`, { cause: error });
-          throw error;
-        }
-        if (at < to) throw new StorageError('STORAGE_INCONSISTENT', `${path} ends at ${at}, before the ${to} committed bytes the check read: ${changedWhileConverted(named)}`);
-      },
-    }),
-  };
-}
-
-function changedWhileConverted(named: string): string {
-  return `${named} changed while it was converted (an application writing to it?); nothing was written: convert it again while nothing writes to it, or convert a copy of it`;
 }
 
 /**
