@@ -98,3 +98,22 @@ describe("the copy's planning thread, when a file changes before it reads it", (
     }
   });
 });
+
+describe("the copy's planning thread, for memory", () => {
+  it('is not started where a data file is over 16 MiB: its two buffers of files read whole would hold more than 32 MiB', async () => {
+    const big = join(work, 'big-files');
+    // Data files of about 20 MiB: two of them read whole would hold 40 MiB.
+    generateStorage({ directory: big, entities: 700_000, channelCount: 2, seed: 5, fileMaximumSize: 20 * 1024 * 1024 });
+    const storage = await Storage.open(big);
+    const largest = Math.max(...storage.channels.flatMap((c) => c.files.map((f) => f.totalLength)));
+    expect(largest).toBeGreaterThan(16 * 1024 * 1024);
+    const reach = new WalkedReachability();
+    await threadedRecordWalk(2, reach)(storage, { references: reach });
+    reach.search(storage, 'the source');
+    expect(reach.copyOrder().splits[1]?.channel).toBe(1);
+    const started = CopyPlanThread.start(storage, reach.copyOrder(), 2, 'the source');
+    await started?.thread.close();
+    expect(started).toBeUndefined();
+    rmSync(big, { recursive: true, force: true });
+  });
+});
