@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { joinId, splitId } from '../../../src/storage/index/object-id-halves.js';
 import { ObjectIndex } from '../../../src/storage/index/object-index.js';
 import { sharedCopyOf } from '../../../src/storage/index/shared-copy-index.js';
+import { copyShared } from '../../../src/storage/index/shared-ints.js';
+import type { ObjectIndexParts } from '../../../src/storage/index/object-index-parts.js';
 
 describe('sharedCopyOf', () => {
   it('a shared copy keeps what is set in it apart from the tables it shares, until it is asked for them whole', () => {
@@ -62,4 +64,81 @@ describe('sharedCopyOf', () => {
     expect(other.get(base + 1998n)).toEqual({ fileSlot: 0, offset: 1998, length: 24 });
     expect(other.has(...splitId(base + 4_000_001n))).toBe(false);
   });
+
+  /** A plain index over a copy of an index's tables: what the shared copy must answer like. */
+  const plainCopy = (index: ObjectIndex): ObjectIndex => {
+    const p = index.toParts();
+    return ObjectIndex.fromParts({ ...p, table: copyShared(p.table), run: copyShared(p.run), runFields: [...p.runFields] as unknown as ObjectIndexParts['runFields'] });
+  };
+  /** Deterministic numbers in [0, 1) (a linear congruential generator). */
+  const numbers = (seed: number): (() => number) => {
+    let s = seed >>> 0;
+    return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+  };
+
+  // Seeds 1-3 only set and look up (the changes pass the share and settle on their own midway);
+  // 4-6 also remove, compact and walk in between (settling at the first). Ids in the run, hashed,
+  // past the run (it grows once settled), far off; records that do not pack into the run.
+  for (let seed = 1; seed <= 6; seed++) {
+    it(`answers every set and lookup as a plain index over a copy of the tables would, the shared tables unchanged (seed ${seed})`, () => {
+      const next = numbers(seed);
+      const idShift = seed % 3;
+      const base = seed % 2 === 0 ? 9_000_000_000n : 1_000_000n;
+      const original = new ObjectIndex(idShift);
+      original.reserveRun(300, ...splitId(base));
+      for (let i = 0n; i < 600n; i++) if (next() < 0.8) original.set(...splitId(base + i), Math.floor(next() * 3), Math.floor(next() * 1e6), 24 + Math.floor(next() * 100));
+      for (let i = 0; i < 20; i++) original.set(...splitId(base + 100_000n + BigInt(Math.floor(next() * 1000))), 1, i, 30);
+      const kept = plainCopy(original).toParts();
+      const plain = plainCopy(original);
+      const copy = sharedCopyOf(original);
+      const reshapes = seed > 3;
+      const anId = (): bigint => {
+        const k = next();
+        if (k < 0.5) return base + BigInt(Math.floor(next() * 700));
+        if (k < 0.7) return base + 100_000n + BigInt(Math.floor(next() * 1000));
+        if (k < 0.9) return base + BigInt(Math.floor(next() * 40_000));
+        return base + 50_000_000_000n + BigInt(Math.floor(next() * 100));
+      };
+      const entries = (index: ObjectIndex): string[] => {
+        const all: string[] = [];
+        index.forEach((low, high, fileSlot, offset, length) => void all.push(`${joinId(low, high)} ${fileSlot}/${offset}/${length}`));
+        return all.sort();
+      };
+      const differences: string[] = [];
+      const same = (what: string, got: unknown, want: unknown): void => {
+        if (JSON.stringify(got) !== JSON.stringify(want)) differences.push(`${what}: ${JSON.stringify(got)} != ${JSON.stringify(want)}`);
+      };
+      for (let step = 0; step < (reshapes ? 4000 : 20_000); step++) {
+        const k = next();
+        const id = anId();
+        if (k < 0.8) {
+          const fileSlot = next() < 0.02 ? 4095 + Math.floor(next() * 3) : Math.floor(next() * 6);
+          const length = next() < 0.02 ? (1 << 20) + 5 : 24 + Math.floor(next() * 100);
+          const offset = Math.floor(next() * 2 ** 32);
+          const previous = plain.set(...splitId(id), fileSlot, offset, length);
+          same(`set ${id} (step ${step})`, copy.set(...splitId(id), fileSlot, offset, length), previous);
+          if (previous >= 0) same(`replaced ${id}`, [copy.replacedOffset, copy.replacedLength], [plain.replacedOffset, plain.replacedLength]);
+        } else if (k < 0.95 || !reshapes) {
+          const location = plain.get(id);
+          same(`get ${id}`, copy.get(id), location);
+          same(`has ${id}`, copy.has(...splitId(id)), plain.has(...splitId(id)));
+          if (location !== undefined) same(`isLatest ${id}`, copy.isLatest(...splitId(id), location.fileSlot, location.offset), true);
+          same('size', copy.size, plain.size);
+        } else if (k < 0.97) {
+          const drop = Math.floor(next() * 6);
+          same('removed', copy.removeWhere((s) => s === drop), plain.removeWhere((s) => s === drop));
+        } else if (k < 0.98) {
+          copy.compact();
+          plain.compact();
+        } else {
+          same('entries', entries(copy), entries(plain));
+        }
+      }
+      same('entries', entries(copy), entries(plain));
+      same('size', copy.size, plain.size);
+      expect(differences.slice(0, 5)).toEqual([]);
+      expect(original.toParts().run).toEqual(kept.run);
+      expect(original.toParts().table).toEqual(kept.table);
+    });
+  }
 });
