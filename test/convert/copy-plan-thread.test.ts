@@ -15,7 +15,8 @@ import { generateStorage } from '../../src/writer/generator/generate-storage.js'
  * a file ahead before it takes the runs of the one before, and the planning thread can be behind).
  * A file changed by then is met first by the planning thread: its failure must then say what the
  * copying thread's own read would have said (the file named, what changed, what to do), not a
- * bare ENOENT or a record-format error.
+ * bare ENOENT or a record-format error. And no planning thread where the copying thread would
+ * read data files over 16 MiB whole (two buffers as big as the largest file).
  */
 
 let work = '';
