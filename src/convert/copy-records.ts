@@ -159,6 +159,11 @@ export async function copyRecords(storage: Storage, writer: StorageWriter, copy:
           let records = 0;
           for (let at = start; at < stop; ) {
             const length = int32At(bytes, at) >>> 0;
+            // The planning thread read this file too: a record it did not see here is a file
+            // rewritten in place between the two reads (a length of 0 would loop for ever).
+            if (length < RECORD_HEADER_SIZE || length > stop - at) {
+              throw new StorageError('STORAGE_INCONSISTENT', `${file.path} at offset ${at}: a record of ${length} bytes where the planned run ends at ${stop}: ${changedWhileConverted(copy.named)}`);
+            }
             at += length;
             records++;
             inBatch += length;
