@@ -197,17 +197,7 @@ export class WalkedReachability implements ReferenceListener {
    * was made for (`channels`: every channel's index, over the tables the opening thread built).
    */
   static inThread(start: ReachabilityThreadStart, channels: Storage['channels']): WalkedReachability {
-    const reach = new WalkedReachability();
-    reach.channels = channels;
-    reach.mask = start.mask;
-    reach.bases = start.bases;
-    reach.runHighs = start.runHighs;
-    reach.runLowBits = start.runLowBits;
-    reach.idShifts = start.idShifts;
-    reach.runStarts = start.runStarts;
-    reach.runLengths = start.runLengths;
-    reach.runBits = start.runBits;
-    reach.positions = start.positions;
+    const reach = WalkedReachability.overTables(start, channels);
     reach.startLists(start.from, start.to, start.objects);
     reach.preset = true;
     return reach;
@@ -360,6 +350,14 @@ export class WalkedReachability implements ReferenceListener {
 
   /** A copy thread's: `reachable` over the tables `start` holds and `channels`' indexes. */
   static inCopyThread(start: ReachabilityCopyStart, channels: Storage['channels']): WalkedReachability {
+    const reach = WalkedReachability.overTables(start, channels);
+    reach.reach = start.reach;
+    reach.preset = true;
+    return reach;
+  }
+
+  /** A thread's reachability over the id arithmetic and tables the opening thread worked out. */
+  private static overTables(start: Omit<ReachabilityThreadStart, 'from' | 'to' | 'objects'>, channels: Storage['channels']): WalkedReachability {
     const reach = new WalkedReachability();
     reach.channels = channels;
     reach.mask = start.mask;
@@ -371,8 +369,6 @@ export class WalkedReachability implements ReferenceListener {
     reach.runLengths = start.runLengths;
     reach.runBits = start.runBits;
     reach.positions = start.positions;
-    reach.reach = start.reach;
-    reach.preset = true;
     return reach;
   }
 }
