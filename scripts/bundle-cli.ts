@@ -4,7 +4,7 @@
  * modules they import, split where they import lazily (each command, and what a command loads only
  * when asked: PostgreSQL, SQL, MCP, the documentation server...) into dist/cli/chunks/. Node loads
  * an ES module graph file by file (find, read, parse, link each), and `serve` imported about 190 of
- * ours before its first answer: see docs/benchmarks.md (Start-up) for what this saved. npm packages
+ * ours before its first answer: see docs/benchmarks/startup.md for what this saved. npm packages
  * and node: builtins stay imports, as does the vendored typebox (one file already); the modules
  * stay in dist/ as tsc wrote them for the library entry (dist/library/index.js) and the worker threads.
  *

@@ -2,7 +2,7 @@
  * Build step after `tsc`: commander (the command line's parser, seven CommonJS files, loaded by
  * every command) bundled into one file compiled with V8's code cache (vendor-with-code-cache.ts
  * says how); the compiled modules import dist/vendor/commander.js instead of the package. Loading
- * the package took about 17 ms of CPU of each launch (docs/benchmarks.md, Start-up).
+ * the package took about 17 ms of CPU of each launch (docs/benchmarks/startup.md).
  */
 import { vendorWithCodeCache } from './vendor-with-code-cache.js';
 

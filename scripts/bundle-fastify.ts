@@ -4,7 +4,7 @@
  * are bundled into one file, compiled with V8's code cache (vendor-with-code-cache.ts says how),
  * and the compiled modules import dist/vendor/fastify.js instead of the package. Node finds, reads
  * and compiles a CommonJS package file by file; on every `serve` that cost about 40 ms of CPU
- * before the first answer (docs/benchmarks.md, Start-up). The types still come from the package.
+ * before the first answer (docs/benchmarks/startup.md). The types still come from the package.
  *
  * Left outside, so that they still load only when first needed (and test/cli/startup-loading
  * sees when they do): the schema compilers (ajv, fast-json-stringify and fastify's wrappers,

@@ -6,8 +6,8 @@
  * place) through node:vm with `cachedData`, dist/vendor/NAME.cjs.cache. The cache is made here by
  * a plain `node` (the flags the command line runs with) that loads the bundle and runs `training`,
  * so that what the package compiles lazily on that path is in it too: then it is read, not
- * compiled, on every launch (Node 20 has no compile cache of its own; docs/benchmarks.md,
- * Start-up). V8 refuses a cache made by another V8 version or with other flags; the bundle is then
+ * compiled, on every launch (Node 20 has no compile cache of its own; docs/benchmarks/startup.md).
+ * V8 refuses a cache made by another V8 version or with other flags; the bundle is then
  * compiled as without one.
  */
 import { execFileSync } from 'node:child_process';

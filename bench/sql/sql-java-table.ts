@@ -147,7 +147,7 @@ export async function javaTable(entities: number): Promise<JavaTable> {
   }
 }
 
-/** The table as lines of Markdown (what docs/benchmarks.md shows), then whether the answers agree. */
+/** The table as lines of Markdown (what docs/benchmarks/sql.md shows), then whether the answers agree. */
 export function javaTableLines(t: JavaTable): string[] {
   const s = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
   const gb = (bytes: number): string => (bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${Math.round(bytes / 1e6)} MB`);

@@ -30,7 +30,7 @@ const yieldToOthers = (): Promise<void> => new Promise((resolve) => setImmediate
 /**
  * Building and following an index (about 100 KB of code): loaded by the first build, not with
  * the service, so that `serve` does not compile it before its first answer (the build starts
- * after it: docs/benchmarks.md, Start-up). Changes are applied only to a built index, so once
+ * after it: docs/benchmarks/startup.md). Changes are applied only to a built index, so once
  * there is one the code is there.
  */
 type Machinery = typeof import('./build/graph-build.js') & typeof import('./graph-follow.js') & typeof import('./collect-garbage.js');

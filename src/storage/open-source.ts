@@ -106,7 +106,7 @@ export function openStorageSource(spec: string, options: SourceSpecOptions = {})
   if (kind === 'mariadb') return openMariadb(spec, options);
   const { url, table } = splitTable(spec, options.table, true) as { url: string; table: string };
   // Required here, not imported: a directory storage's commands never need it, and `serve` loaded
-  // it (a CommonJS package, about 5 ms of CPU) before its first answer (docs/benchmarks.md, Start-up).
+  // it (a CommonJS package, about 5 ms of CPU) before its first answer (docs/benchmarks/startup.md).
   const { parse } = createRequire(import.meta.url)('pg-connection-string') as { parse: typeof ParseConnectionString };
   const parsed = parse(url);
   const connection: pg.PoolConfig = {};

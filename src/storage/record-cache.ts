@@ -16,7 +16,7 @@
  * The ring and its table start at 1 MiB and double as they fill, up to the capacity, the records
  * kept carried over: a small storage (or a server asked little) never takes the 64 MiB. Taken at
  * once, they made V8 collect garbage for the external memory (a scavenge and a full mark-compact)
- * in the first answer of every `serve` (docs/benchmarks.md, Start-up).
+ * in the first answer of every `serve` (docs/benchmarks/startup.md).
  */
 
 /** Default size of the cache. */

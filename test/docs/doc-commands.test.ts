@@ -22,7 +22,7 @@ import { REPO_ROOT } from '../viewer/browser.js';
  * says, but is never invalid (a Binder or Parser Error is a wrong doc).
  */
 
-const FILES = ['README.md', ...readdirSync(join(REPO_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const FILES = ['README.md', ...readdirSync(join(REPO_ROOT, 'docs'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 
 interface Shown {
   readonly file: string;

@@ -22,7 +22,7 @@ interface Example {
 }
 
 function examples(): Example[] {
-  const files = ['README.md', ...readdirSync(join(REPO_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const files = ['README.md', ...readdirSync(join(REPO_ROOT, 'docs'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
   const found: Example[] = [];
   for (const file of files) {
     let inBlock = false;

@@ -10,8 +10,8 @@ import { REPO_ROOT } from '../viewer/browser.js';
  */
 
 const README = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-/** The README and every docs/*.md, as one text (the examples moved from the README into docs/). */
-const DOCS = [README, ...readdirSync(join(REPO_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => readFileSync(join(REPO_ROOT, 'docs', f), 'utf8'))].join('\n');
+/** The README and every .md under docs/ (docs/benchmarks/ too), as one text (the examples moved from the README into docs/). */
+const DOCS = [README, ...readdirSync(join(REPO_ROOT, 'docs'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md')).map((f) => readFileSync(join(REPO_ROOT, 'docs', f), 'utf8'))].join('\n');
 
 /** The lines of the README's code blocks. */
 function codeLines(markdown: string): string[] {

@@ -20,7 +20,7 @@ export const FIRST_ANSWER_WAIT_MS = 100;
  * `waitMs` without any: what a user (or a poller) asks right after the launch is not kept
  * waiting by it. `serve` starts building the graph indexes so: on a small storage the build runs
  * in this thread (a few tens of milliseconds with its collection and dominator tree), which the
- * first answer waited for (docs/benchmarks.md, Start-up).
+ * first answer waited for (docs/benchmarks/startup.md).
  */
 export function afterFirstAnswer(server: Pick<Server, 'on' | 'off'>, waitMs: number, work: () => void): void {
   let started = false;

@@ -9,7 +9,7 @@ import { lazySchemaCompilers } from './machinery/lazy-schema-compilers.js';
  * `/api/v1`, loaded on its first request (as the OpenAPI document and `/docs` are): its plugin
  * (api-v1-plugin.ts) with its typebox schemas, the SQL engine's module, history, diff, GigaMaps
  * and its ~60 routes cost `serve` about a tenth of its CPU from launch to the first Java answer
- * (docs/benchmarks.md, Start-up), which needs none of it.
+ * (docs/benchmarks/startup.md), which needs none of it.
  *
  * Until then the application has one hidden route for `/api/v1/*` (every method, as the API's own
  * catch-all). Its first request makes an instance of its own that never listens, with the plugin
