@@ -30,6 +30,9 @@ export type { SqlColumn } from './answer-rows.js';
  * what our own code asks besides statements (exports, every table filled) engine-exports.ts's.
  */
 
+/** How often a cancel or timeout is said to DuckDB again until the statement's turn ends (see `session`). */
+const INTERRUPT_AGAIN_MS = 50;
+
 export interface SqlEngineOptions extends Partial<SqlLimits>, StateTablesOptions {
   /** Bytes all answers of the process may hold at once (default: the process-wide budget). */
   readonly answerBudget?: ByteBudget;
@@ -182,10 +185,16 @@ export class SqlEngine {
     let cancelled: () => void = () => undefined;
     const whenCancelled = new Promise<never>((_resolve, reject) => (cancelled = () => reject(new SqlError('cancelled', 'the statement was cancelled'))));
     whenCancelled.catch(() => undefined);
+    // DuckDB forgets an interrupt that lands while none of the connection's queries runs: each
+    // query (the prepare, the execution) begins by clearing it. A cancel or timeout heard between
+    // two of them, or while the next waits for a thread, was lost and the statement ran on (with
+    // no timeout, for ever). So it is said again until the session ends.
+    let again: NodeJS.Timeout | undefined;
     const interrupt = (why: 'timeout' | 'cancelled'): void => {
       stop ??= why;
       if (why === 'cancelled') cancelled();
       connection?.interrupt();
+      again ??= setInterval(() => connection?.interrupt(), INTERRUPT_AGAIN_MS);
     };
     const onAbort = (): void => interrupt('cancelled');
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -230,6 +239,8 @@ export class SqlEngine {
       throw new SqlError(known.kind, known.message.replaceAll(directory, '<sql-tables>'), known.position);
     } finally {
       clearTimeout(timer);
+      // Before the rollback, which an interrupt would stop.
+      clearInterval(again);
       signal?.removeEventListener('abort', onAbort);
       // Ended here, not when the connection is collected: an open transaction (a result not read
       // to its end keeps one) would hold off the checkpoints of later fills.
