@@ -118,10 +118,11 @@ async function teammateAnswered(port: number): Promise<string> {
 }
 
 /**
- * A client that keeps reading, about 64 KiB every few milliseconds (a few MB/s), until it has
- * `wanted` bytes: resolves with what it got and whether its connection was cut before.
+ * A client that keeps reading at about `bytesPerSecond` (it pauses after each read for as long as
+ * the bytes read take at that rate) until it has `wanted` bytes: resolves with what it got and
+ * whether its connection was cut before.
  */
-function steadyReader(port: number, sql: string, wanted: number): Promise<{ bytes: number; cut: boolean }> {
+function steadyReader(port: number, sql: string, wanted: number, bytesPerSecond: number): Promise<{ bytes: number; cut: boolean }> {
   const body = JSON.stringify({ sql });
   const socket = connect(port, '127.0.0.1', () =>
     socket.write(`POST /api/v1/sql HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/csv\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`),
@@ -139,7 +140,7 @@ function steadyReader(port: number, sql: string, wanted: number): Promise<{ byte
         return;
       }
       socket.pause();
-      setTimeout(() => socket.resume(), 10);
+      setTimeout(() => socket.resume(), (d.length * 1000) / bytesPerSecond);
     });
   });
 }
@@ -173,11 +174,12 @@ describe('a streamed SQL answer whose client stops reading', () => {
   });
 
   it('is not ended while its client keeps reading, however large the chunks it is sent in', { timeout: 60_000 }, async () => {
-    // Rows of 10 kB: DuckDB's chunks of them are about 20 MB, each taking this reader seconds, more
-    // than the bound; it still takes something every few milliseconds.
+    // Rows of 10 kB: the engine hands them over in slices of up to 4 MiB (answer-rows.ts), each
+    // taking this reader of 2 MB/s about two seconds, twice the bound; it still takes something
+    // every few tens of milliseconds. Three slices and more.
     const port = await serve({ maxConcurrent: 1, streamStallMs: 1000, timeoutMs: 0 });
-    const wanted = 40 * 1024 ** 2;
-    const read = await steadyReader(port, `SELECT '${'x'.repeat(10_000)}' AS filler FROM range(1000000000)`, wanted);
+    const wanted = 12 * 1024 ** 2;
+    const read = await steadyReader(port, `SELECT '${'x'.repeat(10_000)}' AS filler FROM range(1000000000)`, wanted, 2_000_000);
     expect(read.cut).toBe(false);
     expect(read.bytes).toBeGreaterThanOrEqual(wanted);
   });

@@ -3,9 +3,9 @@ import type { ServerResponse } from 'node:http';
 /**
  * The stall bound of an answer (`--stall-timeout`, SQL's `--sql-stall-timeout`): once its client has
  * taken nothing of it for the bound while something of it waits in this process, its connection is
- * destroyed. Streams are watched from their first push (the NDJSON export, SQL's Parquet file);
- * answers built whole, from when they are handed to their connection with bytes left over
- * (unsent-answers.ts). An answer under way has no other way to end: its status was sent with the
+ * destroyed. Streams are watched from their first push (the NDJSON export; SQL's CSV, NDJSON and
+ * Parquet answers); answers built whole, from when they are handed to their connection with bytes
+ * left over (unsent-answers.ts). An answer under way has no other way to end: its status was sent with the
  * headers, and a line or trailer saying "incomplete" could not be sent either, since the client does
  * not read; it sees its answer end early (a truncated body, or a reset). Without the bound such a
  * reader held what its answer holds (its bytes, a building or statement slot, a file, its

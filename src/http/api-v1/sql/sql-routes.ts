@@ -186,6 +186,15 @@ const PIECE = 64 * 1024;
 /**
  * The whole result as CSV or NDJSON. The statement starts (and fails, with a problem answer)
  * before the first byte is sent; after that rows are pulled only as the client reads them.
+ *
+ * Two bounds end it while its client does not read, each destroying the connection (a stream under
+ * way has no other way to say it is incomplete) and stopping the statement, which gives back its
+ * slot, DuckDB connection and transaction:
+ * - the stall bound, `--sql-stall-timeout`, watched by the shared StallWatch (stalled-answers.ts)
+ *   as every streamed answer is: the client took nothing for the bound while bytes of it waited here;
+ * - the statement's timeout, `--sql-timeout`, a timer of this stream's own: it is not a stall rule
+ *   (a client reading too slowly for the statement's time is cut by it too), and DuckDB's interrupt,
+ *   which enforces the timeout elsewhere, cannot reach a statement waiting here for its reader.
  */
 async function streamAnswer(
   engine: SqlEngine,
@@ -197,6 +206,7 @@ async function streamAnswer(
   stallMs: number,
 ): Promise<Readable> {
   const { csvCell } = await import('../../../sql/answers/result-values.js');
+  const what = `the SQL ${format === 'csv' ? 'CSV' : 'NDJSON'} answer`;
   let columns: readonly SqlColumn[] = [];
   let started: () => void = () => undefined;
   let failed: (error: unknown) => void = () => undefined;
@@ -205,34 +215,60 @@ async function streamAnswer(
     failed = reject;
   });
   let wake: (() => void) | undefined;
-  const queue: string[] = [];
+  const queue: Buffer[] = [];
   let done = false;
   let failure: unknown;
   const line = (row: JsonCell[]): string =>
     format === 'csv' ? `${row.map((v) => csvCell(v, cells)).join(',')}\r\n` : `${JSON.stringify(Object.fromEntries(columns.map((c, i) => [c.name, row[i] ?? null])))}\n`;
+  /** The statement's wait for its reader to take what is queued, when it waits. */
   let pull: (() => void) | undefined;
-  let deadline = Infinity;
-  // When the reader last took something (a piece of at most PIECE bytes): the stall bound counts
-  // from there, not from the chunk's start, so that a reader still taking a large chunk is not cut.
-  let taken = Date.now();
-  let timer: NodeJS.Timeout | undefined;
-  const stalled = (resolve: () => void): void => {
-    if (pull !== resolve) return;
-    const now = Date.now();
-    const left = Math.min(stallMs > 0 ? taken + stallMs - now : Infinity, deadline - now);
-    if (left > 0) {
-      timer = setTimeout(stalled, left, resolve);
-      return;
-    }
+  const release = (): void => {
+    const p = pull;
     pull = undefined;
-    const why =
-      stallMs > 0 && taken + stallMs <= now
-        ? `its client took nothing of it for ${stallMs} ms (--sql-stall-timeout)`
-        : `it was still streaming at the statement's timeout of ${engine.limits.timeoutMs} ms (--sql-timeout)`;
-    reply.log.warn({ url: reply.request.url, stallMs }, `the SQL ${format === 'csv' ? 'CSV' : 'NDJSON'} answer ended: ${why}; its connection is destroyed (the client sees the answer end early), its statement stopped`);
+    p?.();
+  };
+  let readable: Readable | undefined;
+  const response = reply.raw;
+  /** Bytes queued by the statement so far, and handed to the stream so far. */
+  let produced = 0;
+  let handed = 0;
+  /** Bytes of this answer in this process after the queue: in the stream's buffer and the response's (its socket too). */
+  const buffered = (): number => (readable?.readableLength ?? 0) + response.writableLength;
+  const taken = (): number => handed - buffered();
+  const watch = new StallWatch(response, {
+    stallMs,
+    taken,
+    // Queued here, or handed and not yet taken by the kernel: it waits for the client.
+    waiting: () => produced > taken(),
+    what,
+    option: '--sql-stall-timeout',
+    log: reply.log,
+    // The connection is destroyed; stop the statement at once, also if it waits for its reader.
+    stalled: () => {
+      abort.abort();
+      release();
+      readable?.destroy();
+    },
+  });
+  const enqueue = (text: string): void => {
+    const bytes = Buffer.from(text);
+    queue.push(bytes);
+    produced += bytes.length;
+    // Something waits for the client from now on: it must take some of it within each bound.
+    watch.arm();
+  };
+  let deadline = Infinity;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = (): void => {
+    if (pull === undefined) return;
+    watch.stop();
+    reply.log.warn(
+      { url: reply.request.url, timeoutMs: engine.limits.timeoutMs },
+      `${what} ended: it was still streaming at the statement's timeout of ${engine.limits.timeoutMs} ms (--sql-timeout); its connection is destroyed (the client sees the answer end early), its statement stopped`,
+    );
     abort.abort();
-    reply.raw.destroy();
-    resolve();
+    response.destroy();
+    release();
   };
   const running = engine
     .stream(
@@ -242,23 +278,18 @@ async function streamAnswer(
         columns = c;
         // The statement runs from here (its timeout started just before): it ends by then.
         if (engine.limits.timeoutMs > 0) deadline = Date.now() + engine.limits.timeoutMs;
-        if (format === 'csv') queue.push(`${columns.map((col) => csvCell(col.name, cells)).join(',')}\r\n`);
+        if (format === 'csv') enqueue(`${columns.map((col) => csvCell(col.name, cells)).join(',')}\r\n`);
         started();
       },
       async (rows) => {
-        queue.push(rows.map(line).join(''));
+        enqueue(rows.map(line).join(''));
         wake?.();
-        // Wait until the reader has taken what is queued: one chunk ahead at most. A reader that
-        // takes nothing for the stall bound, or past the statement's timeout (DuckDB's interrupt
-        // cannot reach a statement waiting here), has its answer ended: the connection is cut (a
-        // stream under way has no other way to say it is incomplete), the statement stops and
-        // gives back its slot and connection.
-        // There is something to take from now on (the time the rows took to come is not the reader's).
-        taken = Date.now();
-        const waitMs = Math.min(stallMs > 0 ? stallMs : Infinity, deadline - Date.now());
+        // Wait until the reader has taken what is queued: one chunk ahead at most. The stall
+        // watch ends a reader that takes nothing; the statement's timeout one still here by then.
+        if (abort.signal.aborted) return false;
         await new Promise<void>((resolve) => {
           pull = resolve;
-          if (Number.isFinite(waitMs)) timer = setTimeout(stalled, Math.max(0, waitMs), resolve);
+          if (Number.isFinite(deadline)) timer = setTimeout(timedOut, Math.max(0, deadline - Date.now()));
         });
         clearTimeout(timer);
         return !abort.signal.aborted;
@@ -283,30 +314,32 @@ async function streamAnswer(
     try {
       for (;;) {
         if (queue.length > 0) {
-          // In pieces: a chunk of DuckDB's rows can be tens of MB, which a slow reader takes for
-          // longer than the stall bound; each piece taken says the reader still reads.
-          const bytes = Buffer.from(queue.splice(0).join(''));
-          for (let at = 0; at < bytes.length; at += PIECE) {
-            yield bytes.subarray(at, at + PIECE);
-            taken = Date.now();
+          // In pieces: a slice of rows can be 4 MiB (answer-rows.ts), and Node counts a write
+          // pending whole until the kernel has taken its last byte: each piece taken moves what
+          // the stall watch sees, so a slow reader that still reads is not cut.
+          for (const bytes of queue.splice(0)) {
+            for (let at = 0; at < bytes.length; at += PIECE) {
+              const piece = bytes.subarray(at, at + PIECE);
+              handed += piece.length;
+              yield piece;
+            }
           }
           continue;
         }
         if (done) break;
         const next = new Promise<void>((resolve) => (wake = resolve));
-        const p = pull;
-        pull = undefined;
-        p?.();
+        release();
         await next;
       }
       if (failure !== undefined) throw failure;
     } finally {
       abort.abort();
-      pull?.();
+      release();
       await running;
     }
   }
-  return Readable.from(lines(), { objectMode: false });
+  readable = Readable.from(lines(), { objectMode: false });
+  return readable;
 }
 
 /**
