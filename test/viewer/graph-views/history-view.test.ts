@@ -48,6 +48,40 @@ const overflow = (page: Page): Promise<number[]> =>
     return [document.documentElement.scrollWidth - window.innerWidth, view.scrollWidth - view.clientWidth];
   })()`);
 
+/** The view's box (what the window shows of the scrolled page), the list's and the detail's, in window coordinates. */
+interface Box {
+  top: number;
+  bottom: number;
+  left: number;
+  right: number;
+}
+const boxes = (page: Page): Promise<{ view: Box; list: Box; detail: Box }> =>
+  page.evaluate(`(() => {
+    const box = (selector) => {
+      const r = document.querySelector(selector).getBoundingClientRect();
+      return { top: r.top, bottom: r.bottom, left: r.left, right: r.right };
+    };
+    return { view: box('.history-view'), list: box('.hv-list-pane'), detail: box('.hv-detail') };
+  })()`);
+
+/** Whether the window shows the element at its centre: in view, not clipped by a scrolling pane, not covered. */
+const seen = (page: Page, selector: string): Promise<boolean> =>
+  page.evaluate<boolean>(`(() => {
+    const e = document.querySelector(${JSON.stringify(selector)});
+    if (e === null) return false;
+    const r = e.getBoundingClientRect();
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    return hit !== null && e.contains(hit);
+  })()`);
+
+/** Scrolls the page of the view to a share of how far it can scroll (1: to its end). */
+const scrollView = (page: Page, share: number): Promise<number> =>
+  page.evaluate<number>(`(() => {
+    const view = document.querySelector('.history-view');
+    view.scrollTop = (view.scrollHeight - view.clientHeight) * ${share};
+    return view.scrollTop;
+  })()`);
+
 describeInBrowser('viewer: History', () => {
   let browser: Browser;
   let app: FastifyInstance;
@@ -209,6 +243,65 @@ describeInBrowser('viewer: History', () => {
     expect(await overflow(page)).toEqual([0, 0]);
     await page.screenshot({ path: path.join(ARTIFACTS, 'history-phone-compare.png'), fullPage: true });
     await page.close();
+  });
+
+  it('keeps the list in view beside a long commit scrolled down on a desktop, one column on a phone, and shows a commit opened from the list from its top', async () => {
+    const commits = await commitsOf('s4');
+    const four = commits.find((c) => c.number === 4)!;
+    const page = await open(`#/microstream%2Fs4/history/${four.timestamp}`, { width: 1280, height: 800 });
+    await page.locator('.hv-detail .hv-object').first().waitFor();
+    await page.locator('.hv-commits tr.selected').waitFor();
+    const { view, detail } = await boxes(page);
+    // Commit 4 (20 of its 33 objects) is pages long: the view scrolls far past the list's height.
+    expect(detail.bottom - view.bottom).toBeGreaterThan(view.bottom - view.top);
+    for (const share of [0.5, 1]) {
+      expect(await scrollView(page, share)).toBeGreaterThan(0);
+      // The list scrolled away and left a blank column beside the objects: it is whole in the view.
+      const b = await boxes(page);
+      expect(b.list.top).toBeGreaterThanOrEqual(b.view.top);
+      expect(b.list.bottom).toBeLessThanOrEqual(b.view.bottom);
+      expect(b.list.right).toBeLessThan(b.detail.left);
+      expect(await seen(page, '.hv-commits tr.selected')).toBe(true);
+      expect(await seen(page, '.ht-col.selected')).toBe(true);
+    }
+    await page.screenshot({ path: path.join(ARTIFACTS, 'history-commit-scrolled.png') });
+
+    // Another commit opened from the list beside the end of commit 4 is shown from its head.
+    await page.locator('.hv-commits tr[data-commit="2"] a.hv-open').click();
+    await expect.poll(() => page.locator('.hv-detail h3').textContent()).toMatch(/^Commit 2 /);
+    await page.locator('.hv-detail .hv-object').first().waitFor();
+    expect(await seen(page, '.hv-detail h3')).toBe(true);
+    expect(await seen(page, '.hv-commits tr.selected[data-commit="2"]')).toBe(true);
+
+    // A window lower than the list: the list scrolls on its own, within the view, to its oldest commit.
+    await page.setViewportSize({ width: 1280, height: 420 });
+    await scrollView(page, 1);
+    const low = await boxes(page);
+    expect(low.list.top).toBeGreaterThanOrEqual(low.view.top);
+    expect(low.list.bottom).toBeLessThanOrEqual(low.view.bottom);
+    expect(await seen(page, '.hv-commits tr[data-commit="1"]')).toBe(false);
+    await page.locator('.hv-list-pane').evaluate((pane) => pane.scrollTo(0, pane.scrollHeight));
+    expect(await seen(page, '.hv-commits tr[data-commit="1"]')).toBe(true);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'history-commit-scrolled-low.png') });
+    await page.close();
+
+    // A phone: one column, what was opened above the list, so no column beside it to be blank.
+    const phone = await open(`#/microstream%2Fs4/history/${four.timestamp}`, { width: 390, height: 844 });
+    await phone.locator('.hv-detail .hv-object').first().waitFor();
+    await phone.locator('.hv-commits tr.selected').waitFor();
+    await scrollView(phone, 1);
+    const p = await boxes(phone);
+    expect([p.list.left, p.list.right]).toEqual([p.detail.left, p.detail.right]);
+    expect(p.list.top).toBeGreaterThanOrEqual(p.detail.bottom);
+    expect(await seen(phone, '.hv-commits tr.selected')).toBe(true);
+    expect(await overflow(phone)).toEqual([0, 0]);
+    await phone.screenshot({ path: path.join(ARTIFACTS, 'history-phone-commit-scrolled.png') });
+    // A commit opened from the list below is shown from its head, above where the list was.
+    await phone.locator('.hv-commits tr[data-commit="2"] a.hv-open').click();
+    await expect.poll(() => phone.locator('.hv-detail h3').textContent()).toMatch(/^Commit 2 /);
+    expect(await seen(phone, '.hv-detail h3')).toBe(true);
+    await phone.screenshot({ path: path.join(ARTIFACTS, 'history-phone-commit-opened-from-list.png') });
+    await phone.close();
   });
 
   it('follows the storage: a commit written while the view is open appears in the list and the timeline', async () => {
