@@ -3,11 +3,12 @@ import { request } from 'node:http';
 import { connect, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type AppOptions } from '../../src/http/app.js';
 import { generateStorage } from '../../src/writer/generator/generate-storage.js';
 import { graphsBuilt, registeredStorage, type RegisteredStorage } from '../helpers/serving/registered-storage.js';
 import { listenOnLoopback } from '../helpers/serving/loopback.js';
+import { closedAfterEach } from '../helpers/serving/left-open.js';
 
 /**
  * NDJSON exports (`/api/v1/types/{id}/instances.ndjson`) whose client keeps its connection open
@@ -27,8 +28,7 @@ let directory: string;
 let registered: RegisteredStorage;
 let exportPath: string;
 let whole: string;
-const sockets: Socket[] = [];
-let app: ReturnType<typeof buildApp> | undefined;
+const open = closedAfterEach();
 
 beforeAll(async () => {
   directory = mkdtempSync(join(tmpdir(), 'si-stalled-export-'));
@@ -45,12 +45,6 @@ beforeAll(async () => {
   expect(whole.length).toBeGreaterThan(8 * 1024 * 1024);
 }, 180_000);
 
-afterEach(async () => {
-  for (const s of sockets.splice(0)) s.destroy();
-  await app?.close();
-  app = undefined;
-});
-
 afterAll(async () => {
   await registered.close();
   rmSync(directory, { recursive: true, force: true });
@@ -58,7 +52,7 @@ afterAll(async () => {
 
 async function serve(options: Pick<AppOptions, 'stallTimeoutMs' | 'requestTimeoutMs' | 'maxUnsentBytes' | 'maxConnections' | 'logger'>): Promise<{ port: number; served: ReturnType<typeof buildApp> }> {
   const served = buildApp(registered.storage, { instance: 'microstream', api: registered.registry, maxUnsentBytes: CAPACITY, ...options });
-  app = served;
+  open.closeServer = () => served.close();
   return { port: await listenOnLoopback(served), served };
 }
 
@@ -81,7 +75,7 @@ function stalledReader(port: number, highWaterMark?: number): { started: Promise
     }),
   );
   socket.on('data', (d: Buffer) => (received += d.length));
-  sockets.push(socket);
+  open.sockets.push(socket);
   return { started, resume: () => socket.resume(), closed: () => closed, received: () => received };
 }
 
@@ -158,7 +152,7 @@ describe('an NDJSON export whose client stops reading', () => {
     served.server.once('connection', (socket: Socket) => socket.cork());
     const socket = connect(port, '127.0.0.1', () => socket.write(`GET ${exportPath} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`));
     socket.on('error', () => undefined);
-    sockets.push(socket);
+    open.sockets.push(socket);
     let closed = false;
     socket.on('close', () => (closed = true));
     socket.resume();

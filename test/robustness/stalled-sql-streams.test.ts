@@ -2,10 +2,11 @@ import { request } from 'node:http';
 import { connect, Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildApp, type AppOptions } from '../../src/http/app.js';
 import type { SqlServiceOptions } from '../../src/http/api-v1/sql/sql-engines.js';
 import { CONFORMANCE_DIR } from '../helpers/corpora/conformance.js';
+import { closedAfterEach } from '../helpers/serving/left-open.js';
 import { listenOnLoopback } from '../helpers/serving/loopback.js';
 import { graphsBuilt, registeredStorage } from '../helpers/serving/registered-storage.js';
 
@@ -26,13 +27,7 @@ const GRAPH = join(CONFORMANCE_DIR, 'storages', 'graph');
  */
 const HUGE = `SELECT '${'x'.repeat(1000)}' AS filler FROM range(1000000000)`;
 
-const sockets: Socket[] = [];
-let closeServer: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  for (const s of sockets.splice(0)) s.destroy();
-  await closeServer?.();
-  closeServer = undefined;
-});
+const open = closedAfterEach();
 
 async function serve(sql: SqlServiceOptions): Promise<number> {
   return (await served(sql)).port;
@@ -49,7 +44,7 @@ async function served(sql: SqlServiceOptions, options: Pick<AppOptions, 'maxConn
   const app = buildApp(storage, { instance: 'microstream', api: registry, sql, requestTimeoutMs: 0, logger, ...options });
   await graphsBuilt(registry);
   const port = await listenOnLoopback(app);
-  closeServer = async () => {
+  open.closeServer = async () => {
     await app.close();
     await close();
   };
@@ -83,7 +78,7 @@ function stalledReader(port: number, accept: string, sql = HUGE, highWaterMark?:
       resolve(first.toString('latin1', 0, 12));
     }),
   );
-  sockets.push(socket);
+  open.sockets.push(socket);
   return { started, resume: () => socket.resume(), closed: () => closed, leave: () => socket.destroy() };
 }
 
@@ -127,7 +122,7 @@ function steadyReader(port: number, sql: string, wanted: number, bytesPerSecond:
   const socket = connect(port, '127.0.0.1', () =>
     socket.write(`POST /api/v1/sql HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/csv\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`),
   );
-  sockets.push(socket);
+  open.sockets.push(socket);
   return new Promise((resolve) => {
     let bytes = 0;
     socket.on('error', () => undefined);

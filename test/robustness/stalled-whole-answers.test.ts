@@ -1,5 +1,6 @@
 import { Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { closedAfterEach } from '../helpers/serving/left-open.js';
 import { corpusStorage, send, startServer, type TestServer } from '../security/server.js';
 
 /**
@@ -15,21 +16,15 @@ import { corpusStorage, send, startServer, type TestServer } from '../security/s
 const BIG = '/microstream/object/1000000000000000071?references=true';
 const BIG_BYTES = 7447633;
 
-let server: TestServer | undefined;
-const sockets: Socket[] = [];
-
-afterEach(async () => {
-  for (const s of sockets.splice(0)) s.destroy();
-  await server?.close();
-  server = undefined;
-});
+const open = closedAfterEach();
 
 /** A server whose warnings (pino's JSON lines) are kept; no request timeout, so no idle-socket timeout ends anything. */
 async function serving(stallTimeoutMs: number, maxConnections: number): Promise<{ server: TestServer; warnings: string[] }> {
   const warnings: string[] = [];
   const logger = { level: 'warn', stream: { write: (line: string) => void warnings.push(line) } };
   // The budget is smaller than one answer: while the stalled answer is held, no other is built.
-  server = await startServer(corpusStorage('collections'), { stallTimeoutMs, requestTimeoutMs: 0, maxConnections, maxUnsentBytes: 4 * 1024 * 1024, logger });
+  const server = await startServer(corpusStorage('collections'), { stallTimeoutMs, requestTimeoutMs: 0, maxConnections, maxUnsentBytes: 4 * 1024 * 1024, logger });
+  open.closeServer = () => server.close();
   return { server, warnings };
 }
 
@@ -42,7 +37,7 @@ function client(port: number, bytesPerSecond?: number): { started: Promise<strin
   const socket = new Socket(bytesPerSecond === undefined ? ({ highWaterMark: 1024 } as ConstructorParameters<typeof Socket>[0]) : {});
   socket.connect(port, '127.0.0.1', () => socket.write(`GET ${BIG} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`));
   socket.on('error', () => undefined);
-  sockets.push(socket);
+  open.sockets.push(socket);
   let received = 0;
   const started = new Promise<string>((resolve) => socket.once('data', (first: Buffer) => resolve(first.toString('latin1', 0, 12))));
   socket.on('data', (data: Buffer) => {

@@ -5,8 +5,9 @@ import { Socket, type AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { connect as connectTls } from 'node:tls';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { UnsentAnswers } from '../../../src/http/guard/unsent-answers.js';
+import { closedAfterEach } from '../../helpers/serving/left-open.js';
 
 /**
  * The stall bound of answers built whole (unsent-answers.ts `hold`, stalled-answers.ts) on a plain
@@ -28,15 +29,7 @@ interface Warning {
   readonly message: string;
 }
 
-let server: Server | undefined;
-const sockets: Socket[] = [];
-
-afterEach(async () => {
-  vi.useRealTimers();
-  for (const socket of sockets.splice(0)) socket.destroy();
-  if (server !== undefined) await new Promise<void>((resolve) => server!.close(() => resolve()));
-  server = undefined;
-});
+const open = closedAfterEach();
 
 /**
  * A server that answers every request with `bytes` bytes built whole, counted by `answers` as the
@@ -61,8 +54,9 @@ async function serving(
     responses.push(response);
     firstWritten(response);
   };
-  server = tls ? createHttpsServer({ cert: CERT, key: KEY }, handler) : createHttpServer(handler);
-  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  const server: Server = tls ? createHttpsServer({ cert: CERT, key: KEY }, handler) : createHttpServer(handler);
+  open.closeServer = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { port: (server.address() as AddressInfo).port, answers, warnings, responses, written };
 }
 
@@ -93,7 +87,7 @@ function client(port: number, tls: boolean, bytesPerSecond?: number): Client {
     socket.connect(port, '127.0.0.1', () => socket.write(ask));
   }
   socket.on('error', () => undefined);
-  sockets.push(socket);
+  open.sockets.push(socket);
   let received = 0;
   socket.on('data', (data: Buffer) => {
     const first = received === 0;
@@ -170,8 +164,8 @@ describe('an answer built whole', () => {
     expect(vi.getTimerCount()).toBe(0);
     await reader.closed;
     expect(small.answers.held).toBe(0);
-    await new Promise<void>((resolve) => server!.close(() => resolve()));
-    server = undefined;
+    await open.closeServer?.();
+    open.closeServer = undefined;
     // Big, to a client that does not read: one timer, for the answer, until its connection goes.
     const big = await serving(false, BIG, 300);
     const stalled = client(big.port, false);
