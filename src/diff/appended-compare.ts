@@ -5,6 +5,7 @@ import type { StorageFile } from '../storage/storage-types.js';
 import type { CompareOptions, RecordCounts, RecordSide } from './compare-records.js';
 import { RecordWindow } from './record-window.js';
 import { TwinChunks } from './twin-chunks.js';
+import { TypeSet, TypeTally } from './type-tally.js';
 
 /**
  * The diff of a storage B opened as the continuation of A (`Storage.basisOpening`: B holds A's
@@ -181,6 +182,12 @@ export async function compareAppended(a: Storage, b: Storage, options: CompareOp
   let r = 0;
   const typesA = new TypeIds();
   const typesB = new TypeIds();
+  // Counted a run of one type at a time: otherwise five map lookups by bigint per object.
+  const restoredOf = new TypeTally(restored);
+  const unchanged = new TypeTally(counts.unchanged);
+  const changed = new TypeTally(counts.changed);
+  const usedBefore = new TypeSet(counts.usedBefore);
+  const usedAfter = new TypeSet(counts.usedAfter);
   let streamed: TwinChunks | undefined;
   let dense = false;
   let groupEnd = 0;
@@ -212,18 +219,18 @@ export async function compareAppended(a: Storage, b: Storage, options: CompareOp
         windowA.peek(fileA.path, offsetA, lengthA) ??
         (await windowA.record(fileA.path, offsetA, lengthA, fileA.totalLength));
       const typeA = typesA.of(before);
-      bump(restored, typeA);
+      restoredOf.add(typeA);
       const heldOrRead = recordOfB(i);
       const after = heldOrRead instanceof Promise ? await heldOrRead : heldOrRead;
       const typeB = typesB.of(after);
       if (!accepts(typeA, 'before') && !accepts(typeB, 'after')) continue;
-      counts.usedBefore.add(typeA);
-      counts.usedAfter.add(typeB);
+      usedBefore.add(typeA);
+      usedAfter.add(typeB);
       if (after.length === before.length && after.equals(before)) {
-        bump(counts.unchanged, typeA);
+        unchanged.add(typeA);
         continue;
       }
-      bump(counts.changed, typeB);
+      changed.add(typeB);
       const change = options.onDifference({
         change: 'changed',
         objectId: before.readBigInt64LE(16),
@@ -235,6 +242,9 @@ export async function compareAppended(a: Storage, b: Storage, options: CompareOp
   } finally {
     await streamed?.close();
   }
+  restoredOf.flush();
+  unchanged.flush();
+  changed.flush();
 
   // Every other object of A has the same latest record in B: unchanged, counted per type.
   for (const [typeId, n] of a.latestTypeCounts!) {

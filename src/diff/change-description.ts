@@ -2,7 +2,7 @@ import { describeObjectView, type ObjectView } from '../inspect/object-view.js';
 import { UTC } from '../javatext/java-time-zones.js';
 import type { Storage } from '../storage/storage.js';
 import type { ChangeKind, RecordDifference, RecordSide } from './compare-records.js';
-import { differingMembers, plainMemberChanges, type MemberComparison } from './differing-members.js';
+import { differingMembers, plainMemberChanges, plainRecordChanges, type MemberComparison } from './differing-members.js';
 import { memberChanges, type MemberChange } from './member-changes.js';
 import { referenceSummaries } from './reference-summaries.js';
 
@@ -10,7 +10,8 @@ import { referenceSummaries } from './reference-summaries.js';
  * One differing object described for the report: added and removed by type; changed with the
  * members whose values differ. The bytes of the two records are compared member by member first
  * (differing-members.ts): a change of primitives and texts only is read straight from the
- * records, with no view and no promise; a changed reference or collection is decoded into typed
+ * records, with no view and no promise (and, where the records need no layout's checks beyond
+ * their list headers, no layout either); a changed reference or collection is decoded into typed
  * views of those members alone (references summarized, elements compared one by one).
  */
 
@@ -54,7 +55,7 @@ export class ChangeDescriber {
     const after = d.after!;
     const entryBefore = this.a.dictionary.byId.get(before.typeId);
     const entryAfter = this.b.dictionary.byId.get(after.typeId);
-    const head: Head = { change: d.change, objectId, typeName: nameOf(this.b, after.typeId) };
+    const head: Head = { change: d.change, objectId, typeName: entryAfter?.typeName ?? nameOf(this.b, after.typeId) };
     const typed: Head =
       before.typeId === after.typeId && entryBefore?.typeName === entryAfter?.typeName
         ? head
@@ -62,6 +63,9 @@ export class ChangeDescriber {
     let comparison: MemberComparison | undefined;
     try {
       if (entryBefore !== undefined && entryAfter !== undefined) {
+        // Read in place where it can be; else (and for every refusal's message) through the layouts.
+        const direct = plainRecordChanges(entryBefore, before.record, entryAfter, after.record);
+        if (direct !== undefined) return withMembers(typed, direct);
         comparison = differingMembers(entryBefore, content(before), where(before), entryAfter, content(after), where(after));
         const plain = comparison === undefined ? undefined : plainMemberChanges(comparison);
         if (plain !== undefined) return withMembers(typed, plain);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseTypeDictionary, type TypeEntry } from '../../src/format/type-dictionary.js';
-import { differingMembers, plainMemberChanges } from '../../src/diff/differing-members.js';
+import { differingMembers, plainMemberChanges, plainRecordChanges } from '../../src/diff/differing-members.js';
 import { memberChanges } from '../../src/diff/member-changes.js';
 import { describeObjectView, type ReferenceInfo } from '../../src/inspect/object-view.js';
 import { UTC } from '../../src/javatext/java-time-zones.js';
@@ -9,7 +9,8 @@ import { UTC } from '../../src/javatext/java-time-zones.js';
  * A changed object is described from the members whose bytes differ, and read straight from the
  * records when those are primitives or texts: the answer must be the one the typed views of both
  * records give (every member decoded and compared), member names qualified where the type repeats
- * a name, one NaN's different bits no change.
+ * a name, one NaN's different bits no change. Read in place from whole records (no layout), the
+ * same answer, or none where the layout would refuse a record or a differing member needs a view.
  */
 
 const DICTIONARY = parseTypeDictionary(`00000000000000000030 java.lang.String{
@@ -67,9 +68,19 @@ async function byViews(entry: TypeEntry, before: Uint8Array, after: Uint8Array, 
   return memberChanges(await view(before), await view(after), 100);
 }
 
+/** A whole record: a header (not read here) and the content, at an odd byte offset. */
+function record(content: Uint8Array): Buffer {
+  const bytes = Buffer.alloc(content.length + 24 + 1, 0xee).subarray(1);
+  bytes.set(content, 24);
+  return bytes;
+}
+
 function direct(before: Uint8Array, after: Uint8Array) {
   const comparison = differingMembers(SUB, before, {}, SUB, after, {})!;
-  return { differing: [...comparison.differing], changes: plainMemberChanges(comparison) };
+  const changes = plainMemberChanges(comparison);
+  // Read in place from the whole records: the same answer (none where a view is needed).
+  expect(plainRecordChanges(SUB, record(before), SUB, record(after))).toEqual(changes);
+  return { differing: [...comparison.differing], changes };
 }
 
 describe('members compared byte by byte', () => {
@@ -128,11 +139,69 @@ describe('members compared byte by byte', () => {
     ]);
   });
 
+  it('reads nothing in place from a record the layout refuses, or through a list of elements of different sizes', () => {
+    const good = content(START);
+    const changed = content({ ...START, count: 5 });
+    const longer = new Uint8Array(good.length + 2);
+    longer.set(good);
+    const claimsMore = Uint8Array.from(good);
+    new DataView(claimsMore.buffer).setBigInt64(28, BigInt(16 + 2 * START.label.length + 2), true);
+    const tooMany = Uint8Array.from(good);
+    new DataView(tooMany.buffer).setBigInt64(36, BigInt(START.label.length + 1), true);
+    for (const bad of [longer, claimsMore, tooMany, good.subarray(0, 30)]) {
+      expect(() => differingMembers(SUB, good, {}, SUB, bad, {})).toThrow();
+      expect(plainRecordChanges(SUB, record(good), SUB, record(bad))).toBeUndefined();
+      expect(plainRecordChanges(SUB, record(bad), SUB, record(changed))).toBeUndefined();
+    }
+    const nested = parseTypeDictionary(`00000000000000002000 com.acme.Named{
+	int count,
+	[list] names(
+		[char] name,
+	),
+}
+`).byId.get(2000n)!;
+    const named = (count: number) => {
+      const bytes = new Uint8Array(4 + 16 + 16 + 2);
+      const view = new DataView(bytes.buffer);
+      view.setInt32(0, count, true);
+      view.setBigInt64(4, 34n, true);
+      view.setBigInt64(12, 1n, true);
+      view.setBigInt64(20, 18n, true);
+      view.setBigInt64(28, 1n, true);
+      view.setUint16(36, 0x61, true);
+      return bytes;
+    };
+    expect(plainMemberChanges(differingMembers(nested, named(1), {}, nested, named(2), {})!)).toEqual([{ member: 'count', before: 1, after: 2 }]);
+    expect(plainRecordChanges(nested, record(named(1)), nested, record(named(2)))).toBeUndefined();
+    // A differing [byte] member needs a view (elements compared): none in place either.
+    const blob = parseTypeDictionary(`00000000000000003000 com.acme.Blob{
+	int count,
+	[byte] data,
+}
+`).byId.get(3000n)!;
+    const blobOf = (byte: number) => Uint8Array.of(1, 0, 0, 0, 17, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, byte);
+    expect(plainMemberChanges(differingMembers(blob, blobOf(1), {}, blob, blobOf(2), {})!)).toBeUndefined();
+    expect(plainRecordChanges(blob, record(blobOf(1)), blob, record(blobOf(2)))).toBeUndefined();
+    expect(plainRecordChanges(blob, record(blobOf(1)), blob, record(blobOf(1)))).toEqual([]);
+  });
+
+  it('reads a type of many members in place as the layouts do', () => {
+    const names = Array.from({ length: 24 }, (_, i) => `m${i}`);
+    const wide = parseTypeDictionary(`00000000000000004000 com.acme.Wide{\n${names.map((n) => `\tint ${n},\n`).join('')}}\n`).byId.get(4000n)!;
+    const ints = (changed: number) => Uint8Array.from(Buffer.from(Int32Array.from(names, (_, i) => (i === changed ? 1000 + i : i)).buffer));
+    for (const changed of [0, 17, 23]) {
+      const expected = plainMemberChanges(differingMembers(wide, ints(-1), {}, wide, ints(changed), {})!);
+      expect(expected).toEqual([{ member: `m${changed}`, before: changed, after: 1000 + changed }]);
+      expect(plainRecordChanges(wide, record(ints(-1)), wide, record(ints(changed)))).toEqual(expected);
+    }
+  });
+
   it('compares nothing member by member where the two entries lay records out differently', () => {
     const older = parseTypeDictionary(`00000000000000001000 com.acme.Sub{
 	int com.acme.Base#count,
 }
 `).byId.get(1000n)!;
     expect(differingMembers(older, new Uint8Array(4), {}, SUB, content(START), {})).toBeUndefined();
+    expect(plainRecordChanges(older, record(new Uint8Array(4)), SUB, record(content(START)))).toBeUndefined();
   });
 });
