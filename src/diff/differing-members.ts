@@ -98,7 +98,7 @@ export function plainRecordChanges(entryBefore: TypeEntry, before: Buffer, entry
     const y = plainAt(field, after, fromB, toB);
     if (x === undefined || y === undefined) return undefined;
     // As plainMemberChanges: equal values (a NaN in other bits) are no change.
-    if (x !== y) (out ??= []).push({ member: memberName(entryAfter, field), before: x, after: y });
+    if (x !== y) (out ??= []).push({ member: plan.names[i]!, before: x, after: y });
   }
   return out ?? [];
 }
@@ -109,6 +109,8 @@ const LIST_HEADER = 16;
 /** Per member of a type: its fixed size or its list's element size. */
 interface Plan {
   readonly fields: readonly FieldDescriptor[];
+  /** The members' names as views key them (looked up per change: 5 % of a profile's samples at 10M). */
+  readonly names: readonly string[];
   /** Fixed size; 0 for a list (every fixed member takes at least one byte). */
   readonly sizes: Int32Array;
   /** A list's element size. */
@@ -133,7 +135,7 @@ function planOf(entry: TypeEntry): Plan | undefined {
       sizes[i] = size ?? 0;
       elementSizes[i] = elementSize ?? 0;
     }
-    plan = walkable ? { fields, sizes, elementSizes } : null;
+    plan = walkable ? { fields, names: fields.map((field) => memberName(entry, field)), sizes, elementSizes } : null;
     plans.set(entry, plan);
   }
   return plan ?? undefined;
