@@ -6,7 +6,7 @@ import type { TypeTablePlan } from './tables/column-model.js';
 import type { DuckModule } from './duck-module.js';
 import type { SchemaTable } from './tables/finish-tables.js';
 import { buildLinkTables, type LinkType } from './fills/link-tables.js';
-import { writeLinkTablesAsParquet } from './fills/link-parquet.js';
+import { fillLinkTablesThroughParquet, writeLinkTablesAsParquet } from './fills/link-parquet.js';
 import { quoteIdent, quoteText } from './tables/column-model.js';
 import { EXPORT_PARQUET_OPTIONS } from './tables/parquet-options.js';
 import { buildCommitsTable } from './fills/commit-rows.js';
@@ -52,6 +52,11 @@ export interface TypeCopyEvents {
   readonly walked?: () => void;
   /** A table's file is written with `rows` rows; what it throws ends the pass. */
   readonly written?: (table: string, rows: number) => void;
+}
+
+/** An export's link tables filled as they are written (`copyLinkTables`); `filling` told when their pass starts. */
+export interface LinkFill {
+  readonly filling?: () => void;
 }
 
 export class BuiltTables {
@@ -310,16 +315,28 @@ export class BuiltTables {
 
   /**
    * `_elements` and `_references` written as Parquet (`files`, by lower-case table name; our
-   * exports): copied from the tables when a statement has filled them; else written by a pass of
-   * their own into Parquet files of our own, which DuckDB's COPY reads and writes as it writes
-   * every table (fills/link-parquet.ts): DuckDB's appender took the JavaScript thread about 19 s
-   * for the 48M rows of a 10M-object storage. The tables stay unfilled for statements. Rows per
-   * table written; undefined when the storage is no longer in the built state.
+   * exports): copied from the tables when a statement (or an export that keeps them) has filled
+   * them; else written by a pass of their own into Parquet files of our own, which DuckDB's COPY
+   * reads and writes as it writes every table (fills/link-parquet.ts): DuckDB's appender took the
+   * JavaScript thread about 19 s for the 48M rows of a 10M-object storage. `fill` (an export
+   * whose tables are kept in the cache): the tables filled from those files of our own first
+   * (`filling` told when that pass starts), then copied, so that the next export or statement
+   * takes them from the cache; else they stay unfilled for statements. Rows per table written;
+   * undefined when the storage is no longer in the built state.
    */
-  async copyLinkTables(duck: DuckModule, files: ReadonlyMap<string, string>): Promise<Map<string, number> | undefined> {
+  async copyLinkTables(duck: DuckModule, files: ReadonlyMap<string, string>, fill?: LinkFill): Promise<Map<string, number> | undefined> {
     if (!(await this.values(duck, this.laterValueTypes()))) return undefined;
+    const first = files.values().next().value;
+    if (fill !== undefined && this.ledger.links === undefined && first !== undefined && this.sandbox.allowFiles)
+      this.ledger.linksFilling(() =>
+        this.inBuiltState(async (connection) => {
+          fill.filling?.();
+          await fillLinkTablesThroughParquet(connection, this.storage, this.linkTypes, first);
+          await connection.run('CHECKPOINT').catch(() => undefined);
+        }),
+      );
     let rows = new Map<string, number>();
-    // Filled already (or being filled) for a statement: those rows.
+    // Filled already (or being filled) for a statement or by the lines above: those rows.
     if (this.ledger.links !== undefined) {
       const copy = async (connection: DuckDBConnection): Promise<void> => {
         for (const [table, file] of files) {

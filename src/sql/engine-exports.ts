@@ -1,7 +1,7 @@
 import { quoteIdent, quoteText } from './tables/column-model.js';
 import { EXPORT_PARQUET_OPTIONS } from './tables/parquet-options.js';
 import { loadDuck } from './duck-module.js';
-import type { BuiltTables, TypeCopyEvents } from './built-tables.js';
+import type { BuiltTables, LinkFill, TypeCopyEvents } from './built-tables.js';
 import type { EngineBuilds } from './engine-builds.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 
@@ -108,13 +108,13 @@ export async function copyToParquet(builds: EngineBuilds, allowFiles: boolean, t
 
 /**
  * Writes `_elements` and `_references` (`files`, by lower-case table name) as Parquet (zstd)
- * with DuckDB's writer, without filling them for statements (built-tables.ts `copyLinkTables`).
- * Rows per table.
+ * with DuckDB's writer, without filling them for statements unless `fill` is given
+ * (built-tables.ts `copyLinkTables`). Rows per table.
  */
-export async function copyLinkTablesToParquet(builds: EngineBuilds, allowFiles: boolean, files: ReadonlyMap<string, string>): Promise<Map<string, number>> {
+export async function copyLinkTablesToParquet(builds: EngineBuilds, allowFiles: boolean, files: ReadonlyMap<string, string>, fill?: LinkFill): Promise<Map<string, number>> {
   if (!allowFiles) throw new Error('this SQL engine has no file access');
   return withCurrent(builds, async (built) => {
-    const rows = await built.copyLinkTables(await loadDuck(), files);
+    const rows = await built.copyLinkTables(await loadDuck(), files, fill);
     if (rows === undefined) throw new Error('the storage changed while it was exported; export again');
     return rows;
   });

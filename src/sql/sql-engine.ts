@@ -7,7 +7,7 @@ import { loadDuck, type DuckModule } from './duck-module.js';
 import type { SchemaTable } from './tables/finish-tables.js';
 import { PROCESS_ANSWER_BUDGET, type ByteBudget } from './answers/answer-budget.js';
 import { DEFAULT_SQL_LIMITS, type SqlLimits } from './sql-limits.js';
-import type { BuiltTables, TypeCopyEvents } from './built-tables.js';
+import type { BuiltTables, LinkFill, TypeCopyEvents } from './built-tables.js';
 import type { JsonCell } from './answers/result-values.js';
 import { checkStatement, prepareChecked } from './sandbox/sandbox.js';
 import { invalid, SqlError } from './sandbox/sql-error.js';
@@ -308,11 +308,12 @@ export class SqlEngine {
 
   /**
    * Writes `_elements` and `_references` (`files`, by lower-case table name) as Parquet (zstd)
-   * with DuckDB's writer, without filling them for statements (built-tables.ts
-   * `copyLinkTables`): our own exports, on an engine made with `allowFiles`. Rows per table.
+   * with DuckDB's writer (built-tables.ts `copyLinkTables`): our own exports, on an engine made
+   * with `allowFiles`. Without `fill` the tables stay unfilled for statements; with it they are
+   * filled first (kept in the cache like every table filled). Rows per table.
    */
-  async copyLinkTablesToParquet(files: ReadonlyMap<string, string>): Promise<Map<string, number>> {
-    return copyLinkTablesToParquet(this.builds, this.options.allowFiles === true, files);
+  async copyLinkTablesToParquet(files: ReadonlyMap<string, string>, fill?: LinkFill): Promise<Map<string, number>> {
+    return copyLinkTablesToParquet(this.builds, this.options.allowFiles === true, files, fill);
   }
 
   /**

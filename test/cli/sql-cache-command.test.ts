@@ -96,7 +96,7 @@ describe('storage-inspector cache', () => {
       expect((await exported.exit).code, exported.stderr()).toBe(0);
       const [entry, ...more] = await new TableCache(shared).list();
       expect(more).toEqual([]);
-      // _objects, _commits and the type tables: filled by the export (the link tables go to Parquet by a pass of their own, unkept).
+      // _objects, _commits, the type tables and the link tables: filled by the export.
       expect(entry!.filled).toBeGreaterThanOrEqual(4);
       await answeredFromCache(dir, shared, await sqlProcess(dir, join(base, `export-check-${attempt}`)));
       // Nothing left to fill: the database taken from the cache had it all.

@@ -4,6 +4,7 @@ import type { Storage } from '../../storage/storage.js';
 import { quoteText } from '../tables/column-model.js';
 import { EXPORT_PARQUET_OPTIONS } from '../tables/parquet-options.js';
 import { ParquetRowWriter, type ParquetColumn } from '../tables/parquet-rows.js';
+import { inOneTransaction } from '../tables/chunk-appender.js';
 import { linkPass, stagedElementsSelect, type LinkType } from './link-tables.js';
 
 /**
@@ -11,8 +12,10 @@ import { linkPass, stagedElementsSelect, type LinkType } from './link-tables.js'
  * writes its rows into Parquet files of our own (uncompressed, from typed arrays: the appender
  * took one thread about 16 s for the 48M rows of a 10M-object storage), and DuckDB's COPY reads
  * them with its parallel reader and writes the exported files as it writes every other table
- * (zstd), the staged elements joined to their value objects' texts in the same statement. The
- * files of our own lie beside the exported ones and are removed once read (or on a failure).
+ * (zstd), the staged elements joined to their value objects' texts in the same statement. An
+ * export that keeps its tables in the cache has DuckDB insert the same rows into the tables
+ * instead (and copies them from there). The files of our own lie beside the exported ones and are
+ * removed once read (or on a failure).
  */
 
 const ELEMENT_COLUMNS: readonly ParquetColumn[] = [
@@ -40,15 +43,19 @@ const REFERENCE_COLUMNS: readonly ParquetColumn[] = [
   { name: 'member', type: 'text', nullable: false, dictionary: true },
 ];
 
+/** The link pass's rows staged in Parquet files of our own (`stageLinkRows`), and how a statement reads each table's rows from them. */
+interface StagedLinkRows {
+  readonly paths: { readonly direct: string; readonly staged: string; readonly members: string; readonly references: string };
+  /** Per table: the SELECT of its rows (`_elements`' staged elements joined to their texts from `_values`). */
+  readonly selects: ReadonlyMap<string, string>;
+}
+
 /**
- * Writes `_elements` and `_references` (`files`, by lower-case table name) as DuckDB writes
- * every table (zstd), `_values` read from `connection`'s database for the texts of value objects.
- * Rows per table written.
+ * Runs the link pass into Parquet files of our own named `prefix` and a suffix each, then `use`s
+ * them; the files are removed afterwards, whatever happened.
  */
-export async function writeLinkTablesAsParquet(connection: DuckDBConnection, storage: Storage, types: ReadonlyMap<bigint, LinkType>, files: ReadonlyMap<string, string>): Promise<Map<string, number>> {
-  const first = files.values().next().value;
-  if (first === undefined) return new Map();
-  const scratch = (name: string): string => `${first}.${name}.rows`;
+async function withStagedLinkRows<T>(storage: Storage, types: ReadonlyMap<bigint, LinkType>, prefix: string, use: (rows: StagedLinkRows) => Promise<T>): Promise<T> {
+  const scratch = (name: string): string => `${prefix}.${name}.rows`;
   const paths = { direct: scratch('elements'), staged: scratch('staged'), members: scratch('members'), references: scratch('references') };
   const writers: ParquetRowWriter[] = [];
   try {
@@ -69,16 +76,11 @@ export async function writeLinkTablesAsParquet(connection: DuckDBConnection, sto
     }
     names.closeSync();
     const read = (path: string): string => `read_parquet(${quoteText(path)})`;
-    const rows = new Map<string, number>();
-    const copy = async (table: string, select: string): Promise<void> => {
-      const file = files.get(table);
-      if (file === undefined) return;
-      const reader = await connection.runAndReadAll(`COPY (${select}) TO ${quoteText(file)} (${EXPORT_PARQUET_OPTIONS})`);
-      rows.set(table, Number(reader.getRows()[0]![0]));
-    };
-    await copy('_elements', `SELECT * FROM ${read(paths.direct)} UNION ALL SELECT * FROM (${stagedElementsSelect(read(paths.staged), read(paths.members))})`);
-    await copy('_references', `SELECT * FROM ${read(paths.references)}`);
-    return rows;
+    const selects = new Map([
+      ['_elements', `SELECT * FROM ${read(paths.direct)} UNION ALL SELECT * FROM (${stagedElementsSelect(read(paths.staged), read(paths.members))})`],
+      ['_references', `SELECT * FROM ${read(paths.references)}`],
+    ]);
+    return await use({ paths, selects });
   } catch (error) {
     // Closed without a footer (a no-op for those closed already); removed below.
     for (const writer of writers) writer.abort();
@@ -86,4 +88,40 @@ export async function writeLinkTablesAsParquet(connection: DuckDBConnection, sto
   } finally {
     for (const path of Object.values(paths)) rmSync(path, { force: true });
   }
+}
+
+/**
+ * Writes `_elements` and `_references` (`files`, by lower-case table name) as DuckDB writes
+ * every table (zstd), `_values` read from `connection`'s database for the texts of value objects.
+ * Rows per table written.
+ */
+export async function writeLinkTablesAsParquet(connection: DuckDBConnection, storage: Storage, types: ReadonlyMap<bigint, LinkType>, files: ReadonlyMap<string, string>): Promise<Map<string, number>> {
+  const first = files.values().next().value;
+  if (first === undefined) return new Map();
+  return withStagedLinkRows(storage, types, first, async ({ selects }) => {
+    const rows = new Map<string, number>();
+    for (const [table, file] of files) {
+      const select = selects.get(table);
+      if (select === undefined) continue;
+      const reader = await connection.runAndReadAll(`COPY (${select}) TO ${quoteText(file)} (${EXPORT_PARQUET_OPTIONS})`);
+      rows.set(table, Number(reader.getRows()[0]![0]));
+    }
+    return rows;
+  });
+}
+
+/**
+ * Fills `_elements` and `_references` (made empty by the build) the way an export writes them:
+ * the link pass into Parquet files of our own named `prefix` and a suffix, which DuckDB's
+ * parallel reader inserts into the tables. For an engine with file access (an export that keeps
+ * its tables in the cache): DuckDB's appender (`buildLinkTables`) took one thread about 16 s for
+ * the 48M rows of a 10M-object storage, this pass's own writer a few seconds.
+ */
+export async function fillLinkTablesThroughParquet(connection: DuckDBConnection, storage: Storage, types: ReadonlyMap<bigint, LinkType>, prefix: string): Promise<void> {
+  await withStagedLinkRows(storage, types, prefix, async ({ selects }) =>
+    // Both or neither: a fill that failed is done again from the start (fill-ledger.ts), into empty tables.
+    inOneTransaction(connection, async () => {
+      for (const [table, select] of selects) await connection.run(`INSERT INTO ${table} ${select}`);
+    }),
+  );
 }

@@ -134,9 +134,10 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
         entry(early, file, await engine.copyObjectsToParquet(join(partial, file)));
       })(),
     );
-    // As Parquet, `_elements` and `_references` are written by a pass of their own that leaves
-    // them unfilled (sql-engine.ts `copyLinkTablesToParquet`), started beside the other tables'
-    // copies: the pass is mostly this thread's work, a copy mostly DuckDB's threads'.
+    // As Parquet, `_elements` and `_references` are written by a pass of their own (sql-engine.ts
+    // `copyLinkTablesToParquet`), started beside the other tables' copies: the pass is mostly this
+    // thread's work, a copy mostly DuckDB's threads'. Without a cache it leaves them unfilled;
+    // with one it fills them (unless the cache had them) and they are copied from the tables.
     const links = options.format === 'parquet' ? chosen.filter((t) => LINK_TABLES.has(t.name)) : [];
     let linkRows: Promise<Map<string, number>> | undefined;
     // The fills are done (or, written straight into their files, their records walked): from
@@ -145,7 +146,9 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
     const writing = (): void => {
       if (linkRows !== undefined) return;
       options.onStep?.(`writing ${chosen.length === 1 ? '1 table' : `${chosen.length} tables`}`);
-      linkRows = links.length === 0 ? Promise.resolve(new Map()) : beside(engine.copyLinkTablesToParquet(new Map(links.map((t) => [t.name, join(partial, tableFileName(t.name, 'parquet'))]))));
+      // With a cache they are filled first (from the same pass's files of our own) and kept with the others.
+      const fill = options.cache === undefined ? undefined : { filling: () => options.onStep?.(LINK_FILL_STEP) };
+      linkRows = links.length === 0 ? Promise.resolve(new Map()) : beside(engine.copyLinkTablesToParquet(new Map(links.map((t) => [t.name, join(partial, tableFileName(t.name, 'parquet'))])), fill));
     };
     // Without a cache to keep them in, the entity types' tables are written straight from their
     // staged rows (sql-engine.ts `copyTypeTablesToParquet`), the tables never filled; the link
@@ -204,6 +207,12 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
     engine.close();
   }
 }
+
+/**
+ * The step told when an export with a cache fills `_elements` and `_references` (once: the next
+ * export takes them from the cache).
+ */
+export const LINK_FILL_STEP = '_elements and _references: filling them for the cache';
 
 /** The tables an export writes by a pass of their own (see `exportTables`). */
 const LINK_TABLES: ReadonlySet<string> = new Set(['_elements', '_references']);

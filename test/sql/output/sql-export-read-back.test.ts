@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TableCache } from '../../../src/sql/cache/table-cache.js';
-import { exportTables, ExportTargetError, type ExportManifest } from '../../../src/sql/output/table-export.js';
+import { exportTables, ExportTargetError, LINK_FILL_STEP, type ExportManifest } from '../../../src/sql/output/table-export.js';
 import { SqlEngine } from '../../../src/sql/sql-engine.js';
 import type { Storage } from '../../../src/storage/storage.js';
 import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
@@ -15,8 +15,9 @@ import { memoryDuck } from '../memory-duck.js';
  * a statement sees them (the table filled the way a statement fills it, written by DuckDB's COPY):
  * the same columns and types, the same rows (a hash of all of them in order). The export writes
  * `_elements` and `_references` by a pass of their own into a database in memory (built-tables.ts
- * `copyLinkTables`), apart from the tables statements read; from those tables when a kept
- * database has them filled. And an export racing another to the same --out: the one renamed
+ * `copyLinkTables`), apart from the tables statements read, unless it keeps its tables in a
+ * cache: then it fills them from that pass (once; the next export and statements take them from
+ * the cache). From those tables when a kept database has them filled. And an export racing another to the same --out: the one renamed
  * into place first stays whole, the other is told so.
  */
 
@@ -146,5 +147,48 @@ describe('a Parquet export read back through DuckDB', () => {
       expect(got.rows, name).toBe(table.rows);
       expect(got.rows, name).toBeGreaterThan(500);
     }
+  });
+
+  it('fills the link tables once with a cache: kept with the others, a second export and a statement take them from it', { timeout: 180_000 }, async () => {
+    const cache = new TableCache(join(base, 'filled-cache'));
+    const entryMeta = (): { filled: string[] } => {
+      const entries = readdirSync(join(cache.directory, 'tables-v1')).filter((n) => !n.startsWith('.'));
+      expect(entries).toHaveLength(1);
+      return JSON.parse(readFileSync(join(cache.directory, 'tables-v1', entries[0]!, 'meta.json'), 'utf8')) as { filled: string[] };
+    };
+    const exported = async (name: string): Promise<{ manifest: ExportManifest; steps: string[] }> => {
+      const steps: string[] = [];
+      const manifest = await exportTables({ storage, graph, out: join(base, name), format: 'parquet', cache, onStep: (step) => steps.push(step), onProblem: () => undefined });
+      return { manifest, steps };
+    };
+    const first = await exported('filled-first');
+    expect(first.steps).toContain(LINK_FILL_STEP);
+    expect(entryMeta().filled).toContain(':links');
+    const filled = entryMeta().filled;
+    const second = await exported('filled-second');
+    // Taken from the cache: no pass over the records for them, nothing new kept.
+    expect(second.steps).not.toContain(LINK_FILL_STEP);
+    expect(entryMeta().filled).toEqual(filled);
+    const strip = (m: ExportManifest): unknown => m.tables.map(({ bytes: _bytes, ...table }) => table);
+    expect(strip(second.manifest)).toEqual(strip(first.manifest));
+    for (const table of first.manifest.tables) expect(await fingerprint(join(base, 'filled-second', table.file)), table.name).toEqual(await fingerprint(join(base, 'filled-first', table.file)));
+    // The same rows as the tables a statement fills.
+    const reference = join(base, 'filled-reference');
+    await statementCopies(first.manifest, reference);
+    for (const name of ['_elements', '_references']) {
+      const table = first.manifest.tables.find((t) => t.name === name)!;
+      expect(await fingerprint(join(base, 'filled-first', table.file)), name).toEqual(await fingerprint(join(reference, table.file)));
+      expect(table.rows, name).toBeGreaterThan(500);
+    }
+    // A statement's engine takes them from the kept database: the rows the export wrote.
+    const statements = new SqlEngine({ storage, graph, timeoutMs: 0, cache });
+    try {
+      const rows = (await statements.query('SELECT (SELECT count(*) FROM _elements), (SELECT count(*) FROM _references)', { limit: 1 })).rows[0]!;
+      expect(rows.map(Number)).toEqual(['_elements', '_references'].map((name) => first.manifest.tables.find((t) => t.name === name)!.rows));
+      await statements.settle();
+    } finally {
+      await statements.close();
+    }
+    expect(entryMeta().filled).toEqual(filled);
   });
 });
