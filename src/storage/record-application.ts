@@ -1,4 +1,5 @@
 import { joinId } from './index/object-id-halves.js';
+import { expectSets } from './index/shared-copy-index.js';
 import { fileStateFor } from './scan-jobs.js';
 import type { ChangeCollector, ChannelState, FileState, ScanJob, SplitId } from './channel-state.js';
 import type { ScanProblem } from './records/record-scan.js';
@@ -18,6 +19,13 @@ export interface RecordSink {
   rootsCandidate(id: bigint): void;
   /** A file whose walk stopped at damage. */
   noteScanProblem(file: FileState, problem: ScanProblem | undefined): void;
+}
+
+/** Each channel's index told how many records the jobs will set in it (`expectSets`). */
+export function expectRecords(jobs: readonly ScanJob[]): void {
+  const counts = new Map<ChannelState, number>();
+  for (const job of jobs) if (job.count > 0) counts.set(job.channel, (counts.get(job.channel) ?? 0) + job.count);
+  for (const [channel, count] of counts) expectSets(channel.objects, count);
 }
 
 /** Places one scan job's records into its channel's index (a job taken over while scanning is passed over). */

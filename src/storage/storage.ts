@@ -6,7 +6,7 @@ import { DirectorySource } from './source/directory-source.js';
 import { readChannelLogs, type ChannelLogReader } from './log-reader.js';
 import { DEFAULT_RECORD_CACHE_BYTES } from './record-cache.js';
 import { startIndexWorkers } from './index-threads-for-open.js';
-import { applyJob, removeFile, tellListeners, type RecordSink } from './record-application.js';
+import { applyJob, expectRecords, removeFile, tellListeners, type RecordSink } from './record-application.js';
 import type { ScanProblem } from './records/record-scan.js';
 import { scanJobs } from './scan-jobs.js';
 import { planRefresh } from './refresh-plan.js';
@@ -253,6 +253,7 @@ export class Storage extends StorageState {
         rootsCandidate: (id) => this.rootsCandidates.add(id),
         noteScanProblem: (file, problem) => this.noteScanProblem(file, problem),
       };
+      expectRecords(jobs);
       for (const job of jobs) applyJob(job, rootsTypeId, sink);
       for (const file of removed) this.removeFile(targets[file.channel]!, file);
       if (rebuild) {

@@ -47,6 +47,11 @@ export class HashedLocations {
     this.count = existing?.count ?? 0;
   }
 
+  /** Room for `entries` ids in all (grown once, not doubling its way there set by set). */
+  reserve(entries: number): void {
+    if (entries > this.capacity * MAX_LOAD) this.resize(Math.ceil(entries / TARGET_LOAD));
+  }
+
   /** Takes a copy of the table (a snapshot still reads the one it had). */
   ownTable(): void {
     this.table = copyShared(this.table);

@@ -106,8 +106,8 @@ export class LatestTypes {
       if (typeHigh === 0) small.add(typeLow);
       else big.push(typeLow, typeHigh | 0);
     });
-    const perOrdinal = new Float64Array(this.typeOfOrdinal.length);
-    for (let position = 0; position < dense.length; position++) perOrdinal[dense[position]!]!++;
+    const perOrdinal = new Uint32Array(this.typeOfOrdinal.length);
+    for (let from = 0; from < dense.length; from += COUNT_BLOCK) countOrdinals(dense, from, Math.min(dense.length, from + COUNT_BLOCK), perOrdinal);
     const triples: number[] = [];
     const fromDense = new Map<number, number>();
     for (let ordinal = 1; ordinal < perOrdinal.length; ordinal++) {
@@ -118,4 +118,19 @@ export class LatestTypes {
     for (let i = 0; i < big.length; i += 2) triples.push(big[i]!, big[i + 1]!, 1);
     return triples;
   }
+}
+
+/**
+ * Run positions counted per call of `countOrdinals`. The count runs once per channel, so a single
+ * loop over the run ran largely before V8 had compiled it (and each increment of a Float64Array
+ * there made a heap number); in blocks the function is compiled after a few calls (as
+ * index-builder.ts counts its run). Counting runs of 2.5M positions (a channel at 10M entities),
+ * eight in a fresh process: 13.5, 9.1, 6.7, 5.0 ms for the first four in one loop, 8.0, 5.4, 4.3,
+ * 4.2 ms in blocks (an index thread counts two channels at 10M).
+ */
+const COUNT_BLOCK = 1 << 12;
+
+/** Adds the run positions `[from, to)` to the counts per ordinal (ordinal 0: no record). */
+function countOrdinals(dense: Uint8Array | Uint16Array, from: number, to: number, perOrdinal: Uint32Array): void {
+  for (let position = from; position < to; position++) perOrdinal[dense[position]!]!++;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { joinId, splitId } from '../../../src/storage/index/object-id-halves.js';
 import { ObjectIndex } from '../../../src/storage/index/object-index.js';
-import { sharedCopyOf } from '../../../src/storage/index/shared-copy-index.js';
+import { expectSets, sharedCopyOf } from '../../../src/storage/index/shared-copy-index.js';
 import { copyShared } from '../../../src/storage/index/shared-ints.js';
 import type { ObjectIndexParts } from '../../../src/storage/index/object-index-parts.js';
 
@@ -63,6 +63,31 @@ describe('sharedCopyOf', () => {
     expect(many.get(base + 1998n)).toEqual({ fileSlot: 2, offset: 1999, length: 32 });
     expect(other.get(base + 1998n)).toEqual({ fileSlot: 0, offset: 1998, length: 24 });
     expect(other.has(...splitId(base + 4_000_001n))).toBe(false);
+  });
+
+  it('told how many sets to expect, sizes its own table once and answers as before', () => {
+    const base = 1_000_000n;
+    const make = (): ObjectIndex => {
+      const index = new ObjectIndex(0);
+      index.reserveRun(40_000, ...splitId(base));
+      for (let i = 0n; i < 40_000n; i++) index.set(...splitId(base + i), 0, Number(i) * 30, 30);
+      return index;
+    };
+    const told = sharedCopyOf(make());
+    const untold = sharedCopyOf(make());
+    const before = told.byteSize;
+    expectSets(told, 3000);
+    const sized = told.byteSize;
+    expect(sized - before).toBeGreaterThanOrEqual(3000 * 20); // 20 bytes a slot
+    expectSets(make(), 3000); // a plain index: nothing to size
+    for (const copy of [told, untold]) {
+      for (let i = 0n; i < 3000n; i++) copy.set(...splitId(base + 13n * i), 1, Number(i), 40);
+      copy.set(...splitId(base + 90_000n), 2, 7, 50); // a new id
+    }
+    expect(told.byteSize).toBe(sized); // not grown again
+    for (let i = 0n; i < 40_000n; i += 7n) expect(told.get(base + i)).toEqual(untold.get(base + i));
+    expect(told.get(base + 13n * 2999n)).toEqual({ fileSlot: 1, offset: 2999, length: 40 });
+    expect([told.size, told.has(...splitId(base + 90_000n))]).toEqual([untold.size, true]);
   });
 
   /** A plain index over a copy of an index's tables: what the shared copy must answer like. */
