@@ -10,10 +10,12 @@ import { defineConfig } from 'vitest/config';
  * measurable change, 10.9 against 10.2 s of CPU on format/javatext/inspect.)
  * test/mcp's 24 files (each imported the MCP SDK, zod, fastify and the API anew), alternated at load
  * 13-20: isolated 199 and 154 s wall, 93 and 83 s of CPU; shared 78 and 92 s wall, 52 and 57 s.
- * test/diff, test/check, test/writer, test/rescue and test/convert (51 files, the Java ones
- * included), one after the other at load 17-21, CPU of the whole process tree (JVMs included):
- * isolated 276 s wall, 226 s of CPU, vitest's import 86 s; shared 216 s wall, 183 s, import 29 s
- * (the isolated run also started the PostgreSQL and MariaDB servers, which a whole run starts anyway).
+ * test/diff, test/check, test/writer, test/rescue and test/convert (46 files, the Java ones
+ * included; measured in one run with test/checksums' 5 files, isolated both times), one after the
+ * other at load 17-21, CPU of the whole process tree (JVMs included): isolated 276 s wall, 226 s
+ * of CPU, vitest's import 86 s; shared 216 s wall, 183 s, import 29 s (the isolated run also
+ * started the PostgreSQL and MariaDB servers, which a whole run starts anyway). test/checksums,
+ * test/security and test/library (19 files) shared: no less CPU (126.3 against 126.6 s).
  */
 const SHARED_MODULES = ['test/format', 'test/javatext', 'test/inspect', 'test/architecture', 'test/gigamap', 'test/graph', 'test/mcp', 'test/diff', 'test/check', 'test/writer', 'test/rescue', 'test/convert'].map(
   (folder) => `${folder}/**/*.test.ts`,
