@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, readSync, openSync, closeSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { diffStorages, type DiffReport } from '../../src/diff/storage-diff.js';
 import { Storage } from '../../src/storage/storage.js';
 import { StorageWriter } from '../../src/writer/storage-writer.js';
 import { reflectiveMembers } from '../../src/writer/type-definitions.js';
+import { flipBit } from '../helpers/corpora/bit-flip.js';
 
 /**
  * A copy to which the writer committed more (updates, the same bytes stored again, new objects, a
@@ -158,13 +159,7 @@ describe('diff of a storage and a copy that went on', () => {
       'a byte of the shared part changed',
       (dir) => {
         const path = earlyFile(dir);
-        const fd = openSync(path, 'r+');
-        const byte = Buffer.alloc(1);
-        const at = statSync(path).size - 3; // inside the last record's value
-        readSync(fd, byte, 0, 1, at);
-        byte[0] = byte[0]! ^ 1;
-        writeSync(fd, byte, 0, 1, at);
-        closeSync(fd);
+        flipBit(path, statSync(path).size - 3); // inside the last record's value
       },
     ],
     ['a file cut short', (dir) => truncateSync(earlyFile(dir), statSync(earlyFile(dir)).size - 10)],

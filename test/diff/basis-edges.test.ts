@@ -1,4 +1,4 @@
-import { closeSync, cpSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, symlinkSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, cpSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { diff, expectSameReport, sameState, stateOf } from '../helpers/corpora/b
 import { Storage } from '../../src/storage/storage.js';
 import { StorageWriter, type StorageWriterOptions } from '../../src/writer/storage-writer.js';
 import { reflectiveMembers } from '../../src/writer/type-definitions.js';
+import { flipBit } from '../helpers/corpora/bit-flip.js';
 
 /**
  * Edges of opening a copy on the first storage as its basis (basis-open.ts) and comparing only what
@@ -74,14 +75,6 @@ function firstFile(dir: string, channel: number): string {
 }
 
 /** One bit of a file changed. */
-function flip(path: string, at: number): void {
-  const fd = openSync(path, 'r+');
-  const byte = Buffer.alloc(1);
-  readSync(fd, byte, 0, 1, at);
-  byte[0] = byte[0]! ^ 1;
-  writeSync(fd, byte, 0, 1, at);
-  closeSync(fd);
-}
 
 /** Objects a storage holds. */
 async function entities(dir: string): Promise<number> {
@@ -221,7 +214,7 @@ describe('a copy opened on the first storage: edges', () => {
     const b = await continued(a, restore(0, 30, 9));
     const path = lastFile(a.dir, 0).replace(a.dir, b);
     expect(statSync(path).size).toBeGreaterThan(statSync(lastFile(a.dir, 0)).size);
-    flip(path, Math.floor(statSync(lastFile(a.dir, 0)).size / 2));
+    flipBit(path, Math.floor(statSync(lastFile(a.dir, 0)).size / 2));
     await expectSameReport(a.dir, b, false);
   });
 

@@ -1,4 +1,4 @@
-import { closeSync, cpSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, cpSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { expectSameReport } from '../helpers/corpora/basis-pair.js';
 import { Storage } from '../../src/storage/storage.js';
 import { StorageWriter } from '../../src/writer/storage-writer.js';
 import { reflectiveMembers } from '../../src/writer/type-definitions.js';
+import { flipBit } from '../helpers/corpora/bit-flip.js';
 
 /**
  * The prefix comparison of a copy opened on the first storage (basis-open.ts) over files of many
@@ -77,13 +78,7 @@ function bytesOf(path: string, at: number, length: number): Buffer {
 function flipped(file: number, at: number): string {
   const dir = join(base, `flipped${count++}`);
   cpSync(b, dir, { recursive: true });
-  const path = dataFiles(dir)[file]!;
-  const fd = openSync(path, 'r+');
-  const byte = Buffer.alloc(1);
-  readSync(fd, byte, 0, 1, at);
-  byte[0] = byte[0]! ^ 1;
-  writeSync(fd, byte, 0, 1, at);
-  closeSync(fd);
+  flipBit(dataFiles(dir)[file]!, at);
   return dir;
 }
 

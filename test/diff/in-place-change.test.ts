@@ -1,10 +1,11 @@
-import { cpSync, mkdtempSync, openSync, readSync, rmSync, writeSync, closeSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diffStorages, type ObjectChange } from '../../src/diff/storage-diff.js';
 import { Storage } from '../../src/storage/storage.js';
 import { StorageWriter } from '../../src/writer/storage-writer.js';
+import { flipBit } from '../helpers/corpora/bit-flip.js';
 
 /**
  * The diff compares a copy's files a block at a time where records lie at the same places, and
@@ -45,13 +46,7 @@ async function copyWithChanged(name: string, changed: readonly bigint[]): Promis
     for (const id of changed) {
       const channel = storage.channels[Number(id & BigInt(storage.channels.length - 1))]!;
       const location = channel.objects.get(id)!;
-      const fd = openSync(channel.fileAt(location.fileSlot)!.path, 'r+');
-      const at = location.offset + location.length - 2;
-      const byte = Buffer.alloc(1);
-      readSync(fd, byte, 0, 1, at);
-      byte[0] = byte[0]! ^ 1;
-      writeSync(fd, byte, 0, 1, at);
-      closeSync(fd);
+      flipBit(channel.fileAt(location.fileSlot)!.path, location.offset + location.length - 2);
     }
   } finally {
     await storage.close();

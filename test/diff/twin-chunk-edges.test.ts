@@ -1,10 +1,11 @@
-import { closeSync, cpSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diffStorages, type ObjectChange } from '../../src/diff/storage-diff.js';
 import { Storage } from '../../src/storage/storage.js';
 import { StorageWriter } from '../../src/writer/storage-writer.js';
+import { flipBit } from '../helpers/corpora/bit-flip.js';
 
 /**
  * Where a copy holds A's records at the same places, its file is read alongside A's walk in the
@@ -61,13 +62,7 @@ function copyWithChanged(name: string, changed: readonly Placed[]): string {
   cpSync(before, dir, { recursive: true });
   for (const r of changed) {
     const path = join(dir, r.path.slice(before.length));
-    const fd = openSync(path, 'r+');
-    const at = r.offset + r.length - 2;
-    const byte = Buffer.alloc(1);
-    readSync(fd, byte, 0, 1, at);
-    byte[0] = byte[0]! ^ 1;
-    writeSync(fd, byte, 0, 1, at);
-    closeSync(fd);
+    flipBit(path, r.offset + r.length - 2);
   }
   return dir;
 }
