@@ -1,5 +1,4 @@
 import { joinId } from './index/object-id-halves.js';
-import { expectSets } from './index/shared-copy-index.js';
 import { fileStateFor } from './scan-jobs.js';
 import type { ChangeCollector, ChannelState, FileState, ScanJob, SplitId } from './channel-state.js';
 import type { ScanProblem } from './records/record-scan.js';
@@ -25,7 +24,7 @@ export interface RecordSink {
 export function expectRecords(jobs: readonly ScanJob[]): void {
   const counts = new Map<ChannelState, number>();
   for (const job of jobs) if (job.count > 0) counts.set(job.channel, (counts.get(job.channel) ?? 0) + job.count);
-  for (const [channel, count] of counts) expectSets(channel.objects, count);
+  for (const [channel, count] of counts) channel.objects.expectSets(count);
 }
 
 /** Places one scan job's records into its channel's index (a job taken over while scanning is passed over). */

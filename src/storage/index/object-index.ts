@@ -133,6 +133,13 @@ export class ObjectIndex {
   replacedOffset = 0;
 
   /**
+   * A hint that about `sets` more ids are about to be set (a refresh's records, counted before they
+   * are applied). Nothing to do here: the run and the hash table grow as ids come. A shared copy
+   * (shared-copy-index.ts) sizes the table it keeps its own changes in once.
+   */
+  expectSets(_sets: number): void {}
+
+  /**
    * Records (or replaces) the location of an object id given as two 32-bit halves. Returns the
    * file slot of the location it replaced, or -1 for a new id.
    */

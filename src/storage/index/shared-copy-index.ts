@@ -24,16 +24,6 @@ export function sharedCopyOf(index: ObjectIndex): ObjectIndex {
   return new SharedCopyIndex(index.snapshot().parts);
 }
 
-/**
- * Tells an index that about `sets` more ids are to be set in it (a refresh's records, counted
- * before they are applied): a shared copy sizes the table it keeps them in once. At 10M entities
- * a diff's second storage sets 25,000 ids per channel, and growing that table from empty by
- * doubling rehashed twice as many entries (about 55 ms of the open's CPU, profiled).
- */
-export function expectSets(index: ObjectIndex, sets: number): void {
-  if (index instanceof SharedCopyIndex) index.expectSets(sets);
-}
-
 class SharedCopyIndex extends ObjectIndex {
   /** Set here since the copy began; undefined once settled. */
   private changes: HashedLocations | undefined;
@@ -56,8 +46,12 @@ class SharedCopyIndex extends ObjectIndex {
     changes.forEach((low, high, fileSlot, offset, length) => void super.set(low | 0, high, fileSlot, offset, length));
   }
 
-  /** Room for `sets` more changes, up to where they would be settled into copied tables instead. */
-  expectSets(sets: number): void {
+  /**
+   * Room for `sets` more changes, up to where they would be settled into copied tables instead. At
+   * 10M entities a diff's second storage sets 25,000 ids per channel, and growing this table from
+   * empty by doubling rehashed twice as many entries (about 55 ms of the open's CPU, profiled).
+   */
+  override expectSets(sets: number): void {
     const changes = this.changes;
     if (changes === undefined || sets <= 0) return;
     changes.reserve(Math.min(changes.count + sets, SETTLE_MIN + (this.hashed.count + this.inRun) * SETTLE_SHARE));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { joinId, splitId } from '../../../src/storage/index/object-id-halves.js';
 import { ObjectIndex } from '../../../src/storage/index/object-index.js';
-import { expectSets, sharedCopyOf } from '../../../src/storage/index/shared-copy-index.js';
+import { sharedCopyOf } from '../../../src/storage/index/shared-copy-index.js';
 import { copyShared } from '../../../src/storage/index/shared-ints.js';
 import type { ObjectIndexParts } from '../../../src/storage/index/object-index-parts.js';
 
@@ -76,10 +76,10 @@ describe('sharedCopyOf', () => {
     const told = sharedCopyOf(make());
     const untold = sharedCopyOf(make());
     const before = told.byteSize;
-    expectSets(told, 3000);
+    told.expectSets(3000);
     const sized = told.byteSize;
     expect(sized - before).toBeGreaterThanOrEqual(3000 * 20); // 20 bytes a slot
-    expectSets(make(), 3000); // a plain index: nothing to size
+    make().expectSets(3000); // a plain index: nothing to size
     for (const copy of [told, untold]) {
       for (let i = 0n; i < 3000n; i++) copy.set(...splitId(base + 13n * i), 1, Number(i), 40);
       copy.set(...splitId(base + 90_000n), 2, 7, 50); // a new id
