@@ -35,6 +35,8 @@ const common = {
 const FIXTURE_GUARD = 'test/security/fixture-guard.ts';
 // The SQL tables' cache of the commands the tests run in a directory of the run's own.
 const CACHE_HOME = 'test/helpers/test-run/cache-home.ts';
+// The sources compiled once for the run, for the tests that start the command as a process (see the file).
+const COMPILED_CLI = 'test/helpers/test-run/compiled-cli.ts';
 
 export default defineConfig({
   test: {
@@ -51,7 +53,7 @@ export default defineConfig({
           name: 'shared-modules',
           include: SHARED_MODULES,
           isolate: false,
-          globalSetup: [FIXTURE_GUARD, CACHE_HOME],
+          globalSetup: [FIXTURE_GUARD, CACHE_HOME, COMPILED_CLI],
         },
       },
       {
@@ -61,7 +63,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: SHARED_MODULES,
           // One throwaway PostgreSQL cluster for the tests of storages kept in PostgreSQL, one MariaDB server for MariaDB's.
-          globalSetup: [FIXTURE_GUARD, 'test/helpers/real-systems/postgres-global.ts', 'test/helpers/real-systems/mariadb-global.ts', CACHE_HOME],
+          globalSetup: [FIXTURE_GUARD, 'test/helpers/real-systems/postgres-global.ts', 'test/helpers/real-systems/mariadb-global.ts', CACHE_HOME, COMPILED_CLI],
         },
       },
     ],

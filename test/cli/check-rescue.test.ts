@@ -8,9 +8,9 @@ import { runCliInProcess, type CliRun } from '../helpers/serving/cli-in-process.
 import { SEQUENCE_DIR } from '../helpers/corpora/follow-sequence.js';
 import { corpusStorage } from '../security/server.js';
 import { diffSnapshots, snapshotTree } from '../security/snapshot.js';
+import { cliCommand } from '../helpers/test-run/cli-command.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 
 let work: string;
 beforeAll(() => {
@@ -100,7 +100,7 @@ describe('storage-inspector check', () => {
     const dir = join(work, 'locked');
     cpSync(corpusStorage('noroot'), dir, { recursive: true });
     writeFileSync(join(dir, 'used.lock'), `${Date.now()};${Date.now() + 3_600_000};app-1`);
-    const result = spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'check', dir], { cwd: ROOT, encoding: 'utf8' });
+    const result = spawnSync(process.execPath, [...cliCommand(), 'check', dir], { cwd: ROOT, encoding: 'utf8' });
     expect(result.status).toBe(1);
     expect(result.stdout).toContain('MicroStream says: one.microstream.storage.exceptions.StorageException: Storage already in use by: app-1');
   });

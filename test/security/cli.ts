@@ -1,11 +1,11 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cliCommand } from '../helpers/test-run/cli-command.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 
-/** `storage-inspector serve ...` as a child process (from sources, via tsx). */
+/** `storage-inspector serve ...` as a child process (from the sources: the run's compiled copy, see cliCommand). */
 export interface ServeProcess {
   readonly child: ChildProcessWithoutNullStreams;
   /** Resolves with the port once the server says it is serving (rejects if it exits first). */
@@ -22,7 +22,7 @@ export interface ServeProcess {
  * its loader makes its cache directory under TMPDIR, and so a TMPDIR that does not exist.
  */
 export function spawnCli(args: string[], env: Record<string, string> = {}, options: { readonly built?: boolean } = {}): ServeProcess {
-  const command = options.built === true ? [join(ROOT, 'dist', 'cli', 'main.js')] : ['--import', 'tsx', MAIN];
+  const command = options.built === true ? [join(ROOT, 'dist', 'cli', 'main.js')] : cliCommand();
   const child = spawn(process.execPath, [...command, ...args], {
     cwd: ROOT,
     env: { ...process.env, STORAGE_INSPECTOR_TOKEN: undefined, STORAGE_INSPECTOR_BASIC_AUTH: undefined, ...env },

@@ -8,6 +8,7 @@ import { DescriptorPool, type DescriptorOwner } from '../../src/storage/source/d
 import { StorageFollower } from '../../src/storage/follow/follow.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { corpusStorage } from '../security/server.js';
+import { cliCommand } from '../helpers/test-run/cli-command.js';
 
 /**
  * Many small data files (here 2,000 empty ones under a limit of 256 open files): opening,
@@ -16,7 +17,6 @@ import { corpusStorage } from '../security/server.js';
  */
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 const FD_LIMIT = 256;
 const EMPTY_FILES = 2_000;
 
@@ -32,7 +32,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** The command line run by a shell that lowered the limit of open files first. */
 function underLowLimit(args: string[]): { exit: Promise<number | null>; stderr: () => string; stdout: () => string; kill: () => void } {
-  const quoted = [process.execPath, '--import', 'tsx', MAIN, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
+  const quoted = [process.execPath, ...cliCommand(), ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
   const child = spawn('sh', ['-c', `ulimit -n ${FD_LIMIT} && exec ${quoted}`], { cwd: ROOT });
   let stderr = '';
   let stdout = '';

@@ -12,9 +12,9 @@ import { parseTransactionLog } from '../../../src/format/transaction-log.js';
 import { storeEntry } from '../../../src/writer/log-entries.js';
 import { bytes, record } from '../../helpers/corpora/bytes.js';
 import { CORPORA } from '../../helpers/corpora/conformance.js';
+import { cliCommand } from '../../helpers/test-run/cli-command.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 const ES = CORPORA.find((c) => c.generation.startsWith('EclipseStore'))!;
 
 const base = mkdtempSync(join(tmpdir(), 'serve-several-'));
@@ -38,7 +38,7 @@ describe('serve with several storages', () => {
     cpSync(join(CORPORA[0]!.dir, 'storages', 'graph'), shop, { recursive: true });
     cpSync(join(ES.dir, 'storages', 'noroot'), lab, { recursive: true });
     mkdirSync(gone);
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', `shop=${shop}`, `lab=${lab}`, `gone=${gone}`, '--port', '0', '--quiet', '--poll-interval', '50'], {
+    const child = spawn(process.execPath, [...cliCommand(), 'serve', `shop=${shop}`, `lab=${lab}`, `gone=${gone}`, '--port', '0', '--quiet', '--poll-interval', '50'], {
       cwd: ROOT,
     });
     let stderr = '';

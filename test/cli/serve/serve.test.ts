@@ -6,13 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseServeArgs } from '../../../src/cli/commands/serve.js';
 import { CONFORMANCE_DIR, CORPORA } from '../../helpers/corpora/conformance.js';
+import { cliCommand } from '../../helpers/test-run/cli-command.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 
 function runCli(args: string[], untilStderr?: RegExp): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT });
+    const child = spawn(process.execPath, [...cliCommand(), ...args], { cwd: ROOT });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import { readdirSync, watch } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cliCommand } from '../test-run/cli-command.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 
 /**
  * Runs the CLI (`args`) as a real process from the sources and interrupts it in the middle of its
@@ -21,7 +21,7 @@ export async function interruptedCli(options: {
   readonly env?: NodeJS.ProcessEnv;
 }): Promise<{ readonly code: number | null; readonly stderr: string }> {
   const { args, parent, hiddenPrefix, signal } = options;
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], ...(options.env === undefined ? {} : { env: options.env }) });
+  const child = spawn(process.execPath, [...cliCommand(), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], ...(options.env === undefined ? {} : { env: options.env }) });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -1,9 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import { cliCommand } from '../test-run/cli-command.js';
 
-const MAIN = join(import.meta.dirname, '..', '..', '..', 'src', 'cli', 'main.ts');
-
-/** A command run as a process of its own (through tsx), its standard output a pipe the test may close. */
+/** A command run as a process of its own (from the sources, see cliCommand), its standard output a pipe the test may close. */
 export interface PipedCli {
   readonly child: ChildProcess;
   /** The first bytes it wrote to standard output, or undefined when it ended before writing any. */
@@ -16,7 +14,7 @@ export interface PipedCli {
 
 /** Starts `storage-inspector ARGS`; `stdin: 'pipe'` leaves its standard input for the test to write. */
 export function pipedCli(args: readonly string[], stdin: 'pipe' | 'ignore' = 'ignore'): PipedCli {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { stdio: [stdin, 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...cliCommand(), ...args], { stdio: [stdin, 'pipe', 'pipe'] });
   // Both are pipes (stdio above).
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));

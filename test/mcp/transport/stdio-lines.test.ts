@@ -2,6 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../stdio-client.js';
+import { cliCommand } from '../../helpers/test-run/cli-command.js';
 
 /**
  * `storage-inspector mcp` as a child process fed raw lines (issue 40, item 9): a line over the
@@ -35,7 +36,7 @@ function writeLine(text: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'cli', 'main.ts'), 'mcp', '--no-follow', STORAGE], { cwd: ROOT });
+  child = spawn(process.execPath, [...cliCommand(), 'mcp', '--no-follow', STORAGE], { cwd: ROOT });
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   let pending = '';
   child.stdout.on('data', (d: Buffer) => {

@@ -7,6 +7,7 @@ import { compressors } from 'hyparquet-compressors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliInProcess as cli } from '../../helpers/serving/cli-in-process.js';
 import { CONFORMANCE_DIR } from '../../helpers/corpora/conformance.js';
+import { cliCommand } from '../../helpers/test-run/cli-command.js';
 
 /**
  * `export --out DIR`: every table as Parquet (read back here with an independent reader,
@@ -125,9 +126,8 @@ describe('export of the tables', () => {
   });
 
   it('ends quietly with exit 0 when the reader closes the pipe (export ... | head)', { timeout: 60_000 }, async () => {
-    const main = join(import.meta.dirname, '..', '..', '..', 'src', 'cli', 'main.ts');
-    expect(existsSync(main)).toBe(true);
-    const child = spawn(process.execPath, ['--import', 'tsx', main, 'export', GRAPH, '--type', 'java.lang.String'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    expect(existsSync(cliCommand().at(-1)!)).toBe(true);
+    const child = spawn(process.execPath, [...cliCommand(), 'export', GRAPH, '--type', 'java.lang.String'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const closed = new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));

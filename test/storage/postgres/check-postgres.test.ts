@@ -21,6 +21,7 @@ import {
   type SqlStorageName,
   statementsOf,
 } from '../../helpers/real-systems/postgres.js';
+import { cliCommand } from '../../helpers/test-run/cli-command.js';
 
 /**
  * `check` and `rescue` on storages kept in PostgreSQL: the same findings as for the directories
@@ -30,7 +31,6 @@ import {
  */
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 
 describe('check and rescue on a storage kept in PostgreSQL', () => {
   const databases: string[] = [];
@@ -224,7 +224,7 @@ describe('check and rescue on a storage kept in PostgreSQL', () => {
       await admin.query('DELETE FROM ms_graph_channel_0 WHERE identifier = $1 AND start = $2', [identifier, rows[rows.length - 1]!.start]);
     });
     const cli = (database: string, name: string): ReturnType<typeof spawnSync> =>
-      spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'check', readerUrl(database), '--table', `ms_${name}`], { cwd: ROOT, encoding: 'utf8', env: readerEnv() });
+      spawnSync(process.execPath, [...cliCommand(), 'check', readerUrl(database), '--table', `ms_${name}`], { cwd: ROOT, encoding: 'utf8', env: readerEnv() });
     const ok = cli(intact.database, 'collections');
     expect(ok.status, String(ok.stderr)).toBe(0);
     expect(String(ok.stdout)).toContain('MicroStream 4.1 would start on this storage.');

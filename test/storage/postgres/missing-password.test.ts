@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cloneStorageDatabase, dropDatabase, readerUrl } from '../../helpers/real-systems/postgres.js';
+import { cliCommand } from '../../helpers/test-run/cli-command.js';
 
 /**
  * A server that asks for a (SCRAM) password while no password source has one: every command
@@ -13,7 +14,6 @@ import { cloneStorageDatabase, dropDatabase, readerUrl } from '../../helpers/rea
  */
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 /** Only a bound against a hang: the commands end in well under a second. */
 const KILL_AFTER_MS = 20_000;
 
@@ -39,7 +39,7 @@ describe('a PostgreSQL storage without a password source', () => {
 
   function run(args: string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, env: bareEnv() });
+      const child = spawn(process.execPath, [...cliCommand(), ...args], { cwd: ROOT, env: bareEnv() });
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       child.stdout.resume();
