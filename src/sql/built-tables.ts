@@ -1,4 +1,6 @@
-import { statSync } from 'node:fs';
+import { constants, statSync } from 'node:fs';
+import { copyFile, link, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { GraphIndex } from '../graph/model/graph-index.js';
 import type { Storage } from '../storage/storage.js';
@@ -6,14 +8,14 @@ import type { TypeTablePlan } from './tables/column-model.js';
 import type { DuckModule } from './duck-module.js';
 import type { SchemaTable } from './tables/finish-tables.js';
 import { buildLinkTables, type LinkType } from './fills/link-tables.js';
-import { fillLinkTablesThroughParquet, writeLinkTablesAsParquet } from './fills/link-parquet.js';
+import { writeLinkTablesAsParquet } from './fills/link-parquet.js';
 import { quoteIdent, quoteText } from './tables/column-model.js';
 import { EXPORT_PARQUET_OPTIONS } from './tables/parquet-options.js';
 import { buildCommitsTable } from './fills/commit-rows.js';
 import { buildObjectsTable, copyObjectRows } from './fills/object-rows.js';
 import { dominatorsSettled } from '../graph/model/dominators-under-way.js';
 import type { Sandbox } from './sandbox/sandbox.js';
-import type { KeepResult, TableCache } from './cache/table-cache.js';
+import { linkFileName, type KeepResult, type TableCache } from './cache/table-cache.js';
 import { WriteTurns } from './cache/write-turns.js';
 import { FillLedger } from './fill-ledger.js';
 import { fillTypeTables } from './fills/type-fill.js';
@@ -30,7 +32,8 @@ import { valueTypeIdsOf } from './tables/column-model.js';
  * sql-engine.ts runs statements against it and retires it when a newer one replaces it;
  * open-built-tables.ts makes it (a build, or a kept database opened).
  *
- * Kept between runs (table-cache.ts): `keepIn` keeps the database as filled so far; a copy
+ * Kept between runs (table-cache.ts): `keepIn` keeps the database as filled so far, and the link
+ * tables as the Parquet files an export wrote of them (`linkFiles`); a copy
  * opened later has its plans made again from the dictionary, so that the tables it has not
  * filled yet are filled as usual. Fills (which write the database) and keeping it (which copies
  * the file) take turns.
@@ -54,10 +57,24 @@ export interface TypeCopyEvents {
   readonly written?: (table: string, rows: number) => void;
 }
 
-/** An export's link tables filled as they are written (`copyLinkTables`); `filling` told when their pass starts. */
+/**
+ * An export's link tables kept for the cache as the files it writes (`copyLinkTables`); `filling`
+ * told when those files are taken into the private directory to be kept.
+ */
 export interface LinkFill {
   readonly filling?: () => void;
 }
+
+/** A link table as a Parquet file in the private directory (its rows as an export wrote them). */
+export interface LinkFile {
+  readonly path: string;
+  readonly rows: number;
+}
+
+/** The link tables, which an entry keeps as files only both together (`:links` says both). */
+const LINK_TABLES = ['_elements', '_references'];
+/** Where the link files an export wrote are taken to, in the private directory (as open-built-tables.ts takes a kept entry's). */
+const LINK_DIRECTORY = 'links';
 
 export class BuiltTables {
   /** Statements and exports using it now: it is closed only when none is. */
@@ -84,6 +101,12 @@ export class BuiltTables {
    * at once, DuckDB refused one with a catalog write-write conflict or the file held rows twice).
    */
   private objectsCopied: Promise<unknown> = Promise.resolve();
+  /**
+   * `_elements` and `_references` as Parquet files in the private directory, by table name: taken
+   * from a cache entry (the tables are views over them, open-built-tables.ts) or written by this
+   * build's export (the tables left as they were): kept with the database, copied by an export.
+   */
+  private linkFiles: ReadonlyMap<string, LinkFile> | undefined;
 
   /** Made by open-built-tables.ts (a build, or a kept database opened), which also closes the sandbox if this fails. */
   constructor(
@@ -164,6 +187,11 @@ export class BuiltTables {
     this.keptFilled = this.ledger.filled.size;
   }
 
+  /** The link tables of a kept entry, as files in the private directory (the tables views over them). */
+  restoreLinkFiles(files: ReadonlyMap<string, LinkFile>): void {
+    if (LINK_TABLES.every((table) => files.has(table))) this.linkFiles = files;
+  }
+
   /**
    * Keeps the database as filled so far under `key` (once per new fill): checkpointed, then
    * copied while no fill writes; undefined when there was nothing new to keep or the database
@@ -201,6 +229,7 @@ export class BuiltTables {
           messages: this.messages,
         },
         this.keptFilled >= 0,
+        [...(this.linkFiles ?? [])].map(([table, file]) => ({ table, rows: file.rows, path: file.path })),
       );
       this.keptFilled = filled.length;
       return result;
@@ -315,28 +344,29 @@ export class BuiltTables {
 
   /**
    * `_elements` and `_references` written as Parquet (`files`, by lower-case table name; our
-   * exports): copied from the tables when a statement (or an export that keeps them) has filled
-   * them; else written by a pass of their own into Parquet files of our own, which DuckDB's COPY
-   * reads and writes as it writes every table (fills/link-parquet.ts): DuckDB's appender took the
-   * JavaScript thread about 19 s for the 48M rows of a 10M-object storage. `fill` (an export
-   * whose tables are kept in the cache): the tables filled from those files of our own first
-   * (`filling` told when that pass starts), then copied, so that the next export or statement
-   * takes them from the cache; else they stay unfilled for statements. Rows per table written;
-   * undefined when the storage is no longer in the built state.
+   * exports): copied byte for byte from the files a cache entry kept of them; else copied from the
+   * tables when a statement has filled them; else written by a pass of their own into Parquet
+   * files of our own, which DuckDB's COPY reads and writes as it writes every table
+   * (fills/link-parquet.ts): DuckDB's appender took the JavaScript thread about 19 s for the 48M
+   * rows of a 10M-object storage. `fill` (an export whose tables are kept in the cache): the files
+   * written of both tables are then taken into the private directory (`filling` told), kept with
+   * the database (`keepIn`) for the next export to copy and a statement to read through views;
+   * filling the tables instead cost the first export a third more CPU and the entry 250 MB more
+   * at 10M. Rows per table written; undefined when the storage is no longer in the built state.
    */
   async copyLinkTables(duck: DuckModule, files: ReadonlyMap<string, string>, fill?: LinkFill): Promise<Map<string, number> | undefined> {
     if (!(await this.values(duck, this.laterValueTypes()))) return undefined;
-    const first = files.values().next().value;
-    if (fill !== undefined && this.ledger.links === undefined && first !== undefined && this.sandbox.allowFiles)
-      this.ledger.linksFilling(() =>
-        this.inBuiltState(async (connection) => {
-          fill.filling?.();
-          await fillLinkTablesThroughParquet(connection, this.storage, this.linkTypes, first);
-          await connection.run('CHECKPOINT').catch(() => undefined);
-        }),
-      );
     let rows = new Map<string, number>();
-    // Filled already (or being filled) for a statement or by the lines above: those rows.
+    const kept = this.linkFiles;
+    if (kept !== undefined && [...files.keys()].every((table) => kept.has(table))) {
+      // The built state's rows as an export wrote them (the entry's hash checked when taken).
+      for (const [table, file] of files) {
+        await copyFile(kept.get(table)!.path, file, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+        rows.set(table, kept.get(table)!.rows);
+      }
+      return rows;
+    }
+    // Filled already (or being filled) for a statement: those rows.
     if (this.ledger.links !== undefined) {
       const copy = async (connection: DuckDBConnection): Promise<void> => {
         for (const [table, file] of files) {
@@ -349,7 +379,30 @@ export class BuiltTables {
     const done = await this.inBuiltState(async (connection) => {
       rows = await writeLinkTablesAsParquet(connection, this.storage, this.linkTypes, files);
     });
-    return done ? rows : undefined;
+    if (!done) return undefined;
+    if (fill !== undefined && this.sandbox.allowFiles && this.linkFiles === undefined && LINK_TABLES.every((table) => files.has(table) && rows.has(table))) {
+      fill.filling?.();
+      this.linkFiles = await this.takeLinkFiles(files, rows);
+      this.ledger.linksKeptAsFiles();
+    }
+    return rows;
+  }
+
+  /**
+   * The link files an export wrote (`files`) taken into the private directory: linked where the
+   * file system allows (no bytes copied; the export's later rename or removal leaves the link),
+   * else copied. Nothing writes them afterwards.
+   */
+  private async takeLinkFiles(files: ReadonlyMap<string, string>, rows: ReadonlyMap<string, number>): Promise<Map<string, LinkFile>> {
+    const directory = join(this.sandbox.tempDirectory, LINK_DIRECTORY);
+    await mkdir(directory, { recursive: true, mode: 0o700 });
+    const taken = new Map<string, LinkFile>();
+    for (const table of LINK_TABLES) {
+      const path = join(directory, linkFileName(table));
+      await link(files.get(table)!, path).catch(() => copyFile(files.get(table)!, path, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE));
+      taken.set(table, { path, rows: rows.get(table)! });
+    }
+    return taken;
   }
 
   /**

@@ -48,7 +48,7 @@ export async function tablesOfCurrentState(options: StateTablesOptions, memoryLi
     const hit = await storage.consistent(async () => {
       const key = await stateKeyOf(duck, options);
       if (key === undefined) return undefined;
-      const built = await openKeptTables(duck, storage, graphOf, buildOptions, (file) => cache.take(key.key, file), () => cache.drop(key.key));
+      const built = await openKeptTables(duck, storage, graphOf, buildOptions, (file, links) => cache.take(key.key, file, links), () => cache.drop(key.key));
       return built === undefined ? undefined : { built, key };
     });
     if (hit !== undefined) {

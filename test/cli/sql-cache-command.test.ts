@@ -146,7 +146,7 @@ describe('storage-inspector cache', () => {
       const entries = await new TableCache(shared).list();
       expect(entries).toHaveLength(1);
       // Nothing half-written left behind.
-      expect(readdirSync(join(shared, 'tables-v1'))).toEqual([entries[0]!.key]);
+      expect(readdirSync(join(shared, 'tables-v2'))).toEqual([entries[0]!.key]);
       await answeredFromCache(dir, shared, one!);
     });
   });

@@ -32,7 +32,7 @@ beforeAll(async () => {
   await first.settle();
   await first.close();
   const [entry] = await cache.list();
-  keptFile = join(cache.directory, 'tables-v1', entry!.key, 'tables.duckdb');
+  keptFile = join(cache.directory, 'tables-v2', entry!.key, 'tables.duckdb');
   engine = new SqlEngine({ storage, cache, onBuilt: (f) => (cached = f.cached) });
   await engine.query('SELECT 1', { limit: 1 });
 });
@@ -77,6 +77,6 @@ describe('tables taken from the cache', () => {
 
   it('leave the kept entry as it was', async () => {
     const [entry] = await cache.list();
-    expect(readdirSync(join(cache.directory, 'tables-v1', entry!.key)).sort()).toEqual(['meta.json', 'tables.duckdb']);
+    expect(readdirSync(join(cache.directory, 'tables-v2', entry!.key)).sort()).toEqual(['meta.json', 'tables.duckdb']);
   });
 });

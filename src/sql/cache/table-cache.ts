@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { constants, type Stats } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { constants, createReadStream, type Stats } from 'node:fs';
 import { chmod, copyFile, lstat, mkdir, open, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
@@ -8,7 +8,10 @@ import type { SchemaTable } from '../tables/finish-tables.js';
 /**
  * Built SQL tables kept between runs: a directory of entries, each a DuckDB database file of a
  * storage's tables and what the engine needs to go on filling it (`meta.json`), filed under the
- * key of the storage's state and the product's build (table-cache-key.ts). Private to the user:
+ * key of the storage's state and the product's build (table-cache-key.ts), and, when an export
+ * wrote them, `_elements` and `_references` as the Parquet files it exported (`KeptLinkFile`: a
+ * later export copies them byte for byte, a statement reads them through a view; filled into the
+ * database instead they doubled the first export's work and the entry). Private to the user:
  * the directories are made 0700, the files 0600, and a directory that others may read or that
  * belongs to someone else is refused.
  *
@@ -28,13 +31,36 @@ export function defaultCacheDirectory(env: NodeJS.ProcessEnv = process.env): str
 
 export const DEFAULT_CACHE_MAX_BYTES = 8 * 1024 ** 3;
 
-/** Entries of this layout live in a folder of their own: a later layout never reads them. */
-const LAYOUT = 'tables-v1';
+/**
+ * Entries of this layout live in a folder of their own: a later layout never reads them. v2: an
+ * entry may hold the link tables' Parquet files beside its database (v1 entries are never read).
+ */
+export const CACHE_LAYOUT = 'tables-v2';
 const DATABASE = 'tables.duckdb';
 const META = 'meta.json';
 const TEMP_PREFIX = '.tmp-';
 /** A temporary directory left by a process that died while writing, dropped once this old. */
 const STALE_TEMP_MS = 3_600_000;
+
+/**
+ * A link table (`_elements`, `_references`) kept as the Parquet file an export wrote of it
+ * (zstd, DuckDB's writer), beside the database; the database's table of that name is left empty.
+ */
+export interface KeptLinkFile {
+  /** The table's name; the file is `<table>.parquet` in the entry. */
+  readonly table: string;
+  readonly rows: number;
+  readonly bytes: number;
+  /** Hex SHA-256 of the file: a copy taken that differs (a damaged entry) is no entry. */
+  readonly sha256: string;
+}
+
+/** A link table's Parquet file to keep with the database (`keep`). */
+export interface LinkFileToKeep {
+  readonly table: string;
+  readonly rows: number;
+  readonly path: string;
+}
 
 /** What an entry says besides its database: enough to fill the rest of its tables later. */
 export interface CachedTables {
@@ -59,6 +85,15 @@ export interface CachedTables {
   readonly messages?: readonly string[];
   /** The database file's size. */
   readonly bytes: number;
+  /** The link tables kept as Parquet files (they count as filled: `:links`). */
+  readonly linkFiles?: readonly KeptLinkFile[];
+}
+
+/** What `take` hands over: the description, and where the link files were copied to. */
+export interface TakenTables {
+  readonly meta: CachedTables;
+  /** Per link table kept as a file (`meta.linkFiles`): its copy, in `take`'s link directory. */
+  readonly linkFiles: ReadonlyMap<string, string>;
 }
 
 export interface CacheEntryInfo {
@@ -83,7 +118,7 @@ export class TableCache {
   }
 
   private get entries(): string {
-    return join(this.directory, LAYOUT);
+    return join(this.directory, CACHE_LAYOUT);
   }
 
   /** The entries' folder, made private if missing; refused when someone else could read or change it. */
@@ -96,18 +131,28 @@ export class TableCache {
   }
 
   /**
-   * Copies the database of `key` to `target` (a new file): its description, or undefined when
-   * there is no whole entry of that key. Marks the entry used.
+   * Copies the database of `key` to `target` (a new file), and its link tables' Parquet files,
+   * if any, into `linkDirectory` (made here, inside the same private directory): its description,
+   * or undefined when there is no whole entry of that key. A link file missing, of another size or
+   * other bytes than kept (its hash) makes the entry unusable: dropped, undefined (its tables are
+   * built again), nothing of it left at `target`. Marks the entry used.
    */
-  async take(key: string, target: string): Promise<CachedTables | undefined> {
+  async take(key: string, target: string, linkDirectory?: string): Promise<TakenTables | undefined> {
     const dir = join(await this.ready(), key);
     let meta: CachedTables;
+    let metaText: string;
     try {
-      meta = JSON.parse(await readFile(join(dir, META), 'utf8')) as CachedTables;
+      metaText = await readFile(join(dir, META), 'utf8');
+      meta = JSON.parse(metaText) as CachedTables;
     } catch {
       return undefined;
     }
     if (meta.key !== key) return undefined;
+    const linkFiles = new Map<string, string>();
+    const removeCopies = async (): Promise<void> => {
+      await rm(target, { force: true });
+      for (const copy of linkFiles.values()) await rm(copy, { force: true });
+    };
     try {
       const file = join(dir, DATABASE);
       if ((await stat(file)).size !== meta.bytes) return undefined;
@@ -115,17 +160,42 @@ export class TableCache {
       await copyFile(file, target, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
       await chmod(target, 0o600);
       if ((await stat(target)).size !== meta.bytes) {
-        await rm(target, { force: true });
+        await removeCopies();
         return undefined;
+      }
+      if ((meta.linkFiles ?? []).length > 0) {
+        if (linkDirectory === undefined) {
+          // A caller that cannot take the files (none here): the entry is not whole for it.
+          await removeCopies();
+          return undefined;
+        }
+        await mkdir(linkDirectory, { recursive: true, mode: 0o700 });
+        for (const kept of meta.linkFiles!) {
+          const copy = join(linkDirectory, linkFileName(kept.table));
+          linkFiles.set(kept.table, copy);
+          const whole = await copyFile(join(dir, linkFileName(kept.table)), copy, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE).then(
+            async () => (await stat(copy)).size === kept.bytes && (await fileHash(copy)) === kept.sha256,
+            (error: unknown) => {
+              if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+              throw error;
+            },
+          );
+          if (!whole) {
+            await removeCopies();
+            // Dropped unless another process replaced the entry meanwhile (its files went with the old one).
+            if ((await readFile(join(dir, META), 'utf8').catch(() => undefined)) === metaText) await this.drop(key);
+            return undefined;
+          }
+        }
       }
       const now = new Date();
       await utimes(join(dir, META), now, now).catch(() => undefined);
     } catch (error) {
-      await rm(target, { force: true });
+      await removeCopies();
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
-    return meta;
+    return { meta, linkFiles };
   }
 
   /**
@@ -145,13 +215,16 @@ export class TableCache {
   }
 
   /**
-   * Keeps `database` (a checkpointed DuckDB file nobody writes meanwhile) under `meta.key`:
-   * written whole to a temporary name, flushed, renamed. `replace`: an entry of the key that is
-   * there already gives way (it has fewer tables filled); else it stays.
+   * Keeps `database` (a checkpointed DuckDB file nobody writes meanwhile) under `meta.key`, with
+   * `linkFiles` (Parquet files nobody writes any more) beside it: written whole to a temporary
+   * name, flushed, renamed. `replace`: an entry of the key that is there already gives way (it has
+   * fewer tables filled); else it stays.
    */
-  async keep(database: string, meta: Omit<CachedTables, 'bytes'>, replace: boolean): Promise<KeepResult> {
+  async keep(database: string, meta: Omit<CachedTables, 'bytes' | 'linkFiles'>, replace: boolean, linkFiles: readonly LinkFileToKeep[] = []): Promise<KeepResult> {
     const bytes = (await stat(database)).size;
-    if (bytes + 64 * 1024 > this.maxBytes) return 'too-large';
+    let linkBytes = 0;
+    for (const link of linkFiles) linkBytes += (await stat(link.path)).size;
+    if (bytes + linkBytes + 64 * 1024 > this.maxBytes) return 'too-large';
     const entries = await this.ready();
     const final = join(entries, meta.key);
     const there = await filledOf(join(final, META));
@@ -163,7 +236,17 @@ export class TableCache {
       await chmod(join(temp, DATABASE), 0o600);
       if ((await stat(join(temp, DATABASE))).size !== bytes) throw new Error(`the copy of the tables' database came out shorter than ${bytes} bytes`);
       await flush(join(temp, DATABASE));
-      await writeFile(join(temp, META), JSON.stringify({ ...meta, bytes } satisfies CachedTables), { mode: 0o600, flag: 'wx' });
+      const kept: KeptLinkFile[] = [];
+      for (const link of linkFiles) {
+        const copy = join(temp, linkFileName(link.table));
+        await copyFile(link.path, copy, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+        await chmod(copy, 0o600);
+        await flush(copy);
+        // The hash of what the entry holds, read back from it: what a later `take` compares.
+        kept.push({ table: link.table, rows: link.rows, bytes: (await stat(copy)).size, sha256: await fileHash(copy) });
+      }
+      const description: CachedTables = { ...meta, bytes, ...(kept.length > 0 ? { linkFiles: kept } : {}) };
+      await writeFile(join(temp, META), JSON.stringify(description), { mode: 0o600, flag: 'wx' });
       await flush(join(temp, META));
       await flush(temp);
       let result: KeepResult = 'kept';
@@ -214,7 +297,7 @@ export class TableCache {
       try {
         const metaPath = join(entries, name, META);
         const meta = JSON.parse(await readFile(metaPath, 'utf8')) as CachedTables;
-        found.push({ key: name, storage: meta.storage, bytes: meta.bytes, lastUsed: (await stat(metaPath)).mtime, filled: meta.filled.length });
+        found.push({ key: name, storage: meta.storage, bytes: entryBytes(meta), lastUsed: (await stat(metaPath)).mtime, filled: meta.filled.length });
       } catch {
         // being written or dropped by another process
       }
@@ -222,17 +305,25 @@ export class TableCache {
     return found.sort((a, b) => b.lastUsed.getTime() - a.lastUsed.getTime());
   }
 
-  /** Drops every entry (and what dead processes left); the number of entries dropped. */
+  /**
+   * Drops every entry (and what dead processes left, and the entries of earlier layouts, which
+   * no run reads); the number of entries dropped.
+   */
   async clear(): Promise<number> {
     let names: string[];
+    let dropped = 0;
     try {
       refuseShared(this.directory, await lstat(this.directory));
+      for (const layout of await readdir(this.directory)) {
+        if (!/^tables-v\d+$/.test(layout) || layout === CACHE_LAYOUT) continue;
+        dropped += (await readdir(join(this.directory, layout)).catch(() => [])).filter((name) => !name.startsWith('.')).length;
+        await rm(join(this.directory, layout), { recursive: true, force: true });
+      }
       names = await readdir(this.entries);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return dropped;
       throw error;
     }
-    let dropped = 0;
     for (const name of names) {
       if (!name.startsWith('.')) dropped++;
       await rm(join(this.entries, name), { recursive: true, force: true });
@@ -257,6 +348,23 @@ export class TableCache {
       total -= entry.bytes;
     }
   }
+}
+
+/** What an entry takes on disk: its database and its link files. */
+function entryBytes(meta: CachedTables): number {
+  return meta.bytes + (meta.linkFiles ?? []).reduce((n, f) => n + f.bytes, 0);
+}
+
+/** A kept link table's file name in an entry (and in the private directory it is taken into). */
+export function linkFileName(table: string): string {
+  return `${table}.parquet`;
+}
+
+/** Hex SHA-256 of a file's bytes. */
+async function fileHash(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }
 
 function refuseShared(dir: string, stats: Stats): void {

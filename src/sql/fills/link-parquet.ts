@@ -4,7 +4,6 @@ import type { Storage } from '../../storage/storage.js';
 import { quoteText } from '../tables/column-model.js';
 import { EXPORT_PARQUET_OPTIONS } from '../tables/parquet-options.js';
 import { ParquetRowWriter, type ParquetColumn } from '../tables/parquet-rows.js';
-import { inOneTransaction } from '../tables/chunk-appender.js';
 import { linkPass, stagedElementsSelect, type LinkType } from './link-tables.js';
 
 /**
@@ -13,9 +12,9 @@ import { linkPass, stagedElementsSelect, type LinkType } from './link-tables.js'
  * took one thread about 16 s for the 48M rows of a 10M-object storage), and DuckDB's COPY reads
  * them with its parallel reader and writes the exported files as it writes every other table
  * (zstd), the staged elements joined to their value objects' texts in the same statement. An
- * export that keeps its tables in the cache has DuckDB insert the same rows into the tables
- * instead (and copies them from there). The files of our own lie beside the exported ones and are
- * removed once read (or on a failure).
+ * export that keeps its tables in the cache keeps the exported files themselves (built-tables.ts
+ * `copyLinkTables`). The files of our own lie beside the exported ones and are removed once read
+ * (or on a failure).
  */
 
 const ELEMENT_COLUMNS: readonly ParquetColumn[] = [
@@ -108,20 +107,4 @@ export async function writeLinkTablesAsParquet(connection: DuckDBConnection, sto
     }
     return rows;
   });
-}
-
-/**
- * Fills `_elements` and `_references` (made empty by the build) the way an export writes them:
- * the link pass into Parquet files of our own named `prefix` and a suffix, which DuckDB's
- * parallel reader inserts into the tables. For an engine with file access (an export that keeps
- * its tables in the cache): DuckDB's appender (`buildLinkTables`) took one thread about 16 s for
- * the 48M rows of a 10M-object storage, this pass's own writer a few seconds.
- */
-export async function fillLinkTablesThroughParquet(connection: DuckDBConnection, storage: Storage, types: ReadonlyMap<bigint, LinkType>, prefix: string): Promise<void> {
-  await withStagedLinkRows(storage, types, prefix, async ({ selects }) =>
-    // Both or neither: a fill that failed is done again from the start (fill-ledger.ts), into empty tables.
-    inOneTransaction(connection, async () => {
-      for (const [table, select] of selects) await connection.run(`INSERT INTO ${table} ${select}`);
-    }),
-  );
 }

@@ -136,8 +136,8 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
     );
     // As Parquet, `_elements` and `_references` are written by a pass of their own (sql-engine.ts
     // `copyLinkTablesToParquet`), started beside the other tables' copies: the pass is mostly this
-    // thread's work, a copy mostly DuckDB's threads'. Without a cache it leaves them unfilled;
-    // with one it fills them (unless the cache had them) and they are copied from the tables.
+    // thread's work, a copy mostly DuckDB's threads'. It leaves them unfilled; with a cache the
+    // files it writes are kept in the entry (unless the cache had them: then copied from there).
     const links = options.format === 'parquet' ? chosen.filter((t) => LINK_TABLES.has(t.name)) : [];
     let linkRows: Promise<Map<string, number>> | undefined;
     // The fills are done (or, written straight into their files, their records walked): from
@@ -146,7 +146,7 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
     const writing = (): void => {
       if (linkRows !== undefined) return;
       options.onStep?.(`writing ${chosen.length === 1 ? '1 table' : `${chosen.length} tables`}`);
-      // With a cache they are filled first (from the same pass's files of our own) and kept with the others.
+      // With a cache the files written are kept with the other tables.
       const fill = options.cache === undefined ? undefined : { filling: () => options.onStep?.(LINK_FILL_STEP) };
       linkRows = links.length === 0 ? Promise.resolve(new Map()) : beside(engine.copyLinkTablesToParquet(new Map(links.map((t) => [t.name, join(partial, tableFileName(t.name, 'parquet'))])), fill));
     };
@@ -209,10 +209,10 @@ export async function exportTables(options: TableExportOptions): Promise<ExportM
 }
 
 /**
- * The step told when an export with a cache fills `_elements` and `_references` (once: the next
- * export takes them from the cache).
+ * The step told when an export with a cache takes the `_elements` and `_references` files it
+ * wrote to keep them in the cache (once: the next export copies them from the cache).
  */
-export const LINK_FILL_STEP = '_elements and _references: filling them for the cache';
+export const LINK_FILL_STEP = '_elements and _references: kept for the cache';
 
 /** The tables an export writes by a pass of their own (see `exportTables`). */
 const LINK_TABLES: ReadonlySet<string> = new Set(['_elements', '_references']);

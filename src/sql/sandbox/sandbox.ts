@@ -49,8 +49,13 @@ export interface Sandbox {
    * functions) each refuse that on their own.
    */
   readonly exportDirectory: string;
-  /** Locks it down: no file or network access, no configuration changes from now on. */
-  lock(connection: DuckDBConnection): Promise<void>;
+  /**
+   * Locks it down: no file or network access, no configuration changes from now on. `readable`:
+   * files inside `tempDirectory` our own views read (`allowed_paths`: the link tables a cache
+   * entry kept as Parquet files, open-built-tables.ts); a user's statement cannot name them (no
+   * file function is on the allow-list), only read the views.
+   */
+  lock(connection: DuckDBConnection, readable?: readonly string[]): Promise<void>;
   /** The tables a user's statement may read, known once `lock` has run. */
   readonly allowed: AllowedTables;
   /** The database file (inside `tempDirectory`). */
@@ -135,10 +140,15 @@ export async function openSandbox(duck: DuckModule, options: SandboxOptions): Pr
     get allowed() {
       return allowed;
     },
-    async lock(connection) {
+    async lock(connection, readable = []) {
       allowed = await tablesOf(connection);
       if (options.allowFiles === true) return;
-      await connection.run(`SET allowed_directories = ['${(exportDirectory + sep).replaceAll("'", "''")}']`);
+      const text = (path: string): string => `'${path.replaceAll("'", "''")}'`;
+      await connection.run(`SET allowed_directories = [${text(exportDirectory + sep)}]`);
+      const files = readable.map((path) => resolve(path));
+      const outside = files.find((path) => !inside(path, tempDirectory) || path === tempDirectory);
+      if (outside !== undefined) throw new Error(`a file the tables read must be inside their private directory: ${outside}`);
+      if (files.length > 0) await connection.run(`SET allowed_paths = [${files.map(text).join(', ')}]`);
       await connection.run('SET enable_external_access = false');
       await connection.run('SET lock_configuration = true');
     },

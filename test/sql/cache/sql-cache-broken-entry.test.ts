@@ -69,7 +69,7 @@ describe('a broken entry of the SQL cache', () => {
     const names = (JSON.parse(first.body) as { rows: unknown[][] }).rows.map((r) => r[0]);
     expect(names).toContain('a, version 2');
     const [entry] = await cache.list();
-    const database = join(cache.directory, 'tables-v1', entry!.key, 'tables.duckdb');
+    const database = join(cache.directory, 'tables-v2', entry!.key, 'tables.duckdb');
     const size = statSync(database).size;
     // DuckDB's file header and its two database headers (4 KiB each) overwritten.
     const fd = openSync(database, 'r+');
@@ -94,6 +94,6 @@ describe('a broken entry of the SQL cache', () => {
     expect(again.cached).toBe(true);
     expect(again.problems).toEqual([]);
     expect(JSON.parse(again.body)).toMatchObject({ rows: JSON.parse(first.body).rows });
-    expect(readdirSync(join(cache.directory, 'tables-v1')).filter((n) => !n.startsWith('.'))).toEqual([entry!.key]);
+    expect(readdirSync(join(cache.directory, 'tables-v2')).filter((n) => !n.startsWith('.'))).toEqual([entry!.key]);
   });
 });

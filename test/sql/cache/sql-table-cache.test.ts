@@ -57,7 +57,7 @@ describe('SQL tables kept between runs', () => {
   });
   afterAll(() => rmSync(base, { recursive: true, force: true }));
 
-  const entries = (): string[] => readdirSync(join(cache.directory, 'tables-v1')).filter((n) => !n.startsWith('.'));
+  const entries = (): string[] => readdirSync(join(cache.directory, 'tables-v2')).filter((n) => !n.startsWith('.'));
 
   it('builds once, then answers the same from the cache', async () => {
     const first = await run(dir, cache, NAMES);
@@ -71,8 +71,8 @@ describe('SQL tables kept between runs', () => {
   });
 
   it('keeps the cache private: directories 0700, files 0600', () => {
-    const entry = join(cache.directory, 'tables-v1', entries()[0]!);
-    for (const d of [cache.directory, join(cache.directory, 'tables-v1'), entry]) expect(statSync(d).mode & 0o777).toBe(0o700);
+    const entry = join(cache.directory, 'tables-v2', entries()[0]!);
+    for (const d of [cache.directory, join(cache.directory, 'tables-v2'), entry]) expect(statSync(d).mode & 0o777).toBe(0o700);
     for (const f of readdirSync(entry)) expect(statSync(join(entry, f)).mode & 0o777).toBe(0o600);
   });
 
@@ -82,7 +82,7 @@ describe('SQL tables kept between runs', () => {
     expect(filling.cached).toBe(true);
     const count = Number(filling.rows[0]![0]);
     expect(count).toBeGreaterThan(0);
-    const meta = JSON.parse(readFileSync(join(cache.directory, 'tables-v1', entries()[0]!, 'meta.json'), 'utf8')) as { filled: string[] };
+    const meta = JSON.parse(readFileSync(join(cache.directory, 'tables-v2', entries()[0]!, 'meta.json'), 'utf8')) as { filled: string[] };
     expect(meta.filled).toContain(':links');
     // Filled with the one member the statements named (`name`): kept with its members.
     expect(meta.filled.filter((name) => /^:members:\d+:gen\.Node$/.test(name))).toHaveLength(1);

@@ -15,9 +15,9 @@ import { memoryDuck } from '../memory-duck.js';
  * a statement sees them (the table filled the way a statement fills it, written by DuckDB's COPY):
  * the same columns and types, the same rows (a hash of all of them in order). The export writes
  * `_elements` and `_references` by a pass of their own into a database in memory (built-tables.ts
- * `copyLinkTables`), apart from the tables statements read, unless it keeps its tables in a
- * cache: then it fills them from that pass (once; the next export and statements take them from
- * the cache). From those tables when a kept database has them filled. And an export racing another to the same --out: the one renamed
+ * `copyLinkTables`), apart from the tables statements read; with a cache the files it wrote are
+ * kept in the entry (once; the next export copies them, statements read them through views).
+ * From the tables when a kept database has them filled. And an export racing another to the same --out: the one renamed
  * into place first stays whole, the other is told so.
  */
 
@@ -149,12 +149,12 @@ describe('a Parquet export read back through DuckDB', () => {
     }
   });
 
-  it('fills the link tables once with a cache: kept with the others, a second export and a statement take them from it', { timeout: 180_000 }, async () => {
+  it('keeps the link tables once with a cache: kept with the others, a second export and a statement take them from it', { timeout: 180_000 }, async () => {
     const cache = new TableCache(join(base, 'filled-cache'));
     const entryMeta = (): { filled: string[] } => {
-      const entries = readdirSync(join(cache.directory, 'tables-v1')).filter((n) => !n.startsWith('.'));
+      const entries = readdirSync(join(cache.directory, 'tables-v2')).filter((n) => !n.startsWith('.'));
       expect(entries).toHaveLength(1);
-      return JSON.parse(readFileSync(join(cache.directory, 'tables-v1', entries[0]!, 'meta.json'), 'utf8')) as { filled: string[] };
+      return JSON.parse(readFileSync(join(cache.directory, 'tables-v2', entries[0]!, 'meta.json'), 'utf8')) as { filled: string[] };
     };
     const exported = async (name: string): Promise<{ manifest: ExportManifest; steps: string[] }> => {
       const steps: string[] = [];
