@@ -1,7 +1,5 @@
 import { join } from 'node:path';
-
-/** Names the command compiled for the run (compiled-cli.ts, a global setup). */
-export const COMPILED_CLI_VARIABLE = 'STORAGE_INSPECTOR_TEST_CLI';
+import { COMPILED_SOURCES_VARIABLE } from '../../../src/threads/worker-thread.js';
 
 const SOURCE_MAIN = join(import.meta.dirname, '..', '..', '..', 'src', 'cli', 'main.ts');
 
@@ -10,6 +8,6 @@ const SOURCE_MAIN = join(import.meta.dirname, '..', '..', '..', 'src', 'cli', 'm
  * compiled copy of them (compiled-cli.ts), or, in a run without that setup, the sources through tsx.
  */
 export function cliCommand(): string[] {
-  const compiled = process.env[COMPILED_CLI_VARIABLE];
-  return compiled !== undefined && compiled !== '' ? [compiled] : ['--import', 'tsx', SOURCE_MAIN];
+  const compiled = process.env[COMPILED_SOURCES_VARIABLE];
+  return compiled !== undefined && compiled !== '' ? [join(compiled, 'cli', 'main.js')] : ['--import', 'tsx', SOURCE_MAIN];
 }
