@@ -1,10 +1,10 @@
-import { closeSync, readSync } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ChannelState } from './channel-state.js';
+import type { IndexWorkerPool } from './index/index-workers.js';
 import { sharedCopyOf } from './index/shared-copy-index.js';
 import { readChannelLogs } from './log-reader.js';
 import { DirectorySource } from './source/directory-source.js';
-import { openRegularFileSync } from './source/regular-file.js';
+import { samePrefix, TakenRecords } from './source/prefix-compare.js';
 import type { SourceReader, StorageSource } from './source/source.js';
 import type { StorageLayout } from './source/storage-dir.js';
 import type { OpenProgress } from './storage-types.js';
@@ -34,97 +34,93 @@ export interface BasisOpening {
   readonly replaced: ReplacedRecords;
 }
 
-/** Records held at most: beyond, `ReplacedRecords.held` answers undefined (read them from the basis). */
+/** Records held at most, over all files: beyond, `ReplacedRecords.held` answers undefined (read them from the basis). */
 const HELD_BYTES = 64 * 1024 * 1024;
 
 /**
  * The basis's records that the continuation's appended records replaced (the latest record of an
  * object before the continuation stored it again), in the basis's file order (channel, file,
- * offset), copied out of the blocks the prefix comparison reads anyway: a diff needs exactly these
- * records of the basis, and reading them again cost as much CPU as reading the basis's files.
+ * offset), copied out of the blocks the prefix comparison reads anyway (`TakenRecords`, one per
+ * file, taken by the thread that compared it): a diff needs exactly these records of the basis,
+ * and reading them again cost as much CPU as reading the basis's files.
  */
 export class ReplacedRecords {
-  count = 0;
-  /** Channel, file slot, record length (0 until taken). */
+  readonly count: number;
+  /** Channel, file slot. */
   private readonly ints: Int32Array;
-  /** Offset in the file, start among the held bytes (-1: not held). */
-  private readonly places: Float64Array;
-  private bytes = Buffer.alloc(0);
-  private heldBytes = 0;
+  private readonly offsets: Float64Array;
+  /** Each record's file part (an index into `parts`), -1 until its file was compared. */
+  private readonly partOf: Int32Array;
+  private readonly parts: TakenRecords[] = [];
+  private readonly partFrom: number[] = [];
+  private heldTotal = 0;
 
   /** `locations`: channel, file slot, offset triples, in the basis's file order. */
   constructor(locations: readonly number[]) {
     this.count = locations.length / 3;
-    this.ints = new Int32Array(this.count * 3);
-    this.places = new Float64Array(this.count * 2).fill(-1);
+    this.ints = new Int32Array(this.count * 2);
+    this.offsets = new Float64Array(this.count);
+    this.partOf = new Int32Array(this.count).fill(-1);
     for (let i = 0; i < this.count; i++) {
-      this.ints[i * 3] = locations[i * 3]!;
-      this.ints[i * 3 + 1] = locations[i * 3 + 1]!;
-      this.places[i * 2] = locations[i * 3 + 2]!;
+      this.ints[i * 2] = locations[i * 3]!;
+      this.ints[i * 2 + 1] = locations[i * 3 + 1]!;
+      this.offsets[i] = locations[i * 3 + 2]!;
     }
   }
 
   channel(i: number): number {
-    return this.ints[i * 3]!;
+    return this.ints[i * 2]!;
   }
 
   slot(i: number): number {
-    return this.ints[i * 3 + 1]!;
+    return this.ints[i * 2 + 1]!;
   }
 
   offset(i: number): number {
-    return this.places[i * 2]!;
+    return this.offsets[i]!;
   }
 
   /** The `i`th record, whole, if it was taken and held (valid while this lives). */
   held(i: number): Buffer | undefined {
-    const start = this.places[i * 2 + 1]!;
-    return start < 0 ? undefined : this.bytes.subarray(start, start + this.ints[i * 3 + 2]!);
+    const part = this.partOf[i]!;
+    return part < 0 ? undefined : this.parts[part]!.held(i - this.partFrom[part]!);
+  }
+
+  /** Bytes held so far. */
+  get heldBytes(): number {
+    return this.heldTotal;
+  }
+
+  /** Bytes a file's taking may still hold (what the files adopted so far left of the limit). */
+  get budget(): number {
+    return HELD_BYTES - this.heldTotal;
+  }
+
+  /** The records `[from, to)` (one file's): a taking of them, with the budget left. */
+  taking(from: number, to: number): TakenRecords {
+    return new TakenRecords(this.offsetsOf(from, to), this.budget);
+  }
+
+  /** The offsets of the records `[from, to)`, in an array of their own (to hand to another thread). */
+  offsetsOf(from: number, to: number): Float64Array {
+    return this.offsets.slice(from, to);
   }
 
   /**
-   * Takes the records `[from, to)` (one file's) out of a block of that file that begins at
-   * `blockStart`, a record that runs on past the block over the next blocks; returns the first
-   * record the next block still has to serve.
+   * Keeps a file's taken records (`from` on), adopted in file order: records past the limit over
+   * all files are forgotten, as a taking in one thread over every file in turn would not hold them.
    */
-  take(from: number, to: number, block: Buffer, blockStart: number, blockLength: number): number {
-    const blockEnd = blockStart + blockLength;
-    let next = from;
-    for (let i = from; i < to; i++) {
-      const offset = this.places[i * 2]!;
-      if (offset >= blockEnd) break;
-      let length = this.ints[i * 3 + 2]!;
-      if (length === 0 && this.places[i * 2 + 1]! < 0) {
-        // Its header here, whole (one split between blocks is not taken: the diff reads it then).
-        if (offset >= blockStart && offset + 8 <= blockEnd) {
-          length = block.readUInt32LE(offset - blockStart);
-          if (length > 0 && this.heldBytes + length <= HELD_BYTES) {
-            this.ints[i * 3 + 2] = length;
-            this.places[i * 2 + 1] = this.reserve(length);
-          }
-        }
-      }
-      const start = this.places[i * 2 + 1]!;
-      if (start >= 0) {
-        const part = Math.max(offset, blockStart);
-        const end = Math.min(offset + length, blockEnd);
-        if (part < end) block.copy(this.bytes, start + (part - offset), part - blockStart, end - blockStart);
-        if (offset + length > blockEnd) continue; // runs on: the next block serves it too
-      }
-      if (next === i) next = i + 1;
+  adopt(from: number, taken: TakenRecords): void {
+    const part = this.parts.length;
+    this.parts.push(taken);
+    this.partFrom.push(from);
+    for (let i = 0; i < taken.count; i++) {
+      const length = taken.heldLength(i);
+      if (length < 0) continue;
+      if (this.heldTotal + length > HELD_BYTES) taken.drop(i);
+      else this.heldTotal += length;
     }
-    return next;
-  }
-
-  private reserve(length: number): number {
-    if (this.heldBytes + length > this.bytes.length) {
-      const grown = Buffer.allocUnsafe(Math.min(HELD_BYTES, Math.max(this.bytes.length * 2, this.heldBytes + length, 1 << 16)));
-      this.bytes.copy(grown, 0, 0, this.heldBytes);
-      this.bytes = grown;
-    }
-    const start = this.heldBytes;
-    this.heldBytes += length;
-    return start;
+    this.partOf.fill(part, from, from + taken.count);
   }
 }
 
@@ -217,24 +213,61 @@ export async function sharedFiles(
 
 /**
  * Whether every pair of files begins with the same bytes; `undefined` when they do, else which
- * differs. The basis's replaced records are taken out of the blocks read (`ReplacedRecords`).
+ * differs (the first such pair in order, as one thread comparing them in turn finds it). The
+ * basis's replaced records are taken out of the blocks read (`ReplacedRecords`). With `threads`
+ * (the index threads, idle while the continuation is opened) the files are compared there, a file
+ * per thread at a time, so that the two copies out of the page cache and the comparisons run on
+ * as many cores; otherwise here, one file at a time.
  */
-export async function comparePrefixes(pairs: readonly SharedFile[], replaced: ReplacedRecords, onProgress?: (progress: OpenProgress) => void): Promise<string | undefined> {
+export async function comparePrefixes(
+  pairs: readonly SharedFile[],
+  replaced: ReplacedRecords,
+  onProgress?: (progress: OpenProgress) => void,
+  threads?: IndexWorkerPool,
+): Promise<string | undefined> {
   // Bytes of both storages compared, as progress: the comparison reads as much as an index build.
   const bytesTotal = 2 * pairs.reduce((n, p) => n + p.length, 0);
   let bytesDone = 0;
-  let next = 0;
-  for (const [done, pair] of pairs.entries()) {
-    // The replaced records of this file: the next ones (both in the basis's file order).
-    let to = next;
-    while (to < replaced.count && replaced.channel(to) === pair.channel && replaced.slot(to) === pair.slot) to++;
-    if (!samePrefix(pair, replaced, next, to)) return `${pair.b}: differs from ${pair.a}`;
-    next = to;
+  let filesDone = 0;
+  const compared = (pair: SharedFile): void => {
     bytesDone += 2 * pair.length;
-    onProgress?.({ filesDone: done + 1, filesTotal: pairs.length, bytesDone, bytesTotal, entities: 0 });
-    await nextTurn(); // one file at a time: the event loop (index threads' replies, progress) goes on between
+    onProgress?.({ filesDone: ++filesDone, filesTotal: pairs.length, bytesDone, bytesTotal, entities: 0 });
+  };
+  // The replaced records of each file: the next ones (both in the basis's file order).
+  const from: number[] = [];
+  let next = 0;
+  for (const pair of pairs) {
+    from.push(next);
+    while (next < replaced.count && replaced.channel(next) === pair.channel && replaced.slot(next) === pair.slot) next++;
   }
-  return undefined;
+  from.push(next);
+  const differs = (i: number): string => `${pairs[i]!.b}: differs from ${pairs[i]!.a}`;
+  if (threads === undefined) {
+    for (const [i, pair] of pairs.entries()) {
+      const taken = replaced.taking(from[i]!, from[i + 1]!);
+      if (!samePrefix(pair, taken)) return differs(i);
+      replaced.adopt(from[i]!, taken);
+      compared(pair);
+      await nextTurn(); // one file at a time: the event loop (progress, other work) goes on between
+    }
+    return undefined;
+  }
+  // Each file's taking has what the files finished before it left of the budget; the files are
+  // adopted in order, and what passes the budget over all of them is dropped there.
+  let finishedBytes = 0;
+  const done: (TakenRecords | undefined)[] = [];
+  let adopted = 0;
+  const first = await threads.comparePrefixes(
+    pairs.length,
+    (i) => ({ files: pairs[i]!, offsets: replaced.offsetsOf(from[i]!, from[i + 1]!), budget: Math.max(0, HELD_BYTES - finishedBytes) }),
+    (i, taken) => {
+      finishedBytes += taken.heldBytes;
+      done[i] = taken;
+      compared(pairs[i]!);
+      for (; done[adopted] !== undefined; adopted++) replaced.adopt(from[adopted]!, done[adopted]!);
+    },
+  );
+  return first < 0 ? undefined : differs(first);
 }
 
 /**
@@ -250,46 +283,4 @@ export function continuedChannels(channels: readonly ChannelState[], layout: Sto
     state.objects = sharedCopyOf(channel.objects);
     return state;
   });
-}
-
-/** Blocks compared: read from the page cache into buffers that stay in the processor's cache. */
-const BLOCK = 256 * 1024;
-let blocks: [Buffer, Buffer] | undefined;
-
-/**
- * Whether two local files begin with the same `pair.length` bytes. Synchronous reads of 256 KiB into
- * reused buffers: at 10M entities (760 MB on each side) 0.31 s of CPU against 0.40 s in the
- * sources' 8 MiB chunks, whose buffers the processor's caches do not hold (one process, measured).
- */
-function samePrefix(pair: SharedFile, replaced: ReplacedRecords, from: number, to: number): boolean {
-  blocks ??= [Buffer.allocUnsafeSlow(BLOCK), Buffer.allocUnsafeSlow(BLOCK)];
-  const [a, b] = blocks;
-  const fa = openRegularFileSync(pair.a);
-  try {
-    const fb = openRegularFileSync(pair.b);
-    try {
-      let next = from;
-      for (let at = 0; at < pair.length; at += BLOCK) {
-        const want = Math.min(BLOCK, pair.length - at);
-        if (readFully(fa, a, want, at) !== want || readFully(fb, b, want, at) !== want) return false;
-        if (a.compare(b, 0, want, 0, want) !== 0) return false;
-        if (next < to) next = replaced.take(next, to, a, at, want);
-      }
-      return true;
-    } finally {
-      closeSync(fb);
-    }
-  } finally {
-    closeSync(fa);
-  }
-}
-
-function readFully(fd: number, buffer: Buffer, want: number, position: number): number {
-  let filled = 0;
-  while (filled < want) {
-    const n = readSync(fd, buffer, filled, want - filled, position + filled);
-    if (n === 0) break;
-    filled += n;
-  }
-  return filled;
 }

@@ -28,3 +28,15 @@ export function startIndexWorkers(reader: SourceReader, layout: StorageLayout, o
   // and nothing here waits for it. `close` never rejects (index-workers.ts).
   return { pool, release: () => void pool.close() };
 }
+
+/**
+ * The index threads a storage opened as another's continuation compares the shared files in
+ * (basis-open.ts), where the caller lends threads (`OpenOptions.indexWorkers`: a diff's, idle
+ * once the basis is indexed) and the files are as large as an index build that would use them;
+ * undefined: compared in the opening thread. No threads of its own are started for it.
+ */
+export function prefixThreads(options: OpenOptions, files: number, bytes: number): OpenIndexThreads | undefined {
+  if (options.indexWorkers === undefined) return undefined;
+  const threads = indexWorkerCount(options.indexThreads, files, bytes);
+  return threads > 1 ? options.indexWorkers.lend(threads) : undefined;
+}

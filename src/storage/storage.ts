@@ -5,7 +5,7 @@ import { indexInitially } from './initial-index.js';
 import { DirectorySource } from './source/directory-source.js';
 import { readChannelLogs, type ChannelLogReader } from './log-reader.js';
 import { DEFAULT_RECORD_CACHE_BYTES } from './record-cache.js';
-import { startIndexWorkers } from './index-threads-for-open.js';
+import { prefixThreads, startIndexWorkers } from './index-threads-for-open.js';
 import { applyJob, expectRecords, removeFile, tellListeners, type RecordSink } from './record-application.js';
 import type { ScanProblem } from './records/record-scan.js';
 import { scanJobs } from './scan-jobs.js';
@@ -166,7 +166,17 @@ export class Storage extends StorageState {
     // Nothing to take over: the state is the basis's, but the last commit is this storage's own (a commit that stored nothing, a log written anew).
     if (!result.changed) this.lastCommitTimestamp = this.foundCommitTimestamp;
     const replaced = replacedRecords(stored, RECORD_WORDS, appendedFrom, basis.channelStates);
-    if ((await comparePrefixes(found.pairs, replaced, options.onProgress)) !== undefined) return false;
+    // Compared in the index threads where the caller lends them (a diff's: the basis's threads, idle now).
+    const threads = prefixThreads(options, found.pairs.length, found.pairs.reduce((n, p) => n + p.length, 0));
+    let differs: string | undefined;
+    let usable = false;
+    try {
+      differs = await comparePrefixes(found.pairs, replaced, options.onProgress, threads?.pool);
+      usable = true;
+    } finally {
+      threads?.release(usable);
+    }
+    if (differs !== undefined) return false;
     this.generation = 1;
     this.openedOnBasis = { basis, basisGeneration: generation, appendedFrom, replaced, generation: this.generation };
     return true;

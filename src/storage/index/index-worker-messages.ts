@@ -1,18 +1,34 @@
 import { FormatError, StorageError, type AppErrorCode } from '../../errors.js';
 import type { ChannelIndexJob, ChannelIndexResult } from './channel-indexer.js';
 import type { ObjectIndexParts } from './object-index.js';
+import type { PrefixFiles, TakenRecordsData } from '../source/prefix-compare.js';
 
 /** What passes between the index workers and the thread that opens the storage. */
 
-export interface WorkerRequest {
+export type WorkerRequest = IndexRequest | PrefixRequest;
+
+export interface IndexRequest {
+  readonly kind: 'index';
   /** Which of the caller's jobs this is. */
   readonly channel: number;
   readonly job: Omit<ChannelIndexJob, 'reads' | 'readAhead'>;
 }
 
+/**
+ * A storage opened as another's continuation: whether one of its files begins with the other's
+ * bytes, with the other's records at `offsets` taken on the way (at most `budget` bytes of them).
+ */
+export interface PrefixRequest {
+  readonly kind: 'prefix';
+  readonly files: PrefixFiles;
+  readonly offsets: Float64Array;
+  readonly budget: number;
+}
+
 export type WorkerReply =
-  | ({ readonly ok: true; readonly channel: number; readonly parts: ObjectIndexParts } & Omit<ChannelIndexResult, 'objects'>)
-  | { readonly ok: false; readonly channel: number; readonly failure: WorkerFailure };
+  | ({ readonly kind: 'index'; readonly ok: true; readonly channel: number; readonly parts: ObjectIndexParts } & Omit<ChannelIndexResult, 'objects'>)
+  | { readonly kind: 'prefix'; readonly ok: true; readonly same: boolean; readonly taken: TakenRecordsData }
+  | { readonly ok: false; readonly failure: WorkerFailure };
 
 /**
  * An error thrown in a worker, as data: a structured clone of an Error keeps only its name and

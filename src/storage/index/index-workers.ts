@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os';
 import type { ChannelIndexJob, ChannelIndexResult } from './channel-indexer.js';
-import { errorOf, type WorkerReply, type WorkerRequest } from './index-worker-messages.js';
+import { errorOf, type PrefixRequest, type WorkerReply, type WorkerRequest } from './index-worker-messages.js';
 import { ObjectIndex } from './object-index.js';
+import { TakenRecords } from '../source/prefix-compare.js';
 import { WorkerThread } from '../../threads/worker-thread.js';
 
 /**
@@ -48,7 +49,7 @@ export class IndexWorkerPool {
         this.workers.map(async (worker) => {
           while (next < jobs.length) {
             const channel = next++;
-            onResult(channel, await worker.index({ channel, job: jobs[channel]! }));
+            onResult(channel, await worker.index({ kind: 'index', channel, job: jobs[channel]! }));
           }
         }),
       );
@@ -56,6 +57,42 @@ export class IndexWorkerPool {
       await this.close();
       throw error;
     }
+  }
+
+  /**
+   * Compares `count` pairs of files (`job(i)` says the `i`th, asked when a thread takes it up), one
+   * pair per thread at a time, in order; `onResult` hears each pair found the same, with the
+   * records taken from it, as they finish. No pair after one found different (or failed) is begun.
+   * Answers the first pair in order that differs, or -1; throws what the first pair in order that
+   * failed threw (where no pair before it differs), as comparing them in turn in one thread would.
+   * A thread that ended ends the pool.
+   */
+  async comparePrefixes(count: number, job: (i: number) => Omit<PrefixRequest, 'kind'>, onResult: (i: number, taken: TakenRecords) => void): Promise<number> {
+    let next = 0;
+    let stop = count;
+    let differs = -1;
+    let failed: { readonly at: number; readonly error: Error } | undefined;
+    let ended = false;
+    await Promise.all(
+      this.workers.map(async (worker) => {
+        while (next < stop) {
+          const i = next++;
+          const reply = await worker.comparePrefix({ kind: 'prefix', ...job(i) });
+          if (reply instanceof Error || 'failure' in reply) {
+            ended ||= reply instanceof Error;
+            if (failed === undefined || i < failed.at) failed = { at: i, error: reply instanceof Error ? reply : reply.failure };
+            stop = Math.min(stop, i);
+            if (reply instanceof Error) return;
+          } else if (!reply.same) {
+            if (differs < 0 || i < differs) differs = i;
+            stop = Math.min(stop, i);
+          } else onResult(i, reply.taken);
+        }
+      }),
+    );
+    if (ended) await this.close();
+    if (failed !== undefined && (differs < 0 || failed.at < differs)) throw failed.error;
+    return differs;
   }
 
   /** Ends the threads; never rejects (callers need not wait for it). */
@@ -76,8 +113,21 @@ class IndexWorker {
     const reply = await this.thread.ask(request);
     if (reply instanceof Error) throw reply;
     if (!reply.ok) throw errorOf(reply.failure);
-    const { ok: _ok, channel: _channel, parts, ...figures } = reply;
+    if (reply.kind !== 'index') throw new Error('an index worker thread answered an index request with a comparison');
+    const { ok: _ok, kind: _kind, channel: _channel, parts, ...figures } = reply;
     return { objects: ObjectIndex.fromParts(parts), ...figures };
+  }
+
+  /**
+   * One pair of files compared: whether the same and the records taken, or what the comparison
+   * threw (`failure`), or the error the thread ended with.
+   */
+  async comparePrefix(request: PrefixRequest): Promise<Error | { readonly failure: Error } | { readonly same: boolean; readonly taken: TakenRecords }> {
+    const reply = await this.thread.ask(request);
+    if (reply instanceof Error) return reply;
+    if (!reply.ok) return { failure: errorOf(reply.failure) };
+    if (reply.kind !== 'prefix') return new Error('an index worker thread answered a comparison with an index');
+    return { same: reply.same, taken: TakenRecords.from(reply.taken) };
   }
 
   terminate(): Promise<void> {
