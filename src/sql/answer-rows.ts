@@ -15,7 +15,7 @@ import { SqlError } from './sandbox/sql-error.js';
  */
 
 /** Rows converted and handed over at once, in bytes (at least one row): bounds the memory of one step. */
-const SLICE_BYTES = 4 * 1024 ** 2;
+export const SLICE_BYTES = 4 * 1024 ** 2;
 
 export interface SqlColumn {
   readonly name: string;

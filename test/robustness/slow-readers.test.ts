@@ -1,7 +1,9 @@
 import { Agent } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import type { AppOptions } from '../../src/http/app.js';
+import { describe, expect, it } from 'vitest';
 import { BIG_ANSWER_SLOTS } from '../../src/http/guard/big-answers.js';
+import { closedAfterEach } from '../helpers/serving/left-open.js';
 import { rawRequest } from '../helpers/serving/raw-http.js';
 import { corpusStorage, send, startServer, type TestServer } from '../security/server.js';
 
@@ -18,21 +20,21 @@ const BIG_BYTES = 7447633;
 const CAPACITY = 8 * 1024 * 1024;
 const CLIENTS = 16;
 
-let server: TestServer | undefined;
-const sockets: Socket[] = [];
+const open = closedAfterEach();
 
-afterEach(async () => {
-  for (const s of sockets.splice(0)) s.destroy();
-  await server?.close();
-  server = undefined;
-});
+/** The collections corpus served with `options`, closed after the test (after its clients). */
+async function serve(options: Partial<AppOptions>): Promise<TestServer> {
+  const server = await startServer(corpusStorage('collections'), options);
+  open.closeServer = () => server.close();
+  return server;
+}
 
 /** A connection that sends a request and never reads the answer. */
 function nonReader(port: number, target: string): Socket {
   const socket = connect(port, '127.0.0.1', () => socket.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`));
   socket.pause();
   socket.on('error', () => undefined);
-  sockets.push(socket);
+  open.sockets.push(socket);
   return socket;
 }
 
@@ -41,7 +43,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 describe('clients that do not read', () => {
   it('hold at most the unsent-bytes budget plus the answers being built, while /root keeps answering', { timeout: 120_000 }, async () => {
     // No stall bound: this measures the budget alone (stalled-whole-answers ends such readers).
-    server = await startServer(corpusStorage('collections'), { maxUnsentBytes: CAPACITY, stallTimeoutMs: 0 });
+    const server = await serve({ maxUnsentBytes: CAPACITY, stallTimeoutMs: 0 });
     const port = server.port;
     const unsent = server.app.unsentAnswers;
     for (let i = 0; i < CLIENTS; i++) nonReader(port, BIG);
@@ -78,17 +80,21 @@ describe('clients that do not read', () => {
     expect(rootsAtRest).toBe(5);
 
     // When the clients go, their answers are released and the waiting requests proceed.
-    for (const s of sockets.splice(0)) s.destroy();
+    for (const s of open.sockets.splice(0)) s.destroy();
     await expect.poll(() => unsent.held, { timeout: 10_000 }).toBe(0);
     await expect.poll(() => unsent.waiters, { timeout: 10_000 }).toBe(0);
   });
 
   it('answers 503 naming the budget to a big request that found no room before its deadline', async () => {
     // The deadline leaves the first answer time to be built on a busy machine; it is far bigger
-    // than what the kernel's socket buffers take, so most of it stays held.
-    server = await startServer(corpusStorage('collections'), { maxUnsentBytes: 1024 * 1024, requestTimeoutMs: 5000 });
+    // than what the kernel's socket buffers take, so most of it stays held. Nothing ends the
+    // reader that does not read while the test runs, however busy the machine: no stall bound,
+    // and no idle-socket timeout (else request timeout + 5 s after its last byte, which on a
+    // loaded machine could come before the second request's deadline and give it room).
+    const server = await serve({ maxUnsentBytes: 1024 * 1024, requestTimeoutMs: 5000, stallTimeoutMs: 0 });
+    server.app.server.setTimeout(0);
     nonReader(server.port, BIG);
-    await expect.poll(() => server!.app.unsentAnswers.held, { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect.poll(() => server.app.unsentAnswers.held, { timeout: 30_000 }).toBeGreaterThanOrEqual(1024 * 1024);
     const answer = await send(server.port, 'GET', BIG);
     expect(answer.status).toBe(503);
     expect(String(answer.headers['x-storage-inspector-error'])).toMatch(/^SERVER_BUSY: the server holds \d+ bytes of answers that their clients have not read yet/);
@@ -98,16 +104,16 @@ describe('clients that do not read', () => {
   });
 
   it('builds the answers of pipelined requests one after the other, as the client takes them', async () => {
-    server = await startServer(corpusStorage('collections'), { maxUnsentBytes: 64 * 1024 * 1024, stallTimeoutMs: 0 });
+    const server = await serve({ maxUnsentBytes: 64 * 1024 * 1024, stallTimeoutMs: 0 });
     const port = server.port;
     const socket = connect(port, '127.0.0.1');
-    sockets.push(socket);
+    open.sockets.push(socket);
     socket.pause();
     const request = `GET ${BIG} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`;
     socket.write(request.repeat(3));
     // One answer is held for the connection; the later two wait until it has been taken.
-    await expect.poll(() => server!.app.unsentAnswers.held, { timeout: 20_000 }).toBeGreaterThan(0);
-    await expect.poll(() => server!.app.connections.waitingForEarlierResponses, { timeout: 20_000 }).toBe(2);
+    await expect.poll(() => server.app.unsentAnswers.held, { timeout: 20_000 }).toBeGreaterThan(0);
+    await expect.poll(() => server.app.connections.waitingForEarlierResponses, { timeout: 20_000 }).toBe(2);
     expect(server.app.unsentAnswers.held).toBeLessThan(2 * BIG_BYTES);
     expect(server.app.unsentAnswers.waiters).toBe(0);
     let received = 0;

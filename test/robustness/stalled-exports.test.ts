@@ -94,10 +94,22 @@ function teammate(port: number): Promise<{ status: number; retryAfter: string | 
   });
 }
 
-/** Stalled exports until their unsent bytes fill the budget. */
+/**
+ * Stalled exports, one after the other, until their unsent bytes fill the budget (at most
+ * STALLED). Each is waited for until its first bytes, or until the budget is full: an export asked
+ * for just as the others filled it waits for room before its first batch, sending nothing (with no
+ * bound ending the others, for as long as they stay).
+ */
 async function budgetFilled(port: number, served: ReturnType<typeof buildApp>): Promise<ReturnType<typeof stalledReader>[]> {
-  const readers = Array.from({ length: STALLED }, () => stalledReader(port));
-  for (const reader of readers) expect(await reader.started).toBe('HTTP/1.1 200');
+  const readers: ReturnType<typeof stalledReader>[] = [];
+  for (let i = 0; i < STALLED && served.unsentAnswers.held < CAPACITY; i++) {
+    const reader = stalledReader(port);
+    readers.push(reader);
+    let first: string | undefined;
+    void reader.started.then((status) => (first = status));
+    await expect.poll(() => first !== undefined || served.unsentAnswers.held >= CAPACITY, { timeout: 30_000, interval: 20 }).toBe(true);
+    if (first !== undefined) expect(first).toBe('HTTP/1.1 200');
+  }
   await expect.poll(() => served.unsentAnswers.held, { timeout: 30_000, interval: 50 }).toBeGreaterThanOrEqual(CAPACITY);
   return readers;
 }
@@ -125,15 +137,27 @@ describe('an NDJSON export whose client stops reading', () => {
     // client finds the end, with less than the whole export.
     await expect.poll(() => served.unsentAnswers.held, { timeout: 20_000, interval: 50 }).toBe(0);
     for (const reader of readers) reader.resume();
-    await expect.poll(() => readers.filter((r) => r.closed()).length, { timeout: 20_000 }).toBe(STALLED);
+    await expect.poll(() => readers.filter((r) => r.closed()).length, { timeout: 20_000 }).toBe(readers.length);
     for (const reader of readers) expect(reader.received()).toBeLessThan(whole.length);
   });
 
   it('leaves an export that cannot get room a 503 with Retry-After before any byte, not a hang-up', { timeout: 120_000 }, async () => {
-    // No stall bound: the stalled exports hold the budget until the idle-socket timeout (9 s after
-    // their last byte); the export asked meanwhile waits 90 % of the request timeout for room.
+    // The export asked waits 90 % of the request timeout for room. The budget stays full by state,
+    // however busy the machine: the stalled exports' sockets are corked (they hand the kernel
+    // nothing, as when a client's window is full), so what they hold only grows (with readers on
+    // loopback the kernel took some now and then, and the count fell below the budget at times:
+    // a teammate asking then found room, and waited for more before its first byte); and nothing
+    // ends them: no stall bound, no idle-socket timeout (request timeout + 5 s after their last byte).
     const { port, served } = await serve({ stallTimeoutMs: 0, requestTimeoutMs: 4000 });
-    await budgetFilled(port, served);
+    served.server.setTimeout(0);
+    let corked = 0;
+    served.server.on('connection', (socket: Socket) => {
+      if (corked++ < STALLED) socket.cork();
+    });
+    for (let i = 0; i < STALLED; i++) stalledReader(port);
+    // Every stalled connection accepted (the teammate's is not corked), and the budget full.
+    await expect.poll(() => corked, { timeout: 30_000, interval: 20 }).toBe(STALLED);
+    await expect.poll(() => served.unsentAnswers.held, { timeout: 30_000, interval: 50 }).toBeGreaterThanOrEqual(CAPACITY);
     const refused = await teammate(port);
     expect(refused.status).toBe(503);
     expect(refused.retryAfter).toBe('1');

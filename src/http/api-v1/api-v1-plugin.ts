@@ -89,7 +89,7 @@ export async function apiV1Plugin(scope: FastifyInstance, options: ApiV1Options)
   searchSlotsOf(options.registry, options.searchMaxConcurrent);
   registerStoragesRoute(scope, options.registry);
   for (const route of [...storageRoutes, ...objectRoutes, ...summaryRoutes, ...versionRoutes, ...analysisRoutes, ...searchRoutes, ...gigaMapRoutes, ...historyRoutes]) registerRoute(scope, route, options);
-  await scope.register(sqlRoutes, { registry: options.registry, sql: options.sql ?? false });
+  await scope.register(sqlRoutes, { registry: options.registry, sql: options.sql ?? false, requestTimeoutMs: options.requestTimeoutMs });
   scope.addHook('onClose', async () => closeSqlEngines(options.registry.all()));
 
   // The application's one OpenAPI document (openapi-routes.ts) holds every route; this is its /api/v1 part.

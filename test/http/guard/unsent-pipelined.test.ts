@@ -1,7 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Socket, type AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UnsentAnswers } from '../../../src/http/guard/unsent-answers.js';
+import { closedAfterEach } from '../../helpers/serving/left-open.js';
 
 /**
  * Answers of pipelined requests (unsent-answers.ts `hold`) queued behind an earlier answer of
@@ -15,14 +16,7 @@ import { UnsentAnswers } from '../../../src/http/guard/unsent-answers.js';
 const BIG = 24 * 1024 * 1024;
 const SMALL = 3000;
 
-let server: Server | undefined;
-const sockets: Socket[] = [];
-
-afterEach(async () => {
-  for (const socket of sockets.splice(0)) socket.destroy();
-  if (server !== undefined) await new Promise<void>((resolve) => server!.close(() => resolve()));
-  server = undefined;
-});
+const open = closedAfterEach();
 
 /** A server answering its first request with BIG bytes and every later one with SMALL, each built whole and counted. */
 async function serving(stallMs: number, late = false): Promise<{ port: number; answers: UnsentAnswers; responses: ServerResponse[] }> {
@@ -47,8 +41,9 @@ async function serving(stallMs: number, late = false): Promise<{ port: number; a
       });
     }
   };
-  server = createServer(handler);
-  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  const server = createServer(handler);
+  open.closeServer = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { port: (server.address() as AddressInfo).port, answers, responses };
 }
 
@@ -56,7 +51,7 @@ async function serving(stallMs: number, late = false): Promise<{ port: number; a
 async function pipelining(port: number, count: number): Promise<Socket> {
   const socket = new Socket({ highWaterMark: 1024 } as ConstructorParameters<typeof Socket>[0]);
   socket.on('error', () => undefined);
-  sockets.push(socket);
+  open.sockets.push(socket);
   socket.once('data', () => socket.pause());
   await new Promise<void>((resolve) => socket.connect(port, '127.0.0.1', resolve));
   socket.write(`GET / HTTP/1.1\r\nHost: localhost\r\n\r\n`.repeat(count));
@@ -73,7 +68,7 @@ describe('answers of pipelined requests queued behind an unread one', () => {
       expect(answers.held).toBe(BIG + 3 * SMALL);
       if (ended === 'its client leaves') client.destroy();
       await new Promise<void>((resolve) => (responses[0]!.closed ? resolve() : responses[0]!.once('close', () => resolve())));
-      await expect.poll(() => answers.held, { timeout: 5_000 }).toBe(0);
+      await expect.poll(() => answers.held, { timeout: 20_000 }).toBe(0);
     });
   }
 
@@ -85,7 +80,7 @@ describe('answers of pipelined requests queued behind an unread one', () => {
     client.destroy();
     // The two later answers are built and counted after their connection closed: never sent.
     await new Promise<void>((resolve) => (responses[0]!.closed ? resolve() : responses[0]!.once('close', () => resolve())));
-    await expect.poll(() => responses.filter((response) => response.writableEnded).length, { timeout: 5_000 }).toBe(3);
+    await expect.poll(() => responses.filter((response) => response.writableEnded).length, { timeout: 20_000 }).toBe(3);
     expect(answers.held).toBe(0);
   });
 });

@@ -3,9 +3,9 @@ import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { forEachNodeInIdOrder } from '../../../graph/queries/graph-figures.js';
 import { bigAnswerSlots } from '../../guard/big-answers.js';
-import { RequestLimitError } from '../../guard/limits.js';
 import type { StorageContext } from '../../../registry/storage-registry.js';
 import { StallWatch, type StallLog } from '../../guard/stalled-answers.js';
+import { roomForMore } from '../../guard/streamed-room.js';
 import type { UnsentAnswers } from '../../guard/unsent-answers.js';
 import { objectViewOf, requireGraph } from '../analysis/graph-answers.js';
 import { MAX_LIMIT } from '../../../api-contract/schemas.js';
@@ -39,8 +39,6 @@ export const EXPORT_BATCH_BYTES = 64 * 1024;
 const EXPORT_BATCH_SCAN = 65_536;
 /** What the stream buffers ahead of its client. */
 const EXPORT_HIGH_WATER_MARK = 64 * 1024;
-/** How often a batch waiting for room looks again at what its own client has taken meanwhile. */
-const ROOM_RECHECK_MS = 100;
 
 interface Batch {
   readonly text: string;
@@ -137,18 +135,7 @@ export class NdjsonExport extends Readable {
 
   /** Waits while answers not yet taken by their clients fill the budget (this one's own bytes updated meanwhile). */
   private async waitForRoom(): Promise<void> {
-    const unsent = this.unsent;
-    if (unsent === undefined) return;
-    for (;;) {
-      this.count?.(this.buffered);
-      try {
-        await unsent.room(Date.now() + ROOM_RECHECK_MS, this.stopped.signal);
-        return;
-      } catch (error) {
-        if (this.stopped.signal.aborted) return;
-        if (!(error instanceof RequestLimitError)) throw error;
-      }
-    }
+    if (this.unsent !== undefined) await roomForMore(this.unsent, () => this.count?.(this.buffered), this.stopped.signal);
   }
 
   private async batch(): Promise<Batch> {

@@ -1,11 +1,10 @@
-import type { ServerResponse } from 'node:http';
 import { Type, type Static } from 'typebox';
 import { instancesOf } from '../../../graph/queries/graph-figures.js';
 import type { GraphIndex } from '../../../graph/model/graph-index.js';
 import { requireGraph } from '../analysis/graph-answers.js';
 import { withGigaMapMachinery } from '../gigamap/gigamap-machinery-field.js';
 import { NdjsonExport } from './ndjson-export.js';
-import type { UnsentAnswers } from '../../guard/unsent-answers.js';
+import { roomBeforeStream } from '../../guard/streamed-room.js';
 import { storageInfo, typeList } from '../analysis/reports.js';
 import { summariesOf } from '../analysis/summaries.js';
 import { answers, notFound } from '../machinery/problem-details.js';
@@ -102,33 +101,12 @@ export const storageRoutes: readonly ApiRoute[] = [
     handler: async (request, reply, context, options) => {
       const typeIdText = (request.params as Static<typeof TypeParams>).typeId;
       await context.storage.consistent(async () => typeOf(requireGraph(context), typeIdText));
-      await roomBeforeExport(request.server.unsentAnswers, options.requestTimeoutMs, reply.raw);
+      await roomBeforeStream(request.server.unsentAnswers, options.requestTimeoutMs, reply.raw);
       reply.type('application/x-ndjson');
       return new NdjsonExport(context, BigInt(typeIdText), reply.raw, request.server.unsentAnswers, request.log);
     },
   },
 ];
-
-/**
- * Before its first byte the export waits for room among the unsent answers, for one stall bound at
- * most (every export stalled now has been ended by then, so the budget is held by readers that
- * read) and within the request timeout: past that, 503 with Retry-After (SERVER_BUSY), not a
- * connection cut by the idle-socket timeout once its headers had gone. Both 0: it waits.
- */
-async function roomBeforeExport(unsent: UnsentAnswers | undefined, requestTimeoutMs: number, response: ServerResponse): Promise<void> {
-  if (unsent === undefined || unsent.held < unsent.capacity) return;
-  // A client that goes away meanwhile stops waiting.
-  const gone = new AbortController();
-  const leave = (): void => gone.abort();
-  response.once('close', leave);
-  // Before the request timeout's own 503, which says nothing of when to ask again.
-  const bounds = [unsent.stallMs, requestTimeoutMs * 0.9].filter((ms) => ms > 0);
-  try {
-    await unsent.room(bounds.length === 0 ? Number.POSITIVE_INFINITY : Date.now() + Math.min(...bounds), gone.signal);
-  } finally {
-    response.off('close', leave);
-  }
-}
 
 function cmp(a: string, b: string): number {
   return a.length !== b.length ? a.length - b.length : a < b ? -1 : a > b ? 1 : 0;

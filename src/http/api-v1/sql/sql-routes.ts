@@ -10,6 +10,8 @@ import type { StorageContext, StorageRegistry } from '../../../registry/storage-
 import { DEFAULT_STREAM_STALL_MS } from '../../../sql/sql-limits.js';
 import { sqlEngineOf, type SqlServiceOptions } from './sql-engines.js';
 import { StallWatch } from '../../guard/stalled-answers.js';
+import { roomBeforeStream, roomForMore } from '../../guard/streamed-room.js';
+import type { UnsentAnswers } from '../../guard/unsent-answers.js';
 import { ApiProblem, notFound, problemResponse, sendProblem } from '../machinery/problem-details.js';
 import { API_PREFIX } from '../../../api-contract/schemas.js';
 import { StorageParams } from '../../../api-contract/schemas.js';
@@ -22,6 +24,9 @@ import { StorageParams } from '../../../api-contract/schemas.js';
  * for `--sql-stall-timeout`, or past the statement's `--sql-timeout`: a stalled reader would else
  * hold its statement's slot (of `--sql-max-concurrent`), DuckDB connection and open transaction
  * until its connection closed, and a few of them would refuse every other statement as busy.
+ * A streamed answer's bytes not yet handed to the kernel count against `--max-unsent-bytes` as the
+ * NDJSON export's do (guard/streamed-room.ts): it asks for room before its statement starts (503
+ * with Retry-After when none comes in time) and before each further slice of rows.
  */
 
 const SqlBody = Type.Object(
@@ -72,13 +77,22 @@ const SQL_PROBLEMS = {
   404: problemResponse('no such storage, or SQL is off (--no-sql)'),
   408: problemResponse('interrupted by the SQL timeout (--sql-timeout)'),
   413: problemResponse('a row (--sql-max-row-bytes) or the whole JSON answer (--sql-max-answer-bytes) is over its limit'),
-  503: problemResponse('too many statements running at once, or the answers being sent hold the whole answer budget (Retry-After), or the graph index is being built, or a setting of the server keeps SQL from running (its TMPDIR names no directory, or one inside the storage directory)'),
+  503: problemResponse('too many statements running at once, or the answers being sent hold the whole answer budget (--sql-answer-budget, or for CSV, NDJSON and Parquet --max-unsent-bytes; Retry-After), or the graph index is being built, or a setting of the server keeps SQL from running (its TMPDIR names no directory, or one inside the storage directory)'),
 };
 
 export interface SqlRoutesOptions {
   readonly registry: StorageRegistry;
   /** false: SQL is off (--no-sql). */
   readonly sql: SqlServiceOptions | false;
+  /** The server's request timeout (0: none): a streamed answer waits for room before its first byte within 90 % of it. */
+  readonly requestTimeoutMs: number;
+}
+
+/** What bounds a streamed answer: its stall bound, and the unsent-bytes budget it counts against (none without the capacity plugin). */
+interface StreamBounds {
+  readonly stallMs: number;
+  readonly unsent: UnsentAnswers | undefined;
+  readonly requestTimeoutMs: number;
 }
 
 export async function sqlRoutes(scope: FastifyInstance, options: SqlRoutesOptions): Promise<void> {
@@ -120,10 +134,14 @@ export async function sqlRoutes(scope: FastifyInstance, options: SqlRoutesOption
         reply.raw.on('close', () => abort.abort());
         try {
           if (format === 'json') return await engine.query(body.sql, { limit: body.limit ?? 1000, signal: abort.signal });
-          const stallMs = options.sql === false ? 0 : (options.sql.streamStallMs ?? DEFAULT_STREAM_STALL_MS);
-          if (format === 'parquet') return await parquetAnswer(engine, body.sql, abort, reply, stallMs);
+          const bounds: StreamBounds = {
+            stallMs: options.sql === false ? 0 : (options.sql.streamStallMs ?? DEFAULT_STREAM_STALL_MS),
+            unsent: request.server.unsentAnswers as UnsentAnswers | undefined,
+            requestTimeoutMs: options.requestTimeoutMs,
+          };
+          if (format === 'parquet') return await parquetAnswer(engine, body.sql, abort, reply, bounds);
           const cells: CsvCells = (request.query as Static<typeof SqlQuery>).rawCsv === true ? 'raw' : 'safe';
-          return await streamAnswer(engine, body.sql, format, cells, abort, reply, stallMs);
+          return await streamAnswer(engine, body.sql, format, cells, abort, reply, bounds);
         } catch (error) {
           throw asProblem(error, request);
         }
@@ -194,7 +212,17 @@ const PIECE = 64 * 1024;
  *   as every streamed answer is: the client took nothing for the bound while bytes of it waited here;
  * - the statement's timeout, `--sql-timeout`, a timer of this stream's own: it is not a stall rule
  *   (a client reading too slowly for the statement's time is cut by it too), and DuckDB's interrupt,
- *   which enforces the timeout elsewhere, cannot reach a statement waiting here for its reader.
+ *   which enforces the timeout elsewhere, cannot reach a statement waiting here for its reader or
+ *   for room.
+ *
+ * Its bytes in this process (queued, in the stream, the response and its socket) count against
+ * `--max-unsent-bytes`: before the statement starts it waits for room (else 503 with Retry-After,
+ * before any byte), and before it asks DuckDB for the next slice of rows too, while its client's
+ * taking gives bytes back. A slice's size is known only once it is there, and many statements may
+ * find room at once: so as soon as one has room it counts the slice it expects (a whole slice's
+ * bytes before the first, then its last slice's), and the others see it. Without this, every
+ * stalled client held a slice of up to 4 MiB (more as text) outside the budget, and many of them
+ * held memory without bound while every other big answer was built as if there were room.
  */
 async function streamAnswer(
   engine: SqlEngine,
@@ -203,9 +231,17 @@ async function streamAnswer(
   cells: CsvCells,
   abort: AbortController,
   reply: FastifyReply,
-  stallMs: number,
+  bounds: StreamBounds,
 ): Promise<Readable> {
   const { csvCell } = await import('../../../sql/answers/result-values.js');
+  const { SLICE_BYTES } = await import('../../../sql/answer-rows.js');
+  const { stallMs, unsent } = bounds;
+  const response = reply.raw;
+  const count = unsent?.holdStream(response);
+  /** The last slice's size (a whole slice before the first): what is counted for the next before it is here. */
+  let expected = SLICE_BYTES;
+  /** Bytes counted for a slice asked for and not yet here. */
+  let reserved = 0;
   const what = `the SQL ${format === 'csv' ? 'CSV' : 'NDJSON'} answer`;
   let columns: readonly SqlColumn[] = [];
   let started: () => void = () => undefined;
@@ -228,13 +264,21 @@ async function streamAnswer(
     p?.();
   };
   let readable: Readable | undefined;
-  const response = reply.raw;
   /** Bytes queued by the statement so far, and handed to the stream so far. */
   let produced = 0;
   let handed = 0;
   /** Bytes of this answer in this process after the queue: in the stream's buffer and the response's (its socket too). */
   const buffered = (): number => (readable?.readableLength ?? 0) + response.writableLength;
   const taken = (): number => handed - buffered();
+  /** This answer's count in the budget: what it holds here (produced and not taken) and what it expects. */
+  const update = (): void => count?.(produced - taken() + reserved);
+  /** Room found (streamed-room.ts): the next slice is counted from now, so that others asking find it counted. */
+  const claim = (): void => {
+    reserved = expected;
+    update();
+  };
+  // The client took all the response buffered: count it given back now rather than at the next slice.
+  if (count !== undefined) response.on('drain', update);
   const watch = new StallWatch(response, {
     stallMs,
     taken,
@@ -250,10 +294,17 @@ async function streamAnswer(
       readable?.destroy();
     },
   });
-  const enqueue = (text: string): void => {
+  /** `slice`: rows of the statement (what was expected and counted ahead), not the CSV header. */
+  const enqueue = (text: string, slice = true): void => {
     const bytes = Buffer.from(text);
     queue.push(bytes);
     produced += bytes.length;
+    if (slice) {
+      // What was expected is here: counted as what it is.
+      expected = bytes.length;
+      reserved = 0;
+    }
+    update();
     // Something waits for the client from now on: it must take some of it within each bound.
     watch.arm();
   };
@@ -261,6 +312,9 @@ async function streamAnswer(
   let timer: NodeJS.Timeout | undefined;
   const timedOut = (): void => {
     if (pull === undefined) return;
+    endAtTimeout();
+  };
+  const endAtTimeout = (): void => {
     watch.stop();
     reply.log.warn(
       { url: reply.request.url, timeoutMs: engine.limits.timeoutMs },
@@ -270,6 +324,8 @@ async function streamAnswer(
     response.destroy();
     release();
   };
+  // Before the statement takes a slot: no room in time, a 503 before any byte.
+  await roomBeforeStream(unsent, bounds.requestTimeoutMs, response, claim);
   const running = engine
     .stream(
       sql,
@@ -278,7 +334,7 @@ async function streamAnswer(
         columns = c;
         // The statement runs from here (its timeout started just before): it ends by then.
         if (engine.limits.timeoutMs > 0) deadline = Date.now() + engine.limits.timeoutMs;
-        if (format === 'csv') enqueue(`${columns.map((col) => csvCell(col.name, cells)).join(',')}\r\n`);
+        if (format === 'csv') enqueue(`${columns.map((col) => csvCell(col.name, cells)).join(',')}\r\n`, false);
         started();
       },
       async (rows) => {
@@ -292,17 +348,26 @@ async function streamAnswer(
           if (Number.isFinite(deadline)) timer = setTimeout(timedOut, Math.max(0, deadline - Date.now()));
         });
         clearTimeout(timer);
-        return !abort.signal.aborted;
+        if (abort.signal.aborted) return false;
+        if (unsent === undefined) return true;
+        // The next slice only once the answers not yet taken leave room (this one's count kept true meanwhile).
+        const outcome = await roomForMore(unsent, update, abort.signal, deadline, claim);
+        if (outcome === 'deadline') endAtTimeout();
+        return outcome === 'room';
       },
     )
     .then(
       () => {
         done = true;
+        reserved = 0;
+        update();
         started();
         wake?.();
       },
       (error: unknown) => {
         done = true;
+        reserved = 0;
+        update();
         failure = error;
         failed(error);
         wake?.();
@@ -322,6 +387,8 @@ async function streamAnswer(
               const piece = bytes.subarray(at, at + PIECE);
               handed += piece.length;
               yield piece;
+              // Asked for more: what the client took meanwhile is given back.
+              update();
             }
           }
           continue;
@@ -347,9 +414,14 @@ async function streamAnswer(
  * opened, removed from the directory at once (the open file is still read), then streamed. A client
  * that takes nothing of it for the stall bound has its connection cut (stalled-answers.ts): else it
  * held the open file (its disk space, for a removed file, until closed) and its connection until the
- * idle-socket timeout, or never with `--request-timeout 0`.
+ * idle-socket timeout, or never with `--request-timeout 0`. What of the file is read and not yet
+ * handed to the kernel counts against `--max-unsent-bytes`: the statement waits for room before it
+ * runs (else 503 with Retry-After), and the file is read on only while there is room.
  */
-async function parquetAnswer(engine: SqlEngine, sql: string, abort: AbortController, reply: FastifyReply, stallMs: number): Promise<Readable> {
+async function parquetAnswer(engine: SqlEngine, sql: string, abort: AbortController, reply: FastifyReply, bounds: StreamBounds): Promise<Readable> {
+  const { unsent } = bounds;
+  const response = reply.raw;
+  await roomBeforeStream(unsent, bounds.requestTimeoutMs, response);
   const file = await engine.parquetFile(sql, abort.signal);
   let handle;
   try {
@@ -361,17 +433,33 @@ async function parquetAnswer(engine: SqlEngine, sql: string, abort: AbortControl
   reply.type('application/vnd.apache.parquet');
   reply.header('content-length', size);
   reply.header('content-disposition', 'attachment; filename="answer.parquet"');
-  const stream = handle.createReadStream({ autoClose: true });
-  const response = reply.raw;
-  const buffered = (): number => stream.readableLength + response.writableLength;
+  const reading = handle.createReadStream({ autoClose: true });
+  const count = unsent?.holdStream(response);
+  let handed = 0;
+  let stream: Readable | undefined;
+  /** Read from the file and not yet taken by the kernel: read ahead, in the stream, the response and its socket. */
+  const buffered = (): number => reading.readableLength + (stream?.readableLength ?? 0) + response.writableLength;
+  const update = (): void => count?.(buffered());
+  if (count !== undefined) response.on('drain', update);
+  async function* pieces(): AsyncGenerator<Buffer> {
+    for await (const piece of reading) {
+      handed += (piece as Buffer).length;
+      yield piece as Buffer;
+      if (unsent !== undefined && (await roomForMore(unsent, update, abort.signal)) !== 'room') return;
+    }
+  }
+  stream = Readable.from(pieces(), { objectMode: false });
   const watch = new StallWatch(response, {
-    stallMs,
-    taken: () => stream.bytesRead - buffered(),
+    stallMs: bounds.stallMs,
+    taken: () => handed - (stream?.readableLength ?? 0) - response.writableLength,
     waiting: () => buffered() > 0,
     what: 'the SQL Parquet answer',
     option: '--sql-stall-timeout',
     log: reply.log,
-    stalled: () => stream.destroy(),
+    stalled: () => {
+      stream?.destroy();
+      reading.destroy();
+    },
   });
   // The file is complete: what is read of it from now on waits for the client until taken.
   watch.arm();
