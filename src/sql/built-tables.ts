@@ -1,5 +1,5 @@
 import { constants, statSync } from 'node:fs';
-import { copyFile, link, mkdir } from 'node:fs/promises';
+import { copyFile, link, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { GraphIndex } from '../graph/model/graph-index.js';
@@ -18,6 +18,7 @@ import type { Sandbox } from './sandbox/sandbox.js';
 import { linkFileName, type KeepResult, type TableCache } from './cache/table-cache.js';
 import { WriteTurns } from './cache/write-turns.js';
 import { FillLedger } from './fill-ledger.js';
+import { linkTableDefinition, linkViews, type KeptLinkFiles, type LinkFile } from './kept-link-files.js';
 import { fillTypeTables } from './fills/type-fill.js';
 import { makeTypeRows } from './tables/finish-tables.js';
 import type { Staging } from './tables/staging.js';
@@ -65,12 +66,6 @@ export interface LinkFill {
   readonly filling?: () => void;
 }
 
-/** A link table as a Parquet file in the private directory (its rows as an export wrote them). */
-export interface LinkFile {
-  readonly path: string;
-  readonly rows: number;
-}
-
 /** The link tables, which an entry keeps as files only both together (`:links` says both). */
 const LINK_TABLES = ['_elements', '_references'];
 /** Where the link files an export wrote are taken to, in the private directory (as open-built-tables.ts takes a kept entry's). */
@@ -102,11 +97,15 @@ export class BuiltTables {
    */
   private objectsCopied: Promise<unknown> = Promise.resolve();
   /**
-   * `_elements` and `_references` as Parquet files in the private directory, by table name: taken
-   * from a cache entry (the tables are views over them, open-built-tables.ts) or written by this
+   * `_elements` and `_references` as Parquet files in the private directory, by table name: both
+   * taken from a cache entry (the tables are views over them, `keptLinks`) or written by this
    * build's export (the tables left as they were): kept with the database, copied by an export.
    */
   private linkFiles: ReadonlyMap<string, LinkFile> | undefined;
+  /** The link files of the cache entry this build was opened from, taken when first needed (kept-link-files.ts). */
+  private keptLinks: KeptLinkFiles | undefined;
+  /** A kept link file turned out gone or damaged when a statement took it: the entry was no entry, the tables are built again. */
+  private keptLinksFailure: Error | undefined;
 
   /** Made by open-built-tables.ts (a build, or a kept database opened), which also closes the sandbox if this fails. */
   constructor(
@@ -163,7 +162,7 @@ export class BuiltTables {
    * engine builds the tables again rather than failing every later statement with this.
    */
   get failure(): Error | undefined {
-    return this.moveFailure;
+    return this.moveFailure ?? this.keptLinksFailure;
   }
 
   /** Whether the build's last step is done (`settled` has settled). */
@@ -187,9 +186,50 @@ export class BuiltTables {
     this.keptFilled = this.ledger.filled.size;
   }
 
-  /** The link tables of a kept entry, as files in the private directory (the tables views over them). */
-  restoreLinkFiles(files: ReadonlyMap<string, LinkFile>): void {
-    if (LINK_TABLES.every((table) => files.has(table))) this.linkFiles = files;
+  /**
+   * The link tables of a kept entry as files not taken yet (open-built-tables.ts): the first
+   * statement naming one, an export of them or keeping the database takes them (`takeKeptLinks`).
+   */
+  keepLinkFilesForLater(files: KeptLinkFiles): void {
+    if (LINK_TABLES.every((table) => files.files.has(table))) this.keptLinks = files;
+  }
+
+  /**
+   * `tables` of the kept entry's link files taken into the private directory, their tables made
+   * views over the copies (beside fills: keeping the database waits); false when one was gone or
+   * damaged (the cache dropped the entry).
+   */
+  private async takeKeptLinks(tables: readonly string[]): Promise<boolean> {
+    const kept = this.keptLinks;
+    if (kept === undefined) return false;
+    for (const table of tables) {
+      const view = (path: string): Promise<void> =>
+        this.turns.shared(async () => {
+          const connection = await this.sandbox.instance.connect();
+          try {
+            await linkViews(connection, new Map([[table, path]]));
+          } finally {
+            connection.closeSync();
+          }
+        });
+      if (!(await kept.take(table, view))) return false;
+    }
+    if (LINK_TABLES.every((table) => kept.isTaken(table))) this.linkFiles = kept.files;
+    return true;
+  }
+
+  /** Whether the kept entry's link files are there but not all taken yet. */
+  private get keptLinksPending(): boolean {
+    return this.keptLinks !== undefined && this.linkFiles === undefined;
+  }
+
+  /**
+   * A kept link file gone or damaged, for a build that answers statements: this build is broken
+   * (`failure`), the engine builds the tables again, as when the entry was found so at open.
+   */
+  private keptLinksBroken(): void {
+    this.keptLinksFailure ??= new Error('a link table kept in the SQL cache was gone or damaged; the tables are built again');
+    this.onProblem('a link table kept in the SQL cache was gone or damaged: the cached tables are not used, they are built again');
   }
 
   /**
@@ -199,6 +239,12 @@ export class BuiltTables {
    */
   async keepIn(cache: TableCache, key: string, storageDirectory: string): Promise<KeepResult | undefined> {
     await this.valuesMoved;
+    if (this.failure !== undefined) return undefined;
+    // Kept with the database, so taken first (only when something new is to be kept: a fill).
+    if (this.keptLinksPending && this.unkept && !(await this.takeKeptLinks(LINK_TABLES))) {
+      this.keptLinksBroken();
+      return undefined;
+    }
     return this.turns.alone(async () => {
       if (this.ledger.filled.size === this.keptFilled) return undefined;
       if (this.keptFilled >= 0 || this.ledger.filled.size > 0) {
@@ -262,7 +308,14 @@ export class BuiltTables {
     if (tables.has('_commits') && !(await this.commitsTable(duck))) return false;
     // `_elements` takes the texts of value objects from `_values`; `_values` is every value.
     if ((tables.has('_elements') || tables.has('_references') || tables.has('_values')) && !(await this.values(duck, this.laterValueTypes()))) return false;
-    if ((tables.has('_elements') || tables.has('_references')) && !(await this.linkTables(duck))) return false;
+    const links = LINK_TABLES.filter((table) => tables.has(table));
+    if (links.length > 0 && this.keptLinks !== undefined) {
+      // Only the kept files this statement names are taken (a statement naming none takes none).
+      if (!(await this.takeKeptLinks(links))) {
+        this.keptLinksBroken();
+        return false;
+      }
+    } else if (links.length > 0 && !(await this.linkTables(duck))) return false;
     const plans = new Set<TypeTablePlan>();
     const views = new Set<bigint>();
     for (const name of tables) {
@@ -357,8 +410,12 @@ export class BuiltTables {
   async copyLinkTables(duck: DuckModule, files: ReadonlyMap<string, string>, fill?: LinkFill): Promise<Map<string, number> | undefined> {
     if (!(await this.values(duck, this.laterValueTypes()))) return undefined;
     let rows = new Map<string, number>();
-    const kept = this.linkFiles;
-    if (kept !== undefined && [...files.keys()].every((table) => kept.has(table))) {
+    if (this.keptLinks !== undefined && [...files.keys()].every((table) => this.keptLinks!.files.has(table)) && !(await this.takeKeptLinks([...files.keys()]))) {
+      // Gone or damaged in the entry (dropped): written by a pass as without it, and kept anew.
+      await this.forgetKeptLinks();
+    }
+    const kept = this.linkFiles ?? this.keptLinks?.files;
+    if (kept !== undefined && [...files.keys()].every((table) => kept.has(table) && (this.keptLinks?.isTaken(table) ?? true))) {
       // The built state's rows as an export wrote them (the entry's hash checked when taken).
       for (const [table, file] of files) {
         await copyFile(kept.get(table)!.path, file, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
@@ -386,6 +443,33 @@ export class BuiltTables {
       this.ledger.linksKeptAsFiles();
     }
     return rows;
+  }
+
+  /**
+   * An export's engine whose kept link files could not be taken: the ledger forgets the link
+   * tables (`:links`), a copy taken of one is removed and its view made an empty table again (a
+   * database kept without `:links` must hold the tables a fill inserts into).
+   */
+  private async forgetKeptLinks(): Promise<void> {
+    const kept = this.keptLinks;
+    this.keptLinks = undefined;
+    this.ledger.linksLost();
+    // The entry is dropped: this database is kept anew, whatever was filled.
+    this.keptFilled = -1;
+    if (kept === undefined) return;
+    await this.turns.shared(async () => {
+      const connection = await this.sandbox.instance.connect();
+      try {
+        for (const table of LINK_TABLES) {
+          if (!kept.isTaken(table)) continue;
+          await connection.run(`DROP VIEW IF EXISTS ${quoteIdent(table)}`);
+          await connection.run(linkTableDefinition(table));
+        }
+      } finally {
+        connection.closeSync();
+      }
+    });
+    for (const file of kept.files.values()) await rm(file.path, { force: true });
   }
 
   /**

@@ -160,6 +160,12 @@ export class FillLedger {
     this.filled.add(FILLED_LINKS);
   }
 
+  /** The link tables kept as files could not be taken (a damaged cache entry): not filled, to be filled anew. */
+  linksLost(): void {
+    this.links = undefined;
+    this.filled.delete(FILLED_LINKS);
+  }
+
   linksFilling(pass: () => Promise<boolean>): Promise<boolean> {
     this.links ??= forgottenUnlessDone(pass(), () => (this.links = undefined), () => this.filled.add(FILLED_LINKS));
     return this.links;

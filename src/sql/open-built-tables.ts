@@ -1,5 +1,4 @@
 import { dirname, join } from 'node:path';
-import type { DuckDBConnection } from '@duckdb/node-api';
 import type { GraphIndex } from '../graph/model/graph-index.js';
 import { GIGAMAP } from '../gigamap/gigamap-type-names.js';
 import { readableTypeName } from '../inspect/type-names.js';
@@ -11,7 +10,7 @@ import type { SchemaTable } from './tables/finish-tables.js';
 import { openSandbox, type Sandbox } from './sandbox/sandbox.js';
 import { buildTables, plansOf } from './fills/table-build.js';
 import type { CachedTables, TakenTables } from './cache/table-cache.js';
-import { quoteIdent, quoteText } from './tables/column-model.js';
+import { KeptLinkFiles } from './kept-link-files.js';
 import { BuiltTables, MAX_KEPT_MESSAGES } from './built-tables.js';
 
 /**
@@ -89,9 +88,9 @@ const LINK_DIRECTORY = 'links';
 
 /**
  * The tables of the storage's current state from a kept database (`take` copies it into the
- * new sandbox's private directory, and the link tables' Parquet files, if the entry kept them so,
- * into `links/` beside it: `_elements` and `_references` are then views over those files, made
- * before the lock, which lets DuckDB read exactly those files); undefined when there is none, or it cannot be opened (then
+ * new sandbox's private directory; the link tables' Parquet files, if the entry kept them so, go
+ * into `links/` beside it only when first needed, kept-link-files.ts: the lock lets DuckDB read
+ * exactly those files, and `_elements` and `_references` become views over them then); undefined when there is none, or it cannot be opened (then
  * `onProblem` hears why, and `drop` removes the entry, so that the tables built instead replace
  * it). Run inside the storage's consistency gate, with the key taken there.
  */
@@ -106,6 +105,7 @@ export async function openKeptTables(
   const generation = storage.generation;
   let meta: CachedTables | undefined;
   let linkFiles: ReadonlyMap<string, string> = new Map();
+  let takeLinkFile: TakenTables['takeLinkFile'] = async () => false;
   let privateDirectory: string | undefined;
   const seed = async (file: string): Promise<boolean> => {
     privateDirectory = dirname(file);
@@ -113,6 +113,7 @@ export async function openKeptTables(
       const taken = await take(file, join(privateDirectory, LINK_DIRECTORY));
       meta = taken?.meta;
       linkFiles = taken?.linkFiles ?? new Map();
+      if (taken !== undefined) takeLinkFile = taken.takeLinkFile;
     } catch (error) {
       options.onProblem?.(`the SQL cache could not be read, the tables are built: ${(error as Error).message}`);
     }
@@ -143,7 +144,7 @@ export async function openKeptTables(
     const plans = plansOf(storage.dictionary, meta.entityTypeIds.map(BigInt), meta.deferred);
     const connection = await sandbox.instance.connect();
     try {
-      await linkViews(connection, linkFiles);
+      // The copies' paths allowed before they exist (DuckDB takes them so): no file is copied now.
       await sandbox.lock(connection, [...linkFiles.values()]);
     } finally {
       connection.closeSync();
@@ -154,36 +155,11 @@ export async function openKeptTables(
     // The same warnings as the run that built them (unreadable records, with file and offset).
     for (const message of messages) options.onProblem?.(message);
     built.restoreFilled(meta.filled);
-    if (linkFiles.size > 0) built.restoreLinkFiles(new Map((meta.linkFiles ?? []).map((f) => [f.table, { path: linkFiles.get(f.table)!, rows: f.rows }])));
+    if (linkFiles.size > 0) built.keepLinkFilesForLater(new KeptLinkFiles(new Map((meta.linkFiles ?? []).map((f) => [f.table, { path: linkFiles.get(f.table)!, rows: f.rows }])), takeLinkFile));
     return built;
   } catch (error) {
     sandbox.close();
     return unusable(error);
-  }
-}
-
-/**
- * The link tables an entry kept as Parquet files made views over their copies (`files`, by
- * table name): the database holds them as empty tables (or, kept again by a run that read them
- * so, as views over another run's private directory, long removed), replaced in one transaction.
- */
-async function linkViews(connection: DuckDBConnection, files: ReadonlyMap<string, string>): Promise<void> {
-  if (files.size === 0) return;
-  const kinds = new Map<string, string>();
-  const reader = await connection.runAndReadAll(
-    `SELECT table_name, 'TABLE' FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' UNION ALL SELECT view_name, 'VIEW' FROM duckdb_views() WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal`,
-  );
-  for (const [name, kind] of reader.getRows()) kinds.set(String(name), String(kind));
-  await connection.run('BEGIN TRANSACTION');
-  try {
-    for (const [table, file] of files) {
-      if (kinds.get(table) === 'TABLE') await connection.run(`DROP TABLE ${quoteIdent(table)}`);
-      await connection.run(`CREATE OR REPLACE VIEW ${quoteIdent(table)} AS SELECT * FROM read_parquet(${quoteText(file)})`);
-    }
-    await connection.run('COMMIT');
-  } catch (error) {
-    await connection.run('ROLLBACK').catch(() => undefined);
-    throw error;
   }
 }
 

@@ -89,11 +89,17 @@ export interface CachedTables {
   readonly linkFiles?: readonly KeptLinkFile[];
 }
 
-/** What `take` hands over: the description, and where the link files were copied to. */
+/** What `take` hands over: the description, and where the link files go when taken. */
 export interface TakenTables {
   readonly meta: CachedTables;
-  /** Per link table kept as a file (`meta.linkFiles`): its copy, in `take`'s link directory. */
+  /** Per link table kept as a file (`meta.linkFiles`): where `takeLinkFile` copies it, in `take`'s link directory. */
   readonly linkFiles: ReadonlyMap<string, string>;
+  /**
+   * Copies the entry's file of a link table to its place in `linkFiles` (the directory made
+   * private): true when the copy is whole (size and SHA-256 as kept); false when the entry's
+   * file is gone or differs (the entry is then dropped: no entry, its tables built again).
+   */
+  readonly takeLinkFile: (table: string) => Promise<boolean>;
 }
 
 export interface CacheEntryInfo {
@@ -131,11 +137,12 @@ export class TableCache {
   }
 
   /**
-   * Copies the database of `key` to `target` (a new file), and its link tables' Parquet files,
-   * if any, into `linkDirectory` (made here, inside the same private directory): its description,
-   * or undefined when there is no whole entry of that key. A link file missing, of another size or
-   * other bytes than kept (its hash) makes the entry unusable: dropped, undefined (its tables are
-   * built again), nothing of it left at `target`. Marks the entry used.
+   * Copies the database of `key` to `target` (a new file): its description, or undefined when
+   * there is no whole entry of that key. Its link tables' Parquet files, if any, are only looked
+   * at here (there, of the size kept: else the entry is dropped, undefined, nothing left at
+   * `target`); `takeLinkFile` copies one into `linkDirectory` when a statement or an export first
+   * needs it (at 10M objects ~100 MB copied and hashed, which a statement that never names the
+   * link tables paid on every open). Marks the entry used.
    */
   async take(key: string, target: string, linkDirectory?: string): Promise<TakenTables | undefined> {
     const dir = join(await this.ready(), key);
@@ -149,9 +156,9 @@ export class TableCache {
     }
     if (meta.key !== key) return undefined;
     const linkFiles = new Map<string, string>();
-    const removeCopies = async (): Promise<void> => {
-      await rm(target, { force: true });
-      for (const copy of linkFiles.values()) await rm(copy, { force: true });
+    // Dropped unless another process replaced the entry meanwhile (its files went with the old one).
+    const dropIfOurs = async (): Promise<void> => {
+      if ((await readFile(join(dir, META), 'utf8').catch(() => undefined)) === metaText) await this.drop(key);
     };
     try {
       const file = join(dir, DATABASE);
@@ -160,42 +167,45 @@ export class TableCache {
       await copyFile(file, target, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
       await chmod(target, 0o600);
       if ((await stat(target)).size !== meta.bytes) {
-        await removeCopies();
+        await rm(target, { force: true });
         return undefined;
       }
       if ((meta.linkFiles ?? []).length > 0) {
-        if (linkDirectory === undefined) {
-          // A caller that cannot take the files (none here): the entry is not whole for it.
-          await removeCopies();
+        // A caller that cannot take the files (none here): the entry is not whole for it.
+        const whole = linkDirectory !== undefined && (await everyLinkFileThere(dir, meta.linkFiles!));
+        if (!whole) {
+          await rm(target, { force: true });
+          if (linkDirectory !== undefined) await dropIfOurs();
           return undefined;
         }
-        await mkdir(linkDirectory, { recursive: true, mode: 0o700 });
-        for (const kept of meta.linkFiles!) {
-          const copy = join(linkDirectory, linkFileName(kept.table));
-          linkFiles.set(kept.table, copy);
-          const whole = await copyFile(join(dir, linkFileName(kept.table)), copy, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE).then(
-            async () => (await stat(copy)).size === kept.bytes && (await fileHash(copy)) === kept.sha256,
-            (error: unknown) => {
-              if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-              throw error;
-            },
-          );
-          if (!whole) {
-            await removeCopies();
-            // Dropped unless another process replaced the entry meanwhile (its files went with the old one).
-            if ((await readFile(join(dir, META), 'utf8').catch(() => undefined)) === metaText) await this.drop(key);
-            return undefined;
-          }
-        }
+        for (const kept of meta.linkFiles!) linkFiles.set(kept.table, join(linkDirectory, linkFileName(kept.table)));
       }
       const now = new Date();
       await utimes(join(dir, META), now, now).catch(() => undefined);
     } catch (error) {
-      await removeCopies();
+      await rm(target, { force: true });
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
-    return { meta, linkFiles };
+    const takeLinkFile = async (table: string): Promise<boolean> => {
+      const kept = meta.linkFiles?.find((f) => f.table === table);
+      const copy = linkFiles.get(table);
+      if (kept === undefined || copy === undefined || linkDirectory === undefined) return false;
+      await mkdir(linkDirectory, { recursive: true, mode: 0o700 });
+      const whole = await copyFile(join(dir, linkFileName(table)), copy, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE).then(
+        async () => (await stat(copy)).size === kept.bytes && (await fileHash(copy)) === kept.sha256,
+        (error: unknown) => {
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+          throw error;
+        },
+      );
+      if (!whole) {
+        await rm(copy, { force: true });
+        await dropIfOurs();
+      }
+      return whole;
+    };
+    return { meta, linkFiles, takeLinkFile };
   }
 
   /**
@@ -353,6 +363,15 @@ export class TableCache {
 /** What an entry takes on disk: its database and its link files. */
 function entryBytes(meta: CachedTables): number {
   return meta.bytes + (meta.linkFiles ?? []).reduce((n, f) => n + f.bytes, 0);
+}
+
+/** Whether every link file of an entry is there with the size it was kept with (its bytes are hashed when taken). */
+async function everyLinkFileThere(dir: string, files: readonly KeptLinkFile[]): Promise<boolean> {
+  for (const kept of files) {
+    const stats = await stat(join(dir, linkFileName(kept.table))).catch(() => undefined);
+    if (stats?.size !== kept.bytes) return false;
+  }
+  return true;
 }
 
 /** A kept link table's file name in an entry (and in the private directory it is taken into). */

@@ -52,7 +52,8 @@ export interface Sandbox {
   /**
    * Locks it down: no file or network access, no configuration changes from now on. `readable`:
    * files inside `tempDirectory` our own views read (`allowed_paths`: the link tables a cache
-   * entry kept as Parquet files, open-built-tables.ts); a user's statement cannot name them (no
+   * entry kept as Parquet files, kept-link-files.ts; DuckDB allows paths not there yet, so they
+   * are copied and their views made after the lock); a user's statement cannot name them (no
    * file function is on the allow-list), only read the views.
    */
   lock(connection: DuckDBConnection, readable?: readonly string[]): Promise<void>;

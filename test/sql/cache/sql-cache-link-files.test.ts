@@ -13,9 +13,11 @@ import { registeredStorage } from '../../helpers/serving/registered-storage.js';
  * (table-cache.ts `KeptLinkFile`): the first export with a cache keeps `_elements.parquet` and
  * `_references.parquet` beside the entry's database, a second export copies them byte for byte
  * (no pass over the records for them), a statement from the kept entry reads them through views
- * in its locked sandbox and answers as a fresh fill of the tables does, and a link file of the
+ * in its locked sandbox (taking a file only for a statement that names its table) and answers as
+ * a fresh fill of the tables does, and a link file of the
  * entry damaged (one byte turned over, its size unchanged) or missing makes the entry no entry:
- * the tables built again, the answer the same, the entry replaced by a whole one. `cache clear`
+ * the tables built again, the answer the same, the entry replaced by a whole one (an export
+ * finding one damaged writes the link tables by its pass and keeps them anew). `cache clear`
  * also drops the entries of the layout before (`tables-v1`), which no run reads.
  */
 
@@ -122,6 +124,43 @@ describe('the link tables kept in the cache as Parquet files', () => {
     expect(meta().linkFiles).toHaveLength(2);
   });
 
+  it('takes a kept link file only for a statement that names its table', { timeout: 120_000 }, async () => {
+    // The engine's private directory made in a temporary directory of this test's own.
+    const temporary = join(base, 'private');
+    mkdirSync(temporary);
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = temporary;
+    const { storage, context, close } = await registeredStorage(GRAPH);
+    let cached: boolean | undefined;
+    const problems: string[] = [];
+    const engine = new SqlEngine({ storage, cache, graph: () => context.graph.ready(), onProblem: (m) => problems.push(m), onBuilt: (f) => (cached = f.cached) });
+    /** The link files taken into the engine's private directory so far. */
+    const taken = (): string[] => {
+      const dirs = readdirSync(temporary).filter((n) => n.startsWith('storage-inspector-sql-'));
+      expect(dirs).toHaveLength(1);
+      const links = join(temporary, dirs[0]!, 'links');
+      return existsSync(links) ? readdirSync(links).sort() : [];
+    };
+    try {
+      // Neither link table named: nothing of their files copied (nor hashed).
+      const values = await engine.query('SELECT count(*) AS n FROM _values', { limit: 10 });
+      expect(cached).toBe(true);
+      expect(Number(values.rows[0]![0])).toBeGreaterThan(0);
+      expect(taken()).toEqual([]);
+      // `_elements` named: its file alone taken, and read as a fresh fill answers.
+      expect((await engine.query(LINK_ROWS[0]!, { limit: 1_000_000 })).rows).toEqual(fresh.rows[0]);
+      expect(taken()).toEqual(['_elements.parquet']);
+      expect((await engine.query(LINK_ROWS[1]!, { limit: 1_000_000 })).rows).toEqual(fresh.rows[1]);
+      expect(taken()).toEqual(['_elements.parquet', '_references.parquet']);
+      expect(problems).toEqual([]);
+    } finally {
+      await engine.close();
+      await close();
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+    }
+  });
+
   it('treats an entry whose link file is damaged or missing as no entry', { timeout: 180_000 }, async () => {
     // One byte in the middle of the kept _elements file turned over, its size unchanged.
     const elements = join(entryDir(), '_elements.parquet');
@@ -151,6 +190,25 @@ describe('the link tables kept in the cache as Parquet files', () => {
     expect(missing.cached).toBe(false);
     expect(missing.rows).toEqual(fresh.rows);
     expect((await statements(cache)).cached).toBe(true);
+  });
+
+  it('writes the link tables anew in an export whose kept link file is damaged, and keeps them again', { timeout: 180_000 }, async () => {
+    rmSync(join(cache.directory), { recursive: true, force: true });
+    const first = await exported(cache, join(base, 'fourth'));
+    // One byte of the kept _references file turned over, its size unchanged: found only when taken.
+    const references = join(entryDir(), '_references.parquet');
+    const bytes = readFileSync(references);
+    bytes[Math.floor(bytes.length / 2)] = bytes[Math.floor(bytes.length / 2)]! ^ 0x10;
+    writeFileSync(references, bytes);
+    const again = await exported(cache, join(base, 'fifth'));
+    // Written by the pass, as without a cache: the same rows.
+    expect(again.steps).toContain(LINK_FILL_STEP);
+    for (const table of LINK_TABLES) expect(again.manifest.tables.find((t) => t.name === table)!.rows, table).toBe(first.manifest.tables.find((t) => t.name === table)!.rows);
+    // Kept again whole: a statement reads them from the cache as a fresh fill answers.
+    expect(meta().linkFiles).toHaveLength(2);
+    const fromCache = await statements(cache);
+    expect(fromCache.cached).toBe(true);
+    expect(fromCache.rows).toEqual(fresh.rows);
   });
 
   it('clear drops the entries of the layout before the link files too, which no run reads', async () => {
