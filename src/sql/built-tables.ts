@@ -1,24 +1,22 @@
-import { constants, statSync } from 'node:fs';
-import { copyFile, link, mkdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { statSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { GraphIndex } from '../graph/model/graph-index.js';
 import type { Storage } from '../storage/storage.js';
 import type { TypeTablePlan } from './tables/column-model.js';
 import type { DuckModule } from './duck-module.js';
 import type { SchemaTable } from './tables/finish-tables.js';
-import { buildLinkTables, type LinkType } from './fills/link-tables.js';
-import { writeLinkTablesAsParquet } from './fills/link-parquet.js';
-import { quoteIdent, quoteText } from './tables/column-model.js';
+import type { LinkType } from './fills/link-tables.js';
+import { quoteText } from './tables/column-model.js';
 import { EXPORT_PARQUET_OPTIONS } from './tables/parquet-options.js';
 import { buildCommitsTable } from './fills/commit-rows.js';
 import { buildObjectsTable, copyObjectRows } from './fills/object-rows.js';
 import { dominatorsSettled } from '../graph/model/dominators-under-way.js';
 import type { Sandbox } from './sandbox/sandbox.js';
-import { linkFileName, type KeepResult, type TableCache } from './cache/table-cache.js';
+import type { KeepResult, TableCache } from './cache/table-cache.js';
 import { WriteTurns } from './cache/write-turns.js';
 import { FillLedger } from './fill-ledger.js';
-import { linkTableDefinition, linkViews, type KeptLinkFiles, type LinkFile } from './kept-link-files.js';
+import type { KeptLinkFiles } from './kept-link-files.js';
+import { BuiltLinkTables, LINK_TABLES, type LinkFill } from './built-link-tables.js';
 import { fillTypeTables } from './fills/type-fill.js';
 import { makeTypeRows } from './tables/finish-tables.js';
 import type { Staging } from './tables/staging.js';
@@ -34,7 +32,7 @@ import { valueTypeIdsOf } from './tables/column-model.js';
  * open-built-tables.ts makes it (a build, or a kept database opened).
  *
  * Kept between runs (table-cache.ts): `keepIn` keeps the database as filled so far, and the link
- * tables as the Parquet files an export wrote of them (`linkFiles`); a copy
+ * tables as the Parquet files an export wrote of them (built-link-tables.ts); a copy
  * opened later has its plans made again from the dictionary, so that the tables it has not
  * filled yet are filled as usual. Fills (which write the database) and keeping it (which copies
  * the file) take turns.
@@ -58,18 +56,7 @@ export interface TypeCopyEvents {
   readonly written?: (table: string, rows: number) => void;
 }
 
-/**
- * An export's link tables kept for the cache as the files it writes (`copyLinkTables`); `filling`
- * told when those files are taken into the private directory to be kept.
- */
-export interface LinkFill {
-  readonly filling?: () => void;
-}
-
-/** The link tables, which an entry keeps as files only both together (`:links` says both). */
-const LINK_TABLES = ['_elements', '_references'];
-/** Where the link files an export wrote are taken to, in the private directory (as open-built-tables.ts takes a kept entry's). */
-const LINK_DIRECTORY = 'links';
+export type { LinkFill } from './built-link-tables.js';
 
 export class BuiltTables {
   /** Statements and exports using it now: it is closed only when none is. */
@@ -96,16 +83,8 @@ export class BuiltTables {
    * at once, DuckDB refused one with a catalog write-write conflict or the file held rows twice).
    */
   private objectsCopied: Promise<unknown> = Promise.resolve();
-  /**
-   * `_elements` and `_references` as Parquet files in the private directory, by table name: both
-   * taken from a cache entry (the tables are views over them, `keptLinks`) or written by this
-   * build's export (the tables left as they were): kept with the database, copied by an export.
-   */
-  private linkFiles: ReadonlyMap<string, LinkFile> | undefined;
-  /** The link files of the cache entry this build was opened from, taken when first needed (kept-link-files.ts). */
-  private keptLinks: KeptLinkFiles | undefined;
-  /** A kept link file turned out gone or damaged when a statement took it: the entry was no entry, the tables are built again. */
-  private keptLinksFailure: Error | undefined;
+  /** `_elements` and `_references`: filled, written for exports, kept as files or taken from a kept entry's (built-link-tables.ts). */
+  private readonly links: BuiltLinkTables;
 
   /** Made by open-built-tables.ts (a build, or a kept database opened), which also closes the sandbox if this fails. */
   constructor(
@@ -129,6 +108,19 @@ export class BuiltTables {
       if (this.messages.length < MAX_KEPT_MESSAGES) this.messages.push(message);
       onProblem?.(message);
     };
+    this.links = new BuiltLinkTables({
+      sandbox,
+      storage,
+      linkTypes,
+      ledger: this.ledger,
+      turns: this.turns,
+      inBuiltState: (work) => this.inBuiltState(work),
+      laterValues: (duck) => this.values(duck, this.laterValueTypes()),
+      onProblem: (message) => this.onProblem(message),
+      keepAnew: () => {
+        this.keptFilled = -1;
+      },
+    });
     this.valueTypes = valueTypesOf(storage.dictionary);
     for (const table of tables) {
       if (table.kind !== 'type' || table.typeIds.length === 0 || !table.typeIds.every((id) => this.valueTypes.has(BigInt(id)))) continue;
@@ -162,7 +154,7 @@ export class BuiltTables {
    * engine builds the tables again rather than failing every later statement with this.
    */
   get failure(): Error | undefined {
-    return this.moveFailure ?? this.keptLinksFailure;
+    return this.moveFailure ?? this.links.failure;
   }
 
   /** Whether the build's last step is done (`settled` has settled). */
@@ -186,50 +178,9 @@ export class BuiltTables {
     this.keptFilled = this.ledger.filled.size;
   }
 
-  /**
-   * The link tables of a kept entry as files not taken yet (open-built-tables.ts): the first
-   * statement naming one, an export of them or keeping the database takes them (`takeKeptLinks`).
-   */
+  /** The link tables of a kept entry as files not taken yet (open-built-tables.ts; built-link-tables.ts). */
   keepLinkFilesForLater(files: KeptLinkFiles): void {
-    if (LINK_TABLES.every((table) => files.files.has(table))) this.keptLinks = files;
-  }
-
-  /**
-   * `tables` of the kept entry's link files taken into the private directory, their tables made
-   * views over the copies (beside fills: keeping the database waits); false when one was gone or
-   * damaged (the cache dropped the entry).
-   */
-  private async takeKeptLinks(tables: readonly string[]): Promise<boolean> {
-    const kept = this.keptLinks;
-    if (kept === undefined) return false;
-    for (const table of tables) {
-      const view = (path: string): Promise<void> =>
-        this.turns.shared(async () => {
-          const connection = await this.sandbox.instance.connect();
-          try {
-            await linkViews(connection, new Map([[table, path]]));
-          } finally {
-            connection.closeSync();
-          }
-        });
-      if (!(await kept.take(table, view))) return false;
-    }
-    if (LINK_TABLES.every((table) => kept.isTaken(table))) this.linkFiles = kept.files;
-    return true;
-  }
-
-  /** Whether the kept entry's link files are there but not all taken yet. */
-  private get keptLinksPending(): boolean {
-    return this.keptLinks !== undefined && this.linkFiles === undefined;
-  }
-
-  /**
-   * A kept link file gone or damaged, for a build that answers statements: this build is broken
-   * (`failure`), the engine builds the tables again, as when the entry was found so at open.
-   */
-  private keptLinksBroken(): void {
-    this.keptLinksFailure ??= new Error('a link table kept in the SQL cache was gone or damaged; the tables are built again');
-    this.onProblem('a link table kept in the SQL cache was gone or damaged: the cached tables are not used, they are built again');
+    this.links.keepLinkFilesForLater(files);
   }
 
   /**
@@ -241,8 +192,8 @@ export class BuiltTables {
     await this.valuesMoved;
     if (this.failure !== undefined) return undefined;
     // Kept with the database, so taken first (only when something new is to be kept: a fill).
-    if (this.keptLinksPending && this.unkept && !(await this.takeKeptLinks(LINK_TABLES))) {
-      this.keptLinksBroken();
+    if (this.links.keptLinksPending && this.unkept && !(await this.links.takeKeptLinks(LINK_TABLES))) {
+      this.links.keptLinksBroken();
       return undefined;
     }
     return this.turns.alone(async () => {
@@ -275,7 +226,7 @@ export class BuiltTables {
           messages: this.messages,
         },
         this.keptFilled >= 0,
-        [...(this.linkFiles ?? [])].map(([table, file]) => ({ table, rows: file.rows, path: file.path })),
+        this.links.keptFiles,
       );
       this.keptFilled = filled.length;
       return result;
@@ -308,14 +259,7 @@ export class BuiltTables {
     if (tables.has('_commits') && !(await this.commitsTable(duck))) return false;
     // `_elements` takes the texts of value objects from `_values`; `_values` is every value.
     if ((tables.has('_elements') || tables.has('_references') || tables.has('_values')) && !(await this.values(duck, this.laterValueTypes()))) return false;
-    const links = LINK_TABLES.filter((table) => tables.has(table));
-    if (links.length > 0 && this.keptLinks !== undefined) {
-      // Only the kept files this statement names are taken (a statement naming none takes none).
-      if (!(await this.takeKeptLinks(links))) {
-        this.keptLinksBroken();
-        return false;
-      }
-    } else if (links.length > 0 && !(await this.linkTables(duck))) return false;
+    if (!(await this.links.ready(duck, tables))) return false;
     const plans = new Set<TypeTablePlan>();
     const views = new Set<bigint>();
     for (const name of tables) {
@@ -383,110 +327,13 @@ export class BuiltTables {
     return true;
   }
 
-  /** Fills `_elements` and `_references` once; false when the storage is no longer in the built state. */
-  private linkTables(duck: DuckModule): Promise<boolean> {
-    return this.ledger.linksFilling(() =>
-      this.inBuiltState(async (connection) => {
-        await buildLinkTables(duck, connection, this.storage, this.linkTypes);
-        // Written out compressed now if nothing holds it off; a statement reading meanwhile (its
-        // transaction open) makes DuckDB refuse, and DuckDB checkpoints later by itself.
-        await connection.run('CHECKPOINT').catch(() => undefined);
-      }),
-    );
-  }
-
   /**
    * `_elements` and `_references` written as Parquet (`files`, by lower-case table name; our
-   * exports): copied byte for byte from the files a cache entry kept of them; else copied from the
-   * tables when a statement has filled them; else written by a pass of their own into Parquet
-   * files of our own, which DuckDB's COPY reads and writes as it writes every table
-   * (fills/link-parquet.ts): DuckDB's appender took the JavaScript thread about 19 s for the 48M
-   * rows of a 10M-object storage. `fill` (an export whose tables are kept in the cache): the files
-   * written of both tables are then taken into the private directory (`filling` told), kept with
-   * the database (`keepIn`) for the next export to copy and a statement to read through views;
-   * filling the tables instead cost the first export a third more CPU and the entry 250 MB more
-   * at 10M. Rows per table written; undefined when the storage is no longer in the built state.
+   * exports), and with `fill` kept as those files (built-link-tables.ts `copyLinkTables`). Rows
+   * per table written; undefined when the storage is no longer in the built state.
    */
-  async copyLinkTables(duck: DuckModule, files: ReadonlyMap<string, string>, fill?: LinkFill): Promise<Map<string, number> | undefined> {
-    if (!(await this.values(duck, this.laterValueTypes()))) return undefined;
-    let rows = new Map<string, number>();
-    if (this.keptLinks !== undefined && [...files.keys()].every((table) => this.keptLinks!.files.has(table)) && !(await this.takeKeptLinks([...files.keys()]))) {
-      // Gone or damaged in the entry (dropped): written by a pass as without it, and kept anew.
-      await this.forgetKeptLinks();
-    }
-    const kept = this.linkFiles ?? this.keptLinks?.files;
-    if (kept !== undefined && [...files.keys()].every((table) => kept.has(table) && (this.keptLinks?.isTaken(table) ?? true))) {
-      // The built state's rows as an export wrote them (the entry's hash checked when taken).
-      for (const [table, file] of files) {
-        await copyFile(kept.get(table)!.path, file, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
-        rows.set(table, kept.get(table)!.rows);
-      }
-      return rows;
-    }
-    // Filled already (or being filled) for a statement: those rows.
-    if (this.ledger.links !== undefined) {
-      const copy = async (connection: DuckDBConnection): Promise<void> => {
-        for (const [table, file] of files) {
-          const reader = await connection.runAndReadAll(`COPY (SELECT * FROM ${quoteIdent(table)}) TO ${quoteText(file)} (${EXPORT_PARQUET_OPTIONS})`);
-          rows.set(table, Number(reader.getRows()[0]![0]));
-        }
-      };
-      return (await this.linkTables(duck)) && (await this.inBuiltState(copy)) ? rows : undefined;
-    }
-    const done = await this.inBuiltState(async (connection) => {
-      rows = await writeLinkTablesAsParquet(connection, this.storage, this.linkTypes, files);
-    });
-    if (!done) return undefined;
-    if (fill !== undefined && this.sandbox.allowFiles && this.linkFiles === undefined && LINK_TABLES.every((table) => files.has(table) && rows.has(table))) {
-      fill.filling?.();
-      this.linkFiles = await this.takeLinkFiles(files, rows);
-      this.ledger.linksKeptAsFiles();
-    }
-    return rows;
-  }
-
-  /**
-   * An export's engine whose kept link files could not be taken: the ledger forgets the link
-   * tables (`:links`), a copy taken of one is removed and its view made an empty table again (a
-   * database kept without `:links` must hold the tables a fill inserts into).
-   */
-  private async forgetKeptLinks(): Promise<void> {
-    const kept = this.keptLinks;
-    this.keptLinks = undefined;
-    this.ledger.linksLost();
-    // The entry is dropped: this database is kept anew, whatever was filled.
-    this.keptFilled = -1;
-    if (kept === undefined) return;
-    await this.turns.shared(async () => {
-      const connection = await this.sandbox.instance.connect();
-      try {
-        for (const table of LINK_TABLES) {
-          if (!kept.isTaken(table)) continue;
-          await connection.run(`DROP VIEW IF EXISTS ${quoteIdent(table)}`);
-          await connection.run(linkTableDefinition(table));
-        }
-      } finally {
-        connection.closeSync();
-      }
-    });
-    for (const file of kept.files.values()) await rm(file.path, { force: true });
-  }
-
-  /**
-   * The link files an export wrote (`files`) taken into the private directory: linked where the
-   * file system allows (no bytes copied; the export's later rename or removal leaves the link),
-   * else copied. Nothing writes them afterwards.
-   */
-  private async takeLinkFiles(files: ReadonlyMap<string, string>, rows: ReadonlyMap<string, number>): Promise<Map<string, LinkFile>> {
-    const directory = join(this.sandbox.tempDirectory, LINK_DIRECTORY);
-    await mkdir(directory, { recursive: true, mode: 0o700 });
-    const taken = new Map<string, LinkFile>();
-    for (const table of LINK_TABLES) {
-      const path = join(directory, linkFileName(table));
-      await link(files.get(table)!, path).catch(() => copyFile(files.get(table)!, path, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE));
-      taken.set(table, { path, rows: rows.get(table)! });
-    }
-    return taken;
+  copyLinkTables(duck: DuckModule, files: ReadonlyMap<string, string>, fill?: LinkFill): Promise<Map<string, number> | undefined> {
+    return this.links.copyLinkTables(duck, files, fill);
   }
 
   /**
