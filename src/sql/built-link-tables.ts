@@ -9,7 +9,7 @@ import { writeLinkTablesAsParquet } from './fills/link-parquet.js';
 import { quoteIdent, quoteText } from './tables/column-model.js';
 import { EXPORT_PARQUET_OPTIONS } from './tables/parquet-options.js';
 import type { Sandbox } from './sandbox/sandbox.js';
-import { linkFileName } from './cache/table-cache.js';
+import { linkFileName } from './cache/entry-link-files.js';
 import type { WriteTurns } from './cache/write-turns.js';
 import type { FillLedger } from './fill-ledger.js';
 import { linkTableDefinition, linkViews, type KeptLinkFiles, type LinkFile } from './kept-link-files.js';

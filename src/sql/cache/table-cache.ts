@@ -1,15 +1,17 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { constants, createReadStream, type Stats } from 'node:fs';
-import { chmod, copyFile, lstat, mkdir, open, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { constants, type Stats } from 'node:fs';
+import { chmod, copyFile, lstat, mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { SchemaTable } from '../tables/finish-tables.js';
+import { flush } from './disk-flush.js';
+import { everyLinkFileThere, keepLinkFiles, keptLinkBytes, linkFileName, linkFilesSize, takeKeptLinkFile, type KeptLinkFile, type LinkFileToKeep } from './entry-link-files.js';
 
 /**
  * Built SQL tables kept between runs: a directory of entries, each a DuckDB database file of a
  * storage's tables and what the engine needs to go on filling it (`meta.json`), filed under the
  * key of the storage's state and the product's build (table-cache-key.ts), and, when an export
- * wrote them, `_elements` and `_references` as the Parquet files it exported (`KeptLinkFile`: a
+ * wrote them, `_elements` and `_references` as the Parquet files it exported (entry-link-files.ts: a
  * later export copies them byte for byte, a statement reads them through a view; filled into the
  * database instead they doubled the first export's work and the entry). Private to the user:
  * the directories are made 0700, the files 0600, and a directory that others may read or that
@@ -41,26 +43,6 @@ const META = 'meta.json';
 const TEMP_PREFIX = '.tmp-';
 /** A temporary directory left by a process that died while writing, dropped once this old. */
 const STALE_TEMP_MS = 3_600_000;
-
-/**
- * A link table (`_elements`, `_references`) kept as the Parquet file an export wrote of it
- * (zstd, DuckDB's writer), beside the database; the database's table of that name is left empty.
- */
-export interface KeptLinkFile {
-  /** The table's name; the file is `<table>.parquet` in the entry. */
-  readonly table: string;
-  readonly rows: number;
-  readonly bytes: number;
-  /** Hex SHA-256 of the file: a copy taken that differs (a damaged entry) is no entry. */
-  readonly sha256: string;
-}
-
-/** A link table's Parquet file to keep with the database (`keep`). */
-export interface LinkFileToKeep {
-  readonly table: string;
-  readonly rows: number;
-  readonly path: string;
-}
 
 /** What an entry says besides its database: enough to fill the rest of its tables later. */
 export interface CachedTables {
@@ -187,24 +169,7 @@ export class TableCache {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
-    const takeLinkFile = async (table: string): Promise<boolean> => {
-      const kept = meta.linkFiles?.find((f) => f.table === table);
-      const copy = linkFiles.get(table);
-      if (kept === undefined || copy === undefined || linkDirectory === undefined) return false;
-      await mkdir(linkDirectory, { recursive: true, mode: 0o700 });
-      const whole = await copyFile(join(dir, linkFileName(table)), copy, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE).then(
-        async () => (await stat(copy)).size === kept.bytes && (await fileHash(copy)) === kept.sha256,
-        (error: unknown) => {
-          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-          throw error;
-        },
-      );
-      if (!whole) {
-        await rm(copy, { force: true });
-        await dropIfOurs();
-      }
-      return whole;
-    };
+    const takeLinkFile = (table: string): Promise<boolean> => takeKeptLinkFile(dir, table, meta.linkFiles?.find((f) => f.table === table), linkFiles.get(table), linkDirectory, dropIfOurs);
     return { meta, linkFiles, takeLinkFile };
   }
 
@@ -232,8 +197,7 @@ export class TableCache {
    */
   async keep(database: string, meta: Omit<CachedTables, 'bytes' | 'linkFiles'>, replace: boolean, linkFiles: readonly LinkFileToKeep[] = []): Promise<KeepResult> {
     const bytes = (await stat(database)).size;
-    let linkBytes = 0;
-    for (const link of linkFiles) linkBytes += (await stat(link.path)).size;
+    const linkBytes = await linkFilesSize(linkFiles);
     if (bytes + linkBytes + 64 * 1024 > this.maxBytes) return 'too-large';
     const entries = await this.ready();
     const final = join(entries, meta.key);
@@ -246,15 +210,7 @@ export class TableCache {
       await chmod(join(temp, DATABASE), 0o600);
       if ((await stat(join(temp, DATABASE))).size !== bytes) throw new Error(`the copy of the tables' database came out shorter than ${bytes} bytes`);
       await flush(join(temp, DATABASE));
-      const kept: KeptLinkFile[] = [];
-      for (const link of linkFiles) {
-        const copy = join(temp, linkFileName(link.table));
-        await copyFile(link.path, copy, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
-        await chmod(copy, 0o600);
-        await flush(copy);
-        // The hash of what the entry holds, read back from it: what a later `take` compares.
-        kept.push({ table: link.table, rows: link.rows, bytes: (await stat(copy)).size, sha256: await fileHash(copy) });
-      }
+      const kept = await keepLinkFiles(temp, linkFiles);
       const description: CachedTables = { ...meta, bytes, ...(kept.length > 0 ? { linkFiles: kept } : {}) };
       await writeFile(join(temp, META), JSON.stringify(description), { mode: 0o600, flag: 'wx' });
       await flush(join(temp, META));
@@ -362,28 +318,7 @@ export class TableCache {
 
 /** What an entry takes on disk: its database and its link files. */
 function entryBytes(meta: CachedTables): number {
-  return meta.bytes + (meta.linkFiles ?? []).reduce((n, f) => n + f.bytes, 0);
-}
-
-/** Whether every link file of an entry is there with the size it was kept with (its bytes are hashed when taken). */
-async function everyLinkFileThere(dir: string, files: readonly KeptLinkFile[]): Promise<boolean> {
-  for (const kept of files) {
-    const stats = await stat(join(dir, linkFileName(kept.table))).catch(() => undefined);
-    if (stats?.size !== kept.bytes) return false;
-  }
-  return true;
-}
-
-/** A kept link table's file name in an entry (and in the private directory it is taken into). */
-export function linkFileName(table: string): string {
-  return `${table}.parquet`;
-}
-
-/** Hex SHA-256 of a file's bytes. */
-async function fileHash(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
-  return hash.digest('hex');
+  return meta.bytes + keptLinkBytes(meta.linkFiles);
 }
 
 function refuseShared(dir: string, stats: Stats): void {
@@ -408,15 +343,5 @@ async function exists(path: string): Promise<boolean> {
     return true;
   } catch {
     return false;
-  }
-}
-
-/** Written to the disk, not only to its cache (a file, or a directory's entries). */
-async function flush(path: string): Promise<void> {
-  const handle = await open(path, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }
