@@ -10,7 +10,7 @@ import { registeredStorage } from '../../helpers/serving/registered-storage.js';
 
 /**
  * The link tables kept in a cache entry as the Parquet files an export wrote of them
- * (table-cache.ts `KeptLinkFile`): the first export with a cache keeps `_elements.parquet` and
+ * (entry-link-files.ts `KeptLinkFile`): the first export with a cache keeps `_elements.parquet` and
  * `_references.parquet` beside the entry's database, a second export copies them byte for byte
  * (no pass over the records for them), a statement from the kept entry reads them through views
  * in its locked sandbox (taking a file only for a statement that names its table) and answers as
