@@ -4,9 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectSameReport } from '../helpers/corpora/basis-pair.js';
 import { Storage } from '../../src/storage/storage.js';
-import { StorageWriter } from '../../src/writer/storage-writer.js';
-import { reflectiveMembers } from '../../src/writer/type-definitions.js';
 import { flipBit } from '../helpers/corpora/bit-flip.js';
+import { writeItemRounds } from '../helpers/corpora/item-rounds.js';
 
 /**
  * The prefix comparison of a copy opened on the first storage (basis-open.ts) over files of many
@@ -27,32 +26,12 @@ beforeAll(async () => {
   base = mkdtempSync(join(tmpdir(), 'si-basis-blocks-'));
   a = join(base, 'a');
   b = join(base, 'b');
-  const writer = StorageWriter.create(a, { channelCount: 1, fileMaximumSize: FILE_SIZE });
-  const item = writer.defineType('shop.Item', reflectiveMembers('shop.Item', [{ name: 'name', type: 'java.lang.String' }, { name: 'qty', type: 'int' }]));
-  const string = writer.dictionary.require('java.lang.String');
-  const items: bigint[] = [];
-  const names: bigint[] = [];
-  for (let round = 0; round < 4; round++) {
-    const store = writer.beginStore();
-    for (let i = 0; i < ITEMS / 4; i++) {
-      const [itemId, nameId] = [writer.newObjectId(), writer.newObjectId()];
-      store.add(item, itemId, [nameId, i]);
-      store.add(string, nameId, [`item ${round} ${i} ${'x'.repeat(i % 37)}`]);
-      items.push(itemId);
-      names.push(nameId);
-    }
-    writer.store(store);
-  }
-  writer.close();
-  cpSync(a, b, { recursive: true });
   // Every item and every third name stored again: replaced records all over the first storage's
   // files, some of them across the border of two blocks.
-  const w = await StorageWriter.open(b, { fileMaximumSize: FILE_SIZE });
-  const store = w.beginStore();
-  for (let i = 0; i < items.length; i++) store.add(w.dictionary.require('shop.Item'), items[i]!, [names[i]!, -i]);
-  for (let i = 0; i < names.length; i += 3) store.add(w.dictionary.require('java.lang.String'), names[i]!, [`again ${i}`]);
-  w.store(store);
-  w.close();
+  await writeItemRounds(a, b, { fileSize: FILE_SIZE, count: ITEMS, filler: (i) => 'x'.repeat(i % 37) }, (w, store, { items, names }) => {
+    for (let i = 0; i < items.length; i++) store.add(w.dictionary.require('shop.Item'), items[i]!, [names[i]!, -i]);
+    for (let i = 0; i < names.length; i += 3) store.add(w.dictionary.require('java.lang.String'), names[i]!, [`again ${i}`]);
+  });
 });
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 

@@ -8,9 +8,8 @@ import { IndexWorkerPool } from '../../src/storage/index/index-workers.js';
 import { SharedIndexWorkers } from '../../src/storage/index/shared-index-workers.js';
 import { Storage } from '../../src/storage/storage.js';
 import type { OpenProgress } from '../../src/storage/storage-types.js';
-import { StorageWriter } from '../../src/writer/storage-writer.js';
-import { reflectiveMembers } from '../../src/writer/type-definitions.js';
 import { flipBit } from '../helpers/corpora/bit-flip.js';
+import { writeItemRounds } from '../helpers/corpora/item-rounds.js';
 
 /**
  * The prefix comparison of a copy opened on the first storage in the index threads (a file per
@@ -30,30 +29,10 @@ beforeAll(async () => {
   base = mkdtempSync(join(tmpdir(), 'si-basis-threads-'));
   a = join(base, 'a');
   b = join(base, 'b');
-  const writer = StorageWriter.create(a, { channelCount: 1, fileMaximumSize: FILE_SIZE });
-  const item = writer.defineType('shop.Item', reflectiveMembers('shop.Item', [{ name: 'name', type: 'java.lang.String' }, { name: 'qty', type: 'int' }]));
-  const string = writer.dictionary.require('java.lang.String');
-  const items: bigint[] = [];
-  const names: bigint[] = [];
-  for (let round = 0; round < 4; round++) {
-    const store = writer.beginStore();
-    for (let i = 0; i < ITEMS / 4; i++) {
-      const [itemId, nameId] = [writer.newObjectId(), writer.newObjectId()];
-      store.add(item, itemId, [nameId, i]);
-      store.add(string, nameId, [`item ${round} ${i} ${'y'.repeat(i % 29)}`]);
-      items.push(itemId);
-      names.push(nameId);
-    }
-    writer.store(store);
-  }
-  writer.close();
-  cpSync(a, b, { recursive: true });
   // Every fifth item stored again: replaced records in every file of the first storage.
-  const w = await StorageWriter.open(b, { fileMaximumSize: FILE_SIZE });
-  const store = w.beginStore();
-  for (let i = 0; i < items.length; i += 5) store.add(w.dictionary.require('shop.Item'), items[i]!, [names[i]!, -i]);
-  w.store(store);
-  w.close();
+  await writeItemRounds(a, b, { fileSize: FILE_SIZE, count: ITEMS, filler: (i) => 'y'.repeat(i % 29) }, (w, store, { items, names }) => {
+    for (let i = 0; i < items.length; i += 5) store.add(w.dictionary.require('shop.Item'), items[i]!, [names[i]!, -i]);
+  });
 });
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
