@@ -46,9 +46,9 @@ export interface LinkTablesHost {
 }
 
 /** The link tables, which an entry keeps as files only both together (`:links` says both). */
-export const LINK_TABLES = ['_elements', '_references'];
-/** Where the link files an export wrote are taken to, in the private directory (as open-built-tables.ts takes a kept entry's). */
-const LINK_DIRECTORY = 'links';
+export const LINK_TABLE_NAMES = ['_elements', '_references'];
+/** Where link files are taken to in the private directory: an export's (here) and a kept entry's (open-built-tables.ts). */
+export const LINK_DIRECTORY = 'links';
 
 export class BuiltLinkTables {
   /**
@@ -79,7 +79,7 @@ export class BuiltLinkTables {
    * statement naming one, an export of them or keeping the database takes them (`takeKeptLinks`).
    */
   keepLinkFilesForLater(files: KeptLinkFiles): void {
-    if (LINK_TABLES.every((table) => files.files.has(table))) this.keptLinks = files;
+    if (LINK_TABLE_NAMES.every((table) => files.files.has(table))) this.keptLinks = files;
   }
 
   /**
@@ -102,7 +102,7 @@ export class BuiltLinkTables {
         });
       if (!(await kept.take(table, view))) return false;
     }
-    if (LINK_TABLES.every((table) => kept.isTaken(table))) this.linkFiles = kept.files;
+    if (LINK_TABLE_NAMES.every((table) => kept.isTaken(table))) this.linkFiles = kept.files;
     return true;
   }
 
@@ -122,7 +122,7 @@ export class BuiltLinkTables {
 
   /** The link tables among `tables` (a statement's) there to read; false when the storage is no longer in the built state or a kept file was gone or damaged. */
   async ready(duck: DuckModule, tables: ReadonlySet<string>): Promise<boolean> {
-    const links = LINK_TABLES.filter((table) => tables.has(table));
+    const links = LINK_TABLE_NAMES.filter((table) => tables.has(table));
     if (links.length > 0 && this.keptLinks !== undefined) {
       // Only the kept files this statement names are taken (a statement naming none takes none).
       if (!(await this.takeKeptLinks(links))) {
@@ -187,7 +187,7 @@ export class BuiltLinkTables {
       rows = await writeLinkTablesAsParquet(connection, this.host.storage, this.host.linkTypes, files);
     });
     if (!done) return undefined;
-    if (fill !== undefined && this.host.sandbox.allowFiles && this.linkFiles === undefined && LINK_TABLES.every((table) => files.has(table) && rows.has(table))) {
+    if (fill !== undefined && this.host.sandbox.allowFiles && this.linkFiles === undefined && LINK_TABLE_NAMES.every((table) => files.has(table) && rows.has(table))) {
       fill.filling?.();
       this.linkFiles = await this.takeLinkFiles(files, rows);
       this.host.ledger.linksKeptAsFiles();
@@ -210,7 +210,7 @@ export class BuiltLinkTables {
     await this.host.turns.shared(async () => {
       const connection = await this.host.sandbox.instance.connect();
       try {
-        for (const table of LINK_TABLES) {
+        for (const table of LINK_TABLE_NAMES) {
           if (!kept.isTaken(table)) continue;
           await connection.run(`DROP VIEW IF EXISTS ${quoteIdent(table)}`);
           await connection.run(linkTableDefinition(table));
@@ -231,7 +231,7 @@ export class BuiltLinkTables {
     const directory = join(this.host.sandbox.tempDirectory, LINK_DIRECTORY);
     await mkdir(directory, { recursive: true, mode: 0o700 });
     const taken = new Map<string, LinkFile>();
-    for (const table of LINK_TABLES) {
+    for (const table of LINK_TABLE_NAMES) {
       const path = join(directory, linkFileName(table));
       await link(files.get(table)!, path).catch(() => copyFile(files.get(table)!, path, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE));
       taken.set(table, { path, rows: rows.get(table)! });

@@ -16,7 +16,7 @@ import type { KeepResult, TableCache } from './cache/table-cache.js';
 import { WriteTurns } from './cache/write-turns.js';
 import { FillLedger } from './fill-ledger.js';
 import type { KeptLinkFiles } from './kept-link-files.js';
-import { BuiltLinkTables, LINK_TABLES, type LinkFill } from './built-link-tables.js';
+import { BuiltLinkTables, LINK_TABLE_NAMES, type LinkFill } from './built-link-tables.js';
 import { fillTypeTables } from './fills/type-fill.js';
 import { makeTypeRows } from './tables/finish-tables.js';
 import type { Staging } from './tables/staging.js';
@@ -192,7 +192,7 @@ export class BuiltTables {
     await this.valuesMoved;
     if (this.failure !== undefined) return undefined;
     // Kept with the database, so taken first (only when something new is to be kept: a fill).
-    if (this.links.keptLinksPending && this.unkept && !(await this.links.takeKeptLinks(LINK_TABLES))) {
+    if (this.links.keptLinksPending && this.unkept && !(await this.links.takeKeptLinks(LINK_TABLE_NAMES))) {
       this.links.keptLinksBroken();
       return undefined;
     }

@@ -12,6 +12,7 @@ import { buildTables, plansOf } from './fills/table-build.js';
 import type { CachedTables, TakenTables } from './cache/table-cache.js';
 import { KeptLinkFiles } from './kept-link-files.js';
 import { BuiltTables, MAX_KEPT_MESSAGES } from './built-tables.js';
+import { LINK_DIRECTORY } from './built-link-tables.js';
 
 /**
  * A new `BuiltTables` (built-tables.ts) of the storage's current state, in a sandbox of its own:
@@ -82,9 +83,6 @@ export async function buildTablesOfState(
     throw error;
   }
 }
-
-/** Where a kept entry's link files are taken to: beside the database in the private directory. */
-const LINK_DIRECTORY = 'links';
 
 /**
  * The tables of the storage's current state from a kept database (`take` copies it into the
