@@ -1,5 +1,5 @@
-import { request } from 'node:http';
-import type { Socket } from 'node:net';
+import { request, type ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
@@ -52,6 +52,10 @@ interface Served {
   readonly unsent: UnsentAnswers;
   /** The server's sockets corked so far (the first `cork` connections). */
   readonly corked: Socket[];
+  /** The server's log lines (pino's JSON, debug and above). */
+  readonly logged: string[];
+  /** The responses to SQL statements, in the order their requests came. */
+  readonly statements: ServerResponse[];
 }
 
 /**
@@ -62,9 +66,11 @@ interface Served {
  */
 async function served(cork: number, capacity = CAPACITY): Promise<Served> {
   const { registry, storage, close } = await registeredStorage(GRAPH);
+  const logged: string[] = [];
   const app = buildApp(storage, {
     instance: 'microstream',
     api: registry,
+    logger: { level: 'debug', stream: { write: (line: string) => void logged.push(line) } },
     sql: { maxConcurrent: CLIENTS + 4, streamStallMs: 0, timeoutMs: 0 },
     requestTimeoutMs: 0,
     stallTimeoutMs: ROOM_WAIT_MS,
@@ -72,6 +78,10 @@ async function served(cork: number, capacity = CAPACITY): Promise<Served> {
   });
   await graphsBuilt(registry);
   const corked: Socket[] = [];
+  const statements: ServerResponse[] = [];
+  app.server.on('request', (req: { url?: string }, res: ServerResponse) => {
+    if (req.url === '/api/v1/sql') statements.push(res);
+  });
   app.server.on('connection', (socket: Socket) => {
     if (corked.length >= cork) return;
     socket.cork();
@@ -82,7 +92,7 @@ async function served(cork: number, capacity = CAPACITY): Promise<Served> {
     await app.close();
     await close();
   };
-  return { port, unsent: app.unsentAnswers, corked };
+  return { port, unsent: app.unsentAnswers, corked, logged, statements };
 }
 
 interface Answer {
@@ -118,6 +128,32 @@ function health(port: number): Promise<number> {
     req.on('error', reject);
     req.end();
   });
+}
+
+/** The server's metrics as Prometheus text. */
+function metricsText(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: '/metrics', agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => resolve(text));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** A client that asks for a streamed answer and can leave before it has a byte of it. */
+function leavingClient(port: number, accept: string): { leave: () => void } {
+  const body = JSON.stringify({ sql: SQL });
+  const socket = new Socket();
+  socket.connect(port, '127.0.0.1', () =>
+    socket.write(`POST /api/v1/sql HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: ${accept}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`),
+  );
+  socket.on('error', () => undefined);
+  open.sockets.push(socket);
+  return { leave: () => socket.destroy() };
 }
 
 /** The highest count of the budget seen on any turn of the event loop until `stop`. */
@@ -263,5 +299,41 @@ describe('streamed SQL answers whose clients stop reading', () => {
     } finally {
       sampled.stop();
     }
+  });
+  it('whose client leaves while it waits for room: the wait ends, nothing stays counted, and no server error is logged or counted', { timeout: 120_000 }, async () => {
+    // Before: the wait's AbortError reached the API's error handler, which threw on its numeric
+    // code; fastify's default handler then answered 500 (its own log line off in the API's instance).
+    const { port, unsent, corked, logged, statements } = await served(CLIENTS);
+    const stalled = Array.from({ length: CLIENTS }, () => ask(port, 'application/x-ndjson'));
+    await expect.poll(() => corked.length, { timeout: 30_000, interval: 20 }).toBe(CLIENTS);
+    await expect.poll(() => unsent.held, { timeout: 60_000, interval: 20 }).toBeGreaterThanOrEqual(CAPACITY);
+    // A new stream finds the budget full and waits for room; its client goes away meanwhile.
+    const leaving = leavingClient(port, 'application/x-ndjson');
+    await expect.poll(() => unsent.waiters, { timeout: 30_000, interval: 10 }).toBe(1);
+    expect(statements.length).toBe(CLIENTS + 1);
+    const left = statements[CLIENTS]!;
+    leaving.leave();
+    // The wait ends at once (the room wait's own bound, --stall-timeout, is far off), answered as
+    // a search whose client left is: 499, to no one.
+    await expect.poll(() => unsent.waiters, { timeout: 30_000, interval: 10 }).toBe(0);
+    await expect.poll(() => left.statusCode, { timeout: 30_000, interval: 10 }).toBe(499);
+    const entries = logged.map((line) => JSON.parse(line) as { level: number; msg: string; url?: string; reqId?: string });
+    // One debug line naming the request; nothing at warn or above.
+    const gone = entries.filter((entry) => entry.msg.includes('the client went away'));
+    expect(gone.map((entry) => [entry.level, entry.url])).toEqual([[20, '/api/v1/sql']]);
+    expect(gone[0]!.reqId).toMatch(/^req-/);
+    expect(entries.filter((entry) => entry.level >= 40).map((entry) => entry.msg)).toEqual([]);
+    expect(await metricsText(port)).not.toMatch(/http_requests_total\{[^}]*status="5\d\d"\}/);
+
+    // The stalled clients read again: their answers are whole, and the budget is empty (nothing of
+    // the stream that left stays counted).
+    for (const socket of corked) socket.uncork();
+    for (const answer of await Promise.all(stalled)) {
+      expect(answer.status).toBe(200);
+      expectWholeNdjson(answer.body);
+    }
+    await expect.poll(() => unsent.held, { timeout: 20_000, interval: 20 }).toBe(0);
+    expect(unsent.waiters).toBe(0);
+    expect(logged.filter((line) => (JSON.parse(line) as { level: number }).level >= 40)).toEqual([]);
   });
 });

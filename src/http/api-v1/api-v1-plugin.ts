@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import { isAppError } from '../../errors.js';
 import { RequestLimitError } from '../guard/limits.js';
+import { ClientGone } from '../guard/streamed-room.js';
 import type { StorageRegistry } from '../../registry/storage-registry.js';
 import { analysisRoutes } from './analysis/analysis-routes.js';
 import { gigaMapRoutes } from './gigamap/gigamap-routes.js';
@@ -66,6 +67,12 @@ export async function apiV1Plugin(scope: FastifyInstance, options: ApiV1Options)
       return sendProblem(reply, error.status, error.title, error.message, error.extra);
     }
     if (error.validation !== undefined) return sendProblem(reply, 400, 'Bad Request', error.message);
+    if (error instanceof ClientGone) {
+      // Not the server's failure: no error line, no 5xx. Its connection is gone, so fastify's
+      // request line and the metrics (both at the answer's finish) never see it: this line does.
+      request.log.debug({ url: request.url }, error.message);
+      return sendProblem(reply, 499, 'Cancelled', error.message);
+    }
     if (error instanceof RequestLimitError) {
       if (error.code === 'SERVER_BUSY') reply.header('retry-after', '1');
       return sendProblem(reply, error.status, error.code === 'SERVER_BUSY' ? 'Server Busy' : 'Service Unavailable', error.message);
@@ -78,7 +85,8 @@ export async function apiV1Plugin(scope: FastifyInstance, options: ApiV1Options)
     // fastify's own refusals of what the client sent (a body over its limit, an unparsable media
     // type, an empty JSON body) keep their 4xx status: they are the client's, not a failure here.
     const status = error.statusCode;
-    if (error.code?.startsWith('FST_ERR_') === true && status !== undefined && status >= 400 && status < 500) {
+    // A DOMException's code is a number: `code?.startsWith` threw, and fastify's default handler answered unlogged.
+    if (typeof error.code === 'string' && error.code.startsWith('FST_ERR_') && status !== undefined && status >= 400 && status < 500) {
       return sendProblem(reply, status, STATUS_CODES[status] ?? 'Bad Request', error.message);
     }
     request.log.error({ err: error, url: request.url }, 'request failed');

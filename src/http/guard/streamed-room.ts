@@ -22,8 +22,10 @@ const ROOM_RECHECK_MS = 100;
  * answer stalled now has been ended by then, so the budget is held by readers that read) and
  * within 90 % of the request timeout: past that it is refused with a RequestLimitError (503
  * SERVER_BUSY, Retry-After), not a connection cut by the idle-socket timeout once its headers had
- * gone. Both 0: it waits. A client that goes away meanwhile stops the wait (the error is thrown, and
- * no one reads it). `claim` is called once room is found, in the same turn.
+ * gone. Both 0: it waits. A client that goes away meanwhile (or has gone already) ends the wait at
+ * once with a ClientGone: nothing is claimed, and the answer is no failure of the server's (its
+ * error handler answers 499 to no one, as for a search whose client left). `claim` is called once
+ * room is found, in the same turn.
  */
 export async function roomBeforeStream(unsent: UnsentAnswers | undefined, requestTimeoutMs: number, response: ServerResponse, claim: () => void = nothing): Promise<void> {
   if (unsent === undefined) return;
@@ -31,6 +33,8 @@ export async function roomBeforeStream(unsent: UnsentAnswers | undefined, reques
     claim();
     return;
   }
+  // Its close came already: no listener would ever hear it, and the wait would last its bound (or for ever).
+  if (response.destroyed) throw new ClientGone();
   const gone = new AbortController();
   const leave = (): void => gone.abort();
   response.once('close', leave);
@@ -39,7 +43,13 @@ export async function roomBeforeStream(unsent: UnsentAnswers | undefined, reques
   const deadline = bounds.length === 0 ? Number.POSITIVE_INFINITY : Date.now() + Math.min(...bounds);
   try {
     for (;;) {
-      await unsent.room(deadline, gone.signal);
+      try {
+        await unsent.room(deadline, gone.signal);
+      } catch (error) {
+        // The signal's reason (an AbortError) would reach the error handler as the server's failure.
+        if (gone.signal.aborted) throw new ClientGone();
+        throw error;
+      }
       // Every waiter is woken at once: those resumed before this one may have claimed the room.
       if (unsent.held < unsent.capacity) {
         claim();
@@ -48,6 +58,17 @@ export async function roomBeforeStream(unsent: UnsentAnswers | undefined, reques
     }
   } finally {
     response.off('close', leave);
+  }
+}
+
+/**
+ * A streamed answer's client went away before its first byte: nobody reads what the error handler
+ * sends, and it is not a server error (logged at debug, answered 499 as a cancelled search is).
+ */
+export class ClientGone extends Error {
+  constructor() {
+    super('the client went away while its answer waited for room in the unsent-bytes budget (--max-unsent-bytes)');
+    this.name = 'ClientGone';
   }
 }
 
