@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -148,6 +148,32 @@ describe('storage-inspector cache', () => {
       // Nothing half-written left behind.
       expect(readdirSync(join(shared, 'tables-v2'))).toEqual([entries[0]!.key]);
       await answeredFromCache(dir, shared, one!);
+    });
+  });
+  it('cache list shows entries of the earlier layout as obsolete; two processes keeping at once drop them, and nothing else', async () => {
+    const other = join(base, 'other-storage');
+    writeModelStorage(other);
+    await withSteadyCode(async (attempt) => {
+      const shared = join(base, `upgraded-${attempt}`);
+      // Three entries as the layout before the link files wrote them, and a file of the user's.
+      for (const key of ['old-a', 'old-b', 'old-c']) {
+        const entry = join(shared, 'tables-v1', key);
+        mkdirSync(entry, { recursive: true, mode: 0o700 });
+        writeFileSync(join(entry, 'tables.duckdb'), Buffer.alloc(2 * 1024 * 1024));
+        writeFileSync(join(entry, 'meta.json'), JSON.stringify({ key, storage: `/data/${key}` }));
+      }
+      writeFileSync(join(shared, 'tables-v1', 'notes.txt'), 'mine');
+      const list = await cli(['cache', 'list', '--cache-dir', shared]);
+      expect(list.stdout).toMatch(/0 kept SQL databases/);
+      expect(list.stdout).toMatch(/3 obsolete entries of an earlier layout, 6\.0 MiB: never read, dropped by the next write of the cache/);
+      expect(list.stdout).toContain('obsolete (tables-v1)  /data/old-b');
+      // Two storages, so that both processes write an entry (and both drop).
+      const [one, two] = await Promise.all([sqlProcess(dir, shared), sqlProcess(other, shared)]);
+      expect(one).toContain('a, version 2');
+      expect(two).toEqual(one);
+      expect(readdirSync(join(shared, 'tables-v1'))).toEqual(['notes.txt']);
+      expect(await new TableCache(shared).list()).toHaveLength(2);
+      expect((await cli(['cache', 'list', '--cache-dir', shared])).stdout).not.toContain('obsolete');
     });
   });
 });

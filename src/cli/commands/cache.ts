@@ -1,5 +1,7 @@
 import { type Command } from 'commander';
 import { UsageError } from '../../errors.js';
+import { CACHE_LAYOUT } from '../../sql/cache/table-cache.js';
+import { obsoleteEntries } from '../../sql/cache/obsolete-layouts.js';
 import { cacheArgsOf, tableCacheOf, withCacheOptions, type CacheOptionValues } from '../options/cache-options.js';
 import type { CommandIo } from '../io.js';
 import { parseCommand, sizeText, toolCommand } from '../options/option-values.js';
@@ -33,4 +35,12 @@ export async function run(args: string[], io: CommandIo): Promise<void> {
   for (const entry of entries) {
     io.stdout.write(`  ${entry.lastUsed.toISOString()}  ${mib(entry.bytes).padStart(12)}  ${String(entry.filled).padStart(4)} filled  ${entry.storage}\n`);
   }
+  // Never read again; dropped by the next write of the cache (obsolete-layouts.ts) or by `cache clear`.
+  const obsolete = await obsoleteEntries(cache.directory, CACHE_LAYOUT);
+  if (obsolete.length === 0) return;
+  const obsoleteBytes = obsolete.reduce((n, e) => n + e.bytes, 0);
+  io.stdout.write(
+    `${obsolete.length} obsolete ${obsolete.length === 1 ? 'entry' : 'entries'} of an earlier layout, ${mib(obsoleteBytes)}: never read, dropped by the next write of the cache or by 'cache clear'\n`,
+  );
+  for (const entry of obsolete) io.stdout.write(`  ${entry.lastUsed.toISOString()}  ${mib(entry.bytes).padStart(12)}  obsolete (${entry.layout})  ${entry.storage}\n`);
 }

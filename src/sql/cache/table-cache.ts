@@ -5,6 +5,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { SchemaTable } from '../tables/finish-tables.js';
 import { flush } from './disk-flush.js';
+import { dropObsoleteEntries } from './obsolete-layouts.js';
 import { everyLinkFileThere, keepLinkFiles, keptLinkBytes, linkFileName, linkFilesSize, takeKeptLinkFile, type KeptLinkFile, type LinkFileToKeep } from './entry-link-files.js';
 
 /**
@@ -239,6 +240,8 @@ export class TableCache {
       }
       await flush(entries);
       await this.trim(meta.key);
+      // Entries of earlier layouts are never read: a user who upgraded keeps no dead gigabytes (obsolete-layouts.ts).
+      await dropObsoleteEntries(this.directory, CACHE_LAYOUT).catch(() => 0);
       return result;
     } catch (error) {
       await rm(temp, { recursive: true, force: true });
