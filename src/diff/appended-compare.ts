@@ -107,14 +107,16 @@ export async function compareAppended(a: Storage, b: Storage, options: CompareOp
     if (!channel.objects.isLatest(low, high, file.slot, offset)) return;
     const i = found.push(channel.index, file.slot, offset, length, place);
     const aChannel = a.channels[low & aMask]!;
-    const location = aChannel.objects.get(bytes.readBigInt64LE(at + 16));
-    if (location === undefined) return;
+    // By the id's halves: `get` made a bigint, two more in its arithmetic and a location object for each of B's appended records.
+    const objects = aChannel.objects;
+    const slot = objects.locate(low, high);
+    if (slot < 0) return;
     const ints = found.ints;
     ints[i * 7 + 3] = aChannel.index;
-    ints[i * 7 + 4] = location.fileSlot;
-    ints[i * 7 + 5] = location.length;
-    ints[i * 7 + 6] = rank[aChannel.index]![location.fileSlot]!;
-    found.places[i * 3 + 1] = location.offset;
+    ints[i * 7 + 4] = slot;
+    ints[i * 7 + 5] = objects.foundLength;
+    ints[i * 7 + 6] = rank[aChannel.index]![slot]!;
+    found.places[i * 3 + 1] = objects.foundOffset;
   };
   for (const range of ranges) {
     if (whole) {

@@ -131,6 +131,10 @@ export class ObjectIndex {
   replacedLength = 0;
   /** Record offset of the entry the last `set` replaced (valid when it returned a slot). */
   replacedOffset = 0;
+  /** Record offset of the entry the last `locate` found (valid when it returned a slot). */
+  foundOffset = 0;
+  /** Record length of the entry the last `locate` found (valid when it returned a slot). */
+  foundLength = 0;
 
   /**
    * A hint that about `sets` more ids are about to be set (a refresh's records, counted before they
@@ -228,6 +232,35 @@ export class ObjectIndex {
     if (base < 0) return undefined;
     const table = this.hashed.table;
     return { fileSlot: table[base + 2] as number, offset: (table[base + 3] as number) >>> 0, length: (table[base + 4] as number) >>> 0 };
+  }
+
+  /**
+   * `get` for an id given as two 32-bit halves, without a bigint or an object per call: the file
+   * slot of its latest record, or -1 (not indexed, or a negative id, which `get` refuses too); the
+   * record's offset and length left in `foundOffset` and `foundLength` until the next call. For
+   * walks that look up many ids one after another (a diff's appended records: a bigint read, two
+   * bigint operations and a location object per id otherwise).
+   */
+  locate(low: number, high: number): number {
+    if ((high | 0) < 0) return -1;
+    const at = this.runWordOf(low, high);
+    if (at >= 0) {
+      const tag = this.run[at] as number;
+      this.foundOffset = (this.run[at + 1] as number) >>> 0;
+      this.foundLength = tag & RUN_LENGTH_MASK;
+      return (tag >>> RUN_LENGTH_BITS) - 1;
+    }
+    return this.locateIn(this.hashed, low, high);
+  }
+
+  /** `locate` in one hash table of locations (this index's, or a shared copy's own changes). */
+  protected locateIn(hashed: HashedLocations, low: number, high: number): number {
+    const base = hashed.slotOf(low, high);
+    if (base < 0) return -1;
+    const table = hashed.table;
+    this.foundOffset = (table[base + 3] as number) >>> 0;
+    this.foundLength = (table[base + 4] as number) >>> 0;
+    return table[base + 2] as number;
   }
 
   /**

@@ -110,6 +110,15 @@ class SharedCopyIndex extends ObjectIndex {
     return super.get(id);
   }
 
+  override locate(low: number, high: number): number {
+    const changes = this.changes;
+    if (changes !== undefined && (high | 0) >= 0) {
+      const slot = this.locateIn(changes, low, high);
+      if (slot >= 0) return slot;
+    }
+    return super.locate(low, high);
+  }
+
   override isLatest(low: number, high: number, fileSlot: number, offset: number): boolean {
     const at = this.changes?.slotOf(low, high) ?? -1;
     if (at < 0) return super.isLatest(low, high, fileSlot, offset);

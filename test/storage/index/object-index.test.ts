@@ -42,6 +42,27 @@ describe('ObjectIndex', () => {
     index.set(...splitId(a), 2, 100, 24);
     expect(index.get(a)).toEqual({ fileSlot: 2, offset: 100, length: 24 });
     expect(index.get(b)).toBeUndefined();
+    expect(index.locate(...splitId(a))).toBe(2);
+    expect([index.foundOffset, index.foundLength]).toEqual([100, 24]);
+    expect(index.locate(...splitId(b))).toBe(-1);
+  });
+
+  it('locates by the id\'s halves what get finds, in the run and hashed; a negative id nowhere, as get', () => {
+    const index = new ObjectIndex(2);
+    const base = 1000000000000000000n;
+    index.reserveRun(100, ...splitId(base));
+    for (let i = 0n; i < 400n; i += 4n) index.set(...splitId(base + i), 1, Number(i) * 10, 30);
+    index.set(...splitId(base + 4_000_000_000n), 3, 4_000_000_000, 1 << 20); // hashed, an offset past 2^31, a length that does not pack
+    const negative = -4n;
+    const halves = (id: bigint): [number, number] => [Number(BigInt.asIntN(32, id)), Number(id >> 32n)]; // signed, as a record walk reads them
+    index.set(...halves(negative), 2, 7, 24); // as a damaged record's id would be: not taken
+    for (const id of [base, base + 396n, base + 4_000_000_000n, base + 2n, base + 400n, negative]) {
+      const location = index.get(id);
+      const slot = index.locate(...splitId(id));
+      expect(slot, String(id)).toBe(location?.fileSlot ?? -1);
+      if (location !== undefined) expect([index.foundOffset, index.foundLength]).toEqual([location.offset, location.length]);
+    }
+    expect(index.locate(...halves(negative))).toBe(-1);
   });
 
   describe('dense run', () => {
@@ -54,6 +75,8 @@ describe('ObjectIndex', () => {
         expect(seen.has(id), `${id} visited once`).toBe(false);
         seen.set(id, `${fileSlot}:${offset}:${length}`);
         expect(index.get(id)).toEqual({ fileSlot, offset, length });
+        expect(index.locate(low, high)).toBe(fileSlot);
+        expect([index.foundOffset, index.foundLength]).toEqual([offset, length]);
         expect(index.has(low, high)).toBe(true);
         expect(index.isLatest(low, high, fileSlot, offset)).toBe(true);
         expect(index.isLatest(low, high, fileSlot + 1, offset)).toBe(false);

@@ -146,6 +146,8 @@ describe('sharedCopyOf', () => {
         } else if (k < 0.95 || !reshapes) {
           const location = plain.get(id);
           same(`get ${id}`, copy.get(id), location);
+          const slot = copy.locate(...splitId(id));
+          same(`locate ${id}`, slot < 0 ? undefined : { fileSlot: slot, offset: copy.foundOffset, length: copy.foundLength }, location);
           same(`has ${id}`, copy.has(...splitId(id)), plain.has(...splitId(id)));
           if (location !== undefined) same(`isLatest ${id}`, copy.isLatest(...splitId(id), location.fileSlot, location.offset), true);
           same('size', copy.size, plain.size);
