@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateStorage } from '../../../src/writer/generator/generate-storage.js';
+import { childScript } from '../../helpers/test-run/child-script.js';
 
 const CHILD = fileURLToPath(new URL('./per-request-shapes-child.ts', import.meta.url));
 
@@ -28,8 +29,8 @@ describe('per-request objects', () => {
   // The API's object views too: built by spreading a common head they promoted hundreds of bytes
   // per answer (object-view.ts, graph-answers.ts). Promoted bytes per answer are measured by
   // `npm run bench:garbage`, not tested: they depend on when the collector runs.
-  it('have fast properties and one hidden class from one request to the next (Java wrappers, API object views)', () => {
-    const out = execFileSync(process.execPath, ['--allow-natives-syntax', '--import', 'tsx', CHILD, dir], { encoding: 'utf8' });
+  it('have fast properties and one hidden class from one request to the next (Java wrappers, API object views)', async () => {
+    const out = execFileSync(process.execPath, ['--allow-natives-syntax', ...(await childScript(CHILD)), dir], { encoding: 'utf8' });
     expect(JSON.parse(out)).toEqual({ budgeted: true, checked: true, apiView: true, apiMember: true });
   });
 });

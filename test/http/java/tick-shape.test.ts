@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { childScript } from '../../helpers/test-run/child-script.js';
 
 const CHILD = fileURLToPath(new URL('./tick-shape-child.ts', import.meta.url));
 
@@ -17,8 +18,8 @@ describe('the held tick object', () => {
     expect(heldTick()).toBeDefined();
   });
 
-  it('is a tick object whose hidden class later ticks share after idle full collections', () => {
-    const out = execFileSync(process.execPath, ['--expose-gc', '--allow-natives-syntax', '--import', 'tsx', CHILD], { encoding: 'utf8' });
+  it('is a tick object whose hidden class later ticks share after idle full collections', async () => {
+    const out = execFileSync(process.execPath, ['--expose-gc', '--allow-natives-syntax', ...(await childScript(CHILD))], { encoding: 'utf8' });
     expect(JSON.parse(out)).toEqual({ held: true, heldIsTick: true, sameMap: true });
   });
 });

@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, realpathSync, rmSync }
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { nodeImports, sourceModule } from '../../helpers/test-run/child-script.js';
 
 /**
  * The sandboxes' exit handler in a process of its own, ended by process.exit as the CLI's SIGINT
@@ -53,8 +54,8 @@ describe('the sandboxes\' exit handler', () => {
     const script = `
       import { execFileSync } from 'node:child_process';
       import { chmodSync, writeFileSync } from 'node:fs';
-      import { loadDuck } from ${JSON.stringify(join(ROOT, 'src/sql/duck-module.ts'))};
-      import { openSandbox } from ${JSON.stringify(join(ROOT, 'src/sql/sandbox/sandbox.ts'))};
+      import { loadDuck } from ${JSON.stringify(sourceModule('src/sql/duck-module.ts'))};
+      import { openSandbox } from ${JSON.stringify(sourceModule('src/sql/sandbox/sandbox.ts'))};
       const duck = await loadDuck();
       const first = await openSandbox(duck, { memoryLimitBytes: 64 * 1024 ** 2 });
       const second = await openSandbox(duck, { memoryLimitBytes: 64 * 1024 ** 2 });
@@ -65,7 +66,7 @@ describe('the sandboxes\' exit handler', () => {
       else chmodSync(first.exportDirectory, 0o500);
       process.exit(143);
     `;
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, TMPDIR: scratch } });
+    const child = spawnSync(process.execPath, [...nodeImports(), '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, TMPDIR: scratch } });
     const [answers, second] = JSON.parse(child.stdout.split('\n')[0]!) as [string, string];
     stuck = answers;
     const first = dirname(answers);

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { ParquetRowWriter, ROW_GROUP_TEXT_BYTES, type ParquetColumn } from '../../../src/sql/tables/parquet-rows.js';
 import { memoryDuck } from '../memory-duck.js';
+import { nodeImports, sourceModule } from '../../helpers/test-run/child-script.js';
 
 /**
  * Our Parquet writer (`_elements` and `_references` of an export) read back by DuckDB, the reader
@@ -232,10 +233,10 @@ FROM read_parquet('${file}')`);
   it('names its file when a write fails (past a file size limit: EFBIG, as a full disk gives ENOSPC)', () => {
     const file = join(base, 'too-large.parquet');
     // A process of its own under `ulimit -f`: Node ignores SIGXFSZ, so the write past it fails.
-    const script = `const { ParquetRowWriter } = await import('./src/sql/tables/parquet-rows.ts');
+    const script = `const { ParquetRowWriter } = await import(${JSON.stringify(sourceModule('src/sql/tables/parquet-rows.ts'))});
 const writer = new ParquetRowWriter(process.argv[1], [{ name: 't', type: 'text', nullable: false }], 1000);
 try { for (let i = 0; i < 5000; i++) { writer.appendVarchar('x'.repeat(100)); writer.endRow(); } writer.closeSync(); } catch (error) { writer.abort(); console.log(error.message); }`;
-    const run = spawnSync('sh', ['-c', 'ulimit -f 64; exec "$0" --import tsx --input-type=module -e "$1" "$2"', process.execPath, script, file], { cwd: ROOT, encoding: 'utf8' });
+    const run = spawnSync('sh', ['-c', 'ulimit -f 64; exec "$0" "$@"', process.execPath, ...nodeImports(), '--input-type=module', '-e', script, file], { cwd: ROOT, encoding: 'utf8' });
     expect(run.stderr).toBe('');
     // The limit is in blocks of 512 or 1024 bytes, as the shell counts them.
     const [, at] = /^writing .+ at byte (\d+): EFBIG: file too large, write$/.exec(run.stdout.trim()) ?? [];

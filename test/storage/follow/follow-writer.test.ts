@@ -11,6 +11,7 @@ import { Storage } from '../../../src/storage/storage.js';
 import { generateStorage } from '../../../src/writer/generator/generate-storage.js';
 import { bytes, record } from '../../helpers/corpora/bytes.js';
 import { dissolveFile, lastTimestamp } from '../../helpers/corpora/housekeeping.js';
+import { childScript } from '../../helpers/test-run/child-script.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const WRITER = join(HERE, '..', '..', 'helpers', 'real-systems', 'writer-child.ts');
@@ -72,7 +73,7 @@ describe('following a storage while a writer process commits', () => {
   }
 
   it('answers consistently while commits arrive, then equals a fresh reader', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', WRITER, dir, '25', '15'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...(await childScript(WRITER)), dir, '25', '15'], { stdio: ['ignore', 'pipe', 'inherit'] });
     const lines = createInterface({ input: child.stdout! });
     const committed: bigint[] = [];
     lines.on('line', (line) => committed.push(BigInt(line.split(' ')[2] ?? '0')));
