@@ -25,22 +25,31 @@ describe.skipIf(skip)('viewer: a GigaMap', () => {
   let app: ReturnType<typeof buildApp>;
   let url: string;
   const errors: string[] = [];
+  // One chromium for the file, each page at its test's width: a launch cost about 1 s of CPU and
+  // 4 s of wall time beside other work, and the tests launched one each. Pages own nothing of
+  // each other (sessionStorage is per page; none of these views writes localStorage).
+  let browser: Browser;
+  const opened: Page[] = [];
 
   beforeAll(async () => {
     if (!viewerBuilt()) throw new Error(`The built viewer is missing (${BUILT_VIEWER}). Run "npm run build".`);
+    browser = await launchBrowser();
     registered = await registeredStorage(GIGAMAP_STORAGE);
     await graphsBuilt(registered.registry);
     app = buildApp(registered.storage, { instance: 'store-data', api: registered.registry, sql: {} });
     url = `http://127.0.0.1:${await listenOnLoopback(app)}`;
   });
   afterAll(async () => {
+    await browser?.close();
     app.server.closeAllConnections();
     await app.close();
     await registered.close();
   });
 
-  async function open(browser: Browser, hash: string): Promise<Page> {
+  async function open(viewport: { width: number; height: number }, hash: string): Promise<Page> {
     const page = await browser.context.newPage();
+    opened.push(page);
+    await page.setViewportSize(viewport);
     page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
     await page.goto(`${url}/viewer/${hash}`);
     return page;
@@ -50,9 +59,8 @@ describe.skipIf(skip)('viewer: a GigaMap', () => {
     ['1440', { width: 1440, height: 900 }],
     ['390', { width: 390, height: 844 }],
   ] as const)('lists entities as entity id, object id and a summary cut inside its own column (%s px)', async (name, viewport) => {
-    const browser = await launchBrowser(viewport);
     try {
-      const page = await open(browser, `#/store-data/object/${persons.objectId}`);
+      const page = await open(viewport, `#/store-data/object/${persons.objectId}`);
       const rows = page.locator('.gigamap-entities tbody tr');
       await rows.first().waitFor();
       const first = persons.entities[0]!;
@@ -87,7 +95,7 @@ describe.skipIf(skip)('viewer: a GigaMap', () => {
       await page.locator('.gigamap-section').screenshot({ path: path.join(ARTIFACTS, `gigamap-entities-columns-${name}.png`) });
       await page.close();
     } finally {
-      await browser.close();
+      for (const page of opened.splice(0)) await page.close();
     }
     expect(errors).toEqual([]);
   });
@@ -96,9 +104,8 @@ describe.skipIf(skip)('viewer: a GigaMap', () => {
     ['desktop', { width: 1280, height: 900 }],
     ['phone', { width: 390, height: 844 }],
   ] as const)('opens as its entities with an Indices tab (%s)', async (name, viewport) => {
-    const browser = await launchBrowser(viewport);
     try {
-      const page = await open(browser, `#/store-data/object/${persons.objectId}`);
+      const page = await open(viewport, `#/store-data/object/${persons.objectId}`);
       const rows = page.locator('.gigamap-entities tbody tr');
       await rows.first().waitFor();
       expect(await page.locator('.gigamap-section .hint').first().textContent()).toContain('4,919 entities');
@@ -150,7 +157,7 @@ describe.skipIf(skip)('viewer: a GigaMap', () => {
       const machinery = types.filter((t) => t.instances > 0 && (t.gigaMapMachinery ?? 0) > 0);
       const whole = machinery.filter((t) => t.gigaMapMachinery === t.instances).reduce((n, t) => n + t.instances, 0);
       for (const view of ['types', 'analysis']) {
-        const other = await open(browser, `#/store-data/${view}`);
+        const other = await open(viewport, `#/store-data/${view}`);
         const line = other.locator('.gigamap-machinery');
         await line.waitFor();
         expect(await line.textContent()).toContain(`GigaMap machinery (levels, indices, bitmaps): ${whole.toLocaleString('en-GB')} objects`);
@@ -166,7 +173,7 @@ describe.skipIf(skip)('viewer: a GigaMap', () => {
         await other.close();
       }
     } finally {
-      await browser.close();
+      for (const page of opened.splice(0)) await page.close();
     }
     expect(errors).toEqual([]);
   });

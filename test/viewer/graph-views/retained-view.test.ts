@@ -25,6 +25,11 @@ const bytesTitle = (n: number): string => `${n.toLocaleString('en-US')} bytes`;
 describeInBrowser('viewer: the Retained view', () => {
   let server: RunningServer;
   const errors: string[] = [];
+  // One chromium for the file, each page at its test's width: a launch cost about 1 s of CPU and
+  // 4 s of wall time beside other work, and the tests launched one each. Pages own nothing of
+  // each other (sessionStorage is per page; none of these views writes localStorage).
+  let browser: Browser;
+  const opened: Page[] = [];
 
   async function api<T>(route: string): Promise<T> {
     // The dominator tree is computed in the background after the graph index: 503 until then.
@@ -37,14 +42,18 @@ describeInBrowser('viewer: the Retained view', () => {
 
   beforeAll(async () => {
     if (!viewerBuilt()) throw new Error(`The built viewer is missing (${BUILT_VIEWER}). Run "npm run build".`);
+    browser = await launchBrowser();
     server = await startServer('graph');
   });
   afterAll(async () => {
+    await browser?.close();
     await server?.close();
   });
 
-  async function open(browser: Browser, hash: string): Promise<Page> {
+  async function open(viewport: { width: number; height: number }, hash: string): Promise<Page> {
     const page = await browser.context.newPage();
+    opened.push(page);
+    await page.setViewportSize(viewport);
     page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
     page.on('console', (message) => {
       if (message.type() === 'error' && !/^Failed to load resource/.test(message.text())) errors.push(message.text());
@@ -58,9 +67,8 @@ describeInBrowser('viewer: the Retained view', () => {
     ['390', { width: 390, height: 844 }],
   ] as const)('opens the dominator tree from the roots row by row with the API figures (%s px)', async (name, viewport) => {
     const top = await api<{ parent: Entry; total: number; children: Entry[] }>('/dominators?limit=25');
-    const browser = await launchBrowser(viewport);
     try {
-      const page = await open(browser, '#/microstream/retained');
+      const page = await open(viewport, '#/microstream/retained');
       const row = (oid: string) => page.locator(`.rt-row[data-oid="${oid}"]`);
       // The roots object on top, opened: its children listed, largest first.
       await row(top.parent.objectId).waitFor();
@@ -113,7 +121,7 @@ describeInBrowser('viewer: the Retained view', () => {
       await page.screenshot({ path: path.join(ARTIFACTS, `retained-${name}.png`) });
       await page.locator('.rt-chart').screenshot({ path: path.join(ARTIFACTS, `retained-chart-${name}.png`) });
     } finally {
-      await browser.close();
+      for (const page of opened.splice(0)) await page.close();
     }
   });
 
@@ -124,9 +132,8 @@ describeInBrowser('viewer: the Retained view', () => {
     // An Author: kept alive by the Bookstore (its author list is not its only way in).
     const oid = '1000000000000000059';
     const retained = await api<{ chain: Entry[]; chainLength: number; retained: { bytes: number; objects: number }; byType: { typeName: string; bytes: number }[] }>(`/objects/${oid}/retained?chain=50&types=10`);
-    const browser = await launchBrowser(viewport);
     try {
-      const page = await open(browser, `#/microstream/object/${oid}`);
+      const page = await open(viewport, `#/microstream/object/${oid}`);
       const steps = page.locator('.dominator-chain .crumb-step[data-oid]');
       await steps.first().waitFor();
       expect(retained.chainLength).toBe(retained.chain.length);
@@ -145,7 +152,7 @@ describeInBrowser('viewer: the Retained view', () => {
       expect(await focused.locator('td.rt-retained').getAttribute('title')).toBe(bytesTitle(retained.retained.bytes));
       await page.screenshot({ path: path.join(ARTIFACTS, `retained-focused-${name}.png`) });
     } finally {
-      await browser.close();
+      for (const page of opened.splice(0)) await page.close();
     }
     expect(errors).toEqual([]);
   });
