@@ -190,6 +190,22 @@ export class CommitHistory {
    * copy, 0 when no commit covers the bytes (for walks over every record).
    */
   commitNumberOf(channel: number, fileNumber: bigint, offset: number): number {
+    return this.commitNumberIn(channel, fileNumber, offset, undefined);
+  }
+
+  /**
+   * `commitNumberOf`, and in `span` the bytes [span[0], span[1]) of the file around `offset` for
+   * which it answers the same: the range a store wrote there itself. For a housekeeping copy (whose
+   * answer follows each record back to its source) or bytes no range covers, the span is empty.
+   * A walk over records in file order asks the log once per range instead of once per record.
+   */
+  commitNumberAndSpan(channel: number, fileNumber: bigint, offset: number, span: Float64Array): number {
+    span[0] = 0;
+    span[1] = 0;
+    return this.commitNumberIn(channel, fileNumber, offset, span);
+  }
+
+  private commitNumberIn(channel: number, fileNumber: bigint, offset: number, span: Float64Array | undefined): number {
     const history = this.channels[channel];
     if (history === undefined) return 0;
     let file = fileNumber;
@@ -202,6 +218,10 @@ export class CommitHistory {
       const kind = history.ranges.kind(r);
       if (kind === RANGE_STORE) {
         const k = history.ranges.source(r);
+        if (span !== undefined && !copied) {
+          span[0] = history.ranges.start(r);
+          span[1] = history.ranges.end(r);
+        }
         return k < this.size ? (copied ? -(k + 1) : k + 1) : 0;
       }
       if (kind !== RANGE_TRANSFER) return 0;

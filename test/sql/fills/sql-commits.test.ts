@@ -75,4 +75,20 @@ describe('_objects.commit_timestamp', () => {
     expect(Number(early[0]![0])).toBeGreaterThan(0);
     expect(commits).toBeGreaterThan(3);
   });
+
+  it('is what the log answers for each record asked alone', async () => {
+    // The pass asks the log once per store range and answers the records after it in that range
+    // from the range (commit-rows.ts): each object's commit as the log answers its record alone,
+    // housekeeping copies (whose answer follows each record back) included.
+    const files = new Map<string, bigint>(storage.channels.flatMap((c) => c.files.map((f) => [`${c.index}:${f.path.split(/[\\/]/).slice(-2).join('/')}`, f.fileNumber] as const)));
+    const rows = await query('SELECT oid, channel, file, "offset", commit_timestamp FROM _objects');
+    let copied = 0;
+    for (const [oid, channel, file, offset, timestamp] of rows) {
+      const n = log.history.commitNumberOf(Number(channel), files.get(`${String(channel)}:${String(file)}`)!, Number(offset));
+      if (n < 0) copied++;
+      expect([String(oid), n === 0 ? null : String(log.history.timestampOf(Math.abs(n)))]).toEqual([String(oid), timestamp === null ? null : String(timestamp)]);
+    }
+    expect(rows.length).toBeGreaterThan(copied);
+    expect(copied).toBeGreaterThan(0);
+  });
 });
