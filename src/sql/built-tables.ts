@@ -17,6 +17,7 @@ import { WriteTurns } from './cache/write-turns.js';
 import { FillLedger } from './fill-ledger.js';
 import type { KeptLinkFiles } from './kept-link-files.js';
 import { BuiltLinkTables, LINK_TABLE_NAMES, type LinkFill } from './built-link-tables.js';
+import type { BigNumbersApart } from './fills/table-build.js';
 import { fillTypeTables } from './fills/type-fill.js';
 import { makeTypeRows } from './tables/finish-tables.js';
 import type { Staging } from './tables/staging.js';
@@ -70,10 +71,14 @@ export class BuiltTables {
   private readonly valueViews = new Map<string, bigint[]>();
   /** How many of `filled` the kept entry has (-1: nothing kept by this build yet). */
   private keptFilled = -1;
-  /** The build's big numbers on their way into `_values` (open-built-tables.ts): what reads `_values` waits for it. */
-  private valuesMoved: Promise<void> = Promise.resolve();
+  /** The build's big numbers apart from `_values` (open-built-tables.ts), until something needs `_values` whole (`valuesComplete`). */
+  private apart: BigNumbersApart | undefined;
+  /** Type fills joining `apart.values` now: the move (which drops the big numbers' catalog) waits for them. */
+  private readonly readingApart = new Set<Promise<unknown>>();
+  /** The big numbers on their way into `_values`, once something needed `_values` whole. */
+  private valuesMoved: Promise<void> | undefined;
   /** Whether `valuesMoved` has settled. */
-  private moveDone = true;
+  private moveDone = false;
   /** Why the move failed (DuckDB out of memory, a full disk): this build is broken, the engine builds again. */
   private moveFailure: Error | undefined;
   private readonly turns = new WriteTurns();
@@ -132,10 +137,34 @@ export class BuiltTables {
 
   private readonly onProblem: (message: string) => void;
 
-  /** The build's big numbers being moved into `_values`, by `move` (open-built-tables.ts). */
-  valuesMoving(move: Promise<void>): void {
+  /** The build's big numbers, staged apart (open-built-tables.ts): moved into `_values` only when something needs it whole. */
+  bigNumbersApart(apart: BigNumbersApart): void {
+    this.apart = apart;
+  }
+
+  /**
+   * Resolves once `_values` holds every row of the build: the big numbers still apart are moved
+   * in now (once, on a connection of their own, after the type fills that read them apart), then
+   * written out. What reads `_values` (a statement naming it or a value type's view, the other
+   * fills) or copies the database (the cache) asks for this first; a statement on type tables
+   * alone does not, and a command that ends after it never pays the move.
+   */
+  valuesComplete(): Promise<void> {
+    if (this.valuesMoved !== undefined) return this.valuesMoved;
+    const apart = this.apart;
+    if (apart === undefined) return Promise.resolve();
+    const move = (async (): Promise<void> => {
+      await Promise.allSettled([...this.readingApart]);
+      const connection = await this.sandbox.instance.connect();
+      try {
+        await apart.move(connection);
+        // Written out, unless a statement's transaction holds that off (DuckDB checkpoints later by itself).
+        await connection.run('CHECKPOINT').catch(() => undefined);
+      } finally {
+        connection.closeSync();
+      }
+    })();
     this.valuesMoved = move;
-    this.moveDone = false;
     // Told to whoever waits for it (a statement, `settled`); not an unhandled rejection meanwhile.
     move.then(
       () => (this.moveDone = true),
@@ -146,6 +175,7 @@ export class BuiltTables {
         this.moveFailure = new Error(`the SQL tables could not be built: ${reason}`);
       },
     );
+    return move;
   }
 
   /**
@@ -157,14 +187,14 @@ export class BuiltTables {
     return this.moveFailure ?? this.links.failure;
   }
 
-  /** Whether the build's last step is done (`settled` has settled). */
+  /** Whether no move of the big numbers is under way (`settled` has settled). */
   get isSettled(): boolean {
-    return this.moveDone;
+    return this.valuesMoved === undefined || this.moveDone;
   }
 
-  /** Resolves once `_values` holds every row of the build (the engine closes the sandbox only after it). */
+  /** Resolves once a move of the big numbers under way is done (the engine closes the sandbox only after it); one not asked for is not started. */
   settled(): Promise<void> {
-    return this.valuesMoved;
+    return this.valuesMoved ?? Promise.resolve();
   }
 
   /** The build made every value type's `_values` rows (`everyValue`): no value fill later. */
@@ -189,7 +219,7 @@ export class BuiltTables {
    * could not be made still (a statement's transaction held the checkpoint off: later).
    */
   async keepIn(cache: TableCache, key: string, storageDirectory: string): Promise<KeepResult | undefined> {
-    await this.valuesMoved;
+    await this.valuesComplete();
     if (this.failure !== undefined) return undefined;
     // Kept with the database, so taken first (only when something new is to be kept: a fill).
     if (this.links.keptLinksPending && this.unkept && !(await this.links.takeKeptLinks(LINK_TABLE_NAMES))) {
@@ -269,8 +299,8 @@ export class BuiltTables {
     }
     if (views.size > 0 && !(await this.values(duck, views))) return false;
     if (!(await this.fill(duck, plans, columns, true))) return false;
-    // The statement may read `_values` (a value type's view) whatever it made fill.
-    await this.valuesMoved;
+    // A statement that reads `_values` (or a value type's view over it) reads every row of it.
+    if (tables.has('_values') || views.size > 0) await this.valuesComplete();
     return true;
   }
 
@@ -318,8 +348,17 @@ export class BuiltTables {
           // A fill of the same table under way finishes first (the new one replaces its rows).
           await Promise.all(fill.before);
           if (!(await this.values(duck, fill.valueIds))) return false;
-          // Its walk goes beside the big numbers' move; its join to `_values` waits for it.
-          return this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, fill.missing, this.decimals, this.onProblem, fill.skipped, temporary, this.valuesMoved), false);
+          // The build's big numbers not moved into `_values` yet are joined where they are (the
+          // move, when something asks for it, waits for this join); once a move is under way the
+          // walk goes beside it and the join waits for it.
+          const apart = this.valuesMoved === undefined ? this.apart : undefined;
+          if (apart === undefined) {
+            const moved = this.valuesComplete();
+            return this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, fill.missing, this.decimals, this.onProblem, fill.skipped, temporary, moved), false);
+          }
+          const reading = this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, fill.missing, this.decimals, this.onProblem, fill.skipped, temporary, undefined, undefined, apart.values), false);
+          this.readingApart.add(reading);
+          return reading.finally(() => this.readingApart.delete(reading));
         })(),
       );
     }
@@ -364,7 +403,7 @@ export class BuiltTables {
       rows.set(staging.plan.typeName, count);
       told.written?.(staging.plan.typeName, count);
     };
-    const done = await this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, plans, this.decimals, this.onProblem, new Map(), false, this.valuesMoved, (staging) => finish(connection, staging)), false);
+    const done = await this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, plans, this.decimals, this.onProblem, new Map(), false, this.valuesComplete(), (staging) => finish(connection, staging)), false);
     tell();
     return done ? rows : undefined;
   }
@@ -420,8 +459,8 @@ export class BuiltTables {
    * built from (its consistency gate); false, having done nothing, when it has moved on.
    */
   private async inBuiltState(work: (connection: DuckDBConnection) => Promise<void>, afterValues = true): Promise<boolean> {
-    // Every fill but a type fill's walk reads (or, the value fills, writes) `_values` as the build left it.
-    if (afterValues) await this.valuesMoved;
+    // Every fill but a type fill reads (or, the value fills, writes) `_values` with every row of the build.
+    if (afterValues) await this.valuesComplete();
     return this.turns.shared(() =>
       this.storage.consistent(async () => {
         if (this.storage.generation !== this.generation) return false;

@@ -45,38 +45,24 @@ export async function buildTablesOfState(
   const sandbox = await openSandbox(duck, { memoryLimitBytes: options.memoryLimitBytes, storageDirectory: storage.directory, allowFiles: options.allowFiles });
   try {
     const connection = await sandbox.instance.connect();
-    let closeConnection = true;
     try {
       const messages: string[] = [];
       const onProblem = (message: string): void => {
         if (messages.length < MAX_KEPT_MESSAGES) messages.push(message);
         options.onProblem?.(message);
       };
-      const result = await buildTables(duck, connection, storage, graph, { onProgress: options.onProgress, onProblem, everyValue: options.everyValue });
-      const move = result.moveBigNumbers;
-      // Written out compressed into the private database file; the memory limit bounds what stays cached.
-      if (move === undefined) await connection.run('CHECKPOINT');
+      const result = await buildTables(duck, connection, storage, graph, () => sandbox.instance.connect(), { onProgress: options.onProgress, onProblem, everyValue: options.everyValue });
+      // Written out compressed into the private database file; the memory limit bounds what stays
+      // cached. With the big numbers apart, once they are moved in (built-tables.ts `valuesComplete`).
+      if (result.bigNumbers === undefined) await connection.run('CHECKPOINT');
       await sandbox.lock(connection);
       const deferred = byTableName(result.tables, result.deferred);
       const built = new BuiltTables(generation, sandbox, result.tables, deferred, result.linkTypes, result.decimals, storage, graphOf, options.onProblem, result.objects, result.problems, messages);
       if (options.everyValue === true) built.everyValueMade();
-      if (move !== undefined) {
-        // The big numbers go into `_values` while the first statement's fill walks the records
-        // (table-build.ts); then written out, unless a statement's transaction holds that off
-        // (DuckDB checkpoints later by itself). The build's connection is theirs until then.
-        closeConnection = false;
-        built.valuesMoving(
-          move()
-            .then(() => connection.run('CHECKPOINT').then(
-              () => undefined,
-              () => undefined,
-            ))
-            .finally(() => connection.closeSync()),
-        );
-      }
+      if (result.bigNumbers !== undefined) built.bigNumbersApart(result.bigNumbers);
       return { built, objects: result.objects, problems: result.problems };
     } finally {
-      if (closeConnection) connection.closeSync();
+      connection.closeSync();
     }
   } catch (error) {
     sandbox.close();

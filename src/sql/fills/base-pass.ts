@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import { isAppError } from '../../errors.js';
 import { layoutEntity, type EntityLayout } from '../../format/entity-layout.js';
 import type { TypeEntry } from '../../format/type-dictionary.js';
@@ -75,7 +75,7 @@ export class BasePass {
     private readonly options: BasePassOptions,
     /** `_values`, made by the caller before the pass. */
     private readonly values: ChunkAppender,
-    /** The big numbers' `_values` rows, staged apart (table-build.ts `BIG_NUMBERS_STAGE`, made by the caller). */
+    /** The big numbers' `_values` rows, staged apart (table-build.ts `BigNumbersApart`, made by the caller). */
     private readonly bigNumbers: ChunkAppender,
   ) {
     const ids = smallIdsOf(storage.dictionary.byId.keys());
@@ -83,9 +83,9 @@ export class BasePass {
     this.passedOver = new SmallIdSet(ids);
   }
 
-  /** A pass appending to `_values` and, the big numbers, to `bigNumbersTable` (both exist already, in the same shape). */
-  static async open(duck: DuckModule, connection: DuckDBConnection, storage: Storage, options: BasePassOptions, bigNumbersTable: string): Promise<BasePass> {
-    return new BasePass(duck, connection, storage, options, new ChunkAppender(duck, await connection.createAppender('_values')), new ChunkAppender(duck, await connection.createAppender(bigNumbersTable)));
+  /** A pass appending to `_values` and, the big numbers, to `bigNumbers` (a table of the same shape, table-build.ts `BigNumbersApart`; closed with the others). */
+  static async open(duck: DuckModule, connection: DuckDBConnection, storage: Storage, options: BasePassOptions, bigNumbers: DuckDBAppender): Promise<BasePass> {
+    return new BasePass(duck, connection, storage, options, new ChunkAppender(duck, await connection.createAppender('_values')), new ChunkAppender(duck, bigNumbers));
   }
 
   /** Every latest record once, in one transaction; the appenders closed after it. */

@@ -33,26 +33,39 @@ export interface TableBuildResult extends BuiltSchema {
   readonly linkTypes: ReadonlyMap<bigint, LinkType>;
   /** Entity types (by name) whose tables exist empty until a statement first names them. */
   readonly deferred: ReadonlyMap<string, TypeTablePlan>;
-  /**
-   * Moves the big numbers' rows from their staging table into `_values` (on the build's
-   * connection, which it then leaves to the caller to close); undefined when the build moved them
-   * already (a table it made needed them).
-   */
-  readonly moveBigNumbers: (() => Promise<void>) | undefined;
+  /** The build's big numbers still apart from `_values`; undefined when the build moved them already (a table it made needed them). */
+  readonly bigNumbers: BigNumbersApart | undefined;
+}
+
+/**
+ * The build's big numbers, staged apart from `_values` (in an in-memory catalog of their own,
+ * which every connection of the instance sees): `values` is a query of `_values`' columns that
+ * holds them beside `_values`' rows, for a type fill's join (finish-tables.ts `makeTypeRows`);
+ * `move` puts them into `_values` and drops the catalog, on the connection given, once something
+ * needs `_values` whole (built-tables.ts `valuesComplete`): a statement that reads `_values` or a
+ * value type's view, the other fills, keeping the tables in the cache. Until then nothing is
+ * moved: a statement on a type table, the usual first one, neither waits for nor pays the move.
+ */
+export interface BigNumbersApart {
+  readonly values: string;
+  readonly move: (connection: DuckDBConnection) => Promise<void>;
 }
 
 /**
  * The big numbers' `_values` rows (a 10M-object storage's 1.79M prices) are appended by the pass
- * to this temporary table (in memory, spilled past the memory limit) and moved into `_values` by
- * one INSERT after the build: appended to the database file, every full row group is compressed
- * as it is written, synchronously on the JavaScript thread (10M objects: 0.4-0.6 s of the
- * pass's CPU); the INSERT runs in DuckDB's threads beside the first statement's fill, which
- * waits for it only before its join (built-tables.ts). The other values stay in `_values`: the
- * LocalDateTime tables made by the build read their dates and times. Only `_values`' first three
- * columns (a big number is a text): the typed six, always NULL, cost the JavaScript thread's
- * appends a third more per row (1.79M prices: about 150 ms of a chunk's hand-over).
+ * to a table of an in-memory catalog attached for them: appended to the database file, every
+ * full row group is compressed as it is written, synchronously on the JavaScript thread (10M
+ * objects: 0.4-0.6 s of the pass's CPU). Moving them into `_values` (an INSERT into the database
+ * file, compressed again) cost DuckDB's threads about as much as the first statement's join
+ * (10M objects: 1.2 s of CPU), so it is left until something needs `_values` whole
+ * (`BigNumbersApart`). The other values stay in `_values`: the LocalDateTime tables made by the
+ * build read their dates and times. Only `_values`' first three columns (a big number is a
+ * text): the typed six, always NULL, cost the JavaScript thread's appends a third more per row
+ * (1.79M prices: about 150 ms of a chunk's hand-over).
  */
-const BIG_NUMBERS_STAGE = '__big_numbers';
+const BIG_NUMBERS_CATALOG = '__big_numbers_apart';
+const BIG_NUMBERS_TABLE = 'big_numbers';
+const BIG_NUMBERS_STAGE = `${BIG_NUMBERS_CATALOG}.${BIG_NUMBERS_TABLE}`;
 const BIG_NUMBERS_COLUMNS = 'oid, type_id, text';
 
 /** `_values`, and `_objects` and `_commits` empty until a statement names them (object-rows.ts, commit-rows.ts); the empty link tables come after the pass. */
@@ -61,21 +74,39 @@ ${COMMITS_TABLE}
 CREATE TABLE _values (oid BIGINT, type_id BIGINT, text VARCHAR, int BIGINT, num DOUBLE, bool BOOLEAN, ts TIMESTAMP, dt DATE, tm TIME);
 `;
 
-export async function buildTables(duck: DuckModule, connection: DuckDBConnection, storage: Storage, graph: GraphIndex | undefined, options: TableBuildOptions = {}): Promise<TableBuildResult> {
+/**
+ * `connect`: another connection of the same instance, for the big numbers' appends (one
+ * transaction writes into one catalog only, and the pass's transaction writes `_values`).
+ */
+export async function buildTables(
+  duck: DuckModule,
+  connection: DuckDBConnection,
+  storage: Storage,
+  graph: GraphIndex | undefined,
+  connect: () => Promise<DuckDBConnection>,
+  options: TableBuildOptions = {},
+): Promise<TableBuildResult> {
   await connection.run(SYSTEM_TABLES);
-  await connection.run(`CREATE TEMP TABLE ${BIG_NUMBERS_STAGE} AS SELECT ${BIG_NUMBERS_COLUMNS} FROM _values LIMIT 0`);
-  const pass = await BasePass.open(duck, connection, storage, options, BIG_NUMBERS_STAGE);
-  await pass.run();
+  await connection.run(`ATTACH ':memory:' AS ${BIG_NUMBERS_CATALOG}`);
+  await connection.run(`CREATE TABLE ${BIG_NUMBERS_STAGE} AS SELECT ${BIG_NUMBERS_COLUMNS} FROM _values LIMIT 0`);
+  const apart = await connect();
+  let pass: BasePass;
+  try {
+    pass = await BasePass.open(duck, connection, storage, options, await apart.createAppender(BIG_NUMBERS_TABLE, 'main', BIG_NUMBERS_CATALOG));
+    await pass.run();
+  } finally {
+    apart.closeSync();
+  }
   const stagings = [...pass.stagings.values()];
   let moved = false;
-  const moveBigNumbers = async (): Promise<void> => {
+  const moveBigNumbers = async (on: DuckDBConnection): Promise<void> => {
     if (moved) return;
     moved = true;
-    await connection.run(`INSERT INTO _values (${BIG_NUMBERS_COLUMNS}) SELECT ${BIG_NUMBERS_COLUMNS} FROM ${BIG_NUMBERS_STAGE}`);
-    await connection.run(`DROP TABLE ${BIG_NUMBERS_STAGE}`);
+    await on.run(`INSERT INTO _values (${BIG_NUMBERS_COLUMNS}) SELECT ${BIG_NUMBERS_COLUMNS} FROM ${BIG_NUMBERS_STAGE}`);
+    await on.run(`DETACH ${BIG_NUMBERS_CATALOG}`);
   };
   // A staged table (an enum's, say) with a member that may hold a big number joins it from `_values`.
-  if (stagings.some((staging) => staging.plan.columns.some((column) => column.role.kind === 'value' && mayHoldBigNumber(column.role.declared, storage.dictionary)))) await moveBigNumbers();
+  if (stagings.some((staging) => staging.plan.columns.some((column) => column.role.kind === 'value' && mayHoldBigNumber(column.role.declared, storage.dictionary)))) await moveBigNumbers(connection);
   // The values the enum and LocalDateTime tables name that the pass left for later (an enum constant's name: a String).
   const named = await namedLaterValues(connection, stagings, moved ? undefined : BIG_NUMBERS_STAGE);
   await readNamedValues(duck, connection, storage, named, (message) => pass.problem(message));
@@ -96,7 +127,10 @@ export async function buildTables(duck: DuckModule, connection: DuckDBConnection
     if (named.length > 0) await connection.run(`DELETE FROM _values WHERE oid IN (${named.join(', ')})`);
   });
   if (schema === undefined) throw new Error('the tables were not finished');
-  return { ...schema, objects: pass.objects, problems: pass.problems, linkTypes: pass.linkTypes(), deferred: pass.deferred, moveBigNumbers: moved ? undefined : moveBigNumbers };
+  const bigNumbers: BigNumbersApart | undefined = moved
+    ? undefined
+    : { values: `(SELECT * FROM _values UNION ALL BY NAME SELECT ${BIG_NUMBERS_COLUMNS} FROM ${BIG_NUMBERS_STAGE})`, move: moveBigNumbers };
+  return { ...schema, objects: pass.objects, problems: pass.problems, linkTypes: pass.linkTypes(), deferred: pass.deferred, bigNumbers };
 }
 
 /** Whether a value member declared as `declared` may hold a BigDecimal or BigInteger (any type but a final value type or an enum may). */

@@ -61,6 +61,8 @@ export async function fillTypeTables(
    * `copyTypeTables`).
    */
   finish?: (staging: Staging) => Promise<void>,
+  /** What the join reads the values from: `_values`, or it with the build's big numbers not moved in yet (table-build.ts `BigNumbersApart`). */
+  values = '_values',
 ): Promise<void> {
   if (plans.length === 0) return;
   const byTypeId = new Map<bigint, FillTarget>();
@@ -122,7 +124,7 @@ export async function fillTypeTables(
       const table = quoteIdent(staging.plan.typeName);
       await inOneTransaction(connection, async () => {
         await connection.run(`DELETE FROM ${table}`);
-        await makeTypeRows(connection, staging.plan, staging.table, decimals, storage.dictionary, (select) => `INSERT INTO ${table} ${select}`, skipped.get(staging.plan));
+        await makeTypeRows(connection, staging.plan, staging.table, decimals, storage.dictionary, (select) => `INSERT INTO ${table} ${select}`, skipped.get(staging.plan), values);
       });
     }
   } finally {

@@ -187,10 +187,20 @@ function valueExpressionOf(decimals: ReadonlyMap<string, string>): (kind: ValueK
  */
 export const MAX_VALUE_JOINS = 8;
 
-/** A value member's join to `_values` (the rows of the types it can hold where the dictionary says which) and its column's expression. */
-function valueJoin(role: Extract<ColumnRole, { kind: 'value' }>, i: number, decimals: ReadonlyMap<string, string>, dictionary: TypeDictionary | undefined): { join: string; expression: string } {
+/**
+ * A value member's join to `_values` or `source` (a query of its columns that also holds the big numbers
+ * not moved into it yet, table-build.ts `BigNumbersApart`): the rows of the types it can hold where the
+ * dictionary says which; and its column's expression.
+ */
+function valueJoin(
+  role: Extract<ColumnRole, { kind: 'value' }>,
+  i: number,
+  decimals: ReadonlyMap<string, string>,
+  dictionary: TypeDictionary | undefined,
+  source = '_values',
+): { join: string; expression: string } {
   const ids = dictionary === undefined ? undefined : valueTypeIdsOf(role.declared, dictionary);
-  const values = ids === undefined ? '_values' : `(SELECT * FROM _values WHERE type_id IS NULL${ids.length === 0 ? '' : ` OR type_id IN (${ids.join(', ')})`})`;
+  const values = ids === undefined ? source : `(SELECT * FROM ${source} WHERE type_id IS NULL${ids.length === 0 ? '' : ` OR type_id IN (${ids.join(', ')})`})`;
   return { join: `LEFT JOIN ${values} v${i} ON v${i}.oid = s.c${i}`, expression: valueExpressionOf(decimals)(role.value, role.declared).replace(/\bv\./g, `v${i}.`) };
 }
 
@@ -207,6 +217,8 @@ export function typeTableSelect(
   dictionary?: TypeDictionary,
   resolved: ReadonlySet<number> = new Set(),
   skipped: ReadonlySet<number> = new Set(),
+  /** What the values are joined from: `_values`, or a query of its columns (`makeTypeRows`). */
+  values = '_values',
 ): string {
   const select = ['s._oid AS _oid', 's._type_id AS _type_id'];
   const joins: string[] = [];
@@ -216,7 +228,7 @@ export function typeTableSelect(
     if (skipped.has(i)) select.push(`NULL AS ${quoteIdent(column.name)}`);
     else if (resolved.has(i)) select.push(`s.r${i} AS ${quoteIdent(column.name)}`);
     else if (role.kind === 'value') {
-      const value = valueJoin(role, i, decimals, dictionary);
+      const value = valueJoin(role, i, decimals, dictionary, values);
       joins.push(value.join);
       select.push(`${value.expression} AS ${quoteIdent(column.name)}`);
     } else select.push(`s.c${i} AS ${quoteIdent(column.name)}`);
@@ -238,6 +250,11 @@ export async function makeTypeRows(
   dictionary: TypeDictionary | undefined,
   into: (select: string) => string,
   skipped: ReadonlySet<number> = new Set(),
+  /**
+   * What the values are joined from: `_values`, or a query of its columns that also holds the
+   * build's big numbers not moved into it yet (table-build.ts `BigNumbersApart`).
+   */
+  values = '_values',
 ): Promise<number> {
   const members = plan.columns.flatMap((column, i) => (column.role.kind === 'value' && !skipped.has(i) ? [i] : []));
   const resolved = new Set<number>();
@@ -250,7 +267,7 @@ export async function makeTypeRows(
       const joins: string[] = [];
       const columns: string[] = [];
       for (const i of members.slice(from, from + MAX_VALUE_JOINS)) {
-        const value = valueJoin(plan.columns[i]!.role as Extract<ColumnRole, { kind: 'value' }>, i, decimals, dictionary);
+        const value = valueJoin(plan.columns[i]!.role as Extract<ColumnRole, { kind: 'value' }>, i, decimals, dictionary, values);
         joins.push(value.join);
         columns.push(`${value.expression} AS r${i}`);
       }
@@ -261,7 +278,7 @@ export async function makeTypeRows(
       for (const i of members.slice(from, from + MAX_VALUE_JOINS)) resolved.add(i);
     }
     // The rows the statement wrote (DuckDB answers INSERT, CREATE TABLE AS and COPY with their count).
-    const reader = await connection.runAndReadAll(into(typeTableSelect(plan, source, decimals, dictionary, resolved, skipped)));
+    const reader = await connection.runAndReadAll(into(typeTableSelect(plan, source, decimals, dictionary, resolved, skipped, values)));
     return Number(reader.getRows()[0]?.[0] ?? 0);
   } finally {
     for (const step of steps) await connection.run(`DROP TABLE IF EXISTS ${step}`).catch(() => undefined);

@@ -3,21 +3,34 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { BuiltTables } from '../../../src/sql/built-tables.js';
 import { SqlEngine } from '../../../src/sql/sql-engine.js';
 import { Storage } from '../../../src/storage/storage.js';
 import { StorageWriter } from '../../../src/writer/storage-writer.js';
 import { enumMembers, reflectiveMembers } from '../../../src/writer/type-definitions.js';
 
 /**
- * The base pass stages the big numbers apart and moves them into `_values` after the build,
- * beside the first statement's fill (fills/table-build.ts): a table the build makes itself (an
- * enum's) that has a big-number member gets them before it is made; a type table filled for a
- * statement joins them once they are there; `_values` and the BigDecimal view hold every one. A
- * move that fails makes the engine build again, it does not fail every later statement.
+ * The base pass stages the big numbers apart and moves them into `_values` only when something
+ * needs `_values` whole (fills/table-build.ts `BigNumbersApart`, built-tables.ts
+ * `valuesComplete`): a table the build makes itself (an enum's) that has a big-number member gets
+ * them before it is made; a type table filled for a statement joins them where they are, moving
+ * nothing; `_values` and the BigDecimal view hold every one. A move that fails makes the engine
+ * build again, it does not fail every later statement.
  */
 
 /** The build's move of the big numbers into `_values` (table-build.ts), whatever columns it names. */
-const isTheMove = (sql: string): boolean => sql.startsWith('INSERT INTO _values') && sql.endsWith('FROM __big_numbers');
+const isTheMove = (sql: string): boolean => sql.startsWith('INSERT INTO _values') && sql.endsWith('FROM __big_numbers_apart.big_numbers');
+
+/** Counts the moves the engines run from now on (the statements themselves run for real); `restore` ends the count. */
+function countMoves(): { readonly count: () => number; readonly restore: () => void } {
+  const run = DuckDBConnection.prototype.run;
+  let moves = 0;
+  const spy = vi.spyOn(DuckDBConnection.prototype, 'run').mockImplementation(function (this: DuckDBConnection, sql, ...rest) {
+    if (isTheMove(sql)) moves++;
+    return run.call(this, sql, ...rest);
+  });
+  return { count: () => moves, restore: () => spy.mockRestore() };
+}
 
 let work: string;
 let storage: Storage;
@@ -101,6 +114,66 @@ describe('big numbers staged apart by the build', () => {
   });
 });
 
+describe('big numbers left apart until _values is read', () => {
+  it('a statement on a type table joins them where they are and moves nothing; one on _values moves them, once', async () => {
+    const prices = await pricesOnly();
+    const moves = countMoves();
+    const e = new SqlEngine({ storage: prices.storage });
+    try {
+      const query = 'SELECT _oid, price FROM "t.Item" ORDER BY _oid';
+      const expected = prices.items.map((id, i) => [String(id), ['3.10', '4.20', '5.30'][i]!]);
+      expect(await cells(e, query)).toEqual(expected);
+      expect(moves.count()).toBe(0);
+      expect(await cells(e, `SELECT text FROM _values WHERE text IN ('3.10', '4.20', '5.30') ORDER BY text`)).toEqual([['3.10'], ['4.20'], ['5.30']]);
+      expect(moves.count()).toBe(1);
+      expect(await cells(e, `SELECT count(*) FROM "java.math.BigDecimal" WHERE text IN ('3.10', '4.20', '5.30')`)).toEqual([['3']]);
+      expect(await cells(e, query)).toEqual(expected);
+      expect(moves.count()).toBe(1);
+    } finally {
+      moves.restore();
+      await e.close();
+      await prices.storage.close();
+    }
+  });
+
+  it('a move asked for while a type fill joins them apart waits for that join', async () => {
+    const prices = await pricesOnly();
+    // The type fill's join held until the statement on `_values` has asked for the move (states, not times).
+    const run = DuckDBConnection.prototype.run;
+    const order: string[] = [];
+    let joining!: () => void;
+    const joinStarted = new Promise<void>((resolve) => (joining = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const spy = vi.spyOn(DuckDBConnection.prototype, 'run').mockImplementation(function (this: DuckDBConnection, sql, ...rest) {
+      if (sql.startsWith('INSERT INTO "t.Item"')) {
+        joining();
+        return released.then(() => run.call(this, sql, ...rest)).finally(() => order.push('join'));
+      }
+      if (isTheMove(sql)) order.push('move');
+      return run.call(this, sql, ...rest);
+    });
+    const asked = vi.spyOn(BuiltTables.prototype, 'valuesComplete');
+    const e = new SqlEngine({ storage: prices.storage });
+    try {
+      const expected = prices.items.map((id, i) => [String(id), ['3.10', '4.20', '5.30'][i]!]);
+      const item = cells(e, 'SELECT _oid, price FROM "t.Item" ORDER BY _oid');
+      await joinStarted;
+      const values = cells(e, `SELECT text FROM _values WHERE text IN ('3.10', '4.20', '5.30') ORDER BY text`);
+      await vi.waitFor(() => expect(asked).toHaveBeenCalled());
+      release();
+      expect(await item).toEqual(expected);
+      expect(await values).toEqual([['3.10'], ['4.20'], ['5.30']]);
+      expect(order).toEqual(['join', 'move']);
+    } finally {
+      spy.mockRestore();
+      asked.mockRestore();
+      await e.close();
+      await prices.storage.close();
+    }
+  });
+});
+
 /** A storage whose only big numbers are the Items' prices: no table the build makes needs them, so they are moved after it. */
 let pricesMade = 0;
 async function pricesOnly(): Promise<{ storage: Storage; items: bigint[] }> {
@@ -140,7 +213,8 @@ describe('a move of the big numbers that fails', () => {
     });
     const e = new SqlEngine({ storage: prices.storage });
     try {
-      const query = 'SELECT _oid, price FROM "t.Item" ORDER BY _oid';
+      // The BigDecimal view reads `_values`: the move is made for it.
+      const query = `SELECT text, count(*) FROM "java.math.BigDecimal" WHERE text IN ('3.10', '4.20', '5.30') GROUP BY text ORDER BY text`;
       let first: string[][] | string;
       try {
         first = await cells(e, query).catch((error: Error) => error.message);
@@ -148,16 +222,16 @@ describe('a move of the big numbers that fails', () => {
         spy.mockRestore();
       }
       expect(failures).toBe(1);
-      const expected = prices.items.map((id, i) => [String(id), ['3.10', '4.20', '5.30'][i]!]);
+      const expected = [
+        ['3.10', '1'],
+        ['4.20', '1'],
+        ['5.30', '1'],
+      ];
       // Before, this statement and every later one failed with the move's error for as long as
       // the storage stayed the same.
       const later = await cells(e, query).catch((error: Error) => error.message);
       expect({ first, later }).toEqual({ first: expected, later: expected });
-      expect(await cells(e, `SELECT text, count(*) FROM "java.math.BigDecimal" WHERE text IN ('3.10', '4.20', '5.30') GROUP BY text ORDER BY text`)).toEqual([
-        ['3.10', '1'],
-        ['4.20', '1'],
-        ['5.30', '1'],
-      ]);
+      expect(await cells(e, 'SELECT _oid, price FROM "t.Item" ORDER BY _oid')).toEqual(prices.items.map((id, i) => [String(id), ['3.10', '4.20', '5.30'][i]!]));
     } finally {
       await e.close();
       await prices.storage.close();
@@ -187,7 +261,7 @@ describe('a move of the big numbers that fails', () => {
     });
     const e = new SqlEngine({ storage: prices.storage });
     try {
-      const query = 'SELECT _oid, price FROM "t.Item" ORDER BY _oid';
+      const query = `SELECT text FROM _values WHERE text IN ('3.10', '4.20', '5.30') ORDER BY text`;
       let failed: Error | undefined;
       try {
         await cells(e, query).catch((error: Error) => (failed = error));
@@ -198,7 +272,7 @@ describe('a move of the big numbers that fails', () => {
       expect(failures).toBe(3);
       expect(failed?.message).toBe('the SQL tables could not be built: IO Error: Could not write file "<sql-tables>/tables.duckdb.wal": No space left on device');
       expect(failed?.name).toBe('Error');
-      expect(await cells(e, query)).toEqual(prices.items.map((id, i) => [String(id), ['3.10', '4.20', '5.30'][i]!]));
+      expect(await cells(e, query)).toEqual([['3.10'], ['4.20'], ['5.30']]);
       // The broken builds' databases are gone, the working one's only is left.
       expect(readdirSync(temp).filter((name) => name.startsWith('storage-inspector-sql-'))).toHaveLength(1);
     } finally {
@@ -210,8 +284,9 @@ describe('a move of the big numbers that fails', () => {
   });
 
   it('is waited for by statements at once, one of them cancelled meanwhile: the others and later ones get every row', async () => {
-    // The cancel interrupts the cancelled statement's own connection, never the build's, on which
-    // the move runs; here the cancel comes while the move is held back before DuckDB gets it.
+    // The cancel interrupts the cancelled statement's own connection, never the one the move
+    // runs on; here the cancel comes while the move is held back before DuckDB gets it. The
+    // statement on the type table, asked for while the move is under way, waits for it.
     const prices = await pricesOnly();
     // The move held until the statements below wait for it (a state, not a time).
     const run = DuckDBConnection.prototype.run;
@@ -229,7 +304,7 @@ describe('a move of the big numbers that fails', () => {
       const query = 'SELECT _oid, price FROM "t.Item" ORDER BY _oid';
       const expected = prices.items.map((id, i) => [String(id), ['3.10', '4.20', '5.30'][i]!]);
       const cancel = new AbortController();
-      const first = e.query(query, { limit: 100, signal: cancel.signal }).then(
+      const first = e.query(`SELECT count(*) FROM _values WHERE text IN ('3.10', '4.20', '5.30')`, { limit: 100, signal: cancel.signal }).then(
         () => 'answered',
         (error: Error) => error.message,
       );
