@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
+import { request, type ServerResponse } from 'node:http';
 import { connect, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -164,6 +164,41 @@ describe('an NDJSON export whose client stops reading', () => {
     const problem = JSON.parse(refused.body) as { title: string; detail: string };
     expect(problem.title).toBe('Server Busy');
     expect(problem.detail).toContain(`at or above its limit of ${CAPACITY} bytes (--max-unsent-bytes)`);
+  });
+
+  it('whose client leaves while it waits for room before its first byte is no server error: 499 to no one, a debug line, no warning', { timeout: 120_000 }, async () => {
+    // The budget full by state, as above (corked stalled exports, nothing ends them); no bound on
+    // the wait for room either, so that only the client's leaving ends it. Before, the wait's
+    // AbortError reached the API's error handler, which threw on its numeric code, and fastify's
+    // default handler answered 500.
+    const logged: string[] = [];
+    const logger = { level: 'debug', stream: { write: (line: string) => void logged.push(line) } };
+    const { port, served } = await serve({ stallTimeoutMs: 0, requestTimeoutMs: 0, logger });
+    served.server.setTimeout(0);
+    let corked = 0;
+    served.server.on('connection', (socket: Socket) => {
+      if (corked++ < STALLED) socket.cork();
+    });
+    const exports: ServerResponse[] = [];
+    served.server.on('request', (req: { url?: string }, res: ServerResponse) => {
+      if (req.url === exportPath) exports.push(res);
+    });
+    for (let i = 0; i < STALLED; i++) stalledReader(port);
+    await expect.poll(() => corked, { timeout: 30_000, interval: 20 }).toBe(STALLED);
+    await expect.poll(() => served.unsentAnswers.held, { timeout: 30_000, interval: 50 }).toBeGreaterThanOrEqual(CAPACITY);
+    const leaving = connect(port, '127.0.0.1', () => leaving.write(`GET ${exportPath} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`));
+    leaving.on('error', () => undefined);
+    open.sockets.push(leaving);
+    // Its request is in and has no status line: it waits for room (or is on its way to; a client
+    // gone before the wait ends it at once the same way).
+    await expect.poll(() => exports.length, { timeout: 30_000, interval: 20 }).toBe(STALLED + 1);
+    const left = exports[STALLED]!;
+    expect(left.headersSent).toBe(false);
+    leaving.destroy();
+    await expect.poll(() => left.statusCode, { timeout: 30_000, interval: 20 }).toBe(499);
+    const entries = logged.map((line) => JSON.parse(line) as { level: number; msg: string; url?: string });
+    expect(entries.filter((entry) => entry.msg.includes('the client went away')).map((entry) => [entry.level, entry.url])).toEqual([[20, exportPath]]);
+    expect(entries.filter((entry) => entry.level >= 40).map((entry) => entry.msg)).toEqual([]);
   });
 
   it('is ended after --stall-timeout also when its own unsent bytes fill the budget', { timeout: 60_000 }, async () => {
