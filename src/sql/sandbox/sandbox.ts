@@ -5,6 +5,7 @@ import { invalid, SqlError } from './sql-error.js';
 import { checkStatement, type AllowedTables, type CheckedStatement } from './statement-check.js';
 import { TemporaryDirectoryError, temporaryDirectory } from './temporary-directory.js';
 import { removeAtExit } from './remove-while-written.js';
+import { attachKeptDatabase, ownKeptTables } from './kept-database.js';
 
 export { invalid, SqlError } from './sql-error.js';
 
@@ -31,11 +32,12 @@ export interface SandboxOptions {
   readonly allowFiles?: boolean;
   readonly threads?: number;
   /**
-   * Puts a database into place before DuckDB opens it (`file`, inside the private directory):
-   * a copy of the cached tables (table-cache.ts); false when it did not, and DuckDB starts an
-   * empty one. Opened and locked exactly as a new one.
+   * A kept database to read the tables from (a cache entry's, table-cache.ts; given the private
+   * directory): attached read-only where it lies, never copied, its tables views of the private
+   * database (kept-database.ts); undefined when there is none, and DuckDB starts an empty one.
+   * Locked exactly as a new one.
    */
-  readonly seed?: (file: string) => Promise<boolean>;
+  readonly seed?: (privateDirectory: string) => Promise<string | undefined>;
 }
 
 export interface Sandbox {
@@ -61,8 +63,13 @@ export interface Sandbox {
   readonly allowed: AllowedTables;
   /** The database file (inside `tempDirectory`). */
   readonly databaseFile: string;
-  /** Whether `seed` put a database into place. */
+  /** Whether `seed` gave a kept database, attached. */
   readonly seeded: boolean;
+  /**
+   * The kept database's tables copied into the private one (kept-database.ts `ownKeptTables`):
+   * before the first fill writes and before the database file is kept; nothing when none is attached.
+   */
+  ownKeptTables(connection: DuckDBConnection): Promise<void>;
   /** File access left on (`SandboxOptions.allowFiles`): our own code may stage Parquet in `tempDirectory` for DuckDB to read. */
   readonly allowFiles: boolean;
   /**
@@ -119,10 +126,24 @@ export async function openSandbox(duck: DuckModule, options: SandboxOptions): Pr
   const databaseFile = join(tempDirectory, 'tables.duckdb');
   let seeded = false;
   try {
-    seeded = options.seed === undefined ? false : await options.seed(databaseFile);
+    const kept = options.seed === undefined ? undefined : await options.seed(tempDirectory);
     // A database file of its own in the private directory, not `:memory:`: DuckDB compresses
     // the tables it writes there and keeps only what the memory limit allows in memory.
     instance = await duck.DuckDBInstance.create(databaseFile, config);
+    if (kept !== undefined) {
+      try {
+        const connection = await instance.connect();
+        try {
+          await attachKeptDatabase(connection, kept, tempDirectory);
+        } finally {
+          connection.closeSync();
+        }
+      } catch (error) {
+        instance.closeSync();
+        throw error;
+      }
+      seeded = true;
+    }
   } catch (error) {
     rmSync(tempDirectory, { recursive: true, force: true });
     removedAtExit(tempDirectory, false);
@@ -141,6 +162,7 @@ export async function openSandbox(duck: DuckModule, options: SandboxOptions): Pr
     get allowed() {
       return allowed;
     },
+    ownKeptTables: (connection) => (seeded ? ownKeptTables(connection) : Promise.resolve()),
     async lock(connection, readable = []) {
       allowed = await tablesOf(connection);
       if (options.allowFiles === true) return;
