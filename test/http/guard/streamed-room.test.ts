@@ -1,9 +1,9 @@
-import { createServer, request, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { request, type ServerResponse } from 'node:http';
+import { describe, expect, it, vi } from 'vitest';
 import { RequestLimitError } from '../../../src/http/guard/limits.js';
 import { ClientGone, roomBeforeStream, roomForMore } from '../../../src/http/guard/streamed-room.js';
 import { UnsentAnswers } from '../../../src/http/guard/unsent-answers.js';
+import { heldResponses } from '../../helpers/serving/held-responses.js';
 
 /**
  * The room a streamed answer takes in the unsent-bytes budget (streamed-room.ts), on real
@@ -13,16 +13,7 @@ import { UnsentAnswers } from '../../../src/http/guard/unsent-answers.js';
  * ends (it fails at its five seconds), not a timing asserted.
  */
 
-let server: Server;
-const pending: ((response: ServerResponse) => void)[] = [];
-beforeAll(async () => {
-  server = createServer((_request, response) => pending.shift()!(response));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-});
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+const server = heldResponses();
 
 vi.setConfig({ testTimeout: 5_000 });
 
@@ -31,8 +22,8 @@ const MINUTES = 10 * 60_000;
 
 /** A response of the server, not yet answered; `leave` destroys its client's socket. */
 async function response(): Promise<{ response: ServerResponse; leave: () => void }> {
-  const handed = new Promise<ServerResponse>((resolve) => pending.push(resolve));
-  const client = request({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, agent: false }, (answer) => answer.resume());
+  const handed = server.handed();
+  const client = request({ host: '127.0.0.1', port: server.port(), agent: false }, (answer) => answer.resume());
   client.on('error', () => undefined);
   client.end();
   return { response: await handed, leave: () => client.destroy() };

@@ -1,23 +1,15 @@
 import { getEventListeners } from 'node:events';
-import { createServer, request, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { request, type ServerResponse } from 'node:http';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_MAX_UNSENT_BYTES, UnsentAnswers } from '../../../src/http/guard/unsent-answers.js';
+import { heldResponses } from '../../helpers/serving/held-responses.js';
 
 /**
  * The bytes of answers not yet taken by their clients (unsent-answers.ts), on real responses of a
  * loopback server: what is counted and when it is released, streamed answers, and `room`.
  */
 
-let server: Server;
-const pending: ((response: ServerResponse) => void)[] = [];
-beforeAll(async () => {
-  server = createServer((_request, response) => pending.shift()!(response));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-});
-afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+const server = heldResponses();
 afterEach(() => {
   vi.useRealTimers();
 });
@@ -27,9 +19,9 @@ vi.setConfig({ testTimeout: 5_000 });
 
 /** A response of the server, not yet answered; `done` resolves once the client has read it all. */
 async function response(): Promise<{ response: ServerResponse; done: Promise<string> }> {
-  const handed = new Promise<ServerResponse>((resolve) => pending.push(resolve));
+  const handed = server.handed();
   const done = new Promise<string>((resolve, reject) => {
-    const client = request({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, agent: false }, (answer) => {
+    const client = request({ host: '127.0.0.1', port: server.port(), agent: false }, (answer) => {
       let body = '';
       answer.on('data', (chunk: Buffer) => (body += chunk.toString()));
       answer.on('end', () => resolve(body));
