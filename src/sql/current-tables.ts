@@ -41,7 +41,10 @@ export async function tablesOfCurrentState(options: StateTablesOptions, memoryLi
   const storage = options.storage;
   const cache = options.cache;
   const started = performance.now();
-  const buildOptions = { memoryLimitBytes, allowFiles: options.allowFiles === true, everyValue: options.everyValueFirst === true, onProgress: options.onBuildProgress, onProblem: options.onProblem };
+  // Without a cache the database is never kept: written uncompressed (sandbox.ts `neverKept`). Not
+  // for our exports, which may fill every table: their private file's size at 100M was not measured.
+  const neverKept = cache === undefined && options.allowFiles !== true;
+  const buildOptions = { memoryLimitBytes, allowFiles: options.allowFiles === true, everyValue: options.everyValueFirst === true, onProgress: options.onBuildProgress, onProblem: options.onProblem, neverKept };
   const graphOf = async (): Promise<GraphIndex | undefined> => options.graph?.();
   if (cache !== undefined) {
     // The key and the entry's attach in one gate: the state the key names is the state the tables serve.

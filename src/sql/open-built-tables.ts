@@ -28,6 +28,8 @@ export interface BuildOptions {
   readonly everyValue?: boolean | undefined;
   readonly onProgress?: ((progress: RecordPassProgress) => void) | undefined;
   readonly onProblem?: ((message: string) => void) | undefined;
+  /** No cache: the build's database is never kept, so it need not be compressed (sandbox.ts `neverKept`). */
+  readonly neverKept?: boolean | undefined;
 }
 
 /**
@@ -43,7 +45,7 @@ export async function buildTablesOfState(
   options: BuildOptions,
 ): Promise<{ built: BuiltTables; objects: number; problems: number }> {
   const generation = storage.generation;
-  const sandbox = await openSandbox(duck, { memoryLimitBytes: options.memoryLimitBytes, storageDirectory: storage.directory, allowFiles: options.allowFiles });
+  const sandbox = await openSandbox(duck, { memoryLimitBytes: options.memoryLimitBytes, storageDirectory: storage.directory, allowFiles: options.allowFiles, neverKept: options.neverKept });
   try {
     const connection = await sandbox.instance.connect();
     try {

@@ -32,6 +32,16 @@ export interface SandboxOptions {
   readonly allowFiles?: boolean;
   readonly threads?: number;
   /**
+   * The database is never kept (a statement's engine without a cache, `sql --no-cache`): its file
+   * goes with the private directory at close, so DuckDB writes its blocks uncompressed
+   * (`force_compression`, which DuckDB lists among its debug settings). Why: compressing a fill's
+   * rows as they are written (1.79M of a type at 10M) cost DuckDB's threads more than the bytes
+   * saved on a file no one copies. The memory limit bounds memory as before (blocks are evicted
+   * to the file either way); the file is larger (at 10M, books per tag: about 60 MB against 10).
+   * A database that may be kept (copied into the cache) is compressed as always.
+   */
+  readonly neverKept?: boolean | undefined;
+  /**
    * A kept database to read the tables from (a cache entry's, table-cache.ts; given the private
    * directory): attached read-only where it lies, never copied, its tables views of the private
    * database (kept-database.ts); undefined when there is none, and DuckDB starts an empty one.
@@ -122,6 +132,7 @@ export async function openSandbox(duck: DuckModule, options: SandboxOptions): Pr
     allocator_background_threads: 'true',
   };
   if (options.threads !== undefined) config.threads = String(options.threads);
+  if (options.neverKept === true) config.force_compression = 'uncompressed';
   let instance: DuckDBInstance;
   const databaseFile = join(tempDirectory, 'tables.duckdb');
   let seeded = false;

@@ -127,6 +127,24 @@ describe('the settings DuckDB is opened with', () => {
     connection.closeSync();
   });
 
+  it('writes its blocks uncompressed only when its database is never kept (no cache), compressed otherwise', async () => {
+    /** The compressions DuckDB chose for a table of a few row groups of repeated values, written out. */
+    const compressions = async (options: Partial<SandboxOptions>): Promise<string[]> => {
+      const connection = await (await open(options)).instance.connect();
+      try {
+        await connection.run("CREATE TABLE t AS SELECT i % 7 AS n, 'tag-' || (i % 5) AS tag, (i % 11) * 0.5 AS price FROM range(300000) r(i)");
+        await connection.run('CHECKPOINT');
+        const rows = (await connection.runAndReadAll("SELECT DISTINCT compression FROM pragma_storage_info('t') WHERE segment_type <> 'VALIDITY' ORDER BY 1")).getRows();
+        expect((await connection.runAndReadAll('SELECT count(*), sum(n), sum(price) FROM t')).getRows()[0]!.map(String)).toEqual(['300000', '899997', '749994.0']);
+        return rows.map((row) => String(row[0]));
+      } finally {
+        connection.closeSync();
+      }
+    };
+    expect(await compressions({ neverKept: true })).toEqual(['Uncompressed']);
+    for (const options of [{}, { neverKept: false }]) expect(await compressions(options)).not.toContain('Uncompressed');
+  });
+
   it('cannot make its private directory again by spilling once it was removed (at exit, while DuckDB still runs)', async () => {
     const sandbox = await open({ memoryLimitBytes: 16 * 1024 ** 2, threads: 1 });
     const connection = await sandbox.instance.connect();
