@@ -36,11 +36,8 @@ export interface LinkTablesHost {
   readonly linkTypes: ReadonlyMap<bigint, LinkType>;
   readonly ledger: FillLedger;
   readonly turns: WriteTurns;
-  /**
-   * built-tables.ts `inBuiltState`: `work` while the storage stays in the built state, after
-   * `_values` is moved. `reads`: `work` writes no table a kept database holds (no copy of them first).
-   */
-  inBuiltState(work: (connection: DuckDBConnection) => Promise<void>, reads?: boolean): Promise<boolean>;
+  /** built-tables.ts `inBuiltState`: `work` while the storage stays in the built state, after `_values` is moved. */
+  inBuiltState(work: (connection: DuckDBConnection) => Promise<void>): Promise<boolean>;
   /** The `_values` rows of every value type the build left for later made; false as `ready`. */
   laterValues(duck: DuckModule): Promise<boolean>;
   onProblem(message: string): void;
@@ -184,12 +181,11 @@ export class BuiltLinkTables {
           rows.set(table, Number(reader.getRows()[0]![0]));
         }
       };
-      return (await this.linkTables(duck)) && (await this.host.inBuiltState(copy, true)) ? rows : undefined;
+      return (await this.linkTables(duck)) && (await this.host.inBuiltState(copy)) ? rows : undefined;
     }
-    // Written by a pass into files through helper tables of its own: no kept table written.
     const done = await this.host.inBuiltState(async (connection) => {
       rows = await writeLinkTablesAsParquet(connection, this.host.storage, this.host.linkTypes, files);
-    }, true);
+    });
     if (!done) return undefined;
     if (fill !== undefined && this.host.sandbox.allowFiles && this.linkFiles === undefined && LINK_TABLE_NAMES.every((table) => files.has(table) && rows.has(table))) {
       fill.filling?.();

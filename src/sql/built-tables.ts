@@ -82,8 +82,6 @@ export class BuiltTables {
   /** Why the move failed (DuckDB out of memory, a full disk): this build is broken, the engine builds again. */
   private moveFailure: Error | undefined;
   private readonly turns = new WriteTurns();
-  /** The kept database's tables copied into the private one (sandbox.ts `ownKeptTables`), once, when first needed. */
-  private keptOwned: Promise<void> | undefined;
   /**
    * `_objects` being written straight into a file (`copyObjects`), settled when done: a fill of
    * the table waits for it (both passes make the same helper tables, `__types` and the others:
@@ -121,7 +119,7 @@ export class BuiltTables {
       linkTypes,
       ledger: this.ledger,
       turns: this.turns,
-      inBuiltState: (work, reads) => this.inBuiltState(work, true, reads),
+      inBuiltState: (work) => this.inBuiltState(work),
       laterValues: (duck) => this.values(duck, this.laterValueTypes()),
       onProblem: (message) => this.onProblem(message),
       keepAnew: () => {
@@ -230,8 +228,6 @@ export class BuiltTables {
     }
     return this.turns.alone(async () => {
       if (this.ledger.filled.size === this.keptFilled) return undefined;
-      // The file alone must be the whole database: a kept entry's tables it only had as views, copied.
-      await this.ownKept();
       if (this.keptFilled >= 0 || this.ledger.filled.size > 0) {
         const connection = await this.sandbox.instance.connect();
         try {
@@ -407,8 +403,7 @@ export class BuiltTables {
       rows.set(staging.plan.typeName, count);
       told.written?.(staging.plan.typeName, count);
     };
-    // Staged into tables of its own and copied out: no kept table written.
-    const done = await this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, plans, this.decimals, this.onProblem, new Map(), false, this.valuesComplete(), (staging) => finish(connection, staging)), false, true);
+    const done = await this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, plans, this.decimals, this.onProblem, new Map(), false, this.valuesComplete(), (staging) => finish(connection, staging)), false);
     tell();
     return done ? rows : undefined;
   }
@@ -425,20 +420,16 @@ export class BuiltTables {
       const copy = async (connection: DuckDBConnection): Promise<void> => {
         rows = Number((await connection.runAndReadAll(`COPY (SELECT * FROM _objects) TO ${quoteText(file)} (${EXPORT_PARQUET_OPTIONS})`)).getRows()[0]![0]);
       };
-      return (await this.objectsTable(duck)) && (await this.inBuiltState(copy, true, true)) ? rows : undefined;
+      return (await this.objectsTable(duck)) && (await this.inBuiltState(copy)) ? rows : undefined;
     }
     // Noted before the first await: a statement's fill asked for from now on waits for it.
     const copied = (async (): Promise<boolean> => {
       await this.objectsCopied;
       const graph = await this.graph();
       if (graph !== undefined) await dominatorsSettled(graph);
-      return this.inBuiltState(
-        async (connection) => {
-          rows = await copyObjectRows(duck, connection, this.storage, graph, this.sandbox.tempDirectory, file);
-        },
-        true,
-        true,
-      );
+      return this.inBuiltState(async (connection) => {
+        rows = await copyObjectRows(duck, connection, this.storage, graph, this.sandbox.tempDirectory, file);
+      });
     })();
     this.objectsCopied = copied.catch(() => undefined);
     return (await copied) ? rows : undefined;
@@ -464,40 +455,15 @@ export class BuiltTables {
   }
 
   /**
-   * The tables of a kept database copied into the private one (open-built-tables.ts attaches it
-   * read-only), once: what a fill writes must be a table of its own. A run that only reads never
-   * pays for it.
-   */
-  private ownKept(): Promise<void> {
-    if (!this.sandbox.seeded) return Promise.resolve();
-    this.keptOwned ??= (async () => {
-      const connection = await this.sandbox.instance.connect();
-      try {
-        await this.sandbox.ownKeptTables(connection);
-      } finally {
-        connection.closeSync();
-      }
-    })().catch((error: unknown) => {
-      // Tried again by the next fill or keep.
-      this.keptOwned = undefined;
-      throw error;
-    });
-    return this.keptOwned;
-  }
-
-  /**
    * Runs `work` on a connection of its own while the storage stays in the state the tables were
-   * built from (its consistency gate); false, having done nothing, when it has moved on. `reads`:
-   * `work` writes no table a kept database holds (only tables of its own, or files), so those
-   * need not be copied first (`ownKept`).
+   * built from (its consistency gate); false, having done nothing, when it has moved on.
    */
-  private async inBuiltState(work: (connection: DuckDBConnection) => Promise<void>, afterValues = true, reads = false): Promise<boolean> {
+  private async inBuiltState(work: (connection: DuckDBConnection) => Promise<void>, afterValues = true): Promise<boolean> {
     // Every fill but a type fill reads (or, the value fills, writes) `_values` with every row of the build.
     if (afterValues) await this.valuesComplete();
     return this.turns.shared(() =>
       this.storage.consistent(async () => {
         if (this.storage.generation !== this.generation) return false;
-        if (!reads) await this.ownKept();
         const connection = await this.sandbox.instance.connect();
         try {
           await work(connection);

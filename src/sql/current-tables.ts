@@ -47,11 +47,11 @@ export async function tablesOfCurrentState(options: StateTablesOptions, memoryLi
   const buildOptions = { memoryLimitBytes, allowFiles: options.allowFiles === true, everyValue: options.everyValueFirst === true, onProgress: options.onBuildProgress, onProblem: options.onProblem, neverKept };
   const graphOf = async (): Promise<GraphIndex | undefined> => options.graph?.();
   if (cache !== undefined) {
-    // The key and the entry's attach in one gate: the state the key names is the state the tables serve.
+    // The key and the copy in one gate: the state the key names is the state the tables serve.
     const hit = await storage.consistent(async () => {
       const key = await stateKeyOf(duck, options);
       if (key === undefined) return undefined;
-      const built = await openKeptTables(duck, storage, graphOf, buildOptions, (links) => cache.take(key.key, links), () => cache.drop(key.key));
+      const built = await openKeptTables(duck, storage, graphOf, buildOptions, (file, links) => cache.take(key.key, file, links), () => cache.drop(key.key));
       return built === undefined ? undefined : { built, key };
     });
     if (hit !== undefined) {

@@ -4,7 +4,6 @@ import { loadDuck } from './duck-module.js';
 import type { BuiltTables, LinkFill, TypeCopyEvents } from './built-tables.js';
 import type { EngineBuilds } from './engine-builds.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { KEPT_CATALOG } from './sandbox/kept-database.js';
 
 /**
  * What our own code asks of an engine's tables besides statements (sql-engine.ts's methods of the
@@ -48,10 +47,7 @@ async function withConnection<T>(builds: EngineBuilds, work: (built: BuiltTables
 export async function tableRowEstimates(builds: EngineBuilds): Promise<Map<string, number>> {
   return withConnection(builds, async (built, connection) => {
     await built.settled();
-    // A kept database's tables read where they lie are views of the main catalog (sandbox/kept-database.ts): theirs counted.
-    const reader = await connection.runAndReadAll(
-      `SELECT table_name, estimated_size FROM duckdb_tables() WHERE schema_name = 'main' AND (database_name = current_database() OR (database_name = '${KEPT_CATALOG}' AND table_name IN (SELECT view_name FROM duckdb_views() WHERE database_name = current_database() AND contains(sql, '${KEPT_CATALOG}.main.'))))`,
-    );
+    const reader = await connection.runAndReadAll(`SELECT table_name, estimated_size FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main'`);
     return new Map(reader.getRows().map((r) => [String(r[0]), Number(r[1])]));
   });
 }

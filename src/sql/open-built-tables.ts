@@ -1,5 +1,4 @@
-import { realpathSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { GraphIndex } from '../graph/model/graph-index.js';
 import { GIGAMAP } from '../gigamap/gigamap-type-names.js';
 import { readableTypeName } from '../inspect/type-names.js';
@@ -10,7 +9,7 @@ import type { DuckModule } from './duck-module.js';
 import type { SchemaTable } from './tables/finish-tables.js';
 import { openSandbox, type Sandbox } from './sandbox/sandbox.js';
 import { buildTables, plansOf } from './fills/table-build.js';
-import type { TakenTables } from './cache/table-cache.js';
+import type { CachedTables, TakenTables } from './cache/table-cache.js';
 import { KeptLinkFiles } from './kept-link-files.js';
 import { BuiltTables, MAX_KEPT_MESSAGES } from './built-tables.js';
 import { LINK_DIRECTORY } from './built-link-tables.js';
@@ -74,44 +73,44 @@ export async function buildTablesOfState(
 }
 
 /**
- * The tables of the storage's current state from a kept database (`take` finds the entry; the
- * new sandbox attaches its database read-only where it lies, sandbox/kept-database.ts, and its
- * tables are copied into the private database only before a fill first writes or the database
- * is kept again; the link tables' Parquet files, if the entry kept them so, go into `links/`
- * beside it only when first needed, kept-link-files.ts: the lock lets DuckDB read exactly those
- * files, and `_elements` and `_references` become views over them then); undefined when there is
- * none, or it cannot be opened (then `onProblem` hears why, and `drop` removes the entry, so that
- * the tables built instead replace it). Run inside the storage's consistency gate, with the key
- * taken there.
+ * The tables of the storage's current state from a kept database (`take` copies it into the
+ * new sandbox's private directory; the link tables' Parquet files, if the entry kept them so, go
+ * into `links/` beside it only when first needed, kept-link-files.ts: the lock lets DuckDB read
+ * exactly those files, and `_elements` and `_references` become views over them then); undefined when there is none, or it cannot be opened (then
+ * `onProblem` hears why, and `drop` removes the entry, so that the tables built instead replace
+ * it). Run inside the storage's consistency gate, with the key taken there.
  */
 export async function openKeptTables(
   duck: DuckModule,
   storage: Storage,
   graph: () => Promise<GraphIndex | undefined>,
   options: BuildOptions,
-  take: (linkDirectory: string) => Promise<TakenTables | undefined>,
+  take: (file: string, linkDirectory: string) => Promise<TakenTables | undefined>,
   drop: () => Promise<void>,
 ): Promise<BuiltTables | undefined> {
   const generation = storage.generation;
-  let taken: TakenTables | undefined;
+  let meta: CachedTables | undefined;
+  let linkFiles: ReadonlyMap<string, string> = new Map();
+  let takeLinkFile: TakenTables['takeLinkFile'] = async () => false;
   let privateDirectory: string | undefined;
-  const seed = async (directory: string): Promise<string | undefined> => {
-    privateDirectory = directory;
+  const seed = async (file: string): Promise<boolean> => {
+    privateDirectory = dirname(file);
     try {
-      taken = await take(join(directory, LINK_DIRECTORY));
+      const taken = await take(file, join(privateDirectory, LINK_DIRECTORY));
+      meta = taken?.meta;
+      linkFiles = taken?.linkFiles ?? new Map();
+      if (taken !== undefined) takeLinkFile = taken.takeLinkFile;
     } catch (error) {
       options.onProblem?.(`the SQL cache could not be read, the tables are built: ${(error as Error).message}`);
     }
-    return taken?.database;
+    return meta !== undefined;
   };
   // A kept database that DuckDB will not open or use (its bytes damaged, its size whole) is a cache
   // miss: told, dropped and built again. Not the statement's error: thrown on, DuckDB's refusal
   // failed every statement as the user's invalid one, naming the engine's private directory.
   const unusable = async (error: unknown): Promise<undefined> => {
-    let reason = (error as Error).message;
-    if (privateDirectory !== undefined) reason = reason.replaceAll(privateDirectory, '<sql-tables>');
-    if (taken !== undefined) for (const path of [taken.database, realPath(taken.database)]) reason = reason.replaceAll(path, '<sql-cache-entry>');
-    options.onProblem?.(`the cached SQL tables could not be opened, they are built again: ${reason}`);
+    const reason = (error as Error).message;
+    options.onProblem?.(`the cached SQL tables could not be opened, they are built again: ${privateDirectory === undefined ? reason : reason.replaceAll(privateDirectory, '<sql-tables>')}`);
     await drop().catch((dropping: unknown) => options.onProblem?.(`the SQL cache could not drop them: ${(dropping as Error).message}`));
     return undefined;
   };
@@ -119,18 +118,14 @@ export async function openKeptTables(
   try {
     sandbox = await openSandbox(duck, { memoryLimitBytes: options.memoryLimitBytes, storageDirectory: storage.directory, allowFiles: options.allowFiles, seed });
   } catch (error) {
-    // Without a kept database given, the failure is not the cache's (no room for a temporary directory...).
-    if (taken === undefined) throw error;
+    // Without a kept database copied in, the failure is not the cache's (no room for a temporary directory...).
+    if (meta === undefined) throw error;
     return unusable(error);
   }
-  const meta = taken?.meta;
-  // Dropped or replaced by another process between `take` and the attach: a miss, not broken.
-  if (!sandbox.seeded || taken === undefined || meta === undefined || !(await taken.stillThere().catch(() => false))) {
-    await sandbox.close();
+  if (!sandbox.seeded || meta === undefined) {
+    sandbox.close();
     return undefined;
   }
-  const linkFiles = taken.linkFiles;
-  const takeLinkFile = taken.takeLinkFile;
   try {
     const plans = plansOf(storage.dictionary, meta.entityTypeIds.map(BigInt), meta.deferred);
     const connection = await sandbox.instance.connect();
@@ -151,15 +146,6 @@ export async function openKeptTables(
   } catch (error) {
     sandbox.close();
     return unusable(error);
-  }
-}
-
-/** `path` with its links resolved (DuckDB names the file it opened so), or as given when it is gone. */
-function realPath(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
   }
 }
 

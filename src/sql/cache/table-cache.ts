@@ -21,10 +21,9 @@ import { everyLinkFileThere, keepLinkFiles, keptLinkBytes, linkFileName, linkFil
  * An entry is written completely or not at all: into a temporary directory beside the entries,
  * each file flushed to disk, then renamed to its key in one step. Two processes keeping the same
  * key at once both succeed: the first rename wins, the other finds the entry there and drops its
- * own. An entry's database is never written where it lies: a run attaches it read-only
- * (sandbox/kept-database.ts), and on Linux one dropped or replaced meanwhile stays readable
- * through the file DuckDB opened; one dropped before it is opened is simply not found. Past
- * `maxBytes` the entries used longest ago are dropped; an entry larger than that alone is not kept.
+ * own. An entry is only ever read by copying its database (never opened where it lies, see
+ * sql-engine.ts); one being dropped meanwhile is simply not found. Past `maxBytes` the entries
+ * used longest ago are dropped; an entry larger than that alone is not kept.
  */
 
 /** Where it is unless `--cache-dir` says otherwise: `$XDG_CACHE_HOME/storage-inspector`, else `~/.cache/storage-inspector`. */
@@ -73,13 +72,9 @@ export interface CachedTables {
   readonly linkFiles?: readonly KeptLinkFile[];
 }
 
-/** What `take` hands over: the description, the database to read, and where the link files go when taken. */
+/** What `take` hands over: the description, and where the link files go when taken. */
 export interface TakenTables {
   readonly meta: CachedTables;
-  /** The entry's database file, to be opened read-only where it lies (never written: entries are replaced whole). */
-  readonly database: string;
-  /** Whether the entry is still the one described (call it once `database` is opened). */
-  readonly stillThere: () => Promise<boolean>;
   /** Per link table kept as a file (`meta.linkFiles`): where `takeLinkFile` copies it, in `take`'s link directory. */
   readonly linkFiles: ReadonlyMap<string, string>;
   /**
@@ -125,16 +120,14 @@ export class TableCache {
   }
 
   /**
-   * The entry of `key`, its database read where it lies (`database`: attached read-only by the
-   * sandbox, kept-database.ts; at 10M objects after an export 336 MB, which every run copied before
-   * its first statement): its description, or undefined when there is no whole entry of that key.
-   * `stillThere` says, once the database is opened, whether what was opened is the entry described
-   * (another process may have dropped or replaced it in between: then a miss). Its link tables'
-   * Parquet files, if any, are only looked at here (there, of the size kept: else the entry is
-   * dropped, undefined); `takeLinkFile` copies one into `linkDirectory` when a statement or an
-   * export first needs it. Marks the entry used.
+   * Copies the database of `key` to `target` (a new file): its description, or undefined when
+   * there is no whole entry of that key. Its link tables' Parquet files, if any, are only looked
+   * at here (there, of the size kept: else the entry is dropped, undefined, nothing left at
+   * `target`); `takeLinkFile` copies one into `linkDirectory` when a statement or an export first
+   * needs it (at 10M objects ~100 MB copied and hashed, which a statement that never names the
+   * link tables paid on every open). Marks the entry used.
    */
-  async take(key: string, linkDirectory?: string): Promise<TakenTables | undefined> {
+  async take(key: string, target: string, linkDirectory?: string): Promise<TakenTables | undefined> {
     const dir = join(await this.ready(), key);
     let meta: CachedTables;
     let metaText: string;
@@ -150,15 +143,21 @@ export class TableCache {
     const dropIfOurs = async (): Promise<void> => {
       if ((await readFile(join(dir, META), 'utf8').catch(() => undefined)) === metaText) await this.drop(key);
     };
-    const database = join(dir, DATABASE);
-    let seen: Stats;
     try {
-      seen = await stat(database);
-      if (seen.size !== meta.bytes) return undefined;
+      const file = join(dir, DATABASE);
+      if ((await stat(file)).size !== meta.bytes) return undefined;
+      // A clone where the file system can (no bytes copied), else a copy.
+      await copyFile(file, target, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+      await chmod(target, 0o600);
+      if ((await stat(target)).size !== meta.bytes) {
+        await rm(target, { force: true });
+        return undefined;
+      }
       if ((meta.linkFiles ?? []).length > 0) {
         // A caller that cannot take the files (none here): the entry is not whole for it.
         const whole = linkDirectory !== undefined && (await everyLinkFileThere(dir, meta.linkFiles!));
         if (!whole) {
+          await rm(target, { force: true });
           if (linkDirectory !== undefined) await dropIfOurs();
           return undefined;
         }
@@ -167,18 +166,12 @@ export class TableCache {
       const now = new Date();
       await utimes(join(dir, META), now, now).catch(() => undefined);
     } catch (error) {
+      await rm(target, { force: true });
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
-    // The file at the path is the one described while its inode and the description are unchanged
-    // (an entry is only ever replaced or dropped by renames, never written in place).
-    const stillThere = async (): Promise<boolean> => {
-      const now = await stat(database).catch(() => undefined);
-      const text = await readFile(join(dir, META), 'utf8').catch(() => undefined);
-      return now !== undefined && now.ino === seen.ino && now.dev === seen.dev && now.size === meta.bytes && text === metaText;
-    };
     const takeLinkFile = (table: string): Promise<boolean> => takeKeptLinkFile(dir, table, meta.linkFiles?.find((f) => f.table === table), linkFiles.get(table), linkDirectory, dropIfOurs);
-    return { meta, database, stillThere, linkFiles, takeLinkFile };
+    return { meta, linkFiles, takeLinkFile };
   }
 
   /**

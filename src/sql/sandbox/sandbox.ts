@@ -5,7 +5,6 @@ import { invalid, SqlError } from './sql-error.js';
 import { checkStatement, type AllowedTables, type CheckedStatement } from './statement-check.js';
 import { TemporaryDirectoryError, temporaryDirectory } from './temporary-directory.js';
 import { removeAtExit } from './remove-while-written.js';
-import { attachKeptDatabase, ownKeptTables } from './kept-database.js';
 
 export { invalid, SqlError } from './sql-error.js';
 
@@ -42,12 +41,11 @@ export interface SandboxOptions {
    */
   readonly neverKept?: boolean | undefined;
   /**
-   * A kept database to read the tables from (a cache entry's, table-cache.ts; given the private
-   * directory): attached read-only where it lies, never copied, its tables views of the private
-   * database (kept-database.ts); undefined when there is none, and DuckDB starts an empty one.
-   * Locked exactly as a new one.
+   * Puts a database into place before DuckDB opens it (`file`, inside the private directory):
+   * a copy of the cached tables (table-cache.ts); false when it did not, and DuckDB starts an
+   * empty one. Opened and locked exactly as a new one.
    */
-  readonly seed?: (privateDirectory: string) => Promise<string | undefined>;
+  readonly seed?: (file: string) => Promise<boolean>;
 }
 
 export interface Sandbox {
@@ -73,13 +71,8 @@ export interface Sandbox {
   readonly allowed: AllowedTables;
   /** The database file (inside `tempDirectory`). */
   readonly databaseFile: string;
-  /** Whether `seed` gave a kept database, attached. */
+  /** Whether `seed` put a database into place. */
   readonly seeded: boolean;
-  /**
-   * The kept database's tables copied into the private one (kept-database.ts `ownKeptTables`):
-   * before the first fill writes and before the database file is kept; nothing when none is attached.
-   */
-  ownKeptTables(connection: DuckDBConnection): Promise<void>;
   /** File access left on (`SandboxOptions.allowFiles`): our own code may stage Parquet in `tempDirectory` for DuckDB to read. */
   readonly allowFiles: boolean;
   /**
@@ -137,24 +130,10 @@ export async function openSandbox(duck: DuckModule, options: SandboxOptions): Pr
   const databaseFile = join(tempDirectory, 'tables.duckdb');
   let seeded = false;
   try {
-    const kept = options.seed === undefined ? undefined : await options.seed(tempDirectory);
+    seeded = options.seed === undefined ? false : await options.seed(databaseFile);
     // A database file of its own in the private directory, not `:memory:`: DuckDB compresses
     // the tables it writes there and keeps only what the memory limit allows in memory.
     instance = await duck.DuckDBInstance.create(databaseFile, config);
-    if (kept !== undefined) {
-      try {
-        const connection = await instance.connect();
-        try {
-          await attachKeptDatabase(connection, kept, tempDirectory);
-        } finally {
-          connection.closeSync();
-        }
-      } catch (error) {
-        instance.closeSync();
-        throw error;
-      }
-      seeded = true;
-    }
   } catch (error) {
     rmSync(tempDirectory, { recursive: true, force: true });
     removedAtExit(tempDirectory, false);
@@ -173,7 +152,6 @@ export async function openSandbox(duck: DuckModule, options: SandboxOptions): Pr
     get allowed() {
       return allowed;
     },
-    ownKeptTables: (connection) => (seeded ? ownKeptTables(connection) : Promise.resolve()),
     async lock(connection, readable = []) {
       allowed = await tablesOf(connection);
       if (options.allowFiles === true) return;

@@ -16,8 +16,7 @@ import { registeredStorage } from '../../helpers/serving/registered-storage.js';
  * as their invalid statement, naming the file in the server's private temporary directory
  * ('IO Error: The file "/tmp/storage-inspector-sql-…/tables.duckdb" exists, but it is not a valid
  * DuckDB database file!'), until the cache was cleared or the storage changed. The warning that
- * says so names neither that directory nor the cache's (the entry's database, read where it lies,
- * is `<sql-cache-entry>`).
+ * says so names neither that directory nor the cache's.
  */
 
 const NAMES = `SELECT name FROM "gen.Node" ORDER BY name`;
@@ -87,8 +86,7 @@ describe('a broken entry of the SQL cache', () => {
     expect(broken.cached).toBe(false);
     expect(JSON.parse(broken.body)).toMatchObject({ rows: JSON.parse(first.body).rows });
     expect(broken.problems).toHaveLength(1);
-    // The entry's database is attached where it lies (sandbox/kept-database.ts): named by a placeholder.
-    expect(broken.problems[0]).toMatch(/^the cached SQL tables could not be opened, they are built again: .*<sql-cache-entry>/);
+    expect(broken.problems[0]).toMatch(/^the cached SQL tables could not be opened, they are built again: .*<sql-tables>\/tables\.duckdb/);
     for (const path of [realpathSync(tmpdir()), cache.directory, base]) expect(broken.problems[0]).not.toContain(path);
 
     const again = await serveOnce(dir, cache);
