@@ -19,6 +19,7 @@ import type { KeptLinkFiles } from './kept-link-files.js';
 import { BuiltLinkTables, LINK_TABLE_NAMES, type LinkFill } from './built-link-tables.js';
 import type { BigNumbersApart } from './fills/table-build.js';
 import { fillTypeTables } from './fills/type-fill.js';
+import { BigNumbersMove } from './fills/big-numbers-move.js';
 import { makeTypeRows } from './tables/finish-tables.js';
 import type { Staging } from './tables/staging.js';
 import { fillValueTypes, inBaseValues, valueTypesOf } from './fills/value-fill.js';
@@ -72,15 +73,7 @@ export class BuiltTables {
   /** How many of `filled` the kept entry has (-1: nothing kept by this build yet). */
   private keptFilled = -1;
   /** The build's big numbers apart from `_values` (open-built-tables.ts), until something needs `_values` whole (`valuesComplete`). */
-  private apart: BigNumbersApart | undefined;
-  /** Type fills joining `apart.values` now: the move (which drops the big numbers' catalog) waits for them. */
-  private readonly readingApart = new Set<Promise<unknown>>();
-  /** The big numbers on their way into `_values`, once something needed `_values` whole. */
-  private valuesMoved: Promise<void> | undefined;
-  /** Whether `valuesMoved` has settled. */
-  private moveDone = false;
-  /** Why the move failed (DuckDB out of memory, a full disk): this build is broken, the engine builds again. */
-  private moveFailure: Error | undefined;
+  private readonly bigNumbers: BigNumbersMove;
   private readonly turns = new WriteTurns();
   /**
    * `_objects` being written straight into a file (`copyObjects`), settled when done: a fill of
@@ -126,6 +119,7 @@ export class BuiltTables {
         this.keptFilled = -1;
       },
     });
+    this.bigNumbers = new BigNumbersMove(() => sandbox.instance.connect(), sandbox.tempDirectory);
     this.valueTypes = valueTypesOf(storage.dictionary);
     for (const table of tables) {
       if (table.kind !== 'type' || table.typeIds.length === 0 || !table.typeIds.every((id) => this.valueTypes.has(BigInt(id)))) continue;
@@ -139,43 +133,12 @@ export class BuiltTables {
 
   /** The build's big numbers, staged apart (open-built-tables.ts): moved into `_values` only when something needs it whole. */
   bigNumbersApart(apart: BigNumbersApart): void {
-    this.apart = apart;
+    this.bigNumbers.keepApart(apart);
   }
 
-  /**
-   * Resolves once `_values` holds every row of the build: the big numbers still apart are moved
-   * in now (once, on a connection of their own, after the type fills that read them apart), then
-   * written out. What reads `_values` (a statement naming it or a value type's view, the other
-   * fills) or copies the database (the cache) asks for this first; a statement on type tables
-   * alone does not, and a command that ends after it never pays the move.
-   */
+  /** Resolves once `_values` holds every row of the build (fills/big-numbers-move.ts `complete`): what reads `_values` whole or copies the database asks for this first. */
   valuesComplete(): Promise<void> {
-    if (this.valuesMoved !== undefined) return this.valuesMoved;
-    const apart = this.apart;
-    if (apart === undefined) return Promise.resolve();
-    const move = (async (): Promise<void> => {
-      await Promise.allSettled([...this.readingApart]);
-      const connection = await this.sandbox.instance.connect();
-      try {
-        await apart.move(connection);
-        // Written out, unless a statement's transaction holds that off (DuckDB checkpoints later by itself).
-        await connection.run('CHECKPOINT').catch(() => undefined);
-      } finally {
-        connection.closeSync();
-      }
-    })();
-    this.valuesMoved = move;
-    // Told to whoever waits for it (a statement, `settled`); not an unhandled rejection meanwhile.
-    move.then(
-      () => (this.moveDone = true),
-      (error: unknown) => {
-        this.moveDone = true;
-        // DuckDB's message may name a file of the private directory (a full disk): never its path.
-        const reason = (error instanceof Error ? error.message : String(error)).replaceAll(this.sandbox.tempDirectory, '<sql-tables>');
-        this.moveFailure = new Error(`the SQL tables could not be built: ${reason}`);
-      },
-    );
-    return move;
+    return this.bigNumbers.complete();
   }
 
   /**
@@ -184,17 +147,17 @@ export class BuiltTables {
    * engine builds the tables again rather than failing every later statement with this.
    */
   get failure(): Error | undefined {
-    return this.moveFailure ?? this.links.failure;
+    return this.bigNumbers.failure ?? this.links.failure;
   }
 
   /** Whether no move of the big numbers is under way (`settled` has settled). */
   get isSettled(): boolean {
-    return this.valuesMoved === undefined || this.moveDone;
+    return this.bigNumbers.isSettled;
   }
 
   /** Resolves once a move of the big numbers under way is done (the engine closes the sandbox only after it); one not asked for is not started. */
   settled(): Promise<void> {
-    return this.valuesMoved ?? Promise.resolve();
+    return this.bigNumbers.settled();
   }
 
   /** The build made every value type's `_values` rows (`everyValue`): no value fill later. */
@@ -279,7 +242,7 @@ export class BuiltTables {
       return await this.readyFilled(duck, tables, columns);
     } catch (error) {
       // Every fill and statement waits for the move: its failure is this build's, not theirs.
-      if (this.moveFailure !== undefined) return false;
+      if (this.bigNumbers.failure !== undefined) return false;
       throw error;
     }
   }
@@ -351,14 +314,12 @@ export class BuiltTables {
           // The build's big numbers not moved into `_values` yet are joined where they are (the
           // move, when something asks for it, waits for this join); once a move is under way the
           // walk goes beside it and the join waits for it.
-          const apart = this.valuesMoved === undefined ? this.apart : undefined;
-          if (apart === undefined) {
-            const moved = this.valuesComplete();
-            return this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, fill.missing, this.decimals, this.onProblem, fill.skipped, temporary, moved), false);
-          }
-          const reading = this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, fill.missing, this.decimals, this.onProblem, fill.skipped, temporary, undefined, undefined, apart.values), false);
-          this.readingApart.add(reading);
-          return reading.finally(() => this.readingApart.delete(reading));
+          const apart = this.bigNumbers.readApart((values) =>
+            this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, fill.missing, this.decimals, this.onProblem, fill.skipped, temporary, undefined, undefined, values), false),
+          );
+          if (apart !== undefined) return apart;
+          const moved = this.valuesComplete();
+          return this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, fill.missing, this.decimals, this.onProblem, fill.skipped, temporary, moved), false);
         })(),
       );
     }
