@@ -19,6 +19,7 @@ import type { KeptLinkFiles } from './kept-link-files.js';
 import { BuiltLinkTables, LINK_TABLE_NAMES, type LinkFill } from './built-link-tables.js';
 import type { BigNumbersApart } from './fills/table-build.js';
 import { fillTypeTables } from './fills/type-fill.js';
+import type { PrestagedTypes } from './fills/prestaged-types.js';
 import { BigNumbersMove } from './fills/big-numbers-move.js';
 import { makeTypeRows } from './tables/finish-tables.js';
 import type { Staging } from './tables/staging.js';
@@ -83,6 +84,8 @@ export class BuiltTables {
   private objectsCopied: Promise<unknown> = Promise.resolve();
   /** `_elements` and `_references`: filled, written for exports, kept as files or taken from a kept entry's (built-link-tables.ts). */
   private readonly links: BuiltLinkTables;
+  /** The rows of the types the build's statement names, staged by its pass: taken (or dropped) by the first type fill. */
+  private prestaged: PrestagedTypes | undefined;
 
   /** Made by open-built-tables.ts (a build, or a kept database opened), which also closes the sandbox if this fails. */
   constructor(
@@ -134,6 +137,11 @@ export class BuiltTables {
   /** The build's big numbers, staged apart (open-built-tables.ts): moved into `_values` only when something needs it whole. */
   bigNumbersApart(apart: BigNumbersApart): void {
     this.bigNumbers.keepApart(apart);
+  }
+
+  /** The rows the build's pass staged for the statement it was made for (fills/prestaged-types.ts). */
+  prestagedTypes(prestaged: PrestagedTypes): void {
+    this.prestaged = prestaged;
   }
 
   /** Resolves once `_values` holds every row of the build (fills/big-numbers-move.ts `complete`): what reads `_values` whole or copies the database asks for this first. */
@@ -305,6 +313,10 @@ export class BuiltTables {
   private async fill(duck: DuckModule, plans: ReadonlySet<TypeTablePlan>, columns: ReadonlySet<string> | undefined, temporary: boolean): Promise<boolean> {
     const fill = this.ledger.planTypeFill(plans, columns, (declared) => (NO_LATER_VALUES.has(declared) ? [] : (valueTypeIdsOf(declared, this.storage.dictionary) ?? this.laterValueTypes())));
     if (fill.missing.length > 0) {
+      // The first fill takes the rows the build staged for it, if they are what it needs.
+      const prestaged = this.prestaged;
+      this.prestaged = undefined;
+      const staged = prestaged?.takeFor(fill.missing, fill.skipped) ?? new Map();
       this.ledger.typesFilling(
         fill,
         (async () => {
@@ -315,12 +327,12 @@ export class BuiltTables {
           // move, when something asks for it, waits for this join); once a move is under way the
           // walk goes beside it and the join waits for it.
           const apart = this.bigNumbers.readApart((values) =>
-            this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, fill.missing, this.decimals, this.onProblem, fill.skipped, temporary, undefined, undefined, values), false),
+            this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, fill.missing, this.decimals, this.onProblem, fill.skipped, temporary, undefined, undefined, values, staged), false),
           );
           if (apart !== undefined) return apart;
           const moved = this.valuesComplete();
-          return this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, fill.missing, this.decimals, this.onProblem, fill.skipped, temporary, moved), false);
-        })(),
+          return this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, fill.missing, this.decimals, this.onProblem, fill.skipped, temporary, moved, undefined, undefined, staged), false);
+        })().finally(() => prestaged?.drop(() => this.sandbox.instance.connect()).catch(() => undefined)),
       );
     }
     for (const plan of plans) if (!(await this.ledger.fills.get(plan.typeName)!)) return false;

@@ -34,9 +34,10 @@ export interface StateTablesOptions {
 /**
  * The tables of the storage's current state and their cache key (undefined: not to be kept):
  * from the cache, or built. Kept by the caller once no statement runs, with what the first
- * statements filled.
+ * statements filled. `firstStatement`: the statement they are asked for (a build stages the rows
+ * of the types it names as it goes).
  */
-export async function tablesOfCurrentState(options: StateTablesOptions, memoryLimitBytes: number): Promise<{ built: BuiltTables; key: StorageStateKey | undefined }> {
+export async function tablesOfCurrentState(options: StateTablesOptions, memoryLimitBytes: number, firstStatement?: string): Promise<{ built: BuiltTables; key: StorageStateKey | undefined }> {
   const duck = await loadDuck();
   const storage = options.storage;
   const cache = options.cache;
@@ -44,7 +45,7 @@ export async function tablesOfCurrentState(options: StateTablesOptions, memoryLi
   // Without a cache the database is never kept: written uncompressed (sandbox.ts `neverKept`). Not
   // for our exports, which may fill every table: their private file's size at 100M was not measured.
   const neverKept = cache === undefined && options.allowFiles !== true;
-  const buildOptions = { memoryLimitBytes, allowFiles: options.allowFiles === true, everyValue: options.everyValueFirst === true, onProgress: options.onBuildProgress, onProblem: options.onProblem, neverKept };
+  const buildOptions = { memoryLimitBytes, allowFiles: options.allowFiles === true, everyValue: options.everyValueFirst === true, onProgress: options.onBuildProgress, onProblem: options.onProblem, neverKept, firstStatement };
   const graphOf = async (): Promise<GraphIndex | undefined> => options.graph?.();
   if (cache !== undefined) {
     // The key and the copy in one gate: the state the key names is the state the tables serve.

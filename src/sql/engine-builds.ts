@@ -25,13 +25,17 @@ export class EngineBuilds {
     private readonly memoryLimitBytes: number,
   ) {}
 
-  /** The built tables of the storage's current state, built (once at a time) when missing or stale. */
-  async current(): Promise<BuiltTables> {
+  /**
+   * The built tables of the storage's current state, built (once at a time) when missing or
+   * stale; `statement`, the one they are asked for: a build it starts stages the rows of the
+   * types it names as it goes (fills/prestaged-types.ts).
+   */
+  async current(statement?: string): Promise<BuiltTables> {
     if (this.closed) throw new Error('the SQL engine is closed');
     const storage = this.options.storage;
     // A build whose last step failed (its big numbers not moved into `_values`) is built again.
     if (this.built !== undefined && this.built.generation === storage.generation && this.built.failure === undefined) return this.built;
-    this.building ??= this.build().finally(() => (this.building = undefined));
+    this.building ??= this.build(statement).finally(() => (this.building = undefined));
     const built = await this.building;
     // Closed while it was built: the build was retired as it was installed (`install`) and its
     // sandbox is closing. Handed out, a statement failed on its connect ('Failed to connect:
@@ -40,8 +44,8 @@ export class EngineBuilds {
     return built;
   }
 
-  private async build(): Promise<BuiltTables> {
-    const { built, key } = await tablesOfCurrentState(this.options, this.memoryLimitBytes);
+  private async build(statement: string | undefined): Promise<BuiltTables> {
+    const { built, key } = await tablesOfCurrentState(this.options, this.memoryLimitBytes, statement);
     return this.install(built, key);
   }
 

@@ -1,4 +1,4 @@
-import type { TypeTablePlan } from './tables/column-model.js';
+import { membersNamed, type TypeTablePlan } from './tables/column-model.js';
 
 /**
  * What a build of the tables (built-tables.ts) has filled since, or is filling: per entity
@@ -104,8 +104,8 @@ export class FillLedger {
     const before: Promise<unknown>[] = [];
     const valueIds = new Set<bigint>();
     for (const plan of plans) {
-      const all = namedMembers(plan, undefined);
-      const wanted = namedMembers(plan, columns);
+      const all = membersNamed(plan, undefined);
+      const wanted = membersNamed(plan, columns);
       const filling = this.fills.has(plan.typeName);
       const has = filling ? this.members.get(plan.typeName) : new Set<number>();
       if (filling && (has === undefined || [...wanted].every((i) => has.has(i)))) continue;
@@ -195,17 +195,4 @@ function forgottenUnlessDone(pass: Promise<boolean>, forget: () => void, remembe
       throw error;
     },
   );
-}
-
-/**
- * A plan's members (column indexes) whose names are in `columns`; undefined `columns`: every
- * one. Every kind of member, not only values: a member left out is not read from the records
- * and its column is NULL (10M objects: books per tag names two of `gen.Book`'s nine members).
- */
-function namedMembers(plan: TypeTablePlan, columns: ReadonlySet<string> | undefined): Set<number> {
-  const out = new Set<number>();
-  plan.columns.forEach((column, i) => {
-    if (columns === undefined || columns.has(column.name.toLowerCase())) out.add(i);
-  });
-  return out;
 }

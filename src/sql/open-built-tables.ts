@@ -13,6 +13,7 @@ import type { CachedTables, TakenTables } from './cache/table-cache.js';
 import { KeptLinkFiles } from './kept-link-files.js';
 import { BuiltTables, MAX_KEPT_MESSAGES } from './built-tables.js';
 import { LINK_DIRECTORY } from './built-link-tables.js';
+import { statementHint } from './statement-hint.js';
 
 /**
  * A new `BuiltTables` (built-tables.ts) of the storage's current state, in a sandbox of its own:
@@ -29,6 +30,8 @@ export interface BuildOptions {
   readonly onProblem?: ((message: string) => void) | undefined;
   /** No cache: the build's database is never kept, so it need not be compressed (sandbox.ts `neverKept`). */
   readonly neverKept?: boolean | undefined;
+  /** The statement the build is made for: the rows of the types it names are staged by the build's pass (fills/prestaged-types.ts). */
+  readonly firstStatement?: string | undefined;
 }
 
 /**
@@ -53,7 +56,8 @@ export async function buildTablesOfState(
         if (messages.length < MAX_KEPT_MESSAGES) messages.push(message);
         options.onProblem?.(message);
       };
-      const result = await buildTables(duck, connection, storage, graph, () => sandbox.instance.connect(), { onProgress: options.onProgress, onProblem, everyValue: options.everyValue });
+      const firstStatement = options.firstStatement === undefined ? undefined : await statementHint(connection, storage, options.firstStatement);
+      const result = await buildTables(duck, connection, storage, graph, () => sandbox.instance.connect(), { onProgress: options.onProgress, onProblem, everyValue: options.everyValue, firstStatement });
       // Written out compressed into the private database file; the memory limit bounds what stays
       // cached. With the big numbers apart, once they are moved in (built-tables.ts `valuesComplete`).
       if (result.bigNumbers === undefined) await connection.run('CHECKPOINT');
@@ -62,6 +66,7 @@ export async function buildTablesOfState(
       const built = new BuiltTables(generation, sandbox, result.tables, deferred, result.linkTypes, result.decimals, storage, graphOf, options.onProblem, result.objects, result.problems, messages);
       if (options.everyValue === true) built.everyValueMade();
       if (result.bigNumbers !== undefined) built.bigNumbersApart(result.bigNumbers);
+      if (result.prestaged !== undefined) built.prestagedTypes(result.prestaged);
       return { built, objects: result.objects, problems: result.problems };
     } finally {
       connection.closeSync();

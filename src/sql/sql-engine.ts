@@ -202,7 +202,7 @@ export class SqlEngine {
     let inTransaction = false;
     try {
       const duck = await loadDuck();
-      built = await unlessCancelled(this.builds.current());
+      built = await unlessCancelled(this.builds.current(sql));
       built.active++;
       connection = await built.sandbox.instance.connect();
       let checked = await checkStatement(connection, sql, built.sandbox.allowed);
@@ -215,7 +215,7 @@ export class SqlEngine {
         connection = undefined;
         built.active--;
         this.builds.release(built);
-        built = await unlessCancelled(this.builds.current());
+        built = await unlessCancelled(this.builds.current(sql));
         built.active++;
         connection = await built.sandbox.instance.connect();
         checked = await checkStatement(connection, sql, built.sandbox.allowed);

@@ -13,6 +13,7 @@ import { buildGigaMapTables } from './gigamap-tables.js';
 import { LINK_TABLES, type LinkType } from './link-tables.js';
 import { OBJECTS_TABLE } from './object-rows.js';
 import { readNamedValues } from './value-fill.js';
+import { PrestagedTypes, type StatementHint } from './prestaged-types.js';
 
 /**
  * Streams the latest record of every object once into DuckDB through appenders (never row by
@@ -24,7 +25,10 @@ import { readNamedValues } from './value-fill.js';
  * likewise. The pass itself is base-pass.ts; here what comes before and after it.
  */
 
-export type TableBuildOptions = BasePassOptions;
+export interface TableBuildOptions extends BasePassOptions {
+  /** What the statement the build is made for names: its types' rows staged by the pass (prestaged-types.ts). */
+  readonly firstStatement?: StatementHint | undefined;
+}
 
 export interface TableBuildResult extends BuiltSchema {
   readonly objects: number;
@@ -35,6 +39,8 @@ export interface TableBuildResult extends BuiltSchema {
   readonly deferred: ReadonlyMap<string, TypeTablePlan>;
   /** The build's big numbers still apart from `_values`; undefined when the build moved them already (a table it made needed them). */
   readonly bigNumbers: BigNumbersApart | undefined;
+  /** The rows of the types the first statement names, staged by the pass for its fill; undefined when it named none. */
+  readonly prestaged: PrestagedTypes | undefined;
 }
 
 /**
@@ -89,13 +95,15 @@ export async function buildTables(
   await connection.run(SYSTEM_TABLES);
   await connection.run(`ATTACH ':memory:' AS ${BIG_NUMBERS_CATALOG}`);
   await connection.run(`CREATE TABLE ${BIG_NUMBERS_STAGE} AS SELECT ${BIG_NUMBERS_COLUMNS} FROM _values LIMIT 0`);
+  const prestaged = options.firstStatement === undefined ? undefined : await PrestagedTypes.make(duck, connection, connect, storage, options.firstStatement);
   const apart = await connect();
   let pass: BasePass;
   try {
-    pass = await BasePass.open(duck, connection, storage, options, await apart.createAppender(BIG_NUMBERS_TABLE, 'main', BIG_NUMBERS_CATALOG));
+    pass = await BasePass.open(duck, connection, storage, options, await apart.createAppender(BIG_NUMBERS_TABLE, 'main', BIG_NUMBERS_CATALOG), prestaged);
     await pass.run();
   } finally {
     apart.closeSync();
+    prestaged?.close();
   }
   const stagings = [...pass.stagings.values()];
   let moved = false;
@@ -130,7 +138,7 @@ export async function buildTables(
   const bigNumbers: BigNumbersApart | undefined = moved
     ? undefined
     : { values: `(SELECT * FROM _values UNION ALL BY NAME SELECT ${BIG_NUMBERS_COLUMNS} FROM ${BIG_NUMBERS_STAGE})`, move: moveBigNumbers };
-  return { ...schema, objects: pass.objects, problems: pass.problems, linkTypes: pass.linkTypes(), deferred: pass.deferred, bigNumbers };
+  return { ...schema, objects: pass.objects, problems: pass.problems, linkTypes: pass.linkTypes(), deferred: pass.deferred, bigNumbers, prestaged };
 }
 
 /** Whether a value member declared as `declared` may hold a BigDecimal or BigInteger (any type but a final value type or an enum may). */

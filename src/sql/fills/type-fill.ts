@@ -1,16 +1,17 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { isAppError } from '../../errors.js';
 import { layoutEntity, type EntityLayout } from '../../format/entity-layout.js';
-import type { TypeEntry } from '../../format/type-dictionary.js';
 import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord } from '../../storage/records/latest-records.js';
 import { SmallIdMap, smallIdsOf } from '../../storage/records/small-id-table.js';
 import type { Storage } from '../../storage/storage.js';
 import { quoteIdent, type TypeTablePlan } from '../tables/column-model.js';
 import type { DuckModule } from '../duck-module.js';
 import { inOneTransaction } from '../tables/chunk-appender.js';
-import { appendEntity, appendFixedEntity, appendSingleListEntity, fixedLayoutFor, singleListElementSize, type FixedLayout } from '../tables/entity-rows.js';
+import { appendEntity } from '../tables/entity-rows.js';
 import { makeTypeRows } from '../tables/finish-tables.js';
-import { createStaging, NOT_STAGED, type Staging } from '../tables/staging.js';
+import { createStaging, type Staging } from '../tables/staging.js';
+import { appendWhereItLies, fillTargetOf, type FillTarget } from './fill-target.js';
+import type { PrestagedType } from './prestaged-types.js';
 
 /**
  * The rows of entity types' tables, made when a statement first names them: one pass over the
@@ -19,24 +20,11 @@ import { createStaging, NOT_STAGED, type Staging } from '../tables/staging.js';
  * statement named yet may be left NULL, not read from the records (built-tables.ts completes
  * the table when one does). The base tables
  * (`_values`, enum and LocalDateTime tables) decode only value objects, so a
- * statement on one type does not wait for every other type's rows.
+ * statement on one type does not wait for every other type's rows. The types the first statement
+ * of a build names are staged by the base pass already (prestaged-types.ts): only joined here.
  */
 
 let stagings = 0;
-
-/**
- * A type version being filled: its staging table, its fields by column, its fixed layout if it
- * has one, else the element size of its one list if that is all it has (entity-rows.ts
- * `singleListElementSize`; -1: not such a version).
- */
-interface FillTarget {
-  readonly entry: TypeEntry;
-  readonly staging: Staging;
-  readonly columns: Int32Array;
-  readonly fixed: FixedLayout | undefined;
-  readonly listElementSize: number;
-}
-
 
 export async function fillTypeTables(
   duck: DuckModule,
@@ -63,57 +51,36 @@ export async function fillTypeTables(
   finish?: (staging: Staging) => Promise<void>,
   /** What the join reads the values from: `_values`, or it with the build's big numbers not moved in yet (table-build.ts `BigNumbersApart`). */
   values = '_values',
+  /** Plans whose rows the base pass staged already (prestaged-types.ts): joined, not walked for. */
+  prestaged: ReadonlyMap<TypeTablePlan, PrestagedType> = new Map(),
 ): Promise<void> {
   if (plans.length === 0) return;
   const byTypeId = new Map<bigint, FillTarget>();
   /** `byTypeId` of the type ids below 2^32 by number, for the header visitor. */
   const bySmallId = new SmallIdMap<FillTarget>(smallIdsOf(storage.dictionary.byId.keys()));
+  /** Every staging table joined (and dropped) below; `walked` those this fill appends to. */
   const made: Staging[] = [];
-  for (const plan of plans) {
-    const skip = skipped.get(plan);
-    const staging = await createStaging(duck, connection, plan, `__fill_${++stagings}`, temporary, skip);
-    made.push(staging);
-    for (const entry of plan.entries) {
-      const columns = withoutSkipped(plan.fieldOfColumn.get(entry.typeId), skip);
-      if (columns === undefined) continue;
-      const fixed = fixedLayoutFor(entry, plan, columns);
-      const target: FillTarget = { entry, staging, columns, fixed, listElementSize: fixed === undefined ? (singleListElementSize(entry, plan, columns) ?? -1) : -1 };
-      byTypeId.set(entry.typeId, target);
-      if (entry.typeId >= 0n && entry.typeId < 1n << 32n) bySmallId.set(Number(entry.typeId), target);
-    }
-  }
-  /** A record of a fixed layout, or of one list alone, is appended where it lies; any other goes to `handle`. */
-  const visit: LatestHeaderVisitor = (idLow, idHigh, typeLow, typeHigh, _file, _offset, length, view, contentAt) => {
-    const target = typeHigh === 0 ? bySmallId.get(typeLow >>> 0) : undefined;
-    if (target !== undefined && target.listElementSize >= 0) return !appendSingleListEntity(target.staging, target.columns, target.listElementSize, view, contentAt, length - 24, idLow, idHigh, typeLow, typeHigh);
-    const fixed = target?.fixed;
-    // A content of another length: the handler's layout says what is wrong with it.
-    if (fixed === undefined || length - 24 !== fixed.length) return true;
-    appendFixedEntity(target!.staging, target!.columns, fixed, view, contentAt, idLow, idHigh, typeLow, typeHigh);
-    return false;
-  };
-  const handle = (record: LatestRecord): void => {
-    const target = byTypeId.get(record.typeId);
-    if (target === undefined) return;
-    let layout: EntityLayout;
-    try {
-      layout = layoutEntity(target.entry, record.content, { file: record.file, offset: record.offset + 24 });
-    } catch (error) {
-      if (!isAppError(error)) throw error;
-      onProblem?.(error.message);
-      return;
-    }
-    appendEntity(target.staging, target.columns, record, layout);
-  };
+  const walked: Staging[] = [];
   try {
-    // Borrowed read buffers (see table-build.ts).
-    await inOneTransaction(connection, async () => {
-      try {
-        await forEachLatestRecord(storage, new Set(byTypeId.keys()), handle, undefined, true, visit);
-      } finally {
-        for (const staging of made) staging.appender.closeSync();
+    for (const plan of plans) {
+      const staged = prestaged.get(plan);
+      if (staged !== undefined) {
+        made.push(staged.staging);
+        for (const message of staged.problems) onProblem?.(message);
+        continue;
       }
-    });
+      const skip = skipped.get(plan);
+      const staging = await createStaging(duck, connection, plan, `__fill_${++stagings}`, temporary, skip);
+      made.push(staging);
+      walked.push(staging);
+      for (const entry of plan.entries) {
+        const target = fillTargetOf(entry, plan, staging, skip);
+        if (target === undefined) continue;
+        byTypeId.set(entry.typeId, target);
+        if (entry.typeId >= 0n && entry.typeId < 1n << 32n) bySmallId.set(Number(entry.typeId), target);
+      }
+    }
+    if (walked.length > 0) await walk(storage, byTypeId, bySmallId, walked, connection, onProblem);
     await valuesReady;
     // A table filled before with fewer members (or kept so in the cache) is replaced whole, in one transaction.
     for (const staging of made) {
@@ -132,10 +99,42 @@ export async function fillTypeTables(
   }
 }
 
-/** A version's fields by column with the skipped columns taken out (NOT_STAGED: not in the staging table). */
-function withoutSkipped(fieldOfColumn: Int32Array | undefined, skip: ReadonlySet<number> | undefined): Int32Array | undefined {
-  if (fieldOfColumn === undefined || skip === undefined || skip.size === 0) return fieldOfColumn;
-  const out = fieldOfColumn.slice();
-  for (const c of skip) out[c] = NOT_STAGED;
-  return out;
+/**
+ * The walk of a fill over the latest records of its targets' types, in one transaction: a record
+ * of a fixed layout, or of one list alone, appended where it lies (`visit`), any other laid out
+ * (`handle`); the appenders of `walked` closed after it.
+ */
+async function walk(
+  storage: Storage,
+  byTypeId: ReadonlyMap<bigint, FillTarget>,
+  bySmallId: SmallIdMap<FillTarget>,
+  walked: readonly Staging[],
+  connection: DuckDBConnection,
+  onProblem: ((message: string) => void) | undefined,
+): Promise<void> {
+  const visit: LatestHeaderVisitor = (idLow, idHigh, typeLow, typeHigh, _file, _offset, length, view, contentAt) => {
+    const target = typeHigh === 0 ? bySmallId.get(typeLow >>> 0) : undefined;
+    return target === undefined || appendWhereItLies(target, view, contentAt, length, idLow, idHigh, typeLow, typeHigh);
+  };
+  const handle = (record: LatestRecord): void => {
+    const target = byTypeId.get(record.typeId);
+    if (target === undefined) return;
+    let layout: EntityLayout;
+    try {
+      layout = layoutEntity(target.entry, record.content, { file: record.file, offset: record.offset + 24 });
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      onProblem?.(error.message);
+      return;
+    }
+    appendEntity(target.staging, target.columns, record, layout);
+  };
+  // Borrowed read buffers (see table-build.ts).
+  await inOneTransaction(connection, async () => {
+    try {
+      await forEachLatestRecord(storage, new Set(byTypeId.keys()), handle, undefined, true, visit);
+    } finally {
+      for (const staging of walked) staging.appender.closeSync();
+    }
+  });
 }

@@ -263,7 +263,8 @@ export async function makeTypeRows(
     let source = staging;
     // The last MAX_VALUE_JOINS members are joined by the final statement itself.
     for (let from = 0; members.length - from > MAX_VALUE_JOINS; from += MAX_VALUE_JOINS) {
-      const step = `${staging}_step${steps.length}`;
+      // A temporary table of the connection, named after the staging table (which may lie in another catalog).
+      const step = `${staging.slice(staging.lastIndexOf('.') + 1)}_step${steps.length}`;
       const joins: string[] = [];
       const columns: string[] = [];
       for (const i of members.slice(from, from + MAX_VALUE_JOINS)) {
