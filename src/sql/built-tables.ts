@@ -23,8 +23,7 @@ import type { PrestagedTypes } from './fills/prestaged-types.js';
 import { BigNumbersMove } from './fills/big-numbers-move.js';
 import { makeTypeRows } from './tables/finish-tables.js';
 import type { Staging } from './tables/staging.js';
-import { fillValueTypes, inBaseValues, valueTypesOf } from './fills/value-fill.js';
-import { valueTypeIdsOf } from './tables/column-model.js';
+import { fillValueTypes, inBaseValues, valuesOfMember, valueTypesOf } from './fills/value-fill.js';
 
 /**
  * One build of a storage's tables (one storage generation) in a sandbox of its own, and what the
@@ -41,13 +40,6 @@ import { valueTypeIdsOf } from './tables/column-model.js';
  * the file) take turns.
  */
 
-/**
- * Declared types whose members hold no value made after the build: big numbers are made by the
- * build, and no other value type extends them (a class of the application's that does is an
- * entity, without `_values` rows). Other non-final declared types (`Date`, `Number`) may hold
- * other value types, so all of them are made first.
- */
-const NO_LATER_VALUES = new Set(['java.math.BigDecimal', 'java.math.BigInteger']);
 /** Problem messages kept with the tables (one per unreadable record: a damaged storage may have many). */
 export const MAX_KEPT_MESSAGES = 10_000;
 
@@ -171,6 +163,12 @@ export class BuiltTables {
   /** The build made every value type's `_values` rows (`everyValue`): no value fill later. */
   everyValueMade(): void {
     this.ledger.valuesMade(this.laterValueTypes());
+  }
+
+  /** The build made the `_values` rows of these value types too (those its first statement needs): no value fill for them later. */
+  valuesMade(typeIds: Iterable<bigint>): void {
+    const later = this.laterValueTypes();
+    this.ledger.valuesMade([...typeIds].filter((id) => later.has(id)));
   }
 
   /** What a kept database had filled (its cache entry): filled, and kept already. */
@@ -311,7 +309,7 @@ export class BuiltTables {
    * `temporary`: staged in temporary tables (a statement's types; type-fill.ts).
    */
   private async fill(duck: DuckModule, plans: ReadonlySet<TypeTablePlan>, columns: ReadonlySet<string> | undefined, temporary: boolean): Promise<boolean> {
-    const fill = this.ledger.planTypeFill(plans, columns, (declared) => (NO_LATER_VALUES.has(declared) ? [] : (valueTypeIdsOf(declared, this.storage.dictionary) ?? this.laterValueTypes())));
+    const fill = this.ledger.planTypeFill(plans, columns, (declared) => valuesOfMember(declared, this.storage.dictionary) ?? this.laterValueTypes());
     if (fill.missing.length > 0) {
       // The first fill takes the rows the build staged for it, if they are what it needs.
       const prestaged = this.prestaged;

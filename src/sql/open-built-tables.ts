@@ -65,6 +65,7 @@ export async function buildTablesOfState(
       const deferred = byTableName(result.tables, result.deferred);
       const built = new BuiltTables(generation, sandbox, result.tables, deferred, result.linkTypes, result.decimals, storage, graphOf, options.onProblem, result.objects, result.problems, messages);
       if (options.everyValue === true) built.everyValueMade();
+      else built.valuesMade(result.valuesMade);
       if (result.bigNumbers !== undefined) built.bigNumbersApart(result.bigNumbers);
       if (result.prestaged !== undefined) built.prestagedTypes(result.prestaged);
       return { built, objects: result.objects, problems: result.problems };

@@ -43,6 +43,8 @@ export interface BasePassOptions {
   readonly onProblem?: ((message: string) => void) | undefined;
   /** Every value type's `_values` rows, not only those the base tables need (value-fill.ts `inBaseValues`). */
   readonly everyValue?: boolean | undefined;
+  /** These value types' rows too (those the first statement needs: prestaged-types.ts `valuesNeeded`). */
+  readonly valuesToo?: ReadonlySet<bigint> | undefined;
 }
 
 export class BasePass {
@@ -260,7 +262,7 @@ export class BasePass {
 
   /** A value type whose rows the base pass leaves for later (value-fill.ts). */
   private isLater(entry: TypeEntry, value: ValueKind): boolean {
-    return this.options.everyValue !== true && !inBaseValues(entry.typeName, value);
+    return this.options.everyValue !== true && !inBaseValues(entry.typeName, value) && this.options.valuesToo?.has(entry.typeId) !== true;
   }
 
   private learnt(typeId: bigint, entry: TypeEntry, value: ValueKind | undefined, plan: TypeTablePlan | undefined, staging: Staging | undefined): PerType {

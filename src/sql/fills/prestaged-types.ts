@@ -7,6 +7,7 @@ import { ChunkAppender } from '../tables/chunk-appender.js';
 import { membersNamed, planTypeTable, simpleNameOf, valueKindOfEntry, type TypeTablePlan } from '../tables/column-model.js';
 import { stagedWithBase, stagingColumns, type Staging } from '../tables/staging.js';
 import { fillTargetOf, type FillTarget } from './fill-target.js';
+import { valuesOfMember, valueTypesOf } from './value-fill.js';
 
 /**
  * The rows of the entity types the first statement names, staged by the base pass as it meets
@@ -90,6 +91,11 @@ export class PrestagedTypes {
     return made;
   }
 
+  /** The types staged, each with the members it stages. */
+  get types(): Iterable<PrestagedType> {
+    return this.byName.values();
+  }
+
   /** The plan made for `typeName`, if it is staged here: the build's plan of the type (its identity is how a fill finds the rows). */
   planOf(typeName: string): TypeTablePlan | undefined {
     return this.byName.get(typeName)?.plan;
@@ -140,6 +146,32 @@ export class PrestagedTypes {
       connection.closeSync();
     }
   }
+}
+
+/**
+ * The value types whose `_values` rows the statement needs beyond the base pass's (value-fill.ts
+ * `inBaseValues`), for the pass to make them too instead of a value fill's pass of its own after
+ * it: every value type for `_values` or the link tables (whose texts come from there), a value
+ * type's own for its view, and those a staged member may hold (every one for a member that may
+ * hold any). The few an enum's table names are read by themselves as before (table-build.ts).
+ */
+export function valuesNeeded(storage: Storage, hint: StatementHint, prestaged: PrestagedTypes | undefined): Set<bigint> {
+  const dictionary = storage.dictionary;
+  const all = valueTypesOf(dictionary);
+  if (['_values', '_elements', '_references'].some((table) => hint.tables.has(table))) return new Set(all.keys());
+  const out = new Set<bigint>();
+  for (const [typeId, { entry }] of all) {
+    if (hint.tables.has(entry.typeName.toLowerCase()) || hint.tables.has(simpleNameOf(entry.typeName).toLowerCase())) out.add(typeId);
+  }
+  for (const type of prestaged?.types ?? []) {
+    for (const [i, column] of type.plan.columns.entries()) {
+      if (type.skipped.has(i) || column.role.kind !== 'value') continue;
+      const ids = valuesOfMember(column.role.declared, dictionary);
+      if (ids === undefined) return new Set(all.keys());
+      for (const id of ids) out.add(id);
+    }
+  }
+  return out;
 }
 
 /**

@@ -13,7 +13,7 @@ import { buildGigaMapTables } from './gigamap-tables.js';
 import { LINK_TABLES, type LinkType } from './link-tables.js';
 import { OBJECTS_TABLE } from './object-rows.js';
 import { readNamedValues } from './value-fill.js';
-import { PrestagedTypes, type StatementHint } from './prestaged-types.js';
+import { PrestagedTypes, valuesNeeded, type StatementHint } from './prestaged-types.js';
 
 /**
  * Streams the latest record of every object once into DuckDB through appenders (never row by
@@ -41,6 +41,8 @@ export interface TableBuildResult extends BuiltSchema {
   readonly bigNumbers: BigNumbersApart | undefined;
   /** The rows of the types the first statement names, staged by the pass for its fill; undefined when it named none. */
   readonly prestaged: PrestagedTypes | undefined;
+  /** Value types whose `_values` rows the pass made besides the base ones (those the first statement needs). */
+  readonly valuesMade: ReadonlySet<bigint>;
 }
 
 /**
@@ -95,11 +97,13 @@ export async function buildTables(
   await connection.run(SYSTEM_TABLES);
   await connection.run(`ATTACH ':memory:' AS ${BIG_NUMBERS_CATALOG}`);
   await connection.run(`CREATE TABLE ${BIG_NUMBERS_STAGE} AS SELECT ${BIG_NUMBERS_COLUMNS} FROM _values LIMIT 0`);
-  const prestaged = options.firstStatement === undefined ? undefined : await PrestagedTypes.make(duck, connection, connect, storage, options.firstStatement);
+  const hint = options.firstStatement;
+  const prestaged = hint === undefined ? undefined : await PrestagedTypes.make(duck, connection, connect, storage, hint);
+  const valuesMade = hint === undefined ? new Set<bigint>() : valuesNeeded(storage, hint, prestaged);
   const apart = await connect();
   let pass: BasePass;
   try {
-    pass = await BasePass.open(duck, connection, storage, options, await apart.createAppender(BIG_NUMBERS_TABLE, 'main', BIG_NUMBERS_CATALOG), prestaged);
+    pass = await BasePass.open(duck, connection, storage, { ...options, valuesToo: valuesMade }, await apart.createAppender(BIG_NUMBERS_TABLE, 'main', BIG_NUMBERS_CATALOG), prestaged);
     await pass.run();
   } finally {
     apart.closeSync();
@@ -138,7 +142,7 @@ export async function buildTables(
   const bigNumbers: BigNumbersApart | undefined = moved
     ? undefined
     : { values: `(SELECT * FROM _values UNION ALL BY NAME SELECT ${BIG_NUMBERS_COLUMNS} FROM ${BIG_NUMBERS_STAGE})`, move: moveBigNumbers };
-  return { ...schema, objects: pass.objects, problems: pass.problems, linkTypes: pass.linkTypes(), deferred: pass.deferred, bigNumbers, prestaged };
+  return { ...schema, objects: pass.objects, problems: pass.problems, linkTypes: pass.linkTypes(), deferred: pass.deferred, bigNumbers, prestaged, valuesMade };
 }
 
 /** Whether a value member declared as `declared` may hold a BigDecimal or BigInteger (any type but a final value type or an enum may). */

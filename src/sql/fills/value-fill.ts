@@ -6,7 +6,7 @@ import { forEachLatestRecord, type LatestHeaderVisitor, type LatestRecord } from
 import { SmallIdMap, smallIdsOf } from '../../storage/records/small-id-table.js';
 import type { Storage } from '../../storage/storage.js';
 import { ChunkAppender, inOneTransaction } from '../tables/chunk-appender.js';
-import { valueKindOfEntry, type ValueKind } from '../tables/column-model.js';
+import { valueKindOfEntry, valueTypeIdsOf, type ValueKind } from '../tables/column-model.js';
 import type { DuckModule } from '../duck-module.js';
 import { charsOfContent, textFromChars, valueOfObject, type DecimalShapes } from '../tables/value-records.js';
 
@@ -21,6 +21,22 @@ import { charsOfContent, textFromChars, valueOfObject, type DecimalShapes } from
  * one (`readNamedValues`) and removed again once those tables are made (table-build.ts), so that
  * their types' own pass does not make them twice.
  */
+
+/**
+ * Declared types whose members hold no value made after the build: big numbers are made by the
+ * build, and no other value type extends them (a class of the application's that does is an
+ * entity, without `_values` rows). Other non-final declared types (`Date`, `Number`) may hold
+ * other value types, so all of them are made first.
+ */
+const NO_LATER_VALUES = new Set(['java.math.BigDecimal', 'java.math.BigInteger']);
+
+/**
+ * The value types whose rows a value member declared `declared` may join (base ones among them,
+ * made anyway); undefined: any of them.
+ */
+export function valuesOfMember(declared: string, dictionary: TypeDictionary): readonly bigint[] | undefined {
+  return NO_LATER_VALUES.has(declared) ? [] : valueTypeIdsOf(declared, dictionary);
+}
 
 /** Whether a value type's rows are made by the base pass. */
 export function inBaseValues(typeName: string, kind: ValueKind): boolean {
