@@ -18,12 +18,9 @@ import { FillLedger } from './fill-ledger.js';
 import type { KeptLinkFiles } from './kept-link-files.js';
 import { BuiltLinkTables, LINK_TABLE_NAMES, type LinkFill } from './built-link-tables.js';
 import type { BigNumbersApart } from './fills/table-build.js';
-import { fillTypeTables } from './fills/type-fill.js';
 import type { PrestagedTypes } from './fills/prestaged-types.js';
 import { BigNumbersMove } from './fills/big-numbers-move.js';
-import { makeTypeRows } from './tables/finish-tables.js';
-import type { Staging } from './tables/staging.js';
-import { fillValueTypes, inBaseValues, valuesOfMember, valueTypesOf } from './fills/value-fill.js';
+import { BuiltTypeFills, type TypeCopyEvents } from './built-type-fills.js';
 
 /**
  * One build of a storage's tables (one storage generation) in a sandbox of its own, and what the
@@ -43,15 +40,8 @@ import { fillValueTypes, inBaseValues, valuesOfMember, valueTypesOf } from './fi
 /** Problem messages kept with the tables (one per unreadable record: a damaged storage may have many). */
 export const MAX_KEPT_MESSAGES = 10_000;
 
-/** What `copyTypeTables` tells while it works. */
-export interface TypeCopyEvents {
-  /** The records are walked: the copies start. */
-  readonly walked?: () => void;
-  /** A table's file is written with `rows` rows; what it throws ends the pass. */
-  readonly written?: (table: string, rows: number) => void;
-}
-
 export type { LinkFill } from './built-link-tables.js';
+export type { TypeCopyEvents } from './built-type-fills.js';
 
 export class BuiltTables {
   /** Statements and exports using it now: it is closed only when none is. */
@@ -60,9 +50,6 @@ export class BuiltTables {
   retired = false;
   /** What is filled since the build, or being filled. */
   private readonly ledger = new FillLedger();
-  /** Every value type of the dictionary, and the lower-case table names of their views. */
-  private readonly valueTypes: ReturnType<typeof valueTypesOf>;
-  private readonly valueViews = new Map<string, bigint[]>();
   /** How many of `filled` the kept entry has (-1: nothing kept by this build yet). */
   private keptFilled = -1;
   /** The build's big numbers apart from `_values` (open-built-tables.ts), until something needs `_values` whole (`valuesComplete`). */
@@ -76,8 +63,8 @@ export class BuiltTables {
   private objectsCopied: Promise<unknown> = Promise.resolve();
   /** `_elements` and `_references`: filled, written for exports, kept as files or taken from a kept entry's (built-link-tables.ts). */
   private readonly links: BuiltLinkTables;
-  /** The rows of the types the build's statement names, staged by its pass: taken (or dropped) by the first type fill. */
-  private prestaged: PrestagedTypes | undefined;
+  /** The entity types' tables and the later value types' `_values` rows (built-type-fills.ts). */
+  private readonly types: BuiltTypeFills;
 
   /** Made by open-built-tables.ts (a build, or a kept database opened), which also closes the sandbox if this fails. */
   constructor(
@@ -108,20 +95,27 @@ export class BuiltTables {
       ledger: this.ledger,
       turns: this.turns,
       inBuiltState: (work) => this.inBuiltState(work),
-      laterValues: (duck) => this.values(duck, this.laterValueTypes()),
+      laterValues: (duck) => this.types.values(duck, this.types.laterValueTypes()),
       onProblem: (message) => this.onProblem(message),
       keepAnew: () => {
         this.keptFilled = -1;
       },
     });
     this.bigNumbers = new BigNumbersMove(() => sandbox.instance.connect(), sandbox.tempDirectory);
-    this.valueTypes = valueTypesOf(storage.dictionary);
-    for (const table of tables) {
-      if (table.kind !== 'type' || table.typeIds.length === 0 || !table.typeIds.every((id) => this.valueTypes.has(BigInt(id)))) continue;
-      const ids = table.typeIds.map(BigInt);
-      this.valueViews.set(table.name.toLowerCase(), ids);
-      if (table.alias !== null) this.valueViews.set(table.alias.toLowerCase(), ids);
-    }
+    this.types = new BuiltTypeFills(
+      {
+        storage,
+        sandbox,
+        ledger: this.ledger,
+        decimals,
+        deferred,
+        bigNumbers: this.bigNumbers,
+        valuesComplete: () => this.valuesComplete(),
+        inBuiltState: (work, afterValues) => this.inBuiltState(work, afterValues),
+        onProblem: (message) => this.onProblem(message),
+      },
+      tables,
+    );
   }
 
   private readonly onProblem: (message: string) => void;
@@ -133,7 +127,7 @@ export class BuiltTables {
 
   /** The rows the build's pass staged for the statement it was made for (fills/prestaged-types.ts). */
   prestagedTypes(prestaged: PrestagedTypes): void {
-    this.prestaged = prestaged;
+    this.types.prestagedTypes(prestaged);
   }
 
   /** Resolves once `_values` holds every row of the build (fills/big-numbers-move.ts `complete`): what reads `_values` whole or copies the database asks for this first. */
@@ -162,13 +156,12 @@ export class BuiltTables {
 
   /** The build made every value type's `_values` rows (`everyValue`): no value fill later. */
   everyValueMade(): void {
-    this.ledger.valuesMade(this.laterValueTypes());
+    this.types.everyValueMade();
   }
 
   /** The build made the `_values` rows of these value types too (those its first statement needs): no value fill for them later. */
   valuesMade(typeIds: Iterable<bigint>): void {
-    const later = this.laterValueTypes();
-    this.ledger.valuesMade([...typeIds].filter((id) => later.has(id)));
+    this.types.valuesMade(typeIds);
   }
 
   /** What a kept database had filled (its cache entry): filled, and kept already. */
@@ -257,17 +250,17 @@ export class BuiltTables {
     if (tables.has('_objects') && !(await this.objectsTable(duck))) return false;
     if (tables.has('_commits') && !(await this.commitsTable(duck))) return false;
     // `_elements` takes the texts of value objects from `_values`; `_values` is every value.
-    if ((tables.has('_elements') || tables.has('_references') || tables.has('_values')) && !(await this.values(duck, this.laterValueTypes()))) return false;
+    if ((tables.has('_elements') || tables.has('_references') || tables.has('_values')) && !(await this.types.values(duck, this.types.laterValueTypes()))) return false;
     if (!(await this.links.ready(duck, tables))) return false;
     const plans = new Set<TypeTablePlan>();
     const views = new Set<bigint>();
     for (const name of tables) {
       const plan = this.deferred.get(name);
       if (plan !== undefined) plans.add(plan);
-      for (const id of this.valueViews.get(name) ?? []) views.add(id);
+      for (const id of this.types.viewIds(name)) views.add(id);
     }
-    if (views.size > 0 && !(await this.values(duck, views))) return false;
-    if (!(await this.fill(duck, plans, columns, true))) return false;
+    if (views.size > 0 && !(await this.types.values(duck, views))) return false;
+    if (!(await this.types.fill(duck, plans, columns, true))) return false;
     // A statement that reads `_values` (or a value type's view over it) reads every row of it.
     if (tables.has('_values') || views.size > 0) await this.valuesComplete();
     return true;
@@ -280,61 +273,12 @@ export class BuiltTables {
    */
   async fillAll(duck: DuckModule, withObjects = true): Promise<boolean> {
     const types = async (): Promise<boolean> =>
-      (await this.commitsTable(duck)) && (await this.values(duck, this.laterValueTypes())) && this.fill(duck, new Set(this.deferred.values()), undefined, false);
+      (await this.commitsTable(duck)) && (await this.types.values(duck, this.types.laterValueTypes())) && this.types.fill(duck, new Set(this.deferred.values()), undefined, false);
     // Both ended before the answer (a failure of one must not leave the other writing into a closed database).
     const [objects, rest] = await Promise.allSettled([withObjects ? this.objectsTable(duck) : Promise.resolve(true), types()]);
     if (objects.status === 'rejected') throw objects.reason;
     if (rest.status === 'rejected') throw rest.reason;
     return objects.value && rest.value;
-  }
-
-  /** The value types whose rows the build left for later. */
-  private laterValueTypes(): Set<bigint> {
-    return new Set([...this.valueTypes].filter(([, t]) => !inBaseValues(t.entry.typeName, t.kind)).map(([id]) => id));
-  }
-
-  /** The `_values` rows of the value types `typeIds` made (one pass for those missing); false as `ready`. */
-  private async values(duck: DuckModule, typeIds: ReadonlySet<bigint>): Promise<boolean> {
-    const valueFills = this.ledger.valueFills;
-    const missing = new Set([...typeIds].filter((id) => !valueFills.has(id) && this.valueTypes.has(id) && !inBaseValues(this.valueTypes.get(id)!.entry.typeName, this.valueTypes.get(id)!.kind)));
-    if (missing.size > 0) this.ledger.valuesFilling(missing, this.inBuiltState((connection) => fillValueTypes(duck, connection, this.storage, missing, this.onProblem)));
-    for (const id of typeIds) if (!((await valueFills.get(id)) ?? true)) return false;
-    return true;
-  }
-
-  /**
-   * Fills the tables of `plans` not filled yet, or filled without a member `columns`
-   * names, in one pass; false when the storage is no longer in the built state. Tables being
-   * filled for another statement are waited for (and then filled again if that fill lacks a member).
-   * `temporary`: staged in temporary tables (a statement's types; type-fill.ts).
-   */
-  private async fill(duck: DuckModule, plans: ReadonlySet<TypeTablePlan>, columns: ReadonlySet<string> | undefined, temporary: boolean): Promise<boolean> {
-    const fill = this.ledger.planTypeFill(plans, columns, (declared) => valuesOfMember(declared, this.storage.dictionary) ?? this.laterValueTypes());
-    if (fill.missing.length > 0) {
-      // The first fill takes the rows the build staged for it, if they are what it needs.
-      const prestaged = this.prestaged;
-      this.prestaged = undefined;
-      const staged = prestaged?.takeFor(fill.missing, fill.skipped) ?? new Map();
-      this.ledger.typesFilling(
-        fill,
-        (async () => {
-          // A fill of the same table under way finishes first (the new one replaces its rows).
-          await Promise.all(fill.before);
-          if (!(await this.values(duck, fill.valueIds))) return false;
-          // The build's big numbers not moved into `_values` yet are joined where they are (the
-          // move, when something asks for it, waits for this join); once a move is under way the
-          // walk goes beside it and the join waits for it.
-          const apart = this.bigNumbers.readApart((values) =>
-            this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, fill.missing, this.decimals, this.onProblem, fill.skipped, temporary, undefined, undefined, values, staged), false),
-          );
-          if (apart !== undefined) return apart;
-          const moved = this.valuesComplete();
-          return this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, fill.missing, this.decimals, this.onProblem, fill.skipped, temporary, moved, undefined, undefined, staged), false);
-        })().finally(() => prestaged?.drop(() => this.sandbox.instance.connect()).catch(() => undefined)),
-      );
-    }
-    for (const plan of plans) if (!(await this.ledger.fills.get(plan.typeName)!)) return false;
-    return true;
   }
 
   /**
@@ -346,37 +290,9 @@ export class BuiltTables {
     return this.links.copyLinkTables(duck, files, fill);
   }
 
-  /**
-   * Entity types' tables written as Parquet (`files`, by full type name; an export that keeps no
-   * tables) straight from the type fill's staged rows: the SELECT that would fill the table
-   * (joined to `_values`) is COPY's, so the rows are not written into the database and read back.
-   * One pass over the records for them all; `walked` is called once the records are walked (before
-   * the first copy: the caller's next pass may start beside the copies), `written` after each
-   * table's copy (what it throws ends the pass, the tables not copied yet left). A table a statement has
-   * filled (or is filling) and the names of no entity type's table are left to the caller; the
-   * tables stay unfilled for statements. Rows per table written; undefined when the storage is no
-   * longer in the built state.
-   */
-  async copyTypeTables(duck: DuckModule, files: ReadonlyMap<string, string>, told: TypeCopyEvents = {}): Promise<Map<string, number> | undefined> {
-    const plans = [...new Set(this.deferred.values())].filter((plan) => files.has(plan.typeName) && !this.ledger.fills.has(plan.typeName));
-    const rows = new Map<string, number>();
-    if (!(await this.values(duck, this.laterValueTypes()))) return undefined;
-    let walked = false;
-    const tell = (): void => {
-      if (walked) return;
-      walked = true;
-      told.walked?.();
-    };
-    const finish = async (connection: DuckDBConnection, staging: Staging): Promise<void> => {
-      tell();
-      const file = files.get(staging.plan.typeName)!;
-      const count = await makeTypeRows(connection, staging.plan, staging.table, this.decimals, this.storage.dictionary, (select) => `COPY (${select}) TO ${quoteText(file)} (${EXPORT_PARQUET_OPTIONS})`);
-      rows.set(staging.plan.typeName, count);
-      told.written?.(staging.plan.typeName, count);
-    };
-    const done = await this.inBuiltState((connection) => fillTypeTables(duck, connection, this.storage, plans, this.decimals, this.onProblem, new Map(), false, this.valuesComplete(), (staging) => finish(connection, staging)), false);
-    tell();
-    return done ? rows : undefined;
+  /** Entity types' tables written as Parquet straight from their staged rows (`files`, by full type name; an export that keeps no tables): built-type-fills.ts `copyTypeTables`. */
+  copyTypeTables(duck: DuckModule, files: ReadonlyMap<string, string>, told: TypeCopyEvents = {}): Promise<Map<string, number> | undefined> {
+    return this.types.copyTypeTables(duck, files, told);
   }
 
   /**
