@@ -1,10 +1,10 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { GIGAMAP_TABLES } from '../gigamap/sql-rows.js';
 import { readableTypeName } from '../inspect/type-names.js';
 import type { Storage } from '../storage/storage.js';
 import { checkStatement } from './sandbox/sandbox.js';
 import type { StatementHint } from './fills/prestaged-types.js';
 import { simpleNameOf } from './tables/column-model.js';
+import { SYSTEM_TABLE_NAMES } from './tables/finish-tables.js';
 
 /**
  * What a statement names (its tables, the names it may read columns by), from DuckDB's parse
@@ -15,7 +15,7 @@ import { simpleNameOf } from './tables/column-model.js';
  * refuses it (it will be refused again, and told, by the real one).
  */
 export async function statementHint(connection: DuckDBConnection, storage: Storage, sql: string): Promise<StatementHint | undefined> {
-  const own = new Set(['_objects', '_commits', '_references', '_elements', '_values', ...GIGAMAP_TABLES.map((t) => t.name)]);
+  const own = new Set(SYSTEM_TABLE_NAMES);
   for (const entry of storage.dictionary.entries) {
     own.add(entry.typeName.toLowerCase());
     own.add(simpleNameOf(entry.typeName).toLowerCase());

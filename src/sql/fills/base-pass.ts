@@ -83,7 +83,7 @@ export class BasePass {
     private readonly values: ChunkAppender,
     /** The big numbers' `_values` rows, staged apart (table-build.ts `BigNumbersApart`, made by the caller). */
     private readonly bigNumbers: ChunkAppender,
-    /** The staging tables of the types the first statement names (made by the caller, closed after the pass). */
+    /** The staging tables of the types the first statement names (made by the caller, which closes them after the pass). */
     private readonly prestaged: PrestagedTypes | undefined,
   ) {
     const ids = smallIdsOf(storage.dictionary.byId.keys());
@@ -103,11 +103,7 @@ export class BasePass {
         // Every record is appended (texts made, blobs copied) before its handler settles: borrowed.
         await forEachLatestRecord(this.storage, this.takes, this.handle, this.options.onProgress, true, this.visit);
       } finally {
-        try {
-          for (const appender of [this.values, this.bigNumbers, ...[...this.stagings.values()].map((s) => s.appender)]) appender.closeSync();
-        } finally {
-          this.prestaged?.close();
-        }
+        for (const appender of [this.values, this.bigNumbers, ...[...this.stagings.values()].map((s) => s.appender)]) appender.closeSync();
       }
     });
     // Every object's latest record is one the index holds (the pass no longer meets each).

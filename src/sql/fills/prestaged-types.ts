@@ -181,20 +181,13 @@ export function valuesNeeded(storage: Storage, hint: StatementHint, prestaged: P
  */
 function typeNamesNamed(storage: Storage, tables: ReadonlySet<string>): Set<string> {
   const dictionary = storage.dictionary;
+  const entityTypes = new Set(dictionary.entries.filter((entry) => valueKindOfEntry(entry, dictionary) === undefined).map((entry) => entry.typeName));
+  const bySimple = new Map<string, number>();
+  for (const typeName of entityTypes) bySimple.set(simpleNameOf(typeName).toLowerCase(), (bySimple.get(simpleNameOf(typeName).toLowerCase()) ?? 0) + 1);
   const names = new Set<string>();
-  const bySimple = new Map<string, string[]>();
-  for (const entry of dictionary.entries) {
-    if (valueKindOfEntry(entry, dictionary) !== undefined) continue;
-    const simple = simpleNameOf(entry.typeName).toLowerCase();
-    const list = bySimple.get(simple) ?? [];
-    if (!list.includes(entry.typeName)) list.push(entry.typeName);
-    bySimple.set(simple, list);
-  }
-  for (const entry of dictionary.entries) {
-    if (valueKindOfEntry(entry, dictionary) !== undefined) continue;
-    const full = entry.typeName.toLowerCase();
-    if (tables.has(full) || tables.has(readableTypeName(entry.typeName).toLowerCase())) names.add(entry.typeName);
-    else if (tables.has(simpleNameOf(entry.typeName).toLowerCase()) && bySimple.get(simpleNameOf(entry.typeName).toLowerCase())!.length === 1) names.add(entry.typeName);
+  for (const typeName of entityTypes) {
+    const simple = simpleNameOf(typeName).toLowerCase();
+    if (tables.has(typeName.toLowerCase()) || tables.has(readableTypeName(typeName).toLowerCase()) || (tables.has(simple) && bySimple.get(simple) === 1)) names.add(typeName);
   }
   return names;
 }

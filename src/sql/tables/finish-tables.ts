@@ -14,6 +14,9 @@ import type { DecimalShapes } from './value-records.js';
  * aliases. Returns what `GET /api/v1/sql/schema` lists.
  */
 
+/** The system tables, in the order the schema lists them. */
+export const SYSTEM_TABLE_NAMES: readonly string[] = ['_objects', '_commits', '_references', '_elements', '_values', ...GIGAMAP_TABLES.map((t) => t.name)];
+
 export interface SchemaColumn {
   readonly name: string;
   readonly type: string;
@@ -150,7 +153,7 @@ export async function finishTables(
 
   const described = await describeColumns(connection);
   const schema: SchemaTable[] = [];
-  for (const name of ['_objects', '_commits', '_references', '_elements', '_values', ...GIGAMAP_TABLES.map((t) => t.name)]) {
+  for (const name of SYSTEM_TABLE_NAMES) {
     const ids = new Set(SYSTEM_OBJECT_IDS[name]);
     schema.push({ name, alias: null, kind: 'system', typeName: null, typeIds: [], columns: (described.get(name) ?? []).map((c) => ({ ...c, objectId: ids.has(c.name) })) });
   }
